@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// App is what every command shares: the streams, the database location and
+// the store, opened on first use.
+type App struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	DBPath string
+	store  *store.Store
+}
+
+// NewApp returns an App over the given streams.
+func NewApp(in io.Reader, out, errw io.Writer) *App {
+	return &App{In: in, Out: out, Err: errw}
+}
+
+// Store opens the database named by --db (or GOLDTRACE_DB) once.
+func (a *App) Store(ctx context.Context) (*store.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	st, err := store.Open(ctx, a.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	return st, nil
+}
+
+// Close closes the store if it was opened.
+func (a *App) Close() {
+	if a.store != nil {
+		a.store.Close()
+		a.store = nil
+	}
+}
+
+// IsTerminal reports whether w is a terminal (progress goes there only then).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// exitError carries a specific exit code (DESIGN.md: 1 = a gate failed or
+// verify found a mismatch; 2 = bad usage or bad input).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// failed is the error for "the check ran and did not pass" (exit 1).
+func failed(format string, args ...any) error {
+	return &exitError{code: 1, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error to the process exit code; anything not marked is
+// bad usage or bad input (2).
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 2
+}
+
+// oneLine folds a multi-line error message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+}

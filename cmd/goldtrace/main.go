@@ -1,0 +1,23 @@
+// Command goldtrace turns LLM-agent traces into human-labeled, adjudicated,
+// versioned gold datasets for tool-selection evaluation.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
+	err := newRootCmd(app).ExecuteContext(ctx)
+	app.Close()
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "goldtrace: "+oneLine(err.Error()))
+		os.Exit(exitCode(err))
+	}
+}

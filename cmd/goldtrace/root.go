@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// defaultDB is the database used when neither --db nor GOLDTRACE_DB is set.
+const defaultDB = "./goldtrace.db"
+
+func newRootCmd(app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "goldtrace",
+		Short: "Turn LLM-agent traces into labeled, adjudicated, versioned gold datasets for tool-selection evals",
+		Long: `goldtrace imports production agent traces, samples decision points, lets two
+reviewers label each one blind in a terminal UI, has a lead adjudicate where they
+disagree, exports immutable versioned gold datasets, and scores model runs
+against them for CI.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	db := os.Getenv("GOLDTRACE_DB")
+	if db == "" {
+		db = defaultDB
+	}
+	root.PersistentFlags().StringVar(&app.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
+	root.SetIn(app.In)
+	root.SetOut(app.Out)
+	root.SetErr(app.Err)
+	root.AddCommand(
+		newUsersCmd(app),
+	)
+	return root
+}

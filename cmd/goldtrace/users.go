@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/store"
+)
+
+func newUsersCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "users",
+		Short: "Manage who may label (reviewer) and adjudicate (lead)",
+	}
+	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app))
+	return cmd
+}
+
+func newUsersAddCmd(app *App) *cobra.Command {
+	var role string
+	cmd := &cobra.Command{
+		Use:   "add NAME",
+		Short: "Add a user, or change a user's role",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if role != store.RoleReviewer && role != store.RoleLead {
+				return fmt.Errorf("--role must be %s or %s, not %q", store.RoleReviewer, store.RoleLead, role)
+			}
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := st.AddUser(cmd.Context(), args[0], role); err != nil {
+				return fmt.Errorf("add user: %w", err)
+			}
+			fmt.Fprintf(app.Out, "user %s is a %s\n", args[0], role)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer or lead")
+	return cmd
+}
+
+func newUsersListCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List users and their roles",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			users, err := st.Users(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("list users: %w", err)
+			}
+			if asJSON {
+				if users == nil {
+					users = []store.User{}
+				}
+				enc := json.NewEncoder(app.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(users)
+			}
+			if len(users) == 0 {
+				fmt.Fprintln(app.Out, "no users yet: goldtrace users add NAME --role reviewer|lead")
+				return nil
+			}
+			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tROLE\tSINCE")
+			for _, u := range users {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10])
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

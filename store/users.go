@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Roles a user may have.
+const (
+	RoleReviewer = "reviewer"
+	RoleLead     = "lead"
+)
+
+// User is someone who may label (reviewer) or also adjudicate (lead).
+type User struct {
+	Name      string `json:"name"`
+	Role      string `json:"role"`
+	CreatedAt string `json:"created_at"`
+}
+
+// AddUser creates a user, or changes the role of an existing one.
+func (s *Store) AddUser(ctx context.Context, name, role string) error {
+	if role != RoleReviewer && role != RoleLead {
+		return fmt.Errorf("role %q: must be %s or %s", role, RoleReviewer, RoleLead)
+	}
+	if name == "" {
+		return errors.New("user name is empty")
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, ?, ?)
+			ON CONFLICT(name) DO UPDATE SET role = excluded.role`, name, role, s.now())
+		return err
+	})
+}
+
+// User loads one user; ErrNotFound when there is none by that name.
+func (s *Store) User(ctx context.Context, name string) (User, error) {
+	var u User
+	err := s.r.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &u.Role, &u.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, fmt.Errorf("user %q: %w", name, ErrNotFound)
+	}
+	return u, err
+}
+
+// Users lists all users by name.
+func (s *Store) Users(ctx context.Context) ([]User, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, role, created_at FROM users ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []User
+	for rows.Next() {
+		var u User
+		if err := rows.Scan(&u.Name, &u.Role, &u.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}

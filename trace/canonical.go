@@ -1,0 +1,40 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Canonical re-encodes a JSON value compactly with object keys sorted and
+// numbers kept as written, so that equal values give equal bytes. It fails on
+// anything that is not exactly one JSON value.
+func Canonical(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("trailing data after JSON value")
+	}
+	return MarshalCanonical(v)
+}
+
+// MarshalCanonical encodes v compactly without HTML escaping. Maps are
+// written with sorted keys (encoding/json's rule), so the output of a value
+// decoded with UseNumber is canonical.
+func MarshalCanonical(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode canonical JSON: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

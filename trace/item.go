@@ -1,0 +1,110 @@
+package trace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// NoTool is the class name used wherever a tool name is expected but no tool
+// was (or should be) called.
+const NoTool = "(none)"
+
+// Item is one decision point of a trace, the unit reviewers label: the
+// conversation before the Turn-th message (an assistant message), the tools
+// available there, and the calls the production model actually made.
+type Item struct {
+	ID        string            `json:"id"`
+	TraceID   string            `json:"trace_id"`
+	Turn      int               `json:"turn"`
+	Timestamp time.Time         `json:"timestamp,omitzero"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	Context   []Message         `json:"context"`
+	Tools     []Tool            `json:"tools"`
+	Observed  []Call            `json:"observed_calls"`
+	InputHash string            `json:"input_hash"`
+}
+
+// FirstTool is the name of the first observed call, or NoTool.
+func (it Item) FirstTool() string {
+	if len(it.Observed) == 0 {
+		return NoTool
+	}
+	return it.Observed[0].Name
+}
+
+// ItemID is the deterministic id of the decision point at message index turn
+// of trace traceID: "it_" + the first 16 hex digits of sha256(traceID#turn).
+func ItemID(traceID string, turn int) string {
+	sum := sha256.Sum256([]byte(traceID + "#" + strconv.Itoa(turn)))
+	return "it_" + hex.EncodeToString(sum[:])[:16]
+}
+
+// Items extracts one Item per assistant message of t, in message order.
+func Items(t Trace) []Item {
+	var out []Item
+	for i, m := range t.Messages {
+		if m.Role != RoleAssistant {
+			continue
+		}
+		ctx := t.Messages[:i:i]
+		observed := m.ToolCalls
+		if observed == nil {
+			observed = []Call{}
+		}
+		out = append(out, Item{
+			ID:        ItemID(t.ID, i),
+			TraceID:   t.ID,
+			Turn:      i,
+			Timestamp: t.Timestamp,
+			Metadata:  t.Metadata,
+			Context:   ctx,
+			Tools:     t.Tools,
+			Observed:  observed,
+			InputHash: InputHash(ctx, t.Tools),
+		})
+	}
+	return out
+}
+
+// InputHash is the hex sha256 of the canonical JSON of {context, tools}, with
+// tools sorted by name: two decision points with the same hash would show a
+// reviewer the same thing.
+func InputHash(context []Message, tools []Tool) string {
+	sorted := append([]Tool(nil), tools...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	if context == nil {
+		context = []Message{}
+	}
+	payload := struct {
+		Context []Message `json:"context"`
+		Tools   []Tool    `json:"tools"`
+	}{context, sorted}
+	b, err := MarshalCanonical(payload)
+	if err != nil {
+		// Every field is a string, a slice of those, or RawMessage that was
+		// canonicalised on import; encoding cannot fail for a valid Trace.
+		b, _ = json.Marshal(payload)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ContentHash is the hex sha256 of the canonical JSON of the whole trace
+// except its id, used to recognise a re-import of the same conversation.
+func ContentHash(t Trace) string {
+	t.ID = ""
+	b, _ := MarshalCanonical(t)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ToolHash is the hex sha256 of the canonical JSON of a tool definition.
+func ToolHash(tool Tool) string {
+	b, _ := MarshalCanonical(tool)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
