@@ -1,0 +1,3 @@
+// Package dataset holds the gold record format, versioned byte-reproducible
+// exports with their manifest, diffs between versions, and verification.
+package dataset

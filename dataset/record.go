@@ -1,0 +1,52 @@
+package dataset
+
+import (
+	"encoding/json"
+
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// Record is one line of an exported dataset (DESIGN.md "Gold record"). The
+// field order is the fixed key order of the JSON line.
+type Record struct {
+	ID             string               `json:"id"`
+	Input          Input                `json:"input"`
+	AvailableTools []trace.Tool         `json:"available_tools"`
+	ExpectedTool   *string              `json:"expected_tool"` // null: no tool should be called
+	ExpectedArgs   json.RawMessage      `json:"expected_args"` // the first expected call's args; null with no call
+	ExpectedCalls  []score.ExpectedCall `json:"expected_calls"`
+	// Acceptable holds other complete call lists that also count as correct.
+	Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+	Rationale     string                 `json:"rationale"`
+	ObservedCalls []ObservedCall         `json:"observed_calls"`
+	Provenance    Provenance             `json:"provenance"`
+}
+
+// Input is what the model saw at the decision point.
+type Input struct {
+	Messages []trace.Message `json:"messages"`
+	Context  InputContext    `json:"context"`
+}
+
+// InputContext locates the decision point.
+type InputContext struct {
+	TraceID  string            `json:"trace_id"`
+	Turn     int               `json:"turn"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+// ObservedCall is a call the production model made at the decision point.
+type ObservedCall struct {
+	Tool        string          `json:"tool"`
+	Args        json.RawMessage `json:"args"`
+	Unparseable bool            `json:"unparseable,omitempty"`
+}
+
+// Provenance says how the gold answer was reached.
+type Provenance struct {
+	Status       string   `json:"status"` // agreed | adjudicated
+	Reviewers    []string `json:"reviewers"`
+	Adjudicator  *string  `json:"adjudicator"`
+	GuideVersion string   `json:"guide_version"`
+}
