@@ -58,7 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Global: GlobalKeys{
 			ForceQuit:  b("ctrl+c", "save & quit", "ctrl+c"),
 			Quit:       b("q", "quit", "q"),
-			Help:       b("?", "more keys", "?"),
+			Help:       b("?/f1", "more keys", "?", "f1"),
 			Back:       b("esc", "back", "esc"),
 			ScrollUp:   b("pgup", "scroll up", "pgup"),
 			ScrollDown: b("pgdn", "scroll down", "pgdown"),

@@ -32,6 +32,7 @@ against them for CI.`,
 	root.AddCommand(
 		newUsersCmd(app),
 		newGuideCmd(app),
+		newLabelCmd(app),
 	)
 	return root
 }
