@@ -94,7 +94,9 @@ func (p *LabelPage) headerView() string {
 	for k := range p.item.Metadata {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return metaRank(keys[i]) < metaRank(keys[j]) || metaRank(keys[i]) == metaRank(keys[j]) && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return metaRank(keys[i]) < metaRank(keys[j]) || metaRank(keys[i]) == metaRank(keys[j]) && keys[i] < keys[j]
+	})
 	for _, k := range keys {
 		meta = append(meta, k+"="+p.item.Metadata[k])
 	}
