@@ -40,7 +40,7 @@ type order struct {
 }
 
 type orderItem struct {
-	sku, name string
+	sku, name  string
 	qty, cents int
 }
 

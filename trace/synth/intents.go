@@ -229,9 +229,9 @@ func (g *conversation) returnLabel() exchange {
 	})
 	reason, say := why.reason, why.say
 	user := fill(pick(g.r, []string{
-		"I'd like to return the {product} from {order}, "+say+".",
-		"how do I send back {product} ({order})? "+say,
-		"Return label for {order} please — the {product}, "+say,
+		"I'd like to return the {product} from {order}, " + say + ".",
+		"how do I send back {product} ({order})? " + say,
+		"Return label for {order} please — the {product}, " + say,
 	}), s)
 	items := []obj{{{"sku", it.sku}, {"quantity", it.qty}}}
 	return exchange{user: casual(g.r, user), preamble: g.preamble(),
