@@ -58,9 +58,10 @@ type conversation struct {
 	metadata map[string]string
 	scale    float64 // multiplies the mistake rates
 
-	msgs     []trace.Message
-	expected []Expected
-	calls    int
+	msgs      []trace.Message
+	withTruth bool // record expected (Write skips it for speed)
+	expected  []Expected
+	calls     int
 }
 
 func newConversation(r *rand.Rand, id string) *conversation {
@@ -208,6 +209,9 @@ func (g *conversation) say(role, content string) {
 func (g *conversation) decide(content string, observed []trace.Call, right []plannedCall, m Mistake) {
 	turn := len(g.msgs)
 	g.msgs = append(g.msgs, trace.Message{Role: trace.RoleAssistant, Content: content, ToolCalls: observed})
+	if !g.withTruth {
+		return
+	}
 	e := Expected{ItemID: trace.ItemID(g.id, turn), TraceID: g.id, Turn: turn, NoCall: len(right) == 0, Mistake: m}
 	for _, c := range right {
 		e.Calls = append(e.Calls, trace.Call{Name: c.name, Arguments: c.args.json()})

@@ -76,15 +76,19 @@ func (s *Stream) NextCase() (Case, bool) {
 	if s.next >= s.opts.N {
 		return Case{}, false
 	}
-	c := generateCase(s.opts, s.opts.Offset+s.next)
+	c := generateCase(s.opts, s.opts.Offset+s.next, true)
 	s.next++
 	return c, true
 }
 
 // Next returns the next trace, or false after N traces.
 func (s *Stream) Next() (trace.Trace, bool) {
-	c, ok := s.NextCase()
-	return c.Trace, ok
+	if s.next >= s.opts.N {
+		return trace.Trace{}, false
+	}
+	c := generateCase(s.opts, s.opts.Offset+s.next, false)
+	s.next++
+	return c.Trace, true
 }
 
 // Generate returns the N traces of opts.
@@ -135,13 +139,15 @@ func traceID(o Options, k int) string {
 	return o.Prefix + n
 }
 
-// generateCase builds trace number k from its own random source.
-func generateCase(o Options, k int) Case {
+// generateCase builds trace number k from its own random source, and its
+// truth when withTruth is set.
+func generateCase(o Options, k int, withTruth bool) Case {
 	r := rand.New(rand.NewPCG(uint64(o.Seed), uint64(k)*0x9E3779B97F4A7C15+1))
 	id := traceID(o, k)
 	jitter := time.Duration(r.Int64N(int64(o.Interval)))
 	ts := o.Start.Add(time.Duration(k)*o.Interval + jitter - o.Interval/2).UTC().Truncate(time.Second)
 	g := newConversation(r, id)
+	g.withTruth = withTruth
 	g.play()
 	return Case{
 		Trace: trace.Trace{

@@ -156,3 +156,16 @@ func sameCalls(observed, expected []trace.Call) bool {
 		return a.Name == b.Name && bytes.Equal(a.Arguments, b.Arguments) && a.Unparseable == b.Unparseable
 	})
 }
+
+func TestTracesAreTheSameWithOrWithoutTruth(t *testing.T) {
+	opts := Options{Seed: 17, N: 200}
+	plain := Generate(opts)
+	cases := GenerateCases(opts)
+	for i := range plain {
+		a, _ := json.Marshal(plain[i])
+		b, _ := json.Marshal(cases[i].Trace)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("trace %d differs when generated with its truth", i)
+		}
+	}
+}
