@@ -283,17 +283,29 @@ func (g *conversation) run(ex exchange) {
 		if !g.answerTools(observed, results) {
 			continue
 		}
-		// The call failed: the right move now is the right call.
+		// A call failed: the right move now is to make it again, correctly.
+		failed := failedCalls(step, results)
 		if g.r.IntN(100) < 75 {
-			retry := g.correctCalls(step)
-			g.decide("", retry, step, MistakeNone)
-			g.answerTools(retry, g.results(step, make([]string, len(step))))
+			retry := g.correctCalls(failed)
+			g.decide("", retry, failed, MistakeNone)
+			g.answerTools(retry, g.results(failed, make([]string, len(failed))))
 			continue
 		}
-		g.decide(g.apology(), nil, step, MistakeMissedCall)
+		g.decide(g.apology(), nil, failed, MistakeMissedCall)
 		return
 	}
 	g.decide(ex.answer, nil, nil, MistakeNone)
+}
+
+// failedCalls are the planned calls whose observed counterpart got an error.
+func failedCalls(step []plannedCall, results []string) []plannedCall {
+	var out []plannedCall
+	for i, pc := range step {
+		if strings.HasPrefix(results[i], `{"error"`) {
+			out = append(out, pc)
+		}
+	}
+	return out
 }
 
 func (g *conversation) correctCalls(step []plannedCall) []trace.Call {

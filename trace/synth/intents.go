@@ -207,7 +207,7 @@ func (g *conversation) refundDamaged() exchange {
 	o := g.deliveredOrder()
 	it := o.items[0]
 	s := g.slots(o)
-	s.product = it.name
+	s.product = trimArticle(it.name)
 	s.amount = money(g.region.currency, it.cents)
 	user := fill(pick(g.r, []string{
 		"The {product} from order {order} arrived broken. I'd like my {amount} back.",
@@ -216,14 +216,14 @@ func (g *conversation) refundDamaged() exchange {
 	}), s)
 	return exchange{user: casual(g.r, user), preamble: g.preamble(),
 		steps:  [][]plannedCall{{{toolRefund, obj{{"order_id", o.id}, {"amount", float64(it.cents) / 100}, {"reason", "damaged"}}}}},
-		answer: "I'm sorry it arrived damaged. I've issued a refund of " + s.amount + " for the " + it.name + "; you don't need to send it back."}
+		answer: "I'm sorry it arrived damaged. I've issued a refund of " + s.amount + " for the " + s.product + "; you don't need to send it back."}
 }
 
 func (g *conversation) returnLabel() exchange {
 	o := g.deliveredOrder()
 	it := o.items[0]
 	s := g.slots(o)
-	s.product = it.name
+	s.product = trimArticle(it.name)
 	why := pick(g.r, []struct{ reason, say string }{
 		{"does_not_fit", "it doesn't fit"}, {"no_longer_needed", "I don't need it anymore"}, {"wrong_item", "you sent me the wrong item"},
 	})
@@ -236,7 +236,7 @@ func (g *conversation) returnLabel() exchange {
 	items := []obj{{{"sku", it.sku}, {"quantity", it.qty}}}
 	return exchange{user: casual(g.r, user), preamble: g.preamble(),
 		steps:  [][]plannedCall{{{toolReturnLabel, obj{{"order_id", o.id}, {"items", items}, {"reason", reason}}}}},
-		answer: "Here is your prepaid return label for the " + it.name + ". Drop the parcel off within 14 days; your refund is issued once it reaches our warehouse."}
+		answer: "Here is your prepaid return label for the " + s.product + ". Drop the parcel off within 14 days; your refund is issued once it reaches our warehouse."}
 }
 
 func (g *conversation) orderHistory() exchange {

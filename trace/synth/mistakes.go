@@ -277,15 +277,22 @@ var inventedTools = map[string][]string{
 	toolReturnLabel:   {"start_return", "create_rma"},
 }
 
+// relatedTools are real tools a model reaches for instead of the right one;
+// when the deployment does not offer them, calling them is a hallucination.
+var relatedTools = map[string]string{
+	toolOrderStatus:   toolTrack,
+	toolRefund:        toolCancel,
+	toolCancel:        toolRefund,
+	toolReturnLabel:   toolRefund,
+	toolUpdateAddress: toolCancel,
+	toolOrderHistory:  toolLookup,
+}
+
 // hallucinatedName is a tool name the conversation does not offer: usually an
-// invented one, sometimes a real tool of another deployment.
+// invented one, sometimes a related real tool this deployment does not offer.
 func (g *conversation) hallucinatedName(right string) string {
-	if g.r.IntN(4) == 0 {
-		for _, s := range toolSpecs {
-			if !g.offers(s.name) {
-				return s.name
-			}
-		}
+	if rel, ok := relatedTools[right]; ok && !g.offers(rel) && g.r.IntN(3) == 0 {
+		return rel
 	}
 	return pick(g.r, inventedTools[right])
 }
