@@ -91,7 +91,12 @@ func writeDemoTraces(app *App, path string, opts synth.Options) error {
 	if err != nil {
 		return fmt.Errorf("write traces to %s: cannot create a file in %s", path, filepath.Dir(path))
 	}
-	n, err := synth.Write(tmp, opts)
+	// CreateTemp makes the file private; the traces are an ordinary output file.
+	err = tmp.Chmod(0o644)
+	var n int64
+	if err == nil {
+		n, err = synth.Write(tmp, opts)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
