@@ -65,6 +65,7 @@ type streamReader struct {
 	src     *recordSource
 	dec     decoder
 	queue   []result
+	line    int // line of the record the last result came from
 	flushed bool
 	err     error
 }
@@ -150,6 +151,7 @@ func (s *streamReader) Next() (Trace, error) {
 	}
 	r := s.queue[0]
 	s.queue = s.queue[1:]
+	s.line = r.line
 	if r.err != nil {
 		return Trace{}, &RecordError{Line: r.line, Err: r.err}
 	}
@@ -159,6 +161,10 @@ func (s *streamReader) Next() (Trace, error) {
 	}
 	return t, nil
 }
+
+// Line is the line (of the input, 1-based) where the record of the trace or
+// RecordError last returned by Next starts.
+func (s *streamReader) Line() int { return s.line }
 
 // finish gives a trace without an id its derived id, makes empty lists
 // non-nil, and validates it.
