@@ -195,9 +195,6 @@ func genAISpanPart(s span, cache schemaCache) (spanPart, error) {
 	if name := attrString(a, "gen_ai.tool.name"); name != "" {
 		p.tools = append(p.tools, Tool{Name: name, Description: attrString(a, "gen_ai.tool.description")})
 	}
-	if len(p.messages) == 0 && len(p.tools) == 0 {
-		return p, errors.New("span has no GenAI messages or tools")
-	}
 	return p, nil
 }
 

@@ -271,6 +271,9 @@ func describeJSONError(err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
+		if strings.Contains(se.Error(), "unexpected end") {
+			return errors.New("invalid JSON: unexpected end of input (truncated line?)")
+		}
 		return fmt.Errorf("invalid JSON: %v", se)
 	}
 	if err.Error() == "unexpected end of JSON input" {

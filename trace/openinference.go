@@ -2,7 +2,6 @@ package trace
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -67,8 +66,8 @@ func openInferencePart(s span, cache schemaCache) (spanPart, error) {
 			}
 		}
 	}
-	if len(p.messages) == 0 && len(p.tools) == 0 {
-		return p, errors.New("span has no llm.input_messages, input.value or llm.tools")
+	if name := attrString(s.attrs, "tool.name"); name != "" && len(p.messages) == 0 {
+		p.tools = append(p.tools, Tool{Name: name, Description: attrString(s.attrs, "tool.description")})
 	}
 	return p, nil
 }

@@ -103,7 +103,8 @@ func newRecordSource(r io.Reader) (*recordSource, error) {
 // object, or a cut-short or garbled one, is a JSON Lines record.
 func opensDocument(line []byte) bool {
 	if line[0] == '[' {
-		return true
+		rest := bytes.TrimSpace(line[1:])
+		return len(rest) == 0 || rest[0] == '{'
 	}
 	if line[0] != '{' || json.Valid(line) {
 		return false
