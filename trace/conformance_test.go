@@ -116,13 +116,13 @@ func TestConformanceProviderCassettes(t *testing.T) {
 	}
 	// Final assistant message's calls, by trace id.
 	want := map[string][]string{
-		"msg_011geMdd2NTwJrvqbfqskQ7r":          {`get_weather {"location":"New York, NY"}`, `get_time {"timezone":"America/New_York"}`},
+		"msg_011geMdd2NTwJrvqbfqskQ7r":           {`get_weather {"location":"New York, NY"}`, `get_time {"timezone":"America/New_York"}`},
 		"chatcmpl-CoC8iBQCAZ4oQmm3uAGgg8etOGtHL": {`OpenMeteoTool {"country":"USA","end_date":null,"location_name":"Las Vegas","start_date":null,"temperature_unit":"celsius"}`},
 		"chatcmpl-DFqnW33WNGeP23OIyWAVD8bOVGy72": {`scrape_website {"url":"http://quotes.toscrape.com/"}`},
 		"chatcmpl-CQQIhUuWTKFQcpJvXflDfzI3Fq7fC": {`get_current_weather {"location":"Berlin, Germany"}`},
 		"chatcmpl-9vs6CCN08nbDKpovcEGBQkpJOtjzQ": {`get_current_weather {"location":"Berlin"}`},
 		"chatcmpl-BZ8blO4x3ynTj8awD7YPWEqaUByIy": {`multiply {"a":3,"b":12}`, `add {"a":11,"b":49}`},
-		"msg_011SAnoaGv4jqz7vYeJyzD11":          {`get_weather {"location":"San Francisco"}`},
+		"msg_011SAnoaGv4jqz7vYeJyzD11":           {`get_weather {"location":"San Francisco"}`},
 		"chatcmpl-AgcDNYhR5NPYhy2hmtnkm6CP8GFAN": {`get_weather {"location":"San Francisco"}`},
 		"chatcmpl-DD5NFnwbig885vzBzWKxq6GtDvWda": {`get_weather {"city":"San Francisco"}`, `get_population {"city":"San Francisco"}`},
 		"chatcmpl-DuuxHvyU5yj190lI2LYpR96IPCXRC": {`get_weather {"city":"Paris"}`},
