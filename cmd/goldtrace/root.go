@@ -32,6 +32,8 @@ against them for CI.`,
 	root.AddCommand(
 		newUsersCmd(app),
 		newDemoCmd(app),
+		newImportCmd(app),
+		newTracesCmd(app),
 	)
 	return root
 }
