@@ -152,3 +152,34 @@ func TestMatchTruth(t *testing.T) {
 		})
 	}
 }
+
+func TestMatchBFCLProfile(t *testing.T) {
+	tools := []trace.Tool{{Name: "math.area", Parameters: json.RawMessage(`{"type":"dict","properties":{"base":{"type":"float"},"n":{"type":"integer"},"xs":{"type":"array","items":{"type":"float"}},"unit":{"type":"string"}}}`)}}
+	tests := []struct {
+		name     string
+		expected []ExpectedCall
+		pred     []trace.Call
+		bfcl     bool
+		plain    bool
+	}{
+		{name: "dot and underscore name the same tool", expected: []ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{pc("math_area", `{"n":1}`)}, bfcl: true, plain: false},
+		{name: "strings normalised", expected: []ExpectedCall{ec("math.area", `{"unit":"Chicago, IL"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"chicago il."}`)}, bfcl: true, plain: false},
+		{name: "quote styles are the same", expected: []ExpectedCall{ec("math.area", `{"unit":"'x'"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"\"x\""}`)}, bfcl: true, plain: false},
+		{name: "int where float expected", expected: []ExpectedCall{ec("math.area", `{"base":10.0}`)}, pred: []trace.Call{pc("math.area", `{"base":10}`)}, bfcl: true, plain: true},
+		{name: "float where int expected", expected: []ExpectedCall{ec("math.area", `{"n":10}`)}, pred: []trace.Call{pc("math.area", `{"n":10.0}`)}, bfcl: false, plain: true},
+		{name: "int inside a float array", expected: []ExpectedCall{ec("math.area", `{"xs":[1.0,2.5]}`)}, pred: []trace.Call{pc("math.area", `{"xs":[1,2.5]}`)}, bfcl: false, plain: true},
+		{name: "unparseable call on no-call item", pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: true, plain: false},
+		{name: "unparseable call on call item", expected: []ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: false, plain: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Case{ID: "x", Expected: tt.expected, Tools: tools}
+			if r := Match(c, Prediction{Calls: tt.pred}, ProfileBFCL); r.Correct != tt.bfcl {
+				t.Errorf("bfcl: correct=%v (%s %s); want %v", r.Correct, r.Kind, r.Message, tt.bfcl)
+			}
+			if r := Match(c, Prediction{Calls: tt.pred}, ProfileDefault); r.Correct != tt.plain {
+				t.Errorf("default: correct=%v (%s %s); want %v", r.Correct, r.Kind, r.Message, tt.plain)
+			}
+		})
+	}
+}
