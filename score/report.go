@@ -84,6 +84,9 @@ type Aggregator struct {
 
 // NewAggregator returns an empty Aggregator.
 func NewAggregator(opts Options) *Aggregator {
+	if opts.Profile.Name == "" {
+		opts.Profile = ProfileDefault
+	}
 	a := &Aggregator{
 		by:      opts.By,
 		perTool: map[string]*tally{},
@@ -170,7 +173,7 @@ func groups(m map[string]*tally) []Group {
 	return out
 }
 
-// classLess orders tool names alphabetically, then (none), then (unknown).
+// classLess orders names alphabetically, then (none), (unknown), (unset).
 func classLess(a, b string) bool {
 	ra, rb := classRank(a), classRank(b)
 	if ra != rb {
@@ -185,6 +188,8 @@ func classRank(s string) int {
 		return 1
 	case ClassUnknown:
 		return 2
+	case CohortUnset:
+		return 3
 	}
 	return 0
 }
@@ -214,6 +219,9 @@ func (a *Aggregator) confusion() Confusion {
 
 // Score grades every case against the prediction at the same index.
 func Score(cases []Case, preds []Prediction, opts Options) *Report {
+	if opts.Profile.Name == "" {
+		opts.Profile = ProfileDefault
+	}
 	s := NewScorer(opts.Profile)
 	a := NewAggregator(opts)
 	a.Grow(len(cases))
