@@ -31,6 +31,8 @@ against them for CI.`,
 	root.SetErr(app.Err)
 	root.AddCommand(
 		newUsersCmd(app),
+		newSampleCmd(app),
+		newBatchesCmd(app),
 	)
 	return root
 }
