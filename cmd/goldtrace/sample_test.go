@@ -40,7 +40,7 @@ func smpMust(t *testing.T, db string, args ...string) string {
 // assistant answered without a tool), cohort metadata and a timestamp.
 func smpTrace(id string, ts time.Time, cohort string, question string, calls ...string) trace.Trace {
 	t := trace.Trace{ID: id, Timestamp: ts, Metadata: map[string]string{"cohort": cohort},
-		Tools: []trace.Tool{{Name: "get_order"}, {Name: "refund"}, {Name: "escalate"}},
+		Tools:    []trace.Tool{{Name: "get_order"}, {Name: "refund"}, {Name: "escalate"}},
 		Messages: []trace.Message{{Role: "user", Content: question}}}
 	for i, tool := range calls {
 		if tool == "" {
