@@ -34,6 +34,8 @@ against them for CI.`,
 		newDemoCmd(app),
 		newImportCmd(app),
 		newTracesCmd(app),
+		newSampleCmd(app),
+		newBatchesCmd(app),
 	)
 	return root
 }
