@@ -31,6 +31,10 @@ against them for CI.`,
 	root.SetErr(app.Err)
 	root.AddCommand(
 		newUsersCmd(app),
+		newExportCmd(app),
+		newDatasetsCmd(app),
+		newDiffCmd(app),
+		newVerifyCmd(app),
 	)
 	return root
 }
