@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-		"strings"
+	"strings"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/trace"
