@@ -36,6 +36,10 @@ against them for CI.`,
 		newTracesCmd(app),
 		newSampleCmd(app),
 		newBatchesCmd(app),
+		newExportCmd(app),
+		newDatasetsCmd(app),
+		newDiffCmd(app),
+		newVerifyCmd(app),
 	)
 	return root
 }
