@@ -217,13 +217,10 @@ func AgreedGold(labels []Label) Gold {
 		Item:         first.Item,
 		Status:       GoldAgreed,
 		Decision:     first.Decision,
-		Calls:        ExpectedCalls(first.Calls),
+		Calls:        GoldCalls(first),
 		Acceptable:   [][]score.ExpectedCall{},
 		Rationale:    JoinRationales(sorted),
 		GuideVersion: first.GuideVersion,
-	}
-	if first.Decision == DecisionNoCall {
-		g.Calls = []score.ExpectedCall{}
 	}
 	for _, l := range sorted {
 		g.Reviewers = append(g.Reviewers, l.Reviewer)
@@ -250,6 +247,15 @@ func JoinRationales(labels []Label) string {
 		parts = append(parts, l.Reviewer+": "+r)
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// GoldCalls are a label's calls as gold expected calls: none ([]) when the
+// label says no tool should be called.
+func GoldCalls(l Label) []score.ExpectedCall {
+	if l.Decision == DecisionNoCall {
+		return []score.ExpectedCall{}
+	}
+	return ExpectedCalls(l.Calls)
 }
 
 // ExpectedCalls turns a label's calls into gold expected calls.
