@@ -200,6 +200,14 @@ func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, 
 	cmp := review.Compare(labels)
 	now := s.now()
 	if cmp.Agreed {
+		held, err := reviewAgreed(ctx, tx)
+		if err != nil {
+			return Settlement{}, err
+		}
+		if held {
+			// Auto-accept is off: the agreed item waits for a lead.
+			return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, review.Comparison{Kinds: []string{review.KindReview}}, now)
+		}
 		if err := putGold(ctx, tx, review.AgreedGold(labels), now); err != nil {
 			return Settlement{}, err
 		}
@@ -208,15 +216,32 @@ func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, 
 		}
 		return Settlement{Settled: true, Comparison: cmp}, nil
 	}
-	kinds, _ := json.Marshal(cmp.Kinds)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO disputes(item_id, kinds, created_at) VALUES (?, ?, ?)
-		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, created_at = excluded.created_at`, itemID, string(kinds), now); err != nil {
-		return Settlement{}, err
+	return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, cmp, now)
+}
+
+// putDispute records why an item is disputed (kinds, and the per-pair
+// detail as {"pairs": [...]}) and marks the item disputed.
+func putDispute(ctx context.Context, tx *Tx, itemID string, cmp review.Comparison, now string) error {
+	kinds, err := json.Marshal(nonNil(cmp.Kinds))
+	if err != nil {
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'disputed', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
-		return Settlement{}, err
+	detail, err := json.Marshal(disputeDetail{Pairs: nonNil(cmp.Pairs)})
+	if err != nil {
+		return err
 	}
-	return Settlement{Settled: true, Comparison: cmp}, nil
+	if _, err := tx.ExecContext(ctx, `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`,
+		itemID, string(kinds), string(detail), now); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'disputed', updated_at = ? WHERE id = ?`, now, itemID)
+	return err
+}
+
+// disputeDetail is the JSON of disputes.detail.
+type disputeDetail struct {
+	Pairs []review.PairDiff `json:"pairs"`
 }
 
 // putGold writes (or replaces) an item's gold answer.

@@ -33,6 +33,15 @@ against them for CI.`,
 		newUsersCmd(app),
 		newGuideCmd(app),
 		newLabelCmd(app),
+		newDemoCmd(app),
+		newImportCmd(app),
+		newTracesCmd(app),
+		newSampleCmd(app),
+		newBatchesCmd(app),
+		newExportCmd(app),
+		newDatasetsCmd(app),
+		newDiffCmd(app),
+		newVerifyCmd(app),
 	)
 	return root
 }
