@@ -144,7 +144,14 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 			v.leaves(ve, add)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	// A misspelt field explains its "is required" twin, so it comes first.
+	unknown := func(p Problem) bool { return strings.HasPrefix(p.Message, "unknown field") }
+	sort.SliceStable(out, func(i, j int) bool {
+		if unknown(out[i]) != unknown(out[j]) {
+			return unknown(out[i])
+		}
+		return out[i].Field < out[j].Field
+	})
 	return out
 }
 
@@ -174,6 +181,18 @@ func (v *ArgsValidator) leaves(e *jsonschema.ValidationError, add func(Problem))
 			want = append(want, display(w))
 		}
 		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be one of %s", name, strings.Join(want, ", "))})
+	case *kind.Pattern:
+		if k.Got == "" {
+			add(Problem{Call: -1, Field: field, Message: name + " is empty"})
+		} else {
+			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s %q does not have the expected form (%s)", name, k.Got, k.Want)})
+		}
+	case *kind.MinLength:
+		if k.Got == 0 {
+			add(Problem{Call: -1, Field: field, Message: name + " is empty"})
+		} else {
+			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s is too short (at least %d characters)", name, k.Want)})
+		}
 	case *kind.AdditionalProperties:
 		// Reported by unknownFields with a suggestion.
 	default:

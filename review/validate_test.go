@@ -17,6 +17,8 @@ var shipTool = trace.Tool{Name: "create_shipment", Description: "Create a shipme
 		"items":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"}},"required":["sku"]}}},
 		"required":["order_id","carrier"]}`)}
 
+var idTool = trace.Tool{Name: "get_order_status", Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string","pattern":"^ORD-[0-9]{5}$"},"note":{"type":"string","minLength":3}},"required":["order_id"]}`)}
+
 var openTool = trace.Tool{Name: "search", Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":true}`)}
 
 func messages(ps []Problem) string {
@@ -44,6 +46,9 @@ func TestValidateArgs(t *testing.T) {
 		{"unknown without suggestion", shipTool, `{"order_id":"1","carrier":"ups","zzzzzzzz":1}`,
 			"unknown field 'zzzzzzzz' — this tool takes amount, carrier, express, items, order_id"},
 		{"nested required", shipTool, `{"order_id":"1","carrier":"ups","items":[{}]}`, "items[0].sku is required"},
+		{"empty for a pattern", idTool, `{"order_id":""}`, "order_id is empty"},
+		{"pattern", idTool, `{"order_id":"12"}`, `order_id "12" does not have the expected form (^ORD-[0-9]{5}$)`},
+		{"too short", idTool, `{"order_id":"ORD-12345","note":"ab"}`, "note is too short (at least 3 characters)"},
 		{"extra allowed", openTool, `{"q":"x","page":2}`, ""},
 		{"not an object", shipTool, `["x"]`, `the arguments must be an object: { "name": value, … }`},
 		{"empty", shipTool, ``, "the arguments are empty: write {} for a call without arguments"},

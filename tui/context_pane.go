@@ -102,15 +102,15 @@ func (c *contextPane) render() string {
 		body = strings.TrimRight(body, "\n ")
 		if collapse && !c.expanded {
 			flat := oneLine(body)
-			if flat != body || ansi.StringWidth(marker)+1+ansi.StringWidth(flat) > c.width {
+			if flat != body || ansi.StringWidth(marker)+1+ansi.StringWidth(flat) > c.wrapWidth() {
 				hint := " [ctrl+e]"
-				body = ansi.Truncate(flat, max(c.width-ansi.StringWidth(marker)-1-len(hint), 8), "…") + hint
+				body = ansi.Truncate(flat, max(c.wrapWidth()-ansi.StringWidth(marker)-1-len(hint), 8), "…") + hint
 			}
 		}
 		if body == "" {
 			body = s.Muted.Render("(empty)")
 		}
-		lines := strings.Split(ansi.Wrap(marker+" "+body, max(c.width-2, 10), ""), "\n")
+		lines := strings.Split(wrapText(marker+" "+body, c.wrapWidth()), "\n")
 		lines[0] = style(marker) + strings.TrimPrefix(lines[0], marker)
 		for i := 1; i < len(lines); i++ {
 			lines[i] = "  " + lines[i]
@@ -162,4 +162,12 @@ func callText(c trace.Call) string {
 		args += "  (not valid JSON)"
 	}
 	return c.Name + "(" + args + ")"
+}
+
+// wrapWidth leaves room for the indent of continuation lines.
+func (c *contextPane) wrapWidth() int { return max(c.width-2, 10) }
+
+// wrapText wraps at spaces, breaking only words longer than a line.
+func wrapText(s string, width int) string {
+	return ansi.Hardwrap(ansi.Wordwrap(s, width, " "), width, true)
 }
