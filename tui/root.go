@@ -111,8 +111,9 @@ func (r *Root) handleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return r.quit(), true
 	}
 	if key.Matches(msg, g.Back) && r.status.Visible() {
+		// esc dismisses the message and still reaches the page (it may
+		// also cancel a prompt there).
 		r.status.Dismiss()
-		return nil, true
 	}
 	return nil, false
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -33,6 +34,7 @@ func newToolPicker(styles *Styles) toolPicker {
 	in.Prompt = ""
 	in.Placeholder = "type to filter tools"
 	in.PlaceholderStyle = styles.Muted
+	in.Cursor.SetMode(cursor.CursorStatic)
 	return toolPicker{styles: styles, input: in}
 }
 
