@@ -11,7 +11,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// updateGoldens reports -update, a flag that teatest's golden package
+// already registers for this test binary.
+func updateGoldens() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // checkGolden compares the ANSI-stripped view with testdata/NAME.golden.
 func checkGolden(t *testing.T, name string, r *Root) {
@@ -24,7 +29,7 @@ func checkGolden(t *testing.T, name string, r *Root) {
 	}
 	got = strings.Join(lines, "\n") + "\n"
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updateGoldens() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
