@@ -405,3 +405,32 @@ func TestLayoutFitsAndReflows(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonLabelKeystrokes counts the keys of the common label: pick a tool
+// by filtering, fill two text arguments from the skeleton, a one-line
+// rationale, submit. Everything beyond the typed content is overhead.
+func TestCommonLabelKeystrokes(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, _, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	const filter, order, carrier, why = "ship", "ORD-10000", "ups", "Customer asked to ship by UPS."
+	k.typ(filter)
+	k.press(tea.KeyEnter) // choose: the cursor lands inside order_id's quotes
+	k.typ(order)
+	k.press(tea.KeyTab) // to carrier's quotes
+	k.typ(carrier)
+	k.press(tea.KeyTab) // no empty value left: to the rationale
+	k.typ(why)
+	k.press(tea.KeyCtrlS)
+	l := storedLabel(t, f, f.items[0], "alice")
+	if string(l.Calls[0].Args) != `{"carrier":"ups","order_id":"ORD-10000"}` || l.Rationale != why {
+		t.Fatalf("stored %+v %s", l, l.Calls[0].Args)
+	}
+	content := len(order) + len(carrier) + len(why)
+	overhead := k.n - content
+	t.Logf("common label: %d keystrokes = %d typed content + %d overhead (%d filter letters, enter, tab, tab, ctrl+s)",
+		k.n, content, overhead, len(filter))
+	if overhead != len(filter)+4 {
+		t.Errorf("overhead %d keystrokes, want %d", overhead, len(filter)+4)
+	}
+}
