@@ -434,3 +434,19 @@ func TestCommonLabelKeystrokes(t *testing.T) {
 		t.Errorf("overhead %d keystrokes, want %d", overhead, len(filter)+4)
 	}
 }
+
+func TestToolListKeepsTheCursorVisible(t *testing.T) {
+	s := StylesFor(true)
+	p := newToolPicker(&s)
+	p.SetTools(fixtureTools, true) // 4 choices
+	for i := 0; i < 3; i++ {
+		p.Update(tea.KeyMsg{Type: tea.KeyDown})
+	}
+	out := ansi.Strip(p.ListView(60, 3))
+	if !strings.Contains(out, "▸ search_faq") || !strings.Contains(out, "↑ 2 more") {
+		t.Errorf("cursor on the last choice:\n%s", out)
+	}
+	if n := strings.Count(out, "\n") + 1; n != 3 {
+		t.Errorf("%d lines", n)
+	}
+}
