@@ -35,9 +35,7 @@ type LabelKeys struct {
 	RemoveCall  key.Binding
 	MoveCallUp  key.Binding
 	MoveCallDn  key.Binding
-	NextCall    key.Binding
 	ExpandTools key.Binding
-	ChangeTool  key.Binding
 }
 
 // GuideKeys drive the guide screen.
@@ -74,11 +72,9 @@ func DefaultKeyMap() KeyMap {
 			Guide:       b("ctrl+g", "guide", "ctrl+g"),
 			AddCall:     b("ctrl+a", "add call", "ctrl+a"),
 			RemoveCall:  b("ctrl+d", "remove call", "ctrl+d"),
-			MoveCallUp:  b("ctrl+up", "move call up", "ctrl+up"),
-			MoveCallDn:  b("ctrl+down", "move call down", "ctrl+down"),
-			NextCall:    b("ctrl+right", "next call", "ctrl+right"),
+			MoveCallUp:  b("ctrl/alt+↑", "move call earlier", "ctrl+up", "alt+up"),
+			MoveCallDn:  b("ctrl/alt+↓", "move call later", "ctrl+down", "alt+down"),
 			ExpandTools: b("ctrl+e", "expand tool results", "ctrl+e"),
-			ChangeTool:  b("ctrl+t", "change tool", "ctrl+t"),
 		},
 		Guide: GuideKeys{
 			Close: b("esc", "back to labeling", "esc", "ctrl+g"),

@@ -96,7 +96,7 @@ func (f *labelForm) newTextarea(placeholder string) textarea.Model {
 		st.Prompt = f.styles.Muted
 	}
 	ta.FocusedStyle.Prompt = f.styles.Accent
-	// The page owns ctrl+a/d/e/n/t; keep the editor's own keys off them.
+	// The page owns ctrl+a/d/e/n; keep the editor's own keys off them.
 	km := textarea.DefaultKeyMap
 	km.LineNext = key.NewBinding(key.WithKeys("down"))
 	km.LinePrevious = key.NewBinding(key.WithKeys("up"))

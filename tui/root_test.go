@@ -159,3 +159,11 @@ func TestStylesNoColorHasNoColourCodes(t *testing.T) {
 		t.Error("NewStyles ignores NO_COLOR")
 	}
 }
+
+func TestRootSplitsFastTyping(t *testing.T) {
+	r, label, _, _ := newTestRoot(true)
+	r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("up")})
+	if got := strings.Join(label.got, ","); got != "u,p" {
+		t.Errorf("page got %q, want the runes one by one", got)
+	}
+}
