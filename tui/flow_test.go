@@ -30,7 +30,7 @@ func startFlow(t *testing.T, f labelFixture, reviewer string) *teatest.TestModel
 func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+		teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 }
 
 func keyOf(t tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: t} }
@@ -66,7 +66,7 @@ func TestFlowLabelSkipReopenResume(t *testing.T) {
 		waitFor(t, tm, s.then)
 	}
 	tm.Send(keyOf(tea.KeyCtrlC))
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 
 	prog, err := f.st.Progress(ctx, "alice", "")
 	if err != nil || prog[store.AssignSubmitted] != 3 || prog[store.AssignSkipped] != 1 || prog[store.AssignDraft] != 1 {
@@ -90,7 +90,7 @@ func TestFlowLabelSkipReopenResume(t *testing.T) {
 	tm.Send(keyOf(tea.KeyCtrlS))
 	waitFor(t, tm, "Nothing to label, alice.")
 	tm.Type("q")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 	l := storedLabel(t, f, f.items[4], "alice")
 	if string(l.Calls[0].Args) != `{"carrier":"dhl","order_id":"ORD-10004"}` || l.Rationale != "ship it" {
 		t.Errorf("resumed label %+v %s", l, l.Calls[0].Args)

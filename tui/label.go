@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -12,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -78,7 +80,7 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
-		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch},
+		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,
@@ -105,6 +107,11 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 	case itemLoadedMsg:
 		return p.onLoaded(msg)
 	case draftSavedMsg:
+		if errors.Is(msg.Err, store.ErrConflict) {
+			// The item was submitted or skipped while this autosave ran:
+			// the store kept the label and refused the stale draft.
+			return nil
+		}
 		return ReportErr(msg.Err)
 	case submittedMsg:
 		return p.onSubmitted(msg)
@@ -330,15 +337,21 @@ func (p *LabelPage) reopen() tea.Cmd {
 	return p.req.reopenCmd(current, d, secs)
 }
 
-// Flush saves unsaved work before quitting.
+// flushWait bounds how long quitting waits for a submit still in flight.
+const flushWait = 5 * time.Second
+
+// Flush saves unsaved work before quitting, after any submit, skip or
+// autosave still in flight has landed.
 func (p *LabelPage) Flush() tea.Cmd {
-	if p.state != stateReady || !p.dirty {
-		return nil
-	}
-	req, id, d, secs := p.req, p.item.ID, p.form.Draft(p.revealed), p.seconds()
+	req := p.req
+	save := p.state == stateReady && p.dirty
+	id, d, secs := p.item.ID, p.form.Draft(p.revealed), p.seconds()
 	p.dirty = false
 	return func() tea.Msg {
-		_ = req.saveDraft(id, d, secs)
+		req.waitWrites(flushWait)
+		if save {
+			_ = req.saveDraft(id, d, secs)
+		}
 		return nil
 	}
 }

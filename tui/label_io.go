@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -31,11 +32,32 @@ type itemLoadedMsg struct {
 	Err          error
 }
 
-// labelStore is what the label page's commands need from the store.
+// labelRequest is what the label page's commands need from the store.
+// Writes in flight are counted so quitting can wait for them.
 type labelRequest struct {
 	st       *store.Store
 	reviewer string
 	batch    string
+	writes   *sync.WaitGroup
+}
+
+// write wraps a command that writes: counted from creation to completion.
+func (r labelRequest) write(fn func() tea.Msg) tea.Cmd {
+	r.writes.Add(1)
+	return func() tea.Msg {
+		defer r.writes.Done()
+		return fn()
+	}
+}
+
+// waitWrites waits (a bounded time) for writes in flight to finish.
+func (r labelRequest) waitWrites(limit time.Duration) {
+	done := make(chan struct{})
+	go func() { r.writes.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
 }
 
 // loadCmd loads itemID, or the next item in the queue when itemID is "".
@@ -111,7 +133,7 @@ func (r labelRequest) saveDraft(itemID string, d draftBody, seconds int) error {
 }
 
 func (r labelRequest) saveDraftCmd(itemID string, d draftBody, seconds int) tea.Cmd {
-	return func() tea.Msg { return draftSavedMsg{ItemID: itemID, Err: r.saveDraft(itemID, d, seconds)} }
+	return r.write(func() tea.Msg { return draftSavedMsg{ItemID: itemID, Err: r.saveDraft(itemID, d, seconds)} })
 }
 
 // submittedMsg answers a submit or a skip.
@@ -123,23 +145,23 @@ type submittedMsg struct {
 }
 
 func (r labelRequest) submitCmd(l review.Label) tea.Cmd {
-	return func() tea.Msg {
+	return r.write(func() tea.Msg {
 		set, err := r.st.SubmitLabel(context.Background(), l)
 		if err != nil {
 			err = fmt.Errorf("submit %s: %w", l.Item, err)
 		}
 		return submittedMsg{ItemID: l.Item, Settled: set, Err: err}
-	}
+	})
 }
 
 func (r labelRequest) skipCmd(itemID, reason string) tea.Cmd {
-	return func() tea.Msg {
+	return r.write(func() tea.Msg {
 		err := r.st.SkipItem(context.Background(), itemID, r.reviewer, reason)
 		if err != nil {
 			err = fmt.Errorf("skip %s: %w", itemID, err)
 		}
 		return submittedMsg{ItemID: itemID, Skipped: true, Err: err}
-	}
+	})
 }
 
 // reopenedMsg answers a reopen: the item to show next, or why not.
@@ -151,7 +173,7 @@ type reopenedMsg struct {
 // reopenCmd saves the current draft (if any), then takes back the
 // reviewer's most recent submitted label.
 func (r labelRequest) reopenCmd(current string, d *draftBody, seconds int) tea.Cmd {
-	return func() tea.Msg {
+	return r.write(func() tea.Msg {
 		if d != nil {
 			if err := r.saveDraft(current, *d, seconds); err != nil {
 				return reopenedMsg{Err: err}
@@ -168,7 +190,7 @@ func (r labelRequest) reopenCmd(current string, d *draftBody, seconds int) tea.C
 			return reopenedMsg{Err: fmt.Errorf("reopen %s: %w", id, err)}
 		}
 		return reopenedMsg{ItemID: id}
-	}
+	})
 }
 
 // autosaveMsg fires after an edit; the page saves if still dirty.

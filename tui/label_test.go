@@ -450,3 +450,24 @@ func TestToolListKeepsTheCursorVisible(t *testing.T) {
 		t.Errorf("%d lines", n)
 	}
 }
+
+// An autosave that lands after its item was submitted is refused by the
+// store; that is not the reviewer's problem and is not shown.
+func TestLateAutosaveAfterSubmitIsQuiet(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	k.press(tea.KeyEnter)
+	k.typ("done")
+	late := page.req.saveDraftCmd(f.items[0], page.form.Draft(false), 3)
+	k.press(tea.KeyCtrlS)
+	_, cmd := r.Update(late())
+	drain(r, cmd)
+	if r.Status().IsError() {
+		t.Errorf("status shows %q", r.Status().Text())
+	}
+	if _, _, err := f.st.Draft(context.Background(), f.items[0], "alice"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a draft outlived its submitted label: %v", err)
+	}
+}
