@@ -146,7 +146,7 @@ func generateCase(o Options, k int, withTruth bool) Case {
 	id := traceID(o, k)
 	jitter := time.Duration(r.Int64N(int64(o.Interval)))
 	ts := o.Start.Add(time.Duration(k)*o.Interval + jitter - o.Interval/2).UTC().Truncate(time.Second)
-	g := newConversation(r, id)
+	g := newConversation(r, id, ts)
 	g.withTruth = withTruth
 	g.play()
 	return Case{
