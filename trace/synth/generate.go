@@ -1,8 +1,6 @@
 package synth
 
 import (
-	"bufio"
-	"io"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -109,25 +107,6 @@ func GenerateCases(opts Options) []Case {
 		out = append(out, c)
 	}
 	return out
-}
-
-// Write streams the N traces of opts to w as canonical trace JSON Lines (the
-// bytes of json.Marshal of each trace.Trace, one per line) and returns the
-// number of bytes written. The same options always give the same bytes.
-func Write(w io.Writer, opts Options) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	s := NewStream(opts)
-	var n int64
-	buf := make([]byte, 0, 16<<10)
-	for t, ok := s.Next(); ok; t, ok = s.Next() {
-		buf = appendTrace(buf[:0], t, shopTools.encoded)
-		m, err := bw.Write(buf)
-		n += int64(m)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, bw.Flush()
 }
 
 // traceID is the id of trace number k (0-based).
