@@ -8,8 +8,8 @@ import (
 
 func TestParallelWriteMatchesSequential(t *testing.T) {
 	for _, opts := range []Options{
-		{Seed: 2, N: 1000},
-		{Seed: 2, N: writeChunk*3 + 7, Offset: 500},
+		{Seed: 2, N: writeChunk*3 + 7},
+		{Seed: 2, N: writeChunk*2 + 1, Offset: 500},
 		{Seed: 2, N: writeChunk + 1},
 		{Seed: 2, N: 0},
 	} {
