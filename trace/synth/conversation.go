@@ -218,8 +218,24 @@ func (g *conversation) decide(content string, observed []trace.Call, right []pla
 	e := Expected{ItemID: trace.ItemID(g.id, turn), TraceID: g.id, Turn: turn, NoCall: len(right) == 0, Mistake: m}
 	for _, c := range right {
 		e.Calls = append(e.Calls, trace.Call{Name: c.name, Arguments: c.args.json()})
+		for _, f := range c.args {
+			if rule, ok := looseArgs[c.name+"."+f.k]; ok {
+				if e.ArgMatch == nil {
+					e.ArgMatch = map[string]string{}
+				}
+				e.ArgMatch[f.k] = rule
+			}
+		}
 	}
 	g.expected = append(g.expected, e)
+}
+
+// looseArgs are the tool arguments (tool.arg) a reviewer would not hold to
+// an exact value.
+var looseArgs = map[string]string{
+	toolEscalate + ".summary": "any",
+	toolCancel + ".reason":    "any",
+	toolSearch + ".query":     "fuzzy",
 }
 
 // answerTools appends the tool messages answering calls and reports whether

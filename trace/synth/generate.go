@@ -48,6 +48,10 @@ type Expected struct {
 	// Calls is the right call list; empty when NoCall.
 	Calls  []trace.Call
 	NoCall bool
+	// ArgMatch names the arguments whose exact value does not matter, with
+	// how to compare them: "any" (free text such as a hand-off summary) or
+	// "fuzzy" (case and spacing). Nil when every argument must match exactly.
+	ArgMatch map[string]string
 	// Mistake is the deliberate error in the model's observed calls, or
 	// MistakeNone when the model did the right thing.
 	Mistake Mistake
