@@ -31,6 +31,7 @@ against them for CI.`,
 	root.SetErr(app.Err)
 	root.AddCommand(
 		newUsersCmd(app),
+		newScoreCmd(app),
 	)
 	return root
 }

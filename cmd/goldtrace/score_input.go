@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// datasetRef matches NAME@vN, a stored dataset version.
+var datasetRef = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)@v([0-9]+)$`)
+
+// errNeedsStore is returned for NAME@vN until the store can serve versions.
+var errNeedsStore = errors.New("dataset references need the store: not yet available")
+
+// loadGold reads the gold records named by ref: a dataset JSONL file (.gz
+// accepted, "-" for stdin) or NAME@vN from the store. Records come back
+// without Input.Messages: scoring never reads the conversation.
+func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, error) {
+	if datasetRef.MatchString(ref) {
+		if _, err := os.Stat(ref); err != nil {
+			return nil, fmt.Errorf("--gold %s: %w", ref, errNeedsStore)
+		}
+	}
+	var recs []dataset.Record
+	ids := map[string]int{}
+	err := readJSONLines(ctx, app, ref, func(line int, data []byte) error {
+		var r dataset.Record
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("not a gold record: %v", err)
+		}
+		if r.ID == "" {
+			return errors.New("gold record without id")
+		}
+		if prev, dup := ids[r.ID]; dup {
+			return fmt.Errorf("duplicate id %s (first on line %d)", r.ID, prev)
+		}
+		ids[r.ID] = line
+		if err := checkGoldCalls(&r); err != nil {
+			return err
+		}
+		// The scorer never reads the conversation; dropping it keeps
+		// memory flat on large datasets.
+		r.Input.Messages = nil
+		recs = append(recs, r)
+		return nil
+	})
+	return recs, err
+}
+
+// checkGoldCalls rejects gold whose expected arguments are not JSON objects.
+func checkGoldCalls(r *dataset.Record) error {
+	lists := append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...)
+	for _, list := range lists {
+		for _, c := range list {
+			if c.Tool == "" {
+				return errors.New("expected call without a tool name")
+			}
+			args := bytes.TrimSpace(c.Args)
+			if len(args) > 0 && string(args) != "null" && args[0] != '{' {
+				return fmt.Errorf("expected call %s: args must be a JSON object", c.Tool)
+			}
+		}
+	}
+	return nil
+}
+
+// goldCase converts a gold record for the scorer. A record with only the
+// older expected_tool/expected_args fields is read as one expected call.
+func goldCase(r *dataset.Record) score.Case {
+	c := score.Case{
+		ID:         r.ID,
+		Expected:   r.ExpectedCalls,
+		Acceptable: r.Acceptable,
+		Tools:      r.AvailableTools,
+		Meta:       r.Input.Context.Metadata,
+	}
+	if len(c.Expected) == 0 && r.ExpectedTool != nil && *r.ExpectedTool != "" {
+		c.Expected = []score.ExpectedCall{{Tool: *r.ExpectedTool, Args: r.ExpectedArgs}}
+	}
+	return c
+}
+
+// observedPrediction is what the production model did at the item.
+func observedPrediction(r *dataset.Record) score.Prediction {
+	p := score.Prediction{Calls: make([]trace.Call, 0, len(r.ObservedCalls))}
+	for _, o := range r.ObservedCalls {
+		p.Calls = append(p.Calls, trace.Call{Name: o.Tool, Arguments: o.Args, Unparseable: o.Unparseable})
+	}
+	return p
+}
+
+// predictionLine is one line of a predictions file (DESIGN.md
+// "Predictions"); each call is {name, arguments} or OpenAI's
+// {function:{name, arguments}}, arguments an object or a JSON string.
+type predictionLine struct {
+	ID        *string          `json:"id"`
+	ToolCalls []predictionCall `json:"tool_calls"`
+}
+
+type predictionCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Function  *struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// parsePredictionLine turns one predictions line into an id and calls.
+func parsePredictionLine(data []byte) (string, []trace.Call, error) {
+	var pl predictionLine
+	if err := json.Unmarshal(data, &pl); err != nil {
+		return "", nil, fmt.Errorf("not a prediction: %v", err)
+	}
+	if pl.ID == nil || *pl.ID == "" {
+		return "", nil, errors.New("prediction without id")
+	}
+	calls := make([]trace.Call, 0, len(pl.ToolCalls))
+	for i, pc := range pl.ToolCalls {
+		name, args := pc.Name, pc.Arguments
+		if pc.Function != nil {
+			name, args = pc.Function.Name, pc.Function.Arguments
+		}
+		if name == "" {
+			return "", nil, fmt.Errorf("tool_calls[%d] has no name", i)
+		}
+		raw := string(bytes.TrimSpace(args))
+		if raw == "null" {
+			raw = ""
+		}
+		if strings.HasPrefix(raw, `"`) {
+			var s string
+			if err := json.Unmarshal(args, &s); err != nil {
+				return "", nil, fmt.Errorf("tool_calls[%d].arguments: %v", i, err)
+			}
+			raw = s // a JSON string holding the arguments: parsed, or flagged unparseable
+		}
+		calls = append(calls, trace.NewCall(pc.ID, name, raw))
+	}
+	return *pl.ID, calls, nil
+}
+
+// loadPredictions reads a predictions file into one Prediction per case
+// (same order). An id that is not in the gold is an error; a case without
+// a prediction is Missing (scored as no call).
+func loadPredictions(ctx context.Context, app *App, path string, cases []score.Case) ([]score.Prediction, error) {
+	index := make(map[string]int, len(cases))
+	for i := range cases {
+		index[cases[i].ID] = i
+	}
+	preds := make([]score.Prediction, len(cases))
+	seen := make([]int, len(cases))
+	err := readJSONLines(ctx, app, path, func(line int, data []byte) error {
+		id, calls, err := parsePredictionLine(data)
+		if err != nil {
+			return err
+		}
+		i, ok := index[id]
+		if !ok {
+			return fmt.Errorf("prediction id %s is not in the gold", id)
+		}
+		if seen[i] > 0 {
+			return fmt.Errorf("duplicate prediction for %s (first on line %d)", id, seen[i])
+		}
+		seen[i] = line
+		preds[i].Calls = calls
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range preds {
+		if seen[i] == 0 {
+			preds[i].Missing = true
+		}
+	}
+	return preds, nil
+}
+
+// readJSONLines calls fn for every non-blank line of path ("-" = stdin,
+// .gz decompressed); an error from fn becomes "PATH:LINE: error".
+func readJSONLines(ctx context.Context, app *App, path string, fn func(line int, data []byte) error) error {
+	var in io.Reader
+	if path == "-" {
+		in = app.In
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+		if strings.HasSuffix(path, ".gz") {
+			gz, err := gzip.NewReader(f)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			defer gz.Close()
+			in = gz
+		}
+	}
+	br := bufio.NewReaderSize(in, 1<<16)
+	for line := 1; ; line++ {
+		data, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(data)) > 0 {
+			if line%4096 == 0 {
+				if cerr := ctx.Err(); cerr != nil {
+					return cerr
+				}
+			}
+			if ferr := fn(line, data); ferr != nil {
+				return fmt.Errorf("%s:%d: %w", path, line, ferr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+}
