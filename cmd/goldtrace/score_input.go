@@ -26,7 +26,9 @@ var errNeedsStore = errors.New("dataset references need the store: not yet avail
 
 // loadGold reads the gold records named by ref: a dataset JSONL file (.gz
 // accepted, "-" for stdin) or NAME@vN from the store. Records come back
-// without Input.Messages: scoring never reads the conversation.
+// without Input.Messages (scoring never reads the conversation) and records
+// with identical available_tools or metadata share one copy, so memory stays
+// flat on large datasets.
 func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, error) {
 	if datasetRef.MatchString(ref) {
 		if _, err := os.Stat(ref); err != nil {
@@ -35,28 +37,84 @@ func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, erro
 	}
 	var recs []dataset.Record
 	ids := map[string]int{}
+	tools := map[string][]trace.Tool{}
+	metas := map[string]map[string]string{}
 	err := readJSONLines(ctx, app, ref, func(line int, data []byte) error {
-		var r dataset.Record
-		if err := json.Unmarshal(data, &r); err != nil {
+		var g goldLine
+		if err := json.Unmarshal(data, &g); err != nil {
 			return fmt.Errorf("not a gold record: %v", err)
 		}
-		if r.ID == "" {
+		if g.ID == "" {
 			return errors.New("gold record without id")
 		}
-		if prev, dup := ids[r.ID]; dup {
-			return fmt.Errorf("duplicate id %s (first on line %d)", r.ID, prev)
+		if prev, dup := ids[g.ID]; dup {
+			return fmt.Errorf("duplicate id %s (first on line %d)", g.ID, prev)
 		}
-		ids[r.ID] = line
+		ids[g.ID] = line
+		r := dataset.Record{
+			ID:            g.ID,
+			ExpectedTool:  g.ExpectedTool,
+			ExpectedArgs:  g.ExpectedArgs,
+			ExpectedCalls: g.ExpectedCalls,
+			Acceptable:    g.Acceptable,
+			Rationale:     g.Rationale,
+			ObservedCalls: g.ObservedCalls,
+			Provenance:    g.Provenance,
+		}
+		r.Input.Context.TraceID = g.Input.Context.TraceID
+		r.Input.Context.Turn = g.Input.Context.Turn
+		var err error
+		if r.AvailableTools, err = internJSON(tools, g.AvailableTools); err != nil {
+			return fmt.Errorf("available_tools: %v", err)
+		}
+		if r.Input.Context.Metadata, err = internJSON(metas, g.Input.Context.Metadata); err != nil {
+			return fmt.Errorf("input.context.metadata: %v", err)
+		}
 		if err := checkGoldCalls(&r); err != nil {
 			return err
 		}
-		// The scorer never reads the conversation; dropping it keeps
-		// memory flat on large datasets.
-		r.Input.Messages = nil
 		recs = append(recs, r)
 		return nil
 	})
 	return recs, err
+}
+
+// goldLine is dataset.Record as loadGold decodes it: the conversation is
+// skipped and tools and metadata are kept raw for interning.
+type goldLine struct {
+	ID    string `json:"id"`
+	Input struct {
+		Context struct {
+			TraceID  string          `json:"trace_id"`
+			Turn     int             `json:"turn"`
+			Metadata json.RawMessage `json:"metadata"`
+		} `json:"context"`
+	} `json:"input"`
+	AvailableTools json.RawMessage        `json:"available_tools"`
+	ExpectedTool   *string                `json:"expected_tool"`
+	ExpectedArgs   json.RawMessage        `json:"expected_args"`
+	ExpectedCalls  []score.ExpectedCall   `json:"expected_calls"`
+	Acceptable     [][]score.ExpectedCall `json:"acceptable"`
+	Rationale      string                 `json:"rationale"`
+	ObservedCalls  []dataset.ObservedCall `json:"observed_calls"`
+	Provenance     dataset.Provenance     `json:"provenance"`
+}
+
+// internJSON decodes raw into a T, sharing one value per distinct text.
+func internJSON[T any](seen map[string]T, raw json.RawMessage) (T, error) {
+	var zero T
+	if len(raw) == 0 || string(raw) == "null" {
+		return zero, nil
+	}
+	if v, ok := seen[string(raw)]; ok {
+		return v, nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return zero, err
+	}
+	seen[string(raw)] = v
+	return v, nil
 }
 
 // checkGoldCalls rejects gold whose expected arguments are not JSON objects.
