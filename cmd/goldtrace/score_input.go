@@ -271,12 +271,19 @@ func readJSONLines(ctx context.Context, app *App, path string, fn func(line int,
 		}
 	}
 	br := bufio.NewReaderSize(in, 1<<16)
+	progress := IsTerminal(app.Err)
+	if progress {
+		defer fmt.Fprint(app.Err, "\r\033[K")
+	}
 	for line := 1; ; line++ {
 		data, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(data)) > 0 {
-			if line%4096 == 0 {
+			if line%8192 == 0 {
 				if cerr := ctx.Err(); cerr != nil {
 					return cerr
+				}
+				if progress {
+					fmt.Fprintf(app.Err, "\rreading %s: %d lines", path, line)
 				}
 			}
 			if ferr := fn(line, data); ferr != nil {
