@@ -70,7 +70,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if f.asJSON {
 		f.format = "json"
 	}
-	if !validFormat(f.format) {
+	if !scoreFormatValid(f.format) {
 		return fmt.Errorf("--format must be one of %s, not %q", strings.Join(score.Formats, ", "), f.format)
 	}
 	profile, ok := score.ProfileByName(f.profile)
@@ -155,7 +155,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	return nil
 }
 
-func validFormat(format string) bool {
+func scoreFormatValid(format string) bool {
 	for _, f := range score.Formats {
 		if f == format {
 			return true

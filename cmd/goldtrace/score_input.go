@@ -10,19 +10,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
-
-// datasetRef matches NAME@vN, a stored dataset version.
-var datasetRef = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)@v([0-9]+)$`)
-
-// errNeedsStore is returned for NAME@vN until the store can serve versions.
-var errNeedsStore = errors.New("dataset references need the store: not yet available")
 
 // loadGold reads the gold records named by ref: a dataset JSONL file (.gz
 // accepted, "-" for stdin) or NAME@vN from the store. Records come back
@@ -30,16 +24,16 @@ var errNeedsStore = errors.New("dataset references need the store: not yet avail
 // with identical available_tools or metadata share one copy, so memory stays
 // flat on large datasets.
 func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, error) {
-	if datasetRef.MatchString(ref) {
-		if _, err := os.Stat(ref); err != nil {
-			return nil, fmt.Errorf("--gold %s: %w", ref, errNeedsStore)
-		}
+	name, in, closeIn, err := openGold(ctx, app, ref)
+	if err != nil {
+		return nil, err
 	}
+	defer closeIn()
 	var recs []dataset.Record
 	ids := map[string]int{}
 	tools := map[string][]trace.Tool{}
 	metas := map[string]map[string]string{}
-	err := readJSONLines(ctx, app, ref, func(line int, data []byte) error {
+	err = scanJSONLines(ctx, app, name, in, func(line int, data []byte) error {
 		var g goldLine
 		if err := json.Unmarshal(data, &g); err != nil {
 			return fmt.Errorf("not a gold record: %v", err)
@@ -63,7 +57,6 @@ func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, erro
 		}
 		r.Input.Context.TraceID = g.Input.Context.TraceID
 		r.Input.Context.Turn = g.Input.Context.Turn
-		var err error
 		if r.AvailableTools, err = internJSON(tools, g.AvailableTools); err != nil {
 			return fmt.Errorf("available_tools: %v", err)
 		}
@@ -77,6 +70,31 @@ func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, erro
 		return nil
 	})
 	return recs, err
+}
+
+// openGold opens a gold file, or the stored version when ref is NAME@vN and
+// no file of that name exists. name is what input errors cite.
+func openGold(ctx context.Context, app *App, ref string) (name string, in io.Reader, closeIn func(), err error) {
+	dref, isRef, refErr := dataset.ParseRef(ref)
+	if _, statErr := os.Stat(ref); statErr == nil || !isRef || ref == "-" {
+		in, closeIn, err := openInput(app, ref)
+		return ref, in, closeIn, err
+	}
+	if refErr != nil {
+		return "", nil, nil, refErr
+	}
+	st, err := app.Store(ctx)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	_, content, _, err := st.DatasetFiles(ctx, dref.Name, dref.Version)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil, nil, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", dref)
+	}
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return dref.String(), bytes.NewReader(content), func() {}, nil
 }
 
 // goldLine is dataset.Record as loadGold decodes it: the conversation is
@@ -251,25 +269,37 @@ func loadPredictions(ctx context.Context, app *App, path string, cases []score.C
 // readJSONLines calls fn for every non-blank line of path ("-" = stdin,
 // .gz decompressed); an error from fn becomes "PATH:LINE: error".
 func readJSONLines(ctx context.Context, app *App, path string, fn func(line int, data []byte) error) error {
-	var in io.Reader
-	if path == "-" {
-		in = app.In
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
-		if strings.HasSuffix(path, ".gz") {
-			gz, err := gzip.NewReader(f)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			defer gz.Close()
-			in = gz
-		}
+	in, closeIn, err := openInput(app, path)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
+	return scanJSONLines(ctx, app, path, in, fn)
+}
+
+// openInput opens path for reading: "-" is stdin, .gz is decompressed.
+func openInput(app *App, path string) (io.Reader, func(), error) {
+	if path == "-" {
+		return app.In, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return f, func() { f.Close() }, nil
+	}
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return gz, func() { gz.Close(); f.Close() }, nil
+}
+
+// scanJSONLines calls fn for every non-blank line of in; an error from fn
+// becomes "NAME:LINE: error".
+func scanJSONLines(ctx context.Context, app *App, name string, in io.Reader, fn func(line int, data []byte) error) error {
 	br := bufio.NewReaderSize(in, 1<<16)
 	progress := IsTerminal(app.Err)
 	if progress {
@@ -283,18 +313,18 @@ func readJSONLines(ctx context.Context, app *App, path string, fn func(line int,
 					return cerr
 				}
 				if progress {
-					fmt.Fprintf(app.Err, "\rreading %s: %d lines", path, line)
+					fmt.Fprintf(app.Err, "\rreading %s: %d lines", name, line)
 				}
 			}
 			if ferr := fn(line, data); ferr != nil {
-				return fmt.Errorf("%s:%d: %w", path, line, ferr)
+				return fmt.Errorf("%s:%d: %w", name, line, ferr)
 			}
 		}
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,9 +57,11 @@ func scoreTestWrite(t *testing.T, dir, name, content string) string {
 func scoreTestRun(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	root := newRootCmd(NewApp(strings.NewReader(""), &out, &errb))
-	root.SetArgs(append([]string{"score"}, args...))
+	app := NewApp(strings.NewReader(""), &out, &errb)
+	root := newRootCmd(app)
+	root.SetArgs(append([]string{"--db", filepath.Join(t.TempDir(), "gt.db"), "score"}, args...))
 	err := root.ExecuteContext(context.Background())
+	app.Close()
 	return out.String(), errb.String(), err
 }
 
@@ -166,7 +167,8 @@ func TestScoreCommand(t *testing.T) {
 	}{
 		{"unknown prediction id", []string{"--gold", gold, "--pred", unknown}, unknown + ":2: prediction id it_zz is not in the gold"},
 		{"bad gold line", []string{"--gold", badGold}, badGold + ":2: expected call x: args must be a JSON object"},
-		{"dataset reference", []string{"--gold", "support@v3"}, "dataset references need the store: not yet available"},
+		{"unknown dataset version", []string{"--gold", "support@v3"}, "support@v3: no such dataset version"},
+		{"bad dataset reference", []string{"--gold", "support@vx"}, "version must look like v1"},
 		{"bad gate", []string{"--gold", gold, "--min", "accuracy=0.9"}, `unknown metric "accuracy"`},
 		{"bad format", []string{"--gold", gold, "--format", "yaml"}, "--format must be one of"},
 		{"bad by", []string{"--gold", gold, "--by", "cohort"}, "want meta.NAME"},
@@ -179,8 +181,45 @@ func TestScoreCommand(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := scoreTestRun(t, "--gold", "support@v3"); !errors.Is(err, errNeedsStore) {
-		t.Errorf("NAME@vN error does not wrap errNeedsStore: %v", err)
+}
+
+// TestScoreStoredVersion scores an exported version by NAME@vN and by its
+// file: the same report.
+func TestScoreStoredVersion(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "gt.db")
+	expSeed(t, db, expGolds())
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	stored, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--json", "--by", "meta.cohort")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	file, stderr, code := expRun(t, db, "score", "--gold", filepath.Join(dir, "support-v1.jsonl"), "--json", "--by", "meta.cohort")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var a, b score.Report
+	if err := json.Unmarshal([]byte(stored), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(file), &b); err != nil {
+		t.Fatal(err)
+	}
+	if a.Gold != "support@v1" || a.Overall.Items != 4 {
+		t.Fatalf("stored report: gold %q, %d items", a.Gold, a.Overall.Items)
+	}
+	a.Gold, b.Gold = "", ""
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("NAME@vN and file reports differ:\n%s\n%s", ja, jb)
+	}
+	// The observed calls of tr_1 turn 2 match the gold; the no-call turns
+	// made no call; tr_2r called get_order_status where refund was wanted.
+	if a.Overall.Correct != 3 || a.Overall.ErrorKinds[score.KindWrongTool] != 1 {
+		t.Errorf("overall %+v", a.Overall)
 	}
 }
 
