@@ -6,15 +6,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 type scoreFlags struct {
 	gold, pred  string
+	predFormat  string
 	profile     string
 	mins, maxs  []string
 	minSupport  int
@@ -50,6 +53,7 @@ model did.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file (- for stdin)")
 	fl.StringVar(&f.pred, "pred", "", "predictions JSONL (default: score the gold records' observed_calls)")
+	fl.StringVar(&f.predFormat, "pred-format", "", "read --pred as traces in an import format ("+strings.Join(trace.Formats, ", ")+"), matched to gold items by input hash")
 	fl.StringVar(&f.profile, "profile", "default", "scoring profile: default or bfcl (BFCL-compatible string, name and type rules)")
 	fl.StringArrayVar(&f.mins, "min", nil, "fail below this: METRIC=VALUE or per_tool.METRIC=VALUE (repeatable)")
 	fl.StringArrayVar(&f.maxs, "max", nil, "fail above this (hallucinated_tool_rate, unparseable_rate): METRIC=VALUE (repeatable)")
@@ -112,7 +116,13 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 		base = b
 	}
 
-	recs, err := loadGold(ctx, app, f.gold)
+	if f.predFormat != "" && f.pred == "" {
+		return fmt.Errorf("--pred-format needs --pred")
+	}
+	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
+		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
+	}
+	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, f.predFormat != "")
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
@@ -127,7 +137,12 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	source := "observed_calls"
 	if f.pred != "" {
 		source = f.pred
-		if preds, err = loadPredictions(ctx, app, f.pred, cases); err != nil {
+		if f.predFormat != "" {
+			preds, err = loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
+		} else {
+			preds, err = loadPredictions(ctx, app, f.pred, cases)
+		}
+		if err != nil {
 			return fmt.Errorf("read predictions: %w", err)
 		}
 	} else {
@@ -136,7 +151,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 			preds[i] = observedPrediction(&recs[i])
 		}
 	}
-	recs = nil
+	recs, hashes = nil, nil
 
 	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
 	report.Gold, report.Predictions = f.gold, source
@@ -156,12 +171,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 }
 
 func scoreFormatValid(format string) bool {
-	for _, f := range score.Formats {
-		if f == format {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(score.Formats, format)
 }
 
 func readBaseline(path string) (*score.Report, error) {

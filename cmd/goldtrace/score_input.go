@@ -24,12 +24,20 @@ import (
 // with identical available_tools or metadata share one copy, so memory stays
 // flat on large datasets.
 func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, error) {
+	recs, _, err := loadGoldRecords(ctx, app, ref, false)
+	return recs, err
+}
+
+// loadGoldRecords is loadGold; withHashes also returns each record's input
+// hash (sha256 of its context and tools, as trace.InputHash computes it).
+func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool) ([]dataset.Record, []string, error) {
 	name, in, closeIn, err := openGold(ctx, app, ref)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeIn()
 	var recs []dataset.Record
+	var hashes []string
 	ids := map[string]int{}
 	tools := map[string][]trace.Tool{}
 	metas := map[string]map[string]string{}
@@ -66,10 +74,19 @@ func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, erro
 		if err := checkGoldCalls(&r); err != nil {
 			return err
 		}
+		if withHashes {
+			var msgs []trace.Message
+			if len(g.Input.Messages) > 0 {
+				if err := json.Unmarshal(g.Input.Messages, &msgs); err != nil {
+					return fmt.Errorf("input.messages: %v", err)
+				}
+			}
+			hashes = append(hashes, trace.InputHash(msgs, r.AvailableTools))
+		}
 		recs = append(recs, r)
 		return nil
 	})
-	return recs, err
+	return recs, hashes, err
 }
 
 // openGold opens a gold file, or the stored version when ref is NAME@vN and
@@ -102,7 +119,8 @@ func openGold(ctx context.Context, app *App, ref string) (name string, in io.Rea
 type goldLine struct {
 	ID    string `json:"id"`
 	Input struct {
-		Context struct {
+		Messages json.RawMessage `json:"messages"` // decoded only for input hashes
+		Context  struct {
 			TraceID  string          `json:"trace_id"`
 			Turn     int             `json:"turn"`
 			Metadata json.RawMessage `json:"metadata"`
@@ -327,4 +345,43 @@ func scanJSONLines(ctx context.Context, app *App, name string, in io.Reader, fn 
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 	}
+}
+
+// loadTracePredictions reads a trace file in an import format and takes, for
+// each gold record, the calls made at the decision point with the same input
+// hash (the first one when several share it). Decision points that match no
+// gold record are ignored; gold records without one are Missing.
+func loadTracePredictions(app *App, path, format string, cases []score.Case, hashes []string) ([]score.Prediction, error) {
+	want := make(map[string][]int, len(hashes))
+	for i, h := range hashes {
+		want[h] = append(want[h], i)
+	}
+	preds := make([]score.Prediction, len(cases))
+	found := make([]bool, len(cases))
+	r, closer, err := trace.OpenFile(path, format, app.In)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer closer.Close()
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for _, it := range trace.Items(t) {
+			for _, i := range want[it.InputHash] {
+				if !found[i] {
+					found[i] = true
+					preds[i].Calls = it.Observed
+				}
+			}
+		}
+	}
+	for i := range preds {
+		preds[i].Missing = !found[i]
+	}
+	return preds, nil
 }

@@ -242,3 +242,50 @@ func FuzzParsePredictionLine(f *testing.F) {
 		}
 	})
 }
+
+// TestScorePredictionsFromTraces reads predictions as canonical traces,
+// matched to the exported gold items by input hash.
+func TestScorePredictionsFromTraces(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "gt.db")
+	expSeed(t, db, expGolds())
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	// A new run: tr_2r now calls refund (right), tr_1 is not in the file.
+	fixed := expTrace("tr_2r", "refunds")
+	fixed.Messages[2].ToolCalls = []trace.Call{trace.NewCall("c1", "refund", `{}`)}
+	var buf bytes.Buffer
+	for _, tr := range []trace.Trace{fixed, expTrace("tr_3", "billing")} {
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	runs := scoreTestWrite(t, dir, "run.jsonl", buf.String())
+	out, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "trace", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r score.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	missing := map[string]bool{}
+	for _, id := range r.MissingPredictions {
+		missing[id] = true
+	}
+	if len(missing) != 2 || !missing[trace.ItemID("tr_1", 2)] || !missing[trace.ItemID("tr_1", 4)] {
+		t.Errorf("missing %v, want the two tr_1 items", r.MissingPredictions)
+	}
+	for _, it := range r.Items {
+		if it.ID == trace.ItemID("tr_2r", 2) && !it.Correct {
+			t.Errorf("tr_2r turn 2 matched by input hash should be correct: %+v", it)
+		}
+	}
+	if _, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "csv"); code != 2 || !strings.Contains(stderr, "--pred-format must be one of") {
+		t.Errorf("bad --pred-format: exit %d %s", code, stderr)
+	}
+}
