@@ -147,6 +147,27 @@ func TestScoreCommand(t *testing.T) {
 			t.Fatalf("err %v", err)
 		}
 	})
+	t.Run("max gate and bfcl profile", func(t *testing.T) {
+		dotted := scoreTestWrite(t, dir, "dotted.jsonl", `{"id":"it_a","tool_calls":[{"name":"get_order_status","arguments":{"order_id":"a 1"}}]}
+{"id":"it_b","tool_calls":[{"name":"lookup","arguments":{}}]}
+`)
+		_, _, err := scoreTestRun(t, "--gold", gold, "--pred", dotted, "--max", "hallucinated_tool_rate=0.1")
+		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "hallucinated_tool_rate <= 0.1") {
+			t.Fatalf("--max: err %v", err)
+		}
+		out, _, err := scoreTestRun(t, "--gold", gold, "--pred", dotted, "--profile", "bfcl", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r score.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		// BFCL normalises "a 1" to "a1" and "A1" to "a1".
+		if r.Profile != "bfcl" || !r.Items[0].Correct {
+			t.Errorf("bfcl profile: %+v", r.Items[0])
+		}
+	})
 	t.Run("junit", func(t *testing.T) {
 		out, _, err := scoreTestRun(t, "--gold", gold, "--format", "junit")
 		if err != nil {
@@ -166,6 +187,10 @@ func TestScoreCommand(t *testing.T) {
 		want string
 	}{
 		{"unknown prediction id", []string{"--gold", gold, "--pred", unknown}, unknown + ":2: prediction id it_zz is not in the gold"},
+		{"duplicate prediction", []string{"--gold", gold, "--pred", scoreTestWrite(t, dir, "dup.jsonl", "{\"id\":\"it_a\"}\n\n{\"id\":\"it_a\"}\n")}, "dup.jsonl:3: duplicate prediction for it_a (first on line 1)"},
+		{"prediction without id", []string{"--gold", gold, "--pred", scoreTestWrite(t, dir, "noid.jsonl", "{\"tool_calls\":[]}\n")}, "noid.jsonl:1: prediction without id"},
+		{"bad profile", []string{"--gold", gold, "--profile", "strict"}, "--profile must be default or bfcl"},
+		{"min on a lower-is-better rate", []string{"--gold", gold, "--min", "unparseable_rate=0.1"}, "use --max"},
 		{"bad gold line", []string{"--gold", badGold}, badGold + ":2: expected call x: args must be a JSON object"},
 		{"unknown dataset version", []string{"--gold", "support@v3"}, "support@v3: no such dataset version"},
 		{"bad dataset reference", []string{"--gold", "support@vx"}, "version must look like v1"},
