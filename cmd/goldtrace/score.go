@@ -165,7 +165,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if !report.Passed {
 		fails := report.FailedGates()
 		first := fails[0]
-		return failed("score: %d of %d checks failed, first: %s [%s] is %s", len(fails), len(report.Gates), first.Check, first.Scope, score.FormatRate(first.Value))
+		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
 	}
 	return nil
 }
