@@ -40,6 +40,7 @@ against them for CI.`,
 		newDatasetsCmd(app),
 		newDiffCmd(app),
 		newVerifyCmd(app),
+		newScoreCmd(app),
 	)
 	return root
 }
