@@ -16,17 +16,18 @@ import (
 )
 
 type scoreFlags struct {
-	gold, pred  string
-	predFormat  string
-	profile     string
-	mins, maxs  []string
-	minSupport  int
-	baseline    string
-	maxDrop     float64
-	by          []string
-	format, out string
-	asJSON      bool
-	failures    int
+	gold, pred   string
+	predFormat   string
+	profile      string
+	mins, maxs   []string
+	minSupport   int
+	baseline     string
+	maxDrop      float64
+	by           []string
+	format, out  string
+	asJSON       bool
+	failures     int
+	allowMissing bool
 }
 
 func newScoreCmd(app *App) *cobra.Command {
@@ -64,6 +65,7 @@ model did.`,
 	fl.StringVar(&f.format, "format", "text", "report format: text, json, junit or markdown")
 	fl.BoolVar(&f.asJSON, "json", false, "same as --format json")
 	fl.StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
+	fl.BoolVar(&f.allowMissing, "allow-missing", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
 	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
 	_ = cmd.MarkFlagRequired("gold")
 	return cmd
@@ -140,7 +142,11 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 		if f.predFormat != "" {
 			preds, err = loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
 		} else {
-			preds, err = loadPredictions(ctx, app, f.pred, cases)
+			var unknown int
+			preds, unknown, err = loadPredictions(ctx, app, f.pred, cases, f.allowMissing)
+			if unknown > 0 {
+				fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-missing)\n", f.pred, unknown)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("read predictions: %w", err)

@@ -248,15 +248,17 @@ func parsePredictionLine(data []byte) (string, []trace.Call, error) {
 }
 
 // loadPredictions reads a predictions file into one Prediction per case
-// (same order). An id that is not in the gold is an error; a case without
-// a prediction is Missing (scored as no call).
-func loadPredictions(ctx context.Context, app *App, path string, cases []score.Case) ([]score.Prediction, error) {
+// (same order). An id that is not in the gold is an error, or with
+// allowUnknown is skipped and counted; a case without a prediction is
+// Missing (scored as no call).
+func loadPredictions(ctx context.Context, app *App, path string, cases []score.Case, allowUnknown bool) ([]score.Prediction, int, error) {
 	index := make(map[string]int, len(cases))
 	for i := range cases {
 		index[cases[i].ID] = i
 	}
 	preds := make([]score.Prediction, len(cases))
 	seen := make([]int, len(cases))
+	unknown := 0
 	err := readJSONLines(ctx, app, path, func(line int, data []byte) error {
 		id, calls, err := parsePredictionLine(data)
 		if err != nil {
@@ -264,7 +266,11 @@ func loadPredictions(ctx context.Context, app *App, path string, cases []score.C
 		}
 		i, ok := index[id]
 		if !ok {
-			return fmt.Errorf("prediction id %s is not in the gold", id)
+			if allowUnknown {
+				unknown++
+				return nil
+			}
+			return fmt.Errorf("prediction id %s is not in the gold (--allow-missing ignores such lines)", id)
 		}
 		if seen[i] > 0 {
 			return fmt.Errorf("duplicate prediction for %s (first on line %d)", id, seen[i])
@@ -274,14 +280,14 @@ func loadPredictions(ctx context.Context, app *App, path string, cases []score.C
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for i := range preds {
 		if seen[i] == 0 {
 			preds[i].Missing = true
 		}
 	}
-	return preds, nil
+	return preds, unknown, nil
 }
 
 // readJSONLines calls fn for every non-blank line of path ("-" = stdin,

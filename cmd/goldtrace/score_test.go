@@ -181,6 +181,12 @@ func TestScoreCommand(t *testing.T) {
 			t.Fatalf("junit %+v %v:\n%s", v, err, out)
 		}
 	})
+	t.Run("allow-missing ignores unknown prediction ids", func(t *testing.T) {
+		_, stderr, err := scoreTestRun(t, "--gold", gold, "--pred", unknown, "--allow-missing", "--json")
+		if err != nil || !strings.Contains(stderr, "ignored 1 predictions for items not in the gold") {
+			t.Fatalf("err %v, stderr %q", err, stderr)
+		}
+	})
 	for _, tt := range []struct {
 		name string
 		args []string
