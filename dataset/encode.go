@@ -25,7 +25,7 @@ func EncodeRecord(r Record) ([]byte, error) {
 		return nil, fmt.Errorf("record %s: available tools: %w", r.ID, err)
 	}
 	r.AvailableTools = tools
-	if err := normalizeAnswer(&r); err != nil {
+	if err := normalizeAnswer(&r, false); err != nil {
 		return nil, fmt.Errorf("record %s: %w", r.ID, err)
 	}
 	return marshalLine(&r)
@@ -93,8 +93,9 @@ func normalizeTools(tools []trace.Tool) ([]trace.Tool, error) {
 }
 
 // normalizeAnswer canonicalises everything of r except the input messages
-// and tools (which a Builder shares between the items of one trace).
-func normalizeAnswer(r *Record) error {
+// and tools (which a Builder shares between the items of one trace), and the
+// observed calls when they come from already normalised messages.
+func normalizeAnswer(r *Record, observedCanonical bool) error {
 	if r.Input.Messages == nil {
 		r.Input.Messages = []trace.Message{}
 	}
@@ -124,8 +125,10 @@ func normalizeAnswer(r *Record) error {
 	r.Acceptable = acc
 	obs := make([]ObservedCall, len(r.ObservedCalls))
 	for i, c := range r.ObservedCalls {
-		if c.Args, err = canonicalOr(c.Args, `{}`); err != nil {
-			return fmt.Errorf("observed_calls[%d].args: %w", i, err)
+		if !observedCanonical {
+			if c.Args, err = canonicalOr(c.Args, `{}`); err != nil {
+				return fmt.Errorf("observed_calls[%d].args: %w", i, err)
+			}
 		}
 		obs[i] = c
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -176,13 +177,9 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
-	var lines []dataset.Line
-	for _, tg := range golds {
-		ls, err := dataset.BuildLines(tg)
-		if err != nil {
-			return fmt.Errorf("export %s: %w", name, err)
-		}
-		lines = append(lines, ls...)
+	lines, err := dataset.BuildAll(golds, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
 	}
 	if len(lines) == 0 {
 		return fmt.Errorf("export %s: no gold items to export%s (items become gold when agreed or adjudicated)", name, describeSelection(filter.Batches, whereList))
