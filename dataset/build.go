@@ -38,6 +38,10 @@ type Answer struct {
 type TraceGold struct {
 	Trace   trace.Trace
 	Answers []Answer
+	// MessagesJSON, when Trace.Messages is nil, is the JSON array the
+	// messages decode from: a store hands rows over undecoded so that
+	// decoding runs in the builders' goroutines.
+	MessagesJSON []byte
 }
 
 // Line is one encoded gold record and what the manifest needs from it.
@@ -154,6 +158,11 @@ type recordTail struct {
 // Lines turns the gold answers of one trace into canonical record lines.
 func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
 	t := tg.Trace
+	if t.Messages == nil && tg.MessagesJSON != nil {
+		if err := json.Unmarshal(tg.MessagesJSON, &t.Messages); err != nil {
+			return nil, fmt.Errorf("trace %s: messages: %w", t.ID, err)
+		}
+	}
 	msgs, err := normalizeMessages(t.Messages)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
