@@ -132,7 +132,7 @@ func (b *Builder) tools(tools []trace.Tool) ([]trace.Tool, error) {
 		} else if canon, ok := b.params[string(t.Parameters)]; ok {
 			t.Parameters = canon
 		} else {
-			canon, err := trace.Canonical(t.Parameters)
+			canon, err := canonical(t.Parameters)
 			if err != nil {
 				return nil, fmt.Errorf("tool %q parameters: %w", t.Name, err)
 			}

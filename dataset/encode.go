@@ -47,7 +47,7 @@ func canonicalOr(raw json.RawMessage, empty string) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage(empty), nil
 	}
-	return trace.Canonical(raw)
+	return canonical(raw)
 }
 
 // normalizeMessages returns msgs with every tool call's arguments canonical
@@ -79,7 +79,7 @@ func normalizeTools(tools []trace.Tool) ([]trace.Tool, error) {
 	out := make([]trace.Tool, len(tools))
 	for i, t := range tools {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {
-			p, err := trace.Canonical(t.Parameters)
+			p, err := canonical(t.Parameters)
 			if err != nil {
 				return nil, fmt.Errorf("tool %q parameters: %w", t.Name, err)
 			}
@@ -176,7 +176,7 @@ func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
 			} else {
 				vals := make([]json.RawMessage, len(r.AnyOf))
 				for j, v := range r.AnyOf {
-					if vals[j], err = trace.Canonical(v); err != nil {
+					if vals[j], err = canonical(v); err != nil {
 						return nil, fmt.Errorf("call %d (%s) arg_rules.%s.any_of[%d]: %w", i, c.Tool, k, j, err)
 					}
 				}
