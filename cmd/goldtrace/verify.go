@@ -49,6 +49,11 @@ Exit 0 with one OK line; exit 1 naming the first bad line (FILE:LINE: what).`,
 			if strings.HasSuffix(file, ".manifest.json") {
 				file = strings.TrimSuffix(file, ".manifest.json") + ".jsonl"
 			}
+			f, err := os.Open(file)
+			if err != nil {
+				return fmt.Errorf("verify %s: %w", file, unwrapPath(err))
+			}
+			defer f.Close()
 			res := verifyResult{File: file}
 			var m *dataset.Manifest
 			if !noManifest {
@@ -69,11 +74,6 @@ Exit 0 with one OK line; exit 1 naming the first bad line (FILE:LINE: what).`,
 				}
 				m = &parsed
 			}
-			f, err := os.Open(file)
-			if err != nil {
-				return fmt.Errorf("verify %s: %w", file, unwrapPath(err))
-			}
-			defer f.Close()
 			sum, err := dataset.Verify(f, m)
 			res.Records, res.SHA256 = sum.Records, sum.SHA256
 			if err != nil {

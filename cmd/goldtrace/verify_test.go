@@ -81,7 +81,7 @@ func TestVerifyDetectsOneChangedByte(t *testing.T) {
 	if stdout, _, code := expRun(t, "unused.db", "verify", file, "--no-manifest", "--json"); code != 0 || !strings.Contains(stdout, `"ok": true`) {
 		t.Errorf("--no-manifest: exit %d %s", code, stdout)
 	}
-	if _, _, code := expRun(t, "unused.db", "verify", filepath.Join(t.TempDir(), "missing.jsonl"), "--no-manifest"); code != 2 {
+	if _, _, code := expRun(t, "unused.db", "verify", filepath.Join(t.TempDir(), "missing.jsonl")); code != 2 {
 		t.Errorf("missing file: exit %d, want 2", code)
 	}
 }
