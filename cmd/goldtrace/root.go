@@ -31,6 +31,9 @@ against them for CI.`,
 	root.SetErr(app.Err)
 	root.AddCommand(
 		newUsersCmd(app),
+		newStatusCmd(app),
+		newResolveCmd(app),
+		newSettingsCmd(app),
 	)
 	return root
 }
