@@ -1,0 +1,228 @@
+package sampling
+
+import (
+	"container/heap"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+)
+
+// Sampler draws a seeded stratified sample of at most N items from candidates
+// offered one at a time, with memory bounded by N per stratum (plus the
+// duplicate set in exact mode): each stratum keeps a reservoir of the N
+// candidates with the smallest Key, which is exactly the set a seeded shuffle
+// of that stratum would put first. Allocation happens in Result, once the
+// stratum sizes are known.
+//
+// Deduplication: candidates with the same input hash count once.
+//   - Exact (NewSampler with ordered=true): candidates must be offered in
+//     Earlier order (the store scans them that way); the first copy of an
+//     input wins and later copies are dropped. This remembers the hashes of
+//     every distinct input (16 bytes each).
+//   - Streaming (ordered=false, for trace files in arbitrary order): memory
+//     stays bounded by the reservoirs. A copy of an input that is held in a
+//     reservoir replaces it when it is Earlier (moving strata if needed), so
+//     among copies that can be in the sample the earliest wins. Because all
+//     copies share one Key, a copy of an input that a reservoir has already
+//     rejected is rejected again when it falls in the same stratum; a copy
+//     in another stratum may still be kept, and Available counts copies that
+//     were never held. Both differ from exact mode only when the duplicates
+//     of one input fall in different strata, or for the counts shown.
+type Sampler struct {
+	seed     int64
+	n        int
+	ordered  bool
+	strata   map[string]*reservoir
+	held     map[string]*entry // input hash -> its entry in a reservoir
+	seen     map[[16]byte]struct{}
+	excluded map[string]bool
+	dups     int
+	excl     int
+}
+
+type entry struct {
+	c     Candidate
+	key   uint64
+	index int // in its reservoir's heap
+}
+
+// reservoir is a max-heap on key: the root is the first to evict.
+type reservoir struct {
+	name      string
+	available int
+	items     []*entry
+}
+
+func (r *reservoir) Len() int { return len(r.items) }
+func (r *reservoir) Less(i, j int) bool {
+	return keyLess(r.items[j].key, r.items[j].c.InputHash, r.items[i].key, r.items[i].c.InputHash)
+}
+func (r *reservoir) Swap(i, j int) {
+	r.items[i], r.items[j] = r.items[j], r.items[i]
+	r.items[i].index, r.items[j].index = i, j
+}
+func (r *reservoir) Push(x any) {
+	e := x.(*entry)
+	e.index = len(r.items)
+	r.items = append(r.items, e)
+}
+func (r *reservoir) Pop() any {
+	e := r.items[len(r.items)-1]
+	r.items = r.items[:len(r.items)-1]
+	return e
+}
+
+// NewSampler returns a sampler for at most n items. ordered says candidates
+// arrive in Earlier order (exact deduplication, see Sampler).
+func NewSampler(seed int64, n int, ordered bool) *Sampler {
+	s := &Sampler{seed: seed, n: n, ordered: ordered,
+		strata: map[string]*reservoir{}, held: map[string]*entry{}}
+	if ordered {
+		s.seen = map[[16]byte]struct{}{}
+	}
+	return s
+}
+
+// Exclude drops every candidate with one of these input hashes (inputs that
+// are already in a batch).
+func (s *Sampler) Exclude(hashes []string) {
+	if s.excluded == nil {
+		s.excluded = map[string]bool{}
+	}
+	for _, h := range hashes {
+		s.excluded[h] = true
+	}
+}
+
+// Offer considers one candidate.
+func (s *Sampler) Offer(c Candidate) {
+	if s.excluded[c.InputHash] {
+		s.excl++
+		return
+	}
+	if e, ok := s.held[c.InputHash]; ok {
+		s.dups++
+		if Earlier(c, e.c) {
+			s.replace(e, c)
+		}
+		return
+	}
+	if s.ordered {
+		k := hashKey(c.InputHash)
+		if _, dup := s.seen[k]; dup {
+			s.dups++
+			return
+		}
+		s.seen[k] = struct{}{}
+	}
+	s.admit(c)
+}
+
+// admit counts a new input in its stratum and keeps it when its key is among
+// the n smallest there.
+func (s *Sampler) admit(c Candidate) {
+	r := s.stratum(c.Stratum)
+	r.available++
+	if s.n <= 0 {
+		return
+	}
+	e := &entry{c: c, key: Key(s.seed, c.InputHash)}
+	if r.Len() < s.n {
+		heap.Push(r, e)
+		s.held[c.InputHash] = e
+		return
+	}
+	top := r.items[0]
+	if keyLess(e.key, c.InputHash, top.key, top.c.InputHash) {
+		delete(s.held, top.c.InputHash)
+		r.items[0] = e
+		e.index = 0
+		heap.Fix(r, 0)
+		s.held[c.InputHash] = e
+	}
+}
+
+// replace swaps the candidate held for an input for an earlier copy of it,
+// moving it to the copy's stratum when that differs (where it may not make
+// the cut: the input then leaves the sample, as its earliest copy would).
+func (s *Sampler) replace(e *entry, c Candidate) {
+	if c.Stratum == e.c.Stratum {
+		e.c = c
+		return
+	}
+	old := s.strata[e.c.Stratum]
+	heap.Remove(old, e.index)
+	old.available--
+	delete(s.held, e.c.InputHash)
+	s.admit(c)
+}
+
+func (s *Sampler) stratum(name string) *reservoir {
+	r, ok := s.strata[name]
+	if !ok {
+		r = &reservoir{name: name}
+		s.strata[name] = r
+	}
+	return r
+}
+
+// Duplicates is how many candidates were dropped as copies of another input.
+func (s *Sampler) Duplicates() int { return s.dups }
+
+// Excluded is how many candidates were dropped because their input is
+// already in a batch.
+func (s *Sampler) Excluded() int { return s.excl }
+
+// Sample is a drawn sample: the items in sample order (by Key) and what each
+// stratum offered and gave.
+type Sample struct {
+	Items  []Candidate
+	Strata []Stratum
+	Note   string // set when Allocate could not honour every minimum
+}
+
+// Result allocates n over the strata seen (see Allocate) and returns the
+// chosen candidates ordered by Key: a seeded shuffle that interleaves strata.
+func (s *Sampler) Result(mode string, minPer int) (Sample, error) {
+	counts := make([]Stratum, 0, len(s.strata))
+	for name, r := range s.strata {
+		counts = append(counts, Stratum{Name: name, Available: r.available})
+	}
+	alloc, note, err := Allocate(counts, s.n, mode, minPer)
+	if err != nil {
+		return Sample{}, err
+	}
+	var chosen []*entry
+	for _, st := range alloc {
+		r := s.strata[st.Name]
+		es := append([]*entry(nil), r.items...)
+		sort.Slice(es, func(i, j int) bool { return keyLess(es[i].key, es[i].c.InputHash, es[j].key, es[j].c.InputHash) })
+		if st.Sampled > len(es) {
+			return Sample{}, fmt.Errorf("stratum %q: allocated %d but holds %d", st.Name, st.Sampled, len(es))
+		}
+		chosen = append(chosen, es[:st.Sampled]...)
+	}
+	sort.Slice(chosen, func(i, j int) bool {
+		return keyLess(chosen[i].key, chosen[i].c.InputHash, chosen[j].key, chosen[j].c.InputHash)
+	})
+	out := Sample{Strata: alloc, Note: note, Items: make([]Candidate, len(chosen))}
+	for i, e := range chosen {
+		out.Items[i] = e.c
+	}
+	return out, nil
+}
+
+// hashKey is a fixed-size map key for an input hash: its first 128 bits
+// when it is 64 hex digits (a sha256), else the first 128 bits of its sha256.
+func hashKey(h string) [16]byte {
+	var k [16]byte
+	if len(h) == 64 {
+		if _, err := hex.Decode(k[:], []byte(h[:32])); err == nil {
+			return k
+		}
+	}
+	sum := sha256.Sum256([]byte(h))
+	copy(k[:], sum[:16])
+	return k
+}

@@ -1,0 +1,115 @@
+package sampling
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// StreamOptions configure SampleReader.
+type StreamOptions struct {
+	Seed        int64
+	N           int
+	By          string // "", "tool" or "meta.NAME"
+	Filter      Filter
+	Alloc       string
+	MinPer      int
+	Exclude     []string // input hashes already sampled
+	SkipInvalid bool     // count invalid records instead of stopping
+}
+
+// StreamSample is a sample drawn from a trace stream with the traces that
+// hold its items (sorted by id), the only ones that need importing.
+type StreamSample struct {
+	Sample
+	Traces     []trace.Trace
+	Read       int  // traces read
+	Invalid    int  // invalid records skipped (SkipInvalid)
+	Duplicates int  // items dropped as copies of another input
+	Excluded   int  // items dropped because their input is already sampled
+	ByKeySeen  bool // some trace had the meta key stratified by (always true otherwise)
+}
+
+// SampleReader draws a sample from r in one pass. Memory is bounded by the
+// reservoirs (N candidates per stratum) and the traces holding them, not by
+// the input: a trace is dropped as soon as none of its items is held.
+// Deduplication is the Sampler's streaming mode (see Sampler).
+func SampleReader(r trace.Reader, o StreamOptions) (StreamSample, error) {
+	s := NewSampler(o.Seed, o.N, false)
+	s.Exclude(o.Exclude)
+	var out StreamSample
+	out.ByKeySeen = !strings.HasPrefix(o.By, "meta.")
+	metaKey := strings.TrimPrefix(o.By, "meta.")
+	traces := map[string]trace.Trace{}
+	limit := 64
+	for {
+		t, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var rec *trace.RecordError
+		if errors.As(err, &rec) && o.SkipInvalid {
+			out.Invalid++
+			continue
+		}
+		if err != nil {
+			return StreamSample{}, err
+		}
+		out.Read++
+		if !out.ByKeySeen {
+			_, out.ByKeySeen = t.Metadata[metaKey]
+		}
+		offered := false
+		for _, it := range trace.Items(t) {
+			if !o.Filter.Match(it) {
+				continue
+			}
+			offered = true
+			s.Offer(Candidate{ItemID: it.ID, TraceID: t.ID, Turn: it.Turn, Stratum: StratumOf(o.By, it),
+				InputHash: it.InputHash, TS: it.Timestamp.Unix(), HasTS: !it.Timestamp.IsZero()})
+		}
+		if offered {
+			if prev, dup := traces[t.ID]; dup && trace.ContentHash(prev) != trace.ContentHash(t) {
+				return StreamSample{}, fmt.Errorf("trace %q appears twice with different content", t.ID)
+			}
+			traces[t.ID] = t
+		}
+		if len(traces) > limit {
+			s.dropUnheld(traces)
+			limit = max(64, 2*len(traces))
+		}
+	}
+	sample, err := s.Result(o.Alloc, o.MinPer)
+	if err != nil {
+		return StreamSample{}, err
+	}
+	out.Sample = sample
+	out.Duplicates = s.Duplicates()
+	out.Excluded = s.Excluded()
+	need := map[string]bool{}
+	for _, c := range sample.Items {
+		need[c.TraceID] = true
+	}
+	for id := range need {
+		out.Traces = append(out.Traces, traces[id])
+	}
+	sort.Slice(out.Traces, func(i, j int) bool { return out.Traces[i].ID < out.Traces[j].ID })
+	return out, nil
+}
+
+// dropUnheld deletes the traces none of whose items is held.
+func (s *Sampler) dropUnheld(traces map[string]trace.Trace) {
+	keep := make(map[string]bool, len(s.held))
+	for _, e := range s.held {
+		keep[e.c.TraceID] = true
+	}
+	for id := range traces {
+		if !keep[id] {
+			delete(traces, id)
+		}
+	}
+}

@@ -1,0 +1,413 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stratum names for items with no value for the stratifying key.
+const (
+	// NoMetaValue is the stratum of items whose trace lacks the metadata key.
+	NoMetaValue = "(unset)"
+)
+
+// Turn selections for CandidateFilter.Turns.
+const (
+	TurnsAll     = "all"
+	TurnsCalls   = "calls"
+	TurnsNoCalls = "no-calls"
+)
+
+// Condition is one KEY=VALUE filter: Key is "tool" (the first observed
+// tool, "(none)" for no call) or "meta.NAME".
+type Condition struct {
+	Key   string
+	Value string
+}
+
+// CandidateFilter says which stored items sampling may draw and how they are
+// grouped.
+type CandidateFilter struct {
+	Where          []Condition // all must hold
+	Since, Until   time.Time   // trace timestamp in [Since, Until); zero = open
+	Turns          string      // TurnsAll (or ""), TurnsCalls, TurnsNoCalls
+	ExcludeSampled bool        // only items in no batch yet
+	By             string      // "", "tool" or "meta.NAME": the Stratum of each candidate
+}
+
+// Candidate is one item sampling may draw: what it needs, not the trace.
+// Its fields match sampling.Candidate so callers can convert it directly.
+type Candidate struct {
+	ItemID    string
+	TraceID   string
+	Turn      int
+	Stratum   string
+	InputHash string
+	TS        int64
+	HasTS     bool
+}
+
+// ValidKey checks a stratify/filter key: "tool" or "meta.NAME".
+func ValidKey(key string) error {
+	if key == "tool" {
+		return nil
+	}
+	if name, ok := strings.CutPrefix(key, "meta."); ok && name != "" {
+		return nil
+	}
+	return fmt.Errorf("unknown key %q: use tool or meta.NAME", key)
+}
+
+// ScanCandidates calls fn for every item matching f, in the order that
+// decides duplicates (sampling.Earlier): items with a timestamp by
+// (timestamp, trace id, turn), then items without one by (trace id, turn).
+// Only ids, hashes and the stratum are read, never the traces themselves.
+func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(Candidate) error) error {
+	for _, withTS := range []bool{true, false} {
+		query, args, err := candidateQuery(f, withTS)
+		if err != nil {
+			return err
+		}
+		if err := s.scanCandidates(ctx, query, args, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) scanCandidates(ctx context.Context, query string, args []any, fn func(Candidate) error) error {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("scan candidates: %w", err)
+	}
+	defer rows.Close()
+	var ts sql.NullInt64
+	var id, traceID, hash, stratum sql.RawBytes
+	var turn int
+	// One string per stratum name, not one per row.
+	strata := map[string]string{}
+	for rows.Next() {
+		if err := rows.Scan(&id, &traceID, &turn, &hash, &ts, &stratum); err != nil {
+			return fmt.Errorf("scan candidates: %w", err)
+		}
+		name, ok := strata[string(stratum)]
+		if !ok {
+			name = string(stratum)
+			strata[name] = name
+		}
+		c := Candidate{ItemID: string(id), TraceID: string(traceID), Turn: turn, Stratum: name,
+			InputHash: string(hash), TS: ts.Int64, HasTS: ts.Valid}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// candidateQuery builds the scan for the items with (withTS) or without a
+// timestamp; each half is ordered by an index.
+func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
+	var args []any
+	stratum := `''`
+	join := ""
+	switch {
+	case f.By == "":
+	case f.By == "tool":
+		stratum = `i.first_tool`
+	default:
+		if err := ValidKey(f.By); err != nil {
+			return "", nil, err
+		}
+		stratum = `COALESCE(m.value, '` + NoMetaValue + `')`
+		join = ` LEFT JOIN trace_meta m ON m.trace_id = i.trace_id AND m.key = ?`
+		args = append(args, strings.TrimPrefix(f.By, "meta."))
+	}
+	var where []string
+	if withTS {
+		where = append(where, `i.ts_unix IS NOT NULL`)
+	} else {
+		where = append(where, `i.ts_unix IS NULL`)
+	}
+	for _, c := range f.Where {
+		if err := ValidKey(c.Key); err != nil {
+			return "", nil, err
+		}
+		if c.Key == "tool" {
+			where = append(where, `i.first_tool = ?`)
+			args = append(args, c.Value)
+			continue
+		}
+		where = append(where, `i.trace_id IN (SELECT trace_id FROM trace_meta WHERE key = ? AND value = ?)`)
+		args = append(args, strings.TrimPrefix(c.Key, "meta."), c.Value)
+	}
+	if !f.Since.IsZero() {
+		where = append(where, `i.ts_unix >= ?`)
+		args = append(args, f.Since.Unix())
+	}
+	if !f.Until.IsZero() {
+		where = append(where, `i.ts_unix < ?`)
+		args = append(args, f.Until.Unix())
+	}
+	switch f.Turns {
+	case "", TurnsAll:
+	case TurnsCalls:
+		where = append(where, `i.n_calls > 0`)
+	case TurnsNoCalls:
+		where = append(where, `i.n_calls = 0`)
+	default:
+		return "", nil, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, TurnsCalls, TurnsNoCalls, TurnsAll)
+	}
+	if f.ExcludeSampled {
+		// Every item in a batch has left status 'new' for good.
+		where = append(where, `i.status = 'new'`)
+	}
+	order := `i.ts_unix, i.trace_id, i.turn`
+	if !withTS {
+		order = `i.trace_id, i.turn`
+	}
+	q := `SELECT i.id, i.trace_id, i.turn, i.input_hash, i.ts_unix, ` + stratum + ` FROM items i` + join +
+		` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order
+	return q, args, nil
+}
+
+// SampledInputHashes lists the input hashes of every item already in a
+// batch: sampling never draws another copy of those inputs.
+func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
+	return s.strings(ctx, `SELECT DISTINCT i.input_hash FROM batch_items b JOIN items i ON i.id = b.item_id ORDER BY 1`)
+}
+
+// MetaKeys lists the metadata keys stored traces have.
+func (s *Store) MetaKeys(ctx context.Context) ([]string, error) {
+	return s.strings(ctx, `SELECT DISTINCT key FROM trace_meta ORDER BY 1`)
+}
+
+// HasMetaKey reports whether any stored trace has metadata key name.
+func (s *Store) HasMetaKey(ctx context.Context, name string) (bool, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM trace_meta WHERE key = ?)`, name).Scan(&n)
+	return n == 1, err
+}
+
+// CountItems is the number of stored items.
+func (s *Store) CountItems(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM items`).Scan(&n)
+	return n, err
+}
+
+// MissingUsers returns the names (in the given order) that are not users.
+func (s *Store) MissingUsers(ctx context.Context, names []string) ([]string, error) {
+	var missing []string
+	for _, name := range names {
+		var n int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE name = ?`, name).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			missing = append(missing, name)
+		}
+	}
+	return missing, nil
+}
+
+func (s *Store) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// NextBatchName is "b" followed by one more than the largest number of the
+// batches named that way (b1 for the first).
+func (s *Store) NextBatchName(ctx context.Context) (string, error) {
+	names, err := s.strings(ctx, `SELECT name FROM batches WHERE name GLOB 'b[0-9]*'`)
+	if err != nil {
+		return "", err
+	}
+	next := 1
+	for _, name := range names {
+		if n, err := strconv.Atoi(name[1:]); err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	return "b" + strconv.Itoa(next), nil
+}
+
+// NewBatch is a sample to store: the items in sample order and, per item, its
+// reviewers.
+type NewBatch struct {
+	Name      string
+	Seed      int64
+	PerItem   int
+	Params    any // the sampling flags, stored as JSON
+	CreatedBy string
+	Items     []BatchItem
+}
+
+// BatchItem is one sampled item with its stratum and reviewers.
+type BatchItem struct {
+	ItemID    string
+	Stratum   string
+	Reviewers []string
+}
+
+// CreateBatch writes a batch in one transaction: the batch, its items in
+// order, one pending assignment per (item, reviewer) — each reviewer's
+// positions follow sample order — and moves the items from 'new' to
+// 'sampled'. A batch name in use is an ErrConflict. before, when not nil,
+// runs first in the same transaction (stream sampling inserts its traces
+// there).
+func (s *Store) CreateBatch(ctx context.Context, b NewBatch, before func(tx *Tx) error) error {
+	if b.Name == "" {
+		return errors.New("batch name is empty")
+	}
+	params, err := json.Marshal(b.Params)
+	if err != nil {
+		return fmt.Errorf("batch params: %w", err)
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ?`, b.Name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: batch %q already exists", ErrConflict, b.Name)
+		}
+		if before != nil {
+			if err := before(tx); err != nil {
+				return err
+			}
+		}
+		now := s.now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, params, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			b.Name, b.Seed, b.PerItem, string(params), b.CreatedBy, now); err != nil {
+			return fmt.Errorf("insert batch: %w", err)
+		}
+		addItem, err := tx.PrepareContext(ctx, `INSERT INTO batch_items(batch, item_id, position, stratum) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer addItem.Close()
+		assign, err := tx.PrepareContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at)
+			VALUES (?, ?, ?, ?, 'pending', ?) ON CONFLICT(item_id, reviewer) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer assign.Close()
+		mark, err := tx.PrepareContext(ctx, `UPDATE items SET status = 'sampled', updated_at = ? WHERE id = ? AND status = 'new'`)
+		if err != nil {
+			return err
+		}
+		defer mark.Close()
+		next := map[string]int{}
+		for pos, it := range b.Items {
+			if _, err := addItem.ExecContext(ctx, b.Name, it.ItemID, pos, it.Stratum); err != nil {
+				if strings.Contains(err.Error(), "FOREIGN KEY") {
+					return fmt.Errorf("batch item %s: %w: no such item", it.ItemID, ErrNotFound)
+				}
+				return fmt.Errorf("batch item %s: %w", it.ItemID, classify(err))
+			}
+			for _, r := range it.Reviewers {
+				if _, err := assign.ExecContext(ctx, it.ItemID, r, b.Name, next[r], now); err != nil {
+					if strings.Contains(err.Error(), "FOREIGN KEY") {
+						return fmt.Errorf("assign %s to %s: %w: no such user", it.ItemID, r, ErrNotFound)
+					}
+					return fmt.Errorf("assign %s to %s: %w", it.ItemID, r, err)
+				}
+				next[r]++
+			}
+			if _, err := mark.ExecContext(ctx, now, it.ItemID); err != nil {
+				return fmt.Errorf("mark %s sampled: %w", it.ItemID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// BatchSummary is one batch as `goldtrace batches` lists it.
+type BatchSummary struct {
+	Name        string          `json:"name"`
+	CreatedAt   string          `json:"created_at"`
+	Seed        int64           `json:"seed"`
+	Items       int             `json:"items"`
+	PerItem     int             `json:"per_item"`
+	Reviewers   []string        `json:"reviewers"`
+	Assignments map[string]int  `json:"assignments"` // by status
+	Params      json.RawMessage `json:"params"`
+}
+
+// AssignmentStatuses are the assignment states, in workflow order.
+var AssignmentStatuses = []string{"pending", "draft", "submitted", "skipped"}
+
+// Batches lists every batch, oldest first.
+func (s *Store) Batches(ctx context.Context) ([]BatchSummary, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT b.name, b.created_at, b.seed, b.per_item, b.params,
+		(SELECT count(*) FROM batch_items bi WHERE bi.batch = b.name)
+		FROM batches b ORDER BY b.created_at, b.name`)
+	if err != nil {
+		return nil, err
+	}
+	var out []BatchSummary
+	for rows.Next() {
+		var b BatchSummary
+		var params string
+		if err := rows.Scan(&b.Name, &b.CreatedAt, &b.Seed, &b.PerItem, &params, &b.Items); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		b.Params = json.RawMessage(params)
+		b.Assignments = map[string]int{}
+		for _, st := range AssignmentStatuses {
+			b.Assignments[st] = 0
+		}
+		b.Reviewers = []string{}
+		out = append(out, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		counts, err := s.r.QueryContext(ctx, `SELECT reviewer, status, count(*) FROM assignments WHERE batch = ? GROUP BY reviewer, status`, out[i].Name)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for counts.Next() {
+			var reviewer, status string
+			var n int
+			if err := counts.Scan(&reviewer, &status, &n); err != nil {
+				counts.Close()
+				return nil, err
+			}
+			out[i].Assignments[status] += n
+			if !seen[reviewer] {
+				seen[reviewer] = true
+				out[i].Reviewers = append(out[i].Reviewers, reviewer)
+			}
+		}
+		counts.Close()
+		if err := counts.Err(); err != nil {
+			return nil, err
+		}
+		sort.Strings(out[i].Reviewers)
+	}
+	return out, nil
+}
