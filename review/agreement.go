@@ -110,8 +110,11 @@ func Agree(items [][]Label) Agreement {
 			continue
 		}
 		out.Items++
-		ls := append([]Label(nil), labels...)
-		sort.Slice(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer })
+		ls := labels
+		if !sort.SliceIsSorted(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer }) {
+			ls = append([]Label(nil), labels...)
+			sort.Slice(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer })
+		}
 		unit := make([]string, len(ls))
 		for i, l := range ls {
 			unit[i] = ToolClass(l)
