@@ -68,11 +68,16 @@ type ToolArgsAgreement struct {
 }
 
 // ToolAgreement is, for one tool class, the reviewer pairs where at least one
-// chose it (Involved) and where both did (Agreed).
+// chose it (Involved) and where both did (Agreed), and Cohen's kappa of the
+// binary question "is it this tool?" over all reviewer pairs.
 type ToolAgreement struct {
 	Tool     string `json:"tool"`
 	Involved int    `json:"involved"`
 	Agreed   int    `json:"agreed"`
+	// onlyA and onlyB count pairs where only the first (second) reviewer
+	// chose the tool.
+	onlyA, onlyB int
+	Kappa        Kappa `json:"kappa"`
 }
 
 // Confusion counts reviewer pairs where one chose tool class A and the other B.
@@ -150,7 +155,9 @@ func Agree(items [][]Label) Agreement {
 					continue
 				}
 				tool(ci).Involved++
+				tool(ci).onlyA++
 				tool(cj).Involved++
+				tool(cj).onlyB++
 				lo, hi := min(ci, cj), max(ci, cj)
 				confusion[pairKey{lo, hi}]++
 			}
@@ -176,6 +183,7 @@ func Agree(items [][]Label) Agreement {
 	sort.Slice(out.Args.PerTool, func(i, j int) bool { return out.Args.PerTool[i].Tool < out.Args.PerTool[j].Tool })
 	out.Args.Percent = ratio(out.Args.Agreed, out.Args.Pairs)
 	for _, t := range perTool {
+		t.Kappa = BinaryKappa(t.Agreed, t.onlyA, t.onlyB, pairsTotal-t.Agreed-t.onlyA-t.onlyB)
 		out.PerTool = append(out.PerTool, *t)
 	}
 	sort.Slice(out.PerTool, func(i, j int) bool { return out.PerTool[i].Tool < out.PerTool[j].Tool })
