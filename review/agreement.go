@@ -132,7 +132,13 @@ func Agree(items [][]Label) Agreement {
 				pairA[k] = append(pairA[k], ci)
 				pairB[k] = append(pairB[k], cj)
 				pairsTotal++
-				_, same := ComparePair(ls[i], ls[j])
+				// Compare the first calls' arguments once: they decide the
+				// args agreement and, with the rest, exact agreement.
+				argsEq := true
+				if ci == cj && ci != trace.NoTool {
+					argsEq = ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args)
+				}
+				same := ci == cj && argsEq && agreeGivenFirst(ls[i], ls[j])
 				if same {
 					exact[k]++
 					exactTotal++
@@ -148,7 +154,7 @@ func Agree(items [][]Label) Agreement {
 							argsByTool[ci] = ta
 						}
 						ta.Pairs++
-						if same || ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args) {
+						if argsEq {
 							ta.Agreed++
 						}
 					}
@@ -202,6 +208,18 @@ func Agree(items [][]Label) Agreement {
 	})
 	nonNilSlices(&out)
 	return out
+}
+
+// agreeGivenFirst reports whether two labels agree completely, given that
+// their tool classes and first calls' arguments are already known equal.
+func agreeGivenFirst(a, b Label) bool {
+	if a.Decision != b.Decision {
+		return false
+	}
+	if a.Decision == DecisionNoCall || len(a.Calls) == 0 {
+		return a.Decision == DecisionNoCall || len(b.Calls) == 0
+	}
+	return len(a.Calls) == len(b.Calls) && CallsEqual(a.Calls[1:], b.Calls[1:])
 }
 
 func nonNilSlices(a *Agreement) {
