@@ -41,6 +41,9 @@ against them for CI.`,
 		newDiffCmd(app),
 		newVerifyCmd(app),
 		newScoreCmd(app),
+		newStatusCmd(app),
+		newResolveCmd(app),
+		newSettingsCmd(app),
 	)
 	return root
 }
