@@ -56,6 +56,7 @@ type AgreementSummary struct {
 type LabelAgreement struct {
 	PercentAgreement *float64 `json:"percent_agreement"` // share of items whose labels agree
 	KappaTool        *float64 `json:"kappa_tool"`        // Cohen's kappa on the first tool, (none) included
+	AlphaTool        *float64 `json:"alpha_tool"`        // Krippendorff's alpha (nominal) on the first tool
 }
 
 // Changes lists item ids against the parent version (for v1: all added).
@@ -90,7 +91,10 @@ func Assemble(lines []Line) (Content, error) {
 	for _, l := range lines {
 		buf = append(buf, l.Bytes...)
 		buf = append(buf, '\n')
-		hashes[l.ID] = RecordHash(l.Bytes)
+		if l.Hash == "" {
+			l.Hash = RecordHash(l.Bytes)
+		}
+		hashes[l.ID] = l.Hash
 	}
 	sum := sha256.Sum256(buf)
 	return Content{Bytes: buf, SHA256: hex.EncodeToString(sum[:]), Lines: lines, Hashes: hashes}, nil

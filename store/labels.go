@@ -428,3 +428,35 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 	})
 	return l, err
 }
+
+// LabelsOfItems loads the submitted labels of the given items in one scan,
+// grouped per item (by reviewer), for agreement statistics over a dataset.
+// Items without labels are left out.
+func (s *Store) LabelsOfItems(ctx context.Context, itemIDs []string) ([][]review.Label, error) {
+	want := make(map[string]bool, len(itemIDs))
+	for _, id := range itemIDs {
+		want[id] = true
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
+		FROM labels ORDER BY item_id, reviewer`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]review.Label
+	for rows.Next() {
+		l, err := scanLabel(rows)
+		if err != nil {
+			return nil, err
+		}
+		if !want[l.Item] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1][0].Item == l.Item {
+			out[n-1] = append(out[n-1], l)
+		} else {
+			out = append(out, []review.Label{l})
+		}
+	}
+	return out, rows.Err()
+}

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -46,7 +48,7 @@ type exportResult struct {
 }
 
 func newExportCmd(app *App) *cobra.Command {
-	var o exportOptions
+	o := exportOptions{labelAgreement: exportAgreement}
 	cmd := &cobra.Command{
 		Use:   "export NAME | NAME@vN",
 		Short: "Export the current gold items as the next version of dataset NAME (or re-materialise NAME@vN)",
@@ -176,13 +178,9 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
-	var lines []dataset.Line
-	for _, tg := range golds {
-		ls, err := dataset.BuildLines(tg)
-		if err != nil {
-			return fmt.Errorf("export %s: %w", name, err)
-		}
-		lines = append(lines, ls...)
+	lines, err := dataset.BuildAll(golds, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
 	}
 	if len(lines) == 0 {
 		return fmt.Errorf("export %s: no gold items to export%s (items become gold when agreed or adjudicated)", name, describeSelection(filter.Batches, whereList))
@@ -224,17 +222,42 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return err
 	}
-	files, err := stageVersionFiles(o.out, name, info.Version, content.Bytes, manifestBytes, o.formats, false)
-	if err != nil {
-		return err
+	// The files are staged (written under temporary names and fsynced)
+	// while the version is inserted; they are renamed into place only when
+	// both succeeded, and removed when either failed.
+	type staging struct {
+		files *stagedFiles
+		err   error
+	}
+	stagedCh := make(chan staging, 1)
+	go func() {
+		f, err := stageVersionFiles(o.out, name, info.Version, content.Bytes, manifestBytes, o.formats, false)
+		stagedCh <- staging{f, err}
+	}()
+	var staged staging
+	waited := false
+	waitStaged := func() staging {
+		if !waited {
+			staged, waited = <-stagedCh, true
+		}
+		return staged
 	}
 	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: manifest.CreatedAt,
 		CreatedBy: o.as, Message: o.message, SHA256: content.SHA256, Count: len(content.Lines)}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content.Bytes, content.Hashes)
+		if err := st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content.Bytes, content.Hashes); err != nil {
+			return err
+		}
+		return waitStaged().err
 	})
+	files := waitStaged().files
 	if err != nil {
-		files.abort()
+		if files != nil {
+			files.abort()
+		}
+		if staged.err != nil {
+			return staged.err
+		}
 		return fmt.Errorf("export %s: %w", name, err)
 	}
 	paths, err := files.commit()
@@ -360,4 +383,45 @@ func progress(app *App, msg string) {
 	if IsTerminal(app.Err) {
 		fmt.Fprintln(app.Err, msg)
 	}
+}
+
+// exportAgreement is the manifest's agreement summary of the reviewers'
+// labels on the exported items: the share of items whose labels agree
+// completely, kappa on the first tool (Cohen's for one reviewer pair; Light's,
+// the mean of the pairs' Cohen's kappas, for more) and Krippendorff's alpha.
+func exportAgreement(ctx context.Context, st *store.Store, itemIDs []string) (dataset.LabelAgreement, error) {
+	items, err := st.LabelsOfItems(ctx, itemIDs)
+	if err != nil {
+		return dataset.LabelAgreement{}, err
+	}
+	var out dataset.LabelAgreement
+	agreed, compared := 0, 0
+	for _, labels := range items {
+		if len(labels) < 2 {
+			continue
+		}
+		compared++
+		if review.Compare(labels).Agreed {
+			agreed++
+		}
+	}
+	if compared > 0 {
+		p := float64(agreed) / float64(compared)
+		out.PercentAgreement = &p
+	}
+	a := review.Agree(items)
+	var sum float64
+	n := 0
+	for _, pair := range a.Pairs {
+		if pair.Kappa.Kappa != nil {
+			sum += *pair.Kappa.Kappa
+			n++
+		}
+	}
+	if n > 0 {
+		k := sum / float64(n)
+		out.KappaTool = &k
+	}
+	out.AlphaTool = a.Alpha.Alpha
+	return out, nil
 }

@@ -43,6 +43,10 @@ against them for CI.`,
 		newDatasetsCmd(app),
 		newDiffCmd(app),
 		newVerifyCmd(app),
+		newScoreCmd(app),
+		newStatusCmd(app),
+		newResolveCmd(app),
+		newSettingsCmd(app),
 	)
 	return root
 }

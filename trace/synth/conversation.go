@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -48,6 +49,7 @@ type orderItem struct {
 type conversation struct {
 	r        *rand.Rand
 	id       string
+	now      time.Time // when the conversation happens
 	model    string
 	prompt   string
 	cohort   string
@@ -64,8 +66,8 @@ type conversation struct {
 	calls     int
 }
 
-func newConversation(r *rand.Rand, id string) *conversation {
-	g := &conversation{r: r, id: id}
+func newConversation(r *rand.Rand, id string, now time.Time) *conversation {
+	g := &conversation{r: r, id: id, now: now}
 	g.model = pick(r, models)
 	g.prompt = "v7"
 	if r.IntN(5) < 2 {
@@ -139,8 +141,8 @@ func (g *conversation) makeOrders() {
 			id:      "ORD-" + strconv.Itoa(10000+g.r.IntN(90000)),
 			status:  pick(g.r, orderStatuses),
 			carrier: pick(g.r, g.region.carriers),
-			placed:  "2026-04-" + twoDigits(1+g.r.IntN(28)),
-			eta:     "2026-05-" + twoDigits(2+g.r.IntN(27)),
+			placed:  g.day(-1 - g.r.IntN(25)),
+			eta:     g.day(1 + g.r.IntN(7)),
 		}
 		o.tracking = trackingNumber(g.r, o.carrier)
 		for j := 0; j < 1+g.r.IntN(3); j++ {
@@ -153,8 +155,9 @@ func (g *conversation) makeOrders() {
 	}
 }
 
-func twoDigits(n int) string {
-	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
+// day is the date n days from the conversation, as YYYY-MM-DD.
+func (g *conversation) day(n int) string {
+	return g.now.AddDate(0, 0, n).Format(time.DateOnly)
 }
 
 func (g *conversation) offers(tool string) bool { return slices.Contains(g.tools, tool) }
@@ -183,7 +186,7 @@ func (g *conversation) systemPrompt() string {
 			"Policy: returns within 30 days of delivery; standard shipping 3–5 business days, express 1–2; " +
 			"refunds reach the original payment method within 5 business days.")
 	}
-	b.WriteString("\nToday is 2026-05-12.")
+	b.WriteString("\nToday is " + g.day(0) + ".")
 	if g.cust.signedIn {
 		b.WriteString("\nSigned-in customer: " + g.cust.name + " (user_id " + g.cust.userID + ", " + g.cust.email + ").")
 	}
@@ -215,8 +218,24 @@ func (g *conversation) decide(content string, observed []trace.Call, right []pla
 	e := Expected{ItemID: trace.ItemID(g.id, turn), TraceID: g.id, Turn: turn, NoCall: len(right) == 0, Mistake: m}
 	for _, c := range right {
 		e.Calls = append(e.Calls, trace.Call{Name: c.name, Arguments: c.args.json()})
+		for _, f := range c.args {
+			if rule, ok := looseArgs[c.name+"."+f.k]; ok {
+				if e.ArgMatch == nil {
+					e.ArgMatch = map[string]string{}
+				}
+				e.ArgMatch[f.k] = rule
+			}
+		}
 	}
 	g.expected = append(g.expected, e)
+}
+
+// looseArgs are the tool arguments (tool.arg) a reviewer would not hold to
+// an exact value.
+var looseArgs = map[string]string{
+	toolEscalate + ".summary": "any",
+	toolCancel + ".reason":    "any",
+	toolSearch + ".query":     "fuzzy",
 }
 
 // answerTools appends the tool messages answering calls and reports whether

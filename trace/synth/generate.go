@@ -1,8 +1,6 @@
 package synth
 
 import (
-	"bufio"
-	"io"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -50,6 +48,10 @@ type Expected struct {
 	// Calls is the right call list; empty when NoCall.
 	Calls  []trace.Call
 	NoCall bool
+	// ArgMatch names the arguments whose exact value does not matter, with
+	// how to compare them: "any" (free text such as a hand-off summary) or
+	// "fuzzy" (case and spacing). Nil when every argument must match exactly.
+	ArgMatch map[string]string
 	// Mistake is the deliberate error in the model's observed calls, or
 	// MistakeNone when the model did the right thing.
 	Mistake Mistake
@@ -111,25 +113,6 @@ func GenerateCases(opts Options) []Case {
 	return out
 }
 
-// Write streams the N traces of opts to w as canonical trace JSON Lines (the
-// bytes of json.Marshal of each trace.Trace, one per line) and returns the
-// number of bytes written. The same options always give the same bytes.
-func Write(w io.Writer, opts Options) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	s := NewStream(opts)
-	var n int64
-	buf := make([]byte, 0, 16<<10)
-	for t, ok := s.Next(); ok; t, ok = s.Next() {
-		buf = appendTrace(buf[:0], t, shopTools.encoded)
-		m, err := bw.Write(buf)
-		n += int64(m)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, bw.Flush()
-}
-
 // traceID is the id of trace number k (0-based).
 func traceID(o Options, k int) string {
 	n := strconv.Itoa(k + 1)
@@ -146,7 +129,7 @@ func generateCase(o Options, k int, withTruth bool) Case {
 	id := traceID(o, k)
 	jitter := time.Duration(r.Int64N(int64(o.Interval)))
 	ts := o.Start.Add(time.Duration(k)*o.Interval + jitter - o.Interval/2).UTC().Truncate(time.Second)
-	g := newConversation(r, id)
+	g := newConversation(r, id, ts)
 	g.withTruth = withTruth
 	g.play()
 	return Case{

@@ -169,3 +169,23 @@ func TestTracesAreTheSameWithOrWithoutTruth(t *testing.T) {
 		}
 	}
 }
+
+func TestArgMatchMarksFreeText(t *testing.T) {
+	seen := map[string]string{}
+	for _, c := range GenerateCases(Options{Seed: 8, N: 600}) {
+		for _, e := range c.Expected {
+			for k, rule := range e.ArgMatch {
+				seen[e.Calls[0].Name+"."+k] = rule
+			}
+		}
+	}
+	want := map[string]string{"escalate_to_human.summary": "any", "cancel_order.reason": "any", "search_products.query": "fuzzy"}
+	for k, rule := range want {
+		if seen[k] != rule {
+			t.Errorf("%s: rule %q, want %q", k, seen[k], rule)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("loose arguments %v, want only %v", seen, want)
+	}
+}

@@ -25,9 +25,12 @@ const (
 	MistakeUnneededCall     Mistake = "unneeded_call"     // called a tool when none was needed
 )
 
-// Mistakes lists every kind, for tests and reports.
-var Mistakes = []Mistake{MistakeWrongTool, MistakeMissingArg, MistakeExtraArg, MistakeWrongType, MistakeWrongValue,
-	MistakeHallucinatedTool, MistakeUnparseable, MistakeMissedCall, MistakeUnneededCall}
+// MistakeKinds lists every kind of mistake (not MistakeNone), for tests and
+// reports.
+func MistakeKinds() []Mistake {
+	return []Mistake{MistakeWrongTool, MistakeMissingArg, MistakeExtraArg, MistakeWrongType, MistakeWrongValue,
+		MistakeHallucinatedTool, MistakeUnparseable, MistakeMissedCall, MistakeUnneededCall}
+}
 
 type weighted struct {
 	m Mistake

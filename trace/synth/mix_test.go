@@ -53,7 +53,7 @@ func TestMixProportions(t *testing.T) {
 		{"parallel calls", share(parallel), 0.01, 0.10},
 		{"traces with several call points", float64(multiStep) / float64(len(cases)), 0.10, 0.60},
 	}
-	for _, m := range Mistakes {
+	for _, m := range MistakeKinds() {
 		checks = append(checks, struct {
 			what     string
 			got      float64
@@ -75,7 +75,7 @@ func TestMixProportions(t *testing.T) {
 	}
 	if testing.Verbose() {
 		t.Logf("%d traces, %d decision points, no-call %.1f%%, parallel %.1f%%", len(cases), points, 100*share(noCall), 100*share(parallel))
-		for _, m := range append([]Mistake{MistakeNone}, Mistakes...) {
+		for _, m := range append([]Mistake{MistakeNone}, MistakeKinds()...) {
 			name := string(m)
 			if m == MistakeNone {
 				name = "(correct)"

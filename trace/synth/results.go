@@ -50,8 +50,8 @@ func (g *conversation) result(pc plannedCall) string {
 			return notFound("shipment", a.get("tracking_number"))
 		}
 		out = obj{{"carrier", found.carrier}, {"status", "in_transit"}, {"estimated_delivery", found.eta}, {"events", []obj{
-			{{"time", "2026-05-10T06:12:00Z"}, {"location", "origin facility"}, {"description", "Picked up"}},
-			{{"time", "2026-05-11T21:40:00Z"}, {"location", "regional hub"}, {"description", "Arrived at sort facility"}},
+			{{"time", g.day(-2) + "T06:12:00Z"}, {"location", "origin facility"}, {"description", "Picked up"}},
+			{{"time", g.day(-1) + "T21:40:00Z"}, {"location", "regional hub"}, {"description", "Arrived at sort facility"}},
 		}}}
 	case toolRefund:
 		o, ok := g.order(a.get("order_id"))
@@ -97,7 +97,7 @@ func (g *conversation) result(pc plannedCall) string {
 		if !ok {
 			return notFound("order", a.get("order_id"))
 		}
-		out = obj{{"return_id", "RMA-" + digits(g.r, 7)}, {"order_id", o.id}, {"label_url", "https://returns.northwind.example/l/" + strconv.Itoa(100000+g.r.IntN(900000))}, {"drop_off_by", "2026-05-26"}}
+		out = obj{{"return_id", "RMA-" + digits(g.r, 7)}, {"order_id", o.id}, {"label_url", "https://returns.northwind.example/l/" + strconv.Itoa(100000+g.r.IntN(900000))}, {"drop_off_by", g.day(14)}}
 	default:
 		return `{"error":"unknown tool \"` + pc.name + `\""}`
 	}
