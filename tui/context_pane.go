@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -18,6 +19,7 @@ type contextPane struct {
 	styles   *Styles
 	vp       viewport.Model
 	item     trace.Item
+	notes    []store.Note
 	loaded   bool
 	expanded bool
 	revealed bool
@@ -32,9 +34,10 @@ func newContextPane(styles *Styles) contextPane {
 	return contextPane{styles: styles, vp: vp}
 }
 
-// SetItem shows a new item, scrolled to the decision point.
-func (c *contextPane) SetItem(it trace.Item, revealed bool) {
-	c.item, c.loaded, c.revealed, c.expanded = it, true, revealed, false
+// SetItem shows a new item, scrolled to the decision point, with the lead's
+// notes to this reviewer when it was sent back.
+func (c *contextPane) SetItem(it trace.Item, revealed bool, notes []store.Note) {
+	c.item, c.notes, c.loaded, c.revealed, c.expanded = it, notes, true, revealed, false
 	c.refresh(true)
 }
 
@@ -143,6 +146,10 @@ func (c *contextPane) render() string {
 		}
 	}
 	b.WriteString(s.Accent.Render(ansi.Truncate("▶ decision point: what should the assistant do now?", c.width, "…")))
+	for _, n := range c.notes {
+		b.WriteString("\n")
+		write("[sent back by "+n.Author+"]", s.Warn.Render, n.Body, false)
+	}
 	if c.revealed {
 		b.WriteString("\n")
 		if len(c.item.Observed) == 0 {
@@ -152,7 +159,7 @@ func (c *contextPane) render() string {
 			write("[model did]", s.Warn.Render, "→ "+callText(call), false)
 		}
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // callText is name(args) with the arguments as the model wrote them.

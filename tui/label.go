@@ -171,7 +171,7 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.revealed = msg.Draft.SawObserved
 	p.started, p.now, p.baseSecs = p.c.Now(), p.c.Now(), msg.DraftSeconds
 	p.form.Load(msg.Item.Tools, msg.Draft)
-	p.context.SetItem(msg.Item, p.revealed)
+	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
 	return nil
 }

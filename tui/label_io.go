@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ type itemLoadedMsg struct {
 	DraftSeconds int
 	Done, Total  int
 	Guide        string
+	Notes        []store.Note // the lead's send-back notes to this reviewer
 	Empty        bool
 	Err          error
 }
@@ -106,6 +108,15 @@ func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
 		msg.DraftSeconds = secs
 	case !errors.Is(err, store.ErrNotFound):
 		return msg, fmt.Errorf("load draft of %s: %w", itemID, err)
+	}
+	notes, err := r.st.Notes(ctx, itemID)
+	if err != nil {
+		return msg, fmt.Errorf("load notes on %s: %w", itemID, err)
+	}
+	for _, n := range notes {
+		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, r.reviewer)) {
+			msg.Notes = append(msg.Notes, n)
+		}
 	}
 	g, err := r.st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace")
 	if err != nil {

@@ -471,3 +471,34 @@ func TestLateAutosaveAfterSubmitIsQuiet(t *testing.T) {
 		t.Errorf("a draft outlived its submitted label: %v", err)
 	}
 }
+
+func TestSentBackItemShowsTheLeadsNote(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice", "bob")
+	ctx := context.Background()
+	if err := f.st.AddUser(ctx, "carol", store.RoleLead); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []review.Label{
+		{Item: f.items[0], Reviewer: "alice", Decision: review.DecisionNoCall, Rationale: "ALICE-FIRST"},
+		{Item: f.items[0], Reviewer: "bob", Decision: review.DecisionNoCall, Rationale: "b", Calls: nil},
+	} {
+		if l.Reviewer == "bob" {
+			l.Decision = review.DecisionCall
+			l.Calls = []review.LabelCall{{Tool: "search_faq", Args: []byte(`{"query":"x"}`)}}
+		}
+		if _, err := f.st.SubmitLabel(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.st.SendBack(ctx, f.items[0], "carol", "The user gave an order id: look at it again.", []string{"alice"}, false); err != nil {
+		t.Fatal(err)
+	}
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	v := view(r)
+	if page.item.ID != f.items[0] || !strings.Contains(v, "[sent back by carol] The user gave an order id") {
+		t.Fatalf("sent-back item:\n%s", v)
+	}
+	if strings.Contains(v, "search_faq({\"query\":\"x\"})") || strings.Contains(v, "ALICE-FIRST") {
+		t.Errorf("the screen shows a removed label:\n%s", v)
+	}
+}
