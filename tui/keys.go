@@ -6,9 +6,10 @@ import "github.com/charmbracelet/bubbles/key"
 // Screens match with key.Matches and switch bindings off with SetEnabled so
 // the help line only ever lists keys that work.
 type KeyMap struct {
-	Global GlobalKeys
-	Label  LabelKeys
-	Guide  GuideKeys
+	Global     GlobalKeys
+	Label      LabelKeys
+	Adjudicate AdjudicateKeys
+	Guide      GuideKeys
 }
 
 // GlobalKeys work on every screen.
@@ -80,6 +81,7 @@ func DefaultKeyMap() KeyMap {
 			ExpandTools: b("ctrl+e", "expand tool results", "ctrl+e"),
 			ChangeTool:  b("ctrl+t", "change tool", "ctrl+t"),
 		},
+		Adjudicate: defaultAdjudicateKeys(),
 		Guide: GuideKeys{
 			Close: b("esc", "back to labeling", "esc", "ctrl+g"),
 			Up:    b("↑/k", "up", "up", "k"),
