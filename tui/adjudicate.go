@@ -232,7 +232,15 @@ func (p *AdjudicatePage) moveTo(pos int) tea.Cmd {
 	return p.req.detailCmd(p.seq, p.queue[pos].Item)
 }
 
+// handleKey handles a key and lays the page out again: a form may have
+// opened, closed or grown a problem line.
 func (p *AdjudicatePage) handleKey(msg tea.KeyMsg) tea.Cmd {
+	cmd := p.routeKey(msg)
+	p.layout()
+	return cmd
+}
+
+func (p *AdjudicatePage) routeKey(msg tea.KeyMsg) tea.Cmd {
 	g := &p.c.Keys.Global
 	switch {
 	case key.Matches(msg, g.ScrollUp):

@@ -185,15 +185,22 @@ func (p *AdjudicatePage) emptyView() string {
 		what += " in batch " + p.opts.Batch
 	}
 	lines := []string{
-		s.Title.Render(what),
-		"",
-		fmt.Sprintf("%d items gold, %d still labeling.", gold, labeling),
+		s.Title.Render(what) + fmt.Sprintf(" — %s gold, %d still labeling.", plural(gold, "item"), labeling),
 	}
 	if other := p.counts["disputed"]; other > 0 && p.kind != "" {
-		lines = append(lines, fmt.Sprintf("%d disputed items of other kinds: press %s to change the filter.", other, p.c.Keys.Adjudicate.Kind.Help().Key))
+		lines = append(lines, "", fmt.Sprintf("%s of other kinds: press %s to change the filter.", plural(other, "disputed item"), p.c.Keys.Adjudicate.Kind.Help().Key))
 	}
 	lines = append(lines, "", s.Muted.Render("Disputes appear here when two reviewers' labels of an item differ."))
 	return lipgloss.NewStyle().Width(p.width).Padding(1, 2).Render(strings.Join(lines, "\n"))
+}
+
+// pickHelp names the label numbers that exist ("1-2 pick").
+func (p *AdjudicatePage) pickHelp() key.Binding {
+	b := p.c.Keys.Adjudicate.Pick
+	if n := len(p.detail.labels); p.loaded && n > 1 && n < 10 {
+		b.SetHelp(fmt.Sprintf("1-%d", n), b.Help().Desc)
+	}
+	return b
 }
 
 // withHelp is b with another description.
@@ -220,7 +227,7 @@ func (p *AdjudicatePage) ShortHelp() []key.Binding {
 	if len(p.queue) == 0 {
 		return []key.Binding{k.Kind}
 	}
-	return []key.Binding{k.Pick, k.Edit, k.Both, k.Rules, k.SendBack, k.GuideNote, k.Next, k.Kind}
+	return []key.Binding{p.pickHelp(), k.Edit, k.Both, k.Rules, k.SendBack, k.Next, k.GuideNote, k.Kind}
 }
 
 // FullHelp groups every key of the current mode.
@@ -236,9 +243,17 @@ func (p *AdjudicatePage) FullHelp() [][]key.Binding {
 		return [][]key.Binding{{k.Kind}}
 	}
 	return [][]key.Binding{
-		{k.Pick, k.Edit, k.Both, k.Rules},
+		{p.pickHelp(), k.Edit, k.Both, k.Rules},
 		{k.SendBack, k.GuideNote},
 		{k.Next, k.Prev, k.Kind},
 		{k.LabelsUp, k.LabelsDn},
 	}
+}
+
+// plural is "1 item" or "n items".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

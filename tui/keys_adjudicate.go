@@ -33,15 +33,15 @@ func defaultAdjudicateKeys() AdjudicateKeys {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return AdjudicateKeys{
-		Pick:      b("1-9", "pick label", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
-		Edit:      b("e", "edit merged", "e"),
+		Pick:      b("1-9", "pick", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		Edit:      b("e", "merge", "e"),
 		Both:      b("b", "both ok", "b"),
-		Rules:     b("r", "arg rules", "r"),
+		Rules:     b("r", "rules", "r"),
 		SendBack:  b("s", "send back", "s"),
 		GuideNote: b("g", "guide note", "g"),
-		Kind:      b("f", "filter kind", "f"),
-		Next:      b("→/l", "next item", "right", "l"),
-		Prev:      b("←/h", "prev item", "left", "h"),
+		Kind:      b("f", "kind filter", "f"),
+		Next:      b("→/l", "next", "right", "l"),
+		Prev:      b("←/h", "prev", "left", "h"),
 		LabelsUp:  b("↑/k", "labels up", "up", "k"),
 		LabelsDn:  b("↓/j", "labels down", "down", "j"),
 
