@@ -91,6 +91,7 @@ type AdjudicatePage struct {
 	rules   rulesForm
 	context viewport.Model
 	labels  viewport.Model
+	starts  []int // the line each label starts on in labels
 
 	width, height int
 }
@@ -202,9 +203,25 @@ func (p *AdjudicatePage) show(d adjDetail) {
 	p.closeForm()
 	p.context.SetContent(renderItemContext(&p.c.Styles, d.item, p.context.Width))
 	p.context.GotoBottom()
-	p.labels.SetContent(renderLabels(&p.c.Styles, d.labels, p.labels.Width))
+	p.setLabels()
 	p.labels.GotoTop()
 	p.layout()
+}
+
+// setLabels renders the labels at the pane's width.
+func (p *AdjudicatePage) setLabels() {
+	var view string
+	view, p.starts = renderLabels(&p.c.Styles, p.detail.labels, p.labels.Width)
+	p.labels.SetContent(view)
+}
+
+// scrollToLabel brings the label of reviewer into view.
+func (p *AdjudicatePage) scrollToLabel(reviewer string) {
+	for i, l := range p.detail.labels {
+		if l.Reviewer == reviewer && i < len(p.starts) {
+			p.labels.SetYOffset(p.starts[i])
+		}
+	}
 }
 
 func (p *AdjudicatePage) onDone(msg adjDoneMsg) tea.Cmd {

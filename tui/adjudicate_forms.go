@@ -52,6 +52,28 @@ func (d adjDecision) others(labels []review.Label) []review.Label {
 	return out
 }
 
+// showChosen scrolls the labels to the decision's chosen one (after the
+// form is laid out, so the offset fits the pane).
+func (p *AdjudicatePage) showChosen() {
+	switch {
+	case p.decision.pick != "":
+		p.scrollToLabel(p.decision.pick)
+	case len(p.decision.both) > 0:
+		p.scrollToLabel(p.decision.both[0])
+	}
+}
+
+// whose names the answer the rules form edits ("bob's answer").
+func (d adjDecision) whose() string {
+	switch {
+	case d.label != nil:
+		return "the merged label"
+	case len(d.both) > 0:
+		return d.both[0] + "'s answer (and the acceptable one)"
+	}
+	return d.pick + "'s answer"
+}
+
 // describe is the decision in a few words ("pick bob").
 func (d adjDecision) describe() string {
 	var s string
@@ -141,9 +163,11 @@ func (p *AdjudicatePage) handleChooseKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// openReason asks why before committing the decision.
+// openReason asks why before committing the decision, with the chosen
+// label in view.
 func (p *AdjudicatePage) openReason() tea.Cmd {
 	p.mode, p.problem = adjReason, ""
+	p.showChosen()
 	p.reason.SetValue("")
 	p.layout()
 	return p.reason.Focus()
@@ -195,6 +219,7 @@ func (p *AdjudicatePage) openRules(back adjMode) tea.Cmd {
 	}
 	p.mode, p.rulesReturn, p.problem = adjRules, back, ""
 	p.layout()
+	p.showChosen()
 	return nil
 }
 

@@ -207,7 +207,8 @@ func prettyJSON(raw json.RawMessage, prefix string) string {
 
 // renderLabels lays the labels out side by side, two across from
 // sideBySideWidth cells, stacked below it; more labels continue in rows.
-func renderLabels(s *Styles, labels []review.Label, width int) string {
+// starts holds the line each label begins on, to scroll to it.
+func renderLabels(s *Styles, labels []review.Label, width int) (view string, starts []int) {
 	marks := markDifferences(labels)
 	cols := 1
 	if width >= sideBySideWidth {
@@ -217,10 +218,12 @@ func renderLabels(s *Styles, labels []review.Label, width int) string {
 	sepW := lipgloss.Width(sep)
 	colW := (width - sepW*(cols-1)) / cols
 	var rows []string
+	line := 0
 	for start := 0; start < len(labels); start += cols {
 		var blocks [][]string
 		height := 0
 		for j := start; j < start+cols && j < len(labels); j++ {
+			starts = append(starts, line)
 			lines := renderLabel(s, j+1, labels[j], marks[j], colW)
 			blocks = append(blocks, lines)
 			height = max(height, len(lines))
@@ -238,8 +241,9 @@ func renderLabels(s *Styles, labels []review.Label, width int) string {
 			out = append(out, strings.TrimRight(strings.Join(parts, sep), " "))
 		}
 		rows = append(rows, strings.Join(out, "\n"))
+		line += height + 1 // the blank line between rows
 	}
-	return strings.Join(rows, "\n\n")
+	return strings.Join(rows, "\n\n"), starts
 }
 
 // sideBySideWidth is the narrowest page that shows two labels across.

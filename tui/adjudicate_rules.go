@@ -101,9 +101,17 @@ func otherValues(tool, arg string, v json.RawMessage, labels []review.Label) []j
 	return out
 }
 
-// allows reports whether the row can take rule (any_of needs other values).
+// allows reports whether the row can take rule (any_of needs other values,
+// and fuzzy a string value).
 func (r ruleRow) allows(rule string) bool {
-	return rule != ruleAnyOf || len(r.others) > 0
+	switch rule {
+	case ruleAnyOf:
+		return len(r.others) > 0
+	case ruleFuzzy:
+		var s string
+		return json.Unmarshal(r.value, &s) == nil
+	}
+	return true
 }
 
 // spec is the row's rule for store.Resolution; ok is false for the default

@@ -108,7 +108,7 @@ func TestAdjudicateArgRules(t *testing.T) {
 		{"optional", []string{"left", "left"}, "1", map[string]score.ArgRule{"order_id": {Optional: true}}},
 		{"any_of takes bob's value", []string{"left"}, "1",
 			map[string]score.ArgRule{"order_id": {AnyOf: []json.RawMessage{json.RawMessage(`"ord-20000 "`)}}}},
-		{"second argument of bob's answer", []string{"down", "space", "space"}, "2",
+		{"fuzzy skipped for a boolean", []string{"down", "space"}, "2",
 			map[string]score.ArgRule{"verbose": {Match: score.MatchAny}}},
 		{"any_of skipped without other values", []string{"down", "left"}, "2",
 			map[string]score.ArgRule{"verbose": {Optional: true}}},
@@ -337,9 +337,13 @@ func TestAdjudicateMoreThanTwoLabels(t *testing.T) {
 	f.submit(t, f.items[0], "bob", `[{"tool":"get_order_status","args":{"order_id":"ORD-20000"}}]`, "b")
 	f.submit(t, f.items[0], "dan", `[{"tool":"search_faq","args":{"query":"late"}}]`, "d")
 	r, p := newAdjRoot(t, f, AdjudicateOptions{}, 120, 40)
-	all := ansi.Strip(renderLabels(&p.c.Styles, p.detail.labels, 120))
+	all, starts := renderLabels(&p.c.Styles, p.detail.labels, 120)
+	all = ansi.Strip(all)
 	if len(p.detail.labels) != 3 || !strings.Contains(all, "[3] dan") || !strings.Contains(adjView(r), "3 labels") {
 		t.Fatalf("three labels expected:\n%s", all)
+	}
+	if lines := strings.Split(all, "\n"); len(starts) != 3 || starts[0] != 0 || starts[1] != 0 || !strings.HasPrefix(lines[starts[2]], "[3] dan") {
+		t.Errorf("label starts %v", starts)
 	}
 	adjKeys(r, "b", "3")
 	if !strings.Contains(adjView(r), "dan is primary; which one is also acceptable") {

@@ -20,19 +20,34 @@ const maxProblemLines = 4
 
 // layout sizes the panes: one header line, then either the labels over the
 // editor (editing) or the context over the labels over the open form. The
-// context gets two fifths of what is left, the labels the rest.
+// context gets two fifths of what is left and the labels the rest; a pane
+// shorter than its share gives the spare lines to the other.
 func (p *AdjudicatePage) layout() {
 	w, h := p.width, p.height
 	if w <= 0 || h <= 0 {
 		return
 	}
+	atBottom := p.context.AtBottom()
+	if p.context.Width != w {
+		p.context.Width = w
+		if p.loaded {
+			p.context.SetContent(renderItemContext(&p.c.Styles, p.detail.item, w))
+			atBottom = true
+		}
+	}
+	if p.labels.Width != w {
+		p.labels.Width = w
+		if p.loaded {
+			p.setLabels()
+		}
+	}
 	const header, titles = 1, 2
-	ctxH, labelsH := 0, 0
+	labelLines := max(p.labels.TotalLineCount(), 1)
 	if p.mode == adjEdit {
 		rest := h - header - titles - min(len(p.problems), maxProblemLines)
-		labelsH = max(rest*2/5, 1)
+		p.labels.Height = max(min(rest*2/5, labelLines), 1)
 		p.editor.SetWidth(w)
-		p.editor.SetHeight(max(rest-labelsH, 1))
+		p.editor.SetHeight(max(rest-p.labels.Height, 1))
 	} else {
 		if p.mode == adjRules {
 			p.rules.SetSize(w, max(h/3, 1))
@@ -42,24 +57,24 @@ func (p *AdjudicatePage) layout() {
 			formH = lipgloss.Height(f)
 		}
 		rest := max(h-header-titles-formH, 2)
-		ctxH = max(rest*2/5, 1)
-		labelsH = max(rest-ctxH, 1)
-	}
-	p.context.Height, p.labels.Height = max(ctxH, 1), labelsH
-	if p.context.Width != w {
-		p.context.Width = w
-		if p.loaded {
-			p.context.SetContent(renderItemContext(&p.c.Styles, p.detail.item, w))
-			p.context.GotoBottom()
+		ctxLines := max(p.context.TotalLineCount(), 1)
+		ctxShare := rest * 2 / 5
+		switch {
+		case ctxLines < ctxShare && labelLines > rest-ctxShare:
+			p.context.Height = ctxLines
+		case labelLines < rest-ctxShare:
+			p.context.Height = rest - labelLines
+		default:
+			p.context.Height = ctxShare
 		}
+		p.context.Height = max(p.context.Height, 1)
+		p.labels.Height = max(rest-p.context.Height, 1)
 	}
-	if p.labels.Width != w {
-		p.labels.Width = w
-		if p.loaded {
-			p.labels.SetContent(renderLabels(&p.c.Styles, p.detail.labels, w))
-		}
+	// Keep the decision point in view when it was, and the offsets
+	// inside the (maybe shorter) content.
+	if atBottom {
+		p.context.GotoBottom()
 	}
-	// Keep the scroll offsets inside the (maybe shorter) content.
 	p.context.SetYOffset(p.context.YOffset)
 	p.labels.SetYOffset(p.labels.YOffset)
 }
@@ -159,13 +174,14 @@ func (p *AdjudicatePage) formView() string {
 	case adjNote:
 		lines = append(lines, p.note.View())
 	case adjRules:
-		lines = append(lines, s.Form.Label.Render("Argument rules for the expected answer (exact = default):"), p.rules.View())
+		lines = append(lines, s.Form.Label.Render("Argument rules for "+p.decision.whose()+" (exact unless changed):"), p.rules.View())
 	default:
 		return ""
 	}
 	if p.problem != "" {
 		lines = append(lines, s.Form.Problem.Render("✗ "+p.problem))
 	}
+	lines = strings.Split(strings.Join(lines, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, p.width, "…")
 	}
@@ -214,7 +230,7 @@ func (p *AdjudicatePage) ShortHelp() []key.Binding {
 	k := p.c.Keys.Adjudicate
 	switch p.mode {
 	case adjChoose:
-		return []key.Binding{withHelp(k.Pick, "choose label"), k.Cancel}
+		return []key.Binding{withHelp(p.pickHelp(), "choose"), k.Cancel}
 	case adjReason:
 		return []key.Binding{withHelp(k.Confirm, "resolve"), k.OpenRules, k.Cancel}
 	case adjNote:
@@ -227,7 +243,7 @@ func (p *AdjudicatePage) ShortHelp() []key.Binding {
 	if len(p.queue) == 0 {
 		return []key.Binding{k.Kind}
 	}
-	return []key.Binding{p.pickHelp(), k.Edit, k.Both, k.Rules, k.SendBack, k.Next, k.GuideNote, k.Kind}
+	return []key.Binding{p.pickHelp(), k.Edit, k.Both, k.Rules, k.SendBack, k.Next}
 }
 
 // FullHelp groups every key of the current mode.
@@ -244,9 +260,8 @@ func (p *AdjudicatePage) FullHelp() [][]key.Binding {
 	}
 	return [][]key.Binding{
 		{p.pickHelp(), k.Edit, k.Both, k.Rules},
-		{k.SendBack, k.GuideNote},
-		{k.Next, k.Prev, k.Kind},
-		{k.LabelsUp, k.LabelsDn},
+		{k.SendBack, k.GuideNote, k.Next, k.Prev},
+		{k.Kind, k.LabelsUp, k.LabelsDn},
 	}
 }
 

@@ -35,13 +35,13 @@ func defaultAdjudicateKeys() AdjudicateKeys {
 	return AdjudicateKeys{
 		Pick:      b("1-9", "pick", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
 		Edit:      b("e", "merge", "e"),
-		Both:      b("b", "both ok", "b"),
+		Both:      b("b", "both", "b"),
 		Rules:     b("r", "rules", "r"),
 		SendBack:  b("s", "send back", "s"),
 		GuideNote: b("g", "guide note", "g"),
 		Kind:      b("f", "kind filter", "f"),
-		Next:      b("→/l", "next", "right", "l"),
-		Prev:      b("←/h", "prev", "left", "h"),
+		Next:      b("→", "next", "right", "l"),
+		Prev:      b("←", "prev", "left", "h"),
 		LabelsUp:  b("↑/k", "labels up", "up", "k"),
 		LabelsDn:  b("↓/j", "labels down", "down", "j"),
 
