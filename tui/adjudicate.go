@@ -192,6 +192,7 @@ func (p *AdjudicatePage) onQueue(msg adjQueueMsg) {
 	}
 	p.queue, p.counts, p.pos = msg.queue, msg.counts, msg.pos
 	p.loaded = false
+	p.closeForm()
 	if len(p.queue) > 0 {
 		p.show(msg.detail)
 	}

@@ -200,7 +200,7 @@ func TestAdjudicateMergedNoCall(t *testing.T) {
 func TestAdjudicateSendBack(t *testing.T) {
 	f := newAdjFixture(t, 1)
 	f.disputeArgs(t, f.items[0])
-	r, _ := newAdjRoot(t, f, AdjudicateOptions{}, 80, 24)
+	r, p := newAdjRoot(t, f, AdjudicateOptions{}, 80, 24)
 	adjKeys(r, "s", "enter")
 	if !strings.Contains(adjView(r), "the note is empty") {
 		t.Fatalf("empty note accepted:\n%s", adjView(r))
@@ -217,7 +217,7 @@ func TestAdjudicateSendBack(t *testing.T) {
 	if err != nil || len(notes) != 1 || notes[0].Kind != store.NoteSendBack || notes[0].Body != "check the order id format in the guide" {
 		t.Errorf("notes %+v %v", notes, err)
 	}
-	if v := adjView(r); !strings.Contains(v, "No disputed items") || !strings.Contains(r.Status().Text(), "sent "+f.items[0]+" back") {
+	if v := adjView(r); !strings.Contains(v, "No disputed items") || !strings.Contains(r.Status().Text(), "sent "+f.items[0]+" back") || p.Typing() {
 		t.Errorf("after send back: status %q\n%s", r.Status().Text(), v)
 	}
 }
