@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -75,7 +76,8 @@ type AdjudicatePage struct {
 	counts  map[string]int
 	pos     int
 	detail  adjDetail
-	loaded  bool // detail is queue[pos]'s
+	loaded  bool   // detail is queue[pos]'s
+	loadErr string // why queue[pos] could not be loaded
 
 	mode        adjMode
 	choice      adjChoice
@@ -166,6 +168,7 @@ func (p *AdjudicatePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		}
 		p.loading = false
 		if msg.err != nil {
+			p.loadErr = msg.err.Error()
 			return p, ReportErr(msg.err)
 		}
 		p.show(msg.detail)
@@ -188,6 +191,7 @@ func (p *AdjudicatePage) onQueue(msg adjQueueMsg) {
 	}
 	p.loading = false
 	if msg.err != nil {
+		p.loadErr = msg.err.Error()
 		return
 	}
 	p.queue, p.counts, p.pos = msg.queue, msg.counts, msg.pos
@@ -200,7 +204,7 @@ func (p *AdjudicatePage) onQueue(msg adjQueueMsg) {
 
 // show puts an item's detail on screen and closes any open form.
 func (p *AdjudicatePage) show(d adjDetail) {
-	p.detail, p.loaded = d, true
+	p.detail, p.loaded, p.loadErr = d, true, ""
 	p.closeForm()
 	p.context.SetContent(renderItemContext(&p.c.Styles, d.item, p.context.Width))
 	p.context.GotoBottom()
@@ -246,7 +250,7 @@ func (p *AdjudicatePage) moveTo(pos int) tea.Cmd {
 	}
 	p.pos = pos
 	p.seq++
-	p.loading, p.loaded = true, false
+	p.loading, p.loaded, p.loadErr = true, false, ""
 	return p.req.detailCmd(p.seq, p.queue[pos].Item)
 }
 
@@ -311,6 +315,12 @@ func (p *AdjudicatePage) handleBrowseKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		p.decision = adjDecision{pick: p.detail.labels[n-1].Reviewer}
 		return p.openReason()
+	case key.Matches(msg, k.Accept):
+		if !p.heldForReview() {
+			return ReportErr(errors.New("the labels of this item disagree: pick, merge or mark both acceptable"))
+		}
+		p.decision = adjDecision{accept: true}
+		return p.openReason()
 	case key.Matches(msg, k.Edit):
 		p.openChoose(choiceEdit)
 	case key.Matches(msg, k.Both):
@@ -323,6 +333,13 @@ func (p *AdjudicatePage) handleBrowseKey(msg tea.KeyMsg) tea.Cmd {
 		return p.openNote(noteGuide)
 	}
 	return nil
+}
+
+// heldForReview reports whether the item shown has agreeing labels and
+// waits only for a lead's acceptance (the project reviews agreed items).
+func (p *AdjudicatePage) heldForReview() bool {
+	d, ok := p.current()
+	return ok && len(d.Kinds) == 1 && d.Kinds[0] == review.KindReview
 }
 
 // ready reports whether an item is shown and nothing is in flight.

@@ -12,12 +12,13 @@ import (
 )
 
 // adjDecision is the decision being built; a reason commits it. Exactly one
-// of pick, both and label is set.
+// of pick, both, label and accept is set.
 type adjDecision struct {
-	pick  string
-	both  []string // primary, acceptable
-	label *review.Label
-	rules []ruleRow
+	accept bool // the agreeing labels of an item held for review
+	pick   string
+	both   []string // primary, acceptable
+	label  *review.Label
+	rules  []ruleRow
 }
 
 // answer is the calls the decision makes expected, for the rules form.
@@ -28,6 +29,9 @@ func (d adjDecision) answer(labels []review.Label) []review.LabelCall {
 	}
 	if d.label != nil {
 		return labelCalls(*d.label)
+	}
+	if d.accept && len(labels) > 0 {
+		return labelCalls(labels[0]) // gold takes the first reviewer's by name
 	}
 	for _, l := range labels {
 		if l.Reviewer == name {
@@ -70,6 +74,8 @@ func (d adjDecision) whose() string {
 		return "the merged label"
 	case len(d.both) > 0:
 		return d.both[0] + "'s answer (and the acceptable one)"
+	case d.accept:
+		return "the agreed answer"
 	}
 	return d.pick + "'s answer"
 }
@@ -88,6 +94,8 @@ func (d adjDecision) describe() string {
 		s = "merged label: " + strings.Join(tools, ", ")
 	case len(d.both) == 2:
 		s = fmt.Sprintf("%s primary, %s acceptable", d.both[0], d.both[1])
+	case d.accept:
+		s = "accepted the agreeing labels"
 	default:
 		s = "picked " + d.pick
 	}
@@ -100,7 +108,7 @@ func (d adjDecision) describe() string {
 // resolution is the decision for store.Resolve.
 func (d adjDecision) resolution(item store.Dispute, lead, reason string) store.Resolution {
 	return store.Resolution{Item: item.Item, Lead: lead, Reason: reason, Seen: item.UpdatedAt,
-		Pick: d.pick, Both: d.both, Label: d.label, Rules: ruleSpecs(d.rules)}
+		Pick: d.pick, Both: d.both, Label: d.label, Accept: d.accept, Rules: ruleSpecs(d.rules)}
 }
 
 func (p *AdjudicatePage) openChoose(c adjChoice) {

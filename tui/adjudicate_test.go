@@ -359,3 +359,32 @@ func TestAdjudicateMoreThanTwoLabels(t *testing.T) {
 		t.Errorf("gold %+v", g)
 	}
 }
+
+func TestAdjudicateAcceptHeldForReview(t *testing.T) {
+	f := newAdjFixture(t, 2)
+	ctx := context.Background()
+	if err := f.st.SetSetting(ctx, "carol", store.SettingReviewAgreed, "true"); err != nil {
+		t.Fatal(err)
+	}
+	f.disputeArgs(t, f.items[0])
+	for _, who := range []string{"alice", "bob"} {
+		f.submit(t, f.items[1], who, `[{"tool":"search_faq","args":{"query":"late orders"}}]`, who+" agrees")
+	}
+	r, _ := newAdjRoot(t, f, AdjudicateOptions{}, 80, 24)
+	adjKeys(r, "a")
+	if !r.Status().IsError() || !strings.Contains(r.Status().Text(), "disagree") {
+		t.Errorf("accept on a real dispute: %q", r.Status().Text())
+	}
+	adjKeys(r, "esc", "right")
+	if v := adjView(r); !strings.Contains(v, "labels agree, held for review") || !strings.Contains(v, "a accept") {
+		t.Fatalf("held item:\n%s", v)
+	}
+	adjKeys(r, "a", "type:looks right", "enter")
+	g := adjGold(t, f, f.items[1])
+	if g.Status != review.GoldAgreed || g.Adjudicator != "carol" || callsJSON(t, g.Calls) != `[{"tool":"search_faq","args":{"query":"late orders"}}]` {
+		t.Errorf("gold %+v", g)
+	}
+	if !strings.Contains(r.Status().Text(), "accepted the agreeing labels") {
+		t.Errorf("status %q", r.Status().Text())
+	}
+}

@@ -85,10 +85,15 @@ func (p *AdjudicatePage) View() string {
 		return ""
 	}
 	switch {
+	case p.queue == nil && p.loadErr != "":
+		return p.c.Styles.Error.Render(ansi.Wrap("Could not load the disputed items: "+p.loadErr, p.width, ""))
 	case p.queue == nil && p.loading:
 		return p.c.Styles.Muted.Render("Loading the disputed items…")
 	case len(p.queue) == 0:
 		return p.emptyView()
+	case !p.loaded && p.loadErr != "":
+		return p.headerView() + "\n" + p.c.Styles.Error.Render(ansi.Wrap("Could not load this item: "+p.loadErr+
+			" — "+p.c.Keys.Adjudicate.Next.Help().Key+" goes to the next one.", p.width, ""))
 	case !p.loaded:
 		return p.headerView() + "\n" + p.c.Styles.Muted.Render("Loading "+p.queue[p.pos].Item+"…")
 	}
@@ -119,6 +124,9 @@ func (p *AdjudicatePage) headerView() string {
 		s.Accent.Render(fmt.Sprintf("%d/%d", p.pos+1, len(p.queue))),
 		d.Item,
 		"disputed: " + strings.Join(d.Kinds, ", "),
+	}
+	if p.heldForReview() {
+		parts[3] = "labels agree, held for review"
 	}
 	if p.kind != "" {
 		parts = append(parts, "filter: "+p.kind)
@@ -243,6 +251,9 @@ func (p *AdjudicatePage) ShortHelp() []key.Binding {
 	if len(p.queue) == 0 {
 		return []key.Binding{k.Kind}
 	}
+	if p.heldForReview() {
+		return []key.Binding{k.Accept, p.pickHelp(), k.Edit, k.Rules, k.SendBack, k.Next}
+	}
 	return []key.Binding{p.pickHelp(), k.Edit, k.Both, k.Rules, k.SendBack, k.Next}
 }
 
@@ -258,8 +269,12 @@ func (p *AdjudicatePage) FullHelp() [][]key.Binding {
 	if len(p.queue) == 0 {
 		return [][]key.Binding{{k.Kind}}
 	}
+	first := []key.Binding{p.pickHelp(), k.Edit, k.Both, k.Rules}
+	if p.heldForReview() {
+		first = append([]key.Binding{k.Accept}, first...)
+	}
 	return [][]key.Binding{
-		{p.pickHelp(), k.Edit, k.Both, k.Rules},
+		first,
 		{k.SendBack, k.GuideNote, k.Next, k.Prev},
 		{k.Kind, k.LabelsUp, k.LabelsDn},
 	}

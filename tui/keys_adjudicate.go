@@ -6,6 +6,7 @@ import "github.com/charmbracelet/bubbles/key"
 type AdjudicateKeys struct {
 	// Browsing the queue.
 	Pick      key.Binding // 1…9: that reviewer's label becomes gold
+	Accept    key.Binding // take the agreeing labels of an item held for review
 	Edit      key.Binding // write a merged label from one of them
 	Both      key.Binding // both acceptable: one primary, the other acceptable
 	Rules     key.Binding // per-argument rules on an answer
@@ -34,6 +35,7 @@ func defaultAdjudicateKeys() AdjudicateKeys {
 	}
 	return AdjudicateKeys{
 		Pick:      b("1-9", "pick", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		Accept:    b("a", "accept", "a"),
 		Edit:      b("e", "merge", "e"),
 		Both:      b("b", "both", "b"),
 		Rules:     b("r", "rules", "r"),
