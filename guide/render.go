@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 )
 
 // Styles the renderer knows.
@@ -13,7 +14,7 @@ const (
 	StyleDark  = "dark"
 	StyleLight = "light"
 	// StylePlain has no colour (NO_COLOR).
-	StylePlain = "notty"
+	StylePlain = "plain"
 )
 
 // Render formats body for a terminal width columns wide.
@@ -22,16 +23,19 @@ func Render(body string, width int, style string) (string, error) {
 		width = 20
 	}
 	cfg := styles.DarkStyleConfig
+	profile := termenv.TrueColor
 	switch style {
 	case StyleLight:
 		cfg = styles.LightStyleConfig
 	case StylePlain:
-		cfg = styles.NoTTYStyleConfig
+		// The dark layout without any colour: bold and italics stay, so
+		// emphasis survives NO_COLOR without literal ** markers.
+		profile = termenv.Ascii
 	}
 	// The document margin is the pane's business, not the guide's.
 	zero := uint(0)
 	cfg.Document.Margin = &zero
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(width-2), glamour.WithEmoji())
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithColorProfile(profile), glamour.WithWordWrap(width-2), glamour.WithEmoji())
 	if err != nil {
 		return "", err
 	}

@@ -365,7 +365,7 @@ func (s *Store) SkipItem(ctx context.Context, itemID, reviewer, reason string) e
 func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (string, error) {
 	var id string
 	err := s.r.QueryRowContext(ctx, `SELECT l.item_id FROM labels l JOIN assignments a ON a.item_id = l.item_id AND a.reviewer = l.reviewer
-		WHERE l.reviewer = ? AND (? = '' OR a.batch = ?) ORDER BY a.updated_at DESC, l.submitted_at DESC LIMIT 1`, reviewer, batch, batch).Scan(&id)
+		WHERE l.reviewer = ? AND (? = '' OR a.batch = ?) ORDER BY a.updated_at DESC, l.submitted_at DESC, l.rowid DESC LIMIT 1`, reviewer, batch, batch).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("no submitted label by %s: %w", reviewer, ErrNotFound)
 	}

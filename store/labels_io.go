@@ -13,17 +13,48 @@ import (
 
 // NextAssignment is the reviewer's next open assignment (drafts first, then
 // in batch order), optionally in one batch; ErrNotFound when the queue is
-// empty. It reads one row, so it stays fast on very large queues.
+// empty. It asks batch by batch for the first row in position order, which
+// the (reviewer, status, position) index answers without sorting, so it
+// stays fast on very large queues.
 func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Assignment, error) {
-	var a Assignment
-	err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
-		FROM assignments WHERE reviewer = ? AND status IN ('pending', 'draft') AND (? = '' OR batch = ?)
-		ORDER BY status = 'draft' DESC, batch, position LIMIT 1`, reviewer, batch, batch).
-		Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return a, fmt.Errorf("%s has nothing left to label: %w", reviewer, ErrNotFound)
+	batches := []string{batch}
+	if batch == "" {
+		var err error
+		if batches, err = s.batchNames(ctx); err != nil {
+			return Assignment{}, err
+		}
 	}
-	return a, err
+	for _, status := range []string{AssignDraft, AssignPending} {
+		for _, b := range batches {
+			var a Assignment
+			err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
+				FROM assignments WHERE reviewer = ? AND status = ? AND batch = ? ORDER BY position LIMIT 1`, reviewer, status, b).
+				Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+			if err == nil {
+				return a, nil
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return a, err
+			}
+		}
+	}
+	return Assignment{}, fmt.Errorf("%s has nothing left to label: %w", reviewer, ErrNotFound)
+}
+
+func (s *Store) batchNames(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name FROM batches ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 // Assignment loads one (item, reviewer) assignment; ErrNotFound when the

@@ -36,9 +36,7 @@ type LabelKeys struct {
 	RemoveCall  key.Binding
 	MoveCallUp  key.Binding
 	MoveCallDn  key.Binding
-	NextCall    key.Binding
 	ExpandTools key.Binding
-	ChangeTool  key.Binding
 }
 
 // GuideKeys drive the guide screen.
@@ -75,11 +73,9 @@ func DefaultKeyMap() KeyMap {
 			Guide:       b("ctrl+g", "guide", "ctrl+g"),
 			AddCall:     b("ctrl+a", "add call", "ctrl+a"),
 			RemoveCall:  b("ctrl+d", "remove call", "ctrl+d"),
-			MoveCallUp:  b("ctrl+up", "move call up", "ctrl+up"),
-			MoveCallDn:  b("ctrl+down", "move call down", "ctrl+down"),
-			NextCall:    b("ctrl+right", "next call", "ctrl+right"),
+			MoveCallUp:  b("ctrl/alt+↑", "move call earlier", "ctrl+up", "alt+up"),
+			MoveCallDn:  b("ctrl/alt+↓", "move call later", "ctrl+down", "alt+down"),
 			ExpandTools: b("ctrl+e", "expand tool results", "ctrl+e"),
-			ChangeTool:  b("ctrl+t", "change tool", "ctrl+t"),
 		},
 		Adjudicate: defaultAdjudicateKeys(),
 		Guide: GuideKeys{

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -58,6 +59,9 @@ type LabelPage struct {
 	skipping bool
 	skipIn   textinput.Model
 
+	// after schedules timed messages (autosave, clock); tests replace it.
+	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+
 	form    *labelForm
 	context contextPane
 	width   int
@@ -71,60 +75,69 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Placeholder = "e.g. context cut off; can't judge this language"
 	skip.PlaceholderStyle = c.Styles.Muted
 	skip.PromptStyle = c.Styles.Warn
+	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
 		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,
+		after:   tea.Tick,
 	}
 }
 
 // Init loads the first item and starts the clock display.
 func (p *LabelPage) Init() tea.Cmd {
 	p.loadSeq++
-	return tea.Batch(p.req.loadCmd(p.loadSeq, ""), clockTick())
+	return tea.Batch(p.req.loadCmd(p.loadSeq, ""), p.clockTick())
 }
 
-// Update handles results, then keys.
+// Update handles results, then keys; the key bindings' enabled state is
+// brought up to date after every message.
 func (p *LabelPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	cmd := p.update(msg)
+	p.syncKeys()
+	return p, cmd
+}
+
+func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case itemLoadedMsg:
-		return p, p.onLoaded(msg)
+		return p.onLoaded(msg)
 	case draftSavedMsg:
-		return p, ReportErr(msg.Err)
+		return ReportErr(msg.Err)
 	case submittedMsg:
-		return p, p.onSubmitted(msg)
+		return p.onSubmitted(msg)
 	case reopenedMsg:
 		if msg.Err != nil {
 			p.state = stateReady
 			if p.item.ID == "" {
 				p.state = stateEmpty
 			}
-			return p, ReportErr(msg.Err)
+			return ReportErr(msg.Err)
 		}
-		return p, tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
+		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
 	case autosaveMsg:
 		p.saveQueued = false
 		if msg.ItemID != p.item.ID || !p.dirty || p.state != stateReady {
-			return p, nil
+			return nil
 		}
 		p.dirty = false
-		return p, p.req.saveDraftCmd(p.item.ID, p.form.Draft(p.revealed), p.seconds())
+		return p.req.saveDraftCmd(p.item.ID, p.form.Draft(p.revealed), p.seconds())
 	case clockTickMsg:
 		p.now = p.c.Now()
-		return p, clockTick()
+		return p.clockTick()
 	case tea.MouseMsg:
-		return p, p.context.Update(msg)
+		return p.context.Update(msg)
 	case tea.KeyMsg:
-		return p, p.handleKey(msg)
+		return p.handleKey(msg)
 	}
 	if p.state == stateReady {
 		// Cursor blinks and other component messages.
 		_, cmd := p.form.Update(msg)
-		return p, cmd
+		return cmd
 	}
-	return p, nil
+	return nil
 }
 
 func (p *LabelPage) load(itemID string) tea.Cmd {
@@ -255,7 +268,8 @@ func (p *LabelPage) edited() tea.Cmd {
 		return nil
 	}
 	p.saveQueued = true
-	return autosaveCmd(p.item.ID)
+	id := p.item.ID
+	return p.after(autosaveDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
 }
 
 func (p *LabelPage) handleSkipKey(msg tea.KeyMsg) tea.Cmd {
@@ -340,7 +354,6 @@ func (p *LabelPage) SetSize(w, h int) {
 
 // ShortHelp lists the keys of the common path.
 func (p *LabelPage) ShortHelp() []key.Binding {
-	p.syncKeys()
 	k := &p.c.Keys.Label
 	if p.skipping {
 		return []key.Binding{k.Choose, p.c.Keys.Global.Back}
@@ -353,7 +366,6 @@ func (p *LabelPage) ShortHelp() []key.Binding {
 
 // FullHelp lists every enabled key.
 func (p *LabelPage) FullHelp() [][]key.Binding {
-	p.syncKeys()
 	k := &p.c.Keys.Label
 	g := &p.c.Keys.Global
 	return [][]key.Binding{
@@ -377,4 +389,8 @@ func (p *LabelPage) syncKeys() {
 	k.MoveCallUp.SetEnabled(multi && p.form.focus != fieldRationale)
 	k.MoveCallDn.SetEnabled(multi && p.form.focus != fieldRationale)
 	k.Reopen.SetEnabled(!p.skipping && p.state != stateBusy && p.state != stateLoading)
+}
+
+func (p *LabelPage) clockTick() tea.Cmd {
+	return p.after(time.Second, func(time.Time) tea.Msg { return clockTickMsg{} })
 }

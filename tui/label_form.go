@@ -96,7 +96,7 @@ func (f *labelForm) newTextarea(placeholder string) textarea.Model {
 		st.Prompt = f.styles.Muted
 	}
 	ta.FocusedStyle.Prompt = f.styles.Accent
-	// The page owns ctrl+a/d/e/n/t; keep the editor's own keys off them.
+	// The page owns ctrl+a/d/e/n; keep the editor's own keys off them.
 	km := textarea.DefaultKeyMap
 	km.LineNext = key.NewBinding(key.WithKeys("down"))
 	km.LinePrevious = key.NewBinding(key.WithKeys("up"))
@@ -286,7 +286,12 @@ func (f *labelForm) setFocus(call int, field formField) tea.Cmd {
 		f.picker.Reset(current)
 		return f.picker.Focus()
 	case fieldArgs:
-		return f.calls[call].args.Focus()
+		// Arrive where the work is: the first value still empty.
+		ce := f.calls[call]
+		if r, c, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok {
+			placeCursor(&ce.args, r, c)
+		}
+		return ce.args.Focus()
 	}
 	return f.rationale.Focus()
 }
@@ -311,12 +316,7 @@ func (f *labelForm) choose() (changed bool, cmd tea.Cmd) {
 		changed = true
 	}
 	f.resize()
-	if r, c, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok {
-		cmd = f.setFocus(f.cur, fieldArgs)
-		placeCursor(&ce.args, r, c)
-		return changed, cmd
-	}
-	if len(ce.problems) > 0 || ce.hint != "" {
+	if _, _, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok || len(ce.problems) > 0 || ce.hint != "" {
 		return changed, f.setFocus(f.cur, fieldArgs)
 	}
 	return changed, f.Move(2)

@@ -177,13 +177,5 @@ type autosaveMsg struct{ ItemID string }
 // autosaveDelay bounds how much typing a crash can lose.
 const autosaveDelay = 800 * time.Millisecond
 
-func autosaveCmd(itemID string) tea.Cmd {
-	return tea.Tick(autosaveDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: itemID} })
-}
-
 // clockTickMsg refreshes the time-on-item display.
 type clockTickMsg struct{}
-
-func clockTick() tea.Cmd {
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return clockTickMsg{} })
-}

@@ -173,7 +173,9 @@ func (p *LabelPage) formView(l formLayout) []string {
 	f := p.form
 	inner := max(p.width-labelColumn, 10)
 	var rows []string
-	// The other calls of a sequence, one line each.
+	// The other calls of a sequence, one line each, in their order around
+	// the one being edited.
+	var before, after []string
 	shown := 0
 	for i, c := range f.calls {
 		if i == f.cur || shown >= l.others {
@@ -188,8 +190,14 @@ func (p *LabelPage) formView(l formLayout) []string {
 		if len(c.problems) > 0 {
 			line += "  ✗"
 		}
-		rows = append(rows, ansi.Truncate(s.Muted.Render(line), p.width, "…"))
+		line = ansi.Truncate(s.Muted.Render(line), p.width, "…")
+		if i < f.cur {
+			before = append(before, line)
+		} else {
+			after = append(after, line)
+		}
 	}
+	rows = append(rows, before...)
 	ce := f.calls[f.cur]
 	// Tool line.
 	toolFocused := f.focus == fieldTool
@@ -238,6 +246,7 @@ func (p *LabelPage) formView(l formLayout) []string {
 		}
 		rows = append(rows, name+line)
 	}
+	rows = append(rows, after...)
 	// Problem or hint line (or the skip prompt).
 	rows = append(rows, p.problemLine(ce))
 	// Rationale.

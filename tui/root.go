@@ -57,6 +57,9 @@ func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		r.resize()
 		return r, nil
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			return r, r.splitRunes(msg)
+		}
 		if cmd, handled := r.handleKey(msg); handled {
 			return r, cmd
 		}
@@ -94,6 +97,18 @@ func (r *Root) route(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// splitRunes delivers fast typing one key at a time. Bubbletea reports
+// several runes read at once as one message whose String() is the text, so
+// a quickly typed "up" or "end" would match the arrow-up or end key.
+func (r *Root) splitRunes(msg tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, ch := range msg.Runes {
+		_, cmd := r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{ch}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return tea.Sequence(cmds...)
+}
+
 func (r *Root) handleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	g := r.c.Keys.Global
 	page := r.pages[r.current]
@@ -111,8 +126,9 @@ func (r *Root) handleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return r.quit(), true
 	}
 	if key.Matches(msg, g.Back) && r.status.Visible() {
+		// esc dismisses the message and still reaches the page (it may
+		// also cancel a prompt there).
 		r.status.Dismiss()
-		return nil, true
 	}
 	return nil, false
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -33,6 +34,7 @@ func newToolPicker(styles *Styles) toolPicker {
 	in.Prompt = ""
 	in.Placeholder = "type to filter tools"
 	in.PlaceholderStyle = styles.Muted
+	in.Cursor.SetMode(cursor.CursorStatic)
 	return toolPicker{styles: styles, input: in}
 }
 
@@ -146,11 +148,16 @@ func (p *toolPicker) ListView(width, height int) string {
 	if len(p.matches) == 0 {
 		return p.styles.Form.Problem.Render(fmt.Sprintf("no tool matches %q — backspace to widen", p.input.Value()))
 	}
-	start := 0
-	if p.cursor >= height {
-		start = p.cursor - height + 1
+	rows := height
+	overflow := len(p.matches) > height
+	if overflow {
+		rows = max(height-1, 1) // the last line says what is hidden
 	}
-	end := min(start+height, len(p.matches))
+	start := 0
+	if p.cursor >= rows {
+		start = p.cursor - rows + 1
+	}
+	end := min(start+rows, len(p.matches))
 	lines := make([]string, 0, height)
 	for i := start; i < end; i++ {
 		n := p.matches[i]
@@ -164,8 +171,15 @@ func (p *toolPicker) ListView(width, height int) string {
 		}
 		lines = append(lines, ansi.Truncate(line, width, "…"))
 	}
-	if more := len(p.matches) - end; more > 0 && len(lines) == height {
-		lines[height-1] = p.styles.Muted.Render(fmt.Sprintf("  … %d more (↓)", more+1))
+	if overflow && len(lines) < height {
+		var hidden []string
+		if start > 0 {
+			hidden = append(hidden, fmt.Sprintf("↑ %d more", start))
+		}
+		if rest := len(p.matches) - end; rest > 0 {
+			hidden = append(hidden, fmt.Sprintf("↓ %d more", rest))
+		}
+		lines = append(lines, p.styles.Muted.Render("  "+strings.Join(hidden, " · ")+" — or type to filter"))
 	}
 	return strings.Join(lines, "\n")
 }
