@@ -1,46 +1,12 @@
 package tui
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
-
-// adjUpdateGoldens reports whether the tests run with -update, the tui
-// package's golden flag (looked up, not defined here, so the screens'
-// golden tests share one flag).
-func adjUpdateGoldens() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// adjCheckGolden compares the ANSI-stripped screen with
-// testdata/adjudicate_NAME.golden (rewritten with -update).
-func adjCheckGolden(t *testing.T, name string, r *Root) {
-	t.Helper()
-	got := adjView(r) + "\n"
-	path := filepath.Join("testdata", "adjudicate_"+name+".golden")
-	if adjUpdateGoldens() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the tests with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the screen (rerun with -update if the change is intended):\n--- got\n%s--- want\n%s", path, got, want)
-	}
-}
 
 func TestAdjudicateGoldenViews(t *testing.T) {
 	tests := []struct {
@@ -73,7 +39,7 @@ func TestAdjudicateGoldenViews(t *testing.T) {
 				}
 				adjKeys(r, k)
 			}
-			adjCheckGolden(t, tt.name, r)
+			checkGolden(t, "adjudicate_"+tt.name, r)
 		})
 	}
 }
