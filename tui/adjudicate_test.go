@@ -388,3 +388,14 @@ func TestAdjudicateAcceptHeldForReview(t *testing.T) {
 		t.Errorf("status %q", r.Status().Text())
 	}
 }
+
+func TestAdjudicateLongReasonStaysOnScreen(t *testing.T) {
+	f := newAdjFixture(t, 1)
+	f.disputeArgs(t, f.items[0])
+	r, p := newAdjRoot(t, f, AdjudicateOptions{}, 80, 24)
+	long := strings.Repeat("the order id in the message is the one to use ", 4) + "END"
+	adjKeys(r, "1", "type:"+long)
+	if p.reason.Value() != long || !strings.Contains(adjView(r), "END") {
+		t.Errorf("the end of a long reason is not in view:\n%s", adjView(r))
+	}
+}

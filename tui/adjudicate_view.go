@@ -41,6 +41,9 @@ func (p *AdjudicatePage) layout() {
 			p.setLabels()
 		}
 	}
+	// Long text scrolls inside the inputs instead of running off the screen.
+	p.reason.Width = max(w-ansi.StringWidth(p.reason.Prompt)-1, 1)
+	p.note.Width = max(w-ansi.StringWidth(p.note.Prompt)-1, 1)
 	const header, titles = 1, 2
 	labelLines := max(p.labels.TotalLineCount(), 1)
 	if p.mode == adjEdit {
