@@ -160,6 +160,9 @@ func (p *AdjudicatePage) current() (store.Dispute, bool) {
 func (p *AdjudicatePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case adjQueueMsg:
+		if msg.seq != p.seq {
+			return p, nil // a newer load is under way
+		}
 		p.onQueue(msg)
 		return p, ReportErr(msg.err)
 	case adjDetailMsg:
@@ -186,9 +189,6 @@ func (p *AdjudicatePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 func (p *AdjudicatePage) onQueue(msg adjQueueMsg) {
-	if msg.seq != p.seq {
-		return
-	}
 	p.loading = false
 	if msg.err != nil {
 		p.loadErr = msg.err.Error()

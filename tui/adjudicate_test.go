@@ -282,10 +282,13 @@ func TestAdjudicateKindFilterAndNavigation(t *testing.T) {
 	if v := adjView(r); !strings.Contains(v, "No disputed items of kind tool") || !strings.Contains(v, "3 disputed items of other kinds") {
 		t.Errorf("empty filtered queue:\n%s", v)
 	}
-	// A stale answer (an older load) is dropped.
-	p.Update(adjDetailMsg{seq: p.seq - 1, itemID: f.items[0], err: errors.New("stale")})
-	if r.Status().IsError() {
-		t.Errorf("stale answer shown: %q", r.Status().Text())
+	// Stale answers (older loads) are dropped.
+	_, cmd := p.Update(adjDetailMsg{seq: p.seq - 1, itemID: f.items[0], err: errors.New("stale")})
+	adjDrain(r, cmd)
+	_, cmd = p.Update(adjQueueMsg{seq: p.seq - 1, err: errors.New("stale")})
+	adjDrain(r, cmd)
+	if r.Status().IsError() || !strings.Contains(adjView(r), "No disputed items of kind tool") {
+		t.Errorf("stale answer shown: %q\n%s", r.Status().Text(), adjView(r))
 	}
 }
 
