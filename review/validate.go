@@ -106,6 +106,9 @@ func NewArgsValidator(tool trace.Tool) *ArgsValidator {
 		v.raw = m
 	}
 	c := jsonschema.NewCompiler()
+	// A tool schema comes from a trace: never let its $refs read files or
+	// the network.
+	c.UseLoader(noLoader{})
 	const loc = "goldtrace://tool-parameters.json"
 	if err := c.AddResource(loc, doc); err != nil {
 		v.compiled = err
@@ -391,4 +394,11 @@ func lineCol(text []byte, offset int) (int, int) {
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := offset - bytes.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// noLoader refuses every external schema reference.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema %s is not loaded", url)
 }

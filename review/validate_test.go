@@ -53,6 +53,7 @@ func TestValidateArgs(t *testing.T) {
 		{"not an object", shipTool, `["x"]`, `the arguments must be an object: { "name": value, … }`},
 		{"empty", shipTool, ``, "the arguments are empty: write {} for a call without arguments"},
 		{"no schema", trace.Tool{Name: "ping"}, `{"anything":1}`, ""},
+		{"external refs are not followed", trace.Tool{Name: "x", Parameters: json.RawMessage(`{"$ref":"file:///etc/passwd"}`)}, `{"a":1}`, ""},
 		{"broken schema is not enforced", trace.Tool{Name: "x", Parameters: json.RawMessage(`{"type":"nonsense"}`)}, `{"a":1}`, ""},
 	}
 	for _, tt := range tests {
@@ -112,4 +113,25 @@ func BenchmarkValidateArgs(b *testing.B) {
 	for b.Loop() {
 		v.Validate(args)
 	}
+}
+
+// FuzzValidateArgs: any argument text against any schema gives problems or
+// none, never a panic; text that is not a JSON object is always a problem.
+func FuzzValidateArgs(f *testing.F) {
+	f.Add(string(shipTool.Parameters), `{"order_id":"1","carrier":"ups"}`)
+	f.Add(string(idTool.Parameters), `{"order_id":`)
+	f.Add(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{}}}}}}`, `{"a":[{"c":1}]}`)
+	f.Add(`not json`, `[]`)
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		ps := ValidateArgs(trace.Tool{Name: "t", Parameters: json.RawMessage(schema)}, json.RawMessage(args))
+		var obj map[string]any
+		if json.Unmarshal([]byte(args), &obj) != nil && len(ps) == 0 {
+			t.Errorf("%q is not a JSON object but passed", args)
+		}
+		for _, p := range ps {
+			if p.Message == "" {
+				t.Error("a problem without words")
+			}
+		}
+	})
 }

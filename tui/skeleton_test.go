@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -46,4 +47,24 @@ func TestNextEmptyValue(t *testing.T) {
 			t.Errorf("from %d:%d got %d:%d %v", tt.row, tt.col, r, c, ok)
 		}
 	}
+}
+
+// FuzzArgsSkeleton: whatever a tool's schema says, the skeleton is valid
+// JSON the editor can start from, and the empty-value finder stays in range.
+func FuzzArgsSkeleton(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]},"c":{"enum":[true]}},"required":["a","b","c","a"]}`)
+	f.Add(`{"required":["weird \"key\""]}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, params string) {
+		text, _ := argsSkeleton(trace.Tool{Name: "x", Parameters: json.RawMessage(params)})
+		if !json.Valid([]byte(text)) {
+			t.Fatalf("skeleton %q is not JSON", text)
+		}
+		lines := strings.Split(text, "\n")
+		for r, c, ok := nextEmptyValue(text, 0, 0); ok; r, c, ok = nextEmptyValue(text, r, c) {
+			if r >= len(lines) || c > len([]rune(lines[r])) {
+				t.Fatalf("position %d:%d outside %q", r, c, text)
+			}
+		}
+	})
 }
