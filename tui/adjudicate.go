@@ -206,11 +206,21 @@ func (p *AdjudicatePage) onQueue(msg adjQueueMsg) {
 func (p *AdjudicatePage) show(d adjDetail) {
 	p.detail, p.loaded, p.loadErr = d, true, ""
 	p.closeForm()
-	p.context.SetContent(renderItemContext(&p.c.Styles, d.item, p.context.Width))
+	p.setContext()
 	p.context.GotoBottom()
 	p.setLabels()
 	p.labels.GotoTop()
 	p.layout()
+}
+
+// setContext renders the conversation and the item's notes at the pane's
+// width.
+func (p *AdjudicatePage) setContext() {
+	view := renderItemContext(&p.c.Styles, p.detail.item, p.context.Width)
+	if notes := renderNotes(&p.c.Styles, p.detail.notes, p.context.Width); notes != "" {
+		view += "\n" + notes
+	}
+	p.context.SetContent(view)
 }
 
 // setLabels renders the labels at the pane's width.
@@ -237,8 +247,11 @@ func (p *AdjudicatePage) onDone(msg adjDoneMsg) tea.Cmd {
 		return tea.Batch(ReportErr(msg.err), p.reload(msg.itemID, p.pos))
 	}
 	if !msg.resolved {
+		// A guide proposal: the item stays; show it with the new note.
 		p.closeForm()
-		return ReportStatus(msg.text)
+		p.seq++
+		p.loading = true
+		return tea.Batch(ReportStatus(msg.text), p.req.detailCmd(p.seq, msg.itemID))
 	}
 	return tea.Batch(ReportStatus(msg.text), p.reload("", p.pos))
 }

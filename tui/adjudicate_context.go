@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -53,6 +54,29 @@ func renderItemContext(s *Styles, it trace.Item, width int) string {
 		lines = append(lines, s.Muted.Render(ansi.Truncate(rule+"called:", width, "…")))
 		for _, c := range it.Observed {
 			add("model", s.Muted, "→ "+observedCallText(c))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// renderNotes lists an item's earlier notes (send-backs, guide proposals)
+// under the context, so a lead sees that an item has been round before.
+func renderNotes(s *Styles, notes []store.Note, width int) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	lines := []string{s.Muted.Render(ansi.Truncate("── notes on this item", width, "…"))}
+	for _, n := range notes {
+		what := "proposed a guide change"
+		switch n.Kind {
+		case store.NoteSendBack:
+			what = "sent it back to " + strings.Join(n.To, ", ")
+		case store.NoteComment:
+			what = "commented"
+		}
+		text := n.Author + " " + what + ": " + n.Body
+		for _, part := range strings.Split(ansi.Wrap(text, max(width-roleColumn, 8), ""), "\n") {
+			lines = append(lines, strings.Repeat(" ", roleColumn)+s.Muted.Render(part))
 		}
 	}
 	return strings.Join(lines, "\n")

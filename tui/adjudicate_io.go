@@ -22,6 +22,7 @@ type adjRequest struct {
 type adjDetail struct {
 	item   trace.Item
 	labels []review.Label
+	notes  []store.Note // earlier send-backs and guide proposals
 }
 
 // adjQueueMsg answers queueCmd: the queue under the filter, the position to
@@ -101,7 +102,8 @@ func (r adjRequest) detail(ctx context.Context, itemID string) (adjDetail, error
 	if len(d.labels) == 0 {
 		return d, errors.New("item " + itemID + " is disputed but has no labels")
 	}
-	return d, nil
+	d.notes, err = r.st.Notes(ctx, itemID)
+	return d, err
 }
 
 // resolveCmd commits a decision; text is the confirmation shown on success.

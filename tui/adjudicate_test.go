@@ -231,7 +231,8 @@ func TestAdjudicateGuideProposalKeepsTheItem(t *testing.T) {
 	if err != nil || len(notes) != 1 || notes[0].Kind != store.NoteGuideProposal {
 		t.Errorf("notes %+v %v", notes, err)
 	}
-	if p.mode != adjBrowse || !strings.Contains(adjView(r), "1/1") || !strings.Contains(r.Status().Text(), "guide proposal saved") {
+	if p.mode != adjBrowse || !strings.Contains(adjView(r), "1/1") || !strings.Contains(r.Status().Text(), "guide proposal saved") ||
+		!strings.Contains(adjView(r), "carol proposed a guide change: say that order ids are case-insensitive") {
 		t.Errorf("mode %v status %q\n%s", p.mode, r.Status().Text(), adjView(r))
 	}
 }
@@ -400,5 +401,19 @@ func TestAdjudicateLongReasonStaysOnScreen(t *testing.T) {
 	adjKeys(r, "1", "type:"+long)
 	if p.reason.Value() != long || !strings.Contains(adjView(r), "END") {
 		t.Errorf("the end of a long reason is not in view:\n%s", adjView(r))
+	}
+}
+
+func TestAdjudicateShowsEarlierNotes(t *testing.T) {
+	f := newAdjFixture(t, 1)
+	f.disputeArgs(t, f.items[0])
+	ctx := context.Background()
+	if err := f.st.SendBack(ctx, f.items[0], "carol", "use the id from the first message", nil, false); err != nil {
+		t.Fatal(err)
+	}
+	f.disputeArgs(t, f.items[0]) // they disagree again
+	r, _ := newAdjRoot(t, f, AdjudicateOptions{}, 120, 40)
+	if v := adjView(r); !strings.Contains(v, "carol sent it back to alice, bob: use the id from the first message") {
+		t.Errorf("earlier send-back not shown:\n%s", v)
 	}
 }

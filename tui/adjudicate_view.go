@@ -31,7 +31,7 @@ func (p *AdjudicatePage) layout() {
 	if p.context.Width != w {
 		p.context.Width = w
 		if p.loaded {
-			p.context.SetContent(renderItemContext(&p.c.Styles, p.detail.item, w))
+			p.setContext()
 			atBottom = true
 		}
 	}
