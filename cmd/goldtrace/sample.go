@@ -290,9 +290,13 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (sampl
 	for _, c := range q.filter.Where {
 		f.Where = append(f.Where, store.Condition(c))
 	}
-	err := st.ScanCandidates(ctx, f, func(c store.Candidate) error {
-		s.Offer(sampling.Candidate(c))
-		return ctx.Err()
+	scanned := 0
+	err := st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
+		s.OfferRow(row, hash, stratum)
+		if scanned++; scanned%65536 == 0 {
+			return ctx.Err()
+		}
+		return nil
 	})
 	if err != nil {
 		return samplePlan{}, err
@@ -300,6 +304,22 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (sampl
 	sample, err := s.Result(q.opts.Alloc, q.opts.MinPer)
 	if err != nil {
 		return samplePlan{}, err
+	}
+	rows := make([]int64, len(sample.Items))
+	for i, c := range sample.Items {
+		rows[i] = c.Row
+	}
+	details, err := st.CandidatesByRow(ctx, rows)
+	if err != nil {
+		return samplePlan{}, err
+	}
+	for i, c := range sample.Items {
+		d, ok := details[c.Row]
+		if !ok {
+			return samplePlan{}, fmt.Errorf("item row %d vanished while sampling", c.Row)
+		}
+		d.Stratum = c.Stratum
+		sample.Items[i] = sampling.Candidate(d)
 	}
 	return buildSamplePlan(ctx, st, q, sample, s.Duplicates(), s.Excluded())
 }
