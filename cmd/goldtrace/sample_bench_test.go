@@ -125,7 +125,7 @@ func BenchmarkSample(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu0 := smpCPUTime()
-			defer func() { b.ReportMetric((smpCPUTime() - cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
+			defer func() { b.ReportMetric((smpCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
 			for i := 0; i < b.N; i++ {
 				p, err := planStoreSample(ctx, st, q)
 				if err != nil {
