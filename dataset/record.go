@@ -9,6 +9,13 @@ import (
 
 // Record is one line of an exported dataset (DESIGN.md "Gold record"). The
 // field order is the fixed key order of the JSON line.
+//
+// Canonical form (what EncodeRecord writes and Verify demands): every JSON
+// value inside (arguments, schemas, rule values) is trace.Canonical; slices
+// are [] rather than null; metadata is {} rather than null; every expected
+// call carries a rule for each of its arguments with "match" spelled out
+// ("exact" by default), plus rules for optional arguments the call omits;
+// "arg_rules" is left out only for a call without arguments and rules.
 type Record struct {
 	ID             string               `json:"id"`
 	Input          Input                `json:"input"`
@@ -37,6 +44,7 @@ type InputContext struct {
 }
 
 // ObservedCall is a call the production model made at the decision point.
+// Unparseable arguments are kept verbatim as a JSON string and flagged.
 type ObservedCall struct {
 	Tool        string          `json:"tool"`
 	Args        json.RawMessage `json:"args"`
@@ -47,6 +55,20 @@ type ObservedCall struct {
 type Provenance struct {
 	Status       string   `json:"status"` // agreed | adjudicated
 	Reviewers    []string `json:"reviewers"`
-	Adjudicator  *string  `json:"adjudicator"`
+	Adjudicator  *string  `json:"adjudicator"` // null when agreed
 	GuideVersion string   `json:"guide_version"`
+}
+
+// Gold statuses a record's provenance may carry.
+const (
+	StatusAgreed      = "agreed"
+	StatusAdjudicated = "adjudicated"
+)
+
+// FirstTool is the expected tool, or trace.NoTool when no call is expected.
+func (r Record) FirstTool() string {
+	if r.ExpectedTool == nil {
+		return trace.NoTool
+	}
+	return *r.ExpectedTool
 }

@@ -10,6 +10,8 @@ var (
 	ErrNotFound  = errors.New("not found")
 	ErrConflict  = errors.New("conflict")
 	ErrImmutable = errors.New("immutable")
+	// ErrForbidden: the user's role does not allow the action.
+	ErrForbidden = errors.New("forbidden")
 )
 
 // classify turns driver errors into the sentinels above where one fits.

@@ -31,8 +31,15 @@ against them for CI.`,
 	root.SetErr(app.Err)
 	root.AddCommand(
 		newUsersCmd(app),
+		newDemoCmd(app),
+		newImportCmd(app),
+		newTracesCmd(app),
 		newSampleCmd(app),
 		newBatchesCmd(app),
+		newExportCmd(app),
+		newDatasetsCmd(app),
+		newDiffCmd(app),
+		newVerifyCmd(app),
 	)
 	return root
 }

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// exportOptions are the flags of goldtrace export.
+type exportOptions struct {
+	out     string
+	message string
+	batches []string
+	where   []string
+	as      string
+	force   bool
+	formats []string
+	asJSON  bool
+	// labelAgreement computes the reviewers' agreement on the exported
+	// items for the manifest; nil leaves those statistics null.
+	labelAgreement func(ctx context.Context, st *store.Store, itemIDs []string) (dataset.LabelAgreement, error)
+}
+
+// exportResult is what export reports (--json).
+type exportResult struct {
+	Name      string   `json:"name"`
+	Version   int      `json:"version"`
+	Unchanged bool     `json:"unchanged"` // nothing changed: no version written
+	Count     int      `json:"count"`
+	SHA256    string   `json:"sha256"`
+	Added     int      `json:"added"`
+	Removed   int      `json:"removed"`
+	Changed   int      `json:"changed"`
+	Files     []string `json:"files"`
+}
+
+func newExportCmd(app *App) *cobra.Command {
+	var o exportOptions
+	cmd := &cobra.Command{
+		Use:   "export NAME | NAME@vN",
+		Short: "Export the current gold items as the next version of dataset NAME (or re-materialise NAME@vN)",
+		Long: `export writes NAME-vN.jsonl (one gold record per line, sorted by id, byte-reproducible)
+and NAME-vN.manifest.json into --out, and keeps both in the database. Versions start
+at 1 and never change. Exporting when the gold has not changed since the last version
+writes nothing unless --force.
+
+export NAME@vN writes the stored files of an existing version again, byte for byte.
+
+--where takes meta.NAME=VALUE (trace metadata), status=agreed|adjudicated or
+tool=NAME (expected tool, "(none)" for no call); repeated keys are alternatives,
+different keys must all hold. --format also writes NAME-vN.<format>.jsonl in the
+shape of openai-evals, langsmith or promptfoo.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, f := range o.formats {
+				if !dataset.ValidFormat(f) {
+					return fmt.Errorf("--format %q: want jsonl, %s", f, strings.Join(dataset.Formats, ", "))
+				}
+			}
+			if ref, isRef, err := dataset.ParseRef(args[0]); isRef {
+				if err != nil {
+					return err
+				}
+				for _, flag := range []string{"message", "batch", "where", "as", "force"} {
+					if cmd.Flags().Changed(flag) {
+						return fmt.Errorf("--%s does not apply to re-materialising %s (it is immutable)", flag, ref)
+					}
+				}
+				return rematerialise(cmd.Context(), app, ref, o)
+			}
+			if err := dataset.ValidName(args[0]); err != nil {
+				return err
+			}
+			return exportNext(cmd.Context(), app, args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.out, "out", ".", "directory to write the files into")
+	f.StringVarP(&o.message, "message", "m", "", "what this version is (kept in the manifest)")
+	f.StringSliceVar(&o.batches, "batch", nil, "only items of these batches (repeatable)")
+	f.StringArrayVar(&o.where, "where", nil, "only items with KEY=VALUE: meta.NAME, status, tool (repeatable)")
+	f.StringVar(&o.as, "as", "", "the lead exporting (recorded as created_by)")
+	f.BoolVar(&o.force, "force", false, "write a new version even when nothing changed")
+	f.StringSliceVar(&o.formats, "format", nil, "also write jsonl|openai-evals|langsmith|promptfoo (repeatable)")
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// parseWhere turns --where flags into a store filter and the sorted list the
+// manifest records.
+func parseWhere(where []string) (store.GoldFilter, []string, error) {
+	var f store.GoldFilter
+	seen := map[string]bool{}
+	var list []string
+	for _, w := range where {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return f, nil, fmt.Errorf("--where %q: want KEY=VALUE", w)
+		}
+		switch {
+		case strings.HasPrefix(k, "meta.") && len(k) > len("meta."):
+			if f.Meta == nil {
+				f.Meta = map[string][]string{}
+			}
+			name := strings.TrimPrefix(k, "meta.")
+			f.Meta[name] = append(f.Meta[name], v)
+		case k == "status":
+			if v != dataset.StatusAgreed && v != dataset.StatusAdjudicated {
+				return f, nil, fmt.Errorf("--where %q: status is agreed or adjudicated", w)
+			}
+			f.Statuses = append(f.Statuses, v)
+		case k == "tool":
+			f.Tools = append(f.Tools, v)
+		default:
+			return f, nil, fmt.Errorf("--where %q: key must be meta.NAME, status or tool", w)
+		}
+		if !seen[w] {
+			seen[w] = true
+			list = append(list, w)
+		}
+	}
+	sort.Strings(list)
+	return f, list, nil
+}
+
+func distinctSorted(s []string) []string {
+	m := map[string]bool{}
+	out := []string{}
+	for _, x := range s {
+		if !m[x] {
+			m[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func exportNext(ctx context.Context, app *App, name string, o exportOptions) error {
+	filter, whereList, err := parseWhere(o.where)
+	if err != nil {
+		return err
+	}
+	filter.Batches = distinctSorted(o.batches)
+	st, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	if o.as != "" {
+		u, err := st.User(ctx, o.as)
+		if err != nil {
+			return fmt.Errorf("--as: %w (add users with goldtrace users add)", err)
+		}
+		if u.Role != store.RoleLead {
+			return fmt.Errorf("--as %s: exporting needs a lead, %s is a %s", o.as, o.as, u.Role)
+		}
+	}
+	latest, err := st.LatestDatasetVersion(ctx, name)
+	hasParent := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	progress(app, "reading gold items…")
+	golds, err := st.GoldTraces(ctx, filter)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	var lines []dataset.Line
+	for _, tg := range golds {
+		ls, err := dataset.BuildLines(tg)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", name, err)
+		}
+		lines = append(lines, ls...)
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("export %s: no gold items to export%s (items become gold when agreed or adjudicated)", name, describeSelection(filter.Batches, whereList))
+	}
+	content, err := dataset.Assemble(lines)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	if hasParent && content.SHA256 == latest.SHA256 && !o.force {
+		res := exportResult{Name: name, Version: latest.Version, Unchanged: true, Count: latest.Count, SHA256: latest.SHA256, Files: []string{}}
+		if o.asJSON {
+			return printJSON(app, res)
+		}
+		fmt.Fprintf(app.Out, "dataset %s: nothing changed since v%d (%d items, sha256 %s); nothing written (--force writes a new version anyway)\n",
+			name, latest.Version, latest.Count, latest.SHA256[:12])
+		return nil
+	}
+	info := dataset.VersionInfo{
+		Name: name, Version: 1, CreatedAt: st.Now(), CreatedBy: o.as, Message: o.message,
+		Selection: dataset.Selection{Batches: filter.Batches, Where: whereList},
+	}
+	if hasParent {
+		info.Version, info.ParentVersion = latest.Version+1, latest.Version
+		if info.ParentHashes, err = st.DatasetRecordHashes(ctx, name, latest.Version); err != nil {
+			return err
+		}
+	}
+	if o.labelAgreement != nil {
+		ids := make([]string, len(content.Lines))
+		for i, l := range content.Lines {
+			ids[i] = l.ID
+		}
+		if info.Labels, err = o.labelAgreement(ctx, st, ids); err != nil {
+			return fmt.Errorf("export %s: agreement: %w", name, err)
+		}
+	}
+	manifest := dataset.NewManifest(info, content)
+	manifestBytes, err := dataset.EncodeManifest(manifest)
+	if err != nil {
+		return err
+	}
+	files, err := stageVersionFiles(o.out, name, info.Version, content.Bytes, manifestBytes, o.formats, false)
+	if err != nil {
+		return err
+	}
+	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: manifest.CreatedAt,
+		CreatedBy: o.as, Message: o.message, SHA256: content.SHA256, Count: len(content.Lines)}
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		return st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content.Bytes, content.Hashes)
+	})
+	if err != nil {
+		files.abort()
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	paths, err := files.commit()
+	if err != nil {
+		return fmt.Errorf("export %s: v%d is stored but its files could not be put in place (%w); write them with: goldtrace export %s@v%d --out %s",
+			name, info.Version, err, name, info.Version, o.out)
+	}
+	res := exportResult{Name: name, Version: info.Version, Count: len(content.Lines), SHA256: content.SHA256,
+		Added: len(manifest.Changes.Added), Removed: len(manifest.Changes.Removed), Changed: len(manifest.Changes.Changed), Files: paths}
+	if o.asJSON {
+		return printJSON(app, res)
+	}
+	fmt.Fprintf(app.Out, "exported %s v%d: %d items (%d added, %d removed, %d changed), sha256 %s\n",
+		name, info.Version, res.Count, res.Added, res.Removed, res.Changed, content.SHA256[:12])
+	for _, p := range paths {
+		fmt.Fprintf(app.Out, "  %s\n", p)
+	}
+	return nil
+}
+
+func describeSelection(batches, where []string) string {
+	var parts []string
+	if len(batches) > 0 {
+		parts = append(parts, "batch "+strings.Join(batches, ","))
+	}
+	parts = append(parts, where...)
+	if len(parts) == 0 {
+		return ""
+	}
+	return " matching " + strings.Join(parts, ", ")
+}
+
+// rematerialise writes the stored files of an existing version again.
+func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptions) error {
+	st, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	v, content, manifest, err := st.DatasetFiles(ctx, ref.Name, ref.Version)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
+	}
+	if err != nil {
+		return err
+	}
+	files, err := stageVersionFiles(o.out, ref.Name, ref.Version, content, manifest, o.formats, true)
+	if err != nil {
+		return err
+	}
+	paths, err := files.commit()
+	if err != nil {
+		return fmt.Errorf("write %s: %w", ref, err)
+	}
+	res := exportResult{Name: v.Name, Version: v.Version, Count: v.Count, SHA256: v.SHA256, Files: paths}
+	if o.asJSON {
+		return printJSON(app, res)
+	}
+	fmt.Fprintf(app.Out, "wrote %s: %d items, sha256 %s\n", ref, v.Count, v.SHA256[:12])
+	for _, p := range paths {
+		fmt.Fprintf(app.Out, "  %s\n", p)
+	}
+	return nil
+}
+
+// stageVersionFiles writes the canonical JSONL, the manifest and any other
+// formats of a version to temporary files in dir. A new version refuses to
+// replace files already there; a re-materialised one restores them.
+func stageVersionFiles(dir, name string, version int, content, manifest []byte, formats []string, replace bool) (*stagedFiles, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out %s: %w", dir, err)
+	}
+	type file struct {
+		name string
+		body func() ([]byte, error)
+	}
+	files := []file{
+		{dataset.FileName(name, version), func() ([]byte, error) { return content, nil }},
+		{dataset.ManifestName(name, version), func() ([]byte, error) { return manifest, nil }},
+	}
+	for _, f := range distinctSorted(formats) {
+		if f == "jsonl" {
+			continue
+		}
+		files = append(files, file{dataset.FormatFileName(name, version, f), func() ([]byte, error) {
+			var buf bytes.Buffer
+			if err := dataset.WriteFormat(&buf, f, content); err != nil {
+				return nil, fmt.Errorf("format %s: %w", f, err)
+			}
+			return buf.Bytes(), nil
+		}})
+	}
+	staged := &stagedFiles{}
+	for _, f := range files {
+		final := filepath.Join(dir, f.name)
+		if !replace {
+			if _, err := os.Lstat(final); err == nil {
+				staged.abort()
+				return nil, fmt.Errorf("%s already exists, but v%d of %s is new in this database: move it away or choose another --out", final, version, name)
+			}
+		}
+		body, err := f.body()
+		if err != nil {
+			staged.abort()
+			return nil, err
+		}
+		if err := staged.add(final, body); err != nil {
+			staged.abort()
+			return nil, err
+		}
+	}
+	return staged, nil
+}
+
+func printJSON(app *App, v any) error {
+	enc := json.NewEncoder(app.Out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// progress prints a progress note on stderr when it is a terminal.
+func progress(app *App, msg string) {
+	if IsTerminal(app.Err) {
+		fmt.Fprintln(app.Err, msg)
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/dataset"
+)
+
+// verifyResult is what verify reports (--json).
+type verifyResult struct {
+	File     string `json:"file"`
+	Manifest string `json:"manifest,omitempty"`
+	OK       bool   `json:"ok"`
+	Records  int    `json:"records"`
+	SHA256   string `json:"sha256,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+func newVerifyCmd(app *App) *cobra.Command {
+	var manifestPath string
+	var noManifest, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify FILE",
+		Short: "Check a dataset file: every line a canonical gold record, sorted, and matching its manifest",
+		Long: `verify re-reads NAME-vN.jsonl: every line must be a gold record in canonical form
+(strict: unknown fields, missing fields, other key orders or spacing are errors), ids
+sorted without duplicates, and — against NAME-vN.manifest.json beside it — each
+record's hash, the sha256, the count and the per-tool counts must match.
+Exit 0 with one OK line; exit 1 naming the first bad line (FILE:LINE: what).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := args[0]
+			if strings.HasSuffix(file, ".manifest.json") {
+				file = strings.TrimSuffix(file, ".manifest.json") + ".jsonl"
+			}
+			res := verifyResult{File: file}
+			var m *dataset.Manifest
+			if !noManifest {
+				if manifestPath == "" {
+					manifestPath = dataset.ManifestBeside(file)
+				}
+				res.Manifest = manifestPath
+				b, err := os.ReadFile(manifestPath)
+				if errors.Is(err, os.ErrNotExist) {
+					return verifyFailed(app, asJSON, res, fmt.Errorf("%s: no manifest beside it (%s); --manifest PATH or --no-manifest", file, manifestPath))
+				}
+				if err != nil {
+					return fmt.Errorf("read manifest: %w", unwrapPath(err))
+				}
+				parsed, err := dataset.ParseManifest(b)
+				if err != nil {
+					return verifyFailed(app, asJSON, res, fmt.Errorf("%s: %w", manifestPath, err))
+				}
+				m = &parsed
+			}
+			f, err := os.Open(file)
+			if err != nil {
+				return fmt.Errorf("verify %s: %w", file, unwrapPath(err))
+			}
+			defer f.Close()
+			sum, err := dataset.Verify(f, m)
+			res.Records, res.SHA256 = sum.Records, sum.SHA256
+			if err != nil {
+				var le *dataset.LineError
+				if errors.As(err, &le) {
+					return verifyFailed(app, asJSON, res, fmt.Errorf("%s:%d: %v", file, le.Line, le.Err))
+				}
+				return verifyFailed(app, asJSON, res, fmt.Errorf("%s: %v", file, err))
+			}
+			res.OK = true
+			if asJSON {
+				return printJSON(app, res)
+			}
+			against := "no manifest checked"
+			if m != nil {
+				against = "matches " + manifestPath
+			}
+			fmt.Fprintf(app.Out, "OK %s: %d records, sha256 %s, %s\n", file, sum.Records, sum.SHA256[:12], against)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&manifestPath, "manifest", "", "manifest to check against (default: the one beside FILE)")
+	cmd.Flags().BoolVar(&noManifest, "no-manifest", false, "check the lines only")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// verifyFailed reports a mismatch: exit 1.
+func verifyFailed(app *App, asJSON bool, res verifyResult, err error) error {
+	if asJSON {
+		res.Error = err.Error()
+		if perr := printJSON(app, res); perr != nil {
+			return perr
+		}
+	}
+	return failed("%v", err)
+}

@@ -1,0 +1,137 @@
+package dataset
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// orderTrace is a support conversation with two decision points: turn 2
+// (the model called get_order_history) and turn 4 (it answered in text).
+func orderTrace(id string) trace.Trace {
+	return trace.Trace{
+		ID:        id,
+		Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		Metadata:  map[string]string{"cohort": "billing", "model": "m1"},
+		Tools: []trace.Tool{
+			{Name: "get_order_status", Description: "Shipping status of one order.",
+				Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)},
+			{Name: "get_order_history", Parameters: json.RawMessage(`{"type":"object"}`)},
+		},
+		Messages: []trace.Message{
+			{Role: "system", Content: "You are a support agent. <b>Be kind</b> & brief."},
+			{Role: "user", Content: "where's my package?"},
+			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_history", `{"user_id": "u_9"}`)}},
+			{Role: "tool", ToolCallID: "c1", Name: "get_order_history", Content: "[ORD-9182]"},
+			{Role: "assistant", Content: "Your order ORD-9182 ships tomorrow.", ToolCalls: []trace.Call{trace.NewCall("c2", "get_order_status", `{order_id: ORD-9182`)}},
+		},
+	}
+}
+
+func callAnswer(turn int) Answer {
+	return Answer{
+		Turn: turn, Status: StatusAdjudicated, Decision: DecisionCall,
+		Calls: []score.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{ "order_id" : "ORD-9182" }`),
+			ArgRules: map[string]score.ArgRule{"note": {Optional: true, Match: score.MatchAny}}}},
+		Rationale: "User has one open order; status lookup is sufficient.",
+		Reviewers: []string{"alice", "bob"}, Adjudicator: "carol", GuideVersion: "g_1a2b3c4d5e6f",
+	}
+}
+
+func noCallAnswer(turn int) Answer {
+	return Answer{Turn: turn, Status: StatusAgreed, Decision: DecisionNoCall, Rationale: "answer in text",
+		Reviewers: []string{"alice", "bob"}, GuideVersion: "g_1a2b3c4d5e6f"}
+}
+
+func TestBuildLinesWritesTheDesignShape(t *testing.T) {
+	lines, err := BuildLines(TraceGold{Trace: orderTrace("tr_0001"), Answers: []Answer{callAnswer(2), noCallAnswer(4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines", len(lines))
+	}
+	want := `{"id":"` + trace.ItemID("tr_0001", 2) + `","input":{"messages":[{"role":"system","content":"You are a support agent. <b>Be kind</b> & brief."},{"role":"user","content":"where's my package?"}],` +
+		`"context":{"trace_id":"tr_0001","turn":2,"metadata":{"cohort":"billing","model":"m1"}}},` +
+		`"available_tools":[{"name":"get_order_status","description":"Shipping status of one order.","parameters":{"properties":{"order_id":{"type":"string"}},"required":["order_id"],"type":"object"}},{"name":"get_order_history","parameters":{"type":"object"}}],` +
+		`"expected_tool":"get_order_status","expected_args":{"order_id":"ORD-9182"},` +
+		`"expected_calls":[{"tool":"get_order_status","args":{"order_id":"ORD-9182"},"arg_rules":{"note":{"match":"any","optional":true},"order_id":{"match":"exact"}}}],` +
+		`"acceptable":[],"rationale":"User has one open order; status lookup is sufficient.",` +
+		`"observed_calls":[{"tool":"get_order_history","args":{"user_id":"u_9"}}],` +
+		`"provenance":{"status":"adjudicated","reviewers":["alice","bob"],"adjudicator":"carol","guide_version":"g_1a2b3c4d5e6f"}}`
+	if got := string(lines[0].Bytes); got != want {
+		t.Errorf("call record:\n got %s\nwant %s", got, want)
+	}
+	noCall := string(lines[1].Bytes)
+	for _, frag := range []string{`"expected_tool":null,"expected_args":null,"expected_calls":[]`,
+		`"observed_calls":[{"tool":"get_order_status","args":"{order_id: ORD-9182","unparseable":true}]`,
+		`"adjudicator":null`, `"turn":4`} {
+		if !strings.Contains(noCall, frag) {
+			t.Errorf("no-call record lacks %s:\n%s", frag, noCall)
+		}
+	}
+	if lines[1].Tool != trace.NoTool || lines[0].Tool != "get_order_status" {
+		t.Errorf("tools: %q %q", lines[0].Tool, lines[1].Tool)
+	}
+	for _, l := range lines {
+		if _, err := DecodeRecord(l.Bytes); err != nil {
+			t.Errorf("built line does not decode strictly: %v", err)
+		}
+	}
+}
+
+func TestBuildLinesRejectsInconsistentGold(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func() Answer
+		want   string
+	}{
+		{"no_call with calls", func() Answer { a := callAnswer(2); a.Decision = DecisionNoCall; return a }, "decision no_call"},
+		{"call without calls", func() Answer { a := noCallAnswer(2); a.Decision = DecisionCall; return a }, "no expected calls"},
+		{"turn not assistant", func() Answer { return callAnswer(1) }, "no assistant message at turn 1"},
+		{"turn out of range", func() Answer { return callAnswer(9) }, "no assistant message at turn 9"},
+		{"wrong item id", func() Answer { a := callAnswer(2); a.ItemID = "it_0000000000000000"; return a }, "does not match"},
+		{"bad rule", func() Answer {
+			a := callAnswer(2)
+			a.Calls[0].ArgRules = map[string]score.ArgRule{"order_id": {Match: "regex"}}
+			return a
+		}, `match "regex"`},
+		{"args not object", func() Answer { a := callAnswer(2); a.Calls[0].Args = json.RawMessage(`[1]`); return a }, "must be a JSON object"},
+		{"agreed with adjudicator", func() Answer { a := callAnswer(2); a.Status = StatusAgreed; return a }, "agreed gold has an adjudicator"},
+		{"bad status", func() Answer { a := callAnswer(2); a.Status = "disputed"; return a }, `"disputed"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := BuildLines(TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{tc.answer()}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestEncodeRecordIsCanonical(t *testing.T) {
+	lines, err := BuildLines(TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{callAnswer(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if err := json.Unmarshal(lines[0].Bytes, &rec); err != nil {
+		t.Fatal(err)
+	}
+	// The same record with other spellings of the same JSON encodes the same.
+	rec.ExpectedCalls[0].Args = json.RawMessage("{\n \"order_id\": \"ORD-9182\" }")
+	rec.ExpectedArgs = json.RawMessage(`{"order_id" :"ORD-9182"}`)
+	rec.AvailableTools[0].Parameters = json.RawMessage(`{"type":"object","required":["order_id"],"properties":{"order_id":{"type":"string"}}}`)
+	got, err := EncodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(lines[0].Bytes) {
+		t.Errorf("not canonical:\n got %s\nwant %s", got, lines[0].Bytes)
+	}
+}

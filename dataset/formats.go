@@ -1,0 +1,278 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// Formats other than the canonical JSONL that an export can also write,
+// each beside the canonical file as NAME-vN.<format>.jsonl:
+//
+//   - openai-evals: {"input":[chat messages],"ideal":[…],"tools":[…],"metadata":{…}}
+//     per line; each ideal is the canonical JSON of one correct call list
+//     [{"name","arguments"}] (the expected calls first, then each acceptable
+//     alternative; "[]" means no tool should be called).
+//   - langsmith: dataset example rows {"inputs":{"messages","tools"},
+//     "outputs":{expected_tool, expected_args, expected_calls, acceptable,
+//     rationale},"metadata":{…}}.
+//   - promptfoo: test cases {"description","vars","assert","metadata"}: vars
+//     hold the messages, tools (OpenAI shape), expected_calls and
+//     acceptable; items that expect a call assert is-valid-openai-tools-call
+//     and a javascript check of tool names and argument rules; items that
+//     expect none assert with javascript that no tool was called.
+//
+// Messages and tools use OpenAI chat-completions shapes: tool_calls as
+// {id,type:"function",function:{name,arguments}} with arguments as a JSON
+// string, tools as {type:"function",function:{name,description,parameters}}.
+var Formats = []string{"openai-evals", "langsmith", "promptfoo"}
+
+// ValidFormat reports whether f is "jsonl" (canonical only) or one of Formats.
+func ValidFormat(f string) bool {
+	if f == "jsonl" {
+		return true
+	}
+	for _, x := range Formats {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteFormat converts a canonical dataset (its JSONL bytes) into format,
+// one line per record in the same order, deterministically.
+func WriteFormat(w io.Writer, format string, content []byte) error {
+	convert, ok := map[string]func(Record) (any, error){
+		"openai-evals": openAIEvalsRow,
+		"langsmith":    langSmithRow,
+		"promptfoo":    promptfooRow,
+	}[format]
+	if !ok {
+		return fmt.Errorf("unknown format %q (want jsonl, openai-evals, langsmith or promptfoo)", format)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	sc := bufio.NewScanner(bytes.NewReader(content))
+	sc.Buffer(make([]byte, 0, 1<<20), len(content)+1)
+	for n := 1; sc.Scan(); n++ {
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		row, err := convert(rec)
+		if err != nil {
+			return fmt.Errorf("line %d (%s): %w", n, rec.ID, err)
+		}
+		if err := enc.Encode(row); err != nil {
+			return fmt.Errorf("line %d (%s): %w", n, rec.ID, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+type oaMessage struct {
+	Role       string       `json:"role"`
+	Content    string       `json:"content"`
+	Name       string       `json:"name,omitempty"`
+	ToolCallID string       `json:"tool_call_id,omitempty"`
+	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
+}
+
+type oaToolCall struct {
+	ID       string     `json:"id,omitempty"`
+	Type     string     `json:"type"`
+	Function oaFunction `json:"function"`
+}
+
+type oaFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type oaTool struct {
+	Type     string    `json:"type"`
+	Function oaToolDef `json:"function"`
+}
+
+type oaToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// nameArgs is a call as {"name","arguments"} with arguments as JSON.
+type nameArgs struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func openAIMessages(msgs []trace.Message) []oaMessage {
+	out := make([]oaMessage, len(msgs))
+	for i, m := range msgs {
+		om := oaMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		if m.Role == trace.RoleTool {
+			om.Name = ""
+		}
+		for _, c := range m.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, oaToolCall{ID: c.ID, Type: "function",
+				Function: oaFunction{Name: c.Name, Arguments: c.RawArguments()}})
+		}
+		out[i] = om
+	}
+	return out
+}
+
+func openAITools(tools []trace.Tool) []oaTool {
+	out := make([]oaTool, len(tools))
+	for i, t := range tools {
+		out[i] = oaTool{Type: "function", Function: oaToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
+	}
+	return out
+}
+
+// idealCalls encodes one correct call list as canonical JSON text.
+func idealCalls(calls []score.ExpectedCall) (string, error) {
+	list := make([]nameArgs, len(calls))
+	for i, c := range calls {
+		list[i] = nameArgs{Name: c.Tool, Arguments: c.Args}
+	}
+	b, err := trace.MarshalCanonical(list)
+	return string(b), err
+}
+
+// rowMetadata is what every shape carries about where a row came from.
+type rowMetadata struct {
+	ID            string            `json:"id"`
+	TraceID       string            `json:"trace_id"`
+	Turn          int               `json:"turn"`
+	TraceMetadata map[string]string `json:"trace_metadata"`
+	Status        string            `json:"status"`
+	GuideVersion  string            `json:"guide_version"`
+}
+
+func metadataOf(r Record) rowMetadata {
+	meta := r.Input.Context.Metadata
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	return rowMetadata{ID: r.ID, TraceID: r.Input.Context.TraceID, Turn: r.Input.Context.Turn,
+		TraceMetadata: meta, Status: r.Provenance.Status, GuideVersion: r.Provenance.GuideVersion}
+}
+
+func openAIEvalsRow(r Record) (any, error) {
+	ideal := []string{}
+	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
+		s, err := idealCalls(calls)
+		if err != nil {
+			return nil, err
+		}
+		ideal = append(ideal, s)
+	}
+	return struct {
+		Input    []oaMessage `json:"input"`
+		Ideal    []string    `json:"ideal"`
+		Tools    []oaTool    `json:"tools"`
+		Metadata rowMetadata `json:"metadata"`
+	}{openAIMessages(r.Input.Messages), ideal, openAITools(r.AvailableTools), metadataOf(r)}, nil
+}
+
+func langSmithRow(r Record) (any, error) {
+	type inputs struct {
+		Messages []oaMessage `json:"messages"`
+		Tools    []oaTool    `json:"tools"`
+	}
+	type outputs struct {
+		ExpectedTool  *string                `json:"expected_tool"`
+		ExpectedArgs  json.RawMessage        `json:"expected_args"`
+		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+		Rationale     string                 `json:"rationale"`
+	}
+	return struct {
+		Inputs   inputs      `json:"inputs"`
+		Outputs  outputs     `json:"outputs"`
+		Metadata rowMetadata `json:"metadata"`
+	}{
+		inputs{openAIMessages(r.Input.Messages), openAITools(r.AvailableTools)},
+		outputs{r.ExpectedTool, r.ExpectedArgs, nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable), r.Rationale},
+		metadataOf(r),
+	}, nil
+}
+
+type promptfooAssert struct {
+	Type  string `json:"type"`
+	Value string `json:"value,omitempty"`
+}
+
+func promptfooRow(r Record) (any, error) {
+	type vars struct {
+		ID            string                 `json:"id"`
+		Messages      []oaMessage            `json:"messages"`
+		Tools         []oaTool               `json:"tools"`
+		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+	}
+	asserts := []promptfooAssert{}
+	desc := r.ID + ": no tool call"
+	if len(r.ExpectedCalls) > 0 {
+		desc = r.ID + ": " + r.ExpectedCalls[0].Tool
+		asserts = append(asserts, promptfooAssert{Type: "is-valid-openai-tools-call"}, promptfooAssert{Type: "javascript", Value: promptfooCallCheck})
+	} else {
+		asserts = append(asserts, promptfooAssert{Type: "javascript", Value: promptfooNoCallCheck})
+	}
+	return struct {
+		Description string            `json:"description"`
+		Vars        vars              `json:"vars"`
+		Assert      []promptfooAssert `json:"assert"`
+		Metadata    rowMetadata       `json:"metadata"`
+	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}, asserts, metadataOf(r)}, nil
+}
+
+func nonNilCalls(c []score.ExpectedCall) []score.ExpectedCall {
+	if c == nil {
+		return []score.ExpectedCall{}
+	}
+	return c
+}
+
+func nonNilAlts(c [][]score.ExpectedCall) [][]score.ExpectedCall {
+	if c == nil {
+		return [][]score.ExpectedCall{}
+	}
+	return c
+}
+
+// promptfooCalls normalises promptfoo's output (OpenAI tool_calls array,
+// {tool_calls}, or their JSON text) into [{name, args}], or null when the
+// output holds no tool calls.
+const promptfooCalls = `const calls = (o) => { let v = o; if (typeof v === 'string') { try { v = JSON.parse(v); } catch (e) { return null; } } if (v && !Array.isArray(v) && Array.isArray(v.tool_calls)) v = v.tool_calls; if (!Array.isArray(v)) return null; return v.map((c) => { const f = (c && c.function) || c || {}; let a = f.arguments !== undefined ? f.arguments : (f.input !== undefined ? f.input : {}); if (typeof a === 'string') { try { a = JSON.parse(a); } catch (e) { a = undefined; } } return { name: f.name, args: a }; }); };`
+
+// promptfooNoCallCheck passes when the model called no tool.
+const promptfooNoCallCheck = promptfooCalls + ` const got = calls(output); return { pass: !got || got.length === 0, score: (!got || got.length === 0) ? 1 : 0, reason: (!got || got.length === 0) ? 'no tool called' : 'expected no tool call, got ' + got.map((c) => c.name).join(', ') };`
+
+// promptfooCallCheck passes when the called tools and arguments satisfy the
+// expected calls (or an acceptable alternative) under their arg_rules: exact
+// (key-order-free JSON equality), fuzzy (strings compared case- and
+// whitespace-insensitively), any, optional, any_of; calls are paired one to
+// one in any order, extra arguments fail.
+const promptfooCallCheck = promptfooCalls + ` const canon = (x) => Array.isArray(x) ? x.map(canon) : (x && typeof x === 'object') ? Object.keys(x).sort().reduce((o, k) => { o[k] = canon(x[k]); return o; }, {}) : x;
+const eq = (a, b) => JSON.stringify(canon(a)) === JSON.stringify(canon(b));
+const squash = (s) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+const fuzzyEq = (a, b) => (typeof a === 'string' && typeof b === 'string') ? squash(a) === squash(b) : eq(a, b);
+const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const callOk = (e, p) => { if (!p || p.name !== e.tool || !p.args || typeof p.args !== 'object' || Array.isArray(p.args)) return false; const rules = e.arg_rules || {}; const keys = new Set(Object.keys(e.args || {}).concat(Object.keys(rules))); for (const k of Object.keys(p.args)) if (!keys.has(k)) return false; for (const k of keys) { const r = rules[k] || {}; const m = r.match || 'exact'; if (!has(p.args, k)) { if (r.optional) continue; return false; } if (m === 'any') continue; const wanted = (has(e.args || {}, k) ? [e.args[k]] : []).concat(r.any_of || []); if (!wanted.some((w) => m === 'fuzzy' ? fuzzyEq(w, p.args[k]) : eq(w, p.args[k]))) return false; } return true; };
+const listOk = (exp, got) => { if (exp.length !== got.length) return false; const used = new Array(got.length).fill(false); const pair = (i) => { if (i === exp.length) return true; for (let j = 0; j < got.length; j++) { if (!used[j] && callOk(exp[i], got[j])) { used[j] = true; if (pair(i + 1)) return true; used[j] = false; } } return false; }; return pair(0); };
+const got = calls(output) || [];
+const lists = [context.vars.expected_calls].concat(context.vars.acceptable || []);
+const ok = lists.some((l) => listOk(l, got));
+return { pass: ok, score: ok ? 1 : 0, reason: ok ? 'tool calls match the gold answer' : 'expected ' + context.vars.expected_calls.map((c) => c.tool).join(', ') + ', got ' + (got.length ? got.map((c) => c.name).join(', ') : 'no tool call') };`

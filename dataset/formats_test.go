@@ -1,0 +1,117 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/score"
+)
+
+func TestWriteFormatShapes(t *testing.T) {
+	c := versionOf(t, TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{callAnswer(2), noCallAnswer(4)}})
+	tests := []struct {
+		format string
+		checks []string // fragments of the first (call) row
+	}{
+		{"openai-evals", []string{`"input":[{"role":"system"`, `"ideal":["[{\"name\":\"get_order_status\",\"arguments\":{\"order_id\":\"ORD-9182\"}}]"]`,
+			`"tools":[{"type":"function","function":{"name":"get_order_status"`}},
+		{"langsmith", []string{`"inputs":{"messages":[`, `"outputs":{"expected_tool":"get_order_status","expected_args":{"order_id":"ORD-9182"}`, `"metadata":{"id":"it_`}},
+		{"promptfoo", []string{`"vars":{"id":"it_`, `"assert":[{"type":"is-valid-openai-tools-call"},{"type":"javascript","value":"const calls`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.format, func(t *testing.T) {
+			var a, b bytes.Buffer
+			if err := WriteFormat(&a, tc.format, c.Bytes); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFormat(&b, tc.format, c.Bytes); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Error("not deterministic")
+			}
+			rows := strings.Split(strings.TrimSuffix(a.String(), "\n"), "\n")
+			if len(rows) != 2 {
+				t.Fatalf("got %d rows, want 2", len(rows))
+			}
+			callRow := rows[0]
+			if !strings.Contains(callRow, "get_order_status\"") || strings.Contains(rows[0], `"expected_tool":null`) {
+				callRow = rows[1]
+			}
+			for _, frag := range tc.checks {
+				if !strings.Contains(callRow, frag) {
+					t.Errorf("row lacks %s:\n%s", frag, callRow)
+				}
+			}
+			for _, r := range rows {
+				if !json.Valid([]byte(r)) {
+					t.Errorf("invalid JSON row %s", r)
+				}
+			}
+		})
+	}
+	if err := WriteFormat(&bytes.Buffer{}, "csv", c.Bytes); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+// TestPromptfooAssertionJudgesCalls runs the generated javascript assertion
+// under node, the way promptfoo would, against predicted outputs.
+func TestPromptfooAssertionJudgesCalls(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed: the promptfoo assertion is not executed")
+	}
+	vars := map[string]any{
+		"expected_calls": []score.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-9182","note":"x"}`),
+			ArgRules: map[string]score.ArgRule{"order_id": {Match: score.MatchFuzzy}, "note": {Match: score.MatchAny, Optional: true},
+				"limit": {Optional: true, AnyOf: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}}}}},
+		"acceptable": [][]score.ExpectedCall{{{Tool: "lookup", Args: json.RawMessage(`{}`)}, {Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"A"}`)}}},
+	}
+	call := func(name, args string) string {
+		b, _ := json.Marshal(args)
+		return `{"type":"function","function":{"name":"` + name + `","arguments":` + string(b) + `}}`
+	}
+	tests := []struct {
+		name   string
+		check  string
+		output string // a JS expression
+		pass   bool
+	}{
+		{"exact", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-9182"}`) + `]`, true},
+		{"fuzzy + optional any", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":" ord-9182 ","note":"anything"}`) + `]`, true},
+		{"any_of", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-9182","limit":2}`) + `]`, true},
+		{"not in any_of", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-9182","limit":3}`) + `]`, false},
+		{"wrong value", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-1"}`) + `]`, false},
+		{"unexpected arg", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-9182","x":1}`) + `]`, false},
+		{"wrong tool", promptfooCallCheck, `[` + call("cancel_order", `{"order_id":"ORD-9182"}`) + `]`, false},
+		{"acceptable in other order", promptfooCallCheck, `JSON.stringify([` + call("get_order_status", `{"order_id":"A"}`) + `,` + call("lookup", `{}`) + `])`, true},
+		{"text instead of call", promptfooCallCheck, `"It ships tomorrow."`, false},
+		{"unparseable args", promptfooCallCheck, `[` + call("get_order_status", `{order_id:`) + `]`, false},
+		{"no call wanted, none made", promptfooNoCallCheck, `"It ships tomorrow."`, true},
+		{"no call wanted, one made", promptfooNoCallCheck, `[` + call("lookup", `{}`) + `]`, false},
+	}
+	varsJSON, _ := json.Marshal(vars)
+	// One node process runs every case; each prints its verdict on a line.
+	var script strings.Builder
+	script.WriteString("const context = { vars: " + string(varsJSON) + " };\n")
+	for _, tc := range tests {
+		script.WriteString("console.log(String((function (output) { " + tc.check + " })(" + tc.output + ").pass));\n")
+	}
+	out, err := exec.Command(node, "-e", script.String()).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	verdicts := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(verdicts) != len(tests) {
+		t.Fatalf("node printed %q", out)
+	}
+	for i, tc := range tests {
+		if got := verdicts[i] == "true"; got != tc.pass {
+			t.Errorf("%s: pass = %s, want %v", tc.name, verdicts[i], tc.pass)
+		}
+	}
+}

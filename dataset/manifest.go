@@ -1,0 +1,234 @@
+package dataset
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Manifest describes one exported version (DESIGN.md "Manifest"). Field order
+// is the key order of the file; maps are written with sorted keys.
+type Manifest struct {
+	Name          string           `json:"name"`
+	Version       int              `json:"version"`
+	ParentVersion *int             `json:"parent_version"` // null for v1
+	CreatedAt     string           `json:"created_at"`     // RFC 3339, UTC
+	CreatedBy     string           `json:"created_by"`
+	Message       string           `json:"message"`
+	File          string           `json:"file"`   // the canonical JSONL this manifest describes
+	SHA256        string           `json:"sha256"` // of the JSONL file's bytes
+	Count         int              `json:"count"`
+	ToolCounts    map[string]int   `json:"tool_counts"`    // per expected tool, "(none)" for no call
+	GuideVersions []string         `json:"guide_versions"` // sorted, distinct, non-empty
+	Selection     Selection        `json:"selection"`
+	Agreement     AgreementSummary `json:"agreement"`
+	Changes       Changes          `json:"changes"`
+	// RecordHashes maps each item id to the first 16 hex digits of the
+	// sha256 of its line (without the newline): verify names the line that
+	// changed even when the line is still a valid record.
+	RecordHashes map[string]string `json:"record_hashes"`
+}
+
+// Selection is which gold items the export took.
+type Selection struct {
+	Batches []string `json:"batches"` // empty: all batches
+	Where   []string `json:"where"`   // KEY=VALUE filters as given
+}
+
+// AgreementSummary says how the version's gold was reached. The counts come
+// from the gold statuses; the label statistics are computed by review and
+// handed in (null when not computed).
+type AgreementSummary struct {
+	LabeledItems int     `json:"labeled_items"` // gold items in this version
+	Agreed       int     `json:"agreed"`
+	Adjudicated  int     `json:"adjudicated"`
+	AgreedRate   float64 `json:"agreed_rate"` // agreed / labeled_items, 4 decimals
+	LabelAgreement
+}
+
+// LabelAgreement is the reviewers' agreement on the labels of the version's
+// items, as review computes it.
+type LabelAgreement struct {
+	PercentAgreement *float64 `json:"percent_agreement"` // share of items whose labels agree
+	KappaTool        *float64 `json:"kappa_tool"`        // Cohen's kappa on the first tool, (none) included
+}
+
+// Changes lists item ids against the parent version (for v1: all added).
+// An item is changed when its record line differs in any byte.
+type Changes struct {
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []string `json:"changed"`
+}
+
+// Content is an assembled version: the JSONL bytes and per-line facts.
+type Content struct {
+	Bytes  []byte
+	SHA256 string
+	Lines  []Line // sorted by id
+	Hashes map[string]string
+}
+
+// Assemble sorts lines by id, rejects duplicates, and joins them into the
+// JSONL bytes of a version.
+func Assemble(lines []Line) (Content, error) {
+	sort.Slice(lines, func(i, j int) bool { return lines[i].ID < lines[j].ID })
+	size := 0
+	for i, l := range lines {
+		if i > 0 && lines[i-1].ID == l.ID {
+			return Content{}, fmt.Errorf("item %s appears twice", l.ID)
+		}
+		size += len(l.Bytes) + 1
+	}
+	buf := make([]byte, 0, size)
+	hashes := make(map[string]string, len(lines))
+	for _, l := range lines {
+		buf = append(buf, l.Bytes...)
+		buf = append(buf, '\n')
+		hashes[l.ID] = RecordHash(l.Bytes)
+	}
+	sum := sha256.Sum256(buf)
+	return Content{Bytes: buf, SHA256: hex.EncodeToString(sum[:]), Lines: lines, Hashes: hashes}, nil
+}
+
+// RecordHash is the hex sha256 of one record line (without the newline).
+func RecordHash(line []byte) string {
+	sum := sha256.Sum256(line)
+	return hex.EncodeToString(sum[:])
+}
+
+// shortHash is the prefix of a record hash kept in the manifest.
+func shortHash(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	return h
+}
+
+// VersionInfo is what a manifest records beyond the content itself.
+type VersionInfo struct {
+	Name          string
+	Version       int
+	ParentVersion int               // 0 when there is none
+	ParentHashes  map[string]string // item id → record hash of the parent version
+	CreatedAt     time.Time
+	CreatedBy     string
+	Message       string
+	Selection     Selection
+	Labels        LabelAgreement
+}
+
+// NewManifest describes content as version info.Version of info.Name.
+func NewManifest(info VersionInfo, c Content) Manifest {
+	m := Manifest{
+		Name:          info.Name,
+		Version:       info.Version,
+		CreatedAt:     info.CreatedAt.UTC().Format(time.RFC3339),
+		CreatedBy:     info.CreatedBy,
+		Message:       info.Message,
+		File:          FileName(info.Name, info.Version),
+		SHA256:        c.SHA256,
+		Count:         len(c.Lines),
+		ToolCounts:    map[string]int{},
+		GuideVersions: []string{},
+		Selection:     info.Selection,
+		RecordHashes:  make(map[string]string, len(c.Lines)),
+	}
+	if info.ParentVersion > 0 {
+		p := info.ParentVersion
+		m.ParentVersion = &p
+	}
+	if m.Selection.Batches == nil {
+		m.Selection.Batches = []string{}
+	}
+	if m.Selection.Where == nil {
+		m.Selection.Where = []string{}
+	}
+	guides := map[string]bool{}
+	for _, l := range c.Lines {
+		m.ToolCounts[l.Tool]++
+		if l.GuideVersion != "" {
+			guides[l.GuideVersion] = true
+		}
+		switch l.Status {
+		case StatusAgreed:
+			m.Agreement.Agreed++
+		case StatusAdjudicated:
+			m.Agreement.Adjudicated++
+		}
+		m.RecordHashes[l.ID] = shortHash(c.Hashes[l.ID])
+	}
+	m.GuideVersions = append(m.GuideVersions, sortedKeys(guides)...)
+	m.Agreement.LabeledItems = len(c.Lines)
+	if n := len(c.Lines); n > 0 {
+		m.Agreement.AgreedRate = Round4(float64(m.Agreement.Agreed) / float64(n))
+	}
+	m.Agreement.LabelAgreement = LabelAgreement{PercentAgreement: round4p(info.Labels.PercentAgreement), KappaTool: round4p(info.Labels.KappaTool)}
+	m.Changes = changes(info.ParentHashes, c.Hashes)
+	return m
+}
+
+// changes compares record hashes of a parent and a child version.
+func changes(parent, child map[string]string) Changes {
+	ch := Changes{Added: []string{}, Removed: []string{}, Changed: []string{}}
+	for id, h := range child {
+		ph, ok := parent[id]
+		switch {
+		case !ok:
+			ch.Added = append(ch.Added, id)
+		case ph != h:
+			ch.Changed = append(ch.Changed, id)
+		}
+	}
+	for id := range parent {
+		if _, ok := child[id]; !ok {
+			ch.Removed = append(ch.Removed, id)
+		}
+	}
+	sort.Strings(ch.Added)
+	sort.Strings(ch.Removed)
+	sort.Strings(ch.Changed)
+	return ch
+}
+
+// Round4 rounds to 4 decimals, so statistics print the same everywhere.
+func Round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+func round4p(x *float64) *float64 {
+	if x == nil || math.IsNaN(*x) || math.IsInf(*x, 0) {
+		return nil
+	}
+	v := Round4(*x)
+	return &v
+}
+
+// EncodeManifest writes m indented, keys in fixed order, with a final newline.
+func EncodeManifest(m Manifest) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ParseManifest reads a manifest file's bytes.
+func ParseManifest(b []byte) (Manifest, error) {
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("not a goldtrace manifest: %w", err)
+	}
+	if m.Name == "" || m.Version < 1 || len(m.SHA256) != 64 {
+		return m, fmt.Errorf("not a goldtrace manifest: name, version or sha256 missing")
+	}
+	return m, nil
+}

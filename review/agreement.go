@@ -1,0 +1,217 @@
+package review
+
+import (
+	"sort"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// ToolClass is the class a label gives its item for tool agreement: the first
+// expected tool, or "(none)" when no tool should be called.
+func ToolClass(l Label) string {
+	if l.Decision != DecisionCall || len(l.Calls) == 0 {
+		return trace.NoTool
+	}
+	return l.Calls[0].Tool
+}
+
+// Agreement summarises how reviewers agree over a set of items.
+type Agreement struct {
+	// Items is the number of items with two or more labels.
+	Items int `json:"items"`
+	// Exact is the share of reviewer pairs (over all items) whose labels
+	// agree completely (Compare); nil without pairs.
+	Exact *float64 `json:"exact"`
+	// Tool is the share of reviewer pairs that chose the same tool class.
+	Tool *float64 `json:"tool"`
+	// Pairs: per reviewer pair, percent agreement and Cohen's kappa on the
+	// tool class over the items both labeled.
+	Pairs []PairAgreement `json:"pairs"`
+	// Alpha is Krippendorff's alpha (nominal) on the tool class across all
+	// reviewers, any number per item, missing labels allowed.
+	Alpha Alpha `json:"alpha"`
+	// Args is agreement on the first call's arguments among pairs that chose
+	// the same (non-none) first tool.
+	Args ArgsAgreement `json:"args"`
+	// PerTool: for each tool class, how often a pair agreed on it when at
+	// least one of the two chose it.
+	PerTool []ToolAgreement `json:"per_tool"`
+	// Confusion lists the tool classes reviewers chose against each other
+	// for the same item, most frequent first (A < B; the pair is unordered).
+	Confusion []Confusion `json:"confusion"`
+}
+
+// PairAgreement is two reviewers' agreement over the items both labeled.
+type PairAgreement struct {
+	A     string `json:"a"`
+	B     string `json:"b"`
+	Items int    `json:"items"`
+	// ExactAgreed counts items whose labels agree completely.
+	ExactAgreed int   `json:"exact_agreed"`
+	Kappa       Kappa `json:"kappa"` // on the tool class; Observed is percent agreement
+}
+
+// ArgsAgreement is agreement on arguments given the same tool.
+type ArgsAgreement struct {
+	Pairs   int      `json:"pairs"`
+	Agreed  int      `json:"agreed"`
+	Percent *float64 `json:"percent"`
+	// PerTool: the same, per first tool.
+	PerTool []ToolArgsAgreement `json:"per_tool"`
+}
+
+// ToolArgsAgreement is args agreement for one tool.
+type ToolArgsAgreement struct {
+	Tool   string `json:"tool"`
+	Pairs  int    `json:"pairs"`
+	Agreed int    `json:"agreed"`
+}
+
+// ToolAgreement is, for one tool class, the reviewer pairs where at least one
+// chose it (Involved) and where both did (Agreed).
+type ToolAgreement struct {
+	Tool     string `json:"tool"`
+	Involved int    `json:"involved"`
+	Agreed   int    `json:"agreed"`
+}
+
+// Confusion counts reviewer pairs where one chose tool class A and the other B.
+type Confusion struct {
+	A     string `json:"a"`
+	B     string `json:"b"`
+	Count int    `json:"count"`
+}
+
+// Agree computes the agreement statistics of items, each given as the list of
+// its submitted labels (one per reviewer). Items with fewer than two labels
+// only contribute nothing; reviewers who did not label an item are missing
+// data for alpha and are left out of that item's pairs.
+func Agree(items [][]Label) Agreement {
+	type pairKey struct{ a, b string }
+	pairA := map[pairKey][]string{}
+	pairB := map[pairKey][]string{}
+	exact := map[pairKey]int{}
+	var units [][]string
+	var out Agreement
+	var pairsTotal, exactTotal, toolTotal int
+	argsByTool := map[string]*ToolArgsAgreement{}
+	perTool := map[string]*ToolAgreement{}
+	confusion := map[pairKey]int{}
+	tool := func(name string) *ToolAgreement {
+		t := perTool[name]
+		if t == nil {
+			t = &ToolAgreement{Tool: name}
+			perTool[name] = t
+		}
+		return t
+	}
+	for _, labels := range items {
+		if len(labels) < 2 {
+			continue
+		}
+		out.Items++
+		ls := append([]Label(nil), labels...)
+		sort.Slice(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer })
+		unit := make([]string, len(ls))
+		for i, l := range ls {
+			unit[i] = ToolClass(l)
+		}
+		units = append(units, unit)
+		for i := 0; i < len(ls); i++ {
+			for j := i + 1; j < len(ls); j++ {
+				k := pairKey{ls[i].Reviewer, ls[j].Reviewer}
+				ci, cj := unit[i], unit[j]
+				pairA[k] = append(pairA[k], ci)
+				pairB[k] = append(pairB[k], cj)
+				pairsTotal++
+				if _, same := ComparePair(ls[i], ls[j]); same {
+					exact[k]++
+					exactTotal++
+				}
+				if ci == cj {
+					toolTotal++
+					tool(ci).Involved++
+					tool(ci).Agreed++
+					if ci != trace.NoTool {
+						ta := argsByTool[ci]
+						if ta == nil {
+							ta = &ToolArgsAgreement{Tool: ci}
+							argsByTool[ci] = ta
+						}
+						ta.Pairs++
+						if ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args) {
+							ta.Agreed++
+						}
+					}
+					continue
+				}
+				tool(ci).Involved++
+				tool(cj).Involved++
+				lo, hi := min(ci, cj), max(ci, cj)
+				confusion[pairKey{lo, hi}]++
+			}
+		}
+	}
+	for k, a := range pairA {
+		out.Pairs = append(out.Pairs, PairAgreement{A: k.a, B: k.b, Items: len(a), ExactAgreed: exact[k], Kappa: CohenKappa(a, pairB[k])})
+	}
+	sort.Slice(out.Pairs, func(i, j int) bool {
+		if out.Pairs[i].A != out.Pairs[j].A {
+			return out.Pairs[i].A < out.Pairs[j].A
+		}
+		return out.Pairs[i].B < out.Pairs[j].B
+	})
+	out.Exact = ratio(exactTotal, pairsTotal)
+	out.Tool = ratio(toolTotal, pairsTotal)
+	out.Alpha = KrippendorffNominal(units)
+	for _, ta := range argsByTool {
+		out.Args.Pairs += ta.Pairs
+		out.Args.Agreed += ta.Agreed
+		out.Args.PerTool = append(out.Args.PerTool, *ta)
+	}
+	sort.Slice(out.Args.PerTool, func(i, j int) bool { return out.Args.PerTool[i].Tool < out.Args.PerTool[j].Tool })
+	out.Args.Percent = ratio(out.Args.Agreed, out.Args.Pairs)
+	for _, t := range perTool {
+		out.PerTool = append(out.PerTool, *t)
+	}
+	sort.Slice(out.PerTool, func(i, j int) bool { return out.PerTool[i].Tool < out.PerTool[j].Tool })
+	for k, n := range confusion {
+		out.Confusion = append(out.Confusion, Confusion{A: k.a, B: k.b, Count: n})
+	}
+	sort.Slice(out.Confusion, func(i, j int) bool {
+		x, y := out.Confusion[i], out.Confusion[j]
+		if x.Count != y.Count {
+			return x.Count > y.Count
+		}
+		if x.A != y.A {
+			return x.A < y.A
+		}
+		return x.B < y.B
+	})
+	nonNilSlices(&out)
+	return out
+}
+
+func nonNilSlices(a *Agreement) {
+	if a.Pairs == nil {
+		a.Pairs = []PairAgreement{}
+	}
+	if a.PerTool == nil {
+		a.PerTool = []ToolAgreement{}
+	}
+	if a.Confusion == nil {
+		a.Confusion = []Confusion{}
+	}
+	if a.Args.PerTool == nil {
+		a.Args.PerTool = []ToolArgsAgreement{}
+	}
+}
+
+// ratio is num/den, or nil when den is 0.
+func ratio(num, den int) *float64 {
+	if den == 0 {
+		return nil
+	}
+	v := float64(num) / float64(den)
+	return &v
+}

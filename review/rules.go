@@ -1,0 +1,112 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/score"
+)
+
+// ArgRuleSpec attaches an argument rule to the expected calls of a gold
+// answer: to argument Arg of every call that has it, or only of calls to
+// Tool when Tool is set.
+type ArgRuleSpec struct {
+	Tool string        `json:"tool,omitempty"`
+	Arg  string        `json:"arg"`
+	Rule score.ArgRule `json:"rule"`
+}
+
+// ParseArgRuleSpec parses "[TOOL:]ARG=RULE", where RULE is one or more of
+// exact, fuzzy, any, optional joined by "+", optionally ending in
+// any_of:JSON-ARRAY (other accepted values), e.g. "order_id=fuzzy",
+// "note=any+optional", "get_weather:unit=any_of:[\"c\",\"celsius\"]".
+func ParseArgRuleSpec(s string) (ArgRuleSpec, error) {
+	target, rule, ok := strings.Cut(s, "=")
+	if !ok || target == "" || rule == "" {
+		return ArgRuleSpec{}, fmt.Errorf("rule %q: want [TOOL:]ARG=RULE", s)
+	}
+	var spec ArgRuleSpec
+	if tool, arg, ok := strings.Cut(target, ":"); ok {
+		spec.Tool, spec.Arg = tool, arg
+	} else {
+		spec.Arg = target
+	}
+	if spec.Arg == "" {
+		return ArgRuleSpec{}, fmt.Errorf("rule %q: empty argument name", s)
+	}
+	if before, values, ok := strings.Cut(rule, "any_of:"); ok {
+		var anyOf []json.RawMessage
+		if err := json.Unmarshal([]byte(values), &anyOf); err != nil || len(anyOf) == 0 {
+			return ArgRuleSpec{}, fmt.Errorf("rule %q: any_of needs a non-empty JSON array of values", s)
+		}
+		spec.Rule.AnyOf = anyOf
+		rule = strings.TrimSuffix(before, "+")
+	}
+	if rule == "" {
+		return spec, nil
+	}
+	for _, part := range strings.Split(rule, "+") {
+		switch part {
+		case score.MatchExact, score.MatchFuzzy, score.MatchAny:
+			if spec.Rule.Match != "" {
+				return ArgRuleSpec{}, fmt.Errorf("rule %q: more than one of exact, fuzzy, any", s)
+			}
+			spec.Rule.Match = part
+		case "optional":
+			spec.Rule.Optional = true
+		default:
+			return ArgRuleSpec{}, fmt.Errorf("rule %q: unknown %q (want exact, fuzzy, any, optional or any_of:[...])", s, part)
+		}
+	}
+	return spec, nil
+}
+
+// ApplyArgRules attaches rules to the calls of a gold answer's expected and
+// acceptable call lists that have the named argument. A rule that matches
+// no call is an error: it names an argument the gold does not have.
+func ApplyArgRules(g *Gold, specs []ArgRuleSpec) error {
+	for _, spec := range specs {
+		matched := 0
+		apply := func(calls []score.ExpectedCall) {
+			for i := range calls {
+				if spec.Tool != "" && calls[i].Tool != spec.Tool {
+					continue
+				}
+				if !hasArg(calls[i].Args, spec.Arg) {
+					continue
+				}
+				if calls[i].ArgRules == nil {
+					calls[i].ArgRules = map[string]score.ArgRule{}
+				}
+				calls[i].ArgRules[spec.Arg] = spec.Rule
+				matched++
+			}
+		}
+		apply(g.Calls)
+		for _, alt := range g.Acceptable {
+			apply(alt)
+		}
+		if matched == 0 {
+			where := "the expected calls"
+			if spec.Tool != "" {
+				where = "the calls to " + spec.Tool
+			}
+			return fmt.Errorf("rule for %q: no argument of that name in %s", spec.Arg, where)
+		}
+	}
+	return nil
+}
+
+func hasArg(args json.RawMessage, name string) bool {
+	v, ok := decodeArgs(args)
+	if !ok {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, has := m[name]
+	return has
+}

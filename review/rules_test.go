@@ -1,0 +1,64 @@
+package review
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/score"
+)
+
+func TestParseArgRuleSpec(t *testing.T) {
+	tests := []struct {
+		in   string
+		want ArgRuleSpec
+		err  string
+	}{
+		{in: "order_id=fuzzy", want: ArgRuleSpec{Arg: "order_id", Rule: score.ArgRule{Match: "fuzzy"}}},
+		{in: "note=any+optional", want: ArgRuleSpec{Arg: "note", Rule: score.ArgRule{Match: "any", Optional: true}}},
+		{in: "optional=optional", want: ArgRuleSpec{Arg: "optional", Rule: score.ArgRule{Optional: true}}},
+		{in: `get_weather:unit=any_of:["c","celsius"]`, want: ArgRuleSpec{Tool: "get_weather", Arg: "unit",
+			Rule: score.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"c"`), json.RawMessage(`"celsius"`)}}}},
+		{in: `n=optional+any_of:[1,2]`, want: ArgRuleSpec{Arg: "n", Rule: score.ArgRule{Optional: true,
+			AnyOf: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}}}},
+		{in: "order_id", err: "want [TOOL:]ARG=RULE"},
+		{in: "x=loose", err: `unknown "loose"`},
+		{in: "x=fuzzy+exact", err: "more than one"},
+		{in: "x=any_of:[]", err: "non-empty JSON array"},
+		{in: "t:=any", err: "empty argument name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseArgRuleSpec(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v %v, want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyArgRules(t *testing.T) {
+	g := Gold{
+		Calls:      ExpectedCalls([]LabelCall{call("a", `{"x":1,"y":2}`), call("b", `{"x":3}`)}),
+		Acceptable: [][]score.ExpectedCall{ExpectedCalls([]LabelCall{call("a", `{"x":4}`)})},
+	}
+	if err := ApplyArgRules(&g, []ArgRuleSpec{{Arg: "x", Rule: score.ArgRule{Match: "any"}}, {Tool: "a", Arg: "y", Rule: score.ArgRule{Optional: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if g.Calls[0].ArgRules["x"].Match != "any" || g.Calls[1].ArgRules["x"].Match != "any" || g.Acceptable[0][0].ArgRules["x"].Match != "any" {
+		t.Errorf("x rule not everywhere: %+v", g)
+	}
+	if !g.Calls[0].ArgRules["y"].Optional || len(g.Calls[1].ArgRules) != 1 {
+		t.Errorf("y rule: %+v", g.Calls)
+	}
+	if err := ApplyArgRules(&g, []ArgRuleSpec{{Tool: "b", Arg: "y"}}); err == nil {
+		t.Error("rule for an argument no call has: no error")
+	}
+}

@@ -1,0 +1,77 @@
+package score
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// Equality for comparing two reviewers' answers: the scorer's matcher with
+// exact values (numbers by value, booleans never numbers, object key order
+// irrelevant, arrays in order), ignoring arg rules and schema defaults.
+
+// CallsEqual reports whether two call lists pair one-to-one (in any order)
+// with the same tools and equal argument values.
+func CallsEqual(a, b []ExpectedCall) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	exp := make([]ExpectedCall, len(a))
+	for i, c := range a {
+		exp[i] = ExpectedCall{Tool: c.Tool, Args: c.Args}
+	}
+	calls := make([]trace.Call, len(b))
+	for i, c := range b {
+		calls[i] = trace.Call{Name: c.Tool, Arguments: c.Args}
+	}
+	s := NewScorer(ProfileDefault)
+	return s.Item(&Case{Expected: exp}, Prediction{Calls: calls}).Correct
+}
+
+// ArgsEqual reports whether two argument values are equal. Text that is not
+// JSON is equal only to the same text.
+func ArgsEqual(a, b json.RawMessage) bool {
+	var s Scorer
+	x, errA := s.f.parse(orEmpty(a))
+	y, errB := s.f.parse(orEmpty(b))
+	if errA != nil || errB != nil {
+		return string(a) == string(b)
+	}
+	return s.equalValues(x, y, false)
+}
+
+// ArgsDiff lists, sorted, the argument names whose values differ between
+// two argument objects (present in one only, or unequal). When either side
+// is not a JSON object it returns nil and ok=false.
+func ArgsDiff(a, b json.RawMessage) (keys []string, ok bool) {
+	var s Scorer
+	x, errA := s.f.parse(orEmpty(a))
+	y, errB := s.f.parse(orEmpty(b))
+	if errA != nil || errB != nil || s.f.nodes[x].kind != kindObject || s.f.nodes[y].kind != kindObject {
+		return nil, false
+	}
+	for c := s.f.nodes[x].first; c >= 0; c = s.f.nodes[c].next {
+		d := s.f.member(y, s.f.nodes[c].key)
+		if d < 0 || !s.equalValues(c, d, false) {
+			keys = append(keys, string(s.f.nodes[c].key))
+		}
+	}
+	for d := s.f.nodes[y].first; d >= 0; d = s.f.nodes[d].next {
+		if s.f.member(x, s.f.nodes[d].key) < 0 {
+			keys = append(keys, string(s.f.nodes[d].key))
+		}
+	}
+	sort.Strings(keys)
+	return keys, true
+}
+
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	return raw
+}

@@ -1,0 +1,83 @@
+package score
+
+import "strings"
+
+// Profile selects comparison behaviours that differ between scorers. The
+// default profile is goldtrace's own semantics (DESIGN.md "Scoring
+// semantics"); ProfileBFCL reproduces the Berkeley Function Calling
+// Leaderboard's AST checker where it deliberately differs.
+type Profile struct {
+	Name string
+	// normalizeStrings compares strings after BFCL's normalisation (spaces
+	// and ,./-_*^ removed, lower-cased, ' read as ").
+	normalizeStrings bool
+	// dotIsUnderscore treats "." and "_" in tool names as the same
+	// character (BFCL renames math.factorial to math_factorial for APIs
+	// that forbid dots).
+	dotIsUnderscore bool
+	// schemaTypes checks predicted argument types against the tool's
+	// parameter schema the way BFCL does: an integer is accepted where a
+	// float is expected at the top level (not inside arrays), never the
+	// reverse; a value of the gold value's own type is also accepted.
+	schemaTypes bool
+	// unparseableIsNoCall drops predicted calls whose arguments were not
+	// JSON before matching (they still count in unparseable_rate), so an
+	// unparseable call on a no-call item is a correct abstention. Only BFCL
+	// does this; goldtrace never credits an unparseable call as an
+	// abstention.
+	unparseableIsNoCall bool
+}
+
+// ProfileDefault is goldtrace's scoring.
+var ProfileDefault = Profile{Name: "default"}
+
+// ProfileBFCL mimics BFCL v4's AST checker (see Profile's fields).
+var ProfileBFCL = Profile{
+	Name:                "bfcl",
+	normalizeStrings:    true,
+	dotIsUnderscore:     true,
+	schemaTypes:         true,
+	unparseableIsNoCall: true,
+}
+
+// ProfileByName returns the profile called name ("default" or "bfcl").
+func ProfileByName(name string) (Profile, bool) {
+	switch name {
+	case "", ProfileDefault.Name:
+		return ProfileDefault, true
+	case ProfileBFCL.Name:
+		return ProfileBFCL, true
+	}
+	return Profile{}, false
+}
+
+// sameTool reports whether two tool names denote the same tool.
+func (p *Profile) sameTool(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if !p.dotIsUnderscore || len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x == '.' {
+			x = '_'
+		}
+		if y == '.' {
+			y = '_'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// toolKey is the form of a tool name used as a map key.
+func (p *Profile) toolKey(name string) string {
+	if p.dotIsUnderscore && strings.IndexByte(name, '.') >= 0 {
+		return strings.ReplaceAll(name, ".", "_")
+	}
+	return name
+}

@@ -1,0 +1,205 @@
+package score
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// The text report fits in 100 columns.
+const textWidth = 100
+
+// tableMetrics are the columns of the per-tool and cohort tables.
+var tableMetrics = []struct{ name, head string }{
+	{"exact_call", "exact"},
+	{"tool_name", "tool"},
+	{"args_value", "args"},
+	{"precision", "prec"},
+	{"recall", "recall"},
+	{"no_tool_accuracy", "no-tool"},
+}
+
+func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
+	w := bufio.NewWriter(out)
+	verdict := "PASS"
+	if !r.Passed {
+		verdict = fmt.Sprintf("FAIL (%d checks failed)", len(r.FailedGates()))
+	}
+	fmt.Fprintf(w, "goldtrace score: %d items, profile %s — %s\n", r.Overall.Items, r.Profile, verdict)
+	if r.Gold != "" || r.Predictions != "" {
+		fmt.Fprintf(w, "gold %s, predictions %s\n", r.Gold, r.Predictions)
+	}
+	fmt.Fprintln(w)
+
+	m := &r.Overall
+	fmt.Fprintf(w, "%-24s %8s  %s\n", "METRIC", "VALUE", "OVER")
+	over := map[string]string{
+		"exact_call": fmt.Sprintf("%d items (%d correct)", m.Items, m.Correct), "tool_name": fmt.Sprintf("%d items", m.Items),
+		"args_shape": fmt.Sprintf("%d items with gold calls", m.CallItems), "args_value": fmt.Sprintf("%d items with gold calls", m.CallItems),
+		"sequence": fmt.Sprintf("%d items with gold calls", m.CallItems), "precision": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
+		"recall": fmt.Sprintf("%d expected calls", m.ExpectedCalls), "f1": "", "no_tool_accuracy": fmt.Sprintf("%d no-call items", m.NoCallItems),
+		"hallucinated_tool_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls), "unparseable_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
+	}
+	for _, name := range RateNames {
+		p, _ := m.rate(name)
+		fmt.Fprintf(w, "%-24s %8s  %s\n", name, FormatRate(p), over[name])
+	}
+	fmt.Fprintf(w, "calls: %d expected, %d predicted, %d matched, %d missed, %d spurious\n",
+		m.ExpectedCalls, m.PredictedCalls, m.MatchedCalls, m.MissedCalls, m.SpuriousCalls)
+	if k := kindCounts(m); len(k) > 0 {
+		fmt.Fprintf(w, "error kinds: %s\n", strings.Join(k, ", "))
+	}
+	if n := len(r.MissingPredictions); n > 0 {
+		fmt.Fprintf(w, "no prediction for %d items (scored as no call): %s\n", n, listSome(r.MissingPredictions, 5))
+	}
+
+	fmt.Fprintf(w, "\nPER TOOL (expected first tool, worst first)\n")
+	writeGroups(w, r.WorstTools(), 15)
+	for _, c := range r.Cohorts {
+		fmt.Fprintf(w, "\nBY %s\n", c.Key)
+		writeGroups(w, c.Groups, 15)
+	}
+	fmt.Fprintln(w)
+	r.writeConfusionText(w)
+	r.writeFailuresText(w, opts.Failures)
+	r.writeGatesText(w)
+	return w.Flush()
+}
+
+func listSome(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:n], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-n)
+}
+
+// writeGroups prints a table of groups (at most limit rows).
+func writeGroups(w io.Writer, groups []Group, limit int) {
+	const nameWidth = 36
+	fmt.Fprintf(w, "%s %6s", pad("NAME", nameWidth), "N")
+	for _, c := range tableMetrics {
+		fmt.Fprintf(w, " %8s", c.head)
+	}
+	fmt.Fprintln(w)
+	for i, g := range groups {
+		if i == limit {
+			fmt.Fprintf(w, "… %d more (see --format json)\n", len(groups)-limit)
+			break
+		}
+		fmt.Fprintf(w, "%s %6d", pad(abbreviate(g.Name, nameWidth), nameWidth), g.Items)
+		for _, c := range tableMetrics {
+			p, _ := g.rate(c.name)
+			fmt.Fprintf(w, " %8s", FormatRate(p))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// maxConfusionClasses bounds the confusion matrix shown in text (the JSON
+// report has all of it).
+const maxConfusionClasses = 10
+
+func (r *Report) writeConfusionText(w io.Writer) {
+	total := map[string]int{}
+	for _, c := range r.Confusion.Cells {
+		total[c.Expected] += c.Count
+		total[c.Predicted] += c.Count
+	}
+	classes := append([]string(nil), r.Confusion.Labels...)
+	sort.SliceStable(classes, func(i, j int) bool { return total[classes[i]] > total[classes[j]] })
+	shown := classes
+	other := false
+	if len(shown) > maxConfusionClasses {
+		shown, other = shown[:maxConfusionClasses-1], true
+	}
+	index := map[string]int{}
+	for i, c := range shown {
+		index[c] = i
+	}
+	k := len(shown)
+	if other {
+		k++
+	}
+	grid := make([][]int, k)
+	for i := range grid {
+		grid[i] = make([]int, k)
+	}
+	at := func(class string) int {
+		if i, ok := index[class]; ok {
+			return i
+		}
+		return k - 1
+	}
+	for _, c := range r.Confusion.Cells {
+		grid[at(c.Expected)][at(c.Predicted)] += c.Count
+	}
+	fmt.Fprintf(w, "CONFUSION (rows: expected first tool, columns: predicted; %d of %d classes)\n", len(shown), len(classes))
+	const labelWidth = 30
+	cell := (textWidth - labelWidth - 4) / k
+	cell = min(max(cell, 5), 8)
+	fmt.Fprintf(w, "%s", pad("", labelWidth+4))
+	for j := 0; j < k; j++ {
+		fmt.Fprintf(w, "%*s", cell, fmt.Sprintf("[%d]", j+1))
+	}
+	fmt.Fprintln(w)
+	for i := 0; i < k; i++ {
+		name := "(other classes)"
+		if i < len(shown) {
+			name = shown[i]
+		}
+		fmt.Fprintf(w, "%4s%s", fmt.Sprintf("[%d]", i+1), pad(" "+abbreviate(name, labelWidth-1), labelWidth))
+		for j := 0; j < k; j++ {
+			v := "."
+			if grid[i][j] > 0 {
+				v = fmt.Sprint(grid[i][j])
+			}
+			fmt.Fprintf(w, "%*s", cell, v)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func (r *Report) writeFailuresText(w io.Writer, limit int) {
+	fails := r.Failures()
+	if len(fails) == 0 {
+		fmt.Fprintf(w, "\nNo failures.\n")
+		return
+	}
+	n := min(limit, len(fails))
+	fmt.Fprintf(w, "\nFAILURES (first %d of %d)\n", n, len(fails))
+	idWidth := 0
+	for _, f := range fails[:n] {
+		idWidth = max(idWidth, len([]rune(f.ID)))
+	}
+	idWidth = min(idWidth, 24)
+	for _, f := range fails[:n] {
+		prefix := fmt.Sprintf("%s  %-15s  ", pad(abbreviate(f.ID, idWidth), idWidth), f.Kind)
+		fmt.Fprintf(w, "%s%s\n", prefix, abbreviate(f.Message, textWidth-len([]rune(prefix))))
+	}
+}
+
+func (r *Report) writeGatesText(w io.Writer) {
+	if len(r.Gates) == 0 && r.BaselineScopes == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nGATES\n")
+	passed := 0
+	for _, g := range r.Gates {
+		if g.Passed {
+			passed++
+			continue
+		}
+		line := fmt.Sprintf("FAIL %s [%s]: %s", g.Check, g.Scope, FormatRate(g.Value))
+		if g.Baseline != nil {
+			line += fmt.Sprintf(" (baseline %s)", FormatRate(g.Baseline))
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "%d threshold checks passed", passed)
+	if r.BaselineScopes > 0 {
+		fmt.Fprintf(w, "; %d scopes compared with the baseline", r.BaselineScopes)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,430 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/goldtrace/goldtrace/review"
+)
+
+// Assignment statuses.
+const (
+	AssignPending   = "pending"
+	AssignDraft     = "draft"
+	AssignSubmitted = "submitted"
+	AssignSkipped   = "skipped"
+)
+
+// Assignment is one reviewer's duty to label one item.
+type Assignment struct {
+	ItemID     string `json:"item"`
+	Reviewer   string `json:"reviewer"`
+	Batch      string `json:"batch"`
+	Position   int    `json:"position"`
+	Status     string `json:"status"`
+	SkipReason string `json:"skip_reason,omitempty"`
+	UpdatedAt  string `json:"updated_at"`
+}
+
+// Queue lists a reviewer's open assignments (drafts first, then in order),
+// optionally in one batch only.
+func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
+		FROM assignments WHERE reviewer = ? AND status IN ('pending', 'draft') AND (? = '' OR batch = ?)
+		ORDER BY status = 'draft' DESC, batch, position`, reviewer, batch, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Assignment
+	for rows.Next() {
+		var a Assignment
+		if err := rows.Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Progress counts a reviewer's assignments by status, optionally in one batch.
+func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT status, count(*) FROM assignments
+		WHERE reviewer = ? AND (? = '' OR batch = ?) GROUP BY status`, reviewer, batch, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+// assignmentStatus loads the status of (item, reviewer); ErrNotFound when the
+// reviewer is not assigned the item.
+func assignmentStatus(ctx context.Context, q Queryer, itemID, reviewer string) (string, error) {
+	var st string
+	err := q.QueryRowContext(ctx, `SELECT status FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
+	}
+	return st, err
+}
+
+// SaveDraft stores the reviewer's unsubmitted work on an item (body is the
+// TUI's own JSON). It refuses to touch a submitted or skipped assignment.
+func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error {
+	return s.WithTx(ctx, func(tx *Tx) error {
+		st, err := assignmentStatus(ctx, tx, itemID, reviewer)
+		if err != nil {
+			return err
+		}
+		if st != AssignPending && st != AssignDraft {
+			return fmt.Errorf("item %s is already %s by %s: %w", itemID, st, reviewer, ErrConflict)
+		}
+		now := s.now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
+			itemID, reviewer, string(body), seconds, now); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
+		return err
+	})
+}
+
+// Draft loads a saved draft; ErrNotFound when there is none.
+func (s *Store) Draft(ctx context.Context, itemID, reviewer string) (body []byte, seconds int, err error) {
+	var b string
+	err = s.r.QueryRowContext(ctx, `SELECT body, seconds FROM drafts WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).Scan(&b, &seconds)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, fmt.Errorf("draft of %s by %s: %w", itemID, reviewer, ErrNotFound)
+	}
+	return []byte(b), seconds, err
+}
+
+// Settlement says what a submission did to its item.
+type Settlement struct {
+	// Settled is true when this was the item's last outstanding label.
+	Settled    bool
+	Comparison review.Comparison
+}
+
+// SubmitLabel records a label in one transaction: the label, the assignment
+// marked submitted, the draft removed and, when it was the item's last
+// outstanding label, the item compared and settled as agreed (with gold) or
+// disputed.
+func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, error) {
+	var out Settlement
+	err := s.WithTx(ctx, func(tx *Tx) error {
+		var err error
+		out, err = s.submitLabel(ctx, tx, l)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settlement, error) {
+	st, err := assignmentStatus(ctx, tx, l.Item, l.Reviewer)
+	if err != nil {
+		return Settlement{}, err
+	}
+	if st == AssignSubmitted {
+		return Settlement{}, fmt.Errorf("%s already submitted a label for %s: %w", l.Reviewer, l.Item, ErrConflict)
+	}
+	var itemStatus string
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM items WHERE id = ?`, l.Item).Scan(&itemStatus); err != nil {
+		return Settlement{}, err
+	}
+	if itemStatus == review.GoldAdjudicated {
+		return Settlement{}, fmt.Errorf("item %s is already adjudicated: %w", l.Item, ErrConflict)
+	}
+	if l.SubmittedAt.IsZero() {
+		l.SubmittedAt = s.Now()
+	}
+	calls := l.Calls
+	if calls == nil {
+		calls = []review.LabelCall{}
+	}
+	callsJSON, err := json.Marshal(calls)
+	if err != nil {
+		return Settlement{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO labels(item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.Item, l.Reviewer, l.Decision, string(callsJSON), l.Rationale, l.GuideVersion,
+		l.Seconds, boolInt(l.SawObserved), l.SubmittedAt.UTC().Format(time.RFC3339)); err != nil {
+		return Settlement{}, classify(err)
+	}
+	now := s.now()
+	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ? WHERE item_id = ? AND reviewer = ?`,
+		now, l.Item, l.Reviewer); err != nil {
+		return Settlement{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE item_id = ? AND reviewer = ?`, l.Item, l.Reviewer); err != nil {
+		return Settlement{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ? AND status IN ('new', 'sampled')`, now, l.Item); err != nil {
+		return Settlement{}, err
+	}
+	return s.settle(ctx, tx, l.Item)
+}
+
+// settle compares an item's labels once none of its assignments is open.
+func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, error) {
+	var open int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM assignments WHERE item_id = ? AND status IN ('pending', 'draft')`, itemID).Scan(&open); err != nil {
+		return Settlement{}, err
+	}
+	if open > 0 {
+		return Settlement{}, nil
+	}
+	labels, err := itemLabels(ctx, tx, itemID)
+	if err != nil {
+		return Settlement{}, err
+	}
+	if len(labels) < 2 {
+		// Skips left fewer than two labels: nothing to compare yet.
+		return Settlement{}, nil
+	}
+	cmp := review.Compare(labels)
+	now := s.now()
+	if cmp.Agreed {
+		held, err := reviewAgreed(ctx, tx)
+		if err != nil {
+			return Settlement{}, err
+		}
+		if held {
+			// Auto-accept is off: the agreed item waits for a lead.
+			return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, review.Comparison{Kinds: []string{review.KindReview}}, now)
+		}
+		if err := putGold(ctx, tx, review.AgreedGold(labels), now); err != nil {
+			return Settlement{}, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'agreed', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
+			return Settlement{}, err
+		}
+		return Settlement{Settled: true, Comparison: cmp}, nil
+	}
+	return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, cmp, now)
+}
+
+// putDispute records why an item is disputed (kinds, and the per-pair
+// detail as {"pairs": [...]}) and marks the item disputed.
+func putDispute(ctx context.Context, tx *Tx, itemID string, cmp review.Comparison, now string) error {
+	kinds, err := json.Marshal(nonNil(cmp.Kinds))
+	if err != nil {
+		return err
+	}
+	detail, err := json.Marshal(disputeDetail{Pairs: nonNil(cmp.Pairs)})
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`,
+		itemID, string(kinds), string(detail), now); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'disputed', updated_at = ? WHERE id = ?`, now, itemID)
+	return err
+}
+
+// disputeDetail is the JSON of disputes.detail.
+type disputeDetail struct {
+	Pairs []review.PairDiff `json:"pairs"`
+}
+
+// putGold writes (or replaces) an item's gold answer.
+func putGold(ctx context.Context, q Queryer, g review.Gold, now string) error {
+	calls, err := json.Marshal(nonNil(g.Calls))
+	if err != nil {
+		return err
+	}
+	acceptable, err := json.Marshal(nonNil(g.Acceptable))
+	if err != nil {
+		return err
+	}
+	reviewers, err := json.Marshal(nonNil(g.Reviewers))
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, decision = excluded.decision, calls = excluded.calls,
+			acceptable = excluded.acceptable, rationale = excluded.rationale, reviewers = excluded.reviewers,
+			adjudicator = excluded.adjudicator, guide_version = excluded.guide_version, reason = excluded.reason,
+			updated_at = excluded.updated_at`,
+		g.Item, g.Status, g.Decision, string(calls), string(acceptable), g.Rationale, string(reviewers), g.Adjudicator,
+		g.GuideVersion, g.Reason, now)
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// itemLabels loads every submitted label of an item, by reviewer.
+func itemLabels(ctx context.Context, q Queryer, itemID string) ([]review.Label, error) {
+	rows, err := q.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
+		FROM labels WHERE item_id = ? ORDER BY reviewer`, itemID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []review.Label
+	for rows.Next() {
+		l, err := scanLabel(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanLabel(r scanner) (review.Label, error) {
+	var l review.Label
+	var calls, submitted string
+	var saw int
+	if err := r.Scan(&l.Item, &l.Reviewer, &l.Decision, &calls, &l.Rationale, &l.GuideVersion, &l.Seconds, &saw, &submitted); err != nil {
+		return l, err
+	}
+	if err := json.Unmarshal([]byte(calls), &l.Calls); err != nil {
+		return l, fmt.Errorf("label %s/%s: calls: %w", l.Item, l.Reviewer, err)
+	}
+	l.SawObserved = saw == 1
+	t, err := time.Parse(time.RFC3339, submitted)
+	if err != nil {
+		return l, fmt.Errorf("label %s/%s: submitted_at: %w", l.Item, l.Reviewer, err)
+	}
+	l.SubmittedAt = t
+	return l, nil
+}
+
+// Label loads one reviewer's submitted label for an item.
+func (s *Store) Label(ctx context.Context, itemID, reviewer string) (review.Label, error) {
+	row := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
+		FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer)
+	l, err := scanLabel(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, fmt.Errorf("label of %s by %s: %w", itemID, reviewer, ErrNotFound)
+	}
+	return l, err
+}
+
+// SkipItem marks an assignment skipped with the reviewer's reason.
+func (s *Store) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
+	if reason == "" {
+		return errors.New("a skip needs a reason")
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		st, err := assignmentStatus(ctx, tx, itemID, reviewer)
+		if err != nil {
+			return err
+		}
+		if st == AssignSubmitted {
+			return fmt.Errorf("item %s is already submitted by %s: %w", itemID, reviewer, ErrConflict)
+		}
+		now := s.now()
+		if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'skipped', skip_reason = ?, updated_at = ? WHERE item_id = ? AND reviewer = ?`,
+			reason, now, itemID, reviewer); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE item_id = ? AND reviewer = ?`, itemID, reviewer); err != nil {
+			return err
+		}
+		_, err = s.settle(ctx, tx, itemID)
+		return err
+	})
+}
+
+// LastSubmitted is the item the reviewer most recently submitted (in one
+// batch, if given); ErrNotFound when there is none.
+func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (string, error) {
+	var id string
+	err := s.r.QueryRowContext(ctx, `SELECT l.item_id FROM labels l JOIN assignments a ON a.item_id = l.item_id AND a.reviewer = l.reviewer
+		WHERE l.reviewer = ? AND (? = '' OR a.batch = ?) ORDER BY a.updated_at DESC, l.submitted_at DESC LIMIT 1`, reviewer, batch, batch).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("no submitted label by %s: %w", reviewer, ErrNotFound)
+	}
+	return id, err
+}
+
+// Reopen takes back a reviewer's submitted label so it can be changed: in one
+// transaction the label becomes a draft (toDraft renders it in the TUI's
+// draft format), the assignment is open again and any agreement or dispute
+// computed from it is undone. Items that are adjudicated or in an exported
+// dataset version cannot be reopened (ErrConflict).
+func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
+	var l review.Label
+	err := s.WithTx(ctx, func(tx *Tx) error {
+		row := tx.QueryRowContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
+			FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer)
+		var err error
+		if l, err = scanLabel(row); errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%s has no submitted label for %s: %w", reviewer, itemID, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		var status string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM items WHERE id = ?`, itemID).Scan(&status); err != nil {
+			return err
+		}
+		if status == review.GoldAdjudicated {
+			return fmt.Errorf("item %s is already adjudicated and cannot be reopened: %w", itemID, ErrConflict)
+		}
+		var exported int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dataset_items WHERE item_id = ?`, itemID).Scan(&exported); err != nil {
+			return err
+		}
+		if exported > 0 {
+			return fmt.Errorf("item %s is in an exported dataset and cannot be reopened: %w", itemID, ErrConflict)
+		}
+		body, err := toDraft(l)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`DELETE FROM labels WHERE item_id = ? AND reviewer = ?`, []any{itemID, reviewer}},
+			{`INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
+				[]any{itemID, reviewer, string(body), l.Seconds, now}},
+			{`UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, []any{now, itemID, reviewer}},
+			{`DELETE FROM gold WHERE item_id = ?`, []any{itemID}},
+			{`DELETE FROM disputes WHERE item_id = ?`, []any{itemID}},
+			{`UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ?`, []any{now, itemID}},
+		} {
+			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return l, err
+}

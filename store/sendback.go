@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/review"
+)
+
+// Note kinds (notes.kind).
+const (
+	NoteSendBack      = "send_back"
+	NoteGuideProposal = "guide_proposal"
+	NoteComment       = "comment"
+)
+
+// Note is a remark on an item: a lead sending it back to reviewers (To names
+// them), a proposed change to the labeling guide, or a comment.
+type Note struct {
+	ID        int64    `json:"id"`
+	Item      string   `json:"item"`
+	Author    string   `json:"author"`
+	Kind      string   `json:"kind"`
+	Body      string   `json:"body"`
+	To        []string `json:"to"`
+	CreatedAt string   `json:"created_at"`
+}
+
+// SendBack returns a disputed item to its reviewers (the named ones, or all
+// who labeled it when to is empty) in one transaction: their labels are
+// removed (kept in the adjudication audit row), their assignments are
+// pending again, the dispute is cleared, the item is labeling again, and the
+// lead's note is stored for them (kind send_back). A reviewer sees the item
+// back in their queue with the note (Notes) and labels it afresh, still
+// blind to the others. With force an agreed or adjudicated item can be sent
+// back too; its gold is removed.
+func (s *Store) SendBack(ctx context.Context, itemID, lead, note string, to []string, force bool) error {
+	if strings.TrimSpace(note) == "" {
+		return errors.New("sending back needs a note for the reviewers")
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		if err := requireLead(ctx, tx, lead); err != nil {
+			return err
+		}
+		cur, err := loadItemState(ctx, tx, itemID)
+		if err != nil {
+			return err
+		}
+		if err := cur.check(Resolution{Force: force}, ActionSendBack); err != nil {
+			return err
+		}
+		labels, err := itemLabels(ctx, tx, itemID)
+		if err != nil {
+			return err
+		}
+		assigned, err := assignees(ctx, tx, itemID)
+		if err != nil {
+			return err
+		}
+		if len(to) == 0 {
+			for _, l := range labels {
+				to = append(to, l.Reviewer)
+			}
+			if len(to) == 0 {
+				to = assigned
+			}
+		}
+		var returned []review.Label
+		for _, r := range to {
+			if !slices.Contains(assigned, r) {
+				return fmt.Errorf("%q is not assigned item %s (assigned: %s): %w", r, itemID, strings.Join(assigned, ", "), ErrNotFound)
+			}
+			for _, l := range labels {
+				if l.Reviewer == r {
+					returned = append(returned, l)
+				}
+			}
+		}
+		now := s.now()
+		for _, r := range to {
+			for _, q := range []string{
+				`DELETE FROM labels WHERE item_id = ? AND reviewer = ?`,
+				`DELETE FROM drafts WHERE item_id = ? AND reviewer = ?`,
+			} {
+				if _, err := tx.ExecContext(ctx, q, itemID, r); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'pending', skip_reason = '', updated_at = ? WHERE item_id = ? AND reviewer = ?`,
+				now, itemID, r); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{`DELETE FROM disputes WHERE item_id = ?`, `DELETE FROM gold WHERE item_id = ?`} {
+			if _, err := tx.ExecContext(ctx, q, itemID); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
+			return err
+		}
+		if err := s.addNote(ctx, tx, itemID, lead, NoteSendBack, note, to); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, itemID, lead, ActionSendBack, note, auditPayload{To: to, Returned: returned, Previous: cur.gold})
+	})
+}
+
+// assignees lists the reviewers assigned an item, by name.
+func assignees(ctx context.Context, q Queryer, itemID string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT reviewer FROM assignments WHERE item_id = ? ORDER BY reviewer`, itemID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ProposeGuideChange stores a lead's proposal to change the labeling guide,
+// prompted by an item (kind guide_proposal).
+func (s *Store) ProposeGuideChange(ctx context.Context, itemID, lead, body string) error {
+	if strings.TrimSpace(body) == "" {
+		return errors.New("a guide proposal needs text")
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		if err := requireLead(ctx, tx, lead); err != nil {
+			return err
+		}
+		if _, err := loadItemState(ctx, tx, itemID); err != nil {
+			return err
+		}
+		return s.addNote(ctx, tx, itemID, lead, NoteGuideProposal, body, nil)
+	})
+}
+
+func (s *Store) addNote(ctx context.Context, tx *Tx, itemID, author, kind, body string, to []string) error {
+	recipients, err := json.Marshal(nonNil(to))
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO notes(item_id, author, kind, body, recipients, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		itemID, author, kind, body, string(recipients), s.now())
+	return err
+}
+
+// Notes lists an item's notes, oldest first. A reviewer's screen shows the
+// send_back notes whose To names them; guide proposals are for leads.
+func (s *Store) Notes(ctx context.Context, itemID string) ([]Note, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, item_id, author, kind, body, recipients, created_at FROM notes WHERE item_id = ? ORDER BY id`, itemID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Note
+	for rows.Next() {
+		var n Note
+		var to string
+		if err := rows.Scan(&n.ID, &n.Item, &n.Author, &n.Kind, &n.Body, &to, &n.CreatedAt); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(to), &n.To); err != nil {
+			return nil, fmt.Errorf("note %d: recipients: %w", n.ID, err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

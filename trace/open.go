@@ -1,0 +1,182 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Import formats (goldtrace import --format).
+const (
+	FormatAuto          = "auto"
+	FormatTrace         = "trace"
+	FormatOpenAI        = "openai"
+	FormatAnthropic     = "anthropic"
+	FormatOTLP          = "otlp"
+	FormatOpenInference = "openinference"
+)
+
+// Formats lists the accepted format names, auto first.
+var Formats = []string{FormatAuto, FormatTrace, FormatOpenAI, FormatAnthropic, FormatOTLP, FormatOpenInference}
+
+// result is one trace, or one invalid record, produced by a decoder.
+type result struct {
+	line int
+	t    Trace
+	err  error
+}
+
+func errResult(line int, err error) []result { return []result{{line: line, err: err}} }
+
+// decoder turns the JSON records of one format into traces. Formats whose
+// traces span several records (OTel spans) hold them until flush.
+type decoder interface {
+	record(line int, data []byte) []result
+	flush() []result
+}
+
+func newDecoder(format string) (decoder, error) {
+	cache := schemaCache{}
+	switch format {
+	case FormatTrace:
+		return &canonicalDecoder{cache: cache}, nil
+	case FormatOpenAI:
+		return &providerDecoder{cache: cache, want: FormatOpenAI}, nil
+	case FormatAnthropic:
+		return &providerDecoder{cache: cache, want: FormatAnthropic}, nil
+	case FormatOTLP:
+		return newSpanDecoder(cache, FormatOTLP), nil
+	case FormatOpenInference:
+		return newSpanDecoder(cache, FormatOpenInference), nil
+	case FormatAuto, "":
+		return &autoDecoder{cache: cache}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+// streamReader is the Reader of every format: records from a recordSource,
+// decoded, normalised and validated one at a time.
+type streamReader struct {
+	src     *recordSource
+	dec     decoder
+	queue   []result
+	line    int // line of the record the last result came from
+	flushed bool
+	err     error
+}
+
+// NewReader reads traces of the given format from r. Gzip input is
+// recognised by its magic bytes; FormatAuto picks the format from the first
+// record that is a JSON object.
+func NewReader(r io.Reader, format string) (Reader, error) {
+	dec, err := newDecoder(format)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &ReadError{Line: 1, Err: fmt.Errorf("gzip: %w", err)}
+		}
+		r = gz
+	} else {
+		r = br
+	}
+	src, err := newRecordSource(r)
+	if err != nil {
+		return nil, err
+	}
+	return &streamReader{src: src, dec: dec}, nil
+}
+
+// OpenFile opens path ("-" is stdin) as a Reader of the given format. The
+// Closer closes the file (it does nothing for stdin).
+func OpenFile(path, format string, stdin io.Reader) (Reader, io.Closer, error) {
+	if path == "-" {
+		r, err := NewReader(stdin, format)
+		return r, io.NopCloser(nil), err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, errors.New("no such file")
+		}
+		return nil, nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, nil, errors.New("is a directory")
+	}
+	r, err := NewReader(f, format)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, f, nil
+}
+
+// Next implements Reader.
+func (s *streamReader) Next() (Trace, error) {
+	for len(s.queue) == 0 {
+		if s.err != nil {
+			return Trace{}, s.err
+		}
+		if s.flushed {
+			return Trace{}, io.EOF
+		}
+		rec, err := s.src.next()
+		switch {
+		case err == io.EOF:
+			s.queue = s.dec.flush()
+			s.flushed = true
+		case err != nil:
+			var re *ReadError
+			if !errors.As(err, &re) {
+				err = &ReadError{Line: s.src.line, Err: err}
+			}
+			s.err = err
+			// Traces still held by the decoder are not returned: the input
+			// is broken, the caller aborts it.
+		case rec.err != nil:
+			s.queue = errResult(rec.line, rec.err)
+		default:
+			s.queue = s.dec.record(rec.line, rec.data)
+		}
+	}
+	r := s.queue[0]
+	s.queue = s.queue[1:]
+	s.line = r.line
+	if r.err != nil {
+		return Trace{}, &RecordError{Line: r.line, Err: r.err}
+	}
+	t, err := finish(r.t)
+	if err != nil {
+		return Trace{}, &RecordError{Line: r.line, Err: err}
+	}
+	return t, nil
+}
+
+// Line is the line (of the input, 1-based) where the record of the trace or
+// RecordError last returned by Next starts.
+func (s *streamReader) Line() int { return s.line }
+
+// finish gives a trace without an id its derived id, makes empty lists
+// non-nil, and validates it.
+func finish(t Trace) (Trace, error) {
+	if t.Tools == nil {
+		t.Tools = []Tool{}
+	}
+	if len(t.Messages) == 0 {
+		return Trace{}, errors.New("trace has no messages")
+	}
+	if t.ID == "" {
+		t.ID = DeriveID(t)
+	}
+	return t, t.Validate()
+}

@@ -1,0 +1,107 @@
+package trace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// formatProvider is what sniffing says for request/response logs: OpenAI or
+// Anthropic, decided record by record.
+const formatProvider = "provider"
+
+// sniff names the format of one record from its top-level keys.
+func sniff(data []byte) (string, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); ok {
+			return "", fmt.Errorf("cannot detect the format: record is %s, not a JSON object", jsonKind(data))
+		}
+		return "", describeJSONError(err)
+	}
+	if attrs, ok := obj["attributes"]; ok && len(attrs) > 0 && attrs[0] == '{' {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(attrs, &inner) == nil {
+			if f := sniffAttributes(inner); f != "" {
+				return f, nil
+			}
+		}
+	}
+	if f := sniffAttributes(obj); f != "" {
+		return f, nil
+	}
+	has := func(k string) bool { _, ok := obj[k]; return ok }
+	switch {
+	case has("resourceSpans"), has("scopeSpans"), has("traceId") && has("spanId"):
+		return FormatOTLP, nil
+	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"):
+		return formatProvider, nil
+	case has("messages") && (has("model") || has("system") || has("max_tokens")) && !has("metadata"):
+		return formatProvider, nil
+	case has("messages"):
+		return FormatTrace, nil
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 8 {
+		keys = append(keys[:8], "…")
+	}
+	return "", fmt.Errorf("cannot detect the format from keys [%s]; pass --format", strings.Join(keys, " "))
+}
+
+// sniffAttributes recognises flattened span attributes.
+func sniffAttributes(attrs map[string]json.RawMessage) string {
+	genAI := false
+	for k := range attrs {
+		switch {
+		case strings.HasPrefix(k, "llm."), strings.HasPrefix(k, "openinference."), k == "input.value":
+			return FormatOpenInference
+		case strings.HasPrefix(k, "gen_ai."):
+			genAI = true
+		}
+	}
+	if genAI {
+		return FormatOTLP
+	}
+	return ""
+}
+
+// autoDecoder sniffs the format from the first record that is a JSON object
+// and hands every record to that format's decoder. Records before it are
+// invalid records.
+type autoDecoder struct {
+	cache schemaCache
+	inner decoder
+}
+
+func (d *autoDecoder) record(line int, data []byte) []result {
+	if d.inner == nil {
+		format, err := sniff(data)
+		if err != nil {
+			return errResult(line, err)
+		}
+		switch format {
+		case formatProvider:
+			d.inner = &providerDecoder{cache: d.cache}
+		case FormatTrace:
+			d.inner = &canonicalDecoder{cache: d.cache}
+		default:
+			d.inner = newSpanDecoder(d.cache, format)
+		}
+	}
+	return d.inner.record(line, data)
+}
+
+func (d *autoDecoder) flush() []result {
+	if d.inner == nil {
+		return nil
+	}
+	return d.inner.flush()
+}
+
+var errNotObject = errors.New("record is not a JSON object")

@@ -1,0 +1,71 @@
+package trace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Validate checks what every importer guarantees about a trace: an id, at
+// least one message, known roles, tool calls with names and JSON arguments,
+// and tools with distinct, non-empty names.
+func (t Trace) Validate() error {
+	if t.ID == "" {
+		return errors.New("trace has no id")
+	}
+	if len(t.Messages) == 0 {
+		return errors.New("trace has no messages")
+	}
+	for i, m := range t.Messages {
+		switch m.Role {
+		case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		default:
+			return fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
+		}
+		for j, c := range m.ToolCalls {
+			if c.Name == "" {
+				return fmt.Errorf("messages[%d].tool_calls[%d]: tool call has no name", i, j)
+			}
+			if !json.Valid(c.Arguments) {
+				return fmt.Errorf("messages[%d].tool_calls[%d] (%s): arguments are not JSON", i, j, c.Name)
+			}
+		}
+	}
+	seen := make(map[string]bool, len(t.Tools))
+	for i, tool := range t.Tools {
+		if tool.Name == "" {
+			return fmt.Errorf("tools[%d]: tool has no name", i)
+		}
+		if seen[tool.Name] {
+			return fmt.Errorf("tools[%d]: tool %q is defined twice", i, tool.Name)
+		}
+		seen[tool.Name] = true
+		if len(tool.Parameters) > 0 && !json.Valid(tool.Parameters) {
+			return fmt.Errorf("tools[%d] (%s): parameters are not JSON", i, tool.Name)
+		}
+	}
+	return nil
+}
+
+// normaliseRole maps a provider's role onto the canonical roles: OpenAI's
+// "developer" is a system message and its legacy "function" a tool message.
+func normaliseRole(role string) (string, error) {
+	switch role {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		return role, nil
+	case "developer":
+		return RoleSystem, nil
+	case "function":
+		return RoleTool, nil
+	case "":
+		return "", errors.New("message has no role")
+	}
+	return "", fmt.Errorf("unknown role %q", role)
+}
+
+// DeriveID returns the id of a trace whose input had none: "tr_" and the
+// first 16 hex digits of its content hash, so the same conversation always
+// gets the same id.
+func DeriveID(t Trace) string {
+	return "tr_" + ContentHash(t)[:16]
+}

@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Root is the router: it shows one page at a time, keeps the status and help
+// lines under it, and owns quitting.
+type Root struct {
+	c        *Common
+	pages    map[PageID]Page
+	current  PageID
+	history  []PageID
+	status   StatusLine
+	help     HelpLine
+	quitting bool
+}
+
+// NewRoot routes between pages, starting at start (which must be in pages).
+func NewRoot(c *Common, start PageID, pages map[PageID]Page) *Root {
+	return &Root{c: c, pages: pages, current: start,
+		status: NewStatusLine(&c.Styles), help: NewHelpLine(&c.Styles)}
+}
+
+// Current is the page shown.
+func (r *Root) Current() PageID { return r.current }
+
+// Page returns one of the router's pages (nil when absent).
+func (r *Root) Page(id PageID) Page { return r.pages[id] }
+
+// Status is the status line, for tests and callers that inspect it.
+func (r *Root) Status() *StatusLine { return &r.status }
+
+// Init starts every page.
+func (r *Root) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, id := range []PageID{PageLabel, PageAdjudicate, PageDashboard, PageGuide} {
+		if p, ok := r.pages[id]; ok {
+			cmds = append(cmds, p.Init())
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message: window size, quitting, help, status and page
+// switches are the router's; everything else goes to the current page.
+func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		r.c.SetSize(msg.Width, msg.Height)
+		r.resize()
+		return r, nil
+	case tea.KeyMsg:
+		if cmd, handled := r.handleKey(msg); handled {
+			return r, cmd
+		}
+	case ErrMsg, StatusMsg, statusExpiredMsg:
+		return r, r.status.Update(msg)
+	case QuitMsg:
+		return r, r.quit()
+	case SwitchPageMsg:
+		return r, r.switchTo(msg)
+	case BackMsg:
+		if n := len(r.history); n > 0 {
+			r.current, r.history = r.history[n-1], r.history[:n-1]
+			r.resize()
+		}
+		return r, nil
+	}
+	return r, r.updatePage(r.current, msg)
+}
+
+func (r *Root) handleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	g := r.c.Keys.Global
+	page := r.pages[r.current]
+	switch {
+	case key.Matches(msg, g.ForceQuit):
+		return r.quit(), true
+	case page.Typing():
+		// Text fields get every other key, including q and ?.
+	case key.Matches(msg, g.Quit):
+		return r.quit(), true
+	case key.Matches(msg, g.Help):
+		r.help.ToggleFull()
+		r.resize()
+		return nil, true
+	}
+	if key.Matches(msg, g.Back) && r.status.Visible() {
+		r.status.Dismiss()
+		return nil, true
+	}
+	return nil, false
+}
+
+func (r *Root) quit() tea.Cmd {
+	if r.quitting {
+		return nil
+	}
+	r.quitting = true
+	return tea.Sequence(r.pages[r.current].Flush(), tea.Quit)
+}
+
+func (r *Root) switchTo(msg SwitchPageMsg) tea.Cmd {
+	if _, ok := r.pages[msg.To]; !ok {
+		return ReportErr(fmt.Errorf("the %s screen is not available here", msg.To))
+	}
+	var cmd tea.Cmd
+	if msg.Payload != nil {
+		cmd = r.updatePage(msg.To, msg.Payload)
+	}
+	if msg.To != r.current {
+		r.history = append(r.history, r.current)
+		r.current = msg.To
+	}
+	r.resize()
+	return cmd
+}
+
+func (r *Root) updatePage(id PageID, msg tea.Msg) tea.Cmd {
+	p, ok := r.pages[id]
+	if !ok {
+		return nil
+	}
+	p, cmd := p.Update(msg)
+	r.pages[id] = p
+	return cmd
+}
+
+// chromeHeight is the status line plus the help.
+func (r *Root) chromeHeight() int {
+	return 1 + r.help.Height(r.pages[r.current], r.c.Keys.Global)
+}
+
+func (r *Root) resize() {
+	w, h := r.c.Width, r.c.Height
+	r.status.SetWidth(w)
+	r.help.SetWidth(w)
+	ph := max(h-r.chromeHeight(), 1)
+	for _, p := range r.pages {
+		p.SetSize(w, ph)
+	}
+}
+
+// View stacks the page, the status line and the help, cut to the window.
+func (r *Root) View() string {
+	if r.quitting {
+		return ""
+	}
+	if r.c.Width == 0 {
+		return "loading…"
+	}
+	page := r.pages[r.current]
+	ph := max(r.c.Height-r.chromeHeight(), 1)
+	body := lipgloss.NewStyle().Width(r.c.Width).Height(ph).MaxWidth(r.c.Width).MaxHeight(ph).Render(page.View())
+	help := r.help.View(page, r.c.Keys.Global)
+	return strings.Join([]string{body, r.status.View(), help}, "\n")
+}
+
+// Run runs the router full-screen until the user quits or ctx ends.
+func Run(ctx context.Context, root *Root, opts ...tea.ProgramOption) error {
+	opts = append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion()}, opts...)
+	_, err := tea.NewProgram(root, opts...).Run()
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,148 @@
+package tui
+
+import (
+	"os"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Palette is the one set of semantic colours every style is built from.
+// Components never pick colours of their own.
+type Palette struct {
+	Text      lipgloss.TerminalColor
+	Muted     lipgloss.TerminalColor
+	Subtle    lipgloss.TerminalColor // borders, separators
+	Accent    lipgloss.TerminalColor // focus, selection, titles
+	OK        lipgloss.TerminalColor
+	Warning   lipgloss.TerminalColor
+	Error     lipgloss.TerminalColor
+	System    lipgloss.TerminalColor
+	User      lipgloss.TerminalColor
+	Assistant lipgloss.TerminalColor
+	Tool      lipgloss.TerminalColor
+}
+
+// DefaultPalette adapts to light and dark terminals.
+func DefaultPalette() Palette {
+	return Palette{
+		Text:      lipgloss.AdaptiveColor{Light: "#1F1F1F", Dark: "#E4E4E4"},
+		Muted:     lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"},
+		Subtle:    lipgloss.AdaptiveColor{Light: "#C8C8C8", Dark: "#3F3F3F"},
+		Accent:    lipgloss.AdaptiveColor{Light: "#5A3FD1", Dark: "#A68CFF"},
+		OK:        lipgloss.AdaptiveColor{Light: "#1B7F3B", Dark: "#5BD68A"},
+		Warning:   lipgloss.AdaptiveColor{Light: "#9A6200", Dark: "#F2B84B"},
+		Error:     lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"},
+		System:    lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"},
+		User:      lipgloss.AdaptiveColor{Light: "#0B5CAD", Dark: "#6CB6FF"},
+		Assistant: lipgloss.AdaptiveColor{Light: "#1B7F3B", Dark: "#5BD68A"},
+		Tool:      lipgloss.AdaptiveColor{Light: "#8A4B00", Dark: "#E0A060"},
+	}
+}
+
+// NoColorPalette has no colours at all (NO_COLOR); emphasis comes from bold,
+// underline and text markers only.
+func NoColorPalette() Palette {
+	n := lipgloss.NoColor{}
+	return Palette{Text: n, Muted: n, Subtle: n, Accent: n, OK: n, Warning: n, Error: n,
+		System: n, User: n, Assistant: n, Tool: n}
+}
+
+// Styles are the nested, per-component styles of every screen.
+type Styles struct {
+	NoColor bool
+	Palette Palette
+
+	// Title is a screen or pane title; Header the one-line metadata bar.
+	Title  lipgloss.Style
+	Header lipgloss.Style
+	Muted  lipgloss.Style
+	Accent lipgloss.Style
+	OK     lipgloss.Style
+	Warn   lipgloss.Style
+	Error  lipgloss.Style
+
+	Pane struct {
+		Blurred lipgloss.Style // a bordered box without focus
+		Focused lipgloss.Style // the same box with focus
+		Title   lipgloss.Style
+	}
+	Role struct {
+		System, User, Assistant, Tool lipgloss.Style
+		Body                          lipgloss.Style
+	}
+	Form struct {
+		Label        lipgloss.Style
+		FocusedLabel lipgloss.Style
+		Hint         lipgloss.Style
+		Problem      lipgloss.Style
+		Valid        lipgloss.Style
+		Selected     lipgloss.Style
+	}
+	Status struct {
+		Info  lipgloss.Style
+		Error lipgloss.Style
+	}
+	Help help.Styles
+}
+
+// NewStyles builds the styles for this process, honouring NO_COLOR
+// (https://no-color.org: set and not empty).
+func NewStyles() Styles {
+	return StylesFor(os.Getenv("NO_COLOR") != "")
+}
+
+// StylesFor builds the styles with or without colour.
+func StylesFor(noColor bool) Styles {
+	p := DefaultPalette()
+	if noColor {
+		p = NoColorPalette()
+	}
+	s := Styles{NoColor: noColor, Palette: p}
+	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+
+	s.Title = fg(p.Accent).Bold(true)
+	s.Header = fg(p.Muted)
+	s.Muted = fg(p.Muted)
+	s.Accent = fg(p.Accent)
+	s.OK = fg(p.OK)
+	s.Warn = fg(p.Warning).Bold(true)
+	s.Error = fg(p.Error).Bold(true)
+
+	s.Pane.Blurred = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(p.Subtle).Padding(0, 1)
+	s.Pane.Focused = s.Pane.Blurred.BorderForeground(p.Accent)
+	if noColor {
+		// Without colour the focused pane needs another shape to stand out.
+		s.Pane.Focused = s.Pane.Focused.Border(lipgloss.ThickBorder())
+	}
+	s.Pane.Title = fg(p.Accent).Bold(true)
+
+	s.Role.System = fg(p.System).Bold(true)
+	s.Role.User = fg(p.User).Bold(true)
+	s.Role.Assistant = fg(p.Assistant).Bold(true)
+	s.Role.Tool = fg(p.Tool).Bold(true)
+	s.Role.Body = fg(p.Text)
+
+	s.Form.Label = fg(p.Muted)
+	s.Form.FocusedLabel = fg(p.Accent).Bold(true)
+	if noColor {
+		s.Form.FocusedLabel = s.Form.FocusedLabel.Underline(true)
+	}
+	s.Form.Hint = fg(p.Muted)
+	s.Form.Problem = fg(p.Error)
+	s.Form.Valid = fg(p.OK)
+	s.Form.Selected = fg(p.Accent).Bold(true)
+	if noColor {
+		s.Form.Selected = s.Form.Selected.Reverse(true)
+	}
+
+	s.Status.Info = fg(p.OK)
+	s.Status.Error = fg(p.Error).Bold(true)
+
+	key := fg(p.Accent)
+	desc := fg(p.Muted)
+	sep := fg(p.Subtle)
+	s.Help = help.Styles{Ellipsis: sep, ShortKey: key, ShortDesc: desc, ShortSeparator: sep,
+		FullKey: key, FullDesc: desc, FullSeparator: sep}
+	return s
+}
