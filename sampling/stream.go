@@ -20,6 +20,7 @@ type StreamOptions struct {
 	MinPer      int
 	Exclude     []string // input hashes already sampled
 	SkipInvalid bool     // count invalid records instead of stopping
+	OnInvalid   func(*trace.RecordError)
 }
 
 // StreamSample is a sample drawn from a trace stream with the traces that
@@ -54,6 +55,9 @@ func SampleReader(r trace.Reader, o StreamOptions) (StreamSample, error) {
 		var rec *trace.RecordError
 		if errors.As(err, &rec) && o.SkipInvalid {
 			out.Invalid++
+			if o.OnInvalid != nil {
+				o.OnInvalid(rec)
+			}
 			continue
 		}
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // sampleOptions are the flags of `goldtrace sample`.
@@ -31,6 +32,7 @@ type sampleOptions struct {
 	ExcludeSampled bool     `json:"exclude_sampled"`
 	From           string   `json:"from,omitempty"`
 	Format         string   `json:"format,omitempty"`
+	SkipInvalid    bool     `json:"skip_invalid,omitempty"`
 	Batch          string   `json:"-"`
 	Reviewers      []string `json:"-"`
 	PerItem        int      `json:"-"`
@@ -65,6 +67,8 @@ type samplePlan struct {
 	Items      []plannedItem      `json:"items"`
 	DryRun     bool               `json:"dry_run"`
 	Source     string             `json:"source,omitempty"`
+	Read       int                `json:"traces_read,omitempty"`
+	Invalid    int                `json:"invalid_skipped,omitempty"`
 	Imported   int                `json:"traces_imported,omitempty"`
 }
 
@@ -115,9 +119,14 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			if !cmd.Flags().Changed("seed") {
 				q.seed = st.Now().UnixNano() % 1_000_000_000
 			}
-			plan, err := planStoreSample(cmd.Context(), st, q)
-			if err == nil && !o.DryRun {
-				err = writeSamplePlan(cmd.Context(), st, q, plan, nil)
+			var plan samplePlan
+			if o.From != "" {
+				plan, err = runStreamSample(cmd.Context(), app, st, q)
+			} else {
+				plan, err = planStoreSample(cmd.Context(), st, q)
+				if err == nil && !o.DryRun {
+					err = writeSamplePlan(cmd.Context(), st, q, plan, nil)
+				}
 			}
 			if err != nil {
 				return err
@@ -139,6 +148,9 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	f.StringVar(&o.Batch, "batch", "", "batch name (default: b + the next number)")
 	f.StringVar(&reviewers, "reviewers", "", "comma-separated reviewers (users) to assign; required unless --dry-run")
 	f.IntVar(&o.PerItem, "per-item", 2, "distinct reviewers per item")
+	f.StringVar(&o.From, "from", "", "stream-sample this trace file (- for stdin) instead of the store, importing only the traces sampled")
+	f.StringVar(&o.Format, "format", trace.FormatAuto, "format of --from: "+strings.Join(trace.Formats, "|"))
+	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "with --from: skip invalid records (each reported on stderr) instead of stopping")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print what would be sampled and assigned; write nothing")
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
@@ -190,6 +202,9 @@ func parseSampleOptions(o sampleOptions, seedGiven bool) (sampleQuery, error) {
 		q.filter.Turns = o.Turns
 	default:
 		return q, fmt.Errorf("--turns %q: must be calls, no-calls or all", o.Turns)
+	}
+	if o.From != "" && !validFormat(o.Format) {
+		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
 	}
 	if o.PerItem < 1 {
 		return q, fmt.Errorf("--per-item must be at least 1, not %d", o.PerItem)
@@ -447,7 +462,12 @@ func printSamplePlan(w io.Writer, p samplePlan, asJSON bool) error {
 		tw.Flush()
 	}
 	if p.Source != "" {
-		fmt.Fprintf(w, "read %s; %d traces holding sampled items imported\n", p.Source, p.Imported)
+		verb := "imported"
+		if p.DryRun {
+			verb = "would be imported"
+		}
+		fmt.Fprintf(w, "read %d traces from %s (%d invalid skipped); the %d holding sampled items %s\n",
+			p.Read, p.Source, p.Invalid, p.Imported, verb)
 	}
 	verb := "created"
 	if p.DryRun {
@@ -468,4 +488,63 @@ func printSamplePlan(w io.Writer, p samplePlan, asJSON bool) error {
 		fmt.Fprintln(w, "dry run: nothing written")
 	}
 	return nil
+}
+
+// runStreamSample draws the sample from a trace file in one pass (memory
+// bounded by the sample, see sampling.SampleReader), then imports only the
+// traces holding sampled items and writes the batch, in one transaction.
+func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQuery) (samplePlan, error) {
+	if err := checkSampleStore(ctx, st, q); err != nil {
+		return samplePlan{}, err
+	}
+	name := displayName(q.opts.From)
+	r, closer, err := trace.OpenFile(q.opts.From, q.opts.Format, app.In)
+	if err != nil {
+		return samplePlan{}, fmt.Errorf("--from %s: %w", name, err)
+	}
+	defer closer.Close()
+	var exclude []string
+	if q.opts.ExcludeSampled {
+		if exclude, err = st.SampledInputHashes(ctx); err != nil {
+			return samplePlan{}, err
+		}
+	}
+	res, err := sampling.SampleReader(r, sampling.StreamOptions{
+		Seed: q.seed, N: q.opts.N, By: q.opts.By, Filter: q.filter, Alloc: q.opts.Alloc, MinPer: q.opts.MinPer,
+		Exclude: exclude, SkipInvalid: q.opts.SkipInvalid,
+		OnInvalid: func(e *trace.RecordError) {
+			fmt.Fprintln(app.Err, formatImportError(name, e.Line, e.Err.Error()))
+		},
+	})
+	if err != nil {
+		line, msg := importErrorParts(err)
+		return samplePlan{}, errors.New(formatImportError(name, line, msg+": nothing sampled"))
+	}
+	if res.Read == 0 {
+		return samplePlan{}, fmt.Errorf("%s: no traces: nothing sampled", name)
+	}
+	if !res.ByKeySeen {
+		return samplePlan{}, fmt.Errorf("--by %s: no trace in %s has metadata %q", q.opts.By, name, strings.TrimPrefix(q.opts.By, "meta."))
+	}
+	plan, err := buildSamplePlan(ctx, st, q, res.Sample, res.Duplicates, res.Excluded)
+	if err != nil {
+		return plan, err
+	}
+	plan.Source, plan.Read, plan.Invalid, plan.Imported = name, res.Read, res.Invalid, len(res.Traces)
+	if q.opts.DryRun {
+		return plan, nil
+	}
+	insert := func(tx *store.Tx) error {
+		for _, t := range res.Traces {
+			outcome, err := st.InsertTrace(ctx, tx, t, name)
+			if err != nil {
+				return fmt.Errorf("import trace %s: %w", t.ID, err)
+			}
+			if outcome == store.DuplicateContent {
+				return fmt.Errorf("trace %s from %s is already stored under another id: sample it from the store instead", t.ID, name)
+			}
+		}
+		return nil
+	}
+	return plan, writeSamplePlan(ctx, st, q, plan, insert)
 }
