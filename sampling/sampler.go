@@ -84,6 +84,14 @@ func NewSampler(seed int64, n int, ordered bool) *Sampler {
 	return s
 }
 
+// Expect presizes the duplicate set of an exact-mode sampler for about n
+// candidates, sparing rehashing on large scans.
+func (s *Sampler) Expect(n int) {
+	if s.ordered && len(s.seen) == 0 && n > 0 {
+		s.seen = make(map[[16]byte]struct{}, n)
+	}
+}
+
 // Exclude drops every candidate with one of these input hashes (inputs that
 // are already in a batch).
 func (s *Sampler) Exclude(hashes []string) {

@@ -69,6 +69,14 @@ func TestSampleReaderKeepsOnlySampledTraces(t *testing.T) {
 	if !slices.Equal(traceIDs, slices.Compact(needed)) || got.Read != 600 {
 		t.Errorf("traces kept %v, want %v (read %d)", traceIDs, needed, got.Read)
 	}
+	// Held traces come back exactly as read.
+	for _, tr := range got.Traces {
+		var i int
+		fmt.Sscanf(tr.ID, "tr_%d", &i)
+		if trace.ContentHash(tr) != trace.ContentHash(*traces[i]) {
+			t.Errorf("trace %s changed while held", tr.ID)
+		}
+	}
 }
 
 func TestSampleReaderFiltersAndInvalidRecords(t *testing.T) {

@@ -246,37 +246,38 @@ func parseSampleTime(s string, upper bool) (time.Time, error) {
 
 // checkSampleStore rejects what would make the sample meaningless before it is
 // drawn: an empty store, a --by meta key no trace has, unknown reviewers.
-func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) error {
+func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) (items int, err error) {
 	if q.opts.From == "" {
 		n, err := st.CountItems(ctx)
 		if err != nil {
-			return err
+			return 0, err
 		}
+		items = n
 		if n == 0 {
-			return errors.New("the store has no items to sample: import traces first (goldtrace import FILE) or use --from FILE")
+			return 0, errors.New("the store has no items to sample: import traces first (goldtrace import FILE) or use --from FILE")
 		}
 		if name, ok := strings.CutPrefix(q.opts.By, "meta."); ok {
 			has, err := st.HasMetaKey(ctx, name)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if !has {
 				keys, err := st.MetaKeys(ctx)
 				if err != nil {
-					return err
+					return 0, err
 				}
-				return fmt.Errorf("--by %s: no stored trace has metadata %q (keys: %s)", q.opts.By, name, orNone(keys))
+				return 0, fmt.Errorf("--by %s: no stored trace has metadata %q (keys: %s)", q.opts.By, name, orNone(keys))
 			}
 		}
 	}
 	missing, err := st.MissingUsers(ctx, q.opts.Reviewers)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
+		return 0, fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
 	}
-	return nil
+	return items, nil
 }
 
 func orNone(s []string) string {
@@ -289,10 +290,12 @@ func orNone(s []string) string {
 // planStoreSample draws the sample from the store and assigns reviewers,
 // writing nothing.
 func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (samplePlan, error) {
-	if err := checkSampleStore(ctx, st, q); err != nil {
+	items, err := checkSampleStore(ctx, st, q)
+	if err != nil {
 		return samplePlan{}, err
 	}
 	s := sampling.NewSampler(q.seed, q.opts.N, true)
+	s.Expect(items)
 	if q.opts.ExcludeSampled {
 		hashes, err := st.SampledInputHashes(ctx)
 		if err != nil {
@@ -306,7 +309,7 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (sampl
 		f.Where = append(f.Where, store.Condition(c))
 	}
 	scanned := 0
-	err := st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
+	err = st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
 		s.OfferRow(row, hash, stratum)
 		if scanned++; scanned%65536 == 0 {
 			return ctx.Err()
@@ -494,7 +497,7 @@ func printSamplePlan(w io.Writer, p samplePlan, asJSON bool) error {
 // bounded by the sample, see sampling.SampleReader), then imports only the
 // traces holding sampled items and writes the batch, in one transaction.
 func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQuery) (samplePlan, error) {
-	if err := checkSampleStore(ctx, st, q); err != nil {
+	if _, err := checkSampleStore(ctx, st, q); err != nil {
 		return samplePlan{}, err
 	}
 	name := displayName(q.opts.From)
