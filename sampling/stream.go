@@ -24,6 +24,7 @@ type StreamOptions struct {
 	Exclude     []string // input hashes already sampled
 	SkipInvalid bool     // count invalid records instead of stopping
 	OnInvalid   func(*trace.RecordError)
+	OnProgress  func(read int) // called every 10,000 traces
 }
 
 // StreamSample is a sample drawn from a trace stream with the traces that
@@ -69,6 +70,9 @@ func SampleReader(r trace.Reader, o StreamOptions) (StreamSample, error) {
 			return StreamSample{}, err
 		}
 		out.Read++
+		if o.OnProgress != nil && out.Read%10_000 == 0 {
+			o.OnProgress(out.Read)
+		}
 		if !out.ByKeySeen {
 			_, out.ByKeySeen = t.Metadata[metaKey]
 		}

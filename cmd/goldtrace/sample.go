@@ -512,13 +512,18 @@ func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQue
 			return samplePlan{}, err
 		}
 	}
-	res, err := sampling.SampleReader(r, sampling.StreamOptions{
+	opts := sampling.StreamOptions{
 		Seed: q.seed, N: q.opts.N, By: q.opts.By, Filter: q.filter, Alloc: q.opts.Alloc, MinPer: q.opts.MinPer,
 		Exclude: exclude, SkipInvalid: q.opts.SkipInvalid,
 		OnInvalid: func(e *trace.RecordError) {
 			fmt.Fprintln(app.Err, formatImportError(name, e.Line, e.Err.Error()))
 		},
-	})
+	}
+	if IsTerminal(app.Err) {
+		opts.OnProgress = func(read int) { fmt.Fprintf(app.Err, "\r%s: %d traces read…", name, read) }
+		defer fmt.Fprint(app.Err, "\r\033[K")
+	}
+	res, err := sampling.SampleReader(ctxReader{ctx, r}, opts)
 	if err != nil {
 		line, msg := importErrorParts(err)
 		return samplePlan{}, errors.New(formatImportError(name, line, msg+": nothing sampled"))
@@ -550,4 +555,17 @@ func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQue
 		return nil
 	}
 	return plan, writeSamplePlan(ctx, st, q, plan, insert)
+}
+
+// ctxReader stops a trace stream when the context ends (Ctrl-C).
+type ctxReader struct {
+	ctx context.Context
+	r   trace.Reader
+}
+
+func (c ctxReader) Next() (trace.Trace, error) {
+	if err := c.ctx.Err(); err != nil {
+		return trace.Trace{}, err
+	}
+	return c.r.Next()
 }
