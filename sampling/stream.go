@@ -99,7 +99,7 @@ func SampleReader(r trace.Reader, o StreamOptions) (StreamSample, error) {
 		}
 		if len(traces) > limit {
 			s.dropUnheld(traces)
-			limit = max(64, 2*len(traces))
+			limit = max(64, len(traces)+len(traces)/4) // prune again after 25% growth
 		}
 	}
 	sample, err := s.Result(o.Alloc, o.MinPer)
@@ -114,7 +114,7 @@ func SampleReader(r trace.Reader, o StreamOptions) (StreamSample, error) {
 		need[c.TraceID] = true
 	}
 	for id := range need {
-		t, err := unpackTrace(traces[id])
+		t, err := packer.unpack(traces[id])
 		if err != nil {
 			return StreamSample{}, fmt.Errorf("trace %q: %w", id, err)
 		}
@@ -124,10 +124,13 @@ func SampleReader(r trace.Reader, o StreamOptions) (StreamSample, error) {
 	return out, nil
 }
 
-// tracePacker deflates traces for holding, reusing its buffers.
+// tracePacker deflates traces for holding, reusing its buffers. The first
+// trace it packs becomes the preset dictionary: traces of one file share
+// tool definitions and system prompts, so later ones shrink to what differs.
 type tracePacker struct {
-	buf bytes.Buffer
-	w   *flate.Writer
+	buf  bytes.Buffer
+	w    *flate.Writer
+	dict []byte
 }
 
 func (p *tracePacker) pack(t trace.Trace) ([]byte, error) {
@@ -137,7 +140,8 @@ func (p *tracePacker) pack(t trace.Trace) ([]byte, error) {
 	}
 	p.buf.Reset()
 	if p.w == nil {
-		p.w, _ = flate.NewWriter(&p.buf, flate.BestSpeed)
+		p.dict = b[max(0, len(b)-32<<10):]
+		p.w, _ = flate.NewWriterDict(&p.buf, 2, p.dict) // level 1 ignores dictionaries
 	} else {
 		p.w.Reset(&p.buf)
 	}
@@ -150,9 +154,9 @@ func (p *tracePacker) pack(t trace.Trace) ([]byte, error) {
 	return bytes.Clone(p.buf.Bytes()), nil
 }
 
-func unpackTrace(packed []byte) (trace.Trace, error) {
+func (p *tracePacker) unpack(packed []byte) (trace.Trace, error) {
 	var t trace.Trace
-	err := json.NewDecoder(flate.NewReader(bytes.NewReader(packed))).Decode(&t)
+	err := json.NewDecoder(flate.NewReaderDict(bytes.NewReader(packed), p.dict)).Decode(&t)
 	return t, err
 }
 
