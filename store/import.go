@@ -125,7 +125,8 @@ type checkedInput struct {
 	// invalid; the second pass skips them.
 	skip map[int]bool
 	// digest fingerprints the sequence of records (number, line, trace id
-	// or error) so the second pass can tell it reads the same input.
+	// and size, or error) so the second pass can tell it reads the same
+	// input; an Opener's Close can compare the bytes themselves.
 	digest [sha256.Size]byte
 }
 
@@ -134,10 +135,12 @@ type recordDigest struct{ h hash.Hash }
 
 func newRecordDigest() recordDigest { return recordDigest{sha256.New()} }
 
-func (d recordDigest) add(n, line int, id string, err error) {
-	var b [16]byte
+func (d recordDigest) add(n, line int, t trace.Trace, err error) {
+	var b [24]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(n))
 	binary.LittleEndian.PutUint64(b[8:], uint64(line))
+	binary.LittleEndian.PutUint64(b[16:], uint64(approxSize(t)))
+	id := t.ID
 	d.h.Write(b[:])
 	if err != nil {
 		id = "\x00invalid"
@@ -233,7 +236,7 @@ func (s *Store) checkInput(ctx context.Context, open Opener, opt ImportOptions) 
 		}
 		c.records++
 		line := lineOf(r)
-		digest.add(c.records, line, t.ID, err)
+		digest.add(c.records, line, t, err)
 		pending = append(pending, pendingRecord{n: c.records, line: line, t: t, err: rerr})
 		pendingBytes += approxSize(t)
 		if len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {

@@ -226,7 +226,7 @@ func (s *Store) readEncoded(ctx context.Context, open Opener, checked checkedInp
 		}
 		n++
 		line := lineOf(r)
-		digest.add(n, line, t.ID, err)
+		digest.add(n, line, t, err)
 		if checked.skip[n] {
 			continue
 		}
