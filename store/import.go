@@ -74,7 +74,7 @@ type importPace struct {
 // defaultPace keeps every write transaction of an import short and leaves
 // the lock free long enough between them for a writer waiting on its busy
 // timeout (SQLite retries every 100 ms at most) to get in.
-var defaultPace = importPace{chunkTraces: 2000, chunkTime: 400 * time.Millisecond, yield: 110 * time.Millisecond}
+var defaultPace = importPace{chunkTraces: 1000, chunkTime: 400 * time.Millisecond, yield: 110 * time.Millisecond}
 
 // ImportTraces imports one input, all of it or nothing, without holding
 // the database's write lock for long, so reviewers can label during an

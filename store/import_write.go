@@ -11,6 +11,10 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
+// readAhead is how many encoded traces the second pass's reader may hold
+// ready while a chunk is written.
+const readAhead = 256
+
 // encodedRecord is one trace of the second pass, ready to write.
 type encodedRecord struct {
 	n, line int
@@ -24,7 +28,7 @@ type encodedRecord struct {
 func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, checked checkedInput) (ImportResult, []string, error) {
 	readCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch := make(chan encodedRecord, opt.pace.chunkTraces)
+	ch := make(chan encodedRecord, readAhead)
 	readErr := make(chan error, 1)
 	go func() {
 		readErr <- s.readEncoded(readCtx, open, checked, ch)
