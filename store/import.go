@@ -74,7 +74,9 @@ type importPace struct {
 // defaultPace keeps every write transaction of an import short and leaves
 // the lock free long enough between them for a writer waiting on its busy
 // timeout (SQLite retries every 100 ms at most) to get in.
-var defaultPace = importPace{chunkTraces: 1000, chunkTime: 400 * time.Millisecond, yield: 110 * time.Millisecond}
+func defaultPace() importPace {
+	return importPace{chunkTraces: 1000, chunkTime: 400 * time.Millisecond, yield: 110 * time.Millisecond}
+}
 
 // ImportTraces imports one input, all of it or nothing, without holding
 // the database's write lock for long, so reviewers can label during an
@@ -91,6 +93,9 @@ var defaultPace = importPace{chunkTraces: 1000, chunkTime: 400 * time.Millisecon
 // time — ErrInputChanged —, a concurrent writer stored one of its trace ids
 // with other content), the traces it inserted are deleted again, in short
 // transactions too, and the error is returned: nothing is half-imported.
+// (A trace id that appears twice in the input with different content is
+// caught there too; with opt.SkipInvalid it is reported after the first
+// pass's reports.)
 //
 // Trade-offs: other connections see the input's traces appear chunk by
 // chunk while it is written, and may see them vanish if the import then
@@ -101,7 +106,7 @@ var defaultPace = importPace{chunkTraces: 1000, chunkTime: 400 * time.Millisecon
 // Traces already stored are counted as duplicates.
 func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions) (ImportResult, error) {
 	if opt.pace == (importPace{}) {
-		opt.pace = defaultPace
+		opt.pace = defaultPace()
 	}
 	checked, err := s.checkInput(ctx, open, opt)
 	if err != nil {
