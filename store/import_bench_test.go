@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"syscall"
 	"testing"
-
-	"github.com/goldtrace/goldtrace/trace"
+	"time"
 )
 
 // importBenchTraces writes n canonical JSONL traces, deterministic for a seed: a
 // support agent with six tools, one to three tool-calling turns, metadata.
-func importBenchTraces(n int, seed uint64) []byte {
+func importBenchTraces(n int, seed uint64) []byte { return importBenchTracesTurns(n, seed, 3) }
+
+// importBenchTracesTurns is importBenchTraces with 1 to maxTurns
+// tool-calling turns per trace.
+func importBenchTracesTurns(n int, seed uint64, maxTurns int) []byte {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	tools := []string{"get_order_status", "get_order_history", "refund_order", "update_address", "search_faq", "escalate"}
 	var buf bytes.Buffer
@@ -27,7 +31,7 @@ func importBenchTraces(n int, seed uint64) []byte {
 			fmt.Fprintf(&buf, `{"type":"function","function":{"name":%q,"description":"Tool %d of the support agent, which looks things up for the customer.","parameters":{"type":"object","properties":{"order_id":{"type":"string","description":"The order id, e.g. ORD-1234."},"reason":{"type":"string","enum":["damaged","late","other"]}},"required":["order_id"]}}}`, name, j)
 		}
 		buf.WriteString(`],"messages":[{"role":"system","content":"You are a helpful support agent for an online shop. Be concise and use tools when needed."},`)
-		turns := 1 + rng.IntN(3)
+		turns := 1 + rng.IntN(maxTurns)
 		for k := 0; k < turns; k++ {
 			tool := tools[rng.IntN(len(tools))]
 			fmt.Fprintf(&buf, `{"role":"user","content":"Hi, I have a question about order ORD-%d, it has not arrived yet and I am getting worried."},`, rng.IntN(100000))
@@ -40,32 +44,53 @@ func importBenchTraces(n int, seed uint64) []byte {
 }
 
 // BenchmarkImport measures parse + insert of canonical JSONL into a fresh
-// database: one ImportTraces transaction per iteration.
+// database: one ImportTraces (two passes over the input, the second one
+// writing in short transactions) per iteration. "short" traces have 1-3
+// tool-calling turns, "long" ones 1-60 (where per-item hashing used to be
+// quadratic).
 func BenchmarkImport(b *testing.B) {
-	data := importBenchTraces(5000, 1)
+	for _, bc := range []struct {
+		name     string
+		n, turns int
+	}{{"short", 5000, 3}, {"long", 300, 60}} {
+		b.Run(bc.name, func(b *testing.B) { benchmarkImport(b, importBenchTracesTurns(bc.n, 1, bc.turns)) })
+	}
+}
+
+func benchmarkImport(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	ctx := context.Background()
 	traces := 0
+	var cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		st, err := Open(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("bench%d.db", i)))
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := trace.NewReader(bytes.NewReader(data), trace.FormatTrace)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cpu0 := processCPU()
 		b.StartTimer()
-		res, err := st.ImportTraces(ctx, r, ImportOptions{Source: "bench.jsonl"})
+		res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "bench.jsonl"})
 		if err != nil {
 			b.Fatal(err)
 		}
 		traces += res.Imported
 		b.StopTimer()
+		cpu += processCPU() - cpu0
 		st.Close()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(traces)/b.Elapsed().Seconds(), "traces/s")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// processCPU is the user + system CPU time the process has used (the
+// machine may be shared, so wall time alone says little).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

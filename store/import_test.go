@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -11,16 +13,20 @@ import (
 
 func importString(t *testing.T, st *Store, input string, skip bool) (ImportResult, []int, error) {
 	t.Helper()
-	r, err := trace.NewReader(strings.NewReader(input), trace.FormatAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var lines []int
-	res, err := st.ImportTraces(context.Background(), r, ImportOptions{
+	res, err := st.ImportTraces(context.Background(), bytesOpener([]byte(input)), ImportOptions{
 		Source: "in.jsonl", SkipInvalid: skip,
 		OnInvalid: func(e *trace.RecordError) { lines = append(lines, e.Line) },
 	})
 	return res, lines, err
+}
+
+// bytesOpener opens data afresh for each pass.
+func bytesOpener(data []byte) Opener {
+	return func() (trace.Reader, io.Closer, error) {
+		r, err := trace.NewReader(bytes.NewReader(data), trace.FormatAuto)
+		return r, io.NopCloser(nil), err
+	}
 }
 
 func countRows(t *testing.T, st *Store, table string) int {

@@ -28,12 +28,17 @@ const (
 // transaction). A trace whose id is stored with different content is an
 // ErrConflict; re-inserting the same content is reported, not repeated.
 func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, source string) (InsertOutcome, error) {
+	rows, err := encodeRows(trace.NewEncoder(), t)
+	if err != nil {
+		return 0, err
+	}
 	w := &traceWriter{s: s, q: q}
-	out, _, err := w.insert(ctx, t, source)
+	out, _, err := w.insert(ctx, rows, source)
 	return out, err
 }
 
-// The statements InsertTrace runs; an import prepares them once per file.
+// The statements InsertTrace runs; an import prepares them once per
+// transaction.
 const (
 	sqlTraceHash   = `SELECT content_hash FROM traces WHERE id = ?`
 	sqlTraceByHash = `SELECT id FROM traces WHERE content_hash = ? LIMIT 1`
@@ -50,19 +55,64 @@ const (
 var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sqlToolInsert,
 	sqlTraceToolInsert, sqlMetaInsert, sqlItemInsert}
 
+// traceRows is one trace encoded as the column values InsertTrace writes,
+// computed without touching the database (an import does it while the
+// previous chunk is being written).
+type traceRows struct {
+	enc      trace.Encoded
+	messages string   // JSON array
+	meta     string   // JSON object
+	metaKeys []string // sorted
+	ts       string
+	tsUnix   any
+	observed []string // JSON of each item's observed calls
+}
+
+func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
+	enc, err := e.Encode(t)
+	if err != nil {
+		return traceRows{}, err
+	}
+	r := traceRows{enc: enc, messages: string(enc.Messages)}
+	if t.Messages == nil {
+		r.messages = "[]"
+	}
+	meta, err := json.Marshal(nonNilMeta(t.Metadata))
+	if err != nil {
+		return traceRows{}, err
+	}
+	r.meta = string(meta)
+	r.metaKeys = make([]string, 0, len(t.Metadata))
+	for k := range t.Metadata {
+		r.metaKeys = append(r.metaKeys, k)
+	}
+	sort.Strings(r.metaKeys)
+	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
+	r.observed = make([]string, len(enc.Items))
+	for i, it := range enc.Items {
+		obs, err := trace.MarshalCanonical(it.Observed)
+		if err != nil {
+			return traceRows{}, err
+		}
+		r.observed[i] = string(obs)
+	}
+	return r, nil
+}
+
 // traceWriter inserts traces through q, using prepared statements when it
 // has them (see prepareWriter).
 type traceWriter struct {
 	s        *Store
 	q        Queryer
 	prepared map[string]*sql.Stmt
-	// toolsSeen remembers tool hashes already written in this transaction.
+	// toolsSeen remembers tool hashes already written (nil: none are).
 	toolsSeen map[string]bool
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
-func (s *Store) prepareWriter(ctx context.Context, tx *Tx) (*traceWriter, error) {
-	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: map[string]bool{}}
+// toolsSeen holds the tool hashes known to be stored; the writer adds to it.
+func (s *Store) prepareWriter(ctx context.Context, tx *Tx, toolsSeen map[string]bool) (*traceWriter, error) {
+	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: toolsSeen}
 	for _, q := range writerStatements {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -97,17 +147,21 @@ func (w *traceWriter) queryRow(ctx context.Context, query string, args ...any) *
 	return w.q.QueryRowContext(ctx, query, args...)
 }
 
+// errStoredDifferently is insert's ErrConflict: the trace id is stored with
+// other content. It is returned before anything of the trace is written.
+var errStoredDifferently = errors.New("is already stored with different content")
+
 // insert stores one trace and returns what it did and how many items it
 // created.
-func (w *traceWriter) insert(ctx context.Context, t trace.Trace, source string) (InsertOutcome, int, error) {
-	hash := trace.ContentHash(t)
+func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (InsertOutcome, int, error) {
+	t, hash := r.enc.Trace, r.enc.ContentHash
 	var stored string
 	err := w.queryRow(ctx, sqlTraceHash, t.ID).Scan(&stored)
 	switch {
 	case err == nil && stored == hash:
 		return DuplicateID, 0, nil
 	case err == nil:
-		return 0, 0, fmt.Errorf("%w: trace %q is already stored with different content", ErrConflict, t.ID)
+		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, t.ID, errStoredDifferently)
 	case !errors.Is(err, sql.ErrNoRows):
 		return 0, 0, err
 	}
@@ -119,20 +173,11 @@ func (w *traceWriter) insert(ctx context.Context, t trace.Trace, source string) 
 		return 0, 0, err
 	}
 
-	msgs, err := trace.MarshalCanonical(nonNilMessages(t.Messages))
-	if err != nil {
-		return 0, 0, err
-	}
-	meta, err := json.Marshal(nonNilMeta(t.Metadata))
-	if err != nil {
-		return 0, 0, err
-	}
-	ts, tsUnix := timestampColumns(t.Timestamp)
-	if err := w.exec(ctx, sqlTraceInsert, t.ID, ts, tsUnix, hash, string(meta), string(msgs), source, w.s.now()); err != nil {
+	if err := w.exec(ctx, sqlTraceInsert, t.ID, r.ts, r.tsUnix, hash, r.meta, r.messages, source, w.s.now()); err != nil {
 		return 0, 0, classify(err)
 	}
 	for i, tool := range t.Tools {
-		th := trace.ToolHash(tool)
+		th := r.enc.ToolHashes[i]
 		if !w.toolsSeen[th] {
 			if err := w.exec(ctx, sqlToolInsert, th, tool.Name, tool.Description, string(tool.Parameters)); err != nil {
 				return 0, 0, err
@@ -145,27 +190,17 @@ func (w *traceWriter) insert(ctx context.Context, t trace.Trace, source string) 
 			return 0, 0, err
 		}
 	}
-	keys := make([]string, 0, len(t.Metadata))
-	for k := range t.Metadata {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range r.metaKeys {
 		if err := w.exec(ctx, sqlMetaInsert, t.ID, k, t.Metadata[k]); err != nil {
 			return 0, 0, err
 		}
 	}
-	items := trace.Items(t)
-	for _, it := range items {
-		obs, err := trace.MarshalCanonical(it.Observed)
-		if err != nil {
-			return 0, 0, err
-		}
-		if err := w.exec(ctx, sqlItemInsert, it.ID, t.ID, it.Turn, it.InputHash, string(obs), it.FirstTool(), len(it.Observed), tsUnix); err != nil {
+	for i, it := range r.enc.Items {
+		if err := w.exec(ctx, sqlItemInsert, it.ID, t.ID, it.Turn, it.InputHash, r.observed[i], it.FirstTool(), len(it.Observed), r.tsUnix); err != nil {
 			return 0, 0, classify(err)
 		}
 	}
-	return Inserted, len(items), nil
+	return Inserted, len(r.enc.Items), nil
 }
 
 func timestampColumns(ts time.Time) (string, any) {
@@ -173,13 +208,6 @@ func timestampColumns(ts time.Time) (string, any) {
 		return "", nil
 	}
 	return ts.UTC().Format(time.RFC3339Nano), ts.Unix()
-}
-
-func nonNilMessages(m []trace.Message) []trace.Message {
-	if m == nil {
-		return []trace.Message{}
-	}
-	return m
 }
 
 func nonNilMeta(m map[string]string) map[string]string {

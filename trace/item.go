@@ -44,7 +44,24 @@ func ItemID(traceID string, turn int) string {
 }
 
 // Items extracts one Item per assistant message of t, in message order.
+// Each message is encoded once and the input hashes share a running hash of
+// the growing context, so the cost is linear in the size of t.
 func Items(t Trace) []Item {
+	e := NewEncoder()
+	tools, err := e.encodeTools(t.Tools)
+	if err != nil {
+		return itemsOneByOne(t)
+	}
+	msgs, ends, err := e.messages(t.Messages)
+	if err != nil {
+		return itemsOneByOne(t)
+	}
+	return itemsFrom(t, msgs, ends, sortedToolsJSON(t.Tools, tools))
+}
+
+// itemsOneByOne is Items computing each InputHash on its own, for traces
+// whose JSON does not encode (never the case for a trace a Reader returned).
+func itemsOneByOne(t Trace) []Item {
 	var out []Item
 	for i, m := range t.Messages {
 		if m.Role != RoleAssistant {

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,7 +37,10 @@ func newImportCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Import traces (JSONL, OTLP, OpenInference, OpenAI or Anthropic logs; .gz ok; - is stdin)",
-		Long: `Import traces into the store. Each file is imported in one transaction: without
+		Long: `Import traces into the store. Each file is imported all or nothing: it is read
+and validated first, then written in short transactions (reviewers can keep
+labeling meanwhile, and may see its traces appear progressively); if writing
+fails or is interrupted, what was written is removed again. Without
 --skip-invalid the first invalid record aborts that file (nothing from it is
 imported) and is reported as FILE:LINE: what. With --skip-invalid the valid
 records are imported and every invalid one is reported on stderr. Traces already
@@ -105,14 +114,11 @@ func displayName(path string) string {
 	return path
 }
 
-// importOne imports one file in one transaction.
+// importOne imports one file (two passes over it, see store.ImportTraces).
 func importOne(cmd *cobra.Command, app *App, st *store.Store, path, format string, skipInvalid bool) (store.ImportResult, error) {
 	name := displayName(path)
-	r, closer, err := trace.OpenFile(path, format, app.In)
-	if err != nil {
-		return store.ImportResult{}, err
-	}
-	defer closer.Close()
+	in := &importInput{path: path, format: format, stdin: app.In}
+	defer in.cleanup()
 	opt := store.ImportOptions{
 		Source:      name,
 		SkipInvalid: skipInvalid,
@@ -121,17 +127,120 @@ func importOne(cmd *cobra.Command, app *App, st *store.Store, path, format strin
 		},
 	}
 	if IsTerminal(app.Err) {
-		opt.OnProgress = func(r store.ImportResult) {
-			fmt.Fprintf(app.Err, "\r%s: %d traces imported, %d already stored…", name, r.Imported, r.Duplicates)
+		opt.OnProgress = func(p store.ImportProgress) {
+			if p.Checking {
+				fmt.Fprintf(app.Err, "\r%s: checking, %d records read…", name, p.Records)
+				return
+			}
+			fmt.Fprintf(app.Err, "\r\033[K%s: %d traces imported, %d already stored…", name, p.Imported, p.Duplicates)
 		}
 		defer fmt.Fprint(app.Err, "\r\033[K")
 	}
-	return st.ImportTraces(cmd.Context(), r, opt)
+	return st.ImportTraces(cmd.Context(), in.open, opt)
+}
+
+// importInput opens one import argument once per pass. Standard input is
+// copied to a temporary file during the first pass so the second pass can
+// read it again; each pass hashes the bytes it reads, so an input that
+// changes between the passes fails the import instead of importing
+// something that was not checked.
+type importInput struct {
+	path, format string
+	stdin        io.Reader
+	spool        *os.File // stdin's copy
+	firstSum     []byte   // sha256 of the bytes the first pass read
+}
+
+func (in *importInput) open() (trace.Reader, io.Closer, error) {
+	var src io.Reader
+	var file *os.File
+	switch {
+	case in.path == "-" && in.spool == nil:
+		spool, err := os.CreateTemp("", "goldtrace-import-*.spool")
+		if err != nil {
+			return nil, nil, fmt.Errorf("spool stdin: %w", err)
+		}
+		in.spool = spool
+		src = io.TeeReader(in.stdin, spool)
+	case in.path == "-":
+		f, err := os.Open(in.spool.Name())
+		if err != nil {
+			return nil, nil, fmt.Errorf("read spooled stdin: %w", err)
+		}
+		file, src = f, f
+	default:
+		f, err := os.Open(in.path)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, nil, errors.New("no such file")
+			}
+			return nil, nil, err
+		}
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			f.Close()
+			return nil, nil, errors.New("is a directory")
+		}
+		file, src = f, f
+	}
+	c := &importPassCloser{in: in, file: file, sum: sha256.New()}
+	r, err := trace.NewReader(io.TeeReader(src, c.sum), in.format)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return r, c, nil
+}
+
+// cleanup removes stdin's spool file.
+func (in *importInput) cleanup() {
+	if in.spool != nil {
+		in.spool.Close()
+		os.Remove(in.spool.Name())
+	}
+}
+
+// importPassCloser ends one pass: it closes the file and compares the bytes
+// read with the first pass's.
+type importPassCloser struct {
+	in     *importInput
+	file   *os.File
+	sum    hash.Hash
+	closed bool
+}
+
+func (c *importPassCloser) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.file != nil {
+		c.file.Close()
+	}
+	sum := c.sum.Sum(nil)
+	if c.in.firstSum == nil {
+		c.in.firstSum = sum
+		return nil
+	}
+	if !bytes.Equal(sum, c.in.firstSum) {
+		return fmt.Errorf("%w (its bytes differ from the first read)", store.ErrInputChanged)
+	}
+	return nil
 }
 
 // importErrorParts splits an import failure into its input line (0 when
 // none) and message.
 func importErrorParts(err error) (int, string) {
+	var uerr *store.UndoError
+	if errors.As(err, &uerr) {
+		line, msg := importErrorParts(uerr.Err)
+		return line, msg + "; " + uerr.Note()
+	}
+	if errors.Is(err, context.Canceled) {
+		return 0, "interrupted: nothing imported"
+	}
+	if errors.Is(err, store.ErrInputChanged) {
+		return 0, err.Error() + ": nothing imported"
+	}
 	var rerr *trace.RecordError
 	if errors.As(err, &rerr) {
 		return rerr.Line, rerr.Err.Error()

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -240,5 +241,70 @@ func TestTracesSummary(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("text summary lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+func TestImportStdinIsSpooledAndRemoved(t *testing.T) {
+	dir := t.TempDir()
+	spoolDir := t.TempDir()
+	t.Setenv("TMPDIR", spoolDir)
+	db := filepath.Join(dir, "gt.db")
+	var body strings.Builder
+	for i := 0; i < 1500; i++ {
+		body.WriteString(impLine(fmt.Sprintf("tr_%04d", i), `{"name":"f","arguments":"{}"}`) + "\n")
+	}
+	for _, tc := range []struct{ name, stdin string }{{"plain", body.String()}, {"gzip", impGzip(body.String())}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := impRun(t, db, tc.stdin, "import", "-")
+			if code != 0 {
+				t.Fatalf("exit %d stderr %q", code, errs)
+			}
+			if tc.name == "plain" && !strings.Contains(out, "stdin: imported 1500 traces, 0 already stored") ||
+				tc.name == "gzip" && !strings.Contains(out, "stdin: imported 0 traces, 1500 already stored") {
+				t.Fatalf("summary %q", out)
+			}
+			if left, _ := os.ReadDir(spoolDir); len(left) != 0 {
+				t.Fatalf("spool files left behind: %v", left)
+			}
+		})
+	}
+	// An invalid last record on stdin: nothing imported, spool removed.
+	_, errs, code := impRun(t, filepath.Join(dir, "other.db"), body.String()+`{"id":"x","messages":[{"role":"robot"}]}`+"\n", "import", "-")
+	if code != 2 || !strings.HasPrefix(errs, "goldtrace: stdin:1501: ") {
+		t.Fatalf("exit %d stderr %q", code, errs)
+	}
+	if n := impTraceCount(t, filepath.Join(dir, "other.db")); n != 0 {
+		t.Fatalf("%d traces imported from a refused stdin", n)
+	}
+	if left, _ := os.ReadDir(spoolDir); len(left) != 0 {
+		t.Fatalf("spool files left behind: %v", left)
+	}
+}
+
+func TestImportInputRefusesBytesChangedBetweenPasses(t *testing.T) {
+	dir := t.TempDir()
+	path := impWrite(t, dir, "a.jsonl", impLine("tr_a", `{"name":"f","arguments":"{}"}`)+"\n")
+	in := &importInput{path: path, format: "auto"}
+	pass := func() error {
+		r, c, err := in.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+		return c.Close()
+	}
+	if err := pass(); err != nil {
+		t.Fatalf("first pass: %v", err)
+	}
+	if err := pass(); err != nil {
+		t.Fatalf("same bytes again: %v", err)
+	}
+	impWrite(t, dir, "a.jsonl", impLine("tr_a", `{"name":"f","arguments":"{\"x\":2}"}`)+"\n")
+	if err := pass(); !errors.Is(err, store.ErrInputChanged) {
+		t.Fatalf("changed bytes: err = %v, want ErrInputChanged", err)
 	}
 }

@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// passTraces is n small canonical traces, one per line.
+func passTraces(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"id":"p%03d","metadata":{"k":"v%d"},"tools":[{"name":"f"}],"messages":[{"role":"user","content":"q%d"},{"role":"assistant","tool_calls":[{"name":"f","arguments":{}}]}]}`+"\n", i, i%3, i)
+	}
+	return b.String()
+}
+
+// smallChunks makes an import write 10 traces per transaction.
+var smallChunks = importPace{chunkTraces: 10, chunkTime: time.Second, yield: time.Millisecond}
+
+// assertNothingFromImport checks that no trace of an import remains, with
+// none of its items, tool lists or metadata.
+func assertNothingFromImport(t *testing.T, st *Store, wantTraces int) {
+	t.Helper()
+	if n := countRows(t, st, "traces"); n != wantTraces {
+		t.Errorf("%d traces stored, want %d", n, wantTraces)
+	}
+	var n int
+	err := st.Reader().QueryRowContext(context.Background(), `SELECT
+		(SELECT count(*) FROM items WHERE trace_id NOT IN (SELECT id FROM traces)) +
+		(SELECT count(*) FROM trace_meta WHERE trace_id NOT IN (SELECT id FROM traces)) +
+		(SELECT count(*) FROM trace_tools WHERE trace_id NOT IN (SELECT id FROM traces))`).Scan(&n)
+	if err != nil || n != 0 {
+		t.Errorf("%d orphaned rows (%v)", n, err)
+	}
+	if wantTraces == 0 {
+		for _, table := range []string{"items", "trace_meta", "trace_tools"} {
+			if n := countRows(t, st, table); n != 0 {
+				t.Errorf("%s has %d rows", table, n)
+			}
+		}
+	}
+}
+
+func TestImportInvalidLastLineWritesNothing(t *testing.T) {
+	st := openTemp(t)
+	input := passTraces(60) + impBad + "\n"
+	_, err := st.ImportTraces(context.Background(), bytesOpener([]byte(input)), ImportOptions{Source: "x", pace: smallChunks})
+	var rerr *trace.RecordError
+	if !errors.As(err, &rerr) || rerr.Line != 61 {
+		t.Fatalf("err = %v, want a RecordError at line 61", err)
+	}
+	assertNothingFromImport(t, st, 0)
+}
+
+// TestImportSecondPassFailureIsUndone fails the second pass in each way it
+// can fail after some chunks were committed, and checks that what the
+// import wrote is gone.
+func TestImportSecondPassFailureIsUndone(t *testing.T) {
+	input := []byte(passTraces(60))
+	tests := []struct {
+		name string
+		// afterFirstChunk runs once the first chunk is committed; other is
+		// a second handle on the same database (another process).
+		afterFirstChunk func(t *testing.T, cancel context.CancelFunc, other *Store)
+		open            func(calls *int) Opener
+		check           func(t *testing.T, err error)
+		left            int // traces stored afterwards
+	}{
+		{
+			name:            "cancelled",
+			afterFirstChunk: func(t *testing.T, cancel context.CancelFunc, _ *Store) { cancel() },
+			check: func(t *testing.T, err error) {
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("err = %v, want context.Canceled", err)
+				}
+			},
+		},
+		{
+			name: "input changed",
+			open: func(calls *int) Opener {
+				return func() (trace.Reader, io.Closer, error) {
+					*calls++
+					data := input
+					if *calls > 1 {
+						data = []byte(strings.Replace(string(input), `"q59"`, `"changed"`, 1))
+					}
+					return bytesOpener(data)()
+				}
+			},
+			check: func(t *testing.T, err error) {
+				if !errors.Is(err, ErrInputChanged) {
+					t.Fatalf("err = %v, want ErrInputChanged", err)
+				}
+			},
+		},
+		{
+			name: "concurrent writer stored an id differently",
+			afterFirstChunk: func(t *testing.T, _ context.CancelFunc, other *Store) {
+				tr := sampleTrace("p050")
+				if err := other.WithTx(context.Background(), func(tx *Tx) error {
+					_, err := other.InsertTrace(context.Background(), tx, tr, "other")
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func(t *testing.T, err error) {
+				var rerr *trace.RecordError
+				if !errors.As(err, &rerr) || rerr.Line != 51 || !strings.Contains(err.Error(), "different content") {
+					t.Fatalf("err = %v, want a RecordError at line 51", err)
+				}
+			},
+			left: 1, // the other writer's
+		},
+		{
+			name: "sampled meanwhile",
+			afterFirstChunk: func(t *testing.T, cancel context.CancelFunc, other *Store) {
+				ctx := context.Background()
+				if err := other.WithTx(ctx, func(tx *Tx) error {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b', 1, 2, 'now')`); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, `INSERT INTO batch_items(batch, item_id, position) SELECT 'b', id, 0 FROM items WHERE trace_id = 'p003'`)
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+			},
+			check: func(t *testing.T, err error) {
+				var uerr *UndoError
+				if !errors.As(err, &uerr) || len(uerr.Kept) != 1 || uerr.Kept[0] != "p003" || uerr.UndoErr != nil {
+					t.Fatalf("err = %v, want an UndoError keeping p003", err)
+				}
+				if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "sampled them into a batch") {
+					t.Fatalf("err = %v", err)
+				}
+			},
+			left: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			st, err := Open(ctx, filepath.Join(dir, "gt.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			other, err := Open(ctx, filepath.Join(dir, "gt.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			calls := 0
+			open := bytesOpener(input)
+			if tc.open != nil {
+				open = tc.open(&calls)
+			}
+			fired := false
+			_, err = st.ImportTraces(ctx, open, ImportOptions{Source: "x", pace: smallChunks, OnProgress: func(p ImportProgress) {
+				if !p.Checking && p.Imported >= 20 && !fired && tc.afterFirstChunk != nil {
+					fired = true
+					tc.afterFirstChunk(t, cancel, other)
+				}
+			}})
+			tc.check(t, err)
+			assertNothingFromImport(t, st, tc.left)
+		})
+	}
+}
+
+// TestImportLetsOtherWritersIn imports enough traces to take seconds while
+// another handle on the database (another process, e.g. a reviewer's TUI)
+// writes in a loop: every write succeeds, none waits long.
+func TestImportLetsOtherWritersIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of importing")
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(dir, "gt.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := Open(ctx, filepath.Join(dir, "gt.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+
+	n := 2500
+	if raceEnabled {
+		n = 250
+	}
+	data := importBenchTraces(n, 3)
+	writing := make(chan struct{})
+	done := make(chan struct{})
+	type outcome struct {
+		writes  int
+		slowest time.Duration
+		err     error
+	}
+	result := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() { result <- o }()
+		select {
+		case <-writing:
+		case <-done:
+			return
+		}
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			began := time.Now()
+			if err := other.AddUser(ctx, fmt.Sprintf("reviewer%d", i%5), RoleReviewer); err != nil {
+				o.err = err
+				return
+			}
+			o.writes++
+			o.slowest = max(o.slowest, time.Since(began))
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	started := false
+	began := time.Now()
+	res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "big", OnProgress: func(p ImportProgress) {
+		if !p.Checking && !started {
+			started = true
+			close(writing)
+		}
+	}})
+	close(done)
+	o := <-result
+	if err != nil || res.Imported != n {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+	t.Logf("import %v; %d concurrent writes, slowest %v", time.Since(began), o.writes, o.slowest)
+	if o.err != nil {
+		t.Fatalf("concurrent write failed: %v", o.err)
+	}
+	if o.writes < 5 {
+		t.Fatalf("only %d writes ran during the import", o.writes)
+	}
+	if o.slowest >= 2*time.Second {
+		t.Fatalf("a concurrent write took %v", o.slowest)
+	}
+}

@@ -1,0 +1,330 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// readAhead is how many encoded traces the second pass's reader may hold
+// ready while a chunk is written.
+const readAhead = 256
+
+// encodedRecord is one trace of the second pass, ready to write.
+type encodedRecord struct {
+	n, line int
+	rows    traceRows
+}
+
+// writeInput is the second pass: a goroutine re-reads and encodes the
+// input while this one writes it in short transactions. It returns the ids
+// of the traces it inserted (committed), also on failure, so they can be
+// deleted again.
+func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, checked checkedInput) (ImportResult, []string, error) {
+	readCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan encodedRecord, readAhead)
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- s.readEncoded(readCtx, open, checked, ch)
+		close(ch)
+	}()
+	res := ImportResult{Source: opt.Source, Skipped: len(checked.skip)}
+	var inserted []string
+	fail := func(err error) (ImportResult, []string, error) {
+		cancel()
+		for range ch {
+		}
+		if rerr := <-readErr; rerr != nil && !errors.Is(rerr, context.Canceled) {
+			err = rerr // the reader's failure came first: the channel closed early
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("import interrupted: %w", ctx.Err())
+		}
+		return res, inserted, err
+	}
+	toolsSeen := map[string]bool{}
+	var lastCommit time.Time
+	batch := make([]encodedRecord, 0, opt.pace.chunkTraces)
+	for closed := false; !closed; {
+		var err error
+		batch, closed, err = collect(ctx, ch, batch[:0], opt.pace.chunkTraces, lastCommit.Add(opt.pace.yield))
+		if err != nil {
+			return fail(err)
+		}
+		for len(batch) > 0 {
+			if err := sleepUntil(ctx, lastCommit.Add(opt.pace.yield)); err != nil {
+				return fail(err)
+			}
+			written, delta, ids, err := s.writeChunk(ctx, batch, opt, toolsSeen)
+			if err != nil {
+				return fail(err)
+			}
+			lastCommit = time.Now()
+			inserted = append(inserted, ids...)
+			res.Imported += delta.Imported
+			res.Duplicates += delta.Duplicates
+			res.Skipped += delta.Skipped
+			res.Items += delta.Items
+			if opt.OnProgress != nil {
+				opt.OnProgress(ImportProgress{Records: batch[written-1].n, ImportResult: res})
+			}
+			batch = batch[written:]
+		}
+	}
+	if err := <-readErr; err != nil {
+		return res, inserted, err
+	}
+	return res, inserted, nil
+}
+
+// collect appends records from ch to batch: it waits for the first one,
+// then takes more until batch holds max, or deadline has passed and no more
+// are ready. closed reports that ch is closed (the reader is done).
+func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord, max int, deadline time.Time) ([]encodedRecord, bool, error) {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for len(batch) < max {
+		var wait <-chan time.Time
+		if len(batch) > 0 {
+			d := time.Until(deadline)
+			if d <= 0 {
+				select {
+				case rec, ok := <-ch:
+					if !ok {
+						return batch, true, nil
+					}
+					batch = append(batch, rec)
+					continue
+				default:
+					return batch, false, nil
+				}
+			}
+			if timer == nil {
+				timer = time.NewTimer(d)
+			}
+			wait = timer.C
+		}
+		select {
+		case rec, ok := <-ch:
+			if !ok {
+				return batch, true, nil
+			}
+			batch = append(batch, rec)
+		case <-wait:
+			deadline = time.Time{}
+		case <-ctx.Done():
+			return batch, false, ctx.Err()
+		}
+	}
+	return batch, false, nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// writeChunk writes a prefix of batch in one transaction that runs for
+// opt.pace.chunkTime at most, and returns how many records it took, what it
+// did, and the ids of the traces it inserted.
+func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, toolsSeen map[string]bool) (int, ImportResult, []string, error) {
+	var written int
+	var delta ImportResult
+	var ids []string
+	var reports []*trace.RecordError
+	err := s.WithTx(ctx, func(tx *Tx) error {
+		start := time.Now()
+		w, err := s.prepareWriter(ctx, tx, toolsSeen)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for _, rec := range batch {
+			if written > 0 && time.Since(start) >= opt.pace.chunkTime {
+				break
+			}
+			written++
+			id := rec.rows.enc.Trace.ID
+			outcome, items, err := w.insert(ctx, rec.rows, opt.Source)
+			if errors.Is(err, errStoredDifferently) {
+				// Stored since the first pass looked, or twice in this input.
+				rerr := &trace.RecordError{Line: rec.line, Err: fmt.Errorf("trace id %q %w", id, errStoredDifferently)}
+				if !opt.SkipInvalid {
+					return rerr
+				}
+				delta.Skipped++
+				reports = append(reports, rerr)
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("store trace %q: %w", id, err)
+			}
+			if outcome == Inserted {
+				delta.Imported++
+				delta.Items += items
+				ids = append(ids, id)
+			} else {
+				delta.Duplicates++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, ImportResult{}, nil, err
+	}
+	if opt.OnInvalid != nil {
+		for _, rerr := range reports {
+			opt.OnInvalid(rerr)
+		}
+	}
+	return written, delta, ids, nil
+}
+
+// readEncoded re-reads the input, checks that it reads as in the first
+// pass, and sends each trace to import, encoded, on out.
+func (s *Store) readEncoded(ctx context.Context, open Opener, checked checkedInput, out chan<- encodedRecord) error {
+	r, closer, err := open()
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			closer.Close()
+		}
+	}()
+	enc := trace.NewEncoder()
+	digest := newRecordDigest()
+	n := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		var rerr *trace.RecordError
+		if err != nil && !errors.As(err, &rerr) {
+			return err
+		}
+		n++
+		line := lineOf(r)
+		digest.add(n, line, t, err)
+		if checked.skip[n] {
+			continue
+		}
+		if rerr != nil {
+			return fmt.Errorf("%w: line %d is invalid now: %v", ErrInputChanged, rerr.Line, rerr.Err)
+		}
+		rows, err := encodeRows(enc, t)
+		if err != nil {
+			return &trace.RecordError{Line: line, Err: err}
+		}
+		select {
+		case out <- encodedRecord{n: n, line: line, rows: rows}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	closed = true
+	if err := closer.Close(); err != nil {
+		return err
+	}
+	if n != checked.records || digest.sum() != checked.digest {
+		return fmt.Errorf("%w (%d records the first time, %d now)", ErrInputChanged, checked.records, n)
+	}
+	return nil
+}
+
+// UndoError is an import that failed (Err) and whose traces could not all
+// be deleted again: Kept are still stored, because another process sampled
+// them into a batch meanwhile, or because the undo itself failed (UndoErr).
+type UndoError struct {
+	Err     error
+	Kept    []string
+	UndoErr error
+}
+
+func (e *UndoError) Error() string { return fmt.Sprintf("%v; %s", e.Err, e.Note()) }
+
+// Note says what stays stored and why.
+func (e *UndoError) Note() string {
+	why := "another process sampled them into a batch meanwhile"
+	if e.UndoErr != nil {
+		why = "undoing the import failed: " + e.UndoErr.Error()
+	}
+	return fmt.Sprintf("%d traces it wrote stay stored (%s), e.g. %q", len(e.Kept), why, e.Kept[0])
+}
+
+func (e *UndoError) Unwrap() error { return e.Err }
+
+// undoImport deletes the traces an import inserted, with their items, tool
+// lists and metadata (the foreign keys cascade), in short transactions.
+// Tool definitions stay: they are shared, content-addressed rows. A trace
+// whose items another process has sampled meanwhile cannot be deleted
+// (batch_items refers to them); it is kept and reported, not forced.
+func (s *Store) undoImport(ctx context.Context, ids []string, pace importPace) *UndoError {
+	var kept []string
+	var lastCommit time.Time
+	for start := 0; start < len(ids); {
+		if err := sleepUntil(ctx, lastCommit.Add(pace.yield)); err != nil {
+			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}
+		}
+		var done int
+		var chunkKept []string
+		err := s.WithTx(ctx, func(tx *Tx) error {
+			done, chunkKept = 0, nil
+			began := time.Now()
+			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?`)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for _, id := range ids[start:] {
+				if done > 0 && (done >= pace.chunkTraces || time.Since(began) >= pace.chunkTime) {
+					break
+				}
+				done++
+				if _, err := st.ExecContext(ctx, id); err != nil {
+					if strings.Contains(err.Error(), "FOREIGN KEY constraint failed") {
+						chunkKept = append(chunkKept, id) // the statement alone was undone
+						continue
+					}
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}
+		}
+		lastCommit = time.Now()
+		kept = append(kept, chunkKept...)
+		start += done
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return &UndoError{Kept: kept}
+}

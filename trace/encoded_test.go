@@ -1,0 +1,121 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+)
+
+// encodedCases are traces whose encoding has edge cases: no tools (nil and
+// empty), no timestamp or metadata, an assistant first message, characters
+// encoding/json escapes, unparseable arguments, tools out of name order.
+func encodedCases() []Trace {
+	ts := time.Date(2026, 5, 1, 12, 0, 0, 123456789, time.UTC)
+	tools := []Tool{
+		{Name: "zeta", Description: "last <b>&</b>", Parameters: json.RawMessage(`{"type":"object"}`)},
+		{Name: "alpha"},
+		{Name: "mid", Description: "line\u2028sep \x01"},
+		{Name: "alpha", Description: "same name, other tool"},
+	}
+	msgs := []Message{
+		{Role: RoleSystem, Content: "be <nice> & \"brief\""},
+		{Role: RoleUser, Content: "where is ORD-1?\n\t\xff"},
+		{Role: RoleAssistant, ToolCalls: []Call{NewCall("c1", "zeta", `{"b":1,"a":[1.50,"x"]}`), NewCall("c2", "mid", `{not json`)}},
+		{Role: RoleTool, ToolCallID: "c1", Name: "zeta", Content: "{}"},
+		{Role: RoleAssistant, Content: "done"},
+	}
+	return []Trace{
+		{ID: "full", Timestamp: ts, Metadata: map[string]string{"b": "2", "a": "<1>"}, Tools: tools, Messages: msgs},
+		{ID: "nil tools", Messages: msgs},
+		{ID: "empty tools", Tools: []Tool{}, Messages: msgs},
+		{ID: "assistant first", Tools: tools[:1], Messages: []Message{{Role: RoleAssistant, Content: "hi"}, {Role: RoleUser, Content: "x"}, {Role: RoleAssistant}}},
+		{ID: "no assistant", Metadata: map[string]string{}, Messages: msgs[:2]},
+		{ID: "no messages"},
+	}
+}
+
+// itemsByOldFormula is Items as it was first written: InputHash computed
+// from scratch for every item.
+func itemsByOldFormula(t Trace) []Item { return itemsOneByOne(t) }
+
+func TestEncodedMatchesTheDefinitions(t *testing.T) {
+	cases := encodedCases()
+	r, err := NewReader(bytes.NewReader(benchTraces(200, 7)), FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		tr, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tr)
+	}
+	enc := NewEncoder()
+	for _, tr := range cases {
+		t.Run(tr.ID, func(t *testing.T) {
+			got, err := enc.Encode(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := ContentHash(tr); got.ContentHash != want {
+				t.Errorf("ContentHash %s, want %s", got.ContentHash, want)
+			}
+			wantMsgs, _ := MarshalCanonical(tr.Messages)
+			if !bytes.Equal(got.Messages, wantMsgs) {
+				t.Errorf("Messages\n%s\nwant\n%s", got.Messages, wantMsgs)
+			}
+			if len(got.ToolHashes) != len(tr.Tools) {
+				t.Fatalf("%d tool hashes for %d tools", len(got.ToolHashes), len(tr.Tools))
+			}
+			for i, tool := range tr.Tools {
+				if got.ToolHashes[i] != ToolHash(tool) {
+					t.Errorf("tool %d: hash %s, want %s", i, got.ToolHashes[i], ToolHash(tool))
+				}
+			}
+			want := itemsByOldFormula(tr)
+			for name, items := range map[string][]Item{"Encode": got.Items, "Items": Items(tr)} {
+				if len(items) != len(want) {
+					t.Fatalf("%s: %d items, want %d", name, len(items), len(want))
+				}
+				for i := range want {
+					a, _ := json.Marshal(items[i])
+					b, _ := json.Marshal(want[i])
+					if !bytes.Equal(a, b) {
+						t.Errorf("%s item %d:\n%s\nwant\n%s", name, i, a, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkItems measures item extraction (ids, contexts, input hashes) on
+// a trace with many messages, where the hashing used to be quadratic.
+func BenchmarkItems(b *testing.B) {
+	tr := Trace{ID: "long", Tools: encodedCases()[0].Tools}
+	for i := 0; i < 100; i++ {
+		tr.Messages = append(tr.Messages,
+			Message{Role: RoleUser, Content: "a question of moderate length about an order and its delivery"},
+			Message{Role: RoleAssistant, ToolCalls: []Call{NewCall("c", "zeta", `{"order_id":"ORD-1"}`)}},
+			Message{Role: RoleTool, ToolCallID: "c", Content: `{"status":"shipped"}`})
+	}
+	for _, bc := range []struct {
+		name  string
+		items func(Trace) []Item
+	}{{"linear", Items}, {"one_by_one", itemsByOldFormula}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(bc.items(tr)) != 100 {
+					b.Fatal("items")
+				}
+			}
+		})
+	}
+}
