@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -83,14 +82,4 @@ func benchmarkImport(b *testing.B, data []byte) {
 	}
 	b.ReportMetric(float64(traces)/b.Elapsed().Seconds(), "traces/s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// processCPU is the user + system CPU time the process has used (the
-// machine may be shared, so wall time alone says little).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -106,7 +104,7 @@ func BenchmarkExport(b *testing.B) {
 	dir := b.TempDir()
 	db := filepath.Join(dir, "gt.db")
 	benchSeed(b, db, 50_000)
-	cpu0 := benchCPU()
+	cpu0 := smpCPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var out, errb strings.Builder
@@ -125,14 +123,5 @@ func BenchmarkExport(b *testing.B) {
 	b.StopTimer()
 	// CPU seconds (user+system, all threads) per export: wall time on a
 	// shared machine measures the queue for the CPU as much as the export.
-	b.ReportMetric((benchCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// benchCPU is the CPU time the process has used so far.
-func benchCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((smpCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
