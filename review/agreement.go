@@ -124,7 +124,8 @@ func Agree(items [][]Label) Agreement {
 				pairA[k] = append(pairA[k], ci)
 				pairB[k] = append(pairB[k], cj)
 				pairsTotal++
-				if _, same := ComparePair(ls[i], ls[j]); same {
+				_, same := ComparePair(ls[i], ls[j])
+				if same {
 					exact[k]++
 					exactTotal++
 				}
@@ -139,7 +140,7 @@ func Agree(items [][]Label) Agreement {
 							argsByTool[ci] = ta
 						}
 						ta.Pairs++
-						if ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args) {
+						if same || ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args) {
 							ta.Agreed++
 						}
 					}

@@ -33,6 +33,9 @@ func decodeArgs(raw json.RawMessage) (v any, ok bool) {
 // ArgsEqual reports whether two argument values are equal under the rules
 // above. Empty (missing) args equal {}.
 func ArgsEqual(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) && len(a) > 0 {
+		return true // the same text is the same value (or the same unparseable text)
+	}
 	va, okA := decodeArgs(a)
 	vb, okB := decodeArgs(b)
 	if !okA || !okB {

@@ -218,7 +218,7 @@ func AgreedGold(labels []Label) Gold {
 		Status:       GoldAgreed,
 		Decision:     first.Decision,
 		Calls:        GoldCalls(first),
-		Acceptable:   [][]score.ExpectedCall{},
+		Acceptable:   NoAcceptable(),
 		Rationale:    JoinRationales(sorted),
 		GuideVersion: first.GuideVersion,
 	}
@@ -257,6 +257,9 @@ func GoldCalls(l Label) []score.ExpectedCall {
 	}
 	return ExpectedCalls(l.Calls)
 }
+
+// NoAcceptable is an empty list of acceptable alternatives (JSON []).
+func NoAcceptable() [][]score.ExpectedCall { return [][]score.ExpectedCall{} }
 
 // ExpectedCalls turns a label's calls into gold expected calls.
 func ExpectedCalls(calls []LabelCall) []score.ExpectedCall {

@@ -214,7 +214,7 @@ func decideGold(r Resolution, action string, labels []review.Label, cur itemStat
 		}
 		return l, nil
 	}
-	g := review.Gold{Item: r.Item, Status: review.GoldAdjudicated, Reviewers: nonNil(reviewers)}
+	g := review.Gold{Item: r.Item, Status: review.GoldAdjudicated, Reviewers: nonNil(reviewers), Acceptable: review.NoAcceptable()}
 	switch action {
 	case ActionAccept:
 		if len(labels) == 0 {

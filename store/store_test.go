@@ -12,7 +12,7 @@ import (
 )
 
 // openTemp opens a fresh store in a temp dir with a fixed clock.
-func openTemp(t *testing.T) *Store {
+func openTemp(t testing.TB) *Store {
 	t.Helper()
 	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "gt.db"))
 	if err != nil {

@@ -40,6 +40,9 @@ against them for CI.`,
 		newDatasetsCmd(app),
 		newDiffCmd(app),
 		newVerifyCmd(app),
+		newStatusCmd(app),
+		newResolveCmd(app),
+		newSettingsCmd(app),
 	)
 	return root
 }

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// resolveFlags are resolve's options.
+type resolveFlags struct {
+	as, pick, label, both, reason, propose string
+	to, rules                              []string
+	accept, sendBack, force, asJSON        bool
+}
+
+func newResolveCmd(app *App) *cobra.Command {
+	var f resolveFlags
+	cmd := &cobra.Command{
+		Use:   "resolve ITEM --as LEAD (--pick R | --label FILE | --both R1,R2 | --accept | --send-back [--to R]) --reason TEXT",
+		Short: "Adjudicate a disputed item without the TUI",
+		Long: `resolve records a lead's decision on a disputed item: the gold answer, who
+decided, when, and why (--reason is required).
+
+  --pick R         reviewer R's label becomes gold
+  --label FILE     a merged or edited label (one Label JSON object; "-" reads stdin)
+  --both R1,R2     R1's calls are expected, R2's are acceptable too
+  --accept         accept agreed labels held for review (setting review_agreed)
+  --send-back      return the item to its reviewers (or --to R,…) with --reason as
+                   the note they see; their labels are removed and they label again
+  --rule [TOOL:]ARG=RULE   argument rules on the gold calls (exact, fuzzy, any,
+                   optional, any_of:[…], joined with +), e.g. --rule order_id=fuzzy;
+                   alone, changes the rules of an item that already has gold
+  --propose-guide TEXT     also (or only) note a proposed change to the guide
+
+Only disputed items can be resolved; --force re-adjudicates an agreed or
+adjudicated item (exported versions stay as they are; the next export has it).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runResolve(cmd, app, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.as, "as", "", "the lead deciding (required)")
+	fl.StringVar(&f.pick, "pick", "", "reviewer whose label becomes gold")
+	fl.StringVar(&f.label, "label", "", "file with a merged or edited label (JSON; - for stdin)")
+	fl.StringVar(&f.both, "both", "", "R1,R2: R1's calls expected, R2's acceptable")
+	fl.BoolVar(&f.accept, "accept", false, "accept agreed labels held for review")
+	fl.BoolVar(&f.sendBack, "send-back", false, "send the item back to its reviewers")
+	fl.StringSliceVar(&f.to, "to", nil, "with --send-back: only these reviewers")
+	fl.StringVar(&f.reason, "reason", "", "why (required; the note reviewers see with --send-back)")
+	fl.StringArrayVar(&f.rules, "rule", nil, "[TOOL:]ARG=RULE argument rule (repeatable)")
+	fl.StringVar(&f.propose, "propose-guide", "", "note a proposed guide change on this item")
+	fl.BoolVar(&f.force, "force", false, "re-adjudicate an agreed or adjudicated item")
+	fl.BoolVar(&f.asJSON, "json", false, "print the resulting gold as JSON")
+	return cmd
+}
+
+func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error {
+	ctx := cmd.Context()
+	if f.as == "" {
+		return errors.New("resolve: --as LEAD is required")
+	}
+	chosen := 0
+	for _, set := range []bool{f.pick != "", f.label != "", f.both != "", f.accept, f.sendBack} {
+		if set {
+			chosen++
+		}
+	}
+	if chosen > 1 {
+		return errors.New("resolve: choose one of --pick, --label, --both, --accept, --send-back")
+	}
+	if chosen == 0 && len(f.rules) == 0 && f.propose == "" {
+		return errors.New("resolve: say what to do: --pick, --label, --both, --accept, --send-back or --rule")
+	}
+	if len(f.to) > 0 && !f.sendBack {
+		return errors.New("resolve: --to goes with --send-back")
+	}
+	if strings.TrimSpace(f.reason) == "" && (chosen > 0 || len(f.rules) > 0) {
+		return errors.New("resolve: --reason is required (a few words on why)")
+	}
+	r := store.Resolution{Item: item, Lead: f.as, Reason: f.reason, Pick: f.pick, Accept: f.accept, Force: f.force}
+	for _, s := range f.rules {
+		spec, err := review.ParseArgRuleSpec(s)
+		if err != nil {
+			return fmt.Errorf("resolve: --rule: %w", err)
+		}
+		r.Rules = append(r.Rules, spec)
+	}
+	if f.both != "" {
+		r.Both = strings.Split(f.both, ",")
+		if len(r.Both) != 2 || r.Both[0] == "" || r.Both[1] == "" {
+			return fmt.Errorf("resolve: --both %q: want two reviewers, R1,R2", f.both)
+		}
+	}
+	if f.label != "" {
+		l, err := readResolveLabel(app, f.label, item)
+		if err != nil {
+			return fmt.Errorf("resolve: --label %w", err)
+		}
+		r.Label = &l
+	}
+	if f.sendBack && len(f.rules) > 0 {
+		return errors.New("resolve: --rule does not go with --send-back")
+	}
+	st, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.sendBack:
+		if err := st.SendBack(ctx, item, f.as, f.reason, f.to, f.force); err != nil {
+			return fmt.Errorf("resolve %s: %w", item, err)
+		}
+		fmt.Fprintf(app.Out, "%s sent back to its reviewers with your note\n", item)
+	case chosen > 0 || len(r.Rules) > 0:
+		g, err := st.Resolve(ctx, r)
+		if err != nil {
+			return fmt.Errorf("resolve %s: %w", item, err)
+		}
+		if f.asJSON {
+			enc := json.NewEncoder(app.Out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(g); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(app.Out, "%s is gold (%s by %s): %s\n", item, g.Status, g.Adjudicator, goldSummary(g))
+		}
+	}
+	if f.propose != "" {
+		if err := st.ProposeGuideChange(ctx, item, f.as, f.propose); err != nil {
+			return fmt.Errorf("resolve %s: guide proposal: %w", item, err)
+		}
+		if !f.asJSON {
+			fmt.Fprintf(app.Out, "guide change proposed on %s\n", item)
+		}
+	}
+	return nil
+}
+
+// goldSummary is a one-line view of a gold answer's calls.
+func goldSummary(g review.Gold) string {
+	if g.Decision == review.DecisionNoCall {
+		return "no tool call"
+	}
+	var parts []string
+	for _, c := range g.Calls {
+		parts = append(parts, c.Tool+string(c.Args))
+	}
+	s := strings.Join(parts, ", ")
+	if n := len(g.Acceptable); n > 0 {
+		s += fmt.Sprintf(" (+%d acceptable)", n)
+	}
+	return s
+}
+
+// readResolveLabel reads one Label JSON object (DESIGN.md "Label"; reviewer
+// ignored). Its item, when given, must be the item being resolved.
+func readResolveLabel(app *App, path, item string) (review.Label, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(app.In)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return review.Label{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var l review.Label
+	if err := dec.Decode(&l); err != nil {
+		return l, fmt.Errorf("%s: not a Label JSON object: %w", path, err)
+	}
+	if dec.More() {
+		return l, fmt.Errorf("%s: more than one JSON value; give one label", path)
+	}
+	if l.Item != "" && l.Item != item {
+		return l, fmt.Errorf("%s: label is for item %s, not %s", path, l.Item, item)
+	}
+	switch l.Decision {
+	case review.DecisionCall:
+		if len(l.Calls) == 0 {
+			return l, fmt.Errorf("%s: decision call needs at least one call", path)
+		}
+	case review.DecisionNoCall:
+		l.Calls = nil
+	default:
+		return l, fmt.Errorf("%s: decision %q: must be call or no_call", path, l.Decision)
+	}
+	for i, c := range l.Calls {
+		if c.Tool == "" {
+			return l, fmt.Errorf("%s: call %d has no tool", path, i+1)
+		}
+		if len(c.Args) > 0 && !json.Valid(c.Args) {
+			return l, fmt.Errorf("%s: call %d (%s): args are not JSON", path, i+1, c.Tool)
+		}
+	}
+	l.Item, l.Reviewer = item, ""
+	return l, nil
+}

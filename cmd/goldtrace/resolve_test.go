@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// rvDisputed creates a database where reviewers alice and bob disagree on
+// one item's order id (alice ORD-1, bob ORD-2), carol is a lead and dave a
+// reviewer without assignments. It returns the database path and the item.
+func rvDisputed(t *testing.T) (string, string) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, u := range []struct{ name, role string }{{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"dave", store.RoleReviewer}, {"carol", store.RoleLead}} {
+		if err := st.AddUser(ctx, u.name, u.role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.Trace{ID: "tr_1", Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		Tools: []trace.Tool{{Name: "get_order_status", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Messages: []trace.Message{
+			{Role: "user", Content: "where is my package?"},
+			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
+		}}
+	item := trace.Items(tr)[0].ID
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
+			return err
+		}
+		for _, u := range []string{"alice", "bob"} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', 0, 'now')`, item, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct{ who, order string }{{"alice", "ORD-1"}, {"bob", "ORD-2"}} {
+		_, err := st.SubmitLabel(ctx, review.Label{Item: item, Reviewer: l.who, Decision: review.DecisionCall, Seconds: 30,
+			Calls: []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"` + l.order + `"}`)}}, Rationale: l.who + " thinks so"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path, item
+}
+
+// rvRun runs goldtrace with args against db and returns stdout, stderr and
+// the exit code main would use.
+func rvRun(t *testing.T, db string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := NewApp(strings.NewReader(stdin), &out, &errb)
+	root := newRootCmd(app)
+	root.SetArgs(append([]string{"--db", db}, args...))
+	err := root.ExecuteContext(context.Background())
+	app.Close()
+	if err != nil {
+		errb.WriteString(oneLine(err.Error()))
+		return out.String(), errb.String(), exitCode(err)
+	}
+	return out.String(), errb.String(), 0
+}
+
+func TestResolveCLIPickMakesGold(t *testing.T) {
+	db, item := rvDisputed(t)
+	out, errs, code := rvRun(t, db, "", "resolve", item, "--as", "carol", "--pick", "bob", "--reason", "bob read the last message", "--rule", "order_id=fuzzy")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "is gold (adjudicated by carol)") || !strings.Contains(out, "ORD-2") {
+		t.Errorf("output: %s", out)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	g, err := st.GoldOf(context.Background(), item)
+	if err != nil || g.Status != review.GoldAdjudicated || string(g.Calls[0].Args) != `{"order_id":"ORD-2"}` ||
+		g.Calls[0].ArgRules["order_id"].Match != "fuzzy" || g.Reason != "bob read the last message" {
+		t.Fatalf("gold: %+v %v", g, err)
+	}
+	// The lead's status now counts it adjudicated and gold.
+	out, errs, code = rvRun(t, db, "", "status", "--as", "carol", "--json")
+	if code != 0 {
+		t.Fatalf("status: %s", errs)
+	}
+	var s store.Status
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if *s.Items.Adjudicated != 1 || *s.Items.Gold != 1 || s.Agreement.Pairs[0].A != "alice" {
+		t.Errorf("status after resolve: %+v", s.Items)
+	}
+}
+
+func TestResolveCLIErrors(t *testing.T) {
+	db, item := rvDisputed(t)
+	labelFile := filepath.Join(t.TempDir(), "label.json")
+	os.WriteFile(labelFile, []byte(`{"decision":"maybe","calls":[]}`), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"unknown reviewer", []string{"resolve", item, "--as", "carol", "--pick", "zed", "--reason", "r"}, `no label by "zed"`},
+		{"non-lead", []string{"resolve", item, "--as", "dave", "--pick", "bob", "--reason", "r"}, "dave is a reviewer; only a lead"},
+		{"missing reason", []string{"resolve", item, "--as", "carol", "--pick", "bob"}, "--reason is required"},
+		{"missing --as", []string{"resolve", item, "--pick", "bob", "--reason", "r"}, "--as LEAD is required"},
+		{"two actions", []string{"resolve", item, "--as", "carol", "--pick", "bob", "--accept", "--reason", "r"}, "choose one of"},
+		{"nothing to do", []string{"resolve", item, "--as", "carol", "--reason", "r"}, "say what to do"},
+		{"bad rule", []string{"resolve", item, "--as", "carol", "--pick", "bob", "--reason", "r", "--rule", "order_id=loose"}, `unknown "loose"`},
+		{"rule on a missing arg", []string{"resolve", item, "--as", "carol", "--pick", "bob", "--reason", "r", "--rule", "nope=any"}, `rule for "nope"`},
+		{"bad label", []string{"resolve", item, "--as", "carol", "--label", labelFile, "--reason", "r"}, `decision "maybe"`},
+		{"unknown item", []string{"resolve", "it_nope", "--as", "carol", "--pick", "bob", "--reason", "r"}, `item "it_nope": not found`},
+		{"both needs two", []string{"resolve", item, "--as", "carol", "--both", "bob", "--reason", "r"}, "want two reviewers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs, code := rvRun(t, db, "", tt.args...)
+			if code != 2 || !strings.Contains(errs, tt.msg) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", code, errs, tt.msg)
+			}
+		})
+	}
+	if _, errs, code := rvRun(t, db, "", "resolve", item, "--as", "carol", "--pick", "alice", "--reason", "r"); code != 0 {
+		t.Fatalf("resolve: %s", errs)
+	}
+	_, errs, code := rvRun(t, db, "", "resolve", item, "--as", "carol", "--pick", "bob", "--reason", "r")
+	if code != 2 || !strings.Contains(errs, "already adjudicated by carol, not disputed") {
+		t.Errorf("not disputed: %d %q", code, errs)
+	}
+	if _, errs, code := rvRun(t, db, "", "resolve", item, "--as", "carol", "--pick", "bob", "--reason", "second look", "--force"); code != 0 {
+		t.Errorf("--force: %s", errs)
+	}
+}
+
+func TestResolveCLILabelBothAndSendBack(t *testing.T) {
+	db, item := rvDisputed(t)
+	label := `{"item":"` + item + `","reviewer":"ignored","decision":"call","calls":[{"tool":"get_order_status","args":{"order_id":"ORD-3"}}],"rationale":"the newest order"}`
+	out, errs, code := rvRun(t, db, label, "resolve", item, "--as", "carol", "--label", "-", "--reason", "merged", "--json")
+	if code != 0 {
+		t.Fatalf("--label: %s", errs)
+	}
+	var g review.Gold
+	if err := json.Unmarshal([]byte(out), &g); err != nil || !review.ArgsEqual(g.Calls[0].Args, json.RawMessage(`{"order_id":"ORD-3"}`)) || g.Acceptable == nil || g.Rationale != "the newest order" {
+		t.Fatalf("merged gold: %s %v", out, err)
+	}
+	out, errs, code = rvRun(t, db, "", "resolve", item, "--as", "carol", "--both", "alice,bob", "--reason", "either order fits", "--force",
+		"--propose-guide", "say which order to use when there are two")
+	if code != 0 || !strings.Contains(out, "+1 acceptable") || !strings.Contains(out, "guide change proposed") {
+		t.Fatalf("--both: %d %s %s", code, out, errs)
+	}
+	out, errs, code = rvRun(t, db, "", "resolve", item, "--as", "carol", "--send-back", "--to", "bob", "--reason", "check the order date", "--force")
+	if code != 0 || !strings.Contains(out, "sent back") {
+		t.Fatalf("--send-back: %d %s %s", code, out, errs)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, _ := st.Queue(context.Background(), "bob", "")
+	notes, _ := st.Notes(context.Background(), item)
+	if len(q) != 1 || len(notes) != 2 || notes[1].Body != "check the order date" {
+		t.Errorf("after send-back: queue %+v notes %+v", q, notes)
+	}
+}
+
+func TestSettingsCLIReviewAgreed(t *testing.T) {
+	db, _ := rvDisputed(t)
+	if _, errs, code := rvRun(t, db, "", "settings", "set", "review-agreed", "true", "--as", "dave"); code != 2 || !strings.Contains(errs, "only a lead") {
+		t.Errorf("reviewer sets: %d %s", code, errs)
+	}
+	out, errs, code := rvRun(t, db, "", "settings", "set", "review-agreed", "true", "--as", "carol")
+	if code != 0 || out != "review_agreed = true\n" {
+		t.Fatalf("lead sets: %d %q %s", code, out, errs)
+	}
+	if out, _, _ := rvRun(t, db, "", "settings"); !strings.Contains(out, "review_agreed = true") {
+		t.Errorf("settings: %s", out)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newSettingsCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "settings",
+		Short: "Show project settings; a lead changes them with settings set",
+		Long: `Project settings:
+  review_agreed   true: items whose labels agree are not accepted automatically;
+                  they wait in the lead's queue (dispute kind "review") until a
+                  lead accepts them (goldtrace resolve ITEM --accept) or decides
+                  otherwise. Default false: agreed items become gold at once.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			settings, err := st.Settings(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("settings: %w", err)
+			}
+			if asJSON {
+				return json.NewEncoder(app.Out).Encode(settings)
+			}
+			keys := make([]string, 0, len(settings))
+			for k := range settings {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				v := settings[k]
+				if v == "" {
+					v = "false (default)"
+				}
+				fmt.Fprintf(app.Out, "%s = %s\n", k, v)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(newSettingsSetCmd(app))
+	return cmd
+}
+
+func newSettingsSetCmd(app *App) *cobra.Command {
+	var as string
+	cmd := &cobra.Command{
+		Use:   "set KEY VALUE --as LEAD",
+		Short: "Change a project setting (leads only)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if as == "" {
+				return errors.New("settings set: --as LEAD is required")
+			}
+			key := strings.ReplaceAll(args[0], "-", "_")
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := st.SetSetting(cmd.Context(), as, key, args[1]); err != nil {
+				return fmt.Errorf("settings set: %w", err)
+			}
+			v, err := st.Setting(cmd.Context(), key)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Out, "%s = %s\n", key, v)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&as, "as", "", "the lead changing the setting")
+	return cmd
+}

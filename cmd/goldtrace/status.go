@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/store"
+)
+
+func newStatusCmd(app *App) *cobra.Command {
+	var q store.StatusQuery
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Progress per batch and reviewer; for leads also disputes and agreement",
+		Long: `status shows labeling progress per batch (pending, draft, submitted, skipped,
+median seconds per label) and how many items are open or settled.
+
+What you see depends on who you are (--as):
+  no --as      totals only: no per-reviewer rows, no agreement
+  a reviewer   the totals plus your own progress
+  a lead       everything: every reviewer, agreed / disputed / adjudicated / gold,
+               open disputes by kind, percent agreement and Cohen's kappa per
+               reviewer pair, Krippendorff's alpha, args agreement given the same
+               tool, and which tools reviewers confuse
+
+Reviewers never see agreement or the agreed/disputed split: with them a reviewer
+could tell how another reviewer answered an item they just submitted.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, err := st.Status(cmd.Context(), q)
+			if err != nil {
+				return fmt.Errorf("status: %w", err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(app.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			return writeStatus(app.Out, s)
+		},
+	}
+	cmd.Flags().StringVar(&q.Batch, "batch", "", "only this batch")
+	cmd.Flags().StringVar(&q.As, "as", "", "who is asking (a lead sees agreement and every reviewer)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func writeStatus(w io.Writer, s store.Status) error {
+	switch s.View {
+	case store.ViewLead:
+		fmt.Fprintf(w, "status as lead %s", s.As)
+	case store.ViewReviewer:
+		fmt.Fprintf(w, "status as reviewer %s (your progress and the totals)", s.As)
+	default:
+		fmt.Fprint(w, "status: totals (--as LEAD for agreement and every reviewer)")
+	}
+	if s.ReviewAgreed {
+		fmt.Fprint(w, "; agreed items wait for a lead (review_agreed)")
+	}
+	fmt.Fprintln(w)
+	if len(s.Batches) == 0 {
+		fmt.Fprintln(w, "no assignments yet: goldtrace sample --reviewers a,b …")
+		return nil
+	}
+	fmt.Fprintf(w, "\nall: %s\n     %s\n", progressLine(s.Totals), itemsLine(s.Items))
+	for _, b := range s.Batches {
+		fmt.Fprintf(w, "\nbatch %s: %s\n  %s\n", b.Batch, progressLine(b.Totals), itemsLine(b.Items))
+		if len(b.Reviewers) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  REVIEWER\tPENDING\tDRAFT\tSUBMITTED\tSKIPPED\tMEDIAN S/LABEL")
+		for _, r := range b.Reviewers {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%s\n", r.Reviewer, r.Pending, r.Draft, r.Submitted, r.Skipped, seconds(r.MedianSeconds))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(s.Disputes) > 0 {
+		var kinds []string
+		for k, n := range s.Disputes {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "\nopen disputes by kind: %s\n", strings.Join(kinds, ", "))
+	}
+	if s.Agreement != nil {
+		return writeAgreement(w, s)
+	}
+	return nil
+}
+
+func progressLine(p store.Progress) string {
+	return fmt.Sprintf("%d assignments: %d pending, %d draft, %d submitted, %d skipped; median %s per label",
+		p.Assignments, p.Pending, p.Draft, p.Submitted, p.Skipped, seconds(p.MedianSeconds))
+}
+
+func itemsLine(c store.ItemCounts) string {
+	line := fmt.Sprintf("%d items: %d open, %d settled", c.Items, c.Open, c.Settled)
+	if c.Agreed != nil {
+		line += fmt.Sprintf(" (%d agreed, %d disputed, %d adjudicated); %d gold", *c.Agreed, *c.Disputed, *c.Adjudicated, *c.Gold)
+	}
+	return line
+}
+
+func seconds(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%gs", *v)
+}
+
+// percent formats a share; "n/a" when undefined.
+func percent(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", *v*100)
+}
+
+// coefficient formats kappa or alpha; "n/a" when undefined (e.g. every
+// label the same class: chance explains all agreement).
+func coefficient(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
+
+func writeAgreement(w io.Writer, s store.Status) error {
+	a := s.Agreement
+	fmt.Fprintf(w, "\nagreement over %d items with two or more labels:\n", a.Items)
+	fmt.Fprintf(w, "  exact %s, tool %s, Krippendorff's alpha (tool) %s, args given the same tool %s (%d/%d)\n",
+		percent(a.Exact), percent(a.Tool), coefficient(a.Alpha.Alpha), percent(a.Args.Percent), a.Args.Agreed, a.Args.Pairs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(a.Pairs) > 0 {
+		fmt.Fprintln(tw, "  PAIR\tITEMS\tEXACT\tTOOL AGREEMENT\tCOHEN'S KAPPA")
+		for _, p := range a.Pairs {
+			exact := float64(p.ExactAgreed) / float64(max(p.Items, 1))
+			fmt.Fprintf(tw, "  %s–%s\t%d\t%s\t%s\t%s\n", p.A, p.B, p.Items, percent(&exact), percent(&p.Kappa.Observed), coefficient(p.Kappa.Kappa))
+		}
+	}
+	if len(a.PerTool) > 0 {
+		fmt.Fprintln(tw, "\n  TOOL\tPAIRS INVOLVED\tAGREED\tARGS AGREED")
+		args := map[string]string{}
+		for _, t := range a.Args.PerTool {
+			args[t.Tool] = fmt.Sprintf("%d/%d", t.Agreed, t.Pairs)
+		}
+		for _, t := range a.PerTool {
+			arg := args[t.Tool]
+			if arg == "" {
+				arg = "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", t.Tool, t.Involved, t.Agreed, arg)
+		}
+	}
+	if len(a.Confusion) > 0 {
+		fmt.Fprintln(tw, "\n  CONFUSED TOOL\tWITH\tPAIRS")
+		for _, c := range a.Confusion {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\n", c.A, c.B, c.Count)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestStatusViews(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	item := disputedItem(t, st) // alice and bob disagree on args; carol is the lead
+	_ = item
+
+	lead, err := st.Status(ctx, StatusQuery{As: "carol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lead.View != ViewLead || len(lead.Batches) != 1 || len(lead.Batches[0].Reviewers) != 2 || lead.Agreement == nil {
+		t.Fatalf("lead view: %+v", lead)
+	}
+	b := lead.Batches[0]
+	if b.Totals.Submitted != 2 || b.Items.Items != 1 || *b.Items.Disputed != 1 || *b.Items.Gold != 0 || lead.Disputes["args"] != 1 {
+		t.Errorf("lead counts: %+v %+v %v", b.Totals, b.Items, lead.Disputes)
+	}
+	a := lead.Agreement
+	if len(a.Pairs) != 1 || *a.Tool != 1 || *a.Exact != 0 || a.Args.Pairs != 1 || a.Args.Agreed != 0 {
+		t.Errorf("agreement: %+v", a)
+	}
+
+	rev, err := st.Status(ctx, StatusQuery{As: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev.View != ViewReviewer || rev.Agreement != nil || rev.Disputes != nil {
+		t.Fatalf("reviewer sees agreement: %+v", rev)
+	}
+	if rb := rev.Batches[0]; len(rb.Reviewers) != 1 || rb.Reviewers[0].Reviewer != "alice" || rb.Items.Disputed != nil || rb.Items.Settled != 1 {
+		t.Errorf("reviewer batch: %+v", rb)
+	}
+	raw, _ := json.Marshal(rev)
+	for _, leak := range []string{"bob", `"disputed"`, `"agreed"`, `"gold"`, "ORD-2", "kappa"} {
+		if strings.Contains(string(raw), leak) {
+			t.Errorf("reviewer view mentions %q: %s", leak, raw)
+		}
+	}
+
+	tot, err := st.Status(ctx, StatusQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.View != ViewTotals || len(tot.Batches[0].Reviewers) != 0 || tot.Totals.Submitted != 2 || tot.Items.Settled != 1 || tot.Agreement != nil {
+		t.Errorf("totals view: %+v", tot)
+	}
+	if _, err := st.Status(ctx, StatusQuery{As: "zed"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown user: %v", err)
+	}
+	if _, err := st.Status(ctx, StatusQuery{Batch: "nope"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown batch: %v", err)
+	}
+}
+
+func TestStatusEmpty(t *testing.T) {
+	st := openTemp(t)
+	s, err := st.Status(context.Background(), StatusQuery{})
+	if err != nil || len(s.Batches) != 0 || s.Items.Items != 0 || s.Totals.MedianSeconds != nil {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+func TestSecondsMedian(t *testing.T) {
+	for _, tt := range []struct {
+		xs   []int
+		want float64
+	}{{[]int{5}, 5}, {[]int{9, 1, 5}, 5}, {[]int{4, 1, 3, 2}, 2.5}, {[]int{7, 7, 1, 7}, 7}, {[]int{1, 1, 9, 9}, 5}} {
+		h := secondsHistogram{}
+		for _, x := range tt.xs {
+			h[x]++
+		}
+		if got := h.median(); got == nil || *got != tt.want {
+			t.Errorf("median %v = %v, want %v", tt.xs, got, tt.want)
+		}
+	}
+	if (secondsHistogram{}).median() != nil {
+		t.Error("median of nothing")
+	}
+}
