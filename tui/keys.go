@@ -6,9 +6,10 @@ import "github.com/charmbracelet/bubbles/key"
 // Screens match with key.Matches and switch bindings off with SetEnabled so
 // the help line only ever lists keys that work.
 type KeyMap struct {
-	Global GlobalKeys
-	Label  LabelKeys
-	Guide  GuideKeys
+	Global    GlobalKeys
+	Label     LabelKeys
+	Guide     GuideKeys
+	Dashboard DashboardKeys
 }
 
 // GlobalKeys work on every screen.
@@ -87,5 +88,6 @@ func DefaultKeyMap() KeyMap {
 			Top:   b("home/g", "top", "home", "g"),
 			End:   b("end/G", "end", "end", "G"),
 		},
+		Dashboard: defaultDashboardKeys(),
 	}
 }

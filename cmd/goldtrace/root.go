@@ -43,6 +43,7 @@ against them for CI.`,
 		newStatusCmd(app),
 		newResolveCmd(app),
 		newSettingsCmd(app),
+		newDashboardCmd(app),
 	)
 	return root
 }

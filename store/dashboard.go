@@ -1,0 +1,26 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// GoldFingerprint is a cheap summary of everything the dashboard shows:
+// gold answers, submitted labels, disputes and sampled items. It changes
+// whenever a label is submitted or reopened, an item is settled, adjudicated
+// or sent back, or a batch is sampled, so a screen can poll it and recompute
+// only when it differs.
+func (s *Store) GoldFingerprint(ctx context.Context) (string, error) {
+	var goldN, labelN, disputeN, sampledN int
+	var goldMax, labelMax string
+	err := s.r.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM gold), (SELECT coalesce(max(updated_at), '') FROM gold),
+		(SELECT count(*) FROM labels), (SELECT coalesce(max(submitted_at), '') FROM labels),
+		(SELECT count(*) FROM disputes), (SELECT count(*) FROM batch_items)`).
+		Scan(&goldN, &goldMax, &labelN, &labelMax, &disputeN, &sampledN)
+	if err != nil {
+		return "", fmt.Errorf("read gold fingerprint: %w", err)
+	}
+	return fmt.Sprintf("gold %d %s · labels %d %s · disputes %d · sampled %d",
+		goldN, goldMax, labelN, labelMax, disputeN, sampledN), nil
+}
