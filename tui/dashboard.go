@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -170,9 +171,10 @@ func (p *DashboardPage) loaded(msg dashboardLoadedMsg) tea.Cmd {
 	exp, pred, _ := p.matrix.Selected()
 	p.data = msg.data
 	p.matrix = newConfusionMatrix(msg.data.Report.Confusion)
-	p.matrix.keepCursor(exp, pred)
 	p.layout()
-	if p.mode == modeCell {
+	p.matrix.keepCursor(exp, pred)
+	if p.mode != modeOverview {
+		// The list indexes into the data: refill it even behind an open item.
 		p.cell.refill(p.data)
 	}
 	return nil
@@ -221,7 +223,10 @@ func (p *DashboardPage) overviewKey(msg tea.KeyMsg) tea.Cmd {
 		if p.data == nil || p.matrix.Empty() {
 			return nil
 		}
-		exp, pred, _ := p.matrix.Selected()
+		exp, pred, n := p.matrix.Selected()
+		if n == 0 {
+			return ReportStatus(fmt.Sprintf("no item has gold %s and seen %s", exp, pred))
+		}
 		p.cell = cellList{expected: exp, predicted: pred}
 		p.cell.refill(p.data)
 		p.mode = modeCell

@@ -63,7 +63,7 @@ func (p *DashboardPage) viewCell() string {
 	s := &p.c.Styles
 	l := &p.cell
 	title := s.Title.Render(fmt.Sprintf("gold %s × seen %s", l.expected, l.predicted))
-	n := fmt.Sprintf("%d items", len(l.rows))
+	n := plural(len(l.rows), "item")
 	if l.expected == l.predicted {
 		n += " · same first tool " + markRight
 	} else {
@@ -74,7 +74,7 @@ func (p *DashboardPage) viewCell() string {
 		lines = append(lines, "", s.Muted.Render("No items in this cell any more (the gold changed). esc goes back."))
 		return strings.Join(lines, "\n")
 	}
-	idW, trW := 19, 24
+	idW, trW := 21, 24
 	cohortW := 12
 	lines = append(lines, s.Muted.Render(padRight("  item", idW+2)+padRight("trace#turn", trW)+padRight("cohort", cohortW)+"verdict"))
 	rows := p.cellRows()
@@ -190,8 +190,18 @@ func expectedLines(calls []score.ExpectedCall, width int) []string {
 	return out
 }
 
+// callLine is one call, its arguments wrapped under it in full: the
+// verdict may turn on any of them.
 func callLine(tool, args string, width int) string {
-	return "  " + tool + " " + truncate(oneLine(args), max(width-len(tool)-3, 8))
+	wrapped := wrapText(oneLine(args), width-4)
+	return "  " + tool + "\n    " + strings.ReplaceAll(wrapped, "\n", "\n    ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // contextLines is the conversation before the decision, compact: one
@@ -208,7 +218,7 @@ func contextLines(s *Styles, msgs []trace.Message, width int) []string {
 			text := wrapText(strings.TrimSpace(m.Content), width-2)
 			lines := strings.Split(text, "\n")
 			if len(lines) > 3 {
-				lines = append(lines[:3], s.Muted.Render(fmt.Sprintf("… %d more lines", len(lines)-3)))
+				lines = append(lines[:3], s.Muted.Render("… "+plural(len(lines)-3, "more line")))
 			}
 			out = append(out, role)
 			for _, l := range lines {

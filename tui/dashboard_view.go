@@ -64,7 +64,7 @@ func (p *DashboardPage) viewOverview() string {
 	}
 	lines = append(lines, "",
 		s.Pane.Title.Render("Confusion")+s.Muted.Render(truncate(
-			fmt.Sprintf(" first tool: rows gold, columns seen · %s same %s differs · enter lists a cell", markRight, markWrong), p.width-9)))
+			fmt.Sprintf(" of the first tool · rows gold, columns seen · %s same  %s differs", markRight, markWrong), p.width-9)))
 	lines = append(lines, p.matrix.View(s))
 	lines = append(lines, "")
 	used := lipgloss.Height(strings.Join(lines, "\n"))
@@ -177,7 +177,7 @@ func (p *DashboardPage) worstTools(h int) []string {
 	s := &p.c.Styles
 	tools := p.data.worstTools()
 	const numW, rateW, kindW = 6, 11, 22
-	nameW := max(p.width-numW-3*rateW-kindW, 10)
+	nameW := min(max(p.width-numW-3*rateW-kindW, 10), 28)
 	out := []string{s.Pane.Title.Render("Worst tools") + s.Muted.Render(" (by expected tool, lowest exact_call first)"),
 		s.Muted.Render(padRight("tool", nameW) + fmt.Sprintf("%*s%*s%*s%*s", numW, "n", rateW, "exact_call", rateW, "tool_name", rateW, "args_value") + "  top error")}
 	rows := h - len(out)
