@@ -47,8 +47,20 @@ func press(r *Root, keys ...tea.KeyType) tea.Cmd {
 	return cmd
 }
 
-func TestDashboardMatrixCursor(t *testing.T) {
+// TestDashboard runs the read-only tests over one shared fixture (the
+// fixture submits every label in its own durable transaction, which is slow).
+func TestDashboard(t *testing.T) {
 	st := dashboardFixture(t, 40)
+	t.Run("MatrixCursor", func(t *testing.T) { testDashboardMatrixCursor(t, st) })
+	t.Run("CellItemsAndBack", func(t *testing.T) { testDashboardCellItemsAndBack(t, st) })
+	t.Run("StaleItemDropped", func(t *testing.T) { testDashboardStaleItemDropped(t, st) })
+	t.Run("RefreshKey", func(t *testing.T) { testDashboardRefreshKey(t, st) })
+	t.Run("Goldens", func(t *testing.T) { testDashboardGoldens(t, st) })
+	t.Run("NoColorMarksDiagonal", func(t *testing.T) { testDashboardNoColorMarksDiagonal(t, st) })
+	t.Run("EmptyCellStays", func(t *testing.T) { testDashboardEmptyCellStays(t, st) })
+}
+
+func testDashboardMatrixCursor(t *testing.T, st *store.Store) {
 	r, p := newDashboardRoot(t, st, 80, 24)
 	n := len(p.matrix.labels)
 	if n < 3 {
@@ -78,8 +90,7 @@ func TestDashboardMatrixCursor(t *testing.T) {
 	}
 }
 
-func TestDashboardCellItemsAndBack(t *testing.T) {
-	st := dashboardFixture(t, 40)
+func testDashboardCellItemsAndBack(t *testing.T, st *store.Store) {
 	r, p := newDashboardRoot(t, st, 80, 24)
 	// Find an off-diagonal cell with items: the model's mistakes.
 	exp, pred := firstMistake(p)
@@ -124,8 +135,7 @@ func TestDashboardCellItemsAndBack(t *testing.T) {
 	}
 }
 
-func TestDashboardStaleItemDropped(t *testing.T) {
-	st := dashboardFixture(t, 40)
+func testDashboardStaleItemDropped(t *testing.T, st *store.Store) {
 	r, p := newDashboardRoot(t, st, 80, 24)
 	press(r, tea.KeyEnter)
 	cmd := press(r, tea.KeyEnter)
@@ -194,8 +204,7 @@ func TestDashboardRefreshOnlyWhenFingerprintChanged(t *testing.T) {
 	}
 }
 
-func TestDashboardRefreshKey(t *testing.T) {
-	st := dashboardFixture(t, 40)
+func testDashboardRefreshKey(t *testing.T, st *store.Store) {
 	r, p := newDashboardRoot(t, st, 80, 24)
 	seq := p.loadSeq
 	_, cmd := r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("r")})
@@ -211,8 +220,7 @@ func TestDashboardRefreshKey(t *testing.T) {
 	}
 }
 
-func TestDashboardGoldens(t *testing.T) {
-	st := dashboardFixture(t, 40)
+func testDashboardGoldens(t *testing.T, st *store.Store) {
 	tests := []struct {
 		name string
 		w, h int
@@ -253,8 +261,7 @@ func TestDashboardEmptyState(t *testing.T) {
 	press(r, tea.KeyDown, tea.KeyRight, tea.KeyEnter)
 }
 
-func TestDashboardNoColorMarksDiagonal(t *testing.T) {
-	st := dashboardFixture(t, 40)
+func testDashboardNoColorMarksDiagonal(t *testing.T, st *store.Store) {
 	r, _ := newDashboardRoot(t, st, 80, 24)
 	v := r.View()
 	if strings.Contains(v, "38;") {
@@ -276,8 +283,7 @@ func firstMistake(p *DashboardPage) (expected, predicted string) {
 	return "", ""
 }
 
-func TestDashboardEmptyCellStays(t *testing.T) {
-	st := dashboardFixture(t, 40)
+func testDashboardEmptyCellStays(t *testing.T, st *store.Store) {
 	r, p := newDashboardRoot(t, st, 80, 24)
 	press(r, tea.KeyRight) // cancel_order × create_return_label: no items
 	if _, _, n := p.matrix.Selected(); n != 0 {
