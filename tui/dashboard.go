@@ -53,6 +53,8 @@ type DashboardPage struct {
 	loadSeq int // tags loads; a result with another seq is stale
 	loadErr error
 
+	cache *goldRecordCache // gold records of the last computation, per trace
+
 	cell    cellList
 	item    itemView
 	pollGen int
@@ -63,7 +65,7 @@ func NewDashboardPage(c *Common, opts DashboardOptions) *DashboardPage {
 	if opts.PollEvery <= 0 {
 		opts.PollEvery = defaultPoll
 	}
-	p := &DashboardPage{c: c, opts: opts, keys: c.Keys.Dashboard}
+	p := &DashboardPage{c: c, opts: opts, keys: c.Keys.Dashboard, cache: &goldRecordCache{}}
 	p.item.view = viewport.New(0, 0)
 	p.keys.Adjudicate.SetEnabled(opts.Adjudicate)
 	return p
@@ -98,9 +100,9 @@ func (p *DashboardPage) Init() tea.Cmd {
 func (p *DashboardPage) load() tea.Cmd {
 	p.loadSeq++
 	p.loading = true
-	seq, st, lead, batch, now := p.loadSeq, p.c.Store, p.opts.Lead, p.opts.Batch, p.c.Now
+	seq, st, lead, batch, now, cache := p.loadSeq, p.c.Store, p.opts.Lead, p.opts.Batch, p.c.Now, p.cache
 	return func() tea.Msg {
-		d, err := computeDashboard(context.Background(), st, lead, batch, now)
+		d, err := computeDashboard(context.Background(), st, lead, batch, now, cache)
 		return dashboardLoadedMsg{seq: seq, data: d, err: err}
 	}
 }

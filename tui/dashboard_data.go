@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // cohortKey is the trace metadata key the dashboard lists items by.
@@ -42,33 +45,188 @@ type goldItem struct {
 
 // GoldRecords builds the gold records of the items selected by f exactly as
 // goldtrace export writes them (store.GoldTraces, then dataset.BuildLines),
-// read back as goldtrace score reads an export, sorted by id. The
-// conversation (Input.Messages) is dropped: scoring never reads it.
+// and reads them back as goldtrace score reads an export: without the
+// conversation, records with the same tools or metadata sharing one decoded
+// copy. Sorted by id.
+//
+// Scoring never reads the conversation, so only its skeleton goes through
+// BuildLines (roles and tool calls: the observed calls come from them); every
+// scored field takes the export's own path.
 func GoldRecords(ctx context.Context, st *store.Store, f store.GoldFilter) ([]dataset.Record, error) {
+	return goldRecords(ctx, st, f, nil)
+}
+
+// goldRecordCache keeps the decoded lines of each trace with the gold
+// answers they were built from: a refresh rebuilds only the traces whose
+// answers changed (traces themselves never change once imported).
+type goldRecordCache struct {
+	mu      sync.Mutex
+	byTrace map[string]cachedGold
+}
+
+type cachedGold struct {
+	answers string // the answers, JSON-encoded
+	lines   []goldLine
+}
+
+func goldRecords(ctx context.Context, st *store.Store, f store.GoldFilter, cache *goldRecordCache) ([]dataset.Record, error) {
 	tgs, err := st.GoldTraces(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	var recs []dataset.Record
-	for _, tg := range tgs {
-		lines, err := dataset.BuildLines(tg)
+	parts := make([][]goldLine, len(tgs))
+	keys := make([]string, len(tgs))
+	var todo []int
+	if cache != nil {
+		cache.mu.Lock()
+		defer cache.mu.Unlock()
+	}
+	for i, tg := range tgs {
+		if cache == nil {
+			todo = append(todo, i)
+			continue
+		}
+		b, err := json.Marshal(tg.Answers)
 		if err != nil {
-			return nil, fmt.Errorf("build gold records: %w", err)
-		}
-		for _, l := range lines {
-			var r dataset.Record
-			if err := json.Unmarshal(l.Bytes, &r); err != nil {
-				return nil, fmt.Errorf("gold record %s: %w", l.ID, err)
-			}
-			r.Input.Messages = nil
-			recs = append(recs, r)
-		}
-		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		keys[i] = string(b)
+		if c, ok := cache.byTrace[tg.Trace.ID]; ok && c.answers == keys[i] {
+			parts[i] = c.lines
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	if err := buildGoldLines(ctx, tgs, todo, parts); err != nil {
+		return nil, err
+	}
+	if cache != nil {
+		cache.byTrace = make(map[string]cachedGold, len(tgs))
+		for i, tg := range tgs {
+			cache.byTrace[tg.Trace.ID] = cachedGold{answers: keys[i], lines: parts[i]}
+		}
+	}
+	tools := map[string][]trace.Tool{}
+	metas := map[string]map[string]string{}
+	var recs []dataset.Record
+	for _, part := range parts {
+		for j := range part {
+			r, err := part[j].record(tools, metas)
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, r)
 		}
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
 	return recs, nil
+}
+
+// buildGoldLines fills parts[i] for each i in todo, spreading the traces
+// over the CPUs (building canonicalises every trace's tools).
+func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, parts [][]goldLine) error {
+	errs := make([]error, len(todo))
+	workers := min(runtime.GOMAXPROCS(0), max(len(todo)/64, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w; k < len(todo) && ctx.Err() == nil; k += workers {
+				i := todo[k]
+				parts[i], errs[k] = decodeGoldLines(skeleton(tgs[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skeleton is tg with its conversation cut to what the gold records score:
+// messages up to the last gold turn, with their roles and tool calls.
+func skeleton(tg dataset.TraceGold) dataset.TraceGold {
+	last := 0
+	for _, a := range tg.Answers {
+		last = max(last, a.Turn)
+	}
+	msgs := tg.Trace.Messages[:min(last+1, len(tg.Trace.Messages))]
+	out := make([]trace.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = trace.Message{Role: m.Role, ToolCalls: m.ToolCalls}
+	}
+	tg.Trace.Messages = out
+	return tg
+}
+
+// goldLine is a dataset.Record as goldtrace score decodes a gold line: the
+// conversation skipped, tools and metadata kept raw for sharing.
+type goldLine struct {
+	ID    string `json:"id"`
+	Input struct {
+		Context struct {
+			TraceID  string          `json:"trace_id"`
+			Turn     int             `json:"turn"`
+			Metadata json.RawMessage `json:"metadata"`
+		} `json:"context"`
+	} `json:"input"`
+	AvailableTools json.RawMessage        `json:"available_tools"`
+	ExpectedTool   *string                `json:"expected_tool"`
+	ExpectedArgs   json.RawMessage        `json:"expected_args"`
+	ExpectedCalls  []score.ExpectedCall   `json:"expected_calls"`
+	Acceptable     [][]score.ExpectedCall `json:"acceptable"`
+	Rationale      string                 `json:"rationale"`
+	ObservedCalls  []dataset.ObservedCall `json:"observed_calls"`
+	Provenance     dataset.Provenance     `json:"provenance"`
+}
+
+func decodeGoldLines(tg dataset.TraceGold) ([]goldLine, error) {
+	lines, err := dataset.BuildLines(tg)
+	if err != nil {
+		return nil, fmt.Errorf("build gold records: %w", err)
+	}
+	out := make([]goldLine, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal(l.Bytes, &out[i]); err != nil {
+			return nil, fmt.Errorf("gold record %s: %w", l.ID, err)
+		}
+	}
+	return out, nil
+}
+
+func (g *goldLine) record(tools map[string][]trace.Tool, metas map[string]map[string]string) (dataset.Record, error) {
+	r := dataset.Record{ID: g.ID, ExpectedTool: g.ExpectedTool, ExpectedArgs: g.ExpectedArgs,
+		ExpectedCalls: g.ExpectedCalls, Acceptable: g.Acceptable, Rationale: g.Rationale,
+		ObservedCalls: g.ObservedCalls, Provenance: g.Provenance}
+	r.Input.Context.TraceID, r.Input.Context.Turn = g.Input.Context.TraceID, g.Input.Context.Turn
+	var err error
+	if r.AvailableTools, err = shareDecoded(tools, g.AvailableTools); err != nil {
+		return r, fmt.Errorf("gold record %s: available_tools: %w", g.ID, err)
+	}
+	if r.Input.Context.Metadata, err = shareDecoded(metas, g.Input.Context.Metadata); err != nil {
+		return r, fmt.Errorf("gold record %s: metadata: %w", g.ID, err)
+	}
+	return r, nil
+}
+
+// shareDecoded decodes raw into a T, one value per distinct text.
+func shareDecoded[T any](seen map[string]T, raw json.RawMessage) (T, error) {
+	if v, ok := seen[string(raw)]; ok {
+		return v, nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, err
+	}
+	seen[string(raw)] = v
+	return v, nil
 }
 
 // ScoreObserved scores the records' observed calls against their gold, as
@@ -85,7 +243,7 @@ func ScoreObserved(recs []dataset.Record) *score.Report {
 
 // computeDashboard reads the fingerprint first, so a change made while the
 // rest is read shows up as a new fingerprint at the next poll.
-func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, now func() time.Time) (*dashboardData, error) {
+func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, now func() time.Time, cache *goldRecordCache) (*dashboardData, error) {
 	fp, err := st.GoldFingerprint(ctx)
 	if err != nil {
 		return nil, err
@@ -94,7 +252,7 @@ func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, 
 	if batch != "" {
 		f.Batches = []string{batch}
 	}
-	recs, err := GoldRecords(ctx, st, f)
+	recs, err := goldRecords(ctx, st, f, cache)
 	if err != nil {
 		return nil, err
 	}
