@@ -252,13 +252,20 @@ func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, 
 	if batch != "" {
 		f.Batches = []string{batch}
 	}
+	// Status and the gold are independent reads: run them side by side.
+	var status store.Status
+	statusErr := make(chan error, 1)
+	go func() {
+		var err error
+		status, err = st.Status(ctx, store.StatusQuery{Batch: batch, As: lead})
+		statusErr <- err
+	}()
 	recs, err := goldRecords(ctx, st, f, cache)
+	if serr := <-statusErr; serr != nil && err == nil {
+		err = fmt.Errorf("read status: %w", serr)
+	}
 	if err != nil {
 		return nil, err
-	}
-	status, err := st.Status(ctx, store.StatusQuery{Batch: batch, As: lead})
-	if err != nil {
-		return nil, fmt.Errorf("read status: %w", err)
 	}
 	d := &dashboardData{Fingerprint: fp, ComputedAt: now(), Report: ScoreObserved(recs), Status: status,
 		Items: make([]goldItem, len(recs))}
