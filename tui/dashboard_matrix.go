@@ -25,6 +25,7 @@ const (
 type confusionMatrix struct {
 	labels   []string
 	codes    []string
+	nRows    int // rows are labels[:nRows]: gold is never (unknown)
 	counts   map[[2]string]int
 	maxCount int
 
@@ -37,6 +38,10 @@ type confusionMatrix struct {
 func newConfusionMatrix(c score.Confusion) confusionMatrix {
 	m := confusionMatrix{labels: c.Labels, counts: map[[2]string]int{}}
 	m.codes = classCodes(c.Labels)
+	m.nRows = len(c.Labels)
+	if m.nRows > 0 && c.Labels[m.nRows-1] == score.ClassUnknown {
+		m.nRows--
+	}
 	for _, cell := range c.Cells {
 		m.counts[[2]string{cell.Expected, cell.Predicted}] = cell.Count
 		m.maxCount = max(m.maxCount, cell.Count)
@@ -73,7 +78,7 @@ func letterCode(n int) string {
 // labels still have both classes.
 func (m *confusionMatrix) keepCursor(expected, predicted string) {
 	for i, l := range m.labels {
-		if l == expected {
+		if l == expected && i < m.nRows {
 			m.row = i
 		}
 		if l == predicted {
@@ -84,7 +89,7 @@ func (m *confusionMatrix) keepCursor(expected, predicted string) {
 }
 
 // Empty reports whether there is nothing to show.
-func (m *confusionMatrix) Empty() bool { return len(m.labels) == 0 }
+func (m *confusionMatrix) Empty() bool { return m.nRows == 0 }
 
 // Selected is the cell under the cursor.
 func (m *confusionMatrix) Selected() (expected, predicted string, count int) {
@@ -100,7 +105,7 @@ func (m *confusionMatrix) Move(dRow, dCol int) {
 	if m.Empty() {
 		return
 	}
-	m.row = min(max(m.row+dRow, 0), len(m.labels)-1)
+	m.row = min(max(m.row+dRow, 0), m.nRows-1)
 	m.col = min(max(m.col+dCol, 0), len(m.labels)-1)
 	m.scroll()
 }
@@ -142,7 +147,7 @@ func (m *confusionMatrix) scroll() {
 	} else if m.col >= m.left+cols {
 		m.left = m.col - cols + 1
 	}
-	m.top = max(min(m.top, len(m.labels)-m.visibleRows()), 0)
+	m.top = max(min(m.top, m.nRows-m.visibleRows()), 0)
 	m.left = max(min(m.left, len(m.labels)-m.visibleCols()), 0)
 }
 
@@ -155,7 +160,7 @@ func (m *confusionMatrix) View(s *Styles) string {
 	lw, cw := m.labelWidth(), m.cellWidth()
 	rows, cols := m.visibleRows(), m.visibleCols()
 	lastCol := min(m.left+cols, len(m.labels))
-	lastRow := min(m.top+rows, len(m.labels))
+	lastRow := min(m.top+rows, m.nRows)
 
 	var b strings.Builder
 	corner := "gold╲seen"
@@ -186,7 +191,7 @@ func (m *confusionMatrix) View(s *Styles) string {
 		for j := m.left; j < lastCol; j++ {
 			b.WriteString(m.cell(s, i, j, cw))
 		}
-		if i == lastRow-1 && lastRow < len(m.labels) {
+		if i == lastRow-1 && lastRow < m.nRows {
 			b.WriteString(s.Muted.Render(" ⋮"))
 		}
 	}

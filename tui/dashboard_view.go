@@ -31,7 +31,7 @@ func (p *DashboardPage) layout() {
 	fixed := headerHeight + 1 + 1 + 1 + 1 + 1
 	tools := min(len(p.data.Report.PerTool), minToolRows)
 	avail := p.height - fixed - tools
-	need := len(p.matrix.labels) + 1
+	need := p.matrix.nRows + 1
 	p.matrix.SetSize(p.width, max(min(need, avail), 2))
 }
 
