@@ -11,10 +11,6 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-// headerHeight is the fixed number of lines above the matrix: title,
-// two lines of metrics, progress, agreement.
-const headerHeight = 5
-
 // minToolRows is how many worst tools stay visible when the matrix has to
 // scroll to make room.
 const minToolRows = 3
@@ -28,7 +24,7 @@ func (p *DashboardPage) layout() {
 		return
 	}
 	// header, blank, matrix title, (matrix), blank, tools title, tools header
-	fixed := headerHeight + 1 + 1 + 1 + 1 + 1
+	fixed := len(p.headerLines()) + 1 + 1 + 1 + 1 + 1
 	tools := min(len(p.data.Report.PerTool), minToolRows)
 	avail := p.height - fixed - tools
 	need := p.matrix.nRows + 1
@@ -72,8 +68,9 @@ func (p *DashboardPage) viewOverview() string {
 	return strings.Join(lines, "\n")
 }
 
-// headerLines are the headerHeight lines of title, metrics, progress and
-// agreement, each cut to the width.
+// headerLines are the title, metrics, progress and agreement, their parts
+// wrapped to the width (two lines of metrics at 80 columns, more when
+// narrower).
 func (p *DashboardPage) headerLines() []string {
 	s := &p.c.Styles
 	d := p.data
@@ -97,19 +94,40 @@ func (p *DashboardPage) headerLines() []string {
 	metric := func(name string, v *float64) string {
 		return s.Muted.Render(name+" ") + score.FormatRate(v)
 	}
-	sep := s.Muted.Render(" · ")
-	line2 := strings.Join([]string{metric("exact_call", m.ExactCall), metric("tool_name", m.ToolName),
-		metric("args_value", m.ArgsValue), metric("call_f1", m.F1)}, sep)
-	line3 := strings.Join([]string{metric("no_tool_accuracy", m.NoToolAccuracy),
-		metric("hallucinated_tool_rate", m.HallucinatedToolRate), s.Muted.Render("n ") + fmt.Sprint(m.Items)}, sep)
-	out := []string{first, line2, line3, progressLine(s, &d.Status), agreementLine(s, d.Status.Agreement)}
+	out := []string{first}
+	out = append(out, wrapParts(s, w, metric("exact_call", m.ExactCall), metric("tool_name", m.ToolName),
+		metric("args_value", m.ArgsValue), metric("call_f1", m.F1))...)
+	out = append(out, wrapParts(s, w, metric("no_tool_accuracy", m.NoToolAccuracy),
+		metric("hallucinated_tool_rate", m.HallucinatedToolRate), s.Muted.Render("n ")+fmt.Sprint(m.Items))...)
+	out = append(out, wrapParts(s, w, progressParts(s, &d.Status)...)...)
+	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
 	for i := range out {
 		out[i] = lipgloss.NewStyle().MaxWidth(w).Render(out[i])
 	}
 	return out
 }
 
-func progressLine(s *Styles, st *store.Status) string {
+// wrapParts joins parts with " · ", starting a new line where the next
+// part would not fit in w.
+func wrapParts(s *Styles, w int, parts ...string) []string {
+	sep := s.Muted.Render(" · ")
+	var lines []string
+	line := ""
+	for _, part := range parts {
+		switch {
+		case line == "":
+			line = part
+		case lipgloss.Width(line)+lipgloss.Width(sep)+lipgloss.Width(part) <= w:
+			line += sep + part
+		default:
+			lines = append(lines, line)
+			line = part
+		}
+	}
+	return append(lines, line)
+}
+
+func progressParts(s *Styles, st *store.Status) []string {
 	c := st.Items
 	n := func(p *int) int {
 		if p == nil {
@@ -125,12 +143,12 @@ func progressLine(s *Styles, st *store.Status) string {
 		s.Muted.Render("adjudicated ") + fmt.Sprint(n(c.Adjudicated)),
 		s.Muted.Render("labels ") + fmt.Sprintf("%d/%d", st.Totals.Submitted, st.Totals.Assignments),
 	}
-	return strings.Join(parts, s.Muted.Render(" · "))
+	return parts
 }
 
-func agreementLine(s *Styles, a *review.Agreement) string {
+func agreementParts(s *Styles, a *review.Agreement) []string {
 	if a == nil || a.Items == 0 {
-		return s.Muted.Render("agreement: no item has two labels yet")
+		return []string{s.Muted.Render("agreement: no item has two labels yet")}
 	}
 	pct := func(p *float64) string {
 		if p == nil {
@@ -146,7 +164,7 @@ func agreementLine(s *Styles, a *review.Agreement) string {
 		alpha = fmt.Sprintf("%.2f", *a.Alpha.Alpha)
 	}
 	parts = append(parts, s.Muted.Render("α ")+alpha, s.Muted.Render("items ")+fmt.Sprint(a.Items))
-	return strings.Join(parts, s.Muted.Render(" · "))
+	return parts
 }
 
 // kappaText is Cohen's kappa of the one reviewer pair, or the range over
@@ -176,10 +194,14 @@ func kappaText(s *Styles, pairs []review.PairAgreement) string {
 func (p *DashboardPage) worstTools(h int) []string {
 	s := &p.c.Styles
 	tools := p.data.worstTools()
-	const numW, rateW, kindW = 6, 11, 22
+	const numW, kindW = 6, 22
+	rateW, heads := 11, []string{"exact_call", "tool_name", "args_value"}
+	if p.width < 80 {
+		rateW, heads = 7, []string{"exact", "tool", "args"}
+	}
 	nameW := min(max(p.width-numW-3*rateW-kindW, 10), 28)
-	out := []string{s.Pane.Title.Render("Worst tools") + s.Muted.Render(" (by expected tool, lowest exact_call first)"),
-		s.Muted.Render(padRight("tool", nameW) + fmt.Sprintf("%*s%*s%*s%*s", numW, "n", rateW, "exact_call", rateW, "tool_name", rateW, "args_value") + "  top error")}
+	out := []string{s.Pane.Title.Render("Worst tools") + s.Muted.Render(truncate(" (by expected tool, lowest exact_call first)", p.width-11)),
+		s.Muted.Render(padRight("tool", nameW) + fmt.Sprintf("%*s%*s%*s%*s", numW, "n", rateW, heads[0], rateW, heads[1], rateW, heads[2]) + "  top error")}
 	rows := h - len(out)
 	for i, g := range tools {
 		if i == rows-1 && len(tools) > rows {
