@@ -9,7 +9,8 @@ import (
 // gold answers, submitted labels, disputes and sampled items. It changes
 // whenever a label is submitted or reopened, an item is settled, adjudicated
 // or sent back, or a batch is sampled, so a screen can poll it and recompute
-// only when it differs.
+// only when it differs. Gold rows are stamped with Store.Now on every write,
+// so their latest updated_at moves with each adjudication.
 func (s *Store) GoldFingerprint(ctx context.Context) (string, error) {
 	var goldN, labelN, disputeN, sampledN int
 	var goldMax, labelMax string
