@@ -237,7 +237,7 @@ func testDashboardGoldens(t *testing.T, st *store.Store) {
 				p.matrix.keepCursor(firstMistake(p))
 			}
 			press(r, tt.keys...)
-			assertGolden(t, tt.name, r.View())
+			assertDashboardGolden(t, tt.name, r.View())
 		})
 	}
 	t.Run("dashboard_item_80x24", func(t *testing.T) {
@@ -245,7 +245,7 @@ func testDashboardGoldens(t *testing.T, st *store.Store) {
 		p.matrix.keepCursor(firstMistake(p))
 		press(r, tea.KeyEnter)
 		runCmd(t, r, press(r, tea.KeyEnter))
-		assertGolden(t, "dashboard_item_80x24", r.View())
+		assertDashboardGolden(t, "dashboard_item_80x24", r.View())
 	})
 }
 
@@ -256,7 +256,7 @@ func TestDashboardEmptyState(t *testing.T) {
 	if !strings.Contains(view, "No gold items yet — label some.") {
 		t.Errorf("no friendly empty state:\n%s", view)
 	}
-	assertGolden(t, "dashboard_empty_80x24", r.View())
+	assertDashboardGolden(t, "dashboard_empty_80x24", r.View())
 	// Keys on an empty dashboard do nothing harmful.
 	press(r, tea.KeyDown, tea.KeyRight, tea.KeyEnter)
 }

@@ -10,11 +10,23 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the testdata/*.golden files")
+// -update rewrites the goldens. teatest's golden package registers the flag
+// when it is linked into this test binary; register it only when it is not.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the testdata/*.golden files")
+	}
+	return true
+}()
 
-// assertGolden compares a view, ANSI-stripped and with trailing spaces cut,
+func dashboardUpdating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// assertDashboardGolden compares a view, ANSI-stripped and with trailing spaces cut,
 // with testdata/NAME.golden (rewritten with -update).
-func assertGolden(t *testing.T, name, view string) {
+func assertDashboardGolden(t *testing.T, name, view string) {
 	t.Helper()
 	lines := strings.Split(ansi.Strip(view), "\n")
 	for i, l := range lines {
@@ -22,7 +34,7 @@ func assertGolden(t *testing.T, name, view string) {
 	}
 	got := strings.Join(lines, "\n") + "\n"
 	path := filepath.Join("testdata", name+".golden")
-	if *updateGolden {
+	if dashboardUpdating() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
