@@ -1,7 +1,11 @@
 package dataset
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -34,12 +38,17 @@ type Answer struct {
 type TraceGold struct {
 	Trace   trace.Trace
 	Answers []Answer
+	// MessagesJSON, when Trace.Messages is nil, is the JSON array the
+	// messages decode from: a store hands rows over undecoded so that
+	// decoding runs in the builders' goroutines.
+	MessagesJSON []byte
 }
 
 // Line is one encoded gold record and what the manifest needs from it.
 type Line struct {
 	ID           string
 	Bytes        []byte // canonical JSON, without the newline
+	Hash         string // RecordHash(Bytes)
 	Tool         string // expected tool, trace.NoTool for no call
 	Status       string
 	GuideVersion string
@@ -47,12 +56,118 @@ type Line struct {
 
 // BuildLines turns the gold answers of one trace into canonical record lines.
 func BuildLines(tg TraceGold) ([]Line, error) {
+	return NewBuilder().Lines(tg)
+}
+
+// BuildAll builds the lines of many traces with workers goroutines (at
+// least one). The order of the result is unspecified: Assemble sorts it.
+func BuildAll(golds []TraceGold, workers int) ([]Line, error) {
+	workers = max(1, min(workers, len(golds)))
+	parts := make([][]Line, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			b := NewBuilder()
+			for i := w; i < len(golds); i += workers {
+				ls, err := b.Lines(golds[i])
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				parts[w] = append(parts[w], ls...)
+			}
+		}(w)
+	}
+	wg.Wait()
+	n := 0
+	for w := range parts {
+		if errs[w] != nil {
+			return nil, errs[w]
+		}
+		n += len(parts[w])
+	}
+	out := make([]Line, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// Builder turns gold answers into record lines, fast: each trace's messages,
+// tools and metadata are canonicalised and encoded once for all its items,
+// and tool schemas shared between traces are canonicalised once. Its output
+// is byte for byte EncodeRecord's.
+type Builder struct {
+	params map[string]json.RawMessage // raw tool parameters → canonical
+	buf    bytes.Buffer
+	enc    *json.Encoder
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder() *Builder {
+	b := &Builder{params: map[string]json.RawMessage{}}
+	b.enc = json.NewEncoder(&b.buf)
+	b.enc.SetEscapeHTML(false)
+	return b
+}
+
+// encode returns the JSON of v as EncodeRecord would write it (a copy).
+func (b *Builder) encode(v any) ([]byte, error) {
+	b.buf.Reset()
+	if err := b.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(bytes.TrimSuffix(b.buf.Bytes(), []byte("\n"))), nil
+}
+
+// tools canonicalises tool schemas through the cache.
+func (b *Builder) tools(tools []trace.Tool) ([]trace.Tool, error) {
+	out := make([]trace.Tool, len(tools))
+	for i, t := range tools {
+		if len(bytes.TrimSpace(t.Parameters)) == 0 {
+			t.Parameters = nil
+		} else if canon, ok := b.params[string(t.Parameters)]; ok {
+			t.Parameters = canon
+		} else {
+			canon, err := canonical(t.Parameters)
+			if err != nil {
+				return nil, fmt.Errorf("tool %q parameters: %w", t.Name, err)
+			}
+			b.params[string(t.Parameters)] = canon
+			t.Parameters = canon
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// recordTail is the part of a Record after available_tools, in key order.
+type recordTail struct {
+	ExpectedTool  *string                `json:"expected_tool"`
+	ExpectedArgs  json.RawMessage        `json:"expected_args"`
+	ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
+	Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+	Rationale     string                 `json:"rationale"`
+	ObservedCalls []ObservedCall         `json:"observed_calls"`
+	Provenance    Provenance             `json:"provenance"`
+}
+
+// Lines turns the gold answers of one trace into canonical record lines.
+func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
 	t := tg.Trace
+	if t.Messages == nil && tg.MessagesJSON != nil {
+		if err := json.Unmarshal(tg.MessagesJSON, &t.Messages); err != nil {
+			return nil, fmt.Errorf("trace %s: messages: %w", t.ID, err)
+		}
+	}
 	msgs, err := normalizeMessages(t.Messages)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
 	}
-	tools, err := normalizeTools(t.Tools)
+	tools, err := b.tools(t.Tools)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
 	}
@@ -60,17 +175,63 @@ func BuildLines(tg TraceGold) ([]Line, error) {
 	if meta == nil {
 		meta = map[string]string{}
 	}
+	msgJSON := make([][]byte, len(msgs))
+	for i := range msgs {
+		if msgJSON[i], err = b.encode(msgs[i]); err != nil {
+			return nil, fmt.Errorf("trace %s: message %d: %w", t.ID, i, err)
+		}
+	}
+	if len(tools) == 0 {
+		tools = []trace.Tool{}
+	}
+	toolsJSON, err := b.encode(tools)
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: tools: %w", t.ID, err)
+	}
+	metaJSON, err := b.encode(meta)
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: metadata: %w", t.ID, err)
+	}
+	traceIDJSON, err := b.encode(t.ID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Line, 0, len(tg.Answers))
 	for _, a := range tg.Answers {
 		rec, err := newRecord(t.ID, msgs, tools, meta, a)
 		if err != nil {
 			return nil, err
 		}
-		b, err := marshalLine(&rec)
+		tail, err := b.encode(recordTail{rec.ExpectedTool, rec.ExpectedArgs, rec.ExpectedCalls, rec.Acceptable,
+			rec.Rationale, rec.ObservedCalls, rec.Provenance})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("item %s: %w", rec.ID, err)
 		}
-		out = append(out, Line{ID: rec.ID, Bytes: b, Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion})
+		size := 64 + len(rec.ID) + len(traceIDJSON) + len(metaJSON) + len(toolsJSON) + len(tail)
+		for _, m := range msgJSON[:a.Turn] {
+			size += len(m) + 1
+		}
+		line := make([]byte, 0, size)
+		line = append(line, `{"id":"`...)
+		line = append(line, rec.ID...) // an item id needs no escaping
+		line = append(line, `","input":{"messages":[`...)
+		for i, m := range msgJSON[:a.Turn] {
+			if i > 0 {
+				line = append(line, ',')
+			}
+			line = append(line, m...)
+		}
+		line = append(line, `],"context":{"trace_id":`...)
+		line = append(line, traceIDJSON...)
+		line = append(line, `,"turn":`...)
+		line = strconv.AppendInt(line, int64(a.Turn), 10)
+		line = append(line, `,"metadata":`...)
+		line = append(line, metaJSON...)
+		line = append(line, `}},"available_tools":`...)
+		line = append(line, toolsJSON...)
+		line = append(line, ',')
+		line = append(line, tail[1:]...)
+		out = append(out, Line{ID: rec.ID, Bytes: line, Hash: RecordHash(line), Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion})
 	}
 	return out, nil
 }
@@ -118,7 +279,7 @@ func newRecord(traceID string, msgs []trace.Message, tools []trace.Tool, meta ma
 		adj := a.Adjudicator
 		rec.Provenance.Adjudicator = &adj
 	}
-	if err := normalizeAnswer(&rec); err != nil {
+	if err := normalizeAnswer(&rec, true); err != nil {
 		return Record{}, fmt.Errorf("item %s: %w", id, err)
 	}
 	if err := ValidateRecord(rec); err != nil {

@@ -135,3 +135,36 @@ func TestEncodeRecordIsCanonical(t *testing.T) {
 		t.Errorf("not canonical:\n got %s\nwant %s", got, lines[0].Bytes)
 	}
 }
+
+func TestBuildAllMatchesOneBuilder(t *testing.T) {
+	var golds []TraceGold
+	var seq []Line
+	for _, id := range []string{"tr_1", "tr_2", "tr_3", "tr_4", "tr_5"} {
+		tg := TraceGold{Trace: orderTrace(id), Answers: []Answer{callAnswer(2), noCallAnswer(4)}}
+		ls, err := BuildLines(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq = append(seq, ls...)
+		// The store's shape: messages still JSON.
+		raw, _ := trace.MarshalCanonical(tg.Trace.Messages)
+		tg.Trace.Messages, tg.MessagesJSON = nil, raw
+		golds = append(golds, tg)
+	}
+	par, err := BuildAll(golds, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := Assemble(seq)
+	b, _ := Assemble(par)
+	if a.SHA256 != b.SHA256 || len(b.Lines) != 10 {
+		t.Errorf("parallel build differs: %d lines", len(b.Lines))
+	}
+	golds[3].Answers[0].Decision = "maybe"
+	if _, err := BuildAll(golds, 2); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
+		t.Errorf("error not reported: %v", err)
+	}
+	if _, err := Assemble(append(par, par[0])); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("duplicate not rejected: %v", err)
+	}
+}

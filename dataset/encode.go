@@ -25,7 +25,7 @@ func EncodeRecord(r Record) ([]byte, error) {
 		return nil, fmt.Errorf("record %s: available tools: %w", r.ID, err)
 	}
 	r.AvailableTools = tools
-	if err := normalizeAnswer(&r); err != nil {
+	if err := normalizeAnswer(&r, false); err != nil {
 		return nil, fmt.Errorf("record %s: %w", r.ID, err)
 	}
 	return marshalLine(&r)
@@ -47,7 +47,7 @@ func canonicalOr(raw json.RawMessage, empty string) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage(empty), nil
 	}
-	return trace.Canonical(raw)
+	return canonical(raw)
 }
 
 // normalizeMessages returns msgs with every tool call's arguments canonical
@@ -79,7 +79,7 @@ func normalizeTools(tools []trace.Tool) ([]trace.Tool, error) {
 	out := make([]trace.Tool, len(tools))
 	for i, t := range tools {
 		if len(bytes.TrimSpace(t.Parameters)) > 0 {
-			p, err := trace.Canonical(t.Parameters)
+			p, err := canonical(t.Parameters)
 			if err != nil {
 				return nil, fmt.Errorf("tool %q parameters: %w", t.Name, err)
 			}
@@ -93,8 +93,9 @@ func normalizeTools(tools []trace.Tool) ([]trace.Tool, error) {
 }
 
 // normalizeAnswer canonicalises everything of r except the input messages
-// and tools (which a Builder shares between the items of one trace).
-func normalizeAnswer(r *Record) error {
+// and tools (which a Builder shares between the items of one trace), and the
+// observed calls when they come from already normalised messages.
+func normalizeAnswer(r *Record, observedCanonical bool) error {
 	if r.Input.Messages == nil {
 		r.Input.Messages = []trace.Message{}
 	}
@@ -124,8 +125,10 @@ func normalizeAnswer(r *Record) error {
 	r.Acceptable = acc
 	obs := make([]ObservedCall, len(r.ObservedCalls))
 	for i, c := range r.ObservedCalls {
-		if c.Args, err = canonicalOr(c.Args, `{}`); err != nil {
-			return fmt.Errorf("observed_calls[%d].args: %w", i, err)
+		if !observedCanonical {
+			if c.Args, err = canonicalOr(c.Args, `{}`); err != nil {
+				return fmt.Errorf("observed_calls[%d].args: %w", i, err)
+			}
 		}
 		obs[i] = c
 	}
@@ -173,7 +176,7 @@ func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
 			} else {
 				vals := make([]json.RawMessage, len(r.AnyOf))
 				for j, v := range r.AnyOf {
-					if vals[j], err = trace.Canonical(v); err != nil {
+					if vals[j], err = canonical(v); err != nil {
 						return nil, fmt.Errorf("call %d (%s) arg_rules.%s.any_of[%d]: %w", i, c.Tool, k, j, err)
 					}
 				}

@@ -90,7 +90,10 @@ func Assemble(lines []Line) (Content, error) {
 	for _, l := range lines {
 		buf = append(buf, l.Bytes...)
 		buf = append(buf, '\n')
-		hashes[l.ID] = RecordHash(l.Bytes)
+		if l.Hash == "" {
+			l.Hash = RecordHash(l.Bytes)
+		}
+		hashes[l.ID] = l.Hash
 	}
 	sum := sha256.Sum256(buf)
 	return Content{Bytes: buf, SHA256: hex.EncodeToString(sum[:]), Lines: lines, Hashes: hashes}, nil

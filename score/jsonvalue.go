@@ -308,6 +308,7 @@ func (p *parser) object(depth int) (int32, error) {
 			return -1, err
 		}
 		p.f.nodes[c].key = key
+		p.unlinkKey(idx, &last, key) // a repeated key: the last one wins, as in encoding/json
 		p.link(idx, &last, c)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -323,6 +324,26 @@ func (p *parser) object(depth int) (int32, error) {
 			return idx, nil
 		}
 		return -1, p.fail("expected , or }")
+	}
+}
+
+// unlinkKey removes an earlier member named key from object parent.
+func (p *parser) unlinkKey(parent int32, last *int32, key []byte) {
+	prev := int32(-1)
+	for c := p.f.nodes[parent].first; c >= 0; c = p.f.nodes[c].next {
+		if bytes.Equal(p.f.nodes[c].key, key) {
+			next := p.f.nodes[c].next
+			if prev < 0 {
+				p.f.nodes[parent].first = next
+			} else {
+				p.f.nodes[prev].next = next
+			}
+			if *last == c {
+				*last = prev
+			}
+			return
+		}
+		prev = c
 	}
 }
 

@@ -25,7 +25,6 @@ type Scorer struct {
 	predTool   []int        // index in c.Tools, -1 when not available
 	predName   []string     // the available tool's name, or the call's own
 	schemaProp []int32      // per tool: its "properties" node; -2 not parsed yet, -1 none
-	expArgs    []int32      // parsed args per expected call of the list in hand
 	evals      []pairEval   // n×m for the list in hand
 	best       listFit
 	cur        listFit
@@ -198,10 +197,8 @@ func (s *Scorer) fitList(li int, list []ExpectedCall) {
 		s.cur.evals = make([]pairEval, n*m)
 	}
 	s.cur.evals = s.cur.evals[:n*m]
-	s.expArgs = s.expArgs[:0]
 	for i := range list {
 		idx := s.parseArgs(list[i].Args)
-		s.expArgs = append(s.expArgs, idx)
 		for j := 0; j < m; j++ {
 			s.cur.evals[i*m+j] = s.evalPair(&list[i], idx, j)
 		}

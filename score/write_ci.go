@@ -87,7 +87,7 @@ func (r *Report) writeMarkdown(out io.Writer, opts WriteOptions) error {
 	w := bufio.NewWriter(out)
 	status := "✅ passed"
 	if !r.Passed {
-		status = fmt.Sprintf("❌ failed (%d checks)", len(r.FailedGates()))
+		status = fmt.Sprintf("❌ failed (%s)", plural(len(r.FailedGates()), "check"))
 	}
 	m := &r.Overall
 	fmt.Fprintf(w, "### goldtrace score — %s\n\n", status)

@@ -25,7 +25,7 @@ func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
 	w := bufio.NewWriter(out)
 	verdict := "PASS"
 	if !r.Passed {
-		verdict = fmt.Sprintf("FAIL (%d checks failed)", len(r.FailedGates()))
+		verdict = fmt.Sprintf("FAIL (%s failed)", plural(len(r.FailedGates()), "check"))
 	}
 	fmt.Fprintf(w, "goldtrace score: %d items, profile %s — %s\n", r.Overall.Items, r.Profile, verdict)
 	if r.Gold != "" || r.Predictions != "" {
@@ -66,6 +66,14 @@ func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
 	r.writeFailuresText(w, opts.Failures)
 	r.writeGatesText(w)
 	return w.Flush()
+}
+
+// plural writes "1 check" or "2 checks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func listSome(ids []string, n int) string {
@@ -197,7 +205,7 @@ func (r *Report) writeGatesText(w io.Writer) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, "%d threshold checks passed", passed)
+	fmt.Fprintf(w, "%s passed", plural(passed, "threshold check"))
 	if r.BaselineScopes > 0 {
 		fmt.Fprintf(w, "; %d scopes compared with the baseline", r.BaselineScopes)
 	}

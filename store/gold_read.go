@@ -62,7 +62,8 @@ func sortedMetaKeys(m map[string][]string) []string {
 }
 
 // GoldTraces loads the gold answers selected by f grouped by trace, each
-// trace loaded once, in trace id order. Three queries in all, whatever the
+// trace loaded once, in trace id order. Messages are handed over as their
+// stored JSON (TraceGold.MessagesJSON) for the builders to decode. Three queries in all, whatever the
 // number of items: gold rows, the traces they belong to, and tools.
 func (s *Store) GoldTraces(ctx context.Context, f GoldFilter) ([]dataset.TraceGold, error) {
 	where, args := f.goldWhere()
@@ -122,8 +123,10 @@ func decodeGoldJSON(a *dataset.Answer, calls, acceptable, reviewers string) erro
 	if err := json.Unmarshal([]byte(calls), &a.Calls); err != nil {
 		return fmt.Errorf("gold of item %s: calls: %w", a.ItemID, err)
 	}
-	if err := json.Unmarshal([]byte(acceptable), &a.Acceptable); err != nil {
-		return fmt.Errorf("gold of item %s: acceptable: %w", a.ItemID, err)
+	if acceptable != "[]" {
+		if err := json.Unmarshal([]byte(acceptable), &a.Acceptable); err != nil {
+			return fmt.Errorf("gold of item %s: acceptable: %w", a.ItemID, err)
+		}
 	}
 	if err := json.Unmarshal([]byte(reviewers), &a.Reviewers); err != nil {
 		return fmt.Errorf("gold of item %s: reviewers: %w", a.ItemID, err)
@@ -163,9 +166,7 @@ func (s *Store) fillGoldTraces(ctx context.Context, out []dataset.TraceGold, whe
 		if err := json.Unmarshal([]byte(meta), &t.Metadata); err != nil {
 			return fmt.Errorf("trace %q: metadata: %w", id, err)
 		}
-		if err := json.Unmarshal([]byte(msgs), &t.Messages); err != nil {
-			return fmt.Errorf("trace %q: messages: %w", id, err)
-		}
+		out[k].MessagesJSON = []byte(msgs) // decoded by the builders, in parallel
 		t.Tools = []trace.Tool{}
 		if hashes != nil && *hashes != "" {
 			for _, h := range strings.Split(*hashes, ",") {
@@ -181,7 +182,7 @@ func (s *Store) fillGoldTraces(ctx context.Context, out []dataset.TraceGold, whe
 		return fmt.Errorf("read gold traces: %w", err)
 	}
 	for _, tg := range out {
-		if tg.Trace.Messages == nil {
+		if tg.MessagesJSON == nil {
 			return fmt.Errorf("trace %q of gold item %s: %w", tg.Trace.ID, tg.Answers[0].ItemID, ErrNotFound)
 		}
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -92,8 +93,9 @@ func TestGoldTracesLoadsEachTraceOnceWithFilters(t *testing.T) {
 			var flat []string
 			for _, tg := range got {
 				flat = append(flat, tg.Trace.ID)
-				if len(tg.Trace.Messages) != 4 || len(tg.Trace.Tools) != 1 || tg.Trace.Tools[0].Name != "get_order_status" {
-					t.Errorf("trace %s not loaded: %d messages, tools %+v", tg.Trace.ID, len(tg.Trace.Messages), tg.Trace.Tools)
+				var msgs []trace.Message
+				if err := json.Unmarshal(tg.MessagesJSON, &msgs); err != nil || len(msgs) != 4 || len(tg.Trace.Tools) != 1 || tg.Trace.Tools[0].Name != "get_order_status" {
+					t.Errorf("trace %s not loaded: %d messages (%v), tools %+v", tg.Trace.ID, len(msgs), err, tg.Trace.Tools)
 				}
 				for _, a := range tg.Answers {
 					flat = append(flat, a.ItemID)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -176,13 +177,9 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
-	var lines []dataset.Line
-	for _, tg := range golds {
-		ls, err := dataset.BuildLines(tg)
-		if err != nil {
-			return fmt.Errorf("export %s: %w", name, err)
-		}
-		lines = append(lines, ls...)
+	lines, err := dataset.BuildAll(golds, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
 	}
 	if len(lines) == 0 {
 		return fmt.Errorf("export %s: no gold items to export%s (items become gold when agreed or adjudicated)", name, describeSelection(filter.Batches, whereList))
@@ -224,17 +221,42 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return err
 	}
-	files, err := stageVersionFiles(o.out, name, info.Version, content.Bytes, manifestBytes, o.formats, false)
-	if err != nil {
-		return err
+	// The files are staged (written under temporary names and fsynced)
+	// while the version is inserted; they are renamed into place only when
+	// both succeeded, and removed when either failed.
+	type staging struct {
+		files *stagedFiles
+		err   error
+	}
+	stagedCh := make(chan staging, 1)
+	go func() {
+		f, err := stageVersionFiles(o.out, name, info.Version, content.Bytes, manifestBytes, o.formats, false)
+		stagedCh <- staging{f, err}
+	}()
+	var staged staging
+	waited := false
+	waitStaged := func() staging {
+		if !waited {
+			staged, waited = <-stagedCh, true
+		}
+		return staged
 	}
 	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: manifest.CreatedAt,
 		CreatedBy: o.as, Message: o.message, SHA256: content.SHA256, Count: len(content.Lines)}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content.Bytes, content.Hashes)
+		if err := st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content.Bytes, content.Hashes); err != nil {
+			return err
+		}
+		return waitStaged().err
 	})
+	files := waitStaged().files
 	if err != nil {
-		files.abort()
+		if files != nil {
+			files.abort()
+		}
+		if staged.err != nil {
+			return staged.err
+		}
 		return fmt.Errorf("export %s: %w", name, err)
 	}
 	paths, err := files.commit()

@@ -44,6 +44,7 @@ against them for CI.`,
 		newResolveCmd(app),
 		newSettingsCmd(app),
 		newDashboardCmd(app),
+		newScoreCmd(app),
 	)
 	return root
 }

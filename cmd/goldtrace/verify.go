@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/store"
 )
 
 // verifyResult is what verify reports (--json).
@@ -25,19 +27,33 @@ func newVerifyCmd(app *App) *cobra.Command {
 	var manifestPath string
 	var noManifest, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "verify FILE",
+		Use:   "verify FILE | NAME@vN",
 		Short: "Check a dataset file: every line a canonical gold record, sorted, and matching its manifest",
 		Long: `verify re-reads NAME-vN.jsonl: every line must be a gold record in canonical form
 (strict: unknown fields, missing fields, other key orders or spacing are errors), ids
 sorted without duplicates, and — against NAME-vN.manifest.json beside it — each
 record's hash, the sha256, the count and the per-tool counts must match.
+NAME@vN checks the copy kept in the database the same way.
 Exit 0 with one OK line; exit 1 naming the first bad line (FILE:LINE: what).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
+			if ref, isRef, refErr := dataset.ParseRef(file); isRef {
+				if _, statErr := os.Stat(file); statErr != nil {
+					if refErr != nil {
+						return refErr
+					}
+					return verifyStored(cmd, app, ref, asJSON)
+				}
+			}
 			if strings.HasSuffix(file, ".manifest.json") {
 				file = strings.TrimSuffix(file, ".manifest.json") + ".jsonl"
 			}
+			f, err := os.Open(file)
+			if err != nil {
+				return fmt.Errorf("verify %s: %w", file, unwrapPath(err))
+			}
+			defer f.Close()
 			res := verifyResult{File: file}
 			var m *dataset.Manifest
 			if !noManifest {
@@ -58,11 +74,6 @@ Exit 0 with one OK line; exit 1 naming the first bad line (FILE:LINE: what).`,
 				}
 				m = &parsed
 			}
-			f, err := os.Open(file)
-			if err != nil {
-				return fmt.Errorf("verify %s: %w", file, unwrapPath(err))
-			}
-			defer f.Close()
 			sum, err := dataset.Verify(f, m)
 			res.Records, res.SHA256 = sum.Records, sum.SHA256
 			if err != nil {
@@ -99,4 +110,43 @@ func verifyFailed(app *App, asJSON bool, res verifyResult, err error) error {
 		}
 	}
 	return failed("%v", err)
+}
+
+// verifyStored checks a version kept in the database against its own
+// manifest.
+func verifyStored(cmd *cobra.Command, app *App, ref dataset.Ref, asJSON bool) error {
+	st, err := app.Store(cmd.Context())
+	if err != nil {
+		return err
+	}
+	v, content, manifest, err := st.DatasetFiles(cmd.Context(), ref.Name, ref.Version)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
+	}
+	if err != nil {
+		return err
+	}
+	res := verifyResult{File: ref.String(), Manifest: ref.String() + " manifest"}
+	m, err := dataset.ParseManifest(manifest)
+	if err != nil {
+		return verifyFailed(app, asJSON, res, fmt.Errorf("%s: stored manifest: %w", ref, err))
+	}
+	sum, err := dataset.Verify(bytes.NewReader(content), &m)
+	res.Records, res.SHA256 = sum.Records, sum.SHA256
+	if err == nil && sum.SHA256 != v.SHA256 {
+		err = fmt.Errorf("sha256 %s, the version row says %s", sum.SHA256, v.SHA256)
+	}
+	if err != nil {
+		var le *dataset.LineError
+		if errors.As(err, &le) {
+			return verifyFailed(app, asJSON, res, fmt.Errorf("%s:%d: %v", ref, le.Line, le.Err))
+		}
+		return verifyFailed(app, asJSON, res, fmt.Errorf("%s: %v", ref, err))
+	}
+	res.OK = true
+	if asJSON {
+		return printJSON(app, res)
+	}
+	fmt.Fprintf(app.Out, "OK %s: %d records, sha256 %s, matches its stored manifest\n", ref, sum.Records, sum.SHA256[:12])
+	return nil
 }

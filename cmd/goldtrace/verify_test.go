@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// vfyExport exports the standard fixture and returns the JSONL path.
+// vfyExport exports the standard fixture and returns the JSONL path (the
+// database is gt.db beside it).
 func vfyExport(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -80,7 +81,19 @@ func TestVerifyDetectsOneChangedByte(t *testing.T) {
 	if stdout, _, code := expRun(t, "unused.db", "verify", file, "--no-manifest", "--json"); code != 0 || !strings.Contains(stdout, `"ok": true`) {
 		t.Errorf("--no-manifest: exit %d %s", code, stdout)
 	}
-	if _, _, code := expRun(t, "unused.db", "verify", filepath.Join(t.TempDir(), "missing.jsonl"), "--no-manifest"); code != 2 {
+	if _, _, code := expRun(t, "unused.db", "verify", filepath.Join(t.TempDir(), "missing.jsonl")); code != 2 {
 		t.Errorf("missing file: exit %d, want 2", code)
+	}
+}
+
+func TestVerifyStoredVersion(t *testing.T) {
+	file := vfyExport(t)
+	db := filepath.Join(filepath.Dir(file), "gt.db")
+	stdout, stderr, code := expRun(t, db, "verify", "support@v1")
+	if code != 0 || !strings.HasPrefix(stdout, "OK support@v1: 4 records") {
+		t.Errorf("stored v1: exit %d %s%s", code, stdout, stderr)
+	}
+	if _, stderr, code := expRun(t, db, "verify", "support@v2"); code != 2 || !strings.Contains(stderr, "no such dataset version") {
+		t.Errorf("missing version: exit %d %s", code, stderr)
 	}
 }

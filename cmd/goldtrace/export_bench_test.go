@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// benchInsert runs one multi-row INSERT per chunk of rows.
+func benchInsert(ctx context.Context, tx *store.Tx, head string, cols int, rows [][]any) error {
+	per := 30000 / cols
+	for start := 0; start < len(rows); start += per {
+		end := min(start+per, len(rows))
+		args := make([]any, 0, cols*(end-start))
+		for _, r := range rows[start:end] {
+			args = append(args, r...)
+		}
+		ph := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + "),"
+		if _, err := tx.ExecContext(ctx, head+" VALUES "+strings.TrimSuffix(strings.Repeat(ph, end-start), ","), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchSeed stores nTraces support conversations with two gold items each
+// (a call at turn 2, no call at turn 4), with batched direct INSERTs.
+func benchSeed(b *testing.B, db string, nTraces int) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	tools := []trace.Tool{
+		{Name: "get_order_status", Description: "Shipping status of one order.", Parameters: json.RawMessage(`{"properties":{"order_id":{"description":"Order id, e.g. ORD-1234.","type":"string"}},"required":["order_id"],"type":"object"}`)},
+		{Name: "get_order_history", Description: "Orders of one customer, newest first.", Parameters: json.RawMessage(`{"properties":{"limit":{"type":"integer"},"user_id":{"type":"string"}},"required":["user_id"],"type":"object"}`)},
+		{Name: "refund", Description: "Refund an order in full or in part.", Parameters: json.RawMessage(`{"properties":{"amount":{"type":"number"},"order_id":{"type":"string"},"reason":{"type":"string"}},"required":["order_id"],"type":"object"}`)},
+		{Name: "escalate", Description: "Hand the conversation to a human.", Parameters: json.RawMessage(`{"properties":{"summary":{"type":"string"}},"type":"object"}`)},
+	}
+	var toolRows, traceRows, ttRows, metaRows, itemRows, goldRows [][]any
+	for _, tool := range tools {
+		toolRows = append(toolRows, []any{trace.ToolHash(tool), tool.Name, tool.Description, string(tool.Parameters)})
+	}
+	for i := 0; i < nTraces; i++ {
+		id := fmt.Sprintf("tr_%07d", i)
+		order := fmt.Sprintf("ORD-%05d", i)
+		call := trace.NewCall("c1", "get_order_status", `{"order_id":"`+order+`"}`)
+		msgs := []trace.Message{
+			{Role: "system", Content: "You are a support agent for an online shop. Be brief, be kind, and look things up before answering."},
+			{Role: "user", Content: "Hi, where is my package? I ordered it last week and it has not arrived yet (" + order + ")."},
+			{Role: "assistant", ToolCalls: []trace.Call{call}},
+			{Role: "tool", ToolCallID: "c1", Name: "get_order_status", Content: `{"status":"in_transit","carrier":"DHL","eta":"2026-05-03"}`},
+			{Role: "assistant", Content: "Your order " + order + " is on its way with DHL and should arrive on May 3."},
+		}
+		mb, _ := trace.MarshalCanonical(msgs)
+		cohort := []string{"billing", "shipping", "refunds"}[i%3]
+		traceRows = append(traceRows, []any{id, "", nil, fmt.Sprintf("h%d", i), `{"cohort":"` + cohort + `"}`, string(mb), "bench", "now"})
+		for p, tool := range tools {
+			ttRows = append(ttRows, []any{id, p, trace.ToolHash(tool)})
+		}
+		metaRows = append(metaRows, []any{id, "cohort", cohort})
+		obs, _ := trace.MarshalCanonical([]trace.Call{call})
+		it2, it4 := trace.ItemID(id, 2), trace.ItemID(id, 4)
+		itemRows = append(itemRows, []any{it2, id, 2, "x", string(obs), "get_order_status", 1, "agreed"},
+			[]any{it4, id, 4, "y", "[]", trace.NoTool, 0, "adjudicated"})
+		goldRows = append(goldRows,
+			[]any{it2, "agreed", "call", `[{"tool":"get_order_status","args":{"order_id":"` + order + `"}}]`, "[]", "One open order: a status lookup answers it.", `["alice","bob"]`, "", "g_000000000001", "now"},
+			[]any{it4, "adjudicated", "no_call", "[]", "[]", "The tool result answers the question.", `["alice","bob"]`, "carol", "g_000000000001", "now"})
+	}
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		for _, step := range []struct {
+			head string
+			cols int
+			rows [][]any
+		}{
+			{"INSERT INTO tools(hash, name, description, parameters)", 4, toolRows},
+			{"INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, source, imported_at)", 8, traceRows},
+			{"INSERT INTO trace_tools(trace_id, position, tool_hash)", 3, ttRows},
+			{"INSERT INTO trace_meta(trace_id, key, value)", 3, metaRows},
+			{"INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, status)", 8, itemRows},
+			{"INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, updated_at)", 10, goldRows},
+		} {
+			if err := benchInsert(ctx, tx, step.head, step.cols, step.rows); err != nil {
+				return fmt.Errorf("%s: %w", step.head, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkExport exports 100k gold items (50k traces × 2) as a new version:
+// reading, building, hashing, writing both files and storing the version.
+func BenchmarkExport(b *testing.B) {
+	dir := b.TempDir()
+	db := filepath.Join(dir, "gt.db")
+	benchSeed(b, db, 50_000)
+	cpu0 := benchCPU()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out, errb strings.Builder
+		app := NewApp(strings.NewReader(""), &out, &errb)
+		root := newRootCmd(app)
+		root.SetArgs([]string{"--db", db, "export", "bench", "--out", filepath.Join(dir, "out"), "--force"})
+		err := root.ExecuteContext(context.Background())
+		app.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 && !strings.Contains(out.String(), "100000 items") {
+			b.Fatalf("unexpected output: %s", out.String())
+		}
+	}
+	b.StopTimer()
+	// CPU seconds (user+system, all threads) per export: wall time on a
+	// shared machine measures the queue for the CPU as much as the export.
+	b.ReportMetric((benchCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// benchCPU is the CPU time the process has used so far.
+func benchCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+type scoreFlags struct {
+	gold, pred   string
+	predFormat   string
+	profile      string
+	mins, maxs   []string
+	minSupport   int
+	baseline     string
+	maxDrop      float64
+	by           []string
+	format, out  string
+	asJSON       bool
+	failures     int
+	allowMissing bool
+}
+
+func newScoreCmd(app *App) *cobra.Command {
+	var f scoreFlags
+	cmd := &cobra.Command{
+		Use:   "score",
+		Short: "Grade a model run (or the traces' own calls) against a gold dataset and gate CI on it",
+		Long: `score pairs each item's predicted calls with its gold calls (optimal one-to-one
+assignment, best of the acceptable lists), computes tool, argument, call and
+abstention metrics overall, per tool and per cohort, explains every failing item
+with one error kind, and fails (exit 1) when a --min/--max threshold or the
+--baseline comparison does not hold. Bad input exits 2.
+
+Without --pred the gold records' observed_calls are scored: how the production
+model did.`,
+		Example: `  goldtrace score --gold support-v3.jsonl --pred run.jsonl --min exact_call=0.85
+  goldtrace score --gold support-v3.jsonl --pred run.jsonl --by meta.cohort --format markdown
+  goldtrace score --gold support-v3.jsonl --pred run.jsonl --baseline main.json --max-drop 0.02`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScore(cmd, app, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file (- for stdin)")
+	fl.StringVar(&f.pred, "pred", "", "predictions JSONL (default: score the gold records' observed_calls)")
+	fl.StringVar(&f.predFormat, "pred-format", "", "read --pred as traces in an import format ("+strings.Join(trace.Formats, ", ")+"), matched to gold items by input hash")
+	fl.StringVar(&f.profile, "profile", "default", "scoring profile: default or bfcl (BFCL-compatible string, name and type rules)")
+	fl.StringArrayVar(&f.mins, "min", nil, "fail below this: METRIC=VALUE or per_tool.METRIC=VALUE (repeatable)")
+	fl.StringArrayVar(&f.maxs, "max", nil, "fail above this (hallucinated_tool_rate, unparseable_rate): METRIC=VALUE (repeatable)")
+	fl.IntVar(&f.minSupport, "min-support", 5, "per-tool gates and baseline comparisons skip tools and cohorts with fewer items")
+	fl.StringVar(&f.baseline, "baseline", "", "a previous JSON report: fail where any metric dropped by more than --max-drop")
+	fl.Float64Var(&f.maxDrop, "max-drop", 0.02, "largest allowed drop against --baseline")
+	fl.StringArrayVar(&f.by, "by", nil, "break metrics down by meta.NAME (repeatable)")
+	fl.StringVar(&f.format, "format", "text", "report format: text, json, junit or markdown")
+	fl.BoolVar(&f.asJSON, "json", false, "same as --format json")
+	fl.StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
+	fl.BoolVar(&f.allowMissing, "allow-missing", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
+	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
+	_ = cmd.MarkFlagRequired("gold")
+	return cmd
+}
+
+func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
+	ctx := cmd.Context()
+	if f.asJSON {
+		f.format = "json"
+	}
+	if !scoreFormatValid(f.format) {
+		return fmt.Errorf("--format must be one of %s, not %q", strings.Join(score.Formats, ", "), f.format)
+	}
+	profile, ok := score.ProfileByName(f.profile)
+	if !ok {
+		return fmt.Errorf("--profile must be default or bfcl, not %q", f.profile)
+	}
+	var gates []score.Gate
+	for _, spec := range f.mins {
+		g, err := score.ParseGate(spec, false)
+		if err != nil {
+			return fmt.Errorf("--min: %w", err)
+		}
+		gates = append(gates, g)
+	}
+	for _, spec := range f.maxs {
+		g, err := score.ParseGate(spec, true)
+		if err != nil {
+			return fmt.Errorf("--max: %w", err)
+		}
+		gates = append(gates, g)
+	}
+	var by []string
+	for _, key := range f.by {
+		name, ok := strings.CutPrefix(key, "meta.")
+		if !ok || name == "" {
+			return fmt.Errorf("--by %q: want meta.NAME", key)
+		}
+		by = append(by, name)
+	}
+	if f.maxDrop < 0 {
+		return fmt.Errorf("--max-drop must not be negative")
+	}
+	var base *score.Report
+	if f.baseline != "" {
+		b, err := readBaseline(f.baseline)
+		if err != nil {
+			return err
+		}
+		base = b
+	}
+
+	if f.predFormat != "" && f.pred == "" {
+		return fmt.Errorf("--pred-format needs --pred")
+	}
+	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
+		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
+	}
+	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, f.predFormat != "")
+	if err != nil {
+		return fmt.Errorf("read gold: %w", err)
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("read gold: %s has no records", f.gold)
+	}
+	cases := make([]score.Case, len(recs))
+	for i := range recs {
+		cases[i] = goldCase(&recs[i])
+	}
+	var preds []score.Prediction
+	source := "observed_calls"
+	if f.pred != "" {
+		source = f.pred
+		if f.predFormat != "" {
+			preds, err = loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
+		} else {
+			var unknown int
+			preds, unknown, err = loadPredictions(ctx, app, f.pred, cases, f.allowMissing)
+			if unknown > 0 {
+				fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-missing)\n", f.pred, unknown)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("read predictions: %w", err)
+		}
+	} else {
+		preds = make([]score.Prediction, len(recs))
+		for i := range recs {
+			preds[i] = observedPrediction(&recs[i])
+		}
+	}
+	recs, hashes = nil, nil
+
+	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
+	report.Gold, report.Predictions = f.gold, source
+	report.ApplyGates(gates, f.minSupport)
+	if base != nil {
+		report.CompareBaseline(base, f.maxDrop, f.minSupport)
+	}
+	if err := writeReport(app, report, f); err != nil {
+		return err
+	}
+	if !report.Passed {
+		fails := report.FailedGates()
+		first := fails[0]
+		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
+	}
+	return nil
+}
+
+func scoreFormatValid(format string) bool {
+	return slices.Contains(score.Formats, format)
+}
+
+func readBaseline(path string) (*score.Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--baseline: %w", err)
+	}
+	var r score.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("--baseline %s: not a JSON score report: %v", path, err)
+	}
+	if r.Version != score.ReportVersion {
+		return nil, fmt.Errorf("--baseline %s: report version %d, want %d (goldtrace score --format json)", path, r.Version, score.ReportVersion)
+	}
+	return &r, nil
+}
+
+// writeReport writes to --out (atomically: a temp file renamed into place)
+// or stdout; with --out a one-line summary goes to stderr.
+func writeReport(app *App, r *score.Report, f *scoreFlags) error {
+	opts := score.WriteOptions{Failures: f.failures}
+	if f.out == "" {
+		return r.Write(app.Out, f.format, opts)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.out), ".goldtrace-score-*")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := r.Write(tmp, f.format, opts); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write report %s: %w", f.out, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", f.out, err)
+	}
+	if err := os.Rename(tmp.Name(), f.out); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	summary(app.Err, r, f.out)
+	return nil
+}
+
+func summary(w io.Writer, r *score.Report, out string) {
+	verdict := "passed"
+	if !r.Passed {
+		verdict = fmt.Sprintf("FAILED %d checks", len(r.FailedGates()))
+	}
+	fmt.Fprintf(w, "wrote %s: %d items, exact_call %s, %s\n", out, r.Overall.Items, score.FormatRate(r.Overall.ExactCall), verdict)
+}

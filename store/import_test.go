@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+func importString(t *testing.T, st *Store, input string, skip bool) (ImportResult, []int, error) {
+	t.Helper()
+	r, err := trace.NewReader(strings.NewReader(input), trace.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	res, err := st.ImportTraces(context.Background(), r, ImportOptions{
+		Source: "in.jsonl", SkipInvalid: skip,
+		OnInvalid: func(e *trace.RecordError) { lines = append(lines, e.Line) },
+	})
+	return res, lines, err
+}
+
+func countRows(t *testing.T, st *Store, table string) int {
+	t.Helper()
+	var n int
+	if err := st.Reader().QueryRowContext(context.Background(), `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+const (
+	impA   = `{"id":"a","metadata":{"k":"v"},"tools":[{"name":"f"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"name":"f","arguments":{}}]},{"role":"assistant","content":"done"}]}`
+	impB   = `{"id":"b","messages":[{"role":"user","content":"y"},{"role":"assistant","content":"ok"}]}`
+	impBad = `{"id":"c","messages":[{"role":"alien","content":"z"}]}`
+)
+
+func TestImportTracesIsAtomicPerInput(t *testing.T) {
+	st := openTemp(t)
+	_, _, err := importString(t, st, impA+"\n"+impBad+"\n"+impB+"\n", false)
+	var rerr *trace.RecordError
+	if !errors.As(err, &rerr) || rerr.Line != 2 {
+		t.Fatalf("err = %v, want a RecordError at line 2", err)
+	}
+	for _, table := range []string{"traces", "items", "trace_tools", "trace_meta", "tools"} {
+		if n := countRows(t, st, table); n != 0 {
+			t.Errorf("%s has %d rows after an aborted import", table, n)
+		}
+	}
+
+	res, lines, err := importString(t, st, impA+"\n"+impBad+"\n"+impB+"\n", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Imported != 2 || res.Skipped != 1 || res.Items != 3 || len(lines) != 1 || lines[0] != 2 {
+		t.Fatalf("skip-invalid result %+v, lines %v", res, lines)
+	}
+	if n := countRows(t, st, "items"); n != 3 {
+		t.Errorf("%d items stored, want 3", n)
+	}
+
+	res, _, err = importString(t, st, impA+"\n"+impB+"\n", false)
+	if err != nil || res.Imported != 0 || res.Duplicates != 2 || res.Items != 0 {
+		t.Fatalf("re-import: %+v %v", res, err)
+	}
+}
+
+func TestImportTracesEmptyAndConflict(t *testing.T) {
+	st := openTemp(t)
+	if _, _, err := importString(t, st, "\n\n", false); !errors.Is(err, ErrNoRecords) {
+		t.Fatalf("empty input: err = %v, want ErrNoRecords", err)
+	}
+	if _, _, err := importString(t, st, impA+"\n", false); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(impA, `"content":"done"`, `"content":"changed"`, 1)
+	_, _, err := importString(t, st, impB+"\n"+changed+"\n", false)
+	var rerr *trace.RecordError
+	if !errors.As(err, &rerr) || rerr.Line != 2 || !strings.Contains(err.Error(), "different content") {
+		t.Fatalf("conflict: err = %v", err)
+	}
+	if n := countRows(t, st, "traces"); n != 1 {
+		t.Errorf("%d traces, want 1 (the aborted input added none)", n)
+	}
+}
+
+func TestTraceSummaryCounts(t *testing.T) {
+	st := openTemp(t)
+	if _, _, err := importString(t, st, impA+"\n"+impB+"\n", false); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := st.TraceSummary(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Traces != 2 || sum.Items != 3 || sum.ItemsWithCalls != 1 || sum.ItemsWithoutCalls != 2 || sum.DistinctTools != 1 {
+		t.Errorf("counts %+v", sum)
+	}
+	if len(sum.FirstTools) != 2 || sum.FirstTools[0] != (Count{Value: trace.NoTool, N: 2}) {
+		t.Errorf("first tools %+v", sum.FirstTools)
+	}
+	if len(sum.Metadata) != 1 || sum.Metadata[0].Key != "k" || sum.Metadata[0].Top[0] != (Count{Value: "v", N: 1}) {
+		t.Errorf("metadata %+v", sum.Metadata)
+	}
+	if sum.From != nil {
+		t.Errorf("time range without timestamps: %v", sum.From)
+	}
+}
