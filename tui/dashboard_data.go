@@ -44,13 +44,13 @@ type goldItem struct {
 }
 
 // GoldRecords builds the gold records of the items selected by f exactly as
-// goldtrace export writes them (store.GoldTraces, then dataset.BuildLines),
+// goldtrace export writes them (store.GoldTraces, then a dataset.Builder),
 // and reads them back as goldtrace score reads an export: without the
 // conversation, records with the same tools or metadata sharing one decoded
 // copy. Sorted by id.
 //
 // Scoring never reads the conversation, so only its skeleton goes through
-// BuildLines (roles and tool calls: the observed calls come from them); every
+// the builder (roles and tool calls: the observed calls come from them); every
 // scored field takes the export's own path.
 func GoldRecords(ctx context.Context, st *store.Store, f store.GoldFilter) ([]dataset.Record, error) {
 	return goldRecords(ctx, st, f, nil)
@@ -132,9 +132,14 @@ func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, pa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			b := dataset.NewBuilder()
 			for k := w; k < len(todo) && ctx.Err() == nil; k += workers {
 				i := todo[k]
-				parts[i], errs[k] = decodeGoldLines(skeleton(tgs[i]))
+				tg, err := skeleton(tgs[i])
+				if err == nil {
+					parts[i], err = decodeGoldLines(b, tg)
+				}
+				errs[k] = err
 			}
 		}()
 	}
@@ -152,18 +157,24 @@ func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, pa
 
 // skeleton is tg with its conversation cut to what the gold records score:
 // messages up to the last gold turn, with their roles and tool calls.
-func skeleton(tg dataset.TraceGold) dataset.TraceGold {
+func skeleton(tg dataset.TraceGold) (dataset.TraceGold, error) {
+	msgs := tg.Trace.Messages
+	if msgs == nil && tg.MessagesJSON != nil {
+		if err := json.Unmarshal(tg.MessagesJSON, &msgs); err != nil {
+			return tg, fmt.Errorf("trace %s: messages: %w", tg.Trace.ID, err)
+		}
+	}
 	last := 0
 	for _, a := range tg.Answers {
 		last = max(last, a.Turn)
 	}
-	msgs := tg.Trace.Messages[:min(last+1, len(tg.Trace.Messages))]
+	msgs = msgs[:min(last+1, len(msgs))]
 	out := make([]trace.Message, len(msgs))
 	for i, m := range msgs {
 		out[i] = trace.Message{Role: m.Role, ToolCalls: m.ToolCalls}
 	}
-	tg.Trace.Messages = out
-	return tg
+	tg.Trace.Messages, tg.MessagesJSON = out, nil
+	return tg, nil
 }
 
 // goldLine is a dataset.Record as goldtrace score decodes a gold line: the
@@ -187,8 +198,8 @@ type goldLine struct {
 	Provenance     dataset.Provenance     `json:"provenance"`
 }
 
-func decodeGoldLines(tg dataset.TraceGold) ([]goldLine, error) {
-	lines, err := dataset.BuildLines(tg)
+func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]goldLine, error) {
+	lines, err := b.Lines(tg)
 	if err != nil {
 		return nil, fmt.Errorf("build gold records: %w", err)
 	}

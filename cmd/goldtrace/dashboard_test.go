@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,30 +69,24 @@ func dashProject(t *testing.T) string {
 	return db
 }
 
-// The preview scores exactly what an export contains: scoring the exported
-// file (read strictly, as goldtrace score reads a dataset) gives the same
-// report, item for item.
+// The preview scores exactly what an export contains: goldtrace score over
+// the exported file (its observed calls) gives the same report, item for
+// item.
 func TestDashboardMatchesScoreOfExport(t *testing.T) {
 	db := dashProject(t)
 	out := t.TempDir()
 	if _, stderr, code := expRun(t, db, "export", "demo", "--out", out, "--as", "carol", "-m", "preview check"); code != 0 {
 		t.Fatalf("export: %s", stderr)
 	}
-	content, err := os.ReadFile(filepath.Join(out, dataset.FileName("demo", 1)))
-	if err != nil {
-		t.Fatal(err)
+	file := filepath.Join(out, dataset.FileName("demo", 1))
+	stdout, stderr, code := expRun(t, db, "score", "--gold", file, "--json")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, stderr)
 	}
-	var cases []score.Case
-	var preds []score.Prediction
-	for _, line := range bytes.Split(bytes.TrimSpace(content), []byte("\n")) {
-		rec, err := dataset.DecodeRecord(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, rec.ScoreCase())
-		preds = append(preds, rec.ObservedPrediction())
+	var fromExport score.Report
+	if err := json.Unmarshal([]byte(stdout), &fromExport); err != nil {
+		t.Fatalf("score --json: %v", err)
 	}
-	fromExport := score.Score(cases, preds, score.Options{})
 
 	ctx := context.Background()
 	st, err := store.Open(ctx, db)
@@ -106,17 +99,18 @@ func TestDashboardMatchesScoreOfExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	preview := tui.ScoreObserved(recs)
+	preview.Gold, preview.Predictions = fromExport.Gold, fromExport.Predictions
 
-	if preview.Overall.Items != len(cases) || len(cases) < 20 {
-		t.Fatalf("preview has %d gold items, the export %d", preview.Overall.Items, len(cases))
+	if preview.Overall.Items != fromExport.Overall.Items || preview.Overall.Items < 20 {
+		t.Fatalf("preview has %d gold items, the export %d", preview.Overall.Items, fromExport.Overall.Items)
 	}
 	if preview.Overall.Correct == preview.Overall.Items {
 		t.Fatal("fixture has no failing item: the comparison would prove little")
 	}
 	got, _ := json.Marshal(preview)
-	want, _ := json.Marshal(fromExport)
+	want, _ := json.Marshal(&fromExport)
 	if !bytes.Equal(got, want) {
-		t.Errorf("preview report differs from scoring the export\npreview: %s\nexport:  %s", got, want)
+		t.Errorf("preview report differs from goldtrace score over the export\npreview: %s\nscore:   %s", got, want)
 	}
 }
 
