@@ -76,7 +76,7 @@ func (p *DashboardPage) headerLines() []string {
 	d := p.data
 	m := &d.Report.Overall
 	w := p.width
-	title := "Preview · observed calls vs current gold"
+	title := "Preview · observed calls vs gold"
 	if p.opts.Batch != "" {
 		title += " · batch " + p.opts.Batch
 	}
