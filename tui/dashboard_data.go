@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -203,10 +205,30 @@ func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]goldLine, erro
 	if err != nil {
 		return nil, fmt.Errorf("build gold records: %w", err)
 	}
+	// The lines of one trace carry the same available_tools, the bulk of
+	// each line: decode them once, and cut the same bytes out of the other
+	// lines before decoding those (a line where they are not found is
+	// decoded whole).
 	out := make([]goldLine, len(lines))
+	var toolsKey, toolsRaw []byte
 	for i, l := range lines {
-		if err := json.Unmarshal(l.Bytes, &out[i]); err != nil {
+		data := l.Bytes
+		shared := false
+		if toolsKey != nil {
+			if at := bytes.Index(data, toolsKey); at >= 0 {
+				data = slices.Concat(data[:at], []byte(`"available_tools":[]`), data[at+len(toolsKey):])
+				shared = true
+			}
+		}
+		if err := json.Unmarshal(data, &out[i]); err != nil {
 			return nil, fmt.Errorf("gold record %s: %w", l.ID, err)
+		}
+		switch {
+		case shared:
+			out[i].AvailableTools = toolsRaw
+		case i == 0:
+			toolsRaw = out[i].AvailableTools
+			toolsKey = append([]byte(`"available_tools":`), toolsRaw...)
 		}
 	}
 	return out, nil
