@@ -33,7 +33,8 @@ type dashboardMode int
 
 const (
 	modeOverview dashboardMode = iota // metrics, confusion matrix, worst tools
-	modeCell                          // the items of one confusion cell
+	modeCell                          // the items of one confusion cell or tool
+	modeTools                         // every tool, worst first
 	modeItem                          // one item, read-only
 )
 
@@ -56,6 +57,7 @@ type DashboardPage struct {
 	cache *goldRecordCache // gold records of the last computation, per trace
 
 	cell    cellList
+	tools   cellCursor // over data.worstTools() in modeTools
 	item    itemView
 	pollGen int
 }
@@ -175,10 +177,11 @@ func (p *DashboardPage) loaded(msg dashboardLoadedMsg) tea.Cmd {
 	p.matrix = newConfusionMatrix(msg.data.Report.Confusion)
 	p.layout()
 	p.matrix.keepCursor(exp, pred)
-	if p.mode != modeOverview {
+	if p.mode == modeCell || p.mode == modeItem {
 		// The list indexes into the data: refill it even behind an open item.
 		p.cell.refill(p.data)
 	}
+	p.tools.move(0, len(p.data.Report.PerTool), p.cellRows())
 	return nil
 }
 
@@ -198,6 +201,8 @@ func (p *DashboardPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return p.overviewKey(msg)
 	case modeCell:
 		return p.cellKey(msg)
+	case modeTools:
+		return p.toolsKey(msg)
 	case modeItem:
 		if key.Matches(msg, k.Close) {
 			p.mode = modeCell
@@ -221,6 +226,10 @@ func (p *DashboardPage) overviewKey(msg tea.KeyMsg) tea.Cmd {
 		p.matrix.Move(0, -1)
 	case key.Matches(msg, k.Right):
 		p.matrix.Move(0, 1)
+	case key.Matches(msg, k.Tools):
+		if p.data != nil && len(p.data.Report.PerTool) > 0 {
+			p.mode = modeTools
+		}
 	case key.Matches(msg, k.Open):
 		if p.data == nil || p.matrix.Empty() {
 			return nil
@@ -229,7 +238,7 @@ func (p *DashboardPage) overviewKey(msg tea.KeyMsg) tea.Cmd {
 		if n == 0 {
 			return ReportStatus(fmt.Sprintf("no item has gold %s and seen %s", exp, pred))
 		}
-		p.cell = cellList{expected: exp, predicted: pred}
+		p.cell = cellList{expected: exp, predicted: pred, from: modeOverview}
 		p.cell.refill(p.data)
 		p.mode = modeCell
 	}
@@ -240,7 +249,7 @@ func (p *DashboardPage) cellKey(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
 	switch {
 	case key.Matches(msg, k.Close):
-		p.mode = modeOverview
+		p.mode = p.cell.from
 	case key.Matches(msg, k.Up):
 		p.cell.move(-1, p.cellRows())
 	case key.Matches(msg, k.Down):
@@ -255,6 +264,31 @@ func (p *DashboardPage) cellKey(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		return p.openItem(i)
+	}
+	return nil
+}
+
+func (p *DashboardPage) toolsKey(msg tea.KeyMsg) tea.Cmd {
+	k := p.keys
+	tools := p.data.worstTools()
+	switch {
+	case key.Matches(msg, k.Close):
+		p.mode = modeOverview
+	case key.Matches(msg, k.Up):
+		p.tools.move(-1, len(tools), p.cellRows())
+	case key.Matches(msg, k.Down):
+		p.tools.move(1, len(tools), p.cellRows())
+	case key.Matches(msg, p.c.Keys.Global.ScrollUp):
+		p.tools.move(-p.cellRows(), len(tools), p.cellRows())
+	case key.Matches(msg, p.c.Keys.Global.ScrollDown):
+		p.tools.move(p.cellRows(), len(tools), p.cellRows())
+	case key.Matches(msg, k.Open):
+		if p.tools.cursor >= len(tools) {
+			return nil
+		}
+		p.cell = cellList{tool: tools[p.tools.cursor].Name, from: modeTools}
+		p.cell.refill(p.data)
+		p.mode = modeCell
 	}
 	return nil
 }
@@ -283,14 +317,20 @@ func (p *DashboardPage) ShortHelp() []key.Binding {
 	k := p.keys
 	switch p.mode {
 	case modeCell:
-		return []key.Binding{helpOnly("↑↓", "move"), withHelp(k.Open, "open item"), withHelp(k.Close, "back to matrix"), k.Refresh}
+		back := "back to matrix"
+		if p.cell.from == modeTools {
+			back = "back to tools"
+		}
+		return []key.Binding{helpOnly("↑↓", "move"), withHelp(k.Open, "open item"), withHelp(k.Close, back), k.Refresh}
+	case modeTools:
+		return []key.Binding{helpOnly("↑↓", "move"), withHelp(k.Open, "items of tool"), withHelp(k.Close, "back to matrix"), k.Refresh}
 	case modeItem:
 		return []key.Binding{helpOnly("↑↓ pgup/pgdn", "scroll"), withHelp(k.Close, "back to list")}
 	}
 	if p.data == nil || p.matrix.Empty() {
 		return []key.Binding{k.Refresh, k.Adjudicate}
 	}
-	return []key.Binding{helpOnly("←↑↓→", "move"), withHelp(k.Open, "items of cell"), k.Refresh, k.Adjudicate}
+	return []key.Binding{helpOnly("←↑↓→", "move"), withHelp(k.Open, "items of cell"), k.Tools, k.Refresh, k.Adjudicate}
 }
 
 // FullHelp is the short help in one column.

@@ -322,6 +322,22 @@ func (d *dashboardData) cellItems(expected, predicted string) []int {
 	return out
 }
 
+// toolItems lists the indexes of the items whose gold tool is tool,
+// failing ones first (each group in id order).
+func (d *dashboardData) toolItems(tool string) []int {
+	var failing, passing []int
+	for i, r := range d.Report.Items {
+		switch {
+		case r.ExpectedTool != tool:
+		case r.Correct:
+			passing = append(passing, i)
+		default:
+			failing = append(failing, i)
+		}
+	}
+	return append(failing, passing...)
+}
+
 // worstTools is the per-tool metrics, lowest exact_call first (ties: more
 // items first, then name).
 func (d *dashboardData) worstTools() []score.Group {

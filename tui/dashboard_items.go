@@ -12,10 +12,13 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// cellList is the items of one confusion cell, with a cursor.
+// cellList is the items of one confusion cell, or of one expected tool
+// (failing first), with a cursor.
 type cellList struct {
 	expected, predicted string
-	rows                []int // indexes into dashboardData.Items
+	tool                string        // set: the items whose gold tool is this
+	from                dashboardMode // where esc goes back to
+	rows                []int         // indexes into dashboardData.Items
 	cursor, top         int
 	data                *dashboardData
 }
@@ -28,7 +31,11 @@ func (l *cellList) refill(d *dashboardData) {
 		keep = l.data.Items[l.rows[l.cursor]].ID
 	}
 	l.data = d
-	l.rows = d.cellItems(l.expected, l.predicted)
+	if l.tool != "" {
+		l.rows = d.toolItems(l.tool)
+	} else {
+		l.rows = d.cellItems(l.expected, l.predicted)
+	}
 	l.cursor = min(l.cursor, max(len(l.rows)-1, 0))
 	for i, r := range l.rows {
 		if d.Items[r].ID == keep {
@@ -56,6 +63,18 @@ func (l *cellList) selected() (int, bool) {
 	return l.rows[l.cursor], true
 }
 
+// cellCursor is a cursor over a scrolled list.
+type cellCursor struct{ cursor, top int }
+
+func (c *cellCursor) move(d, n, visible int) {
+	c.cursor = min(max(c.cursor+d, 0), max(n-1, 0))
+	if c.cursor < c.top {
+		c.top = c.cursor
+	} else if c.cursor >= c.top+visible {
+		c.top = c.cursor - visible + 1
+	}
+}
+
 // cellRows is how many items fit under the list's title and header.
 func (p *DashboardPage) cellRows() int { return max(p.height-3, 1) }
 
@@ -64,14 +83,24 @@ func (p *DashboardPage) viewCell() string {
 	l := &p.cell
 	title := s.Title.Render(fmt.Sprintf("gold %s × seen %s", l.expected, l.predicted))
 	n := plural(len(l.rows), "item")
-	if l.expected == l.predicted {
+	switch {
+	case l.tool != "":
+		title = s.Title.Render("gold " + l.tool)
+		failing := 0
+		for _, r := range l.rows {
+			if !p.data.Report.Items[r].Correct {
+				failing++
+			}
+		}
+		n += fmt.Sprintf(" · %d failing, listed first", failing)
+	case l.expected == l.predicted:
 		n += " · same first tool " + markRight
-	} else {
+	default:
 		n += " · first tool differs " + markWrong
 	}
 	lines := []string{title, s.Muted.Render(n)}
 	if len(l.rows) == 0 {
-		lines = append(lines, "", s.Muted.Render("No items in this cell any more (the gold changed). esc goes back."))
+		lines = append(lines, "", s.Muted.Render("No items here any more (the gold changed). esc goes back."))
 		return strings.Join(lines, "\n")
 	}
 	idW, trW := 21, 24

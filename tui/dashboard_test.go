@@ -58,6 +58,7 @@ func TestDashboard(t *testing.T) {
 	t.Run("Goldens", func(t *testing.T) { testDashboardGoldens(t, st) })
 	t.Run("NoColorMarksDiagonal", func(t *testing.T) { testDashboardNoColorMarksDiagonal(t, st) })
 	t.Run("EmptyCellStays", func(t *testing.T) { testDashboardEmptyCellStays(t, st) })
+	t.Run("ToolsScreen", func(t *testing.T) { testDashboardToolsScreen(t, st) })
 }
 
 func testDashboardMatrixCursor(t *testing.T, st *store.Store) {
@@ -292,5 +293,31 @@ func testDashboardEmptyCellStays(t *testing.T, st *store.Store) {
 	runCmd(t, r, press(r, tea.KeyEnter))
 	if p.mode != modeOverview || !strings.Contains(r.Status().Text(), "no item has gold") {
 		t.Errorf("enter on an empty cell: mode %v, status %q", p.mode, r.Status().Text())
+	}
+}
+
+func testDashboardToolsScreen(t *testing.T, st *store.Store) {
+	r, p := newDashboardRoot(t, st, 80, 24)
+	r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("t")})
+	if p.mode != modeTools {
+		t.Fatalf("t: mode %v, want the tools screen", p.mode)
+	}
+	assertDashboardGolden(t, "dashboard_tools_80x24", r.View())
+	worst := p.data.worstTools()
+	press(r, tea.KeyDown, tea.KeyUp) // back on the worst tool
+	press(r, tea.KeyEnter)
+	if p.mode != modeCell || p.cell.tool != worst[0].Name || len(p.cell.rows) != worst[0].Items {
+		t.Fatalf("enter on %s: mode %v, listing %q with %d items, want %d", worst[0].Name, p.mode, p.cell.tool, len(p.cell.rows), worst[0].Items)
+	}
+	if p.data.Report.Items[p.cell.rows[0]].Correct {
+		t.Error("the worst tool's list does not start with a failing item")
+	}
+	press(r, tea.KeyEsc)
+	if p.mode != modeTools {
+		t.Errorf("esc from a tool's items: mode %v, want the tools screen", p.mode)
+	}
+	press(r, tea.KeyEsc)
+	if p.mode != modeOverview {
+		t.Errorf("esc from the tools: mode %v, want the overview", p.mode)
 	}
 }

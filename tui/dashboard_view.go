@@ -41,6 +41,8 @@ func (p *DashboardPage) View() string {
 		return p.c.Styles.Muted.Render("Scoring the observed calls against the gold…")
 	case p.mode == modeCell:
 		return p.viewCell()
+	case p.mode == modeTools:
+		return strings.Join(p.toolTable(p.data.worstTools(), p.height, &p.tools), "\n")
 	case p.mode == modeItem:
 		return p.item.view.View()
 	}
@@ -192,23 +194,40 @@ func kappaText(s *Styles, pairs []review.PairAgreement) string {
 // worstTools is the per-tool table, lowest exact_call first, in at most h
 // lines.
 func (p *DashboardPage) worstTools(h int) []string {
+	return p.toolTable(p.data.worstTools(), h, nil)
+}
+
+// toolTable renders tools in at most h lines; with a cursor (the tools
+// screen) it scrolls and marks the selected tool, without one it ends in
+// "… N more tools".
+func (p *DashboardPage) toolTable(tools []score.Group, h int, cur *cellCursor) []string {
 	s := &p.c.Styles
-	tools := p.data.worstTools()
-	const numW, kindW = 6, 22
+	const numW = 6
+	kindW := 22
 	rateW, heads := 11, []string{"exact_call", "tool_name", "args_value"}
 	if p.width < 80 {
 		rateW, heads = 7, []string{"exact", "tool", "args"}
 	}
-	nameW := min(max(p.width-numW-3*rateW-kindW, 10), 28)
+	indent := ""
+	if cur != nil {
+		kindW, indent = kindW-2, "  " // room for the cursor mark
+	}
+	nameW := min(max(p.width-numW-3*rateW-kindW-len(indent), 10), 28)
 	out := []string{s.Pane.Title.Render("Worst tools") + s.Muted.Render(truncate(" (by expected tool, lowest exact_call first)", p.width-11)),
-		s.Muted.Render(padRight("tool", nameW) + fmt.Sprintf("%*s%*s%*s%*s", numW, "n", rateW, heads[0], rateW, heads[1], rateW, heads[2]) + "  top error")}
+		s.Muted.Render(indent + padRight("tool", nameW) + fmt.Sprintf("%*s%*s%*s%*s", numW, "n", rateW, heads[0], rateW, heads[1], rateW, heads[2]) + "  top error")}
 	rows := h - len(out)
-	for i, g := range tools {
-		if i == rows-1 && len(tools) > rows {
-			out = append(out, s.Muted.Render(fmt.Sprintf("… %d more tools", len(tools)-i)))
+	first := 0
+	if cur != nil {
+		first = cur.top
+		out[0] = s.Pane.Title.Render("Tools") + s.Muted.Render(fmt.Sprintf(" · %d, lowest exact_call first · enter lists a tool's items", len(tools)))
+	}
+	for i := first; i < len(tools); i++ {
+		g := tools[i]
+		if cur == nil && i == rows-1 && len(tools) > rows {
+			out = append(out, s.Muted.Render(fmt.Sprintf("… %d more tools (t)", len(tools)-i)))
 			break
 		}
-		if i >= rows {
+		if i-first >= rows {
 			break
 		}
 		kind, n := topErrorKind(g.Metrics)
@@ -218,6 +237,11 @@ func (p *DashboardPage) worstTools(h int) []string {
 		}
 		line := padRight(truncate(g.Name, nameW-1), nameW) + fmt.Sprintf("%*d", numW, g.Items) +
 			rateCell(s, g.ExactCall, rateW) + rateCell(s, g.ToolName, rateW) + rateCell(s, g.ArgsValue, rateW) + "  " + truncate(top, kindW-2)
+		if cur != nil && i == cur.cursor {
+			line = s.Form.Selected.Render(markCursor + " " + line)
+		} else if cur != nil {
+			line = "  " + line
+		}
 		out = append(out, line)
 	}
 	for i := range out {

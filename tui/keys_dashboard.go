@@ -11,6 +11,7 @@ type DashboardKeys struct {
 	Open       key.Binding // the selected cell's items, or the selected item
 	Close      key.Binding // back to the matrix or the list
 	Refresh    key.Binding
+	Tools      key.Binding // every tool, worst first
 	Adjudicate key.Binding
 }
 
@@ -26,6 +27,7 @@ func defaultDashboardKeys() DashboardKeys {
 		Open:       b("enter", "open", "enter"),
 		Close:      b("esc", "back", "esc"),
 		Refresh:    b("r", "refresh", "r"),
+		Tools:      b("t", "all tools", "t"),
 		Adjudicate: b("a", "adjudicate", "a"),
 	}
 }
