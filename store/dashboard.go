@@ -25,3 +25,17 @@ func (s *Store) GoldFingerprint(ctx context.Context) (string, error) {
 	return fmt.Sprintf("gold %d %s · labels %d %s · disputes %d · sampled %d",
 		goldN, goldMax, labelN, labelMax, disputeN, sampledN), nil
 }
+
+// OpenItemCounts splits the open items of one batch ("" = all) into those
+// no reviewer has submitted yet (sampled) and those in progress (labeling).
+func (s *Store) OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error) {
+	err = s.r.QueryRowContext(ctx, `SELECT
+		count(*) FILTER (WHERE i.status = 'sampled'), count(*) FILTER (WHERE i.status = 'labeling')
+		FROM items i WHERE i.status IN ('sampled', 'labeling')
+		AND (?1 = '' OR EXISTS (SELECT 1 FROM batch_items b WHERE b.item_id = i.id AND b.batch = ?1))`, batch).
+		Scan(&sampled, &labeling)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count open items: %w", err)
+	}
+	return sampled, labeling, nil
+}

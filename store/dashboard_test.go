@@ -49,3 +49,28 @@ func TestGoldFingerprintChangesWithGoldAndLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenItemCounts(t *testing.T) {
+	st := openTemp(t)
+	statusFixture(t, st, 20)
+	ctx := context.Background()
+	for _, q := range []string{
+		`UPDATE items SET status = 'sampled' WHERE turn < 3`,
+		`UPDATE items SET status = 'labeling' WHERE turn BETWEEN 3 AND 4`,
+		`INSERT INTO batch_items(batch, item_id, position) SELECT 'b1', id, turn FROM items WHERE turn <> 0`,
+	} {
+		if err := st.WithTx(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, q); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		batch             string
+		sampled, labeling int
+	}{{"", 3, 2}, {"b1", 2, 2}, {"b2", 0, 0}}
+	for _, tt := range tests {
+		s, l, err := st.OpenItemCounts(ctx, tt.batch)
+		if err != nil || s != tt.sampled || l != tt.labeling {
+			t.Errorf("batch %q: sampled %d labeling %d (%v), want %d %d", tt.batch, s, l, err, tt.sampled, tt.labeling)
+		}
+	}
+}

@@ -29,6 +29,9 @@ type dashboardData struct {
 	// Items is parallel to Report.Items (sorted by id, as an export is).
 	Items  []goldItem
 	Status store.Status
+	// Sampled and Labeling split the open items: none of their labels in
+	// yet, or some.
+	Sampled, Labeling int
 }
 
 // goldItem is what the dashboard keeps of one gold record to list it and
@@ -300,8 +303,12 @@ func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, 
 	if err != nil {
 		return nil, err
 	}
+	sampled, labeling, err := st.OpenItemCounts(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
 	d := &dashboardData{Fingerprint: fp, ComputedAt: now(), Report: ScoreObserved(recs), Status: status,
-		Items: make([]goldItem, len(recs))}
+		Items: make([]goldItem, len(recs)), Sampled: sampled, Labeling: labeling}
 	for i := range recs {
 		r := &recs[i]
 		d.Items[i] = goldItem{ID: r.ID, TraceID: r.Input.Context.TraceID, Turn: r.Input.Context.Turn,

@@ -8,7 +8,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // minToolRows is how many worst tools stay visible when the matrix has to
@@ -101,7 +100,7 @@ func (p *DashboardPage) headerLines() []string {
 		metric("args_value", m.ArgsValue), metric("call_f1", m.F1))...)
 	out = append(out, wrapParts(s, w, metric("no_tool_accuracy", m.NoToolAccuracy),
 		metric("hallucinated_tool_rate", m.HallucinatedToolRate), s.Muted.Render("n ")+fmt.Sprint(m.Items))...)
-	out = append(out, wrapParts(s, w, progressParts(s, &d.Status)...)...)
+	out = append(out, wrapParts(s, w, progressParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
 	for i := range out {
 		out[i] = lipgloss.NewStyle().MaxWidth(w).Render(out[i])
@@ -129,7 +128,8 @@ func wrapParts(s *Styles, w int, parts ...string) []string {
 	return append(lines, line)
 }
 
-func progressParts(s *Styles, st *store.Status) []string {
+func progressParts(s *Styles, d *dashboardData) []string {
+	st := &d.Status
 	c := st.Items
 	n := func(p *int) int {
 		if p == nil {
@@ -138,8 +138,8 @@ func progressParts(s *Styles, st *store.Status) []string {
 		return *p
 	}
 	parts := []string{
-		s.Muted.Render("items ") + fmt.Sprint(c.Items),
-		s.Muted.Render("open ") + fmt.Sprint(c.Open),
+		s.Muted.Render("sampled ") + fmt.Sprint(d.Sampled),
+		s.Muted.Render("labeling ") + fmt.Sprint(d.Labeling),
 		s.Muted.Render("agreed ") + fmt.Sprint(n(c.Agreed)),
 		s.Muted.Render("disputed ") + fmt.Sprint(n(c.Disputed)),
 		s.Muted.Render("adjudicated ") + fmt.Sprint(n(c.Adjudicated)),
