@@ -56,6 +56,7 @@ type AgreementSummary struct {
 type LabelAgreement struct {
 	PercentAgreement *float64 `json:"percent_agreement"` // share of items whose labels agree
 	KappaTool        *float64 `json:"kappa_tool"`        // Cohen's kappa on the first tool, (none) included
+	AlphaTool        *float64 `json:"alpha_tool"`        // Krippendorff's alpha (nominal) on the first tool
 }
 
 // Changes lists item ids against the parent version (for v1: all added).

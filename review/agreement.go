@@ -68,11 +68,16 @@ type ToolArgsAgreement struct {
 }
 
 // ToolAgreement is, for one tool class, the reviewer pairs where at least one
-// chose it (Involved) and where both did (Agreed).
+// chose it (Involved) and where both did (Agreed), and Cohen's kappa of the
+// binary question "is it this tool?" over all reviewer pairs.
 type ToolAgreement struct {
 	Tool     string `json:"tool"`
 	Involved int    `json:"involved"`
 	Agreed   int    `json:"agreed"`
+	// onlyA and onlyB count pairs where only the first (second) reviewer
+	// chose the tool.
+	onlyA, onlyB int
+	Kappa        Kappa `json:"kappa"`
 }
 
 // Confusion counts reviewer pairs where one chose tool class A and the other B.
@@ -110,8 +115,11 @@ func Agree(items [][]Label) Agreement {
 			continue
 		}
 		out.Items++
-		ls := append([]Label(nil), labels...)
-		sort.Slice(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer })
+		ls := labels
+		if !sort.SliceIsSorted(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer }) {
+			ls = append([]Label(nil), labels...)
+			sort.Slice(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer })
+		}
 		unit := make([]string, len(ls))
 		for i, l := range ls {
 			unit[i] = ToolClass(l)
@@ -124,7 +132,13 @@ func Agree(items [][]Label) Agreement {
 				pairA[k] = append(pairA[k], ci)
 				pairB[k] = append(pairB[k], cj)
 				pairsTotal++
-				_, same := ComparePair(ls[i], ls[j])
+				// Compare the first calls' arguments once: they decide the
+				// args agreement and, with the rest, exact agreement.
+				argsEq := true
+				if ci == cj && ci != trace.NoTool {
+					argsEq = ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args)
+				}
+				same := ci == cj && argsEq && agreeGivenFirst(ls[i], ls[j])
 				if same {
 					exact[k]++
 					exactTotal++
@@ -140,14 +154,16 @@ func Agree(items [][]Label) Agreement {
 							argsByTool[ci] = ta
 						}
 						ta.Pairs++
-						if same || ArgsEqual(ls[i].Calls[0].Args, ls[j].Calls[0].Args) {
+						if argsEq {
 							ta.Agreed++
 						}
 					}
 					continue
 				}
 				tool(ci).Involved++
+				tool(ci).onlyA++
 				tool(cj).Involved++
+				tool(cj).onlyB++
 				lo, hi := min(ci, cj), max(ci, cj)
 				confusion[pairKey{lo, hi}]++
 			}
@@ -173,6 +189,7 @@ func Agree(items [][]Label) Agreement {
 	sort.Slice(out.Args.PerTool, func(i, j int) bool { return out.Args.PerTool[i].Tool < out.Args.PerTool[j].Tool })
 	out.Args.Percent = ratio(out.Args.Agreed, out.Args.Pairs)
 	for _, t := range perTool {
+		t.Kappa = BinaryKappa(t.Agreed, t.onlyA, t.onlyB, pairsTotal-t.Agreed-t.onlyA-t.onlyB)
 		out.PerTool = append(out.PerTool, *t)
 	}
 	sort.Slice(out.PerTool, func(i, j int) bool { return out.PerTool[i].Tool < out.PerTool[j].Tool })
@@ -191,6 +208,18 @@ func Agree(items [][]Label) Agreement {
 	})
 	nonNilSlices(&out)
 	return out
+}
+
+// agreeGivenFirst reports whether two labels agree completely, given that
+// their tool classes and first calls' arguments are already known equal.
+func agreeGivenFirst(a, b Label) bool {
+	if a.Decision != b.Decision {
+		return false
+	}
+	if a.Decision == DecisionNoCall || len(a.Calls) == 0 {
+		return a.Decision == DecisionNoCall || len(b.Calls) == 0
+	}
+	return len(a.Calls) == len(b.Calls) && CallsEqual(a.Calls[1:], b.Calls[1:])
 }
 
 func nonNilSlices(a *Agreement) {

@@ -112,3 +112,23 @@ func TestArgsEqualIsSymmetric(t *testing.T) {
 		}
 	}
 }
+
+// Agree's exact agreement takes a shortcut; it must match ComparePair.
+func TestAgreeExactMatchesComparePair(t *testing.T) {
+	labels := []Label{
+		lab("x", DecisionNoCall), lab("x", DecisionCall), lab("x", DecisionCall, call("t", `{"a":1}`)),
+		lab("x", DecisionCall, call("t", `{"a":1.0}`)), lab("x", DecisionCall, call("t", `{"a":2}`)),
+		lab("x", DecisionCall, call("t", `{"a":1}`), call("u", `{}`)), lab("x", DecisionCall, call("t", `{"a":1}`), call("u", `{"b":1}`)),
+		lab("x", DecisionCall, call("u", `{}`), call("t", `{"a":1}`)), lab("x", DecisionNoCall, call("t", `{}`)),
+	}
+	for i, a := range labels {
+		for j, b := range labels {
+			a.Reviewer, b.Reviewer = "a", "b"
+			_, same := ComparePair(a, b)
+			got := *Agree([][]Label{{a, b}}).Exact == 1
+			if got != same {
+				t.Errorf("labels %d and %d: Agree exact %v, ComparePair %v", i, j, got, same)
+			}
+		}
+	}
+}

@@ -43,3 +43,21 @@ func CohenKappa(a, b []string) Kappa {
 	}
 	return k
 }
+
+// BinaryKappa is Cohen's kappa of a yes/no question from its 2×2 table:
+// both yes, only the first rater yes, only the second yes, both no.
+func BinaryKappa(yesYes, yesNo, noYes, noNo int) Kappa {
+	n := yesYes + yesNo + noYes + noNo
+	if n == 0 {
+		return Kappa{}
+	}
+	f := float64(n)
+	po := float64(yesYes+noNo) / f
+	pe := float64(yesYes+yesNo)/f*float64(yesYes+noYes)/f + float64(noYes+noNo)/f*float64(yesNo+noNo)/f
+	k := Kappa{N: n, Observed: po, Expected: pe}
+	if pe < 1 {
+		v := (po - pe) / (1 - pe)
+		k.Kappa = &v
+	}
+	return k
+}

@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/score"
@@ -99,14 +100,5 @@ func ApplyArgRules(g *Gold, specs []ArgRuleSpec) error {
 }
 
 func hasArg(args json.RawMessage, name string) bool {
-	v, ok := decodeArgs(args)
-	if !ok {
-		return false
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	_, has := m[name]
-	return has
+	return slices.Contains(argNames(args), name)
 }

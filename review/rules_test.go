@@ -62,3 +62,28 @@ func TestApplyArgRules(t *testing.T) {
 		t.Error("rule for an argument no call has: no error")
 	}
 }
+
+func FuzzParseArgRuleSpec(f *testing.F) {
+	for _, s := range []string{"order_id=fuzzy", "note=any+optional", `t:u=any_of:["c"]`, "x=", "=y", "a:b:c=exact", "x=any_of:[1,", "x=optional+any_of:[{}]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		spec, err := ParseArgRuleSpec(s)
+		if err != nil {
+			return
+		}
+		if spec.Arg == "" {
+			t.Fatalf("%q: parsed with an empty argument name", s)
+		}
+		switch spec.Rule.Match {
+		case "", score.MatchExact, score.MatchFuzzy, score.MatchAny:
+		default:
+			t.Fatalf("%q: match %q", s, spec.Rule.Match)
+		}
+		for _, v := range spec.Rule.AnyOf {
+			if !json.Valid(v) {
+				t.Fatalf("%q: any_of value %s is not JSON", s, v)
+			}
+		}
+	})
+}

@@ -46,6 +46,15 @@ func TestCohenKappaWikipediaExample(t *testing.T) {
 	near(t, "kappa", k.Kappa, 0.4)
 }
 
+func TestBinaryKappaMatchesCohen(t *testing.T) {
+	// The Wikipedia example as a 2×2 table.
+	k := BinaryKappa(20, 5, 10, 15)
+	near(t, "kappa", k.Kappa, 0.4)
+	if BinaryKappa(0, 0, 0, 0).Kappa != nil || BinaryKappa(3, 0, 0, 0).Kappa != nil {
+		t.Error("undefined kappa is not nil")
+	}
+}
+
 func TestCohenKappaEdges(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -165,6 +174,12 @@ func TestAgreeStatistics(t *testing.T) {
 	if len(a.Confusion) != 2 || a.Confusion[0] != (Confusion{A: "(none)", B: "b", Count: 2}) || a.Confusion[1] != (Confusion{A: "a", B: "b", Count: 1}) {
 		t.Errorf("confusion: %+v", a.Confusion)
 	}
+	// Tool a over the 6 pairs: both 2, only the first 1, only the second 0,
+	// neither 3: po = 5/6, pe = 3/6·2/6 + 3/6·4/6 = 1/2, κ = 2/3.
+	if a.PerTool[1].Tool != "a" || a.PerTool[1].Involved != 3 || a.PerTool[1].Agreed != 2 {
+		t.Fatalf("per tool: %+v", a.PerTool)
+	}
+	near(t, "kappa of tool a", a.PerTool[1].Kappa.Kappa, 2.0/3)
 	if a.Alpha.Alpha == nil || a.Alpha.Units != 4 {
 		t.Errorf("alpha: %+v", a.Alpha)
 	}

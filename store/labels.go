@@ -365,7 +365,7 @@ func (s *Store) SkipItem(ctx context.Context, itemID, reviewer, reason string) e
 func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (string, error) {
 	var id string
 	err := s.r.QueryRowContext(ctx, `SELECT l.item_id FROM labels l JOIN assignments a ON a.item_id = l.item_id AND a.reviewer = l.reviewer
-		WHERE l.reviewer = ? AND (? = '' OR a.batch = ?) ORDER BY a.updated_at DESC, l.submitted_at DESC LIMIT 1`, reviewer, batch, batch).Scan(&id)
+		WHERE l.reviewer = ? AND (? = '' OR a.batch = ?) ORDER BY a.updated_at DESC, l.submitted_at DESC, l.rowid DESC LIMIT 1`, reviewer, batch, batch).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("no submitted label by %s: %w", reviewer, ErrNotFound)
 	}
@@ -427,4 +427,36 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 		return nil
 	})
 	return l, err
+}
+
+// LabelsOfItems loads the submitted labels of the given items in one scan,
+// grouped per item (by reviewer), for agreement statistics over a dataset.
+// Items without labels are left out.
+func (s *Store) LabelsOfItems(ctx context.Context, itemIDs []string) ([][]review.Label, error) {
+	want := make(map[string]bool, len(itemIDs))
+	for _, id := range itemIDs {
+		want[id] = true
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
+		FROM labels ORDER BY item_id, reviewer`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]review.Label
+	for rows.Next() {
+		l, err := scanLabel(rows)
+		if err != nil {
+			return nil, err
+		}
+		if !want[l.Item] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1][0].Item == l.Item {
+			out[n-1] = append(out[n-1], l)
+		} else {
+			out = append(out, []review.Label{l})
+		}
+	}
+	return out, rows.Err()
 }

@@ -87,3 +87,54 @@ func TestSecondsMedian(t *testing.T) {
 		t.Error("median of nothing")
 	}
 }
+
+func TestStatusSeveralBatches(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	disputedItem(t, st) // batch b1: alice and bob disagree
+	tr := sampleTrace("tr_2")
+	tr.Messages[0].Content = "where is my other package?"
+	var item2 string
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM items WHERE trace_id = 'tr_2' ORDER BY turn LIMIT 1`).Scan(&item2); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b2', 1, 2, 'now')`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, 'alice', 'b2', 0, 'now'), (?, 'bob', 'b2', 0, 'now')`, item2, item2)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := callLabel(item2, "alice", `{"order_id":"ORD-9"}`)
+	l.Seconds = 17
+	if _, err := st.SubmitLabel(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Status(ctx, StatusQuery{As: "carol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Batches) != 2 || s.Items.Items != 2 || s.Items.Open != 1 || *s.Items.Disputed != 1 || s.Totals.Submitted != 3 || s.Totals.Pending != 1 {
+		t.Fatalf("all batches: %+v %+v", s.Items, s.Totals)
+	}
+	b2 := s.Batches[1]
+	if b2.Batch != "b2" || b2.Items.Open != 1 || b2.Totals.Submitted != 1 || *b2.Totals.MedianSeconds != 17 || len(b2.Reviewers) != 2 {
+		t.Errorf("b2: %+v", b2)
+	}
+	if a := s.Agreement; a.Items != 1 || len(a.Pairs) != 1 {
+		t.Errorf("agreement counts only items with two labels: %+v", a)
+	}
+	one, err := st.Status(ctx, StatusQuery{As: "carol", Batch: "b1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Batches) != 1 || one.Items.Items != 1 || *one.Items.Disputed != 1 || one.Totals.Submitted != 2 || *one.Totals.MedianSeconds != 0 {
+		t.Errorf("batch b1 only: %+v %+v", one.Items, one.Totals)
+	}
+}

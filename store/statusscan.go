@@ -1,10 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/review"
 )
@@ -55,20 +59,18 @@ func (h secondsHistogram) median() *float64 {
 // and how many have gold.
 type itemTally struct{ agreed, disputed, adjudicated, open, gold int }
 
-func (t *itemTally) add(status string, gold bool) {
+func (t *itemTally) addN(status string, n, gold int) {
 	switch status {
 	case "agreed":
-		t.agreed++
+		t.agreed += n
 	case "disputed":
-		t.disputed++
+		t.disputed += n
 	case "adjudicated":
-		t.adjudicated++
+		t.adjudicated += n
 	default:
-		t.open++
+		t.open += n
 	}
-	if gold {
-		t.gold++
-	}
+	t.gold += gold
 }
 
 func (t itemTally) counts(lead bool) ItemCounts {
@@ -91,79 +93,168 @@ type itemReviewer struct{ item, reviewer string }
 
 func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (statusScan, error) {
 	sc := statusScan{assignments: map[statusKey]int{}, items: map[string]*itemTally{}, seconds: map[statusKey]secondsHistogram{}}
-	// 1. assignments: progress, and which batch each (item, reviewer) is in.
+	var names []string
+	if err := s.scanRows(ctx, func(r scanner) error {
+		var n string
+		names = append(names, n)
+		return r.Scan(&names[len(names)-1])
+	}, `SELECT name FROM batches ORDER BY name LIMIT 2`); err != nil {
+		return sc, err
+	}
+	// The scans are independent: run them at once on the read pool.
+	var wg sync.WaitGroup
+	errs := make([]error, 5)
+	run := func(i int, fn func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+	}
+	run(0, func() error {
+		return s.scanRows(ctx, func(r scanner) error {
+			var k statusKey
+			var n int
+			if err := r.Scan(&k.batch, &k.reviewer, &k.status, &n); err != nil {
+				return err
+			}
+			sc.assignments[k] += n
+			return nil
+		}, `SELECT batch, reviewer, status, count(*) FROM assignments WHERE ?1 = '' OR batch = ?1 GROUP BY batch, reviewer, status`, batch)
+	})
+	if len(names) == 1 {
+		s.scanOneBatch(ctx, &sc, names[0], withLabels, run)
+	} else if len(names) > 1 {
+		run(1, func() error { return s.scanBatches(ctx, &sc, batch, withLabels) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return sc, err
+	}
+	// Roll the per-reviewer histograms up to per batch and overall.
+	var keys []statusKey
+	for k := range sc.seconds {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		for _, up := range []statusKey{{batch: k.batch}, {}} {
+			for secs, n := range sc.seconds[k] {
+				sc.hist(up)[secs] += n
+			}
+		}
+	}
+	return sc, nil
+}
+
+func (sc *statusScan) hist(k statusKey) secondsHistogram {
+	h := sc.seconds[k]
+	if h == nil {
+		h = secondsHistogram{}
+		sc.seconds[k] = h
+	}
+	return h
+}
+
+func (sc *statusScan) tally(b string) *itemTally {
+	t := sc.items[b]
+	if t == nil {
+		t = &itemTally{}
+		sc.items[b] = t
+	}
+	return t
+}
+
+// scanOneBatch is the common case, a project with a single batch: every
+// assignment and label is in it, so SQLite aggregates and no (item,
+// reviewer) → batch map is needed. It starts its scans with run.
+func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, withLabels bool, run func(int, func() error)) {
+	run(1, func() error {
+		return s.scanRows(ctx, func(r scanner) error {
+			var st string
+			var n, gold int
+			if err := r.Scan(&st, &n, &gold); err != nil {
+				return err
+			}
+			for _, name := range []string{"", b} {
+				sc.tally(name).addN(st, n, gold)
+			}
+			return nil
+		}, `SELECT i.status, count(*), count(g.item_id) FROM items i LEFT JOIN gold g ON g.item_id = i.id
+			WHERE i.id IN (SELECT item_id FROM assignments) GROUP BY i.status`)
+	})
+	run(2, func() error {
+		return s.scanRows(ctx, func(r scanner) error {
+			var reviewer string
+			var secs, n int
+			if err := r.Scan(&reviewer, &secs, &n); err != nil {
+				return err
+			}
+			sc.hist(statusKey{batch: b, reviewer: reviewer})[secs] += n
+			return nil
+		}, `SELECT reviewer, seconds, count(*) FROM labels GROUP BY reviewer, seconds`)
+	})
+	if !withLabels {
+		return
+	}
+	run(3, func() error {
+		var g labelGrouper
+		var row sql.RawBytes
+		err := s.scanRows(ctx, func(r scanner) error {
+			if err := r.Scan(&row); err != nil {
+				return err
+			}
+			return g.addRow(row)
+		}, `SELECT `+labelRow+` FROM labels`)
+		sc.labels = g.items
+		return err
+	})
+}
+
+// scanBatches handles several batches: one scan of the assignments maps
+// each (item, reviewer) to its batch, then items and labels are attributed
+// in Go.
+func (s *Store) scanBatches(ctx context.Context, sc *statusScan, batch string, withLabels bool) error {
 	batchOf := map[itemReviewer]string{}
 	itemBatches := map[string][]string{}
 	err := s.scanRows(ctx, func(r scanner) error {
 		var ir itemReviewer
-		var b, st string
-		if err := r.Scan(&ir.item, &ir.reviewer, &b, &st); err != nil {
+		var b string
+		if err := r.Scan(&ir.item, &ir.reviewer, &b); err != nil {
 			return err
 		}
-		sc.assignments[statusKey{b, ir.reviewer, st}]++
 		batchOf[ir] = b
-		bs := itemBatches[ir.item]
-		if len(bs) == 0 || bs[len(bs)-1] != b && !contains(bs, b) {
+		if bs := itemBatches[ir.item]; !contains(bs, b) {
 			itemBatches[ir.item] = append(bs, b)
 		}
 		return nil
-	}, `SELECT item_id, reviewer, batch, status FROM assignments WHERE ?1 = '' OR batch = ?1`, batch)
+	}, `SELECT item_id, reviewer, batch FROM assignments WHERE ?1 = '' OR batch = ?1`, batch)
 	if err != nil {
-		return sc, err
-	}
-	// 2. gold and item status, for the items in the selection.
-	gold := map[string]bool{}
-	if err := s.scanRows(ctx, func(r scanner) error {
-		var id string
-		if err := r.Scan(&id); err != nil {
-			return err
-		}
-		gold[id] = true
-		return nil
-	}, `SELECT item_id FROM gold`); err != nil {
-		return sc, err
-	}
-	tally := func(b string) *itemTally {
-		t := sc.items[b]
-		if t == nil {
-			t = &itemTally{}
-			sc.items[b] = t
-		}
-		return t
+		return err
 	}
 	if err := s.scanRows(ctx, func(r scanner) error {
 		var id, st string
-		if err := r.Scan(&id, &st); err != nil {
+		var gold bool
+		if err := r.Scan(&id, &st, &gold); err != nil {
 			return err
 		}
 		bs, ok := itemBatches[id]
 		if !ok {
 			return nil
 		}
-		tally("").add(st, gold[id])
+		g := boolInt(gold)
+		sc.tally("").addN(st, 1, g)
 		for _, b := range bs {
-			tally(b).add(st, gold[id])
+			sc.tally(b).addN(st, 1, g)
 		}
 		return nil
-	}, `SELECT id, status FROM items WHERE status != 'new'`); err != nil {
-		return sc, err
+	}, `SELECT i.id, i.status, g.item_id IS NOT NULL FROM items i LEFT JOIN gold g ON g.item_id = i.id WHERE i.status != 'new'`); err != nil {
+		return err
 	}
-	// 3. labels: seconds, and for leads the labels themselves, grouped by
-	// item. Labels with byte-identical calls share one decoded slice.
 	calls := "''"
 	if withLabels {
 		calls = "calls"
 	}
-	byItem := map[string]int{}
-	decoded := map[string][]review.LabelCall{}
-	hist := func(k statusKey) secondsHistogram {
-		h := sc.seconds[k]
-		if h == nil {
-			h = secondsHistogram{}
-			sc.seconds[k] = h
-		}
-		return h
-	}
+	var g labelGrouper
 	err = s.scanRows(ctx, func(r scanner) error {
 		var l review.Label
 		var raw string
@@ -174,44 +265,110 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 		if !ok {
 			return nil // not in the selected batch
 		}
-		hist(statusKey{batch: b, reviewer: l.Reviewer})[l.Seconds]++
+		sc.hist(statusKey{batch: b, reviewer: l.Reviewer})[l.Seconds]++
 		if !withLabels {
 			return nil
 		}
-		cs, ok := decoded[raw]
-		if !ok {
-			if err := json.Unmarshal([]byte(raw), &cs); err != nil {
-				return fmt.Errorf("label %s/%s: calls: %w", l.Item, l.Reviewer, err)
-			}
-			decoded[raw] = cs
-		}
-		l.Calls = cs
-		i, ok := byItem[l.Item]
-		if !ok {
-			i = len(sc.labels)
-			byItem[l.Item] = i
-			sc.labels = append(sc.labels, nil)
-			clear(decoded) // identical calls are shared within an item only
-			decoded[raw] = cs
-		}
-		sc.labels[i] = append(sc.labels[i], l)
-		return nil
-	}, `SELECT item_id, reviewer, decision, seconds, `+calls+` FROM labels ORDER BY item_id`)
-	if err != nil {
-		return sc, err
+		return g.add(l, raw)
+	}, `SELECT item_id, reviewer, decision, seconds, `+calls+` FROM labels`)
+	sc.labels = g.items
+	return err
+}
+
+// labelRow selects a label's item, decision, reviewer and calls as one text
+// joined by the unit separator (0x1f): the driver allocates per column, so
+// one column instead of four makes the lead's status markedly cheaper. Item
+// ids and decisions never contain 0x1f, and JSON text never holds it raw, so
+// the last separator splits the reviewer (any name) from the calls.
+const labelRow = `item_id || char(31) || decision || char(31) || reviewer || char(31) || calls`
+
+// addRow adds a label selected as labelRow.
+func (g *labelGrouper) addRow(row []byte) error {
+	item, rest, ok1 := bytes.Cut(row, []byte{0x1f})
+	decision, rest, ok2 := bytes.Cut(rest, []byte{0x1f})
+	last := bytes.LastIndexByte(rest, 0x1f)
+	if !ok1 || !ok2 || last < 0 {
+		return fmt.Errorf("label row %q: malformed", row)
 	}
-	// Roll the per-reviewer histograms up to per batch and overall.
-	for k, h := range sc.seconds {
-		if k.reviewer == "" {
-			continue
+	return g.addRaw(item, rest[:last], decision, rest[last+1:], 0)
+}
+
+// addRaw adds a label scanned into reusable buffers, allocating strings only
+// for what it has not seen: an item id once per item, reviewer and decision
+// names once per scan, calls text once per distinct calls of an item.
+func (g *labelGrouper) addRaw(item, reviewer, decision, raw []byte, seconds int) error {
+	if g.names == nil {
+		g.names = map[string]string{}
+	}
+	intern := func(b []byte) string {
+		if s, ok := g.names[string(b)]; ok {
+			return s
 		}
-		for _, up := range []statusKey{{batch: k.batch}, {}} {
-			for secs, n := range h {
-				hist(up)[secs] += n
+		s := string(b)
+		g.names[s] = s
+		return s
+	}
+	l := review.Label{Reviewer: intern(reviewer), Decision: intern(decision), Seconds: seconds}
+	if i, ok := g.index[string(item)]; ok {
+		l.Item = g.items[i][0].Item
+		for k, r := range g.raws[i] {
+			if r == string(raw) {
+				l.Calls = g.items[i][k].Calls
+				g.items[i] = append(g.items[i], l)
+				g.raws[i] = append(g.raws[i], r)
+				return nil
 			}
 		}
+	} else {
+		l.Item = string(item)
 	}
-	return sc, nil
+	return g.add(l, string(raw))
+}
+
+// labelGrouper collects labels into one slice per item, decoding their
+// calls; labels of an item with byte-identical calls share one decoded slice.
+type labelGrouper struct {
+	items [][]review.Label
+	raws  [][]string
+	index map[string]int
+	names map[string]string
+	// labelBlock and rawBlock are unused room for the next items' slices.
+	labelBlock []review.Label
+	rawBlock   []string
+}
+
+func (g *labelGrouper) add(l review.Label, raw string) error {
+	if g.index == nil {
+		g.index = map[string]int{}
+	}
+	i, ok := g.index[l.Item]
+	if !ok {
+		i = len(g.items)
+		g.index[l.Item] = i
+		// Most items have two labels: carve their slices out of shared
+		// blocks instead of allocating two small slices per item.
+		if len(g.labelBlock) < 2 {
+			g.labelBlock = make([]review.Label, 2048)
+			g.rawBlock = make([]string, 2048)
+		}
+		g.items = append(g.items, g.labelBlock[:0:2])
+		g.raws = append(g.raws, g.rawBlock[:0:2])
+		g.labelBlock, g.rawBlock = g.labelBlock[2:], g.rawBlock[2:]
+	}
+	for k, r := range g.raws[i] {
+		if r == raw {
+			l.Calls = g.items[i][k].Calls
+			break
+		}
+	}
+	if l.Calls == nil {
+		if err := json.Unmarshal([]byte(raw), &l.Calls); err != nil {
+			return fmt.Errorf("label %s/%s: calls: %w", l.Item, l.Reviewer, err)
+		}
+	}
+	g.items[i] = append(g.items[i], l)
+	g.raws[i] = append(g.raws[i], raw)
+	return nil
 }
 
 func contains(xs []string, x string) bool {

@@ -342,12 +342,6 @@ func (p *DashboardPage) Typing() bool { return false }
 // Flush has nothing to save.
 func (p *DashboardPage) Flush() tea.Cmd { return nil }
 
-// withHelp is b with another description for one screen's help line.
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
-}
-
 // helpOnly is a help-line entry standing for several bindings.
 func helpOnly(keys, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/viewport"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -226,13 +225,6 @@ func callLine(tool, args string, width int) string {
 	return "  " + tool + "\n    " + strings.ReplaceAll(wrapped, "\n", "\n    ")
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // contextLines is the conversation before the decision, compact: one
 // header per message and at most three lines of its text; tool results and
 // calls on one line each.
@@ -264,21 +256,4 @@ func contextLines(s *Styles, msgs []trace.Message, width int) []string {
 		out = append(out, s.Muted.Render("(no messages before this turn)"))
 	}
 	return out
-}
-
-func roleStyle(s *Styles, role string) lipgloss.Style {
-	switch role {
-	case trace.RoleSystem:
-		return s.Role.System
-	case trace.RoleUser:
-		return s.Role.User
-	case trace.RoleAssistant:
-		return s.Role.Assistant
-	}
-	return s.Role.Tool
-}
-
-// wrapText wraps s to width cells.
-func wrapText(s string, width int) string {
-	return lipgloss.NewStyle().Width(max(width, 10)).Render(s)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // HelpLine shows the keys that work now: one line by default, the full
@@ -37,7 +38,8 @@ func (h *HelpLine) View(page Page, global GlobalKeys) string {
 		return h.model.FullHelpView(groups)
 	}
 	short := append(page.ShortHelp(), global.Help)
-	return h.model.ShortHelpView(short)
+	// bubbles' help overflows when even its ellipsis does not fit; cut it.
+	return ansi.Truncate(h.model.ShortHelpView(short), h.model.Width, "…")
 }
 
 // Height is the number of lines View takes for page.

@@ -6,10 +6,11 @@ import "github.com/charmbracelet/bubbles/key"
 // Screens match with key.Matches and switch bindings off with SetEnabled so
 // the help line only ever lists keys that work.
 type KeyMap struct {
-	Global    GlobalKeys
-	Label     LabelKeys
-	Guide     GuideKeys
-	Dashboard DashboardKeys
+	Global     GlobalKeys
+	Label      LabelKeys
+	Adjudicate AdjudicateKeys
+	Guide      GuideKeys
+	Dashboard  DashboardKeys
 }
 
 // GlobalKeys work on every screen.
@@ -36,9 +37,7 @@ type LabelKeys struct {
 	RemoveCall  key.Binding
 	MoveCallUp  key.Binding
 	MoveCallDn  key.Binding
-	NextCall    key.Binding
 	ExpandTools key.Binding
-	ChangeTool  key.Binding
 }
 
 // GuideKeys drive the guide screen.
@@ -59,7 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Global: GlobalKeys{
 			ForceQuit:  b("ctrl+c", "save & quit", "ctrl+c"),
 			Quit:       b("q", "quit", "q"),
-			Help:       b("?", "more keys", "?"),
+			Help:       b("?/f1", "more keys", "?", "f1"),
 			Back:       b("esc", "back", "esc"),
 			ScrollUp:   b("pgup", "scroll up", "pgup"),
 			ScrollDown: b("pgdn", "scroll down", "pgdown"),
@@ -75,12 +74,11 @@ func DefaultKeyMap() KeyMap {
 			Guide:       b("ctrl+g", "guide", "ctrl+g"),
 			AddCall:     b("ctrl+a", "add call", "ctrl+a"),
 			RemoveCall:  b("ctrl+d", "remove call", "ctrl+d"),
-			MoveCallUp:  b("ctrl+up", "move call up", "ctrl+up"),
-			MoveCallDn:  b("ctrl+down", "move call down", "ctrl+down"),
-			NextCall:    b("ctrl+right", "next call", "ctrl+right"),
+			MoveCallUp:  b("ctrl/alt+↑", "move call earlier", "ctrl+up", "alt+up"),
+			MoveCallDn:  b("ctrl/alt+↓", "move call later", "ctrl+down", "alt+down"),
 			ExpandTools: b("ctrl+e", "expand tool results", "ctrl+e"),
-			ChangeTool:  b("ctrl+t", "change tool", "ctrl+t"),
 		},
+		Adjudicate: defaultAdjudicateKeys(),
 		Guide: GuideKeys{
 			Close: b("esc", "back to labeling", "esc", "ctrl+g"),
 			Up:    b("↑/k", "up", "up", "k"),

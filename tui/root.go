@@ -57,6 +57,9 @@ func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		r.resize()
 		return r, nil
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			return r, r.splitRunes(msg)
+		}
 		if cmd, handled := r.handleKey(msg); handled {
 			return r, cmd
 		}
@@ -73,7 +76,37 @@ func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return r, nil
 	}
-	return r, r.updatePage(r.current, msg)
+	return r, r.route(msg)
+}
+
+// route sends input (keys, mouse) to the current page only and every other
+// message (command results, ticks) to every page, the current one first:
+// pages drop what is not theirs, so a result arriving after a page switch
+// still reaches the page that asked for it.
+func (r *Root) route(msg tea.Msg) tea.Cmd {
+	switch msg.(type) {
+	case tea.KeyMsg, tea.MouseMsg:
+		return r.updatePage(r.current, msg)
+	}
+	cmds := []tea.Cmd{r.updatePage(r.current, msg)}
+	for _, id := range []PageID{PageLabel, PageAdjudicate, PageDashboard, PageGuide} {
+		if id != r.current {
+			cmds = append(cmds, r.updatePage(id, msg))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// splitRunes delivers fast typing one key at a time. Bubbletea reports
+// several runes read at once as one message whose String() is the text, so
+// a quickly typed "up" or "end" would match the arrow-up or end key.
+func (r *Root) splitRunes(msg tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, ch := range msg.Runes {
+		_, cmd := r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{ch}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return tea.Sequence(cmds...)
 }
 
 func (r *Root) handleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
@@ -82,18 +115,20 @@ func (r *Root) handleKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, g.ForceQuit):
 		return r.quit(), true
-	case page.Typing():
-		// Text fields get every other key, including q and ?.
-	case key.Matches(msg, g.Quit):
-		return r.quit(), true
-	case key.Matches(msg, g.Help):
+	case key.Matches(msg, g.Help) && (!page.Typing() || msg.Type != tea.KeyRunes):
+		// "?" is text while a text field has focus; f1 always works.
 		r.help.ToggleFull()
 		r.resize()
 		return nil, true
+	case page.Typing():
+		// Text fields get every other key, including q.
+	case key.Matches(msg, g.Quit):
+		return r.quit(), true
 	}
 	if key.Matches(msg, g.Back) && r.status.Visible() {
+		// esc dismisses the message and still reaches the page (it may
+		// also cancel a prompt there).
 		r.status.Dismiss()
-		return nil, true
 	}
 	return nil, false
 }
@@ -103,7 +138,15 @@ func (r *Root) quit() tea.Cmd {
 		return nil
 	}
 	r.quitting = true
-	return tea.Sequence(r.pages[r.current].Flush(), tea.Quit)
+	// Every page saves, not only the one shown: a draft behind the guide
+	// must survive quitting from the guide.
+	var cmds []tea.Cmd
+	for _, id := range []PageID{PageLabel, PageAdjudicate, PageDashboard, PageGuide} {
+		if p, ok := r.pages[id]; ok {
+			cmds = append(cmds, p.Flush())
+		}
+	}
+	return tea.Sequence(append(cmds, tea.Quit)...)
 }
 
 func (r *Root) switchTo(msg SwitchPageMsg) tea.Cmd {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -44,6 +45,7 @@ func newTestRoot(typing bool) (*Root, *notePage, *notePage, *bool) {
 	label := &notePage{typing: typing, flushed: flushed, keys: []key.Binding{c.Keys.Label.Submit}}
 	guide := &notePage{flushed: flushed}
 	r := NewRoot(c, PageLabel, map[PageID]Page{PageLabel: label, PageGuide: guide})
+	r.status.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	r.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return r, label, guide, flushed
 }
@@ -126,8 +128,8 @@ func TestRootStatusAndSwitching(t *testing.T) {
 		t.Fatalf("error not shown:\n%s", v)
 	}
 	r.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	if r.Status().Visible() || len(label.got) != 0 {
-		t.Errorf("esc should dismiss the status and not reach the page: %v %v", r.Status().Text(), label.got)
+	if r.Status().Visible() || strings.Join(label.got, ",") != "esc" {
+		t.Errorf("esc should dismiss the status and reach the page: %v %v", r.Status().Text(), label.got)
 	}
 	_, cmd := r.Update(SwitchPageMsg{To: PageGuide, Payload: "get_order_status"})
 	drain(r, cmd)
@@ -155,5 +157,13 @@ func TestStylesNoColorHasNoColourCodes(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	if !NewStyles().NoColor {
 		t.Error("NewStyles ignores NO_COLOR")
+	}
+}
+
+func TestRootSplitsFastTyping(t *testing.T) {
+	r, label, _, _ := newTestRoot(true)
+	r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("up")})
+	if got := strings.Join(label.got, ","); got != "u,p" {
+		t.Errorf("page got %q, want the runes one by one", got)
 	}
 }

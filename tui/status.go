@@ -42,10 +42,12 @@ type StatusLine struct {
 	isErr  bool
 	seq    int
 	width  int
+	// after schedules the expiry of confirmations; tests replace it.
+	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 }
 
 // NewStatusLine is an empty status line.
-func NewStatusLine(styles *Styles) StatusLine { return StatusLine{styles: styles} }
+func NewStatusLine(styles *Styles) StatusLine { return StatusLine{styles: styles, after: tea.Tick} }
 
 // SetWidth sets the width the line is cut to.
 func (s *StatusLine) SetWidth(w int) { s.width = w }
@@ -60,7 +62,7 @@ func (s *StatusLine) Update(msg tea.Msg) tea.Cmd {
 		s.seq++
 		s.text, s.isErr = oneLine(msg.Text), false
 		seq := s.seq
-		return tea.Tick(statusInfoLifetime, func(time.Time) tea.Msg { return statusExpiredMsg{seq} })
+		return s.after(statusInfoLifetime, func(time.Time) tea.Msg { return statusExpiredMsg{seq} })
 	case statusExpiredMsg:
 		if msg.seq == s.seq && !s.isErr {
 			s.text = ""

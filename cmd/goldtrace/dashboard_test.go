@@ -25,7 +25,7 @@ func dashProject(t *testing.T) string {
 	if _, stderr, code := expRun(t, db, "demo", "--dir", dir, "--seed", "1"); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}
-	if _, stderr, code := expRun(t, db, "sample", "--n", "40", "--seed", "1", "--by", "tool", "--reviewers", "alice,bob", "--batch", "demo"); code != 0 {
+	if _, stderr, code := expRun(t, db, "sample", "--n", "40", "--seed", "1", "--by", "tool", "--reviewers", "alice,bob", "--batch", "dash"); code != 0 {
 		t.Fatalf("sample: %s", stderr)
 	}
 	ctx := context.Background()
@@ -41,7 +41,7 @@ func dashProject(t *testing.T) string {
 		}
 	}
 	for _, r := range []string{"alice", "bob"} {
-		queue, err := st.Queue(ctx, r, "demo")
+		queue, err := st.Queue(ctx, r, "dash")
 		if err != nil {
 			t.Fatal(err)
 		}

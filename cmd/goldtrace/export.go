@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -47,7 +48,7 @@ type exportResult struct {
 }
 
 func newExportCmd(app *App) *cobra.Command {
-	var o exportOptions
+	o := exportOptions{labelAgreement: exportAgreement}
 	cmd := &cobra.Command{
 		Use:   "export NAME | NAME@vN",
 		Short: "Export the current gold items as the next version of dataset NAME (or re-materialise NAME@vN)",
@@ -382,4 +383,45 @@ func progress(app *App, msg string) {
 	if IsTerminal(app.Err) {
 		fmt.Fprintln(app.Err, msg)
 	}
+}
+
+// exportAgreement is the manifest's agreement summary of the reviewers'
+// labels on the exported items: the share of items whose labels agree
+// completely, kappa on the first tool (Cohen's for one reviewer pair; Light's,
+// the mean of the pairs' Cohen's kappas, for more) and Krippendorff's alpha.
+func exportAgreement(ctx context.Context, st *store.Store, itemIDs []string) (dataset.LabelAgreement, error) {
+	items, err := st.LabelsOfItems(ctx, itemIDs)
+	if err != nil {
+		return dataset.LabelAgreement{}, err
+	}
+	var out dataset.LabelAgreement
+	agreed, compared := 0, 0
+	for _, labels := range items {
+		if len(labels) < 2 {
+			continue
+		}
+		compared++
+		if review.Compare(labels).Agreed {
+			agreed++
+		}
+	}
+	if compared > 0 {
+		p := float64(agreed) / float64(compared)
+		out.PercentAgreement = &p
+	}
+	a := review.Agree(items)
+	var sum float64
+	n := 0
+	for _, pair := range a.Pairs {
+		if pair.Kappa.Kappa != nil {
+			sum += *pair.Kappa.Kappa
+			n++
+		}
+	}
+	if n > 0 {
+		k := sum / float64(n)
+		out.KappaTool = &k
+	}
+	out.AlphaTool = a.Alpha.Alpha
+	return out, nil
 }

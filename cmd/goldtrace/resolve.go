@@ -202,8 +202,8 @@ func readResolveLabel(app *App, path, item string) (review.Label, error) {
 		if c.Tool == "" {
 			return l, fmt.Errorf("%s: call %d has no tool", path, i+1)
 		}
-		if len(c.Args) > 0 && !json.Valid(c.Args) {
-			return l, fmt.Errorf("%s: call %d (%s): args are not JSON", path, i+1, c.Tool)
+		if len(c.Args) == 0 || string(c.Args) == "null" {
+			l.Calls[i].Args = json.RawMessage(`{}`)
 		}
 	}
 	l.Item, l.Reviewer = item, ""

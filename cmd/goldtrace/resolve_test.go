@@ -202,3 +202,19 @@ func TestSettingsCLIReviewAgreed(t *testing.T) {
 		t.Errorf("settings: %s", out)
 	}
 }
+
+func TestResolveCLILabelWithoutArgs(t *testing.T) {
+	db, item := rvDisputed(t)
+	out, errs, code := rvRun(t, db, `{"decision":"call","calls":[{"tool":"get_order_status"}]}`, "resolve", item, "--as", "carol", "--label", "-", "--reason", "no id needed", "--json")
+	if code != 0 {
+		t.Fatalf("%s", errs)
+	}
+	var g review.Gold
+	if err := json.Unmarshal([]byte(out), &g); err != nil || string(g.Calls[0].Args) != `{}` {
+		t.Errorf("missing args should be {}: %s %v", out, err)
+	}
+	_, errs, code = rvRun(t, db, `{"decision":"call","calls":[]}`, "resolve", item, "--as", "carol", "--label", "-", "--reason", "r", "--force")
+	if code != 2 || !strings.Contains(errs, "decision call needs at least one call") {
+		t.Errorf("empty call list: %d %s", code, errs)
+	}
+}

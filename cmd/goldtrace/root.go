@@ -31,6 +31,10 @@ against them for CI.`,
 	root.SetErr(app.Err)
 	root.AddCommand(
 		newUsersCmd(app),
+		newGuideCmd(app),
+		newLabelCmd(app),
+		newLabelsCmd(app),
+		newAdjudicateCmd(app),
 		newDemoCmd(app),
 		newImportCmd(app),
 		newTracesCmd(app),

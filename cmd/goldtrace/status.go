@@ -153,7 +153,7 @@ func writeAgreement(w io.Writer, s store.Status) error {
 		}
 	}
 	if len(a.PerTool) > 0 {
-		fmt.Fprintln(tw, "\n  TOOL\tPAIRS INVOLVED\tAGREED\tARGS AGREED")
+		fmt.Fprintln(tw, "\n  TOOL\tPAIRS INVOLVED\tAGREED\tKAPPA\tARGS AGREED")
 		args := map[string]string{}
 		for _, t := range a.Args.PerTool {
 			args[t.Tool] = fmt.Sprintf("%d/%d", t.Agreed, t.Pairs)
@@ -163,7 +163,7 @@ func writeAgreement(w io.Writer, s store.Status) error {
 			if arg == "" {
 				arg = "-"
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", t.Tool, t.Involved, t.Agreed, arg)
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", t.Tool, t.Involved, t.Agreed, coefficient(t.Kappa.Kappa), arg)
 		}
 	}
 	if len(a.Confusion) > 0 {

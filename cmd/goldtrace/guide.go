@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/goldtrace/goldtrace/guide"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// guideDefaultAuthor is recorded as the author of the shipped default guide.
+const guideDefaultAuthor = "goldtrace"
+
+func newGuideCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "guide",
+		Short: "The labeling guide: set a new version, show it, list its versions",
+	}
+	cmd.AddCommand(newGuideSetCmd(app), newGuideShowCmd(app), newGuideLogCmd(app))
+	return cmd
+}
+
+// ensureGuide is the guide in force, storing the shipped default as the
+// first version when the project never set one.
+func ensureGuide(app *App, cmd *cobra.Command) (*store.Store, store.GuideVersion, error) {
+	st, err := app.Store(cmd.Context())
+	if err != nil {
+		return nil, store.GuideVersion{}, err
+	}
+	v, err := st.EnsureGuide(cmd.Context(), guide.ID(guide.Default()), guide.Default(), guideDefaultAuthor)
+	if err != nil {
+		return nil, v, fmt.Errorf("load guide: %w", err)
+	}
+	return st, v, nil
+}
+
+func newGuideSetCmd(app *App) *cobra.Command {
+	var as string
+	cmd := &cobra.Command{
+		Use:   "set FILE",
+		Short: "Make the markdown in FILE the guide in force (a lead's job)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if as == "" {
+				return errors.New("guide set needs --as NAME (the lead making the change)")
+			}
+			body, err := os.ReadFile(args[0])
+			if err != nil {
+				return fmt.Errorf("read guide: %w", err)
+			}
+			if len(body) == 0 {
+				return fmt.Errorf("%s: the guide is empty", args[0])
+			}
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			u, err := st.User(cmd.Context(), as)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no user %q: add one with `goldtrace users add %s --role lead`", as, as)
+			} else if err != nil {
+				return err
+			}
+			if u.Role != store.RoleLead {
+				return fmt.Errorf("%s is a %s; only a lead sets the guide (`goldtrace users add %s --role lead`)", as, u.Role, as)
+			}
+			v, changed, err := st.SetGuide(cmd.Context(), guide.ID(string(body)), string(body), as)
+			if err != nil {
+				return fmt.Errorf("set guide: %w", err)
+			}
+			if !changed {
+				fmt.Fprintf(app.Out, "guide %s is already in force\n", v.ID)
+				return nil
+			}
+			fmt.Fprintf(app.Out, "guide %s is in force (version %d, by %s)\n", v.ID, v.Seq, v.Author)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&as, "as", "", "the lead setting the guide")
+	return cmd
+}
+
+func newGuideShowCmd(app *App) *cobra.Command {
+	var id string
+	var raw bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the guide in force (or --version ID); rendered on a terminal, markdown otherwise",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, v, err := ensureGuide(app, cmd)
+			if err != nil {
+				return err
+			}
+			if id != "" {
+				if v, err = st.Guide(cmd.Context(), id); errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("no guide version %s (see `goldtrace guide log`)", id)
+				} else if err != nil {
+					return err
+				}
+			}
+			f, isFile := app.Out.(*os.File)
+			if raw || !isFile || !IsTerminal(app.Out) {
+				_, err := fmt.Fprint(app.Out, ensureNewline(v.Body))
+				return err
+			}
+			width, _, err := term.GetSize(int(f.Fd()))
+			if err != nil || width <= 0 {
+				width = 80
+			}
+			style := guide.StyleDark
+			if os.Getenv("NO_COLOR") != "" {
+				style = guide.StylePlain
+			}
+			out, err := guide.Render(v.Body, min(width, 100), style)
+			if err != nil {
+				return fmt.Errorf("render guide: %w", err)
+			}
+			fmt.Fprintf(app.Out, "%s\n\n(guide %s, by %s, %s)\n", out, v.ID, v.Author, v.CreatedAt)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&id, "version", "", "a guide version id (g_…)")
+	cmd.Flags().BoolVar(&raw, "raw", false, "print the markdown even on a terminal")
+	return cmd
+}
+
+func ensureNewline(s string) string {
+	if len(s) > 0 && s[len(s)-1] != '\n' {
+		return s + "\n"
+	}
+	return s
+}
+
+func newGuideLogCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "List guide versions, the one in force first, with how many labels used each",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, _, err := ensureGuide(app, cmd)
+			if err != nil {
+				return err
+			}
+			log, used, err := st.GuideLog(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("guide log: %w", err)
+			}
+			if asJSON {
+				type entry struct {
+					store.GuideVersion
+					InForce bool `json:"in_force"`
+					Labels  int  `json:"labels"`
+				}
+				out := make([]entry, len(log))
+				for i, v := range log {
+					out[i] = entry{v, i == 0, used[v.ID]}
+				}
+				enc := json.NewEncoder(app.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "VERSION\tID\tAUTHOR\tSET AT\tLABELS\t")
+			for i, v := range log {
+				mark := ""
+				if i == 0 {
+					mark = "in force"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", v.Seq, v.ID, v.Author, v.CreatedAt, used[v.ID], mark)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

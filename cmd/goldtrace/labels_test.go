@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace/synth"
+)
+
+// lblProject is a demo database with n items sampled for alice and bob.
+func lblProject(t *testing.T, n int) (db string, items []string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, p, err := setupDemo(context.Background(), dir, synth.Options{Seed: 3, N: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := tuiRun(t, p.DB, "sample", "--n", itoaTest(n), "--seed", "1", "--reviewers", "alice,bob", "--batch", "b1"); err != nil {
+		t.Fatal(err)
+	}
+	st, err = store.Open(context.Background(), p.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, err := st.Queue(context.Background(), "alice", "b1")
+	if err != nil || len(q) != n {
+		t.Fatalf("queue %v %v", q, err)
+	}
+	for _, a := range q {
+		items = append(items, a.ItemID)
+	}
+	return p.DB, items
+}
+
+func itoaTest(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func lblLine(item, reviewer, decision string, calls string) string {
+	if calls == "" {
+		calls = "[]"
+	}
+	return `{"item":"` + item + `","reviewer":"` + reviewer + `","decision":"` + decision + `","calls":` + calls +
+		`,"rationale":"r","guide_version":"g_x","seconds":5,"saw_observed":false,"submitted_at":"2026-05-02T09:14:00Z"}`
+}
+
+func lblWrite(t *testing.T, lines ...string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "labels.jsonl")
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// lblRunErr runs goldtrace and returns stdout, stderr and the error.
+func lblRunErr(t *testing.T, db string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := NewApp(strings.NewReader(""), &out, &errb)
+	defer app.Close()
+	root := newRootCmd(app)
+	root.SetArgs(append([]string{"--db", db}, args...))
+	err := root.Execute()
+	return out.String(), errb.String(), err
+}
+
+func TestLabelsImportIsAtomicAndValidated(t *testing.T) {
+	db, items := lblProject(t, 2)
+	bad := lblWrite(t,
+		lblLine(items[0], "alice", "no_call", ""),
+		lblLine("it_0000000000000000", "alice", "no_call", ""),
+		lblLine(items[1], "carol", "no_call", ""),
+		lblLine(items[1], "alice", "call", `[{"tool":"get_order_status","args":{"ordr_id":"ORD-12345"}}]`),
+		`{"item":"x","reviewer":"alice","decision":"call","oops":1}`,
+		lblLine(items[0], "alice", "no_call", ""),
+	)
+	_, stderr, err := lblRunErr(t, db, "labels", "import", bad)
+	if err == nil || !strings.Contains(err.Error(), "5 invalid label(s)") || exitCode(err) != 2 {
+		t.Fatalf("want a refusal, got %v", err)
+	}
+	for _, want := range []string{
+		bad + ":2: unknown item it_0000000000000000",
+		bad + ":3: carol is not assigned item " + items[1],
+		bad + ":4: unknown field 'ordr_id' — did you mean order_id?; order_id is required",
+		bad + `:5: not a label: json: unknown field "oops"`,
+		bad + ":6: a second label by alice for " + items[0] + " in this file",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if out, _, _ := lblRunErr(t, db, "labels", "export"); out != "" {
+		t.Fatalf("a refused import stored labels:\n%s", out)
+	}
+	out, _, err := lblRunErr(t, db, "labels", "import", bad, "--skip-invalid")
+	if err != nil || !strings.Contains(out, "imported 1 labels") || !strings.Contains(out, "5 invalid skipped") {
+		t.Fatalf("skip-invalid: %v %q", err, out)
+	}
+	// bob agrees with alice: the item settles as agreed.
+	good := lblWrite(t, lblLine(items[0], "bob", "no_call", ""))
+	out, _, err = lblRunErr(t, db, "labels", "import", good)
+	if err != nil || !strings.Contains(out, "1 items agreed") {
+		t.Fatalf("second reviewer: %v %q", err, out)
+	}
+	_, stderr, err = lblRunErr(t, db, "labels", "import", good)
+	if err == nil || !strings.Contains(stderr, "bob already submitted a label for "+items[0]) {
+		t.Errorf("re-import: %v %s", err, stderr)
+	}
+}
+
+func TestLabelsExportRoundTrip(t *testing.T) {
+	db, items := lblProject(t, 2)
+	call := `[{"tool":"get_order_status","args":{"order_id":"ORD-12345"}}]`
+	in := lblWrite(t, lblLine(items[0], "alice", "call", call), lblLine(items[1], "bob", "no_call", ""))
+	if _, _, err := lblRunErr(t, db, "labels", "import", in); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	if _, stderr, err := lblRunErr(t, db, "labels", "export", "--out", out); err != nil || !strings.Contains(stderr, "exported 2 labels") {
+		t.Fatalf("export: %v %s", err, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("exported:\n%s", b)
+	}
+	var l review.Label
+	byBob, _, _ := lblRunErr(t, db, "labels", "export", "--reviewer", "bob", "--batch", "b1")
+	if err := json.Unmarshal([]byte(byBob), &l); err != nil || l.Reviewer != "bob" || l.Decision != "no_call" || l.Calls == nil || l.Seconds != 5 {
+		t.Errorf("bob's label: %+v %v\n%s", l, err, byBob)
+	}
+	if !strings.Contains(string(b), `"calls":[{"tool":"get_order_status","args":{"order_id":"ORD-12345"}}]`) {
+		t.Errorf("alice's call not exported as imported:\n%s", b)
+	}
+}

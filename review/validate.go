@@ -1,0 +1,404 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// Problem is one reason a label cannot be submitted, in words a domain
+// expert understands.
+type Problem struct {
+	// Call is the 0-based index of the call it concerns, -1 for the label.
+	Call int `json:"call"`
+	// Field is the argument it concerns ("order_id", "items[0].sku"), or "".
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// String prefixes the message with the call number when there are several.
+func (p Problem) String() string { return p.Message }
+
+// ValidateLabel checks a label against the tools offered at its item: a
+// known decision, calls that fit it, tools that exist there and arguments
+// that satisfy each tool's JSON Schema.
+func ValidateLabel(l Label, tools []trace.Tool) []Problem {
+	var out []Problem
+	switch l.Decision {
+	case DecisionCall:
+		if len(l.Calls) == 0 {
+			out = append(out, Problem{Call: -1, Message: "the label says a tool should be called but lists no call"})
+		}
+	case DecisionNoCall:
+		if len(l.Calls) > 0 {
+			out = append(out, Problem{Call: -1, Message: "the label says no tool should be called but lists calls"})
+		}
+		return out
+	default:
+		return append(out, Problem{Call: -1, Message: fmt.Sprintf("decision must be %q or %q, not %q", DecisionCall, DecisionNoCall, l.Decision)})
+	}
+	byName := make(map[string]trace.Tool, len(tools))
+	for _, t := range tools {
+		byName[t.Name] = t
+	}
+	for i, c := range l.Calls {
+		prefix := ""
+		if len(l.Calls) > 1 {
+			prefix = fmt.Sprintf("call %d: ", i+1)
+		}
+		tool, ok := byName[c.Tool]
+		switch {
+		case c.Tool == "":
+			out = append(out, Problem{Call: i, Message: prefix + "no tool chosen"})
+			continue
+		case !ok:
+			out = append(out, Problem{Call: i, Message: fmt.Sprintf("%s%q is not one of the tools offered here (%s)",
+				prefix, c.Tool, strings.Join(trace.ToolNames(tools), ", "))})
+			continue
+		}
+		for _, p := range ValidateArgs(tool, c.Args) {
+			p.Call, p.Message = i, prefix+p.Message
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ValidateArgs checks one call's arguments against its tool's schema.
+func ValidateArgs(tool trace.Tool, args json.RawMessage) []Problem {
+	return NewArgsValidator(tool).Validate(args)
+}
+
+// ArgsValidator checks arguments against one tool's schema; build it once
+// per tool and call Validate on every edit.
+type ArgsValidator struct {
+	schema   *jsonschema.Schema // nil when the tool has no usable schema
+	raw      map[string]any     // the schema as JSON values, for unknown fields
+	printer  *message.Printer
+	compiled error
+}
+
+// NewArgsValidator compiles the tool's parameter schema. A schema that does
+// not compile is not enforced beyond "an object" and unknown fields; the
+// reviewer is not blocked by a broken tool definition.
+func NewArgsValidator(tool trace.Tool) *ArgsValidator {
+	v := &ArgsValidator{printer: message.NewPrinter(language.English)}
+	if len(bytes.TrimSpace(tool.Parameters)) == 0 {
+		return v
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.Parameters))
+	if err != nil {
+		v.compiled = err
+		return v
+	}
+	if m, ok := doc.(map[string]any); ok {
+		v.raw = m
+	}
+	c := jsonschema.NewCompiler()
+	// A tool schema comes from a trace: never let its $refs read files or
+	// the network.
+	c.UseLoader(noLoader{})
+	const loc = "goldtrace://tool-parameters.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		v.compiled = err
+		return v
+	}
+	if v.schema, err = c.Compile(loc); err != nil {
+		v.compiled = err
+	}
+	return v
+}
+
+// Validate returns the problems with args, sorted by field; none when valid.
+func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return []Problem{{Call: -1, Message: "the arguments are empty: write {} for a call without arguments"}}
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return []Problem{{Call: -1, Message: jsonSyntaxMessage(args)}}
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return []Problem{{Call: -1, Message: "the arguments must be an object: { \"name\": value, … }"}}
+	}
+	var out []Problem
+	seen := map[string]bool{}
+	add := func(p Problem) {
+		if !seen[p.Message] {
+			seen[p.Message] = true
+			out = append(out, p)
+		}
+	}
+	unknownFields(v.raw, inst, nil, add)
+	if v.schema != nil {
+		var ve *jsonschema.ValidationError
+		if err := v.schema.Validate(inst); errors.As(err, &ve) {
+			v.leaves(ve, add)
+		}
+	}
+	// A misspelt field explains its "is required" twin, so it comes first.
+	unknown := func(p Problem) bool { return strings.HasPrefix(p.Message, "unknown field") }
+	sort.SliceStable(out, func(i, j int) bool {
+		if unknown(out[i]) != unknown(out[j]) {
+			return unknown(out[i])
+		}
+		return out[i].Field < out[j].Field
+	})
+	return out
+}
+
+// leaves turns the validator's error tree into plain-word problems.
+func (v *ArgsValidator) leaves(e *jsonschema.ValidationError, add func(Problem)) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			v.leaves(c, add)
+		}
+		return
+	}
+	field := fieldPath(e.InstanceLocation)
+	name := field
+	if name == "" {
+		name = "the arguments"
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		for _, m := range k.Missing {
+			add(Problem{Call: -1, Field: joinField(field, m), Message: joinField(field, m) + " is required"})
+		}
+	case *kind.Type:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be %s, not %s", name, typeWords(k.Want), typeWord(k.Got))})
+	case *kind.Enum:
+		var want []string
+		for _, w := range k.Want {
+			want = append(want, display(w))
+		}
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be one of %s", name, strings.Join(want, ", "))})
+	case *kind.Pattern:
+		if k.Got == "" {
+			add(Problem{Call: -1, Field: field, Message: name + " is empty"})
+		} else {
+			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s %q does not have the expected form (%s)", name, k.Got, k.Want)})
+		}
+	case *kind.MinLength:
+		if k.Got == 0 {
+			add(Problem{Call: -1, Field: field, Message: name + " is empty"})
+		} else {
+			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s is too short (at least %d characters)", name, k.Want)})
+		}
+	case *kind.AdditionalProperties:
+		// Reported by unknownFields with a suggestion.
+	default:
+		add(Problem{Call: -1, Field: field, Message: name + ": " + e.ErrorKind.LocalizedString(v.printer)})
+	}
+}
+
+// unknownFields reports keys the schema does not declare, with the closest
+// declared name as a suggestion. Schemas that allow extra properties
+// (additionalProperties true or a schema) are left alone.
+func unknownFields(schema map[string]any, inst any, path []string, add func(Problem)) {
+	if schema == nil {
+		return
+	}
+	switch val := inst.(type) {
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		if props == nil {
+			return
+		}
+		strict := true
+		switch ap := schema["additionalProperties"].(type) {
+		case bool:
+			strict = !ap
+		case map[string]any:
+			strict = false
+		}
+		if _, ok := schema["patternProperties"]; ok {
+			strict = false
+		}
+		keys := make([]string, 0, len(val))
+		for k := range val {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			sub, declared := props[k].(map[string]any)
+			if !declared {
+				if _, ok := props[k]; ok {
+					continue // declared as a boolean schema
+				}
+				if strict {
+					add(unknownProblem(joinField(fieldPath(path), k), k, props))
+				}
+				continue
+			}
+			unknownFields(sub, val[k], append(path, k), add)
+		}
+	case []any:
+		items, _ := schema["items"].(map[string]any)
+		for i, el := range val {
+			unknownFields(items, el, append(path, strconv.Itoa(i)), add)
+		}
+	}
+}
+
+func unknownProblem(field, key string, props map[string]any) Problem {
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("unknown field '%s'", field)
+	if best := closest(key, names); best != "" {
+		msg += " — did you mean " + best + "?"
+	} else if len(names) > 0 {
+		msg += " — this tool takes " + strings.Join(names, ", ")
+	} else {
+		msg += " — this tool takes no arguments"
+	}
+	return Problem{Call: -1, Field: field, Message: msg}
+}
+
+// closest is the name within edit distance 2 (or sharing a case-insensitive
+// prefix of 3+) of key, "" when none is close.
+func closest(key string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := editDistance(strings.ToLower(key), strings.ToLower(n))
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// fieldPath renders an instance location: items.0.sku → items[0].sku.
+func fieldPath(loc []string) string {
+	var b strings.Builder
+	for _, p := range loc {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+func joinField(parent, child string) string {
+	if parent == "" {
+		return child
+	}
+	return parent + "." + child
+}
+
+func typeWord(t string) string {
+	switch t {
+	case "string":
+		return "text"
+	case "number":
+		return "a number"
+	case "integer":
+		return "a whole number"
+	case "boolean":
+		return "true or false"
+	case "object":
+		return "an object { … }"
+	case "array":
+		return "a list [ … ]"
+	case "null":
+		return "null"
+	}
+	return t
+}
+
+func typeWords(ts []string) string {
+	words := make([]string, len(ts))
+	for i, t := range ts {
+		words[i] = typeWord(t)
+	}
+	return strings.Join(words, " or ")
+}
+
+func display(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case nil:
+		return "null"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// jsonSyntaxMessage explains why text is not JSON, with line and column.
+func jsonSyntaxMessage(text []byte) string {
+	var x any
+	err := json.Unmarshal(text, &x)
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
+		return "not valid JSON: it ends too early (a closing } or \" is missing)"
+	case errors.As(err, &se):
+		// Offset is just past the character that broke the parse.
+		at := max(int(se.Offset)-1, 0)
+		line, col := lineCol(text, at)
+		what := "unexpected text"
+		if at < len(text) {
+			what = fmt.Sprintf("unexpected %q", rune(text[at]))
+		}
+		return fmt.Sprintf("not valid JSON at line %d, column %d: %s (check quotes, commas and braces)", line, col, what)
+	case err != nil:
+		return "not valid JSON: " + err.Error()
+	}
+	return "not valid JSON"
+}
+
+func lineCol(text []byte, offset int) (int, int) {
+	offset = min(offset, len(text))
+	before := text[:offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := offset - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// noLoader refuses every external schema reference.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema %s is not loaded", url)
+}

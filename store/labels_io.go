@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// NextAssignment is the reviewer's next open assignment (drafts first, then
+// in batch order), optionally in one batch; ErrNotFound when the queue is
+// empty. It asks batch by batch for the first row in position order, which
+// the (reviewer, status, position) index answers without sorting, so it
+// stays fast on very large queues.
+func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Assignment, error) {
+	batches := []string{batch}
+	if batch == "" {
+		var err error
+		if batches, err = s.batchNames(ctx); err != nil {
+			return Assignment{}, err
+		}
+	}
+	for _, status := range []string{AssignDraft, AssignPending} {
+		for _, b := range batches {
+			var a Assignment
+			err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
+				FROM assignments WHERE reviewer = ? AND status = ? AND batch = ? ORDER BY position LIMIT 1`, reviewer, status, b).
+				Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+			if err == nil {
+				return a, nil
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return a, err
+			}
+		}
+	}
+	return Assignment{}, fmt.Errorf("%s has nothing left to label: %w", reviewer, ErrNotFound)
+}
+
+func (s *Store) batchNames(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name FROM batches ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// Assignment loads one (item, reviewer) assignment; ErrNotFound when the
+// reviewer is not assigned the item.
+func (s *Store) Assignment(ctx context.Context, itemID, reviewer string) (Assignment, error) {
+	var a Assignment
+	err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
+		FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).
+		Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
+	}
+	return a, err
+}
+
+// SubmitLabels records many labels in one transaction, each exactly as
+// SubmitLabel would (items settle as their last label arrives). Nothing is
+// stored when any label fails; the error names the failing label's index.
+func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
+	out := make([]Settlement, len(labels))
+	err := s.WithTx(ctx, func(tx *Tx) error {
+		for i, l := range labels {
+			set, err := s.submitLabel(ctx, tx, l)
+			if err != nil {
+				return &LabelError{Index: i, Err: err}
+			}
+			out[i] = set
+		}
+		return nil
+	})
+	return out, err
+}
+
+// LabelError says which label of a batch failed.
+type LabelError struct {
+	Index int
+	Err   error
+}
+
+func (e *LabelError) Error() string { return e.Err.Error() }
+func (e *LabelError) Unwrap() error { return e.Err }
+
+// LabelFilter selects labels to export; empty fields match everything.
+type LabelFilter struct {
+	Batch    string
+	Reviewer string
+}
+
+// Labels streams submitted labels (by item, then reviewer) to fn.
+func (s *Store) Labels(ctx context.Context, f LabelFilter, fn func(review.Label) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT l.item_id, l.reviewer, l.decision, l.calls, l.rationale, l.guide_version, l.seconds, l.saw_observed, l.submitted_at
+		FROM labels l JOIN assignments a ON a.item_id = l.item_id AND a.reviewer = l.reviewer
+		WHERE (? = '' OR a.batch = ?) AND (? = '' OR l.reviewer = ?)
+		ORDER BY l.item_id, l.reviewer`, f.Batch, f.Batch, f.Reviewer, f.Reviewer)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		l, err := scanLabel(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// ItemTools loads the tools offered at an item without its context (for
+// validating imported labels); ErrNotFound when there is no such item.
+func (s *Store) ItemTools(ctx context.Context, itemID string) ([]trace.Tool, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM items WHERE id = ?`, itemID).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("item %q: %w", itemID, ErrNotFound)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT t.name, t.description, t.parameters FROM items i
+		JOIN trace_tools tt ON tt.trace_id = i.trace_id JOIN tools t ON t.hash = tt.tool_hash
+		WHERE i.id = ? ORDER BY tt.position`, itemID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []trace.Tool{}
+	for rows.Next() {
+		var r trace.Tool
+		var params string
+		if err := rows.Scan(&r.Name, &r.Description, &params); err != nil {
+			return nil, err
+		}
+		if params != "" {
+			r.Parameters = json.RawMessage(params)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,409 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// LabelOptions configure the label screen.
+type LabelOptions struct {
+	Reviewer string
+	// Batch limits the queue to one batch ("" = all of the reviewer's).
+	Batch string
+	// RationaleOptional lets labels be submitted without a rationale.
+	RationaleOptional bool
+	// Hint is one line shown under the header (e.g. the demo's "you are
+	// alice; run … to be the second reviewer").
+	Hint string
+}
+
+type labelState int
+
+const (
+	stateLoading labelState = iota
+	stateReady
+	stateEmpty
+	stateBusy // a submit, skip or reopen is in flight
+)
+
+// LabelPage is the reviewer's labeling screen: one item at a time from the
+// queue, the conversation above and the label form below.
+type LabelPage struct {
+	c    *Common
+	opts LabelOptions
+	req  labelRequest
+
+	state      labelState
+	loadSeq    int
+	item       trace.Item
+	done       int
+	total      int
+	guideID    string
+	revealed   bool
+	started    time.Time
+	baseSecs   int
+	now        time.Time
+	dirty      bool
+	saveQueued bool
+
+	skipping bool
+	skipIn   textinput.Model
+
+	// after schedules timed messages (autosave, clock); tests replace it.
+	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+
+	form    *labelForm
+	context contextPane
+	width   int
+	height  int
+}
+
+// NewLabelPage builds the label screen for opts.Reviewer over c.Store.
+func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
+	skip := textinput.New()
+	skip.Prompt = "Why skip? "
+	skip.Placeholder = "e.g. context cut off; can't judge this language"
+	skip.PlaceholderStyle = c.Styles.Muted
+	skip.PromptStyle = c.Styles.Warn
+	skip.Cursor.SetMode(cursor.CursorStatic)
+	return &LabelPage{
+		c: c, opts: opts,
+		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}},
+		form:    newLabelForm(&c.Styles, &c.Keys.Label),
+		context: newContextPane(&c.Styles),
+		skipIn:  skip,
+		after:   tea.Tick,
+	}
+}
+
+// Init loads the first item and starts the clock display.
+func (p *LabelPage) Init() tea.Cmd {
+	p.loadSeq++
+	return tea.Batch(p.req.loadCmd(p.loadSeq, ""), p.clockTick())
+}
+
+// Update handles results, then keys; the key bindings' enabled state is
+// brought up to date after every message.
+func (p *LabelPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	cmd := p.update(msg)
+	p.syncKeys()
+	return p, cmd
+}
+
+func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case itemLoadedMsg:
+		return p.onLoaded(msg)
+	case draftSavedMsg:
+		if errors.Is(msg.Err, store.ErrConflict) {
+			// The item was submitted or skipped while this autosave ran:
+			// the store kept the label and refused the stale draft.
+			return nil
+		}
+		return ReportErr(msg.Err)
+	case submittedMsg:
+		return p.onSubmitted(msg)
+	case reopenedMsg:
+		if msg.Err != nil {
+			p.state = stateReady
+			if p.item.ID == "" {
+				p.state = stateEmpty
+			}
+			return ReportErr(msg.Err)
+		}
+		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
+	case autosaveMsg:
+		p.saveQueued = false
+		if msg.ItemID != p.item.ID || !p.dirty || p.state != stateReady {
+			return nil
+		}
+		p.dirty = false
+		return p.req.saveDraftCmd(p.item.ID, p.form.Draft(p.revealed), p.seconds())
+	case clockTickMsg:
+		p.now = p.c.Now()
+		return p.clockTick()
+	case tea.MouseMsg:
+		return p.context.Update(msg)
+	case tea.KeyMsg:
+		return p.handleKey(msg)
+	}
+	if p.state == stateReady {
+		// Cursor blinks and other component messages.
+		_, cmd := p.form.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+func (p *LabelPage) load(itemID string) tea.Cmd {
+	p.loadSeq++
+	p.state = stateLoading
+	return p.req.loadCmd(p.loadSeq, itemID)
+}
+
+func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
+	if msg.seq != p.loadSeq {
+		return nil // a newer load is under way
+	}
+	if msg.Err != nil {
+		p.state = stateEmpty
+		p.item = trace.Item{}
+		return ReportErr(msg.Err)
+	}
+	p.done, p.total, p.guideID = msg.Done, msg.Total, msg.Guide
+	if msg.Empty {
+		p.state, p.item = stateEmpty, trace.Item{}
+		return nil
+	}
+	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
+	p.revealed = msg.Draft.SawObserved
+	p.started, p.now, p.baseSecs = p.c.Now(), p.c.Now(), msg.DraftSeconds
+	p.form.Load(msg.Item.Tools, msg.Draft)
+	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
+	p.layout()
+	return nil
+}
+
+func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
+	if msg.ItemID != p.item.ID {
+		return ReportErr(msg.Err)
+	}
+	if msg.Err != nil {
+		p.state = stateReady
+		return ReportErr(msg.Err)
+	}
+	verb := "submitted"
+	if msg.Skipped {
+		verb = "skipped"
+	}
+	return tea.Batch(p.load(""), ReportStatus(fmt.Sprintf("%s %s", verb, msg.ItemID)))
+}
+
+// seconds is the time spent on the current item, drafts included.
+func (p *LabelPage) seconds() int {
+	return p.baseSecs + int(p.c.Now().Sub(p.started)/time.Second)
+}
+
+func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &p.c.Keys.Label
+	g := &p.c.Keys.Global
+	if p.skipping {
+		return p.handleSkipKey(msg)
+	}
+	switch {
+	case key.Matches(msg, g.ScrollUp):
+		p.context.PageUp()
+		return nil
+	case key.Matches(msg, g.ScrollDown):
+		p.context.PageDown()
+		return nil
+	case key.Matches(msg, k.Reopen):
+		return p.reopen()
+	case p.state != stateReady:
+		return nil
+	case key.Matches(msg, k.Submit):
+		return p.submit()
+	case key.Matches(msg, k.Skip):
+		p.skipping = true
+		p.skipIn.SetValue("")
+		return p.skipIn.Focus()
+	case key.Matches(msg, k.Reveal):
+		if !p.revealed {
+			p.revealed = true
+			p.context.Reveal()
+			return p.edited()
+		}
+		return nil
+	case key.Matches(msg, k.Guide):
+		tool := ""
+		if !p.form.noTool {
+			tool = p.form.calls[p.form.cur].tool
+		}
+		return SwitchPage(PageGuide, OpenGuideMsg{Tool: tool})
+	case key.Matches(msg, k.ExpandTools):
+		p.context.ToggleExpanded()
+		return nil
+	case key.Matches(msg, k.AddCall):
+		cmd := p.form.AddCall()
+		p.layout()
+		return tea.Batch(cmd, p.edited())
+	case key.Matches(msg, k.RemoveCall):
+		if ok, cmd := p.form.RemoveCall(); ok {
+			p.layout()
+			return tea.Batch(cmd, p.edited())
+		}
+		return nil
+	case key.Matches(msg, k.MoveCallUp):
+		if p.form.MoveCall(-1) {
+			return p.edited()
+		}
+		return nil
+	case key.Matches(msg, k.MoveCallDn):
+		if p.form.MoveCall(1) {
+			return p.edited()
+		}
+		return nil
+	case key.Matches(msg, k.PrevField):
+		return p.form.Move(-1)
+	case key.Matches(msg, k.NextField) && p.form.focus == fieldTool:
+		return p.form.Move(1)
+	}
+	changed, cmd := p.form.Update(msg)
+	p.layout()
+	if changed {
+		return tea.Batch(cmd, p.edited())
+	}
+	return cmd
+}
+
+// edited marks the draft dirty and schedules an autosave if none is due.
+func (p *LabelPage) edited() tea.Cmd {
+	p.dirty = true
+	if p.saveQueued {
+		return nil
+	}
+	p.saveQueued = true
+	id := p.item.ID
+	return p.after(autosaveDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
+}
+
+func (p *LabelPage) handleSkipKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, p.c.Keys.Global.Back):
+		p.skipping = false
+		p.skipIn.Blur()
+		return nil
+	case key.Matches(msg, p.c.Keys.Label.Choose):
+		reason := strings.TrimSpace(p.skipIn.Value())
+		if reason == "" {
+			return ReportErr(errors.New("a skip needs a reason: type why, then enter (esc cancels)"))
+		}
+		p.skipping = false
+		p.state = stateBusy
+		return p.req.skipCmd(p.item.ID, reason)
+	}
+	var cmd tea.Cmd
+	p.skipIn, cmd = p.skipIn.Update(msg)
+	return cmd
+}
+
+func (p *LabelPage) submit() tea.Cmd {
+	msgs, call, field := p.form.Problems(!p.opts.RationaleOptional)
+	l := p.form.Label()
+	l.Item, l.Reviewer = p.item.ID, p.opts.Reviewer
+	l.GuideVersion, l.Seconds, l.SawObserved = p.guideID, p.seconds(), p.revealed
+	l.SubmittedAt = p.c.Now().UTC().Truncate(time.Second)
+	if len(msgs) == 0 {
+		for _, pr := range review.ValidateLabel(l, p.item.Tools) {
+			msgs = append(msgs, pr.Message)
+		}
+	}
+	if len(msgs) > 0 {
+		cmd := p.form.setFocus(max(call, 0), field)
+		more := ""
+		if len(msgs) > 1 {
+			more = fmt.Sprintf(" (+%d more)", len(msgs)-1)
+		}
+		return tea.Batch(cmd, ReportErr(fmt.Errorf("not submitted: %s%s", msgs[0], more)))
+	}
+	p.state = stateBusy
+	p.dirty = false
+	return p.req.submitCmd(l)
+}
+
+func (p *LabelPage) reopen() tea.Cmd {
+	if p.state == stateBusy || p.state == stateLoading {
+		return nil
+	}
+	var d *draftBody
+	if p.state == stateReady && p.dirty {
+		body := p.form.Draft(p.revealed)
+		d = &body
+	}
+	current, secs := p.item.ID, p.seconds()
+	p.state, p.dirty = stateBusy, false
+	return p.req.reopenCmd(current, d, secs)
+}
+
+// flushWait bounds how long quitting waits for a submit still in flight.
+const flushWait = 5 * time.Second
+
+// Flush saves unsaved work before quitting, after any submit, skip or
+// autosave still in flight has landed.
+func (p *LabelPage) Flush() tea.Cmd {
+	req := p.req
+	save := p.state == stateReady && p.dirty
+	id, d, secs := p.item.ID, p.form.Draft(p.revealed), p.seconds()
+	p.dirty = false
+	return func() tea.Msg {
+		req.waitWrites(flushWait)
+		if save {
+			_ = req.saveDraft(id, d, secs)
+		}
+		return nil
+	}
+}
+
+// Typing is true while any text field has focus.
+func (p *LabelPage) Typing() bool { return p.state == stateReady || p.skipping }
+
+// SetSize lays the page out in w×h.
+func (p *LabelPage) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.layout()
+}
+
+// ShortHelp lists the keys of the common path.
+func (p *LabelPage) ShortHelp() []key.Binding {
+	k := &p.c.Keys.Label
+	if p.skipping {
+		return []key.Binding{k.Choose, p.c.Keys.Global.Back}
+	}
+	if p.state == stateReady && p.form.focus == fieldTool {
+		return []key.Binding{k.Choose, k.NextField, k.Submit, k.Skip, k.Guide, p.c.Keys.Global.ForceQuit}
+	}
+	return []key.Binding{k.NextField, k.Submit, k.Skip, k.Reveal, k.Guide, k.Reopen, p.c.Keys.Global.ForceQuit}
+}
+
+// FullHelp lists every enabled key.
+func (p *LabelPage) FullHelp() [][]key.Binding {
+	k := &p.c.Keys.Label
+	g := &p.c.Keys.Global
+	return [][]key.Binding{
+		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip},
+		{k.AddCall, k.RemoveCall, k.MoveCallUp, k.MoveCallDn},
+		{k.Reveal, k.ExpandTools, k.Guide, k.Reopen, g.Back},
+	}
+}
+
+// syncKeys switches bindings on and off so the help shows what works now.
+func (p *LabelPage) syncKeys() {
+	k := &p.c.Keys.Label
+	ready := p.state == stateReady && !p.skipping
+	for _, b := range []*key.Binding{&k.NextField, &k.PrevField, &k.Submit, &k.Skip, &k.Guide, &k.ExpandTools, &k.AddCall} {
+		b.SetEnabled(ready)
+	}
+	k.Choose.SetEnabled(p.skipping || ready && p.form.focus == fieldTool)
+	k.Reveal.SetEnabled(ready && !p.revealed)
+	multi := ready && len(p.form.calls) > 1
+	k.RemoveCall.SetEnabled(multi)
+	k.MoveCallUp.SetEnabled(multi && p.form.focus != fieldRationale)
+	k.MoveCallDn.SetEnabled(multi && p.form.focus != fieldRationale)
+	k.Reopen.SetEnabled(!p.skipping && p.state != stateBusy && p.state != stateLoading)
+}
+
+func (p *LabelPage) clockTick() tea.Cmd {
+	return p.after(time.Second, func(time.Time) tea.Msg { return clockTickMsg{} })
+}

@@ -1,0 +1,427 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// formField is the part of the label form with focus.
+type formField int
+
+const (
+	fieldTool formField = iota
+	fieldArgs
+	fieldRationale
+)
+
+// draftBody is the label form as saved in drafts.body.
+type draftBody struct {
+	NoTool      bool        `json:"no_tool,omitempty"`
+	Calls       []draftCall `json:"calls"`
+	Rationale   string      `json:"rationale"`
+	SawObserved bool        `json:"saw_observed,omitempty"`
+}
+
+type draftCall struct {
+	Tool string `json:"tool"`
+	Args string `json:"args"`
+}
+
+// labelToDraft renders a submitted label as a draft (for reopening).
+func labelToDraft(l review.Label) ([]byte, error) {
+	d := draftBody{NoTool: l.Decision == review.DecisionNoCall, Rationale: l.Rationale, SawObserved: l.SawObserved}
+	for _, c := range l.Calls {
+		args, err := json.MarshalIndent(json.RawMessage(c.Args), "", "  ")
+		if err != nil {
+			args = c.Args
+		}
+		d.Calls = append(d.Calls, draftCall{Tool: c.Tool, Args: string(args)})
+	}
+	return json.Marshal(d)
+}
+
+// callEditor is one call of the label: its tool and its JSON arguments.
+type callEditor struct {
+	tool      string
+	args      textarea.Model
+	validator *review.ArgsValidator
+	problems  []review.Problem
+	hint      string
+}
+
+// labelForm is the label being written: the calls (or no tool) and the
+// rationale, with the focus on one field of one call.
+type labelForm struct {
+	styles    *Styles
+	keys      *LabelKeys
+	tools     []trace.Tool
+	byName    map[string]trace.Tool
+	noTool    bool
+	calls     []*callEditor
+	cur       int
+	focus     formField
+	picker    toolPicker
+	rationale textarea.Model
+	width     int
+	argsH     int
+}
+
+func newLabelForm(styles *Styles, keys *LabelKeys) *labelForm {
+	f := &labelForm{styles: styles, keys: keys, picker: newToolPicker(styles)}
+	f.rationale = f.newTextarea("why this is the right next step (required)")
+	return f
+}
+
+func (f *labelForm) newTextarea(placeholder string) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.Placeholder = placeholder
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	for _, st := range []*textarea.Style{&ta.FocusedStyle, &ta.BlurredStyle} {
+		st.CursorLine = f.styles.Role.Body
+		st.Text = f.styles.Role.Body
+		st.Placeholder = f.styles.Muted
+		st.EndOfBuffer = f.styles.Muted
+		st.Prompt = f.styles.Muted
+	}
+	ta.FocusedStyle.Prompt = f.styles.Accent
+	// The page owns ctrl+a/d/e/n; keep the editor's own keys off them.
+	km := textarea.DefaultKeyMap
+	km.LineNext = key.NewBinding(key.WithKeys("down"))
+	km.LinePrevious = key.NewBinding(key.WithKeys("up"))
+	km.LineStart = key.NewBinding(key.WithKeys("home"))
+	km.LineEnd = key.NewBinding(key.WithKeys("end"))
+	km.DeleteCharacterForward = key.NewBinding(key.WithKeys("delete"))
+	km.TransposeCharacterBackward = key.NewBinding(key.WithKeys())
+	km.CharacterForward = key.NewBinding(key.WithKeys("right"))
+	km.CharacterBackward = key.NewBinding(key.WithKeys("left"))
+	ta.KeyMap = km
+	return ta
+}
+
+// Load fills the form for a new item from its tools and a draft (zero for
+// a fresh item). Focus starts on the first call's tool.
+func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
+	f.tools = tools
+	f.byName = make(map[string]trace.Tool, len(tools))
+	for _, t := range tools {
+		f.byName[t.Name] = t
+	}
+	f.noTool = d.NoTool
+	f.calls = nil
+	for _, c := range d.Calls {
+		ce := f.newCall()
+		f.setTool(ce, c.Tool, c.Args)
+		f.calls = append(f.calls, ce)
+	}
+	if len(f.calls) == 0 {
+		f.calls = []*callEditor{f.newCall()}
+	}
+	f.rationale.SetValue(d.Rationale)
+	f.cur = 0
+	f.resize()
+	f.setFocus(0, fieldTool)
+	if f.noTool || f.calls[0].tool != "" {
+		// A draft comes back where the work is: the rationale if a tool is
+		// chosen and its arguments are fine, else the arguments.
+		if !f.noTool && len(f.calls[0].problems) > 0 {
+			f.setFocus(0, fieldArgs)
+		} else {
+			f.setFocus(len(f.calls)-1, fieldRationale)
+		}
+	}
+}
+
+func (f *labelForm) newCall() *callEditor {
+	return &callEditor{args: f.newTextarea("{ }")}
+}
+
+// setTool chooses a tool for a call; args "" starts from the skeleton.
+func (f *labelForm) setTool(ce *callEditor, name, args string) {
+	ce.tool = name
+	ce.validator, ce.hint = nil, ""
+	if name == "" {
+		ce.args.SetValue("")
+		ce.problems = nil
+		return
+	}
+	tool := f.byName[name]
+	ce.validator = review.NewArgsValidator(tool)
+	skeleton, hint := argsSkeleton(tool)
+	ce.hint = hint
+	if args == "" {
+		args = skeleton
+	}
+	ce.args.SetValue(args)
+	f.validate(ce)
+}
+
+func (f *labelForm) validate(ce *callEditor) {
+	if ce.validator == nil {
+		ce.problems = nil
+		return
+	}
+	ce.problems = ce.validator.Validate(json.RawMessage(ce.args.Value()))
+}
+
+// Draft is the form as a draft body.
+func (f *labelForm) Draft(sawObserved bool) draftBody {
+	d := draftBody{NoTool: f.noTool, Rationale: f.rationale.Value(), SawObserved: sawObserved, Calls: []draftCall{}}
+	if !f.noTool {
+		for _, c := range f.calls {
+			d.Calls = append(d.Calls, draftCall{Tool: c.tool, Args: c.args.Value()})
+		}
+	}
+	return d
+}
+
+// Label is the form as a label (not yet validated).
+func (f *labelForm) Label() review.Label {
+	l := review.Label{Decision: review.DecisionNoCall, Rationale: strings.TrimSpace(f.rationale.Value())}
+	if f.noTool {
+		return l
+	}
+	l.Decision = review.DecisionCall
+	for _, c := range f.calls {
+		args := json.RawMessage(c.args.Value())
+		if canon, err := trace.Canonical(args); err == nil {
+			args = canon
+		}
+		l.Calls = append(l.Calls, review.LabelCall{Tool: c.tool, Args: args})
+	}
+	return l
+}
+
+// Problems are the reasons the form cannot be submitted, with where to go
+// to fix the first one.
+func (f *labelForm) Problems(rationaleRequired bool) (msgs []string, call int, field formField) {
+	call, field = -1, fieldTool
+	if !f.noTool {
+		for i, c := range f.calls {
+			prefix := ""
+			if len(f.calls) > 1 {
+				prefix = "call " + itoa(i+1) + ": "
+			}
+			switch {
+			case c.tool == "":
+				msgs = append(msgs, prefix+"choose a tool, or (no tool)")
+				if call < 0 {
+					call, field = i, fieldTool
+				}
+			case len(c.problems) > 0:
+				for _, p := range c.problems {
+					msgs = append(msgs, prefix+p.Message)
+				}
+				if call < 0 {
+					call, field = i, fieldArgs
+				}
+			}
+		}
+	}
+	if rationaleRequired && strings.TrimSpace(f.rationale.Value()) == "" {
+		msgs = append(msgs, "write a rationale: why is this the right next step?")
+		if call < 0 {
+			call, field = len(f.calls)-1, fieldRationale
+		}
+	}
+	return msgs, call, field
+}
+
+// stops lists the focus stops in tab order.
+func (f *labelForm) stops() [][2]int {
+	var out [][2]int
+	for i, c := range f.calls {
+		out = append(out, [2]int{i, int(fieldTool)})
+		if f.noTool {
+			break
+		}
+		if c.tool != "" {
+			out = append(out, [2]int{i, int(fieldArgs)})
+		}
+	}
+	return append(out, [2]int{len(f.calls) - 1, int(fieldRationale)})
+}
+
+// Move shifts the focus by delta stops (tab, shift+tab), wrapping around.
+func (f *labelForm) Move(delta int) tea.Cmd {
+	stops := f.stops()
+	at := 0
+	for i, s := range stops {
+		if s[0] == f.cur && formField(s[1]) == f.focus || formField(s[1]) == fieldRationale && f.focus == fieldRationale {
+			at = i
+			break
+		}
+	}
+	next := stops[(at+delta+len(stops))%len(stops)]
+	return f.setFocus(next[0], formField(next[1]))
+}
+
+func (f *labelForm) setFocus(call int, field formField) tea.Cmd {
+	call = min(max(call, 0), len(f.calls)-1)
+	for _, c := range f.calls {
+		c.args.Blur()
+	}
+	f.rationale.Blur()
+	f.picker.Blur()
+	f.cur, f.focus = call, field
+	switch field {
+	case fieldTool:
+		ce := f.calls[call]
+		current := ce.tool
+		if f.noTool {
+			current = noToolChoice
+		}
+		f.picker.SetTools(f.tools, len(f.calls) == 1)
+		f.picker.Reset(current)
+		return f.picker.Focus()
+	case fieldArgs:
+		// Arrive where the work is: the first value still empty.
+		ce := f.calls[call]
+		if r, c, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok {
+			placeCursor(&ce.args, r, c)
+		}
+		return ce.args.Focus()
+	}
+	return f.rationale.Focus()
+}
+
+// choose applies the picker's highlighted tool to the focused call and moves
+// on: to the first empty argument, or to the rationale when there is none.
+func (f *labelForm) choose() (changed bool, cmd tea.Cmd) {
+	name := f.picker.Selected()
+	if name == "" {
+		return false, nil
+	}
+	ce := f.calls[f.cur]
+	if name == noToolChoice {
+		changed = !f.noTool
+		f.noTool = true
+		f.calls = []*callEditor{ce}
+		return changed, f.setFocus(0, fieldRationale)
+	}
+	if f.noTool || ce.tool != name {
+		f.noTool = false
+		f.setTool(ce, name, "")
+		changed = true
+	}
+	f.resize()
+	if _, _, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok || len(ce.problems) > 0 || ce.hint != "" {
+		return changed, f.setFocus(f.cur, fieldArgs)
+	}
+	return changed, f.Move(2)
+}
+
+// AddCall appends a call after the focused one and focuses its tool.
+func (f *labelForm) AddCall() tea.Cmd {
+	f.noTool = false
+	ce := f.newCall()
+	at := f.cur + 1
+	f.calls = append(f.calls[:at], append([]*callEditor{ce}, f.calls[at:]...)...)
+	f.resize()
+	return f.setFocus(at, fieldTool)
+}
+
+// RemoveCall drops the focused call (never the last one).
+func (f *labelForm) RemoveCall() (bool, tea.Cmd) {
+	if len(f.calls) < 2 {
+		return false, nil
+	}
+	f.calls = append(f.calls[:f.cur], f.calls[f.cur+1:]...)
+	return true, f.setFocus(min(f.cur, len(f.calls)-1), fieldTool)
+}
+
+// MoveCall swaps the focused call with its neighbour (delta -1 or +1).
+func (f *labelForm) MoveCall(delta int) bool {
+	to := f.cur + delta
+	if to < 0 || to >= len(f.calls) || f.focus == fieldRationale {
+		return false
+	}
+	f.calls[f.cur], f.calls[to] = f.calls[to], f.calls[f.cur]
+	f.cur = to
+	return true
+}
+
+// Update sends a key or message to the focused field; changed reports an
+// edit worth saving.
+func (f *labelForm) Update(msg tea.Msg) (changed bool, cmd tea.Cmd) {
+	k, isKey := msg.(tea.KeyMsg)
+	switch f.focus {
+	case fieldTool:
+		if isKey && key.Matches(k, f.keys.Choose) {
+			return f.choose()
+		}
+		return false, f.picker.Update(msg)
+	case fieldArgs:
+		ce := f.calls[f.cur]
+		if isKey && key.Matches(k, f.keys.NextField) {
+			li := ce.args.LineInfo()
+			if r, c, ok := nextEmptyValue(ce.args.Value(), ce.args.Line(), li.StartColumn+li.ColumnOffset); ok {
+				placeCursor(&ce.args, r, c)
+				return false, nil
+			}
+			return false, f.Move(1)
+		}
+		before := ce.args.Value()
+		ce.args, cmd = ce.args.Update(msg)
+		if ce.args.Value() != before {
+			f.validate(ce)
+			return true, cmd
+		}
+		return false, cmd
+	default:
+		if isKey && key.Matches(k, f.keys.NextField) {
+			return false, f.Move(1)
+		}
+		before := f.rationale.Value()
+		f.rationale, cmd = f.rationale.Update(msg)
+		return f.rationale.Value() != before, cmd
+	}
+}
+
+// placeCursor moves a textarea's cursor to (row, col) of its value.
+func placeCursor(ta *textarea.Model, row, col int) {
+	for i := 0; i < 10000 && (ta.Line() > 0 || ta.LineInfo().RowOffset > 0); i++ {
+		ta.CursorUp()
+	}
+	for i := 0; i < 10000 && ta.Line() < row; i++ {
+		ta.CursorDown()
+	}
+	ta.SetCursor(col)
+}
+
+// SetWidth sets the form width; heights come from SetHeights.
+func (f *labelForm) SetWidth(w int) {
+	f.width = w
+	f.resize()
+}
+
+// SetArgsHeight sets how many lines the args editor (and tool list) get.
+func (f *labelForm) SetArgsHeight(h int) {
+	f.argsH = max(h, 1)
+	f.resize()
+}
+
+func (f *labelForm) resize() {
+	w := max(f.width-labelColumn, 10)
+	for _, c := range f.calls {
+		c.args.SetWidth(w)
+		c.args.SetHeight(f.argsH)
+	}
+	f.rationale.SetWidth(w)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/goldtrace/goldtrace/guide"
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// Everything in this file runs inside tea.Cmds: closures get copies of what
+// they need and answer with a message tagged so stale answers are dropped.
+
+// itemLoadedMsg answers a load: the item to label (or Empty), its draft and
+// the reviewer's progress.
+type itemLoadedMsg struct {
+	seq          int
+	Item         trace.Item
+	Draft        draftBody
+	DraftSeconds int
+	Done, Total  int
+	Guide        string
+	Notes        []store.Note // the lead's send-back notes to this reviewer
+	Empty        bool
+	Err          error
+}
+
+// labelRequest is what the label page's commands need from the store.
+// Writes in flight are counted so quitting can wait for them.
+type labelRequest struct {
+	st       *store.Store
+	reviewer string
+	batch    string
+	writes   *sync.WaitGroup
+}
+
+// write wraps a command that writes: counted from creation to completion.
+func (r labelRequest) write(fn func() tea.Msg) tea.Cmd {
+	r.writes.Add(1)
+	return func() tea.Msg {
+		defer r.writes.Done()
+		return fn()
+	}
+}
+
+// waitWrites waits (a bounded time) for writes in flight to finish.
+func (r labelRequest) waitWrites(limit time.Duration) {
+	done := make(chan struct{})
+	go func() { r.writes.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
+}
+
+// loadCmd loads itemID, or the next item in the queue when itemID is "".
+func (r labelRequest) loadCmd(seq int, itemID string) tea.Cmd {
+	return func() tea.Msg {
+		msg, err := r.load(seq, itemID)
+		if err != nil {
+			return itemLoadedMsg{seq: seq, Err: err}
+		}
+		return msg
+	}
+}
+
+func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
+	ctx := context.Background()
+	msg := itemLoadedMsg{seq: seq}
+	prog, err := r.st.Progress(ctx, r.reviewer, r.batch)
+	if err != nil {
+		return msg, fmt.Errorf("load progress: %w", err)
+	}
+	for status, n := range prog {
+		msg.Total += n
+		if status == store.AssignSubmitted || status == store.AssignSkipped {
+			msg.Done += n
+		}
+	}
+	if itemID == "" {
+		a, err := r.st.NextAssignment(ctx, r.reviewer, r.batch)
+		if errors.Is(err, store.ErrNotFound) {
+			msg.Empty = true
+			return msg, nil
+		} else if err != nil {
+			return msg, fmt.Errorf("load queue: %w", err)
+		}
+		itemID = a.ItemID
+	}
+	if msg.Item, err = r.st.Item(ctx, itemID); err != nil {
+		return msg, fmt.Errorf("load item %s: %w", itemID, err)
+	}
+	body, secs, err := r.st.Draft(ctx, itemID, r.reviewer)
+	switch {
+	case err == nil:
+		if jerr := json.Unmarshal(body, &msg.Draft); jerr != nil {
+			return msg, fmt.Errorf("draft of %s is unreadable: %w", itemID, jerr)
+		}
+		msg.DraftSeconds = secs
+	case !errors.Is(err, store.ErrNotFound):
+		return msg, fmt.Errorf("load draft of %s: %w", itemID, err)
+	}
+	notes, err := r.st.Notes(ctx, itemID)
+	if err != nil {
+		return msg, fmt.Errorf("load notes on %s: %w", itemID, err)
+	}
+	for _, n := range notes {
+		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, r.reviewer)) {
+			msg.Notes = append(msg.Notes, n)
+		}
+	}
+	g, err := r.st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace")
+	if err != nil {
+		return msg, fmt.Errorf("load guide: %w", err)
+	}
+	msg.Guide = g.ID
+	return msg, nil
+}
+
+// draftSavedMsg answers an autosave.
+type draftSavedMsg struct {
+	ItemID string
+	Err    error
+}
+
+func (r labelRequest) saveDraft(itemID string, d draftBody, seconds int) error {
+	body, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	if err := r.st.SaveDraft(context.Background(), itemID, r.reviewer, body, seconds); err != nil {
+		return fmt.Errorf("save draft of %s: %w", itemID, err)
+	}
+	return nil
+}
+
+func (r labelRequest) saveDraftCmd(itemID string, d draftBody, seconds int) tea.Cmd {
+	return r.write(func() tea.Msg { return draftSavedMsg{ItemID: itemID, Err: r.saveDraft(itemID, d, seconds)} })
+}
+
+// submittedMsg answers a submit or a skip.
+type submittedMsg struct {
+	ItemID  string
+	Skipped bool
+	Settled store.Settlement
+	Err     error
+}
+
+func (r labelRequest) submitCmd(l review.Label) tea.Cmd {
+	return r.write(func() tea.Msg {
+		set, err := r.st.SubmitLabel(context.Background(), l)
+		if err != nil {
+			err = fmt.Errorf("submit %s: %w", l.Item, err)
+		}
+		return submittedMsg{ItemID: l.Item, Settled: set, Err: err}
+	})
+}
+
+func (r labelRequest) skipCmd(itemID, reason string) tea.Cmd {
+	return r.write(func() tea.Msg {
+		err := r.st.SkipItem(context.Background(), itemID, r.reviewer, reason)
+		if err != nil {
+			err = fmt.Errorf("skip %s: %w", itemID, err)
+		}
+		return submittedMsg{ItemID: itemID, Skipped: true, Err: err}
+	})
+}
+
+// reopenedMsg answers a reopen: the item to show next, or why not.
+type reopenedMsg struct {
+	ItemID string
+	Err    error
+}
+
+// reopenCmd saves the current draft (if any), then takes back the
+// reviewer's most recent submitted label.
+func (r labelRequest) reopenCmd(current string, d *draftBody, seconds int) tea.Cmd {
+	return r.write(func() tea.Msg {
+		if d != nil {
+			if err := r.saveDraft(current, *d, seconds); err != nil {
+				return reopenedMsg{Err: err}
+			}
+		}
+		ctx := context.Background()
+		id, err := r.st.LastSubmitted(ctx, r.reviewer, r.batch)
+		if errors.Is(err, store.ErrNotFound) {
+			return reopenedMsg{Err: errors.New("nothing to reopen: you have not submitted a label yet")}
+		} else if err != nil {
+			return reopenedMsg{Err: err}
+		}
+		if _, err := r.st.Reopen(ctx, id, r.reviewer, labelToDraft); err != nil {
+			return reopenedMsg{Err: fmt.Errorf("reopen %s: %w", id, err)}
+		}
+		return reopenedMsg{ItemID: id}
+	})
+}
+
+// autosaveMsg fires after an edit; the page saves if still dirty.
+type autosaveMsg struct{ ItemID string }
+
+// autosaveDelay bounds how much typing a crash can lose.
+const autosaveDelay = 800 * time.Millisecond
+
+// clockTickMsg refreshes the time-on-item display.
+type clockTickMsg struct{}

@@ -1,0 +1,324 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// labelColumn is the width of the form's field names ("Tool", "Args", "Why").
+const labelColumn = 7
+
+// formLayout is how the page's height is shared out.
+type formLayout struct {
+	context, args, rationale, others int
+}
+
+func (p *LabelPage) computeLayout() formLayout {
+	h := p.height
+	var l formLayout
+	l.rationale = 2
+	if h >= 34 {
+		l.rationale = 3
+	}
+	l.args = min(max(h/5, 3), 10)
+	if p.form.calls != nil {
+		l.others = min(len(p.form.calls)-1, 3)
+	}
+	fixed := 1 + 1 + 1 + l.others + 1 + l.args + 1 + l.rationale // header, two rules, tool, args, problem line, rationale
+	if p.opts.Hint != "" {
+		fixed++
+	}
+	l.context = h - fixed
+	for l.context < 3 && l.args > 1 {
+		l.args--
+		l.context++
+	}
+	l.context = max(l.context, 1)
+	return l
+}
+
+func (p *LabelPage) layout() {
+	if p.width <= 0 || p.height <= 0 {
+		return
+	}
+	l := p.computeLayout()
+	p.context.SetSize(p.width, l.context)
+	p.form.SetWidth(p.width)
+	p.form.SetArgsHeight(l.args)
+	p.form.rationale.SetHeight(l.rationale)
+}
+
+// View draws the page: header, conversation, label form.
+func (p *LabelPage) View() string {
+	if p.width <= 0 {
+		return ""
+	}
+	switch p.state {
+	case stateEmpty:
+		return p.emptyView()
+	case stateLoading:
+		if p.item.ID == "" {
+			return p.c.Styles.Muted.Render("loading your queue…")
+		}
+	}
+	s := &p.c.Styles
+	l := p.computeLayout()
+	var rows []string
+	rows = append(rows, p.headerView())
+	if p.opts.Hint != "" {
+		rows = append(rows, ansi.Truncate(s.Accent.Render(p.opts.Hint), p.width, "…"))
+	}
+	title := "Conversation"
+	if info := p.context.ScrollInfo(); info != "" {
+		title += " (" + info + ")"
+	}
+	rows = append(rows, p.rule(title, false))
+	rows = append(rows, fitLines(p.context.View(), l.context))
+	rows = append(rows, p.rule(p.formTitle(), true))
+	rows = append(rows, p.formView(l)...)
+	return strings.Join(rows, "\n")
+}
+
+func (p *LabelPage) headerView() string {
+	s := &p.c.Styles
+	pos := min(p.done+1, p.total)
+	left := s.Title.Render(p.opts.Reviewer) + "  " + fmt.Sprintf("%d/%d", pos, p.total) + " " + p.barView(12)
+	secs := p.baseSecs + int(p.now.Sub(p.started).Seconds())
+	right := s.Muted.Render(fmt.Sprintf("⏱ %d:%02d", secs/60, secs%60))
+	meta := []string{fmt.Sprintf("%s turn %d", p.item.TraceID, p.item.Turn)}
+	keys := make([]string, 0, len(p.item.Metadata))
+	for k := range p.item.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return metaRank(keys[i]) < metaRank(keys[j]) || metaRank(keys[i]) == metaRank(keys[j]) && keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		meta = append(meta, k+"="+p.item.Metadata[k])
+	}
+	room := p.width - lipgloss.Width(left) - lipgloss.Width(right) - 4
+	middle := ""
+	if room > 8 {
+		middle = ansi.Truncate(s.Header.Render(strings.Join(meta, " · ")), room, "…")
+	}
+	gap := max(p.width-lipgloss.Width(left)-lipgloss.Width(middle)-lipgloss.Width(right)-2, 1)
+	return left + "  " + middle + strings.Repeat(" ", gap) + right
+}
+
+// metaRank puts the metadata a reviewer reads first (model, cohort) first.
+func metaRank(k string) int {
+	switch k {
+	case "model":
+		return 0
+	case "cohort":
+		return 1
+	}
+	return 2
+}
+
+func (p *LabelPage) barView(width int) string {
+	s := &p.c.Styles
+	if p.total == 0 {
+		return ""
+	}
+	filled := p.done * width / p.total
+	full, empty := "█", "░"
+	if s.NoColor {
+		full, empty = "#", "."
+	}
+	return s.Accent.Render(strings.Repeat(full, filled)) + s.Muted.Render(strings.Repeat(empty, width-filled))
+}
+
+func (p *LabelPage) formTitle() string {
+	f := p.form
+	title := "Your label"
+	if len(f.calls) > 1 {
+		title += fmt.Sprintf(" — call %d of %d", f.cur+1, len(f.calls))
+	}
+	if p.revealed {
+		title += " (model's call revealed)"
+	}
+	return title
+}
+
+// rule is a titled horizontal line across the page.
+func (p *LabelPage) rule(title string, accent bool) string {
+	s := &p.c.Styles
+	style := s.Muted
+	if accent {
+		style = s.Pane.Title
+	}
+	head := "── " + title + " "
+	return style.Render(ansi.Truncate(head, p.width, "…")) + s.Muted.Render(strings.Repeat("─", max(p.width-ansi.StringWidth(head), 0)))
+}
+
+func (p *LabelPage) fieldName(name string, focused bool) string {
+	s := &p.c.Styles
+	style := s.Form.Label
+	if focused {
+		style = s.Form.FocusedLabel
+		name = "▸" + name
+	} else {
+		name = " " + name
+	}
+	return style.Render(name) + strings.Repeat(" ", max(labelColumn-ansi.StringWidth(name), 1))
+}
+
+func (p *LabelPage) formView(l formLayout) []string {
+	s := &p.c.Styles
+	f := p.form
+	inner := max(p.width-labelColumn, 10)
+	var rows []string
+	// The other calls of a sequence, one line each, in their order around
+	// the one being edited.
+	var before, after []string
+	shown := 0
+	for i, c := range f.calls {
+		if i == f.cur || shown >= l.others {
+			continue
+		}
+		shown++
+		tool := c.tool
+		if tool == "" {
+			tool = "(no tool chosen)"
+		}
+		line := fmt.Sprintf(" %d. %s %s", i+1, tool, oneLine(c.args.Value()))
+		if len(c.problems) > 0 {
+			line += "  ✗"
+		}
+		line = ansi.Truncate(s.Muted.Render(line), p.width, "…")
+		if i < f.cur {
+			before = append(before, line)
+		} else {
+			after = append(after, line)
+		}
+	}
+	rows = append(rows, before...)
+	ce := f.calls[f.cur]
+	// Tool line.
+	toolFocused := f.focus == fieldTool
+	var toolText string
+	switch {
+	case toolFocused:
+		current := ""
+		if f.noTool {
+			current = noToolChoice
+		} else if ce.tool != "" {
+			current = ce.tool
+		}
+		toolText = f.picker.InputView(inner - ansi.StringWidth(current) - 3)
+		if current != "" && f.picker.Filter() == "" {
+			toolText = s.Form.Selected.Render(current) + "  " + s.Muted.Render("type to change")
+		}
+	case f.noTool:
+		toolText = s.Form.Selected.Render(noToolChoice) + s.Muted.Render(" — the assistant should answer in words")
+	case ce.tool == "":
+		toolText = s.Form.Problem.Render("(not chosen)")
+	default:
+		toolText = s.Form.Selected.Render(ce.tool) + s.Muted.Render(" — "+f.picker.descs[ce.tool])
+	}
+	rows = append(rows, ansi.Truncate(p.fieldName("Tool", toolFocused)+toolText, p.width, "…"))
+	// Args area: the tool list while choosing, else the editor.
+	var area string
+	switch {
+	case toolFocused:
+		area = f.picker.ListView(inner, l.args)
+	case f.noTool:
+		area = s.Muted.Render("no arguments: no tool is called")
+	case ce.tool == "":
+		area = s.Muted.Render("choose a tool first (shift+tab)")
+	default:
+		area = ce.args.View()
+	}
+	areaLines := strings.Split(fitLines(area, l.args), "\n")
+	for i, line := range areaLines {
+		name := strings.Repeat(" ", labelColumn)
+		if i == 0 {
+			if toolFocused {
+				name = strings.Repeat(" ", labelColumn)
+			} else {
+				name = p.fieldName("Args", f.focus == fieldArgs)
+			}
+		}
+		rows = append(rows, name+line)
+	}
+	rows = append(rows, after...)
+	// Problem or hint line (or the skip prompt).
+	rows = append(rows, p.problemLine(ce))
+	// Rationale.
+	ratLines := strings.Split(fitLines(f.rationale.View(), l.rationale), "\n")
+	for i, line := range ratLines {
+		name := strings.Repeat(" ", labelColumn)
+		if i == 0 {
+			name = p.fieldName("Why", f.focus == fieldRationale)
+		}
+		rows = append(rows, name+line)
+	}
+	return rows
+}
+
+func (p *LabelPage) problemLine(ce *callEditor) string {
+	s := &p.c.Styles
+	f := p.form
+	indent := strings.Repeat(" ", labelColumn)
+	var line string
+	switch {
+	case p.skipping:
+		return ansi.Truncate(p.skipIn.View(), p.width, "…")
+	case p.state == stateBusy:
+		line = s.Muted.Render("saving…")
+	case f.focus == fieldTool:
+		line = s.Muted.Render("enter chooses · ↑/↓ move · tab keeps the current tool")
+	case f.noTool || ce.tool == "":
+		line = ""
+	case len(ce.problems) > 0:
+		msg := "✗ " + ce.problems[0].Message
+		if n := len(ce.problems) - 1; n > 0 {
+			msg += fmt.Sprintf(" (+%d more)", n)
+		}
+		line = s.Form.Problem.Render(msg)
+	default:
+		msg := "✓ arguments fit the tool"
+		if ce.hint != "" {
+			msg += " · " + ce.hint
+		}
+		line = s.Form.Valid.Render(msg)
+	}
+	return ansi.Truncate(indent+line, p.width, "…")
+}
+
+func (p *LabelPage) emptyView() string {
+	s := &p.c.Styles
+	batch := ""
+	if p.opts.Batch != "" {
+		batch = " in batch " + p.opts.Batch
+	}
+	lines := []string{
+		s.Title.Render(fmt.Sprintf("Nothing to label, %s.", p.opts.Reviewer)),
+		"",
+	}
+	if p.total > 0 {
+		lines = append(lines, fmt.Sprintf("All %d of your items%s are done. Thank you!", p.total, batch))
+	} else {
+		lines = append(lines, fmt.Sprintf("No items are assigned to you%s yet.", batch),
+			"A lead assigns items with:  goldtrace sample --reviewers "+p.opts.Reviewer+",… --n N")
+	}
+	lines = append(lines, "", s.Muted.Render("ctrl+z reopens your last label · q quits"))
+	return lipgloss.NewStyle().Padding(1, 2).Width(p.width).Render(strings.Join(lines, "\n"))
+}
+
+// fitLines pads or cuts s to exactly n lines.
+func fitLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
