@@ -330,7 +330,7 @@ func (p *DashboardPage) ShortHelp() []key.Binding {
 	if p.data == nil || p.matrix.Empty() {
 		return []key.Binding{k.Refresh, k.Adjudicate}
 	}
-	return []key.Binding{helpOnly("←↑↓→", "move"), withHelp(k.Open, "items of cell"), k.Tools, k.Refresh, k.Adjudicate}
+	return []key.Binding{helpOnly("←↑↓→", "move"), withHelp(k.Open, "items"), withHelp(k.Tools, "tools"), k.Refresh, k.Adjudicate}
 }
 
 // FullHelp is the short help in one column.

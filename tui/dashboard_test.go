@@ -59,6 +59,7 @@ func TestDashboard(t *testing.T) {
 	t.Run("NoColorMarksDiagonal", func(t *testing.T) { testDashboardNoColorMarksDiagonal(t, st) })
 	t.Run("EmptyCellStays", func(t *testing.T) { testDashboardEmptyCellStays(t, st) })
 	t.Run("ToolsScreen", func(t *testing.T) { testDashboardToolsScreen(t, st) })
+	t.Run("SwitchToAdjudicate", func(t *testing.T) { testDashboardSwitchToAdjudicate(t, st) })
 }
 
 func testDashboardMatrixCursor(t *testing.T, st *store.Store) {
@@ -319,5 +320,23 @@ func testDashboardToolsScreen(t *testing.T, st *store.Store) {
 	press(r, tea.KeyEsc)
 	if p.mode != modeOverview {
 		t.Errorf("esc from the tools: mode %v, want the overview", p.mode)
+	}
+}
+
+func testDashboardSwitchToAdjudicate(t *testing.T, st *store.Store) {
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: st, Now: func() time.Time { return dashboardClock }}
+	r := NewDashboardRoot(c, DashboardOptions{Lead: "carol"})
+	r.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	p := r.Page(PageDashboard).(*DashboardPage)
+	if !strings.Contains(ansi.Strip(r.View()), "a adjudicate") {
+		t.Errorf("help does not offer adjudication:\n%s", ansi.Strip(r.View()))
+	}
+	_, cmd := r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
+	runCmd(t, r, cmd)
+	if r.Current() != PageAdjudicate {
+		t.Errorf("a: showing %v, want the adjudication screen", r.Current())
+	}
+	if p.mode != modeOverview {
+		t.Errorf("dashboard mode changed to %v", p.mode)
 	}
 }

@@ -23,7 +23,8 @@ adjudicated items, built exactly as export builds them) and shows the headline m
 the confusion matrix of gold × observed first tool, the worst tools, progress and
 reviewer agreement. It refreshes when labels change. Select a matrix cell (arrows,
 enter) to list its items, and an item to see the gold answer, the observed calls and
-why they fail. Only leads may open it: it shows adjudicated answers.`,
+why they fail; t lists every tool, worst first; a opens adjudication. Only leads may
+open it: it shows adjudicated answers.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -35,7 +36,7 @@ why they fail. Only leads may open it: it shows adjudicated answers.`,
 				return fmt.Errorf("open store: %w", err)
 			}
 			if err := st.RequireLead(ctx, as); err != nil {
-				return dashboardUserError(as, err)
+				return dashboardUserError(as, err) // RunDashboard checks too; this says how to fix it
 			}
 			if batch != "" {
 				if err := checkBatchExists(cmd, st, batch); err != nil {
