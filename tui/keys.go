@@ -10,6 +10,7 @@ type KeyMap struct {
 	Label      LabelKeys
 	Adjudicate AdjudicateKeys
 	Guide      GuideKeys
+	Dashboard  DashboardKeys
 }
 
 // GlobalKeys work on every screen.
@@ -85,5 +86,6 @@ func DefaultKeyMap() KeyMap {
 			Top:   b("home/g", "top", "home", "g"),
 			End:   b("end/G", "end", "end", "G"),
 		},
+		Dashboard: defaultDashboardKeys(),
 	}
 }

@@ -44,10 +44,11 @@ against them for CI.`,
 		newDatasetsCmd(app),
 		newDiffCmd(app),
 		newVerifyCmd(app),
-		newScoreCmd(app),
 		newStatusCmd(app),
 		newResolveCmd(app),
 		newSettingsCmd(app),
+		newDashboardCmd(app),
+		newScoreCmd(app),
 	)
 	return root
 }
