@@ -52,7 +52,8 @@ type LabelPage struct {
 	total      int
 	guideID    string
 	revealed   bool
-	started    time.Time
+	lastInput  time.Time     // the last key or mouse event on this item
+	active     time.Duration // time on this item so far, idle stretches capped
 	baseSecs   int
 	now        time.Time
 	dirty      bool
@@ -60,6 +61,10 @@ type LabelPage struct {
 
 	skipping bool
 	skipIn   textinput.Model
+
+	// typedAhead holds keys pressed while an item loads or a submit is in
+	// flight; they apply to the item that comes next, not lost.
+	typedAhead []tea.KeyMsg
 
 	// after schedules timed messages (autosave, clock); tests replace it.
 	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
@@ -119,9 +124,9 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 		if msg.Err != nil {
 			p.state = stateReady
 			if p.item.ID == "" {
-				p.state = stateEmpty
+				p.state, p.typedAhead = stateEmpty, nil
 			}
-			return ReportErr(msg.Err)
+			return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead())
 		}
 		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
 	case autosaveMsg:
@@ -135,8 +140,10 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 		p.now = p.c.Now()
 		return p.clockTick()
 	case tea.MouseMsg:
+		p.touch()
 		return p.context.Update(msg)
 	case tea.KeyMsg:
+		p.touch()
 		return p.handleKey(msg)
 	}
 	if p.state == stateReady {
@@ -158,22 +165,35 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 		return nil // a newer load is under way
 	}
 	if msg.Err != nil {
-		p.state = stateEmpty
-		p.item = trace.Item{}
+		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil
 		return ReportErr(msg.Err)
 	}
 	p.done, p.total, p.guideID = msg.Done, msg.Total, msg.Guide
 	if msg.Empty {
-		p.state, p.item = stateEmpty, trace.Item{}
+		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil
 		return nil
 	}
 	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
 	p.revealed = msg.Draft.SawObserved
-	p.started, p.now, p.baseSecs = p.c.Now(), p.c.Now(), msg.DraftSeconds
+	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
 	p.form.Load(msg.Item.Tools, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
-	return nil
+	return p.replayTypedAhead()
+}
+
+// typeAheadLimit bounds the keys kept while an item loads.
+const typeAheadLimit = 256
+
+// replayTypedAhead applies the keys typed while the item was loading.
+func (p *LabelPage) replayTypedAhead() tea.Cmd {
+	keys := p.typedAhead
+	p.typedAhead = nil
+	var cmds []tea.Cmd
+	for _, k := range keys {
+		cmds = append(cmds, p.handleKey(k))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
@@ -182,7 +202,7 @@ func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 	}
 	if msg.Err != nil {
 		p.state = stateReady
-		return ReportErr(msg.Err)
+		return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead())
 	}
 	verb := "submitted"
 	if msg.Skipped {
@@ -191,12 +211,27 @@ func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 	return tea.Batch(p.load(""), ReportStatus(fmt.Sprintf("%s %s", verb, msg.ItemID)))
 }
 
-// seconds is the time spent on the current item, drafts included.
-func (p *LabelPage) seconds() int {
-	return p.baseSecs + int(p.c.Now().Sub(p.started)/time.Second)
+// idleLimit caps how much of a pause without any key counts as time on
+// the item: reading counts, a lunch break does not.
+const idleLimit = 5 * time.Minute
+
+// seconds is the time spent on the current item up to at, drafts included.
+func (p *LabelPage) secondsAt(at time.Time) int {
+	pause := min(max(at.Sub(p.lastInput), 0), idleLimit)
+	return p.baseSecs + int((p.active+pause)/time.Second)
+}
+
+func (p *LabelPage) seconds() int { return p.secondsAt(p.c.Now()) }
+
+// touch records input: the pause before it counts, up to idleLimit.
+func (p *LabelPage) touch() {
+	now := p.c.Now()
+	p.active += min(max(now.Sub(p.lastInput), 0), idleLimit)
+	p.lastInput = now
 }
 
 func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
+	p.syncKeys() // the state may have changed since the last message
 	k := &p.c.Keys.Label
 	g := &p.c.Keys.Global
 	if p.skipping {
@@ -211,6 +246,12 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Reopen):
 		return p.reopen()
+	case p.state == stateLoading || p.state == stateBusy:
+		// Typing ahead while the next item loads: keep the keys for it.
+		if len(p.typedAhead) < typeAheadLimit {
+			p.typedAhead = append(p.typedAhead, msg)
+		}
+		return nil
 	case p.state != stateReady:
 		return nil
 	case key.Matches(msg, k.Submit):
@@ -356,8 +397,9 @@ func (p *LabelPage) Flush() tea.Cmd {
 	}
 }
 
-// Typing is true while any text field has focus.
-func (p *LabelPage) Typing() bool { return p.state == stateReady || p.skipping }
+// Typing is true while any text field has focus, and while an item loads
+// (keys typed ahead go to its fields): only the empty screen takes q.
+func (p *LabelPage) Typing() bool { return p.state != stateEmpty || p.skipping }
 
 // SetSize lays the page out in w×h.
 func (p *LabelPage) SetSize(w, h int) {

@@ -502,3 +502,39 @@ func TestSentBackItemShowsTheLeadsNote(t *testing.T) {
 		t.Errorf("the screen shows a removed label:\n%s", v)
 	}
 }
+
+func TestIdleTimeIsCapped(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	r, _, clk := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	clk.now = t0.Add(30 * time.Second)
+	k.press(tea.KeyEnter)
+	clk.now = t0.Add(30*time.Second + time.Hour) // away for an hour
+	k.typ("x")
+	clk.now = clk.now.Add(10 * time.Second)
+	k.press(tea.KeyCtrlS)
+	if l := storedLabel(t, f, f.items[0], "alice"); l.Seconds != 30+5*60+10 {
+		t.Errorf("seconds %d, want 30 + 300 (capped pause) + 10", l.Seconds)
+	}
+}
+
+// Keys typed while the next item loads apply to it instead of being lost.
+func TestTypingAheadWhileLoading(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	k.press(tea.KeyEnter)
+	k.typ("first")
+	// Submit without running the commands yet: the program is busy.
+	_, submit := r.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	for _, ch := range "stat" {
+		r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{ch}})
+	}
+	r.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	drain(r, submit)
+	if page.item.ID != f.items[1] || page.form.calls[0].tool != "get_order_status" || page.form.focus != fieldArgs {
+		t.Errorf("typed-ahead keys not applied: item %s tool %q focus %v", page.item.ID, page.form.calls[0].tool, page.form.focus)
+	}
+}
