@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -126,11 +127,14 @@ func (g *GuidePage) render() tea.Cmd {
 
 // jump scrolls to the chosen tool's section, or to the top.
 func (g *GuidePage) jump() {
+	g.vp.SetContent(g.rendered)
 	g.vp.GotoTop()
 	if g.tool == "" {
 		return
 	}
 	if line := guide.SectionLine(g.rendered, g.tool); line >= 0 {
+		// Room below the last section so its heading can sit at the top.
+		g.vp.SetContent(g.rendered + strings.Repeat("\n", max(g.vp.Height-1, 0)))
 		g.vp.SetYOffset(line)
 		g.note = "section " + g.tool
 		return

@@ -538,3 +538,20 @@ func TestTypingAheadWhileLoading(t *testing.T) {
 		t.Errorf("typed-ahead keys not applied: item %s tool %q focus %v", page.item.ID, page.form.calls[0].tool, page.form.focus)
 	}
 }
+
+func TestGuideSectionStartsAtTheTop(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	body := guide.Default() + "\n## get_order_status\n\nUse when the user names exactly one order.\n"
+	if _, _, err := f.st.SetGuide(context.Background(), guide.ID(body), body, "carol"); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := newTestLabelRoot(t, f, "alice", 120, 40)
+	k := &keys{r: r}
+	k.typ("stat")
+	k.press(tea.KeyEnter)
+	k.press(tea.KeyCtrlG)
+	lines := strings.Split(view(r), "\n")
+	if !strings.Contains(lines[1], "get_order_status") {
+		t.Errorf("the section heading is not the first guide line:\n%s", strings.Join(lines[:5], "\n"))
+	}
+}
