@@ -555,3 +555,17 @@ func TestGuideSectionStartsAtTheTop(t *testing.T) {
 		t.Errorf("the section heading is not the first guide line:\n%s", strings.Join(lines[:5], "\n"))
 	}
 }
+
+func TestHintLineForTheDemo(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return t0 }}
+	hint := "demo: you are alice; `goldtrace label --as bob --db /tmp/x.db` to be the second reviewer"
+	r := NewLabelRoot(c, LabelOptions{Reviewer: "alice", Hint: hint}, true)
+	r.Page(PageLabel).(*LabelPage).after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	r.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	drain(r, r.Init())
+	lines := strings.Split(view(r), "\n")
+	if !strings.Contains(lines[1], hint) || len(lines) != 24 {
+		t.Errorf("hint line:\n%s", view(r))
+	}
+}
