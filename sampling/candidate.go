@@ -1,14 +1,11 @@
 package sampling
 
-import (
-	"hash/fnv"
-	"math/rand/v2"
-	"strconv"
-)
+import "math/rand/v2"
 
 // Candidate is one decision point offered to a Sampler: only what sampling
 // needs, never the full trace.
 type Candidate struct {
+	Row       int64 // the store's row number of the item, when it has one
 	ItemID    string
 	TraceID   string
 	Turn      int
@@ -40,27 +37,53 @@ func Earlier(a, b Candidate) bool {
 // depend on the order candidates arrive in, so a sample is the same whether
 // it is drawn from a database or a file, in any row order. PCG-DXSM is a
 // fixed algorithm; TestKeyIsStable pins its outputs.
-func Key(seed int64, inputHash string) uint64 {
-	var h uint64
-	if len(inputHash) >= 16 {
-		v, err := strconv.ParseUint(inputHash[:16], 16, 64)
-		if err == nil {
-			h = v
-		} else {
-			h = fnvString(inputHash)
-		}
-	} else {
-		h = fnvString(inputHash)
+func Key(seed int64, inputHash string) uint64 { return key(seed, inputHash) }
+
+func key[T string | []byte](seed int64, inputHash T) uint64 {
+	h, ok := prefix64(inputHash)
+	if !ok {
+		h = fnv64a(inputHash)
 	}
+	return keyOf(seed, h)
+}
+
+func keyOf(seed int64, h uint64) uint64 {
 	var p rand.PCG
 	p.Seed(uint64(seed), h)
 	return p.Uint64()
 }
 
-func fnvString(s string) uint64 {
-	f := fnv.New64a()
-	f.Write([]byte(s))
-	return f.Sum64()
+// prefix64 is the number written by the first 16 hex digits of h.
+func prefix64[T string | []byte](h T) (uint64, bool) {
+	if len(h) < 16 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < 16; i++ {
+		c := h[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint64(c)
+	}
+	return v, true
+}
+
+// fnv64a is the 64-bit FNV-1a hash, for input hashes that are not hex.
+func fnv64a[T string | []byte](s T) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // keyLess orders by key, then by input hash, so ties (two different inputs

@@ -3,7 +3,7 @@ package sampling
 import (
 	"container/heap"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/binary"
 	"fmt"
 	"sort"
 )
@@ -84,6 +84,14 @@ func NewSampler(seed int64, n int, ordered bool) *Sampler {
 	return s
 }
 
+// Expect presizes the duplicate set of an exact-mode sampler for about n
+// candidates, sparing rehashing on large scans.
+func (s *Sampler) Expect(n int) {
+	if s.ordered && len(s.seen) == 0 && n > 0 {
+		s.seen = make(map[[16]byte]struct{}, n)
+	}
+}
+
 // Exclude drops every candidate with one of these input hashes (inputs that
 // are already in a batch).
 func (s *Sampler) Exclude(hashes []string) {
@@ -95,13 +103,52 @@ func (s *Sampler) Exclude(hashes []string) {
 	}
 }
 
+// OfferRow is Offer for a store scan in Earlier order (exact mode): it
+// takes only the item's row, input hash (read during the call only) and
+// stratum, and allocates nothing for candidates it does not keep. The kept
+// candidates carry Row, Stratum and InputHash; the caller fills in the rest.
+func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
+	if !s.ordered {
+		s.Offer(Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum})
+		return
+	}
+	if s.excluded[string(inputHash)] {
+		s.excl++
+		return
+	}
+	k, hex := hashKey(inputHash)
+	if _, dup := s.seen[k]; dup {
+		s.dups++
+		return
+	}
+	s.seen[k] = struct{}{}
+	r := s.stratum(stratum)
+	r.available++
+	if s.n <= 0 {
+		return
+	}
+	var key uint64
+	if hex {
+		key = keyOf(s.seed, binary.BigEndian.Uint64(k[:8]))
+	} else {
+		key = Key(s.seed, string(inputHash))
+	}
+	if r.Len() >= s.n {
+		top := r.items[0]
+		if !keyLess(key, string(inputHash), top.key, top.c.InputHash) {
+			return
+		}
+	}
+	s.admitKeyed(&entry{c: Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum}, key: key})
+}
+
 // Offer considers one candidate.
 func (s *Sampler) Offer(c Candidate) {
 	if s.excluded[c.InputHash] {
 		s.excl++
 		return
 	}
-	if e, ok := s.held[c.InputHash]; ok {
+	if e, ok := s.held[c.InputHash]; ok && !s.ordered {
 		s.dups++
 		if Earlier(c, e.c) {
 			s.replace(e, c)
@@ -109,7 +156,7 @@ func (s *Sampler) Offer(c Candidate) {
 		return
 	}
 	if s.ordered {
-		k := hashKey(c.InputHash)
+		k, _ := hashKey(c.InputHash)
 		if _, dup := s.seen[k]; dup {
 			s.dups++
 			return
@@ -127,7 +174,14 @@ func (s *Sampler) admit(c Candidate) {
 	if s.n <= 0 {
 		return
 	}
-	e := &entry{c: c, key: Key(s.seed, c.InputHash)}
+	s.admitKeyed(&entry{c: c, key: Key(s.seed, c.InputHash)})
+}
+
+// admitKeyed keeps e in its stratum's reservoir when its key is among the n
+// smallest there (the stratum has already counted it).
+func (s *Sampler) admitKeyed(e *entry) {
+	c := e.c
+	r := s.stratum(c.Stratum)
 	if r.Len() < s.n {
 		heap.Push(r, e)
 		s.held[c.InputHash] = e
@@ -214,15 +268,19 @@ func (s *Sampler) Result(mode string, minPer int) (Sample, error) {
 }
 
 // hashKey is a fixed-size map key for an input hash: its first 128 bits
-// when it is 64 hex digits (a sha256), else the first 128 bits of its sha256.
-func hashKey(h string) [16]byte {
-	var k [16]byte
+// when it is 64 hex digits (a sha256; hex is then true), else the first 128
+// bits of its sha256.
+func hashKey[T string | []byte](h T) (k [16]byte, hex bool) {
 	if len(h) == 64 {
-		if _, err := hex.Decode(k[:], []byte(h[:32])); err == nil {
-			return k
+		a, okA := prefix64(h[:16])
+		b, okB := prefix64(h[16:32])
+		if okA && okB {
+			binary.BigEndian.PutUint64(k[:8], a)
+			binary.BigEndian.PutUint64(k[8:], b)
+			return k, true
 		}
 	}
 	sum := sha256.Sum256([]byte(h))
 	copy(k[:], sum[:16])
-	return k
+	return k, false
 }

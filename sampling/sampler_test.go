@@ -204,3 +204,24 @@ func sortedIDs(s Sample) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestOfferRowMatchesOffer: the store's allocation-free path draws exactly
+// what Offer draws.
+func TestOfferRowMatchesOffer(t *testing.T) {
+	cands := population(500, []string{"a", "b", "c"})
+	cands = append(cands, Candidate{ItemID: "odd", TraceID: "tr_odd", Stratum: "a", InputHash: "not-hex"})
+	byRow := NewSampler(11, 40, true)
+	for i, c := range cands {
+		byRow.OfferRow(int64(i), []byte(c.InputHash), c.Stratum)
+	}
+	got, err := byRow.Result(AllocProportional, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := draw(t, cands, 11, 40, true, AllocProportional)
+	for i := range want.Items {
+		if cands[got.Items[i].Row].ItemID != want.Items[i].ItemID {
+			t.Fatalf("item %d: OfferRow drew %s, Offer %s", i, cands[got.Items[i].Row].ItemID, want.Items[i].ItemID)
+		}
+	}
+}

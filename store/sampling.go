@@ -45,6 +45,7 @@ type CandidateFilter struct {
 // Candidate is one item sampling may draw: what it needs, not the trace.
 // Its fields match sampling.Candidate so callers can convert it directly.
 type Candidate struct {
+	Row       int64 // the item's rowid
 	ItemID    string
 	TraceID   string
 	Turn      int
@@ -65,11 +66,13 @@ func ValidKey(key string) error {
 	return fmt.Errorf("unknown key %q: use tool or meta.NAME", key)
 }
 
-// ScanCandidates calls fn for every item matching f, in the order that
-// decides duplicates (sampling.Earlier): items with a timestamp by
-// (timestamp, trace id, turn), then items without one by (trace id, turn).
-// Only ids, hashes and the stratum are read, never the traces themselves.
-func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(Candidate) error) error {
+// ScanCandidates calls fn with the row, input hash and stratum of every
+// item matching f, in the order that decides duplicates (sampling.Earlier):
+// items with a timestamp by (timestamp, trace id, turn), then items without
+// one by (trace id, turn). It reads one covering index and nothing else; the
+// hash bytes are valid only during the call. CandidatesByRow fills in the
+// rest for the few rows kept.
+func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, inputHash []byte, stratum string) error) error {
 	for _, withTS := range []bool{true, false} {
 		query, args, err := candidateQuery(f, withTS)
 		if err != nil {
@@ -82,19 +85,18 @@ func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(C
 	return nil
 }
 
-func (s *Store) scanCandidates(ctx context.Context, query string, args []any, fn func(Candidate) error) error {
+func (s *Store) scanCandidates(ctx context.Context, query string, args []any, fn func(int64, []byte, string) error) error {
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("scan candidates: %w", err)
 	}
 	defer rows.Close()
-	var ts sql.NullInt64
-	var id, traceID, hash, stratum sql.RawBytes
-	var turn int
+	var row int64
+	var hash, stratum sql.RawBytes
 	// One string per stratum name, not one per row.
 	strata := map[string]string{}
 	for rows.Next() {
-		if err := rows.Scan(&id, &traceID, &turn, &hash, &ts, &stratum); err != nil {
+		if err := rows.Scan(&row, &hash, &stratum); err != nil {
 			return fmt.Errorf("scan candidates: %w", err)
 		}
 		name, ok := strata[string(stratum)]
@@ -102,13 +104,45 @@ func (s *Store) scanCandidates(ctx context.Context, query string, args []any, fn
 			name = string(stratum)
 			strata[name] = name
 		}
-		c := Candidate{ItemID: string(id), TraceID: string(traceID), Turn: turn, Stratum: name,
-			InputHash: string(hash), TS: ts.Int64, HasTS: ts.Valid}
-		if err := fn(c); err != nil {
+		if err := fn(row, hash, name); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// CandidatesByRow loads the candidates with these rowids (Stratum is left
+// empty: it depends on the scan's filter).
+func (s *Store) CandidatesByRow(ctx context.Context, rowids []int64) (map[int64]Candidate, error) {
+	out := make(map[int64]Candidate, len(rowids))
+	const chunk = 500
+	for start := 0; start < len(rowids); start += chunk {
+		part := rowids[start:min(start+chunk, len(rowids))]
+		args := make([]any, len(part))
+		for i, r := range part {
+			args[i] = r
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT rowid, id, trace_id, turn, input_hash, ts_unix FROM items WHERE rowid IN (?`+
+			strings.Repeat(",?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var c Candidate
+			var ts sql.NullInt64
+			if err := rows.Scan(&c.Row, &c.ItemID, &c.TraceID, &c.Turn, &c.InputHash, &ts); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			c.TS, c.HasTS = ts.Int64, ts.Valid
+			out[c.Row] = c
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // candidateQuery builds the scan for the items with (withTS) or without a
@@ -172,7 +206,9 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	if !withTS {
 		order = `i.trace_id, i.turn`
 	}
-	q := `SELECT i.id, i.trace_id, i.turn, i.input_hash, i.ts_unix, ` + stratum + ` FROM items i` + join +
+	// INDEXED BY: the covering index yields the rows already in order; left
+	// to itself the planner may pick items_status and sort a million rows.
+	q := `SELECT i.rowid, i.input_hash, ` + stratum + ` FROM items i INDEXED BY items_sampling` + join +
 		` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order
 	return q, args, nil
 }
@@ -180,7 +216,9 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 // SampledInputHashes lists the input hashes of every item already in a
 // batch: sampling never draws another copy of those inputs.
 func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
-	return s.strings(ctx, `SELECT DISTINCT i.input_hash FROM batch_items b JOIN items i ON i.id = b.item_id ORDER BY 1`)
+	// CROSS JOIN keeps batch_items outside: the planner would otherwise
+	// visit every item.
+	return s.strings(ctx, `SELECT DISTINCT i.input_hash FROM batch_items b CROSS JOIN items i ON i.id = b.item_id ORDER BY 1`)
 }
 
 // MetaKeys lists the metadata keys stored traces have.

@@ -6,9 +6,10 @@ import "github.com/charmbracelet/bubbles/key"
 // Screens match with key.Matches and switch bindings off with SetEnabled so
 // the help line only ever lists keys that work.
 type KeyMap struct {
-	Global GlobalKeys
-	Label  LabelKeys
-	Guide  GuideKeys
+	Global     GlobalKeys
+	Label      LabelKeys
+	Adjudicate AdjudicateKeys
+	Guide      GuideKeys
 }
 
 // GlobalKeys work on every screen.
@@ -76,6 +77,7 @@ func DefaultKeyMap() KeyMap {
 			MoveCallDn:  b("ctrl/alt+↓", "move call later", "ctrl+down", "alt+down"),
 			ExpandTools: b("ctrl+e", "expand tool results", "ctrl+e"),
 		},
+		Adjudicate: defaultAdjudicateKeys(),
 		Guide: GuideKeys{
 			Close: b("esc", "back to labeling", "esc", "ctrl+g"),
 			Up:    b("↑/k", "up", "up", "k"),

@@ -15,15 +15,19 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 	"github.com/goldtrace/goldtrace/trace/synth"
+	"github.com/goldtrace/goldtrace/tui"
 )
 
 func newDemoCmd(app *App) *cobra.Command {
 	var (
-		writeN  int
-		seed    int64
-		nTraces int
-		dir     string
-		asJSON  bool
+		writeN    int
+		seed      int64
+		nTraces   int
+		dir       string
+		asJSON    bool
+		noTUI     bool
+		batchN    int
+		aliceDone int
 	)
 	cmd := &cobra.Command{
 		Use:   "demo [FILE]",
@@ -61,14 +65,33 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 				}
 				dir = d
 			}
-			st, project, err := setupDemo(cmd.Context(), dir, synth.Options{Seed: seed, N: nTraces})
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("create demo directory: %w", err)
+			}
+			opts := synth.Options{Seed: seed, N: nTraces}
+			st, project, err := setupDemo(cmd.Context(), dir, opts)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			return printDemoProject(app.Out, project, asJSON)
+			project.Work, err = seedDemoWork(cmd.Context(), st, synth.GenerateCases(opts), seed, batchN, aliceDone)
+			if err != nil {
+				return err
+			}
+			if asJSON || noTUI || !IsTerminal(app.Out) || !isTerminalReader(app.In) {
+				return printDemoProject(app.Out, project, asJSON)
+			}
+			hint := "demo: you are alice · q quits and prints how to be bob or lead carol"
+			err = tui.RunLabel(cmd.Context(), st, tui.LabelOptions{Reviewer: "alice", Batch: demoBatch, Hint: hint})
+			if err != nil {
+				return fmt.Errorf("label screen: %w", err)
+			}
+			return printDemoProject(app.Out, project, false)
 		},
 	}
+	cmd.Flags().BoolVar(&noTUI, "no-tui", false, "set the project up and print it, without opening the label screen")
+	cmd.Flags().IntVar(&batchN, "batch-items", 40, "items in the demo batch")
+	cmd.Flags().IntVar(&aliceDone, "prelabeled", 25, "how many of alice's items are already labeled (bob has labeled all)")
 	cmd.Flags().IntVar(&writeN, "write-traces", 0, "only write `N` synthetic traces to FILE (- = stdout)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "random seed: the same seed gives the same traces")
 	cmd.Flags().IntVar(&nTraces, "traces", 300, "number of traces in the demo project")
@@ -123,6 +146,7 @@ type demoProject struct {
 	Reviewers       []string `json:"reviewers"`
 	Leads           []string `json:"leads"`
 	DeliberateWrong int      `json:"deliberately_wrong_items"`
+	Work            demoWork `json:"work"`
 }
 
 // setupDemo creates the demo database in dir: the users and the synthetic
@@ -190,10 +214,17 @@ func printDemoProject(w io.Writer, p demoProject, asJSON bool) error {
 	fmt.Fprintf(w, "  items:    %d decision points: %d with tool calls, %d without (%d deliberately wrong)\n",
 		p.Items, p.ItemsWithCalls, p.ItemsNoCalls, p.DeliberateWrong)
 	fmt.Fprintf(w, "  users:    %s (reviewers), %s (lead)\n", strings.Join(p.Reviewers, ", "), strings.Join(p.Leads, ", "))
+	fmt.Fprintf(w, "  batch:    %s, %d items for alice and bob; bob labeled %d, alice %d (%d left for you)\n",
+		p.Work.Batch, p.Work.Items, p.Work.BobLabeled, p.Work.AliceLabeled, p.Work.AliceLeft)
+	fmt.Fprintf(w, "            so far %d agreed, %d disputed; guide %s\n", p.Work.Agreed, p.Work.Disputed, p.Work.Guide)
 	fmt.Fprintf(w, "\nnext:\n")
 	fmt.Fprintf(w, "  export GOLDTRACE_DB=%s\n", p.DB)
-	fmt.Fprintf(w, "  goldtrace traces\n")
-	fmt.Fprintf(w, "  goldtrace sample --n 40 --seed 1 --by tool --reviewers alice,bob --batch demo\n")
-	fmt.Fprintf(w, "  goldtrace label --as alice\n")
+	fmt.Fprintf(w, "  goldtrace label --as alice        # label the rest, blind (? lists keys)\n")
+	fmt.Fprintf(w, "  goldtrace label --as bob          # the second reviewer (bob is done)\n")
+	fmt.Fprintf(w, "  goldtrace status --as carol       # progress and agreement\n")
+	fmt.Fprintf(w, "  goldtrace adjudicate --as carol   # the lead resolves disputes\n")
+	fmt.Fprintf(w, "  goldtrace dashboard --as carol    # production model vs gold so far\n")
+	fmt.Fprintf(w, "  goldtrace export support --as carol --out %s -m 'first cut'\n", p.Dir)
+	fmt.Fprintf(w, "  goldtrace score --gold support@v1 # grade the production model\n")
 	return nil
 }

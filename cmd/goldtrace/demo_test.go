@@ -156,3 +156,37 @@ func TestDemoCreatesProject(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoSeedsWork: the demo project has a sampled batch with the default
+// guide, bob's labels for all of it and alice's for the first items, so
+// alice has items left to label and the lead has disputes and gold; running
+// it again in the same directory keeps that work.
+func TestDemoSeedsWork(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "project")
+	for run := 0; run < 2; run++ {
+		out, _, err := demoRun(t, "demo", "--dir", dir, "--traces", "120", "--batch-items", "20", "--prelabeled", "12", "--json")
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		var p demoProject
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, out)
+		}
+		if run == 0 && (p.Work.Items != 20 || p.Work.BobLabeled != 20 || p.Work.AliceLabeled != 12 || p.Work.AliceLeft != 8 ||
+			p.Work.Agreed+p.Work.Disputed != 12 || p.Work.Guide == "") {
+			t.Fatalf("work %+v", p.Work)
+		}
+	}
+	st, err := store.Open(context.Background(), filepath.Join(dir, "goldtrace.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	queue, err := st.Queue(context.Background(), "alice", demoBatch)
+	if err != nil || len(queue) != 8 {
+		t.Fatalf("alice's queue after two runs: %d items, %v", len(queue), err)
+	}
+	if q, _ := st.Queue(context.Background(), "bob", demoBatch); len(q) != 0 {
+		t.Errorf("bob has %d items left, want none", len(q))
+	}
+}

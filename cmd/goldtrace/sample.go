@@ -15,6 +15,7 @@ import (
 
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // sampleOptions are the flags of `goldtrace sample`.
@@ -31,6 +32,7 @@ type sampleOptions struct {
 	ExcludeSampled bool     `json:"exclude_sampled"`
 	From           string   `json:"from,omitempty"`
 	Format         string   `json:"format,omitempty"`
+	SkipInvalid    bool     `json:"skip_invalid,omitempty"`
 	Batch          string   `json:"-"`
 	Reviewers      []string `json:"-"`
 	PerItem        int      `json:"-"`
@@ -65,6 +67,8 @@ type samplePlan struct {
 	Items      []plannedItem      `json:"items"`
 	DryRun     bool               `json:"dry_run"`
 	Source     string             `json:"source,omitempty"`
+	Read       int                `json:"traces_read,omitempty"`
+	Invalid    int                `json:"invalid_skipped,omitempty"`
 	Imported   int                `json:"traces_imported,omitempty"`
 }
 
@@ -115,9 +119,14 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			if !cmd.Flags().Changed("seed") {
 				q.seed = st.Now().UnixNano() % 1_000_000_000
 			}
-			plan, err := planStoreSample(cmd.Context(), st, q)
-			if err == nil && !o.DryRun {
-				err = writeSamplePlan(cmd.Context(), st, q, plan, nil)
+			var plan samplePlan
+			if o.From != "" {
+				plan, err = runStreamSample(cmd.Context(), app, st, q)
+			} else {
+				plan, err = planStoreSample(cmd.Context(), st, q)
+				if err == nil && !o.DryRun {
+					err = writeSamplePlan(cmd.Context(), st, q, plan, nil)
+				}
 			}
 			if err != nil {
 				return err
@@ -139,6 +148,9 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	f.StringVar(&o.Batch, "batch", "", "batch name (default: b + the next number)")
 	f.StringVar(&reviewers, "reviewers", "", "comma-separated reviewers (users) to assign; required unless --dry-run")
 	f.IntVar(&o.PerItem, "per-item", 2, "distinct reviewers per item")
+	f.StringVar(&o.From, "from", "", "stream-sample this trace file (- for stdin) instead of the store, importing only the traces sampled")
+	f.StringVar(&o.Format, "format", trace.FormatAuto, "format of --from: "+strings.Join(trace.Formats, "|"))
+	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "with --from: skip invalid records (each reported on stderr) instead of stopping")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print what would be sampled and assigned; write nothing")
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
@@ -191,6 +203,9 @@ func parseSampleOptions(o sampleOptions, seedGiven bool) (sampleQuery, error) {
 	default:
 		return q, fmt.Errorf("--turns %q: must be calls, no-calls or all", o.Turns)
 	}
+	if o.From != "" && !validFormat(o.Format) {
+		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
+	}
 	if o.PerItem < 1 {
 		return q, fmt.Errorf("--per-item must be at least 1, not %d", o.PerItem)
 	}
@@ -231,37 +246,38 @@ func parseSampleTime(s string, upper bool) (time.Time, error) {
 
 // checkSampleStore rejects what would make the sample meaningless before it is
 // drawn: an empty store, a --by meta key no trace has, unknown reviewers.
-func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) error {
+func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) (items int, err error) {
 	if q.opts.From == "" {
 		n, err := st.CountItems(ctx)
 		if err != nil {
-			return err
+			return 0, err
 		}
+		items = n
 		if n == 0 {
-			return errors.New("the store has no items to sample: import traces first (goldtrace import FILE) or use --from FILE")
+			return 0, errors.New("the store has no items to sample: import traces first (goldtrace import FILE) or use --from FILE")
 		}
 		if name, ok := strings.CutPrefix(q.opts.By, "meta."); ok {
 			has, err := st.HasMetaKey(ctx, name)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if !has {
 				keys, err := st.MetaKeys(ctx)
 				if err != nil {
-					return err
+					return 0, err
 				}
-				return fmt.Errorf("--by %s: no stored trace has metadata %q (keys: %s)", q.opts.By, name, orNone(keys))
+				return 0, fmt.Errorf("--by %s: no stored trace has metadata %q (keys: %s)", q.opts.By, name, orNone(keys))
 			}
 		}
 	}
 	missing, err := st.MissingUsers(ctx, q.opts.Reviewers)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
+		return 0, fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
 	}
-	return nil
+	return items, nil
 }
 
 func orNone(s []string) string {
@@ -274,10 +290,12 @@ func orNone(s []string) string {
 // planStoreSample draws the sample from the store and assigns reviewers,
 // writing nothing.
 func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (samplePlan, error) {
-	if err := checkSampleStore(ctx, st, q); err != nil {
+	items, err := checkSampleStore(ctx, st, q)
+	if err != nil {
 		return samplePlan{}, err
 	}
 	s := sampling.NewSampler(q.seed, q.opts.N, true)
+	s.Expect(items)
 	if q.opts.ExcludeSampled {
 		hashes, err := st.SampledInputHashes(ctx)
 		if err != nil {
@@ -290,9 +308,13 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (sampl
 	for _, c := range q.filter.Where {
 		f.Where = append(f.Where, store.Condition(c))
 	}
-	err := st.ScanCandidates(ctx, f, func(c store.Candidate) error {
-		s.Offer(sampling.Candidate(c))
-		return ctx.Err()
+	scanned := 0
+	err = st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
+		s.OfferRow(row, hash, stratum)
+		if scanned++; scanned%65536 == 0 {
+			return ctx.Err()
+		}
+		return nil
 	})
 	if err != nil {
 		return samplePlan{}, err
@@ -300,6 +322,22 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (sampl
 	sample, err := s.Result(q.opts.Alloc, q.opts.MinPer)
 	if err != nil {
 		return samplePlan{}, err
+	}
+	rows := make([]int64, len(sample.Items))
+	for i, c := range sample.Items {
+		rows[i] = c.Row
+	}
+	details, err := st.CandidatesByRow(ctx, rows)
+	if err != nil {
+		return samplePlan{}, err
+	}
+	for i, c := range sample.Items {
+		d, ok := details[c.Row]
+		if !ok {
+			return samplePlan{}, fmt.Errorf("item row %d vanished while sampling", c.Row)
+		}
+		d.Stratum = c.Stratum
+		sample.Items[i] = sampling.Candidate(d)
 	}
 	return buildSamplePlan(ctx, st, q, sample, s.Duplicates(), s.Excluded())
 }
@@ -427,7 +465,12 @@ func printSamplePlan(w io.Writer, p samplePlan, asJSON bool) error {
 		tw.Flush()
 	}
 	if p.Source != "" {
-		fmt.Fprintf(w, "read %s; %d traces holding sampled items imported\n", p.Source, p.Imported)
+		verb := "imported"
+		if p.DryRun {
+			verb = "would be imported"
+		}
+		fmt.Fprintf(w, "read %d traces from %s (%d invalid skipped); the %d holding sampled items %s\n",
+			p.Read, p.Source, p.Invalid, p.Imported, verb)
 	}
 	verb := "created"
 	if p.DryRun {
@@ -448,4 +491,81 @@ func printSamplePlan(w io.Writer, p samplePlan, asJSON bool) error {
 		fmt.Fprintln(w, "dry run: nothing written")
 	}
 	return nil
+}
+
+// runStreamSample draws the sample from a trace file in one pass (memory
+// bounded by the sample, see sampling.SampleReader), then imports only the
+// traces holding sampled items and writes the batch, in one transaction.
+func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQuery) (samplePlan, error) {
+	if _, err := checkSampleStore(ctx, st, q); err != nil {
+		return samplePlan{}, err
+	}
+	name := displayName(q.opts.From)
+	r, closer, err := trace.OpenFile(q.opts.From, q.opts.Format, app.In)
+	if err != nil {
+		return samplePlan{}, fmt.Errorf("--from %s: %w", name, err)
+	}
+	defer closer.Close()
+	var exclude []string
+	if q.opts.ExcludeSampled {
+		if exclude, err = st.SampledInputHashes(ctx); err != nil {
+			return samplePlan{}, err
+		}
+	}
+	opts := sampling.StreamOptions{
+		Seed: q.seed, N: q.opts.N, By: q.opts.By, Filter: q.filter, Alloc: q.opts.Alloc, MinPer: q.opts.MinPer,
+		Exclude: exclude, SkipInvalid: q.opts.SkipInvalid,
+		OnInvalid: func(e *trace.RecordError) {
+			fmt.Fprintln(app.Err, formatImportError(name, e.Line, e.Err.Error()))
+		},
+	}
+	if IsTerminal(app.Err) {
+		opts.OnProgress = func(read int) { fmt.Fprintf(app.Err, "\r%s: %d traces read…", name, read) }
+		defer fmt.Fprint(app.Err, "\r\033[K")
+	}
+	res, err := sampling.SampleReader(ctxReader{ctx, r}, opts)
+	if err != nil {
+		line, msg := importErrorParts(err)
+		return samplePlan{}, errors.New(formatImportError(name, line, msg+": nothing sampled"))
+	}
+	if res.Read == 0 {
+		return samplePlan{}, fmt.Errorf("%s: no traces: nothing sampled", name)
+	}
+	if !res.ByKeySeen {
+		return samplePlan{}, fmt.Errorf("--by %s: no trace in %s has metadata %q", q.opts.By, name, strings.TrimPrefix(q.opts.By, "meta."))
+	}
+	plan, err := buildSamplePlan(ctx, st, q, res.Sample, res.Duplicates, res.Excluded)
+	if err != nil {
+		return plan, err
+	}
+	plan.Source, plan.Read, plan.Invalid, plan.Imported = name, res.Read, res.Invalid, len(res.Traces)
+	if q.opts.DryRun {
+		return plan, nil
+	}
+	insert := func(tx *store.Tx) error {
+		for _, t := range res.Traces {
+			outcome, err := st.InsertTrace(ctx, tx, t, name)
+			if err != nil {
+				return fmt.Errorf("import trace %s: %w", t.ID, err)
+			}
+			if outcome == store.DuplicateContent {
+				return fmt.Errorf("trace %s from %s is already stored under another id: sample it from the store instead", t.ID, name)
+			}
+		}
+		return nil
+	}
+	return plan, writeSamplePlan(ctx, st, q, plan, insert)
+}
+
+// ctxReader stops a trace stream when the context ends (Ctrl-C).
+type ctxReader struct {
+	ctx context.Context
+	r   trace.Reader
+}
+
+func (c ctxReader) Next() (trace.Trace, error) {
+	if err := c.ctx.Err(); err != nil {
+		return trace.Trace{}, err
+	}
+	return c.r.Next()
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/tui"
+)
+
+// adjudicateKinds are the dispute kinds --kind accepts.
+var adjudicateKinds = []string{review.KindDecision, review.KindTool, review.KindArgs, review.KindCount, review.KindOrder, review.KindReview}
+
+func newAdjudicateCmd(app *App) *cobra.Command {
+	var opts tui.AdjudicateOptions
+	cmd := &cobra.Command{
+		Use:   "adjudicate --as LEAD",
+		Short: "Settle disputed items in the terminal UI (leads only)",
+		Long: `Opens the lead's queue of disputed items, oldest first: the conversation, the
+reviewers' labels side by side with their differences marked (≠), and the
+decisions: pick one label (1, 2, …), edit a merged label (e), mark both
+acceptable (b), set per-argument rules (r), send the item back to its
+reviewers (s) or propose a guide change (g). Every decision asks for a short
+reason and is recorded with it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Lead == "" {
+				return errors.New("adjudicate needs --as NAME (the lead adjudicating)")
+			}
+			if opts.Kind != "" && !slices.Contains(adjudicateKinds, opts.Kind) {
+				return fmt.Errorf("--kind %q: want one of %s", opts.Kind, strings.Join(adjudicateKinds, ", "))
+			}
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := st.RequireLead(cmd.Context(), opts.Lead); err != nil {
+				return adjudicateUserError(opts.Lead, err)
+			}
+			return tui.RunAdjudicate(cmd.Context(), st, opts, adjudicateStreams(app)...)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Lead, "as", "", "the lead adjudicating")
+	cmd.Flags().StringVar(&opts.Batch, "batch", "", "only disputes in this batch")
+	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only disputes of this kind: "+strings.Join(adjudicateKinds, ", "))
+	return cmd
+}
+
+// adjudicateUserError says in one line why name may not adjudicate and how
+// to fix it.
+func adjudicateUserError(name string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("no user %q: add one with `goldtrace users add %s --role lead`", name, name)
+	case errors.Is(err, store.ErrForbidden):
+		return fmt.Errorf("%s may not adjudicate: only leads may (`goldtrace users add %s --role lead` makes them one)", name, name)
+	}
+	return fmt.Errorf("check user %s: %w", name, err)
+}
+
+// adjudicateStreams runs the program on the app's streams when they are not
+// the process's own (tests); the terminal otherwise.
+func adjudicateStreams(app *App) []tea.ProgramOption {
+	var opts []tea.ProgramOption
+	if _, ok := app.In.(*os.File); !ok {
+		opts = append(opts, tea.WithInput(app.In))
+	}
+	if _, ok := app.Out.(*os.File); !ok {
+		opts = append(opts, tea.WithOutput(app.Out))
+	}
+	return opts
+}

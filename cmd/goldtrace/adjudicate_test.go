@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+	"github.com/goldtrace/goldtrace/tui"
+)
+
+// adjcDisputed is a database where alice and bob labeled one item
+// differently (same tool, different order ids); carol is the lead. It
+// returns the database path and the item.
+func adjcDisputed(t *testing.T) (string, string) {
+	t.Helper()
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "gt.db")
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, u := range []struct{ name, role string }{{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"carol", store.RoleLead}} {
+		if err := st.AddUser(ctx, u.name, u.role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.Trace{
+		ID:        "tr_adjc",
+		Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		Tools: []trace.Tool{{Name: "get_order_status", Description: "Status of one order.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)}},
+		Messages: []trace.Message{
+			{Role: "user", Content: "where is ORD-1, or was it ORD-2?"},
+			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
+		},
+	}
+	item := trace.ItemID(tr.ID, 1)
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
+			return err
+		}
+		for _, u := range []string{"alice", "bob"} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', 0, 'now')`, item, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct{ who, id string }{{"alice", "ORD-1"}, {"bob", "ORD-2"}} {
+		_, err := st.SubmitLabel(ctx, review.Label{Item: item, Reviewer: l.who, Decision: review.DecisionCall,
+			Calls:     []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"` + l.id + `"}`)}},
+			Rationale: l.who + " read the message"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, item
+}
+
+// A lead settles a dispute in the running program: the item becomes gold
+// with the picked reviewer's calls.
+func TestAdjudicateFlowInTheProgram(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	db, item := adjcDisputed(t)
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := tui.NewCommon(st)
+	c.Styles = tui.StylesFor(true)
+	tm := teatest.NewTestModel(t, tui.NewAdjudicateRoot(c, tui.AdjudicateOptions{Lead: "carol"}), teatest.WithInitialTermSize(80, 24))
+	wait := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
+			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	wait("disputed: args")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	wait("Reason:")
+	tm.Type("bob asked about ORD-2 last")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	wait("No disputed items")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*tui.Root)
+	if got := final.Status().Text(); got != "resolved "+item+" : picked bob" {
+		t.Errorf("status %q", got)
+	}
+
+	g, err := st.GoldOf(context.Background(), item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := json.Marshal(g.Calls)
+	if g.Status != review.GoldAdjudicated || g.Adjudicator != "carol" || g.Reason != "bob asked about ORD-2 last" ||
+		string(calls) != `[{"tool":"get_order_status","args":{"order_id":"ORD-2"}}]` {
+		t.Errorf("gold %+v calls %s", g, calls)
+	}
+}
+
+func TestAdjudicateCommandRefuses(t *testing.T) {
+	db, _ := adjcDisputed(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no lead named", []string{"adjudicate"}, "needs --as NAME"},
+		{"unknown kind", []string{"adjudicate", "--as", "carol", "--kind", "typo"}, "want one of decision, tool, args"},
+		{"a reviewer", []string{"adjudicate", "--as", "alice"}, "alice may not adjudicate: only leads may"},
+		{"no such user", []string{"adjudicate", "--as", "zed"}, "goldtrace users add zed --role lead"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := adjcRun(t, db, "", tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v, want one line with %q", err, tt.want)
+			}
+			if exitCode(err) != 2 {
+				t.Errorf("exit code %d, want 2", exitCode(err))
+			}
+		})
+	}
+}
+
+// The command runs the screen on its streams and quits on q.
+func TestAdjudicateCommandRunsAndQuits(t *testing.T) {
+	db, item := adjcDisputed(t)
+	_, _, err := adjcRun(t, db, "q", "adjudicate", "--as", "carol", "--batch", "b1", "--kind", "args")
+	if err != nil {
+		t.Fatalf("adjudicate: %v", err)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if q, err := st.DisputedQueue(context.Background(), store.DisputeFilter{}); err != nil || len(q) != 1 || q[0].Item != item {
+		t.Errorf("quitting changed the queue: %+v %v", q, err)
+	}
+}
+
+// adjcRun runs goldtrace with input in, returning stdout, stderr and the error.
+func adjcRun(t *testing.T, db, in string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := NewApp(strings.NewReader(in), &out, &errb)
+	defer app.Close()
+	root := newRootCmd(app)
+	root.SetArgs(append([]string{"--db", db}, args...))
+	err := root.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
+}
