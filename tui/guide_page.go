@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -20,14 +21,6 @@ type OpenGuideMsg struct{ Tool string }
 type guideLoadedMsg struct {
 	Version store.GuideVersion
 	Err     error
-}
-
-// guideRenderedMsg is a rendered guide, tagged with what was rendered.
-type guideRenderedMsg struct {
-	ID    string
-	Width int
-	Text  string
-	Err   error
 }
 
 // GuidePage shows the labeling guide in force, rendered to the width.
@@ -70,16 +63,6 @@ func loadGuideCmd(st *store.Store) tea.Cmd {
 	}
 }
 
-func renderGuideCmd(v store.GuideVersion, width int, style string) tea.Cmd {
-	return func() tea.Msg {
-		out, err := guide.Render(v.Body, width, style)
-		if err != nil {
-			err = fmt.Errorf("render guide: %w", err)
-		}
-		return guideRenderedMsg{ID: v.ID, Width: width, Text: out, Err: err}
-	}
-}
-
 // Init does nothing: the guide loads when opened.
 func (g *GuidePage) Init() tea.Cmd { return nil }
 
@@ -113,12 +96,11 @@ func (g *GuidePage) render() tea.Cmd {
 		return nil
 	}
 	if g.renderID != g.version.ID || g.renderW != g.width {
-		msg := renderGuideCmd(g.version, g.width, g.style)().(guideRenderedMsg)
-		if msg.Err != nil {
-			return ReportErr(msg.Err)
+		out, err := guide.Render(g.version.Body, g.width, g.style)
+		if err != nil {
+			return ReportErr(fmt.Errorf("render guide: %w", err))
 		}
-		g.rendered, g.renderID, g.renderW = msg.Text, msg.ID, msg.Width
-		g.vp.SetContent(msg.Text)
+		g.rendered, g.renderID, g.renderW = out, g.version.ID, g.width
 	}
 	g.jump()
 	return nil
@@ -126,11 +108,14 @@ func (g *GuidePage) render() tea.Cmd {
 
 // jump scrolls to the chosen tool's section, or to the top.
 func (g *GuidePage) jump() {
+	g.vp.SetContent(g.rendered)
 	g.vp.GotoTop()
 	if g.tool == "" {
 		return
 	}
 	if line := guide.SectionLine(g.rendered, g.tool); line >= 0 {
+		// Room below the last section so its heading can sit at the top.
+		g.vp.SetContent(g.rendered + strings.Repeat("\n", max(g.vp.Height-1, 0)))
 		g.vp.SetYOffset(line)
 		g.note = "section " + g.tool
 		return

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -52,7 +49,8 @@ type LabelPage struct {
 	total      int
 	guideID    string
 	revealed   bool
-	started    time.Time
+	lastInput  time.Time     // the last key or mouse event on this item
+	active     time.Duration // time on this item so far, idle stretches capped
 	baseSecs   int
 	now        time.Time
 	dirty      bool
@@ -60,6 +58,10 @@ type LabelPage struct {
 
 	skipping bool
 	skipIn   textinput.Model
+
+	// typedAhead holds keys pressed while an item loads or a submit is in
+	// flight; they apply to the item that comes next, not lost.
+	typedAhead []tea.KeyMsg
 
 	// after schedules timed messages (autosave, clock); tests replace it.
 	after func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
@@ -119,9 +121,9 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 		if msg.Err != nil {
 			p.state = stateReady
 			if p.item.ID == "" {
-				p.state = stateEmpty
+				p.state, p.typedAhead = stateEmpty, nil
 			}
-			return ReportErr(msg.Err)
+			return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead())
 		}
 		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
 	case autosaveMsg:
@@ -135,8 +137,10 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 		p.now = p.c.Now()
 		return p.clockTick()
 	case tea.MouseMsg:
+		p.touch()
 		return p.context.Update(msg)
 	case tea.KeyMsg:
+		p.touch()
 		return p.handleKey(msg)
 	}
 	if p.state == stateReady {
@@ -158,45 +162,44 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 		return nil // a newer load is under way
 	}
 	if msg.Err != nil {
-		p.state = stateEmpty
-		p.item = trace.Item{}
+		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil
 		return ReportErr(msg.Err)
 	}
 	p.done, p.total, p.guideID = msg.Done, msg.Total, msg.Guide
 	if msg.Empty {
-		p.state, p.item = stateEmpty, trace.Item{}
+		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil
 		return nil
 	}
 	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
 	p.revealed = msg.Draft.SawObserved
-	p.started, p.now, p.baseSecs = p.c.Now(), p.c.Now(), msg.DraftSeconds
+	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
 	p.form.Load(msg.Item.Tools, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
-	return nil
+	return p.replayTypedAhead()
 }
 
-func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
-	if msg.ItemID != p.item.ID {
-		return ReportErr(msg.Err)
-	}
-	if msg.Err != nil {
-		p.state = stateReady
-		return ReportErr(msg.Err)
-	}
-	verb := "submitted"
-	if msg.Skipped {
-		verb = "skipped"
-	}
-	return tea.Batch(p.load(""), ReportStatus(fmt.Sprintf("%s %s", verb, msg.ItemID)))
+// idleLimit caps how much of a pause without any key counts as time on
+// the item: reading counts, a lunch break does not.
+const idleLimit = 5 * time.Minute
+
+// seconds is the time spent on the current item up to at, drafts included.
+func (p *LabelPage) secondsAt(at time.Time) int {
+	pause := min(max(at.Sub(p.lastInput), 0), idleLimit)
+	return p.baseSecs + int((p.active+pause)/time.Second)
 }
 
-// seconds is the time spent on the current item, drafts included.
-func (p *LabelPage) seconds() int {
-	return p.baseSecs + int(p.c.Now().Sub(p.started)/time.Second)
+func (p *LabelPage) seconds() int { return p.secondsAt(p.c.Now()) }
+
+// touch records input: the pause before it counts, up to idleLimit.
+func (p *LabelPage) touch() {
+	now := p.c.Now()
+	p.active += min(max(now.Sub(p.lastInput), 0), idleLimit)
+	p.lastInput = now
 }
 
 func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
+	p.syncKeys() // the state may have changed since the last message
 	k := &p.c.Keys.Label
 	g := &p.c.Keys.Global
 	if p.skipping {
@@ -211,6 +214,12 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Reopen):
 		return p.reopen()
+	case p.state == stateLoading || p.state == stateBusy:
+		// Typing ahead while the next item loads: keep the keys for it.
+		if len(p.typedAhead) < typeAheadLimit {
+			p.typedAhead = append(p.typedAhead, msg)
+		}
+		return nil
 	case p.state != stateReady:
 		return nil
 	case key.Matches(msg, k.Submit):
@@ -279,64 +288,6 @@ func (p *LabelPage) edited() tea.Cmd {
 	return p.after(autosaveDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
 }
 
-func (p *LabelPage) handleSkipKey(msg tea.KeyMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, p.c.Keys.Global.Back):
-		p.skipping = false
-		p.skipIn.Blur()
-		return nil
-	case key.Matches(msg, p.c.Keys.Label.Choose):
-		reason := strings.TrimSpace(p.skipIn.Value())
-		if reason == "" {
-			return ReportErr(errors.New("a skip needs a reason: type why, then enter (esc cancels)"))
-		}
-		p.skipping = false
-		p.state = stateBusy
-		return p.req.skipCmd(p.item.ID, reason)
-	}
-	var cmd tea.Cmd
-	p.skipIn, cmd = p.skipIn.Update(msg)
-	return cmd
-}
-
-func (p *LabelPage) submit() tea.Cmd {
-	msgs, call, field := p.form.Problems(!p.opts.RationaleOptional)
-	l := p.form.Label()
-	l.Item, l.Reviewer = p.item.ID, p.opts.Reviewer
-	l.GuideVersion, l.Seconds, l.SawObserved = p.guideID, p.seconds(), p.revealed
-	l.SubmittedAt = p.c.Now().UTC().Truncate(time.Second)
-	if len(msgs) == 0 {
-		for _, pr := range review.ValidateLabel(l, p.item.Tools) {
-			msgs = append(msgs, pr.Message)
-		}
-	}
-	if len(msgs) > 0 {
-		cmd := p.form.setFocus(max(call, 0), field)
-		more := ""
-		if len(msgs) > 1 {
-			more = fmt.Sprintf(" (+%d more)", len(msgs)-1)
-		}
-		return tea.Batch(cmd, ReportErr(fmt.Errorf("not submitted: %s%s", msgs[0], more)))
-	}
-	p.state = stateBusy
-	p.dirty = false
-	return p.req.submitCmd(l)
-}
-
-func (p *LabelPage) reopen() tea.Cmd {
-	if p.state == stateBusy || p.state == stateLoading {
-		return nil
-	}
-	var d *draftBody
-	if p.state == stateReady && p.dirty {
-		body := p.form.Draft(p.revealed)
-		d = &body
-	}
-	current, secs := p.item.ID, p.seconds()
-	p.state, p.dirty = stateBusy, false
-	return p.req.reopenCmd(current, d, secs)
-}
-
 // flushWait bounds how long quitting waits for a submit still in flight.
 const flushWait = 5 * time.Second
 
@@ -356,8 +307,9 @@ func (p *LabelPage) Flush() tea.Cmd {
 	}
 }
 
-// Typing is true while any text field has focus.
-func (p *LabelPage) Typing() bool { return p.state == stateReady || p.skipping }
+// Typing is true while any text field has focus, and while an item loads
+// (keys typed ahead go to its fields): only the empty screen takes q.
+func (p *LabelPage) Typing() bool { return p.state != stateEmpty || p.skipping }
 
 // SetSize lays the page out in w×h.
 func (p *LabelPage) SetSize(w, h int) {

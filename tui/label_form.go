@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -21,32 +22,6 @@ const (
 	fieldArgs
 	fieldRationale
 )
-
-// draftBody is the label form as saved in drafts.body.
-type draftBody struct {
-	NoTool      bool        `json:"no_tool,omitempty"`
-	Calls       []draftCall `json:"calls"`
-	Rationale   string      `json:"rationale"`
-	SawObserved bool        `json:"saw_observed,omitempty"`
-}
-
-type draftCall struct {
-	Tool string `json:"tool"`
-	Args string `json:"args"`
-}
-
-// labelToDraft renders a submitted label as a draft (for reopening).
-func labelToDraft(l review.Label) ([]byte, error) {
-	d := draftBody{NoTool: l.Decision == review.DecisionNoCall, Rationale: l.Rationale, SawObserved: l.SawObserved}
-	for _, c := range l.Calls {
-		args, err := json.MarshalIndent(json.RawMessage(c.Args), "", "  ")
-		if err != nil {
-			args = c.Args
-		}
-		d.Calls = append(d.Calls, draftCall{Tool: c.Tool, Args: string(args)})
-	}
-	return json.Marshal(d)
-}
 
 // callEditor is one call of the label: its tool and its JSON arguments.
 type callEditor struct {
@@ -421,7 +396,4 @@ func (f *labelForm) resize() {
 	f.rationale.SetWidth(w)
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func itoa(n int) string { return strconv.Itoa(n) }

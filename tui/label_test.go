@@ -502,3 +502,70 @@ func TestSentBackItemShowsTheLeadsNote(t *testing.T) {
 		t.Errorf("the screen shows a removed label:\n%s", v)
 	}
 }
+
+func TestIdleTimeIsCapped(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	r, _, clk := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	clk.now = t0.Add(30 * time.Second)
+	k.press(tea.KeyEnter)
+	clk.now = t0.Add(30*time.Second + time.Hour) // away for an hour
+	k.typ("x")
+	clk.now = clk.now.Add(10 * time.Second)
+	k.press(tea.KeyCtrlS)
+	if l := storedLabel(t, f, f.items[0], "alice"); l.Seconds != 30+5*60+10 {
+		t.Errorf("seconds %d, want 30 + 300 (capped pause) + 10", l.Seconds)
+	}
+}
+
+// Keys typed while the next item loads apply to it instead of being lost.
+func TestTypingAheadWhileLoading(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	k.press(tea.KeyEnter)
+	k.typ("first")
+	// Submit without running the commands yet: the program is busy.
+	_, submit := r.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	for _, ch := range "stat" {
+		r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{ch}})
+	}
+	r.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	drain(r, submit)
+	if page.item.ID != f.items[1] || page.form.calls[0].tool != "get_order_status" || page.form.focus != fieldArgs {
+		t.Errorf("typed-ahead keys not applied: item %s tool %q focus %v", page.item.ID, page.form.calls[0].tool, page.form.focus)
+	}
+}
+
+func TestGuideSectionStartsAtTheTop(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	body := guide.Default() + "\n## get_order_status\n\nUse when the user names exactly one order.\n"
+	if _, _, err := f.st.SetGuide(context.Background(), guide.ID(body), body, "carol"); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := newTestLabelRoot(t, f, "alice", 120, 40)
+	k := &keys{r: r}
+	k.typ("stat")
+	k.press(tea.KeyEnter)
+	k.press(tea.KeyCtrlG)
+	lines := strings.Split(view(r), "\n")
+	if !strings.Contains(lines[1], "get_order_status") {
+		t.Errorf("the section heading is not the first guide line:\n%s", strings.Join(lines[:5], "\n"))
+	}
+}
+
+func TestHintLineForTheDemo(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return t0 }}
+	hint := "demo: you are alice; `goldtrace label --as bob --db /tmp/x.db` to be the second reviewer"
+	r := NewLabelRoot(c, LabelOptions{Reviewer: "alice", Hint: hint}, true)
+	r.Page(PageLabel).(*LabelPage).after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	r.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	drain(r, r.Init())
+	lines := strings.Split(view(r), "\n")
+	if !strings.Contains(lines[1], hint) || len(lines) != 24 {
+		t.Errorf("hint line:\n%s", view(r))
+	}
+}

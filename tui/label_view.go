@@ -87,7 +87,7 @@ func (p *LabelPage) headerView() string {
 	s := &p.c.Styles
 	pos := min(p.done+1, p.total)
 	left := s.Title.Render(p.opts.Reviewer) + "  " + fmt.Sprintf("%d/%d", pos, p.total) + " " + p.barView(12)
-	secs := p.baseSecs + int(p.now.Sub(p.started).Seconds())
+	secs := p.secondsAt(p.now)
 	right := s.Muted.Render(fmt.Sprintf("⏱ %d:%02d", secs/60, secs%60))
 	meta := []string{fmt.Sprintf("%s turn %d", p.item.TraceID, p.item.Turn)}
 	keys := make([]string, 0, len(p.item.Metadata))
