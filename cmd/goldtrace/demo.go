@@ -81,7 +81,7 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 			if asJSON || noTUI || !IsTerminal(app.Out) || !isTerminalReader(app.In) {
 				return printDemoProject(app.Out, project, asJSON)
 			}
-			hint := "demo: you are alice · q quits and prints how to be bob or lead carol"
+			hint := "demo: you are alice · ctrl+c quits (work is saved) and shows how to switch"
 			err = tui.RunLabel(cmd.Context(), st, tui.LabelOptions{Reviewer: "alice", Batch: demoBatch, Hint: hint})
 			if err != nil {
 				return fmt.Errorf("label screen: %w", err)
