@@ -24,6 +24,9 @@ type AdjudicateOptions struct {
 	// Kind limits the queue to one dispute kind ("" = all); the screen's
 	// filter key cycles it.
 	Kind string
+	// Dashboard: the session also has the dashboard page, and a key goes
+	// back to it.
+	Dashboard bool
 }
 
 // disputeKinds are the kind filter's values, in cycling order ("" = all).
@@ -316,6 +319,8 @@ func (p *AdjudicatePage) handleBrowseKey(msg tea.KeyMsg) tea.Cmd {
 		return p.moveTo(p.pos + 1)
 	case key.Matches(msg, k.Prev):
 		return p.moveTo(p.pos - 1)
+	case p.opts.Dashboard && key.Matches(msg, k.Dashboard):
+		return SwitchPage(PageDashboard, nil)
 	}
 	if !p.ready() {
 		return nil

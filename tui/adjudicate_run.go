@@ -10,11 +10,14 @@ import (
 )
 
 // NewAdjudicateRoot is the router for a lead's adjudication session,
-// starting on the adjudication screen.
+// starting on the adjudication screen; with opts.Dashboard the dashboard
+// (which polls the store while the session runs) is one key away.
 func NewAdjudicateRoot(c *Common, opts AdjudicateOptions) *Root {
-	return NewRoot(c, PageAdjudicate, map[PageID]Page{
-		PageAdjudicate: NewAdjudicatePage(c, opts),
-	})
+	pages := map[PageID]Page{PageAdjudicate: NewAdjudicatePage(c, opts)}
+	if opts.Dashboard {
+		pages[PageDashboard] = NewDashboardPage(c, DashboardOptions{Lead: opts.Lead, Batch: opts.Batch, Adjudicate: true})
+	}
+	return NewRoot(c, PageAdjudicate, pages)
 }
 
 // RunAdjudicate runs the adjudication screen full-screen for opts.Lead until

@@ -252,7 +252,7 @@ func (p *AdjudicatePage) ShortHelp() []key.Binding {
 		return []key.Binding{k.Save, k.Cancel}
 	}
 	if len(p.queue) == 0 {
-		return []key.Binding{k.Kind}
+		return p.withDashboard([]key.Binding{k.Kind})
 	}
 	if p.heldForReview() {
 		return []key.Binding{k.Accept, p.pickHelp(), k.Edit, k.Rules, k.SendBack, k.Next}
@@ -270,7 +270,7 @@ func (p *AdjudicatePage) FullHelp() [][]key.Binding {
 		return [][]key.Binding{p.ShortHelp()}
 	}
 	if len(p.queue) == 0 {
-		return [][]key.Binding{{k.Kind}}
+		return [][]key.Binding{p.withDashboard([]key.Binding{k.Kind})}
 	}
 	first := []key.Binding{p.pickHelp(), k.Edit, k.Both, k.Rules}
 	if p.heldForReview() {
@@ -279,8 +279,16 @@ func (p *AdjudicatePage) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		first,
 		{k.SendBack, k.GuideNote, k.Next, k.Prev},
-		{k.Kind, k.LabelsUp, k.LabelsDn},
+		p.withDashboard([]key.Binding{k.Kind, k.LabelsUp, k.LabelsDn}),
 	}
+}
+
+// withDashboard adds the key back to the dashboard when the session has one.
+func (p *AdjudicatePage) withDashboard(keys []key.Binding) []key.Binding {
+	if p.opts.Dashboard {
+		return append(keys, p.c.Keys.Adjudicate.Dashboard)
+	}
+	return keys
 }
 
 // plural is "1 item" or "n items".

@@ -14,7 +14,7 @@ func NewDashboardRoot(c *Common, opts DashboardOptions) *Root {
 	opts.Adjudicate = true
 	return NewRoot(c, PageDashboard, map[PageID]Page{
 		PageDashboard:  NewDashboardPage(c, opts),
-		PageAdjudicate: NewAdjudicatePage(c, AdjudicateOptions{Lead: opts.Lead, Batch: opts.Batch}),
+		PageAdjudicate: NewAdjudicatePage(c, AdjudicateOptions{Lead: opts.Lead, Batch: opts.Batch, Dashboard: true}),
 	})
 }
 

@@ -339,4 +339,10 @@ func testDashboardSwitchToAdjudicate(t *testing.T, st *store.Store) {
 	if p.mode != modeOverview {
 		t.Errorf("dashboard mode changed to %v", p.mode)
 	}
+	// And back: d on the adjudication screen returns to the dashboard.
+	_, cmd = r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")})
+	runCmd(t, r, cmd)
+	if r.Current() != PageDashboard {
+		t.Errorf("d on the adjudication screen: showing %v, want the dashboard", r.Current())
+	}
 }

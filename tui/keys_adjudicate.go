@@ -17,6 +17,7 @@ type AdjudicateKeys struct {
 	Prev      key.Binding
 	LabelsUp  key.Binding
 	LabelsDn  key.Binding
+	Dashboard key.Binding // back to the dashboard (when the session has one)
 
 	// Inside forms.
 	Confirm   key.Binding // commit the decision / accept the form
@@ -46,6 +47,7 @@ func defaultAdjudicateKeys() AdjudicateKeys {
 		Prev:      b("←", "prev", "left", "h"),
 		LabelsUp:  b("↑/k", "labels up", "up", "k"),
 		LabelsDn:  b("↓/j", "labels down", "down", "j"),
+		Dashboard: b("d", "dashboard", "d"),
 
 		Confirm:   b("enter", "confirm", "enter"),
 		Cancel:    b("esc", "cancel", "esc"),

@@ -44,6 +44,7 @@ reason and is recorded with it.`,
 			if err := st.RequireLead(cmd.Context(), opts.Lead); err != nil {
 				return adjudicateUserError(opts.Lead, err)
 			}
+			opts.Dashboard = true // d shows the dashboard, a comes back
 			return tui.RunAdjudicate(cmd.Context(), st, opts, adjudicateStreams(app)...)
 		},
 	}
