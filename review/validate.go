@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,6 +197,26 @@ func (v *ArgsValidator) leaves(e *jsonschema.ValidationError, add func(Problem))
 		} else {
 			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s is too short (at least %d characters)", name, k.Want)})
 		}
+	case *kind.MaxLength:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s is too long (at most %d characters)", name, k.Want)})
+	case *kind.MinItems:
+		if k.Got == 0 {
+			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s needs at least %s", name, plural(k.Want, "entry", "entries"))})
+		} else {
+			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s has %d, needs at least %s", name, k.Got, plural(k.Want, "entry", "entries"))})
+		}
+	case *kind.MaxItems:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s has %d, allows at most %s", name, k.Got, plural(k.Want, "entry", "entries"))})
+	case *kind.Minimum:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be at least %s", name, ratWord(k.Want))})
+	case *kind.Maximum:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be at most %s", name, ratWord(k.Want))})
+	case *kind.ExclusiveMinimum:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be more than %s", name, ratWord(k.Want))})
+	case *kind.ExclusiveMaximum:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be less than %s", name, ratWord(k.Want))})
+	case *kind.Const:
+		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be %s", name, display(k.Want))})
 	case *kind.AdditionalProperties:
 		// Reported by unknownFields with a suggestion.
 	default:
@@ -401,4 +422,20 @@ type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external schema %s is not loaded", url)
+}
+
+// plural is "1 entry" or "n entries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// ratWord writes a schema bound as a plain number.
+func ratWord(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(6)
 }

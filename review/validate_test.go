@@ -19,6 +19,11 @@ var shipTool = trace.Tool{Name: "create_shipment", Description: "Create a shipme
 
 var idTool = trace.Tool{Name: "get_order_status", Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string","pattern":"^ORD-[0-9]{5}$"},"note":{"type":"string","minLength":3}},"required":["order_id"]}`)}
 
+var boundsTool = trace.Tool{Name: "create_return_label", Parameters: json.RawMessage(`{"type":"object","properties":{
+		"items":{"type":"array","minItems":1,"maxItems":2,"items":{"type":"string"}},
+		"quantity":{"type":"integer","minimum":1,"maximum":10},
+		"amount":{"type":"number","exclusiveMinimum":0}}}`)}
+
 var openTool = trace.Tool{Name: "search", Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":true}`)}
 
 func messages(ps []Problem) string {
@@ -49,6 +54,11 @@ func TestValidateArgs(t *testing.T) {
 		{"empty for a pattern", idTool, `{"order_id":""}`, "order_id is empty"},
 		{"pattern", idTool, `{"order_id":"12"}`, `order_id "12" does not have the expected form (^ORD-[0-9]{5}$)`},
 		{"too short", idTool, `{"order_id":"ORD-12345","note":"ab"}`, "note is too short (at least 3 characters)"},
+		{"empty list", boundsTool, `{"items":[]}`, "items needs at least 1 entry"},
+		{"too many", boundsTool, `{"items":["a","b","c"]}`, "items has 3, allows at most 2 entries"},
+		{"below minimum", boundsTool, `{"quantity":0}`, "quantity must be at least 1"},
+		{"above maximum", boundsTool, `{"quantity":11}`, "quantity must be at most 10"},
+		{"not above exclusive minimum", boundsTool, `{"amount":0}`, "amount must be more than 0"},
 		{"extra allowed", openTool, `{"q":"x","page":2}`, ""},
 		{"not an object", shipTool, `["x"]`, `the arguments must be an object: { "name": value, … }`},
 		{"empty", shipTool, ``, "the arguments are empty: write {} for a call without arguments"},
