@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/review"
@@ -45,7 +43,7 @@ reason and is recorded with it.`,
 				return adjudicateUserError(opts.Lead, err)
 			}
 			opts.Dashboard = true // d shows the dashboard, a comes back
-			return tui.RunAdjudicate(cmd.Context(), st, opts, adjudicateStreams(app)...)
+			return tui.RunAdjudicate(cmd.Context(), st, opts, app.programOptions()...)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lead, "as", "", "the lead adjudicating")
@@ -64,17 +62,4 @@ func adjudicateUserError(name string, err error) error {
 		return fmt.Errorf("%s may not adjudicate: only leads may (`goldtrace users add %s --role lead` makes them one)", name, name)
 	}
 	return fmt.Errorf("check user %s: %w", name, err)
-}
-
-// adjudicateStreams runs the program on the app's streams when they are not
-// the process's own (tests); the terminal otherwise.
-func adjudicateStreams(app *App) []tea.ProgramOption {
-	var opts []tea.ProgramOption
-	if _, ok := app.In.(*os.File); !ok {
-		opts = append(opts, tea.WithInput(app.In))
-	}
-	if _, ok := app.Out.(*os.File); !ok {
-		opts = append(opts, tea.WithOutput(app.Out))
-	}
-	return opts
 }

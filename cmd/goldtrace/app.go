@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -99,4 +101,18 @@ func isTerminalReader(r io.Reader) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// programOptions runs a TUI on the app's streams when they are not the
+// process's own (tests drive the program through buffers); on the terminal
+// otherwise.
+func (a *App) programOptions() []tea.ProgramOption {
+	var opts []tea.ProgramOption
+	if _, ok := a.In.(*os.File); !ok {
+		opts = append(opts, tea.WithInput(a.In))
+	}
+	if _, ok := a.Out.(*os.File); !ok {
+		opts = append(opts, tea.WithOutput(a.Out))
+	}
+	return opts
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-
-	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +41,7 @@ open it: it shows adjudicated answers.`,
 				}
 			}
 			return tui.RunDashboard(ctx, st, as, tui.DashboardOptions{Batch: batch},
-				dashboardStreams(app)...)
+				app.programOptions()...)
 		},
 	}
 	cmd.Flags().StringVar(&as, "as", "", "the lead looking (required)")
@@ -74,17 +71,4 @@ func dashboardUserError(name string, err error) error {
 		return fmt.Errorf("dashboard: %s is not a lead; the dashboard shows adjudicated answers, so only leads may open it", name)
 	}
 	return fmt.Errorf("dashboard: check user %s: %w", name, err)
-}
-
-// dashboardStreams runs the program on the app's streams when they are not
-// the process's own (tests); on the terminal otherwise.
-func dashboardStreams(app *App) []tea.ProgramOption {
-	var opts []tea.ProgramOption
-	if _, ok := app.In.(*os.File); !ok {
-		opts = append(opts, tea.WithInput(app.In))
-	}
-	if _, ok := app.Out.(*os.File); !ok {
-		opts = append(opts, tea.WithOutput(app.Out))
-	}
-	return opts
 }

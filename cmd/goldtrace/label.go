@@ -31,7 +31,7 @@ with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 			if err := labelCheckUser(cmd, st, opts.Reviewer); err != nil {
 				return err
 			}
-			return tui.RunLabel(cmd.Context(), st, opts)
+			return tui.RunLabel(cmd.Context(), st, opts, app.programOptions()...)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Reviewer, "as", "", "the reviewer labeling")

@@ -133,7 +133,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	}
 	cases := make([]score.Case, len(recs))
 	for i := range recs {
-		cases[i] = goldCase(&recs[i])
+		cases[i] = recs[i].ScoreCase()
 	}
 	var preds []score.Prediction
 	source := "observed_calls"
@@ -154,7 +154,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	} else {
 		preds = make([]score.Prediction, len(recs))
 		for i := range recs {
-			preds[i] = observedPrediction(&recs[i])
+			preds[i] = recs[i].ObservedPrediction()
 		}
 	}
 	recs, hashes = nil, nil

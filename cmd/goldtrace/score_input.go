@@ -170,31 +170,6 @@ func checkGoldCalls(r *dataset.Record) error {
 	return nil
 }
 
-// goldCase converts a gold record for the scorer. A record with only the
-// older expected_tool/expected_args fields is read as one expected call.
-func goldCase(r *dataset.Record) score.Case {
-	c := score.Case{
-		ID:         r.ID,
-		Expected:   r.ExpectedCalls,
-		Acceptable: r.Acceptable,
-		Tools:      r.AvailableTools,
-		Meta:       r.Input.Context.Metadata,
-	}
-	if len(c.Expected) == 0 && r.ExpectedTool != nil && *r.ExpectedTool != "" {
-		c.Expected = []score.ExpectedCall{{Tool: *r.ExpectedTool, Args: r.ExpectedArgs}}
-	}
-	return c
-}
-
-// observedPrediction is what the production model did at the item.
-func observedPrediction(r *dataset.Record) score.Prediction {
-	p := score.Prediction{Calls: make([]trace.Call, 0, len(r.ObservedCalls))}
-	for _, o := range r.ObservedCalls {
-		p.Calls = append(p.Calls, trace.Call{Name: o.Tool, Arguments: o.Args, Unparseable: o.Unparseable})
-	}
-	return p
-}
-
 // predictionLine is one line of a predictions file (DESIGN.md
 // "Predictions"); each call is {name, arguments} or OpenAI's
 // {function:{name, arguments}}, arguments an object or a JSON string.
