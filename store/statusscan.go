@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -297,18 +296,7 @@ func (g *labelGrouper) addRow(row []byte) error {
 // for what it has not seen: an item id once per item, reviewer and decision
 // names once per scan, calls text once per distinct calls of an item.
 func (g *labelGrouper) addRaw(item, reviewer, decision, raw []byte, seconds int) error {
-	if g.names == nil {
-		g.names = map[string]string{}
-	}
-	intern := func(b []byte) string {
-		if s, ok := g.names[string(b)]; ok {
-			return s
-		}
-		s := string(b)
-		g.names[s] = s
-		return s
-	}
-	l := review.Label{Reviewer: intern(reviewer), Decision: intern(decision), Seconds: seconds}
+	l := review.Label{Reviewer: g.intern(reviewer), Decision: g.intern(decision), Seconds: seconds}
 	if i, ok := g.index[string(item)]; ok {
 		l.Item = g.items[i][0].Item
 		for k, r := range g.raws[i] {
@@ -337,6 +325,19 @@ type labelGrouper struct {
 	rawBlock   []string
 }
 
+// intern returns b as a string, allocating it only the first time.
+func (g *labelGrouper) intern(b []byte) string {
+	if s, ok := g.names[string(b)]; ok {
+		return s
+	}
+	if g.names == nil {
+		g.names = map[string]string{}
+	}
+	s := string(b)
+	g.names[s] = s
+	return s
+}
+
 func (g *labelGrouper) add(l review.Label, raw string) error {
 	if g.index == nil {
 		g.index = map[string]int{}
@@ -362,9 +363,11 @@ func (g *labelGrouper) add(l review.Label, raw string) error {
 		}
 	}
 	if l.Calls == nil {
-		if err := json.Unmarshal([]byte(raw), &l.Calls); err != nil {
+		calls, err := decodeLabelCalls([]byte(raw), g.intern)
+		if err != nil {
 			return fmt.Errorf("label %s/%s: calls: %w", l.Item, l.Reviewer, err)
 		}
+		l.Calls = calls
 	}
 	g.items[i] = append(g.items[i], l)
 	g.raws[i] = append(g.raws[i], raw)
