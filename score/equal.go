@@ -3,6 +3,7 @@ package score
 import (
 	"encoding/json"
 	"sort"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -35,7 +36,8 @@ func CallsEqual(a, b []ExpectedCall) bool {
 // ArgsEqual reports whether two argument values are equal. Text that is not
 // JSON is equal only to the same text.
 func ArgsEqual(a, b json.RawMessage) bool {
-	var s Scorer
+	s := getEqualScorer()
+	defer equalScorers.Put(s)
 	x, errA := s.f.parse(orEmpty(a))
 	y, errB := s.f.parse(orEmpty(b))
 	if errA != nil || errB != nil {
@@ -48,7 +50,8 @@ func ArgsEqual(a, b json.RawMessage) bool {
 // two argument objects (present in one only, or unequal). When either side
 // is not a JSON object it returns nil and ok=false.
 func ArgsDiff(a, b json.RawMessage) (keys []string, ok bool) {
-	var s Scorer
+	s := getEqualScorer()
+	defer equalScorers.Put(s)
 	x, errA := s.f.parse(orEmpty(a))
 	y, errB := s.f.parse(orEmpty(b))
 	if errA != nil || errB != nil || s.f.nodes[x].kind != kindObject || s.f.nodes[y].kind != kindObject {
@@ -67,6 +70,18 @@ func ArgsDiff(a, b json.RawMessage) (keys []string, ok bool) {
 	}
 	sort.Strings(keys)
 	return keys, true
+}
+
+// equalScorers keeps the scorers ArgsEqual and ArgsDiff parse into: the lead's
+// status compares arguments of thousands of label pairs, and a Scorer (with
+// its parse forest) on the heap per call was most of that cost.
+var equalScorers = sync.Pool{New: func() any { return new(Scorer) }}
+
+// getEqualScorer takes a pooled scorer with an empty parse forest.
+func getEqualScorer() *Scorer {
+	s := equalScorers.Get().(*Scorer)
+	s.f.reset()
+	return s
 }
 
 func orEmpty(raw json.RawMessage) json.RawMessage {
