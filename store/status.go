@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -113,7 +114,21 @@ func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	}
 	out.ReviewAgreed = held
 	lead := out.View == ViewLead
+	// The open disputes are counted alongside the scans, not after them.
+	var openDisputes map[string]int
+	disputesErr := make(chan error, 1)
+	if lead {
+		go func() {
+			var err error
+			openDisputes, err = s.openDisputeKinds(ctx, q.Batch)
+			disputesErr <- err
+		}()
+	}
 	scan, err := s.scanStatus(ctx, q.Batch, lead)
+	if lead {
+		err = errors.Join(err, <-disputesErr)
+		out.Disputes = openDisputes
+	}
 	if err != nil {
 		return out, err
 	}
@@ -158,9 +173,6 @@ func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	if lead {
 		a := review.Agree(scan.labels)
 		out.Agreement = &a
-		if out.Disputes, err = s.openDisputeKinds(ctx, q.Batch); err != nil {
-			return out, err
-		}
 	}
 	return out, nil
 }
