@@ -20,11 +20,16 @@ type Alpha struct {
 // (m_u − 1), n_c = Σ_k o_ck and n = Σ_c n_c:
 //
 //	α = 1 − (n − 1) · Σ_{c≠k} o_ck / Σ_{c≠k} n_c·n_k
+//
+// Only the totals of the matrix matter: Σ_{c≠k} o_ck sums, per unit,
+// (m_u² − Σ_c a_c²) / (m_u − 1) where a_c counts the unit's values of class
+// c, and Σ_{c≠k} n_c·n_k = n² − Σ_c n_c². Summing in unit order (no map
+// iteration) makes the result the same on every run.
 func KrippendorffNominal(units [][]string) Alpha {
-	type pair struct{ c, k string }
-	o := map[pair]float64{}
-	nc := map[string]float64{}
+	nc := map[string]int{}
 	var out Alpha
+	var disagree float64
+	var counts []int // per value of the unit: how often it occurs (0 after its first)
 	for _, u := range units {
 		m := len(u)
 		if m < 2 {
@@ -32,40 +37,37 @@ func KrippendorffNominal(units [][]string) Alpha {
 		}
 		out.Units++
 		out.Values += m
-		counts := map[string]int{}
-		for _, v := range u {
-			counts[v]++
+		counts = counts[:0]
+		for range m {
+			counts = append(counts, 0)
 		}
-		for c, a := range counts {
-			nc[c] += float64(a)
-			for k, b := range counts {
-				if c == k {
-					continue
+		same := 0 // Σ_c a_c²
+		for i, v := range u {
+			nc[v]++
+			for j := 0; j <= i; j++ {
+				if u[j] == v {
+					counts[j]++
+					break
 				}
-				o[pair{c, k}] += float64(a*b) / float64(m-1)
 			}
 		}
+		for _, a := range counts {
+			same += a * a
+		}
+		disagree += float64(m*m-same) / float64(m-1)
 	}
 	if out.Units == 0 {
 		return out
 	}
-	n := float64(out.Values)
-	var disagree float64
-	for _, v := range o {
-		disagree += v
-	}
-	var expected float64
-	for c, a := range nc {
-		for k, b := range nc {
-			if c != k {
-				expected += a * b
-			}
-		}
+	n := out.Values
+	expected := n * n
+	for _, a := range nc {
+		expected -= a * a
 	}
 	if expected == 0 {
 		return out
 	}
-	v := 1 - (n-1)*disagree/expected
+	v := 1 - float64(n-1)*disagree/float64(expected)
 	out.Alpha = &v
 	return out
 }

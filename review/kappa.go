@@ -1,5 +1,7 @@
 package review
 
+import "sort"
+
 // Kappa is Cohen's kappa for two raters over the same N units:
 // κ = (po − pe) / (1 − pe), with po the observed agreement and pe the
 // agreement expected by chance from each rater's own class frequencies.
@@ -32,9 +34,15 @@ func CohenKappa(a, b []string) Kappa {
 		}
 	}
 	po := float64(agree) / float64(n)
+	// Sum in class order: map order would change the last digits per run.
+	classes := make([]string, 0, len(countA))
+	for c := range countA {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
 	var pe float64
-	for c, na := range countA {
-		pe += float64(na) / float64(n) * float64(countB[c]) / float64(n)
+	for _, c := range classes {
+		pe += float64(countA[c]) / float64(n) * float64(countB[c]) / float64(n)
 	}
 	k := Kappa{N: n, Observed: po, Expected: pe}
 	if pe < 1 {

@@ -194,3 +194,23 @@ func TestAgreeEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Status output is compared across runs: kappa and alpha must not change in
+// their last digits with map iteration order.
+func TestAgreementStatisticsAreReproducible(t *testing.T) {
+	classes := []string{"a", "b", "c", "d", "e", "f", "g", "(none)"}
+	var ra, rb []string
+	var units [][]string
+	for i := 0; i < 997; i++ {
+		x, y, z := classes[i%8], classes[(i*3+i/7)%8], classes[(i*5+1)%8]
+		ra, rb = append(ra, x), append(rb, y)
+		units = append(units, []string{x, y, z}[:2+i%2])
+	}
+	k0, a0 := CohenKappa(ra, rb), KrippendorffNominal(units)
+	for i := 0; i < 50; i++ {
+		k, a := CohenKappa(ra, rb), KrippendorffNominal(units)
+		if k.Expected != k0.Expected || *k.Kappa != *k0.Kappa || *a.Alpha != *a0.Alpha {
+			t.Fatalf("run %d: kappa %v/%v alpha %v, first run %v/%v %v", i, k.Expected, *k.Kappa, *a.Alpha, k0.Expected, *k0.Kappa, *a0.Alpha)
+		}
+	}
+}
