@@ -300,32 +300,26 @@ func (g *labelGrouper) addRow(row []byte) error {
 // names once per scan, calls text once per distinct calls of an item.
 func (g *labelGrouper) addRaw(item, reviewer, decision, raw []byte, seconds int) error {
 	l := review.Label{Reviewer: g.intern(reviewer), Decision: g.intern(decision), Seconds: seconds}
-	if i, ok := g.index[string(item)]; ok {
+	i, ok := g.index[string(item)]
+	if ok {
 		l.Item = g.items[i][0].Item
-		for k, r := range g.raws[i] {
-			if r == string(raw) {
-				l.Calls = g.items[i][k].Calls
-				g.items[i] = append(g.items[i], l)
-				g.raws[i] = append(g.raws[i], r)
-				return nil
-			}
-		}
 	} else {
 		l.Item = string(item)
+		i = g.newItem(l.Item)
 	}
-	return g.add(l, string(raw))
+	return g.addAt(i, l, raw)
 }
 
 // labelGrouper collects labels into one slice per item, decoding their
 // calls; labels of an item with byte-identical calls share one decoded slice.
 type labelGrouper struct {
 	items [][]review.Label
-	raws  [][]string
+	raws  [][][]byte // per item, the calls text of each label
 	index map[string]int
 	names map[string]string
 	// labelBlock and rawBlock are unused room for the next items' slices.
 	labelBlock []review.Label
-	rawBlock   []string
+	rawBlock   [][]byte
 }
 
 // intern returns b as a string, allocating it only the first time.
@@ -341,32 +335,50 @@ func (g *labelGrouper) intern(b []byte) string {
 	return s
 }
 
+// add adds a label whose calls are raw.
 func (g *labelGrouper) add(l review.Label, raw string) error {
+	i, ok := g.index[l.Item]
+	if !ok {
+		i = g.newItem(l.Item)
+	}
+	return g.addAt(i, l, []byte(raw))
+}
+
+// newItem starts the (empty) label list of item and returns its index.
+func (g *labelGrouper) newItem(item string) int {
 	if g.index == nil {
 		g.index = map[string]int{}
 	}
-	i, ok := g.index[l.Item]
-	if !ok {
-		i = len(g.items)
-		g.index[l.Item] = i
-		// Most items have two labels: carve their slices out of shared
-		// blocks instead of allocating two small slices per item.
-		if len(g.labelBlock) < 2 {
-			g.labelBlock = make([]review.Label, 2048)
-			g.rawBlock = make([]string, 2048)
-		}
-		g.items = append(g.items, g.labelBlock[:0:2])
-		g.raws = append(g.raws, g.rawBlock[:0:2])
-		g.labelBlock, g.rawBlock = g.labelBlock[2:], g.rawBlock[2:]
+	i := len(g.items)
+	g.index[item] = i
+	// Most items have two labels: carve their slices out of shared blocks
+	// instead of allocating two small slices per item.
+	if len(g.labelBlock) < 2 {
+		g.labelBlock = make([]review.Label, 2048)
+		g.rawBlock = make([][]byte, 2048)
 	}
+	g.items = append(g.items, g.labelBlock[:0:2])
+	g.raws = append(g.raws, g.rawBlock[:0:2])
+	g.labelBlock, g.rawBlock = g.labelBlock[2:], g.rawBlock[2:]
+	return i
+}
+
+// addAt adds label l of item i with calls raw (which it copies when it keeps
+// it, so raw may be a reused buffer).
+func (g *labelGrouper) addAt(i int, l review.Label, raw []byte) error {
 	for k, r := range g.raws[i] {
-		if r == raw {
+		if bytes.Equal(r, raw) {
 			l.Calls = g.items[i][k].Calls
+			raw = r
 			break
 		}
 	}
 	if l.Calls == nil {
-		calls, err := decodeLabelCalls([]byte(raw), g.intern)
+		raw = bytes.Clone(raw)
+		if raw == nil {
+			raw = []byte{}
+		}
+		calls, err := decodeLabelCalls(raw, g.intern)
 		if err != nil {
 			return fmt.Errorf("label %s/%s: calls: %w", l.Item, l.Reviewer, err)
 		}
