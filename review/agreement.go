@@ -93,9 +93,23 @@ type Confusion struct {
 // data for alpha and are left out of that item's pairs.
 func Agree(items [][]Label) Agreement {
 	type pairKey struct{ a, b string }
-	pairA := map[pairKey][]string{}
-	pairB := map[pairKey][]string{}
-	exact := map[pairKey]int{}
+	// pairTally is one reviewer pair's tool classes, item by item, and how
+	// many of those items they agree on exactly.
+	type pairTally struct {
+		a, b  []string
+		exact int
+	}
+	pairs := map[pairKey]*pairTally{}
+	var lastKey pairKey // the pair of the previous item, usually the same
+	var last *pairTally
+	// One block holds every unit's tool classes: no slice per item.
+	n := 0
+	for _, labels := range items {
+		if len(labels) >= 2 {
+			n += len(labels)
+		}
+	}
+	block := make([]string, 0, n)
 	var units [][]string
 	var out Agreement
 	var pairsTotal, exactTotal, toolTotal int
@@ -116,21 +130,30 @@ func Agree(items [][]Label) Agreement {
 		}
 		out.Items++
 		ls := labels
-		if !sort.SliceIsSorted(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer }) {
+		if !sortedByReviewer(ls) {
 			ls = append([]Label(nil), labels...)
 			sort.Slice(ls, func(i, j int) bool { return ls[i].Reviewer < ls[j].Reviewer })
 		}
-		unit := make([]string, len(ls))
-		for i, l := range ls {
-			unit[i] = ToolClass(l)
+		start := len(block)
+		for _, l := range ls {
+			block = append(block, ToolClass(l))
 		}
+		unit := block[start:len(block):len(block)]
 		units = append(units, unit)
 		for i := 0; i < len(ls); i++ {
 			for j := i + 1; j < len(ls); j++ {
 				k := pairKey{ls[i].Reviewer, ls[j].Reviewer}
+				if last == nil || k != lastKey {
+					last = pairs[k]
+					if last == nil {
+						last = &pairTally{}
+						pairs[k] = last
+					}
+					lastKey = k
+				}
 				ci, cj := unit[i], unit[j]
-				pairA[k] = append(pairA[k], ci)
-				pairB[k] = append(pairB[k], cj)
+				last.a = append(last.a, ci)
+				last.b = append(last.b, cj)
 				pairsTotal++
 				// Compare the first calls' arguments once: they decide the
 				// args agreement and, with the rest, exact agreement.
@@ -140,7 +163,7 @@ func Agree(items [][]Label) Agreement {
 				}
 				same := ci == cj && argsEq && agreeGivenFirst(ls[i], ls[j])
 				if same {
-					exact[k]++
+					last.exact++
 					exactTotal++
 				}
 				if ci == cj {
@@ -169,8 +192,8 @@ func Agree(items [][]Label) Agreement {
 			}
 		}
 	}
-	for k, a := range pairA {
-		out.Pairs = append(out.Pairs, PairAgreement{A: k.a, B: k.b, Items: len(a), ExactAgreed: exact[k], Kappa: CohenKappa(a, pairB[k])})
+	for k, p := range pairs {
+		out.Pairs = append(out.Pairs, PairAgreement{A: k.a, B: k.b, Items: len(p.a), ExactAgreed: p.exact, Kappa: CohenKappa(p.a, p.b)})
 	}
 	sort.Slice(out.Pairs, func(i, j int) bool {
 		if out.Pairs[i].A != out.Pairs[j].A {
@@ -208,6 +231,15 @@ func Agree(items [][]Label) Agreement {
 	})
 	nonNilSlices(&out)
 	return out
+}
+
+func sortedByReviewer(ls []Label) bool {
+	for i := 1; i < len(ls); i++ {
+		if ls[i].Reviewer < ls[i-1].Reviewer {
+			return false
+		}
+	}
+	return true
 }
 
 // agreeGivenFirst reports whether two labels agree completely, given that
