@@ -201,8 +201,9 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 	run(3, func() error {
 		var g labelGrouper
 		var row sql.RawBytes
+		dest := []any{&row} // built once: Scan(&row) would allocate it per row
 		err := s.scanRows(ctx, func(r scanner) error {
-			if err := r.Scan(&row); err != nil {
+			if err := r.Scan(dest...); err != nil {
 				return err
 			}
 			return g.addRow(row)
