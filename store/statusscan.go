@@ -321,6 +321,7 @@ type labelGrouper struct {
 	// labelBlock and rawBlock are unused room for the next items' slices.
 	labelBlock []review.Label
 	rawBlock   [][]byte
+	text       []byte // unused room for calls text (keep)
 }
 
 // intern returns b as a string, allocating it only the first time.
@@ -364,6 +365,17 @@ func (g *labelGrouper) newItem(item string) int {
 	return i
 }
 
+// keep copies raw into the grouper's text blocks (one allocation per 64 KiB
+// rather than one per label).
+func (g *labelGrouper) keep(raw []byte) []byte {
+	if len(raw) > cap(g.text)-len(g.text) {
+		g.text = make([]byte, 0, max(64<<10, len(raw)))
+	}
+	start := len(g.text)
+	g.text = append(g.text, raw...)
+	return g.text[start:len(g.text):len(g.text)]
+}
+
 // addAt adds label l of item i with calls raw (which it copies when it keeps
 // it, so raw may be a reused buffer).
 func (g *labelGrouper) addAt(i int, l review.Label, raw []byte) error {
@@ -375,10 +387,7 @@ func (g *labelGrouper) addAt(i int, l review.Label, raw []byte) error {
 		}
 	}
 	if l.Calls == nil {
-		raw = bytes.Clone(raw)
-		if raw == nil {
-			raw = []byte{}
-		}
+		raw = g.keep(raw)
 		calls, err := decodeLabelCalls(raw, g.intern)
 		if err != nil {
 			return fmt.Errorf("label %s/%s: calls: %w", l.Item, l.Reviewer, err)
