@@ -103,14 +103,15 @@ func Agree(items [][]Label) Agreement {
 	var lastKey pairKey // the pair of the previous item, usually the same
 	var last *pairTally
 	// One block holds every unit's tool classes: no slice per item.
-	n := 0
+	n, m := 0, 0
 	for _, labels := range items {
 		if len(labels) >= 2 {
 			n += len(labels)
+			m++
 		}
 	}
 	block := make([]string, 0, n)
-	var units [][]string
+	units := make([][]string, 0, m)
 	var out Agreement
 	var pairsTotal, exactTotal, toolTotal int
 	argsByTool := map[string]*ToolArgsAgreement{}
