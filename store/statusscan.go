@@ -200,6 +200,14 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 	}
 	run(3, func() error {
 		var g labelGrouper
+		// The largest rowid bounds the number of labels (O(log n) to read):
+		// sizing the per-item lists and the index up front saves growing
+		// them (and rehashing the index) as 100k labels stream in.
+		var maxRowid int
+		if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM labels`).Scan(&maxRowid); err != nil {
+			return err
+		}
+		g.expect(min(maxRowid, 1<<22) / 2)
 		var row sql.RawBytes
 		dest := []any{&row} // built once: Scan(&row) would allocate it per row
 		err := s.scanRows(ctx, func(r scanner) error {
@@ -335,6 +343,13 @@ func (g *labelGrouper) intern(b []byte) string {
 	s := string(b)
 	g.names[s] = s
 	return s
+}
+
+// expect makes room for about n items.
+func (g *labelGrouper) expect(n int) {
+	g.items = make([][]review.Label, 0, n)
+	g.raws = make([][][]byte, 0, n)
+	g.index = make(map[string]int, n)
 }
 
 // add adds a label whose calls are raw.
