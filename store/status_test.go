@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/review"
 )
 
 func TestStatusViews(t *testing.T) {
@@ -136,5 +140,44 @@ func TestStatusSeveralBatches(t *testing.T) {
 	}
 	if len(one.Batches) != 1 || one.Items.Items != 1 || *one.Items.Disputed != 1 || one.Totals.Submitted != 2 || *one.Totals.MedianSeconds != 0 {
 		t.Errorf("batch b1 only: %+v %+v", one.Items, one.Totals)
+	}
+}
+
+// The lead's agreement numbers come from a fast scan that decodes calls
+// itself and shares the decoding of byte-identical calls: they must equal
+// review.Agree over the labels as the store reads them everywhere else,
+// including calls stored in other spellings of the same JSON.
+func TestStatusAgreementMatchesLabels(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	statusFixture(t, st, 300)
+	for _, u := range []struct{ item, reviewer, calls string }{
+		{"it_1", "bob", ` [ {"args": {"n": 1, "id": "A1"}, "tool": "tool_1"} ] `}, // same calls as alice, other bytes
+		{"it_3", "bob", `[{"tool":"tool\u005f3","args":{"id":"A3","n":3}}]`},      // escaped tool name
+		{"it_4", "alice", `[{"tool":"tool_4","args":{"id":"A4","n":4.0}}]`},       // 4.0 = 4
+		{"it_5", "bob", `[{"tool":"tool_5","args":{"id":"A5","n":0}},{"tool":"tool_6","args":{}}]`},
+	} {
+		if _, err := st.w.ExecContext(ctx, `UPDATE labels SET calls = ? WHERE item_id = ? AND reviewer = ?`, u.calls, u.item, u.reviewer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := st.Status(ctx, StatusQuery{As: "carol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 300)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("it_%d", i)
+	}
+	labels, err := st.LabelsOfItems(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := review.Agree(labels)
+	if !reflect.DeepEqual(*s.Agreement, want) {
+		t.Fatalf("status agreement\n%+v\nreview.Agree over the labels\n%+v", *s.Agreement, want)
+	}
+	if want.Exact == nil || *want.Exact == 1 || *want.Exact < 0.5 {
+		t.Fatalf("fixture should mix agreement and disputes: %+v", want)
 	}
 }
