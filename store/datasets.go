@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -137,6 +138,9 @@ func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVe
 	for id := range hashes {
 		ids = append(ids, id)
 	}
+	// In primary-key order the rows append to the index B-tree instead of
+	// dirtying pages all over it.
+	sort.Strings(ids)
 	for start := 0; start < len(ids); start += datasetItemsPerInsert {
 		end := min(start+datasetItemsPerInsert, len(ids))
 		args := make([]any, 0, 4*(end-start))
