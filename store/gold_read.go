@@ -66,6 +66,13 @@ func sortedMetaKeys(m map[string][]string) []string {
 // stored JSON (TraceGold.MessagesJSON) for the builders to decode. Three queries in all, whatever the
 // number of items: gold rows, the traces they belong to, and tools.
 func (s *Store) GoldTraces(ctx context.Context, f GoldFilter) ([]dataset.TraceGold, error) {
+	return s.GoldTracesEach(ctx, f, nil)
+}
+
+// GoldTracesEach is GoldTraces that also hands each trace, complete, to
+// ready (when not nil) as soon as it is loaded, in trace id order, so the
+// caller can work on it while the rest loads. ready must not modify it.
+func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dataset.TraceGold)) ([]dataset.TraceGold, error) {
 	where, args := f.goldWhere()
 	rows, err := s.r.QueryContext(ctx, `SELECT i.trace_id, i.id, i.turn, g.status, g.decision, g.calls, g.acceptable,
 		g.rationale, g.reviewers, g.adjudicator, g.guide_version
@@ -106,7 +113,7 @@ func (s *Store) GoldTraces(ctx context.Context, f GoldFilter) ([]dataset.TraceGo
 	if len(out) == 0 {
 		return nil, nil
 	}
-	if err := s.fillGoldTraces(ctx, out, where, args); err != nil {
+	if err := s.fillGoldTraces(ctx, out, where, args, ready); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -135,8 +142,9 @@ func decodeGoldJSON(a *dataset.Answer, calls, acceptable, reviewers string) erro
 }
 
 // fillGoldTraces loads the metadata, messages and tools of the traces in out
-// (sorted by id) by walking one ordered query alongside them.
-func (s *Store) fillGoldTraces(ctx context.Context, out []dataset.TraceGold, where string, args []any) error {
+// (sorted by id) by walking one ordered query alongside them, handing each
+// one filled to ready when it is not nil.
+func (s *Store) fillGoldTraces(ctx context.Context, out []dataset.TraceGold, where string, args []any, ready func(dataset.TraceGold)) error {
 	toolDefs, err := s.toolsByHash(ctx)
 	if err != nil {
 		return err
@@ -176,6 +184,9 @@ func (s *Store) fillGoldTraces(ctx context.Context, out []dataset.TraceGold, whe
 				}
 				t.Tools = append(t.Tools, tool)
 			}
+		}
+		if ready != nil {
+			ready(out[k])
 		}
 	}
 	if err := rows.Err(); err != nil {
