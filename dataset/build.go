@@ -59,6 +59,67 @@ func BuildLines(tg TraceGold) ([]Line, error) {
 	return NewBuilder().Lines(tg)
 }
 
+// BuildStream starts workers goroutines (at least one) building the lines
+// of the traces handed to add, so building overlaps reading them. After the
+// last add, wait returns every line (in no particular order: Assemble sorts
+// them) or the error of the earliest trace added that failed.
+func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error)) {
+	type job struct {
+		n  int
+		tg TraceGold
+	}
+	jobs := make(chan job, 256)
+	workers = max(1, workers)
+	parts := make([][]Line, workers)
+	errAt := make([]int, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := NewBuilder()
+			for j := range jobs {
+				if errs[w] != nil {
+					continue // keep draining: add never blocks for good
+				}
+				ls, err := b.Lines(j.tg)
+				if err != nil {
+					errs[w], errAt[w] = err, j.n
+					continue
+				}
+				parts[w] = append(parts[w], ls...)
+			}
+		}()
+	}
+	n := 0
+	add = func(tg TraceGold) {
+		jobs <- job{n, tg}
+		n++
+	}
+	wait = func() ([]Line, error) {
+		close(jobs)
+		wg.Wait()
+		var first error
+		firstAt, total := 0, 0
+		for w := range parts {
+			if errs[w] != nil && (first == nil || errAt[w] < firstAt) {
+				first, firstAt = errs[w], errAt[w]
+			}
+			total += len(parts[w])
+		}
+		if first != nil {
+			return nil, first
+		}
+		out := make([]Line, 0, total)
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out, nil
+	}
+	return add, wait
+}
+
 // BuildAll builds the lines of many traces with workers goroutines (at
 // least one). The order of the result is unspecified: Assemble sorts it.
 func BuildAll(golds []TraceGold, workers int) ([]Line, error) {
@@ -207,7 +268,9 @@ func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", rec.ID, err)
 		}
-		size := 64 + len(rec.ID) + len(traceIDJSON) + len(metaJSON) + len(toolsJSON) + len(tail)
+		// The fixed keys and punctuation below take 96 bytes, the turn at
+		// most 20: with 128 the line is allocated once.
+		size := 128 + len(rec.ID) + len(traceIDJSON) + len(metaJSON) + len(toolsJSON) + len(tail)
 		for _, m := range msgJSON[:a.Turn] {
 			size += len(m) + 1
 		}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,36 @@ func TestBuildAllMatchesOneBuilder(t *testing.T) {
 	b, _ := Assemble(par)
 	if a.SHA256 != b.SHA256 || len(b.Lines) != 10 {
 		t.Errorf("parallel build differs: %d lines", len(b.Lines))
+	}
+	for _, workers := range []int{0, 1, 3} {
+		add, wait := BuildStream(workers)
+		for _, tg := range golds {
+			add(tg)
+		}
+		streamed, err := wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := Assemble(streamed); c.SHA256 != a.SHA256 || len(c.Lines) != 10 {
+			t.Errorf("streamed build with %d workers differs: %d lines", workers, len(c.Lines))
+		}
+	}
+	// Of several bad traces, the stream reports the first one added.
+	bad := append([]TraceGold(nil), golds...)
+	for _, i := range []int{1, 4} {
+		tg := bad[i]
+		tg.Answers = []Answer{callAnswer(2)}
+		tg.Answers[0].Decision = fmt.Sprintf("bad%d", i)
+		bad[i] = tg
+	}
+	for range 5 {
+		add, wait := BuildStream(2)
+		for _, tg := range bad {
+			add(tg)
+		}
+		if _, err := wait(); err == nil || !strings.Contains(err.Error(), `"bad1"`) {
+			t.Fatalf("streamed build error: %v, want the one of trace 1", err)
+		}
 	}
 	golds[3].Answers[0].Decision = "maybe"
 	if _, err := BuildAll(golds, 2); err == nil || !strings.Contains(err.Error(), `"maybe"`) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"time"
 )
@@ -86,19 +87,60 @@ func Assemble(lines []Line) (Content, error) {
 		}
 		size += len(l.Bytes) + 1
 	}
-	buf := make([]byte, 0, size)
-	hashes := make(map[string]string, len(lines))
-	for _, l := range lines {
-		buf = append(buf, l.Bytes...)
-		buf = append(buf, '\n')
-		if l.Hash == "" {
-			l.Hash = RecordHash(l.Bytes)
-		}
-		hashes[l.ID] = l.Hash
+	buf := make([]byte, size)
+	// The lines are copied into buf by chunks on every core while this
+	// goroutine fills the hash map and then hashes the chunks in order as
+	// they are done.
+	type chunk struct {
+		from, to int // lines[from:to]
+		off, end int // buf[off:end]
+		done     chan struct{}
 	}
-	sum := sha256.Sum256(buf)
-	return Content{Bytes: buf, SHA256: hex.EncodeToString(sum[:]), Lines: lines, Hashes: hashes}, nil
+	var chunks []*chunk
+	for from, off := 0, 0; from < len(lines); {
+		c := &chunk{from: from, off: off, done: make(chan struct{})}
+		for c.to, c.end = from, off; c.to < len(lines) && (c.to == from || c.end-off < assembleChunkSize); c.to++ {
+			c.end += len(lines[c.to].Bytes) + 1
+		}
+		chunks = append(chunks, c)
+		from, off = c.to, c.end
+	}
+	next := make(chan *chunk, len(chunks))
+	for _, c := range chunks {
+		next <- c
+	}
+	close(next)
+	for range min(len(chunks), runtime.GOMAXPROCS(0)) {
+		go func() {
+			for c := range next {
+				at := c.off
+				for i := c.from; i < c.to; i++ {
+					at += copy(buf[at:], lines[i].Bytes)
+					buf[at] = '\n'
+					at++
+				}
+				close(c.done)
+			}
+		}()
+	}
+	hashes := make(map[string]string, len(lines))
+	for i := range lines {
+		if lines[i].Hash == "" {
+			lines[i].Hash = RecordHash(lines[i].Bytes)
+		}
+		hashes[lines[i].ID] = lines[i].Hash
+	}
+	h := sha256.New()
+	for _, c := range chunks {
+		<-c.done
+		h.Write(buf[c.off:c.end])
+	}
+	return Content{Bytes: buf, SHA256: hex.EncodeToString(h.Sum(nil)), Lines: lines, Hashes: hashes}, nil
 }
+
+// assembleChunkSize is about how many bytes of lines one goroutine of
+// Assemble copies at a time.
+const assembleChunkSize = 4 << 20
 
 // RecordHash is the hex sha256 of one record line (without the newline).
 func RecordHash(line []byte) string {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -67,15 +68,19 @@ func (s *Store) LatestDatasetVersion(ctx context.Context, name string) (DatasetV
 // DatasetFiles loads one version with the exact bytes of its JSONL and
 // manifest; ErrNotFound when there is no such version.
 func (s *Store) DatasetFiles(ctx context.Context, name string, version int) (DatasetVersion, []byte, []byte, error) {
-	var manifest string
-	var content []byte
-	row := s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+`, manifest, content FROM datasets
+	var manifest, encoding string
+	var blob []byte
+	row := s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+`, manifest, content_encoding, content FROM datasets
 		WHERE name = ? AND version = ?`, name, version)
 	var v DatasetVersion
-	err := row.Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &manifest, &content)
+	err := row.Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &manifest, &encoding, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, ErrNotFound)
 	}
+	if err != nil {
+		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, err)
+	}
+	content, err := decodeContent(encoding, blob)
 	if err != nil {
 		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, err)
 	}
@@ -104,7 +109,8 @@ func (s *Store) DatasetRecordHashes(ctx context.Context, name string, version in
 const datasetItemsPerInsert = 500
 
 // InsertDatasetVersion stores a new version with q (a transaction): the row,
-// its manifest and content bytes, and one dataset_items row per record. The
+// its manifest and content bytes (stored gzip-compressed; DatasetFiles gives
+// them back exactly), and one dataset_items row per record. The
 // version must be the next one of its dataset (else ErrConflict: another
 // export got there first).
 func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVersion, manifest, content []byte, hashes map[string]string) error {
@@ -119,15 +125,22 @@ func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVe
 	if v.ParentVersion > 0 {
 		parent = v.ParentVersion
 	}
-	if _, err := q.ExecContext(ctx, `INSERT INTO datasets(name, version, parent_version, created_at, created_by, message, sha256, count, manifest, content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v.Name, v.Version, parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count,
-		string(manifest), content); err != nil {
+	blob, err := compressContent(content)
+	if err != nil {
+		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, err)
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO datasets(name, version, parent_version, created_at, created_by, message, sha256, count, manifest, content_encoding, content)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v.Name, v.Version, parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count,
+		string(manifest), contentGzip, blob); err != nil {
 		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, classify(err))
 	}
 	ids := make([]string, 0, len(hashes))
 	for id := range hashes {
 		ids = append(ids, id)
 	}
+	// In primary-key order the rows append to the index B-tree instead of
+	// dirtying pages all over it.
+	sort.Strings(ids)
 	for start := 0; start < len(ids); start += datasetItemsPerInsert {
 		end := min(start+datasetItemsPerInsert, len(ids))
 		args := make([]any, 0, 4*(end-start))

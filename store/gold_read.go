@@ -63,53 +63,88 @@ func sortedMetaKeys(m map[string][]string) []string {
 
 // GoldTraces loads the gold answers selected by f grouped by trace, each
 // trace loaded once, in trace id order. Messages are handed over as their
-// stored JSON (TraceGold.MessagesJSON) for the builders to decode. Three queries in all, whatever the
-// number of items: gold rows, the traces they belong to, and tools.
+// stored JSON (TraceGold.MessagesJSON) for the builders to decode. Three
+// queries in all, whatever the number of items: gold rows, the traces they
+// belong to, and tools.
 func (s *Store) GoldTraces(ctx context.Context, f GoldFilter) ([]dataset.TraceGold, error) {
+	return s.GoldTracesEach(ctx, f, nil)
+}
+
+// GoldTracesEach is GoldTraces that also hands each trace, complete, to
+// ready (when not nil) as soon as it is loaded, in trace id order, so the
+// caller can work on it while the rest loads. ready must not modify it.
+//
+// The gold rows and the traces are read at once on two connections, both
+// in trace id order, and joined as they arrive.
+func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dataset.TraceGold)) ([]dataset.TraceGold, error) {
 	where, args := f.goldWhere()
+	toolDefs, err := s.toolsByHash(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	groups := make(chan dataset.TraceGold, 256)
+	var goldErr error
+	go func() {
+		defer close(groups)
+		goldErr = s.readGoldAnswers(ctx, f, where, args, groups)
+	}()
+	out, err := s.joinGoldTraces(ctx, groups, toolDefs, where, args, ready)
+	cancel()
+	for range groups { // let the reader finish
+	}
+	if err != nil {
+		return nil, err
+	}
+	if goldErr != nil {
+		return nil, goldErr
+	}
+	return out, nil
+}
+
+// readGoldAnswers sends the gold answers selected by f, grouped by trace
+// (Trace.ID set, nothing else of it), in trace id order.
+func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string, args []any, groups chan<- dataset.TraceGold) error {
 	rows, err := s.r.QueryContext(ctx, `SELECT i.trace_id, i.id, i.turn, g.status, g.decision, g.calls, g.acceptable,
 		g.rationale, g.reviewers, g.adjudicator, g.guide_version
 		FROM gold g JOIN items i ON i.id = g.item_id`+where+` ORDER BY i.trace_id, i.turn`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read gold: %w", err)
+		return fmt.Errorf("read gold: %w", err)
 	}
-	var out []dataset.TraceGold
+	defer rows.Close()
 	tools := map[string]bool{}
 	for _, t := range f.Tools {
 		tools[t] = true
 	}
+	var group dataset.TraceGold
 	for rows.Next() {
 		var traceID, calls, acceptable, reviewers string
 		var a dataset.Answer
 		if err := rows.Scan(&traceID, &a.ItemID, &a.Turn, &a.Status, &a.Decision, &calls, &acceptable,
 			&a.Rationale, &reviewers, &a.Adjudicator, &a.GuideVersion); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read gold: %w", err)
+			return fmt.Errorf("read gold: %w", err)
 		}
 		if err := decodeGoldJSON(&a, calls, acceptable, reviewers); err != nil {
-			rows.Close()
-			return nil, err
+			return err
 		}
 		if len(tools) > 0 && !tools[firstExpectedTool(a.Calls)] {
 			continue
 		}
-		if n := len(out); n == 0 || out[n-1].Trace.ID != traceID {
-			out = append(out, dataset.TraceGold{Trace: trace.Trace{ID: traceID}})
+		if group.Trace.ID != traceID {
+			if group.Trace.ID != "" {
+				groups <- group
+			}
+			group = dataset.TraceGold{Trace: trace.Trace{ID: traceID}}
 		}
-		last := &out[len(out)-1]
-		last.Answers = append(last.Answers, a)
+		group.Answers = append(group.Answers, a)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read gold: %w", err)
+		return fmt.Errorf("read gold: %w", err)
 	}
-	if len(out) == 0 {
-		return nil, nil
+	if group.Trace.ID != "" {
+		groups <- group
 	}
-	if err := s.fillGoldTraces(ctx, out, where, args); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil
 }
 
 func firstExpectedTool(calls []score.ExpectedCall) string {
@@ -134,59 +169,66 @@ func decodeGoldJSON(a *dataset.Answer, calls, acceptable, reviewers string) erro
 	return nil
 }
 
-// fillGoldTraces loads the metadata, messages and tools of the traces in out
-// (sorted by id) by walking one ordered query alongside them.
-func (s *Store) fillGoldTraces(ctx context.Context, out []dataset.TraceGold, where string, args []any) error {
-	toolDefs, err := s.toolsByHash(ctx)
-	if err != nil {
-		return err
-	}
+// joinGoldTraces walks the traces of the gold rows (one ordered query)
+// alongside the answer groups (same order), completes each group with its
+// trace's metadata, messages and tools, hands it to ready when not nil, and
+// returns them all. It stops early when the groups end.
+func (s *Store) joinGoldTraces(ctx context.Context, groups <-chan dataset.TraceGold, toolDefs map[string]trace.Tool, where string, args []any,
+	ready func(dataset.TraceGold)) ([]dataset.TraceGold, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metadata, t.messages,
 		(SELECT group_concat(tt.tool_hash, ',' ORDER BY tt.position) FROM trace_tools tt WHERE tt.trace_id = t.id)
 		FROM traces t WHERE t.id IN (SELECT i.trace_id FROM gold g JOIN items i ON i.id = g.item_id`+where+`)
 		ORDER BY t.id`, args...)
 	if err != nil {
-		return fmt.Errorf("read gold traces: %w", err)
+		return nil, fmt.Errorf("read gold traces: %w", err)
 	}
 	defer rows.Close()
-	k := 0
-	for rows.Next() {
+	var out []dataset.TraceGold
+	cur, more := <-groups
+	for more && rows.Next() {
 		var id, meta, msgs string
 		var hashes *string
 		if err := rows.Scan(&id, &meta, &msgs, &hashes); err != nil {
-			return fmt.Errorf("read gold traces: %w", err)
+			return nil, fmt.Errorf("read gold traces: %w", err)
 		}
-		for k < len(out) && out[k].Trace.ID < id {
-			k++
+		if cur.Trace.ID < id {
+			return nil, missingGoldTrace(cur)
 		}
-		if k == len(out) || out[k].Trace.ID != id {
+		if cur.Trace.ID != id {
 			continue // a trace whose gold items the tool filter dropped
 		}
-		t := &out[k].Trace
+		t := &cur.Trace
 		if err := json.Unmarshal([]byte(meta), &t.Metadata); err != nil {
-			return fmt.Errorf("trace %q: metadata: %w", id, err)
+			return nil, fmt.Errorf("trace %q: metadata: %w", id, err)
 		}
-		out[k].MessagesJSON = []byte(msgs) // decoded by the builders, in parallel
+		cur.MessagesJSON = []byte(msgs) // decoded by the builders, in parallel
 		t.Tools = []trace.Tool{}
 		if hashes != nil && *hashes != "" {
 			for _, h := range strings.Split(*hashes, ",") {
 				tool, ok := toolDefs[h]
 				if !ok {
-					return fmt.Errorf("trace %q: tool %s missing", id, h)
+					return nil, fmt.Errorf("trace %q: tool %s missing", id, h)
 				}
 				t.Tools = append(t.Tools, tool)
 			}
 		}
+		out = append(out, cur)
+		if ready != nil {
+			ready(cur)
+		}
+		cur, more = <-groups
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read gold traces: %w", err)
+		return nil, fmt.Errorf("read gold traces: %w", err)
 	}
-	for _, tg := range out {
-		if tg.MessagesJSON == nil {
-			return fmt.Errorf("trace %q of gold item %s: %w", tg.Trace.ID, tg.Answers[0].ItemID, ErrNotFound)
-		}
+	if more {
+		return nil, missingGoldTrace(cur)
 	}
-	return nil
+	return out, nil
+}
+
+func missingGoldTrace(tg dataset.TraceGold) error {
+	return fmt.Errorf("trace %q of gold item %s: %w", tg.Trace.ID, tg.Answers[0].ItemID, ErrNotFound)
 }
 
 // toolsByHash loads every stored tool definition (they are deduplicated, so

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -89,6 +91,12 @@ func TestGoldTracesLoadsEachTraceOnceWithFilters(t *testing.T) {
 			got, err := st.GoldTraces(ctx, tc.filter)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// GoldTracesEach hands over the same traces, complete, in order.
+			var handed []dataset.TraceGold
+			each, err := st.GoldTracesEach(ctx, tc.filter, func(tg dataset.TraceGold) { handed = append(handed, tg) })
+			if err != nil || !reflect.DeepEqual(each, got) || !reflect.DeepEqual(handed, got) {
+				t.Errorf("GoldTracesEach: returned %d, handed %d traces, GoldTraces %d (%v)", len(each), len(handed), len(got), err)
 			}
 			var flat []string
 			for _, tg := range got {

@@ -174,12 +174,14 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 		return err
 	}
 	progress(app, "reading gold items…")
-	golds, err := st.GoldTraces(ctx, filter)
+	// Records are built while the traces are still being read.
+	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0))
+	_, err = st.GoldTracesEach(ctx, filter, build)
+	lines, buildErr := built()
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
-	lines, err := dataset.BuildAll(golds, runtime.GOMAXPROCS(0))
-	if err != nil {
+	if err := buildErr; err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
 	if len(lines) == 0 {

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"testing"
+)
+
+func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	noise := make([]byte, contentChunkSize+12345)
+	rng.Read(noise)
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < 2*contentChunkSize+7; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	for _, tc := range []struct {
+		name    string
+		content []byte
+	}{
+		{"empty", []byte{}},
+		{"one line", []byte("{\"id\":\"it_1\"}\n")},
+		{"exactly one chunk", bytes.Repeat([]byte("a"), contentChunkSize)},
+		{"several chunks of lines", lines.Bytes()},
+		{"incompressible", noise},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			blob, err := compressContent(tc.content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeContent(contentGzip, blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, tc.content) {
+				t.Fatalf("round trip changed the bytes: %d in, %d out", len(tc.content), len(got))
+			}
+			// Any gzip reader (gzip -d too) reads the members as one stream.
+			zr, err := gzip.NewReader(bytes.NewReader(blob))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := io.ReadAll(zr)
+			if err != nil || !bytes.Equal(plain, tc.content) {
+				t.Fatalf("standard gzip reader: %d bytes, %v", len(plain), err)
+			}
+		})
+	}
+	if _, err := decodeContent(contentGzip, []byte("not gzip")); err == nil {
+		t.Error("corrupt gzip content: no error")
+	}
+	if _, err := decodeContent("zstd", []byte("x")); err == nil {
+		t.Error("unknown encoding: no error")
+	}
+}
+
+func TestVersionsStoredBeforeCompressionStillRead(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content)
+			VALUES ('old', 1, '2026-05-01T12:00:00Z', 'aa', 1, '{}', ?)`, []byte("plain line\n"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, content, _, err := st.DatasetFiles(ctx, "old", 1)
+	if err != nil || string(content) != "plain line\n" {
+		t.Fatalf("identity content: %q %v", content, err)
+	}
+}
+
+func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	content := bytes.Repeat([]byte(`{"id":"it_0000000000000001","expected_tool":"refund"}`+"\n"), 1000)
+	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		return st.InsertDatasetVersion(ctx, tx, v1, []byte(`{}`), content, map[string]string{"it_0000000000000001": "h"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var encoding string
+	var stored int
+	if err := st.r.QueryRowContext(ctx, `SELECT content_encoding, length(content) FROM datasets`).Scan(&encoding, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if encoding != contentGzip || stored >= len(content)/10 {
+		t.Errorf("stored %d bytes as %q for %d bytes of content, want gzip and far smaller", stored, encoding, len(content))
+	}
+	for _, q := range []string{
+		`UPDATE datasets SET content_encoding = 'identity'`,
+		`UPDATE datasets SET content_encoding = 'identity', content = x'00'`,
+	} {
+		err := st.WithTx(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, q); return err })
+		if !errors.Is(err, ErrImmutable) {
+			t.Errorf("%s: got %v, want ErrImmutable", q, err)
+		}
+	}
+	err = st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content_encoding, content)
+			VALUES ('e', 1, 'now', 'aa', 1, '{}', 'zstd', x'00')`)
+		return err
+	})
+	if err == nil {
+		t.Error("unknown content_encoding accepted")
+	}
+	_, got, _, err := st.DatasetFiles(ctx, "d", 1)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("content changed: %d bytes, %v", len(got), err)
+	}
+}
