@@ -1,6 +1,9 @@
 package dataset
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -29,4 +32,74 @@ func (r *Record) ObservedPrediction() score.Prediction {
 		p.Calls = append(p.Calls, trace.Call{Name: o.Tool, Arguments: o.Args, Unparseable: o.Unparseable})
 	}
 	return p
+}
+
+// ScoringRecord is a gold record as the scorer reads it: the conversation,
+// the tools and the metadata are kept raw, to be decoded only when needed
+// and shared between records that carry the same bytes.
+type ScoringRecord struct {
+	ID    string `json:"id"`
+	Input struct {
+		Messages json.RawMessage `json:"messages"` // decoded only for input hashes
+		Context  struct {
+			TraceID  string          `json:"trace_id"`
+			Turn     int             `json:"turn"`
+			Metadata json.RawMessage `json:"metadata"`
+		} `json:"context"`
+	} `json:"input"`
+	AvailableTools json.RawMessage        `json:"available_tools"`
+	ExpectedTool   *string                `json:"expected_tool"`
+	ExpectedArgs   json.RawMessage        `json:"expected_args"`
+	ExpectedCalls  []score.ExpectedCall   `json:"expected_calls"`
+	Acceptable     [][]score.ExpectedCall `json:"acceptable"`
+	Rationale      string                 `json:"rationale"`
+	ObservedCalls  []ObservedCall         `json:"observed_calls"`
+	Provenance     Provenance             `json:"provenance"`
+}
+
+// Interner shares decoded tool lists and metadata between ScoringRecords:
+// the records of one trace carry the same bytes, so they get one value.
+type Interner struct {
+	tools map[string][]trace.Tool
+	metas map[string]map[string]string
+}
+
+// NewInterner returns an empty Interner.
+func NewInterner() *Interner {
+	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
+}
+
+// Record is the gold record g holds, without its conversation, with tools
+// and metadata decoded once per distinct text through in.
+func (g *ScoringRecord) Record(in *Interner) (Record, error) {
+	r := Record{ID: g.ID, ExpectedTool: g.ExpectedTool, ExpectedArgs: g.ExpectedArgs,
+		ExpectedCalls: g.ExpectedCalls, Acceptable: g.Acceptable, Rationale: g.Rationale,
+		ObservedCalls: g.ObservedCalls, Provenance: g.Provenance}
+	r.Input.Context.TraceID, r.Input.Context.Turn = g.Input.Context.TraceID, g.Input.Context.Turn
+	var err error
+	if r.AvailableTools, err = intern(in.tools, g.AvailableTools); err != nil {
+		return r, fmt.Errorf("available_tools: %v", err)
+	}
+	if r.Input.Context.Metadata, err = intern(in.metas, g.Input.Context.Metadata); err != nil {
+		return r, fmt.Errorf("input.context.metadata: %v", err)
+	}
+	return r, nil
+}
+
+// intern decodes raw into a T, one value per distinct text; absent or null
+// is the zero value.
+func intern[T any](seen map[string]T, raw json.RawMessage) (T, error) {
+	var zero T
+	if len(raw) == 0 || string(raw) == "null" {
+		return zero, nil
+	}
+	if v, ok := seen[string(raw)]; ok {
+		return v, nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return zero, err
+	}
+	seen[string(raw)] = v
+	return v, nil
 }

@@ -71,7 +71,7 @@ type goldRecordCache struct {
 
 type cachedGold struct {
 	answers string // the answers, JSON-encoded
-	lines   []goldLine
+	lines   []dataset.ScoringRecord
 }
 
 func goldRecords(ctx context.Context, st *store.Store, f store.GoldFilter, cache *goldRecordCache) ([]dataset.Record, error) {
@@ -79,7 +79,7 @@ func goldRecords(ctx context.Context, st *store.Store, f store.GoldFilter, cache
 	if err != nil {
 		return nil, err
 	}
-	parts := make([][]goldLine, len(tgs))
+	parts := make([][]dataset.ScoringRecord, len(tgs))
 	keys := make([]string, len(tgs))
 	var todo []int
 	if cache != nil {
@@ -111,14 +111,13 @@ func goldRecords(ctx context.Context, st *store.Store, f store.GoldFilter, cache
 			cache.byTrace[tg.Trace.ID] = cachedGold{answers: keys[i], lines: parts[i]}
 		}
 	}
-	tools := map[string][]trace.Tool{}
-	metas := map[string]map[string]string{}
+	interner := dataset.NewInterner()
 	var recs []dataset.Record
 	for _, part := range parts {
 		for j := range part {
-			r, err := part[j].record(tools, metas)
+			r, err := part[j].Record(interner)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("gold record %s: %w", part[j].ID, err)
 			}
 			recs = append(recs, r)
 		}
@@ -129,7 +128,7 @@ func goldRecords(ctx context.Context, st *store.Store, f store.GoldFilter, cache
 
 // buildGoldLines fills parts[i] for each i in todo, spreading the traces
 // over the CPUs (building canonicalises every trace's tools).
-func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, parts [][]goldLine) error {
+func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, parts [][]dataset.ScoringRecord) error {
 	errs := make([]error, len(todo))
 	workers := min(runtime.GOMAXPROCS(0), max(len(todo)/64, 1))
 	var wg sync.WaitGroup
@@ -182,28 +181,7 @@ func skeleton(tg dataset.TraceGold) (dataset.TraceGold, error) {
 	return tg, nil
 }
 
-// goldLine is a dataset.Record as goldtrace score decodes a gold line: the
-// conversation skipped, tools and metadata kept raw for sharing.
-type goldLine struct {
-	ID    string `json:"id"`
-	Input struct {
-		Context struct {
-			TraceID  string          `json:"trace_id"`
-			Turn     int             `json:"turn"`
-			Metadata json.RawMessage `json:"metadata"`
-		} `json:"context"`
-	} `json:"input"`
-	AvailableTools json.RawMessage        `json:"available_tools"`
-	ExpectedTool   *string                `json:"expected_tool"`
-	ExpectedArgs   json.RawMessage        `json:"expected_args"`
-	ExpectedCalls  []score.ExpectedCall   `json:"expected_calls"`
-	Acceptable     [][]score.ExpectedCall `json:"acceptable"`
-	Rationale      string                 `json:"rationale"`
-	ObservedCalls  []dataset.ObservedCall `json:"observed_calls"`
-	Provenance     dataset.Provenance     `json:"provenance"`
-}
-
-func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]goldLine, error) {
+func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]dataset.ScoringRecord, error) {
 	lines, err := b.Lines(tg)
 	if err != nil {
 		return nil, fmt.Errorf("build gold records: %w", err)
@@ -212,7 +190,7 @@ func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]goldLine, erro
 	// each line: decode them once, and cut the same bytes out of the other
 	// lines before decoding those (a line where they are not found is
 	// decoded whole).
-	out := make([]goldLine, len(lines))
+	out := make([]dataset.ScoringRecord, len(lines))
 	var toolsKey, toolsRaw []byte
 	for i, l := range lines {
 		data := l.Bytes
@@ -235,34 +213,6 @@ func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]goldLine, erro
 		}
 	}
 	return out, nil
-}
-
-func (g *goldLine) record(tools map[string][]trace.Tool, metas map[string]map[string]string) (dataset.Record, error) {
-	r := dataset.Record{ID: g.ID, ExpectedTool: g.ExpectedTool, ExpectedArgs: g.ExpectedArgs,
-		ExpectedCalls: g.ExpectedCalls, Acceptable: g.Acceptable, Rationale: g.Rationale,
-		ObservedCalls: g.ObservedCalls, Provenance: g.Provenance}
-	r.Input.Context.TraceID, r.Input.Context.Turn = g.Input.Context.TraceID, g.Input.Context.Turn
-	var err error
-	if r.AvailableTools, err = shareDecoded(tools, g.AvailableTools); err != nil {
-		return r, fmt.Errorf("gold record %s: available_tools: %w", g.ID, err)
-	}
-	if r.Input.Context.Metadata, err = shareDecoded(metas, g.Input.Context.Metadata); err != nil {
-		return r, fmt.Errorf("gold record %s: metadata: %w", g.ID, err)
-	}
-	return r, nil
-}
-
-// shareDecoded decodes raw into a T, one value per distinct text.
-func shareDecoded[T any](seen map[string]T, raw json.RawMessage) (T, error) {
-	if v, ok := seen[string(raw)]; ok {
-		return v, nil
-	}
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return v, err
-	}
-	seen[string(raw)] = v
-	return v, nil
 }
 
 // ScoreObserved scores the records' observed calls against their gold, as

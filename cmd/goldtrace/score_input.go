@@ -39,10 +39,9 @@ func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool)
 	var recs []dataset.Record
 	var hashes []string
 	ids := map[string]int{}
-	tools := map[string][]trace.Tool{}
-	metas := map[string]map[string]string{}
+	interner := dataset.NewInterner()
 	err = scanJSONLines(ctx, app, name, in, func(line int, data []byte) error {
-		var g goldLine
+		var g dataset.ScoringRecord
 		if err := json.Unmarshal(data, &g); err != nil {
 			return fmt.Errorf("not a gold record: %v", err)
 		}
@@ -53,23 +52,9 @@ func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool)
 			return fmt.Errorf("duplicate id %s (first on line %d)", g.ID, prev)
 		}
 		ids[g.ID] = line
-		r := dataset.Record{
-			ID:            g.ID,
-			ExpectedTool:  g.ExpectedTool,
-			ExpectedArgs:  g.ExpectedArgs,
-			ExpectedCalls: g.ExpectedCalls,
-			Acceptable:    g.Acceptable,
-			Rationale:     g.Rationale,
-			ObservedCalls: g.ObservedCalls,
-			Provenance:    g.Provenance,
-		}
-		r.Input.Context.TraceID = g.Input.Context.TraceID
-		r.Input.Context.Turn = g.Input.Context.Turn
-		if r.AvailableTools, err = internJSON(tools, g.AvailableTools); err != nil {
-			return fmt.Errorf("available_tools: %v", err)
-		}
-		if r.Input.Context.Metadata, err = internJSON(metas, g.Input.Context.Metadata); err != nil {
-			return fmt.Errorf("input.context.metadata: %v", err)
+		r, err := g.Record(interner)
+		if err != nil {
+			return err
 		}
 		if err := checkGoldCalls(&r); err != nil {
 			return err
@@ -112,45 +97,6 @@ func openGold(ctx context.Context, app *App, ref string) (name string, in io.Rea
 		return "", nil, nil, err
 	}
 	return dref.String(), bytes.NewReader(content), func() {}, nil
-}
-
-// goldLine is dataset.Record as loadGold decodes it: the conversation is
-// skipped and tools and metadata are kept raw for interning.
-type goldLine struct {
-	ID    string `json:"id"`
-	Input struct {
-		Messages json.RawMessage `json:"messages"` // decoded only for input hashes
-		Context  struct {
-			TraceID  string          `json:"trace_id"`
-			Turn     int             `json:"turn"`
-			Metadata json.RawMessage `json:"metadata"`
-		} `json:"context"`
-	} `json:"input"`
-	AvailableTools json.RawMessage        `json:"available_tools"`
-	ExpectedTool   *string                `json:"expected_tool"`
-	ExpectedArgs   json.RawMessage        `json:"expected_args"`
-	ExpectedCalls  []score.ExpectedCall   `json:"expected_calls"`
-	Acceptable     [][]score.ExpectedCall `json:"acceptable"`
-	Rationale      string                 `json:"rationale"`
-	ObservedCalls  []dataset.ObservedCall `json:"observed_calls"`
-	Provenance     dataset.Provenance     `json:"provenance"`
-}
-
-// internJSON decodes raw into a T, sharing one value per distinct text.
-func internJSON[T any](seen map[string]T, raw json.RawMessage) (T, error) {
-	var zero T
-	if len(raw) == 0 || string(raw) == "null" {
-		return zero, nil
-	}
-	if v, ok := seen[string(raw)]; ok {
-		return v, nil
-	}
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return zero, err
-	}
-	seen[string(raw)] = v
-	return v, nil
 }
 
 // checkGoldCalls rejects gold whose expected arguments are not JSON objects.
