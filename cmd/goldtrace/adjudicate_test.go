@@ -162,11 +162,6 @@ func TestAdjudicateCommandRunsAndQuits(t *testing.T) {
 // adjcRun runs goldtrace with input in, returning stdout, stderr and the error.
 func adjcRun(t *testing.T, db, in string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(in), &out, &errb)
-	defer app.Close()
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), errb.String(), err
+	out, errOut, _, err := runCLI(db, in, args...)
+	return out, errOut, err
 }

@@ -18,13 +18,8 @@ import (
 // demoRun runs goldtrace with args and returns stdout, stderr and the error.
 func demoRun(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	defer app.Close()
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", filepath.Join(t.TempDir(), "unused.db")}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), errb.String(), err
+	out, errOut, _, err := runCLI(filepath.Join(t.TempDir(), "unused.db"), "", args...)
+	return out, errOut, err
 }
 
 func TestDemoWriteTracesToStdout(t *testing.T) {

@@ -19,17 +19,8 @@ import (
 // stdout, stderr and the exit code.
 func expRun(t *testing.T, db string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.ExecuteContext(context.Background())
-	app.Close()
-	if err != nil {
-		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
-		return out.String(), errb.String(), exitCode(err)
-	}
-	return out.String(), errb.String(), 0
+	out, errOut, code, _ := runCLI(db, "", args...)
+	return out, errOut, code
 }
 
 // expGold is one gold row of a fixture.

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,17 +17,8 @@ import (
 // and the exit code main would use.
 func flowRun(t *testing.T, db string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.ExecuteContext(context.Background())
-	app.Close()
-	if err != nil {
-		fmt.Fprintln(&errb, "goldtrace: "+oneLine(err.Error()))
-		return out.String(), errb.String(), exitCode(err)
-	}
-	return out.String(), errb.String(), 0
+	out, errOut, code, _ := runCLI(db, "", args...)
+	return out, errOut, code
 }
 
 func flowMust(t *testing.T, db string, args ...string) string {

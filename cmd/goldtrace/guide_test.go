@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,13 +12,8 @@ import (
 // tuiRun runs goldtrace with args against db and returns stdout and the error.
 func tuiRun(t *testing.T, db string, args ...string) (string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	defer app.Close()
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.Execute()
-	return out.String(), err
+	out, _, _, err := runCLI(db, "", args...)
+	return out, err
 }
 
 func TestGuideCommands(t *testing.T) {

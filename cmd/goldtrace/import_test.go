@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,18 +20,8 @@ import (
 // the line main would print for an error) and the exit code.
 func impRun(t *testing.T, db string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(stdin), &out, &errb)
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.ExecuteContext(context.Background())
-	app.Close()
-	code := 0
-	if err != nil {
-		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
-		code = exitCode(err)
-	}
-	return out.String(), errb.String(), code
+	out, errOut, code, _ := runCLI(db, stdin, args...)
+	return out, errOut, code
 }
 
 func impWrite(t *testing.T, dir, name, body string) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -63,13 +62,8 @@ func lblWrite(t *testing.T, lines ...string) string {
 // lblRunErr runs goldtrace and returns stdout, stderr and the error.
 func lblRunErr(t *testing.T, db string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	defer app.Close()
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.Execute()
-	return out.String(), errb.String(), err
+	out, errOut, _, err := runCLI(db, "", args...)
+	return out, errOut, err
 }
 
 func TestLabelsImportIsAtomicAndValidated(t *testing.T) {

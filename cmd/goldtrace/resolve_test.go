@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -70,17 +69,8 @@ func rvDisputed(t *testing.T) (string, string) {
 // the exit code main would use.
 func rvRun(t *testing.T, db string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(stdin), &out, &errb)
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.ExecuteContext(context.Background())
-	app.Close()
-	if err != nil {
-		errb.WriteString(oneLine(err.Error()))
-		return out.String(), errb.String(), exitCode(err)
-	}
-	return out.String(), errb.String(), 0
+	out, errOut, code, _ := runCLI(db, stdin, args...)
+	return out, errOut, code
 }
 
 func TestResolveCLIPickMakesGold(t *testing.T) {

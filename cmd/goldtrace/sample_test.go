@@ -18,13 +18,8 @@ import (
 // smpRun runs goldtrace with args against db and returns stdout and the error.
 func smpRun(t *testing.T, db string, args ...string) (string, error) {
 	t.Helper()
-	var out, errw bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errw)
-	defer app.Close()
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", db}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
+	out, _, _, err := runCLI(db, "", args...)
+	return out, err
 }
 
 func smpMust(t *testing.T, db string, args ...string) string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -56,13 +55,8 @@ func scoreTestWrite(t *testing.T, dir, name, content string) string {
 
 func scoreTestRun(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	root := newRootCmd(app)
-	root.SetArgs(append([]string{"--db", filepath.Join(t.TempDir(), "gt.db"), "score"}, args...))
-	err := root.ExecuteContext(context.Background())
-	app.Close()
-	return out.String(), errb.String(), err
+	out, errOut, _, err := runCLI(filepath.Join(t.TempDir(), "gt.db"), "", append([]string{"score"}, args...)...)
+	return out, errOut, err
 }
 
 func TestScoreCommand(t *testing.T) {

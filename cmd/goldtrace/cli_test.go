@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+)
+
+// runCLI runs goldtrace with args against db, stdin as given, as main would:
+// it returns stdout, stderr (ending with main's one "goldtrace: …" line when
+// the command failed), the exit code and the error.
+func runCLI(db, stdin string, args ...string) (stdout, stderr string, code int, err error) {
+	var out, errb bytes.Buffer
+	app := NewApp(strings.NewReader(stdin), &out, &errb)
+	root := newRootCmd(app)
+	root.SetArgs(append([]string{"--db", db}, args...))
+	err = root.ExecuteContext(context.Background())
+	app.Close()
+	if err != nil {
+		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
+		code = exitCode(err)
+	}
+	return out.String(), errb.String(), code, err
+}
