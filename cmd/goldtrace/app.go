@@ -52,9 +52,10 @@ func (a *App) Close() {
 	}
 }
 
-// IsTerminal reports whether w is a terminal (progress goes there only then).
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// IsTerminal reports whether a stream (an io.Reader or io.Writer) is a
+// terminal: progress goes to stderr only then, and the TUI needs one.
+func IsTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
@@ -91,16 +92,6 @@ func exitCode(err error) int {
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
-}
-
-// isTerminalReader reports whether r is a terminal (the TUI needs one).
-func isTerminalReader(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // programOptions runs a TUI on the app's streams when they are not the

@@ -74,11 +74,11 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 				return err
 			}
 			defer st.Close()
-			project.Work, err = seedDemoWork(cmd.Context(), st, synth.GenerateCases(opts), seed, batchN, aliceDone)
+			project.Work, err = seedDemoWork(cmd.Context(), st, project.cases, seed, batchN, aliceDone)
 			if err != nil {
 				return err
 			}
-			if asJSON || noTUI || !IsTerminal(app.Out) || !isTerminalReader(app.In) {
+			if asJSON || noTUI || !IsTerminal(app.Out) || !IsTerminal(app.In) {
 				return printDemoProject(app.Out, project, asJSON)
 			}
 			hint := "demo: you are alice · ctrl+c quits (work is saved) and shows how to switch"
@@ -147,6 +147,8 @@ type demoProject struct {
 	Leads           []string `json:"leads"`
 	DeliberateWrong int      `json:"deliberately_wrong_items"`
 	Work            demoWork `json:"work"`
+	// cases are the generated traces with their simulated truth.
+	cases []synth.Case
 }
 
 // setupDemo creates the demo database in dir: the users and the synthetic
@@ -172,6 +174,7 @@ func setupDemo(ctx context.Context, dir string, opts synth.Options) (*store.Stor
 		}
 	}
 	cases := synth.GenerateCases(opts)
+	p.cases = cases
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
 		for _, c := range cases {
 			// Re-running in the same directory finds the same traces stored.
