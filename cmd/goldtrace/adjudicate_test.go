@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,71 +15,14 @@ import (
 
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
-	"github.com/goldtrace/goldtrace/trace"
 	"github.com/goldtrace/goldtrace/tui"
 )
-
-// adjcDisputed is a database where alice and bob labeled one item
-// differently (same tool, different order ids); carol is the lead. It
-// returns the database path and the item.
-func adjcDisputed(t *testing.T) (string, string) {
-	t.Helper()
-	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "gt.db")
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for _, u := range []struct{ name, role string }{{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"carol", store.RoleLead}} {
-		if err := st.AddUser(ctx, u.name, u.role); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr := trace.Trace{
-		ID:        "tr_adjc",
-		Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
-		Tools: []trace.Tool{{Name: "get_order_status", Description: "Status of one order.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)}},
-		Messages: []trace.Message{
-			{Role: "user", Content: "where is ORD-1, or was it ORD-2?"},
-			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
-		},
-	}
-	item := trace.ItemID(tr.ID, 1)
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
-			return err
-		}
-		for _, u := range []string{"alice", "bob"} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', 0, 'now')`, item, u); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range []struct{ who, id string }{{"alice", "ORD-1"}, {"bob", "ORD-2"}} {
-		_, err := st.SubmitLabel(ctx, review.Label{Item: item, Reviewer: l.who, Decision: review.DecisionCall,
-			Calls:     []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"` + l.id + `"}`)}},
-			Rationale: l.who + " read the message"})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return db, item
-}
 
 // A lead settles a dispute in the running program: the item becomes gold
 // with the picked reviewer's calls.
 func TestAdjudicateFlowInTheProgram(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	db, item := adjcDisputed(t)
+	db, item := rvDisputed(t)
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +60,7 @@ func TestAdjudicateFlowInTheProgram(t *testing.T) {
 }
 
 func TestAdjudicateCommandRefuses(t *testing.T) {
-	db, _ := adjcDisputed(t)
+	db, _ := rvDisputed(t)
 	tests := []struct {
 		name string
 		args []string
@@ -144,7 +86,7 @@ func TestAdjudicateCommandRefuses(t *testing.T) {
 
 // The command runs the screen on its streams and quits on q.
 func TestAdjudicateCommandRunsAndQuits(t *testing.T) {
-	db, item := adjcDisputed(t)
+	db, item := rvDisputed(t)
 	_, _, err := adjcRun(t, db, "q", "adjudicate", "--as", "carol", "--batch", "b1", "--kind", "args")
 	if err != nil {
 		t.Fatalf("adjudicate: %v", err)

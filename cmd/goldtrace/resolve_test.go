@@ -32,9 +32,10 @@ func rvDisputed(t *testing.T) (string, string) {
 		}
 	}
 	tr := trace.Trace{ID: "tr_1", Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
-		Tools: []trace.Tool{{Name: "get_order_status", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Tools: []trace.Tool{{Name: "get_order_status", Description: "Status of one order.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)}},
 		Messages: []trace.Message{
-			{Role: "user", Content: "where is my package?"},
+			{Role: "user", Content: "where is ORD-1, or was it ORD-2?"},
 			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
 		}}
 	item := trace.Items(tr)[0].ID
