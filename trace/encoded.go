@@ -241,21 +241,64 @@ func itemsFrom(t Trace, msgs []byte, ends []int, sortedTools []byte) []Item {
 		h.Write([]byte(`],"tools":`))
 		h.Write(sortedTools)
 		h.Write([]byte("}"))
-		observed := m.ToolCalls
-		if observed == nil {
-			observed = []Call{}
-		}
-		out = append(out, Item{
-			ID:        ItemID(t.ID, i),
-			TraceID:   t.ID,
-			Turn:      i,
-			Timestamp: t.Timestamp,
-			Metadata:  t.Metadata,
-			Context:   t.Messages[:i:i],
-			Tools:     t.Tools,
-			Observed:  observed,
-			InputHash: hex.EncodeToString(h.Sum(nil)),
-		})
+		out = append(out, newItem(t, i, hex.EncodeToString(h.Sum(nil))))
 	}
 	return out
 }
+
+// InputHash is the hex sha256 of the canonical JSON of {context, tools}, with
+// tools sorted by name (stably): two decision points with the same hash would
+// show a reviewer the same thing. It is the hash Items gives each item.
+func InputHash(context []Message, tools []Tool) string {
+	e := NewEncoder()
+	enc, err := e.encodeTools(tools)
+	if err != nil {
+		return emptyHash
+	}
+	msgs := []byte("[]")
+	if len(context) > 0 {
+		if msgs, _, err = e.messages(context); err != nil {
+			return emptyHash
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte(`{"context":`))
+	h.Write(msgs)
+	h.Write([]byte(`,"tools":`))
+	h.Write(sortedToolsJSON(tools, enc))
+	h.Write([]byte("}"))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ContentHash is the hex sha256 of the canonical JSON of the whole trace
+// except its id, used to recognise a re-import of the same conversation.
+func ContentHash(t Trace) string {
+	e := NewEncoder()
+	tools, err := e.encodeTools(t.Tools)
+	if err != nil {
+		return emptyHash
+	}
+	msgs, _, err := e.messages(t.Messages)
+	if err != nil {
+		return emptyHash
+	}
+	h, err := e.contentHash(t, tools, msgs)
+	if err != nil {
+		return emptyHash
+	}
+	return h
+}
+
+// ToolHash is the hex sha256 of the canonical JSON of a tool definition.
+func ToolHash(tool Tool) string {
+	et, err := NewEncoder().tool(tool)
+	if err != nil {
+		return emptyHash
+	}
+	return et.hash
+}
+
+// emptyHash is the hash of no bytes, which the hashes above give for a value
+// whose JSON does not encode (a RawMessage that is not JSON, never the case
+// for a trace a Reader returned).
+const emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -3,8 +3,6 @@ package trace
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -60,68 +58,34 @@ func Items(t Trace) []Item {
 }
 
 // itemsOneByOne is Items computing each InputHash on its own, for traces
-// whose JSON does not encode (never the case for a trace a Reader returned).
+// whose JSON does not encode as a whole (never the case for a trace a Reader
+// returned): a context before the unencodable message still hashes.
 func itemsOneByOne(t Trace) []Item {
 	var out []Item
 	for i, m := range t.Messages {
-		if m.Role != RoleAssistant {
-			continue
+		if m.Role == RoleAssistant {
+			out = append(out, newItem(t, i, InputHash(t.Messages[:i:i], t.Tools)))
 		}
-		ctx := t.Messages[:i:i]
-		observed := m.ToolCalls
-		if observed == nil {
-			observed = []Call{}
-		}
-		out = append(out, Item{
-			ID:        ItemID(t.ID, i),
-			TraceID:   t.ID,
-			Turn:      i,
-			Timestamp: t.Timestamp,
-			Metadata:  t.Metadata,
-			Context:   ctx,
-			Tools:     t.Tools,
-			Observed:  observed,
-			InputHash: InputHash(ctx, t.Tools),
-		})
 	}
 	return out
 }
 
-// InputHash is the hex sha256 of the canonical JSON of {context, tools}, with
-// tools sorted by name: two decision points with the same hash would show a
-// reviewer the same thing.
-func InputHash(context []Message, tools []Tool) string {
-	sorted := append([]Tool(nil), tools...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	if context == nil {
-		context = []Message{}
+// newItem is the decision point at message index turn of t, with its input
+// hash already computed.
+func newItem(t Trace, turn int, inputHash string) Item {
+	observed := t.Messages[turn].ToolCalls
+	if observed == nil {
+		observed = []Call{}
 	}
-	payload := struct {
-		Context []Message `json:"context"`
-		Tools   []Tool    `json:"tools"`
-	}{context, sorted}
-	b, err := MarshalCanonical(payload)
-	if err != nil {
-		// Every field is a string, a slice of those, or RawMessage that was
-		// canonicalised on import; encoding cannot fail for a valid Trace.
-		b, _ = json.Marshal(payload)
+	return Item{
+		ID:        ItemID(t.ID, turn),
+		TraceID:   t.ID,
+		Turn:      turn,
+		Timestamp: t.Timestamp,
+		Metadata:  t.Metadata,
+		Context:   t.Messages[:turn:turn],
+		Tools:     t.Tools,
+		Observed:  observed,
+		InputHash: inputHash,
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// ContentHash is the hex sha256 of the canonical JSON of the whole trace
-// except its id, used to recognise a re-import of the same conversation.
-func ContentHash(t Trace) string {
-	t.ID = ""
-	b, _ := MarshalCanonical(t)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// ToolHash is the hex sha256 of the canonical JSON of a tool definition.
-func ToolHash(tool Tool) string {
-	b, _ := MarshalCanonical(tool)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
