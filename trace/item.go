@@ -3,6 +3,8 @@ package trace
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -58,8 +60,7 @@ func Items(t Trace) []Item {
 }
 
 // itemsOneByOne is Items computing each InputHash on its own, for traces
-// whose JSON does not encode as a whole (never the case for a trace a Reader
-// returned): a context before the unencodable message still hashes.
+// whose JSON does not encode (never the case for a trace a Reader returned).
 func itemsOneByOne(t Trace) []Item {
 	var out []Item
 	for i, m := range t.Messages {
@@ -88,4 +89,45 @@ func newItem(t Trace, turn int, inputHash string) Item {
 		Observed:  observed,
 		InputHash: inputHash,
 	}
+}
+
+// InputHash is the hex sha256 of the canonical JSON of {context, tools}, with
+// tools sorted by name: two decision points with the same hash would show a
+// reviewer the same thing. InputHash, ContentHash and ToolHash are the
+// definitions and the faster way to hash one value; an Encoder gives the same
+// hashes for whole traces, sharing the work (TestEncodedMatchesTheDefinitions).
+func InputHash(context []Message, tools []Tool) string {
+	sorted := append([]Tool(nil), tools...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	if context == nil {
+		context = []Message{}
+	}
+	payload := struct {
+		Context []Message `json:"context"`
+		Tools   []Tool    `json:"tools"`
+	}{context, sorted}
+	b, err := MarshalCanonical(payload)
+	if err != nil {
+		// Every field is a string, a slice of those, or RawMessage that was
+		// canonicalised on import; encoding cannot fail for a valid Trace.
+		b, _ = json.Marshal(payload)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ContentHash is the hex sha256 of the canonical JSON of the whole trace
+// except its id, used to recognise a re-import of the same conversation.
+func ContentHash(t Trace) string {
+	t.ID = ""
+	b, _ := MarshalCanonical(t)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ToolHash is the hex sha256 of the canonical JSON of a tool definition.
+func ToolHash(tool Tool) string {
+	b, _ := MarshalCanonical(tool)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
