@@ -52,13 +52,3 @@ func Headings(body string) []string {
 	}
 	return out
 }
-
-// HasSection reports whether body has a heading naming tool.
-func HasSection(body, tool string) bool {
-	for _, h := range Headings(body) {
-		if h == tool {
-			return true
-		}
-	}
-	return false
-}

@@ -4,34 +4,11 @@ import (
 	"encoding/json"
 	"sort"
 	"sync"
-
-	"github.com/goldtrace/goldtrace/trace"
 )
 
-// Equality for comparing two reviewers' answers: the scorer's matcher with
+// Equality for comparing two reviewers' arguments: the scorer's matcher with
 // exact values (numbers by value, booleans never numbers, object key order
 // irrelevant, arrays in order), ignoring arg rules and schema defaults.
-
-// CallsEqual reports whether two call lists pair one-to-one (in any order)
-// with the same tools and equal argument values.
-func CallsEqual(a, b []ExpectedCall) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 {
-		return true
-	}
-	exp := make([]ExpectedCall, len(a))
-	for i, c := range a {
-		exp[i] = ExpectedCall{Tool: c.Tool, Args: c.Args}
-	}
-	calls := make([]trace.Call, len(b))
-	for i, c := range b {
-		calls[i] = trace.Call{Name: c.Tool, Arguments: c.Args}
-	}
-	s := NewScorer(ProfileDefault)
-	return s.Item(&Case{Expected: exp}, Prediction{Calls: calls}).Correct
-}
 
 // ArgsEqual reports whether two argument values are equal. Text that is not
 // JSON is equal only to the same text.

@@ -4,7 +4,31 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/trace"
 )
+
+// callsEqual reports whether two call lists pair one-to-one (in any order)
+// with the same tools and equal argument values: what the scorer's Item
+// says of an exact prediction.
+func callsEqual(a, b []ExpectedCall) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	exp := make([]ExpectedCall, len(a))
+	for i, c := range a {
+		exp[i] = ExpectedCall{Tool: c.Tool, Args: c.Args}
+	}
+	calls := make([]trace.Call, len(b))
+	for i, c := range b {
+		calls[i] = trace.Call{Name: c.Tool, Arguments: c.Args}
+	}
+	s := NewScorer(ProfileDefault)
+	return s.Item(&Case{Expected: exp}, Prediction{Calls: calls}).Correct
+}
 
 func TestCallsEqual(t *testing.T) {
 	a := []ExpectedCall{ec("get_weather", `{"city":"Oslo","days":1}`), ec("refund", `{"order_id":"A1"}`)}
@@ -22,19 +46,19 @@ func TestCallsEqual(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CallsEqual(a, tt.b); got != tt.want {
-				t.Errorf("CallsEqual = %v, want %v", got, tt.want)
+			if got := callsEqual(a, tt.b); got != tt.want {
+				t.Errorf("callsEqual = %v, want %v", got, tt.want)
 			}
-			if got := CallsEqual(tt.b, a); got != tt.want {
-				t.Errorf("CallsEqual reversed = %v, want %v", got, tt.want)
+			if got := callsEqual(tt.b, a); got != tt.want {
+				t.Errorf("callsEqual reversed = %v, want %v", got, tt.want)
 			}
 		})
 	}
-	if !CallsEqual(nil, []ExpectedCall{}) {
+	if !callsEqual(nil, []ExpectedCall{}) {
 		t.Error("two no-call labels differ")
 	}
 	dup := []ExpectedCall{ec("refund", `{}`), ec("refund", `{}`)}
-	if CallsEqual(dup, []ExpectedCall{ec("refund", `{}`), ec("get_weather", `{}`)}) {
+	if callsEqual(dup, []ExpectedCall{ec("refund", `{}`), ec("get_weather", `{}`)}) {
 		t.Error("a duplicate call matched a different one")
 	}
 }

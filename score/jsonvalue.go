@@ -242,15 +242,41 @@ func (p *parser) str() ([]byte, error) {
 	return nil, p.fail("unterminated string")
 }
 
+// closes steps past close when it comes next, ending the container idx that
+// began at start.
+func (p *parser) closes(idx int32, start int, close byte) bool {
+	if p.pos < len(p.data) && p.data[p.pos] == close {
+		p.pos++
+		p.f.nodes[idx].raw = p.data[start:p.pos]
+		return true
+	}
+	return false
+}
+
+// afterElement steps past the ',' or the closing byte that follows an element
+// of the container idx that began at start; done is true after the close.
+func (p *parser) afterElement(idx int32, start int, close byte, unterminated, expected string) (done bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.fail(unterminated)
+	}
+	if p.data[p.pos] == ',' {
+		p.pos++
+		return false, nil
+	}
+	if p.closes(idx, start, close) {
+		return true, nil
+	}
+	return false, p.fail(expected)
+}
+
 func (p *parser) array(depth int) (int32, error) {
 	start := p.pos
 	idx := p.add(node{kind: kindArray, first: -1, next: -1})
 	p.pos++
 	p.skipSpace()
 	last := int32(-1)
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		p.f.nodes[idx].raw = p.data[start:p.pos]
+	if p.closes(idx, start, ']') {
 		return idx, nil
 	}
 	for {
@@ -260,20 +286,11 @@ func (p *parser) array(depth int) (int32, error) {
 			return -1, err
 		}
 		p.link(idx, &last, c)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return -1, p.fail("unterminated array")
-		}
-		if p.data[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.data[p.pos] == ']' {
-			p.pos++
-			p.f.nodes[idx].raw = p.data[start:p.pos]
+		if done, err := p.afterElement(idx, start, ']', "unterminated array", "expected , or ]"); err != nil {
+			return -1, err
+		} else if done {
 			return idx, nil
 		}
-		return -1, p.fail("expected , or ]")
 	}
 }
 
@@ -283,9 +300,7 @@ func (p *parser) object(depth int) (int32, error) {
 	p.pos++
 	p.skipSpace()
 	last := int32(-1)
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		p.f.nodes[idx].raw = p.data[start:p.pos]
+	if p.closes(idx, start, '}') {
 		return idx, nil
 	}
 	for {
@@ -310,20 +325,11 @@ func (p *parser) object(depth int) (int32, error) {
 		p.f.nodes[c].key = key
 		p.unlinkKey(idx, &last, key) // a repeated key: the last one wins, as in encoding/json
 		p.link(idx, &last, c)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return -1, p.fail("unterminated object")
-		}
-		if p.data[p.pos] == ',' {
-			p.pos++
-			continue
-		}
-		if p.data[p.pos] == '}' {
-			p.pos++
-			p.f.nodes[idx].raw = p.data[start:p.pos]
+		if done, err := p.afterElement(idx, start, '}', "unterminated object", "expected , or }"); err != nil {
+			return -1, err
+		} else if done {
 			return idx, nil
 		}
-		return -1, p.fail("expected , or }")
 	}
 }
 

@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -11,17 +10,9 @@ import (
 // numbers kept as written, so that equal values give equal bytes. It fails on
 // anything that is not exactly one JSON value.
 func Canonical(raw json.RawMessage) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeNumbers(raw)
+	if err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("trailing data after JSON value")
 	}
 	return MarshalCanonical(v)
 }

@@ -241,21 +241,7 @@ func itemsFrom(t Trace, msgs []byte, ends []int, sortedTools []byte) []Item {
 		h.Write([]byte(`],"tools":`))
 		h.Write(sortedTools)
 		h.Write([]byte("}"))
-		observed := m.ToolCalls
-		if observed == nil {
-			observed = []Call{}
-		}
-		out = append(out, Item{
-			ID:        ItemID(t.ID, i),
-			TraceID:   t.ID,
-			Turn:      i,
-			Timestamp: t.Timestamp,
-			Metadata:  t.Metadata,
-			Context:   t.Messages[:i:i],
-			Tools:     t.Tools,
-			Observed:  observed,
-			InputHash: hex.EncodeToString(h.Sum(nil)),
-		})
+		out = append(out, newItem(t, i, hex.EncodeToString(h.Sum(nil))))
 	}
 	return out
 }

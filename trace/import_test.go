@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,7 +109,7 @@ func TestBadInputIsReportedByLine(t *testing.T) {
 			for _, b := range bad {
 				lines = append(lines, b.Line)
 			}
-			if !equalInts(lines, tc.badLines) {
+			if !slices.Equal(lines, tc.badLines) {
 				t.Fatalf("invalid lines = %v (%v), want %v", lines, bad, tc.badLines)
 			}
 			if tc.badWord != "" && !strings.Contains(bad[0].Error(), tc.badWord) {
@@ -116,18 +117,6 @@ func TestBadInputIsReportedByLine(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestGzipInputAndCutShortGzip(t *testing.T) {

@@ -64,32 +64,38 @@ func Items(t Trace) []Item {
 func itemsOneByOne(t Trace) []Item {
 	var out []Item
 	for i, m := range t.Messages {
-		if m.Role != RoleAssistant {
-			continue
+		if m.Role == RoleAssistant {
+			out = append(out, newItem(t, i, InputHash(t.Messages[:i:i], t.Tools)))
 		}
-		ctx := t.Messages[:i:i]
-		observed := m.ToolCalls
-		if observed == nil {
-			observed = []Call{}
-		}
-		out = append(out, Item{
-			ID:        ItemID(t.ID, i),
-			TraceID:   t.ID,
-			Turn:      i,
-			Timestamp: t.Timestamp,
-			Metadata:  t.Metadata,
-			Context:   ctx,
-			Tools:     t.Tools,
-			Observed:  observed,
-			InputHash: InputHash(ctx, t.Tools),
-		})
 	}
 	return out
 }
 
+// newItem is the decision point at message index turn of t, with its input
+// hash already computed.
+func newItem(t Trace, turn int, inputHash string) Item {
+	observed := t.Messages[turn].ToolCalls
+	if observed == nil {
+		observed = []Call{}
+	}
+	return Item{
+		ID:        ItemID(t.ID, turn),
+		TraceID:   t.ID,
+		Turn:      turn,
+		Timestamp: t.Timestamp,
+		Metadata:  t.Metadata,
+		Context:   t.Messages[:turn:turn],
+		Tools:     t.Tools,
+		Observed:  observed,
+		InputHash: inputHash,
+	}
+}
+
 // InputHash is the hex sha256 of the canonical JSON of {context, tools}, with
 // tools sorted by name: two decision points with the same hash would show a
-// reviewer the same thing.
+// reviewer the same thing. InputHash, ContentHash and ToolHash are the
+// definitions and the faster way to hash one value; an Encoder gives the same
+// hashes for whole traces, sharing the work (TestEncodedMatchesTheDefinitions).
 func InputHash(context []Message, tools []Tool) string {
 	sorted := append([]Tool(nil), tools...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })

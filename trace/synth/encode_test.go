@@ -3,6 +3,7 @@ package synth
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,22 +31,10 @@ func TestCatalogSchemasAreValid(t *testing.T) {
 				t.Errorf("%s: required %q is not a property", s.name, r)
 			}
 		}
-		if got, want := requiredArgs[s.name], schema.Required; !equalStrings(got, want) {
+		if got, want := requiredArgs[s.name], schema.Required; !slices.Equal(got, want) {
 			t.Errorf("%s: requiredArgs %v, schema requires %v", s.name, got, want)
 		}
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAppendTraceMatchesMarshal: the fast writer gives json.Marshal's bytes,
