@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -79,8 +80,10 @@ func decodeNumbers(raw []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value")
+	// Exactly one value: anything after it but white space (another value,
+	// or a stray "]" that More does not report) is an error.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON value")
 	}
 	return v, nil
 }
