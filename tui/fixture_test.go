@@ -105,9 +105,7 @@ func newTestLabelRoot(t testing.TB, f labelFixture, reviewer string, w, h int) (
 	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: clk.Now}
 	r := NewLabelRoot(c, LabelOptions{Reviewer: reviewer}, true)
 	page := r.Page(PageLabel).(*LabelPage)
-	noTimer := func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-	page.after = noTimer
-	r.status.after = noTimer
+	page.after, r.status.after = noTimer, noTimer
 	r.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	drain(r, r.Init())
 	return r, page, clk
