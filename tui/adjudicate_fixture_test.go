@@ -67,28 +67,11 @@ func newAdjFixture(t testing.TB, n int) adjFixture {
 		}
 	}
 	f := adjFixture{st: st}
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
-			return err
-		}
-		for i := range n {
-			tr := adjTrace(i)
-			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
-				return err
-			}
-			id := trace.ItemID(tr.ID, 2)
-			f.items = append(f.items, id)
-			for _, r := range []string{"alice", "bob"} {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', ?, 'now')`, id, r, i); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	traces := make([]trace.Trace, n)
+	for i := range traces {
+		traces[i] = adjTrace(i)
 	}
+	f.items = assignItems(t, st, traces, 2, "alice", "bob")
 	return f
 }
 
