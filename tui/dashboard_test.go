@@ -304,7 +304,7 @@ func testDashboardToolsScreen(t *testing.T, st *store.Store) {
 		t.Fatalf("t: mode %v, want the tools screen", p.mode)
 	}
 	assertGolden(t, "dashboard_tools_80x24", r.View())
-	worst := p.data.worstTools()
+	worst := p.data.WorstTools
 	press(r, tea.KeyDown, tea.KeyUp) // back on the worst tool
 	press(r, tea.KeyEnter)
 	if p.mode != modeCell || p.cell.tool != worst[0].Name || len(p.cell.rows) != worst[0].Items {
