@@ -67,28 +67,11 @@ func newAdjFixture(t testing.TB, n int) adjFixture {
 		}
 	}
 	f := adjFixture{st: st}
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
-			return err
-		}
-		for i := range n {
-			tr := adjTrace(i)
-			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
-				return err
-			}
-			id := trace.ItemID(tr.ID, 2)
-			f.items = append(f.items, id)
-			for _, r := range []string{"alice", "bob"} {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', ?, 'now')`, id, r, i); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	traces := make([]trace.Trace, n)
+	for i := range traces {
+		traces[i] = adjTrace(i)
 	}
+	f.items = assignItems(t, st, traces, 2, "alice", "bob")
 	return f
 }
 
@@ -129,36 +112,10 @@ func newAdjRoot(t testing.TB, f adjFixture, opts AdjudicateOptions, w, h int) (*
 	}
 	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return adjT0 }}
 	r := NewAdjudicateRoot(c, opts)
+	r.status.after = noTimer // the status expiry timer is not run
 	r.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	adjDrain(r, r.Init())
+	drain(r, r.Init())
 	return r, r.Page(PageAdjudicate).(*AdjudicatePage)
-}
-
-// adjDrain runs cmd and every command it leads to, feeding the messages to
-// r. The status line's expiry timer is not run (no sleeping in tests).
-func adjDrain(r *Root, cmd tea.Cmd) {
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case nil, tea.QuitMsg:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case StatusMsg, ErrMsg:
-			r.Update(msg) // drops the expiry timer
-		default:
-			if seq, ok := sequenceCmds(msg); ok {
-				queue = append(queue, seq...)
-				continue
-			}
-			_, next := r.Update(msg)
-			queue = append(queue, next)
-		}
-	}
 }
 
 // adjKeys sends keys to r and runs what they start: "type:TEXT" types
@@ -201,7 +158,7 @@ func adjKeys(r *Root, keys ...string) {
 		}
 		for _, m := range msgs {
 			_, cmd := r.Update(m)
-			adjDrain(r, cmd)
+			drain(r, cmd)
 		}
 	}
 }

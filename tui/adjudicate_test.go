@@ -285,9 +285,9 @@ func TestAdjudicateKindFilterAndNavigation(t *testing.T) {
 	}
 	// Stale answers (older loads) are dropped.
 	_, cmd := p.Update(adjDetailMsg{seq: p.seq - 1, itemID: f.items[0], err: errors.New("stale")})
-	adjDrain(r, cmd)
+	drain(r, cmd)
 	_, cmd = p.Update(adjQueueMsg{seq: p.seq - 1, err: errors.New("stale")})
-	adjDrain(r, cmd)
+	drain(r, cmd)
 	if r.Status().IsError() || !strings.Contains(adjView(r), "No disputed items of kind tool") {
 		t.Errorf("stale answer shown: %q\n%s", r.Status().Text(), adjView(r))
 	}

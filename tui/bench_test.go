@@ -82,7 +82,6 @@ func BenchmarkLabel100k(b *testing.B) {
 		c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), Store: st, Now: func() time.Time { return t0 }}
 		r := NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true)
 		page := r.Page(PageLabel).(*LabelPage)
-		noTimer := func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 		page.after, r.status.after = noTimer, noTimer
 		r.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		drain(r, r.Init())

@@ -57,7 +57,7 @@ type DashboardPage struct {
 	cache *goldRecordCache // gold records of the last computation, per trace
 
 	cell    cellList
-	tools   cellCursor // over data.worstTools() in modeTools
+	tools   cellCursor // over data.WorstTools in modeTools
 	item    itemView
 	pollGen int
 }
@@ -270,7 +270,7 @@ func (p *DashboardPage) cellKey(msg tea.KeyMsg) tea.Cmd {
 
 func (p *DashboardPage) toolsKey(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
-	tools := p.data.worstTools()
+	tools := p.data.WorstTools
 	switch {
 	case key.Matches(msg, k.Close):
 		p.mode = modeOverview

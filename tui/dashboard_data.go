@@ -29,6 +29,9 @@ type dashboardData struct {
 	// Items is parallel to Report.Items (sorted by id, as an export is).
 	Items  []goldItem
 	Status store.Status
+	// WorstTools is Report.PerTool, lowest exact_call first (sortWorst),
+	// sorted once here rather than on every frame.
+	WorstTools []score.Group
 	// Sampled and Labeling split the open items: none of their labels in
 	// yet, or some.
 	Sampled, Labeling int
@@ -259,6 +262,7 @@ func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, 
 	}
 	d := &dashboardData{Fingerprint: fp, ComputedAt: now(), Report: ScoreObserved(recs), Status: status,
 		Items: make([]goldItem, len(recs)), Sampled: sampled, Labeling: labeling}
+	d.WorstTools = sortWorst(d.Report.PerTool)
 	for i := range recs {
 		r := &recs[i]
 		d.Items[i] = goldItem{ID: r.ID, TraceID: r.Input.Context.TraceID, Turn: r.Input.Context.Turn,
@@ -295,10 +299,10 @@ func (d *dashboardData) toolItems(tool string) []int {
 	return append(failing, passing...)
 }
 
-// worstTools is the per-tool metrics, lowest exact_call first (ties: more
-// items first, then name).
-func (d *dashboardData) worstTools() []score.Group {
-	out := append([]score.Group(nil), d.Report.PerTool...)
+// sortWorst is a copy of the per-tool metrics, lowest exact_call first
+// (ties: more items first, then name).
+func sortWorst(perTool []score.Group) []score.Group {
+	out := append([]score.Group(nil), perTool...)
 	val := func(g score.Group) float64 {
 		if g.ExactCall == nil {
 			return 2

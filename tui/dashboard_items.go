@@ -18,7 +18,7 @@ type cellList struct {
 	tool                string        // set: the items whose gold tool is this
 	from                dashboardMode // where esc goes back to
 	rows                []int         // indexes into dashboardData.Items
-	cursor, top         int
+	cellCursor                        // over rows
 	data                *dashboardData
 }
 
@@ -47,12 +47,7 @@ func (l *cellList) move(d, visible int) {
 	if len(l.rows) == 0 {
 		return
 	}
-	l.cursor = min(max(l.cursor+d, 0), len(l.rows)-1)
-	if l.cursor < l.top {
-		l.top = l.cursor
-	} else if l.cursor >= l.top+visible {
-		l.top = l.cursor - visible + 1
-	}
+	l.cellCursor.move(d, len(l.rows), visible)
 }
 
 func (l *cellList) selected() (int, bool) {

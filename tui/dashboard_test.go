@@ -239,7 +239,7 @@ func testDashboardGoldens(t *testing.T, st *store.Store) {
 				p.matrix.keepCursor(firstMistake(p))
 			}
 			press(r, tt.keys...)
-			assertDashboardGolden(t, tt.name, r.View())
+			assertGolden(t, tt.name, r.View())
 		})
 	}
 	t.Run("dashboard_item_80x24", func(t *testing.T) {
@@ -247,7 +247,7 @@ func testDashboardGoldens(t *testing.T, st *store.Store) {
 		p.matrix.keepCursor(firstMistake(p))
 		press(r, tea.KeyEnter)
 		runCmd(t, r, press(r, tea.KeyEnter))
-		assertDashboardGolden(t, "dashboard_item_80x24", r.View())
+		assertGolden(t, "dashboard_item_80x24", r.View())
 	})
 }
 
@@ -258,7 +258,7 @@ func TestDashboardEmptyState(t *testing.T) {
 	if !strings.Contains(view, "No gold items yet — label some.") {
 		t.Errorf("no friendly empty state:\n%s", view)
 	}
-	assertDashboardGolden(t, "dashboard_empty_80x24", r.View())
+	assertGolden(t, "dashboard_empty_80x24", r.View())
 	// Keys on an empty dashboard do nothing harmful.
 	press(r, tea.KeyDown, tea.KeyRight, tea.KeyEnter)
 }
@@ -303,8 +303,8 @@ func testDashboardToolsScreen(t *testing.T, st *store.Store) {
 	if p.mode != modeTools {
 		t.Fatalf("t: mode %v, want the tools screen", p.mode)
 	}
-	assertDashboardGolden(t, "dashboard_tools_80x24", r.View())
-	worst := p.data.worstTools()
+	assertGolden(t, "dashboard_tools_80x24", r.View())
+	worst := p.data.WorstTools
 	press(r, tea.KeyDown, tea.KeyUp) // back on the worst tool
 	press(r, tea.KeyEnter)
 	if p.mode != modeCell || p.cell.tool != worst[0].Name || len(p.cell.rows) != worst[0].Items {

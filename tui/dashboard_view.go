@@ -41,7 +41,7 @@ func (p *DashboardPage) View() string {
 	case p.mode == modeCell:
 		return p.viewCell()
 	case p.mode == modeTools:
-		return strings.Join(p.toolTable(p.data.worstTools(), p.height, &p.tools), "\n")
+		return strings.Join(p.toolTable(p.data.WorstTools, p.height, &p.tools), "\n")
 	case p.mode == modeItem:
 		return p.item.view.View()
 	}
@@ -194,7 +194,7 @@ func kappaText(s *Styles, pairs []review.PairAgreement) string {
 // worstTools is the per-tool table, lowest exact_call first, in at most h
 // lines.
 func (p *DashboardPage) worstTools(h int) []string {
-	return p.toolTable(p.data.worstTools(), h, nil)
+	return p.toolTable(p.data.WorstTools, h, nil)
 }
 
 // toolTable renders tools in at most h lines; with a cursor (the tools

@@ -67,17 +67,30 @@ func newLabelFixture(t testing.TB, n int, reviewers ...string) labelFixture {
 		}
 	}
 	f := labelFixture{st: st}
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
+	traces := make([]trace.Trace, n)
+	for i := range traces {
+		traces[i] = fixtureTrace(i)
+	}
+	f.items = assignItems(t, st, traces, 4, reviewers...)
+	return f
+}
+
+// assignItems stores traces in batch b1 and assigns each one's decision
+// point at turn to every reviewer, in order; it returns the item ids.
+func assignItems(t testing.TB, st *store.Store, traces []trace.Trace, turn int, reviewers ...string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var items []string
+	err := st.WithTx(ctx, func(tx *store.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
 			return err
 		}
-		for i := range n {
-			tr := fixtureTrace(i)
+		for i, tr := range traces {
 			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
 				return err
 			}
-			id := trace.ItemID(tr.ID, 4)
-			f.items = append(f.items, id)
+			id := trace.ItemID(tr.ID, turn)
+			items = append(items, id)
 			for _, r := range reviewers {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', ?, 'now')`, id, r, i); err != nil {
 					return err
@@ -89,7 +102,7 @@ func newLabelFixture(t testing.TB, n int, reviewers ...string) labelFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return items
 }
 
 // clock is a settable test clock.
@@ -105,9 +118,7 @@ func newTestLabelRoot(t testing.TB, f labelFixture, reviewer string, w, h int) (
 	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: clk.Now}
 	r := NewLabelRoot(c, LabelOptions{Reviewer: reviewer}, true)
 	page := r.Page(PageLabel).(*LabelPage)
-	noTimer := func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-	page.after = noTimer
-	r.status.after = noTimer
+	page.after, r.status.after = noTimer, noTimer
 	r.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	drain(r, r.Init())
 	return r, page, clk

@@ -9,25 +9,40 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// updateGoldens reports -update, a flag that teatest's golden package
-// already registers for this test binary.
+// -update rewrites the goldens. teatest's golden package registers the flag
+// when it is linked into this test binary; register it only when it is not.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the testdata/*.golden files")
+	}
+	return true
+}()
+
+// updateGoldens reports -update.
 func updateGoldens() bool {
 	f := flag.Lookup("update")
 	return f != nil && f.Value.String() == "true"
 }
 
-// checkGolden compares the ANSI-stripped view with testdata/NAME.golden.
+// checkGolden compares r's view with testdata/NAME.golden.
 func checkGolden(t *testing.T, name string, r *Root) {
 	t.Helper()
-	got := view(r)
-	// Trailing spaces are layout padding; keep goldens readable.
-	lines := strings.Split(got, "\n")
+	assertGolden(t, name, r.View())
+}
+
+// assertGolden compares a view, ANSI-stripped and with trailing spaces cut
+// (layout padding; keeps goldens readable), with testdata/NAME.golden
+// (rewritten with -update).
+func assertGolden(t *testing.T, name, view string) {
+	t.Helper()
+	lines := strings.Split(ansi.Strip(view), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	got = strings.Join(lines, "\n") + "\n"
+	got := strings.Join(lines, "\n") + "\n"
 	path := filepath.Join("testdata", name+".golden")
 	if updateGoldens() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -40,7 +55,7 @@ func checkGolden(t *testing.T, name string, r *Root) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./tui -run Golden -update)", err)
+		t.Fatalf("%v (run go test ./tui -run %s -update to create it)", err, t.Name())
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from the golden file (run with -update if intended)\n--- got\n%s--- want\n%s", name, got, want)

@@ -52,34 +52,6 @@ func newTestRoot(typing bool) (*Root, *notePage, *notePage, *bool) {
 
 func runeKey(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 
-// drain runs cmd and every command it produces (sequences and batches
-// flattened), feeding messages back into r, and reports whether it quit.
-func drain(r *Root, cmd tea.Cmd) (quit bool) {
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case tea.QuitMsg:
-			quit = true
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case nil:
-		default:
-			if seq, ok := sequenceCmds(msg); ok {
-				queue = append(queue, seq...)
-				continue
-			}
-			_, next := r.Update(msg)
-			queue = append(queue, next)
-		}
-	}
-	return quit
-}
-
 func TestRootQuitKeys(t *testing.T) {
 	tests := []struct {
 		name     string
