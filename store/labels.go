@@ -285,8 +285,7 @@ func boolInt(b bool) int {
 
 // itemLabels loads every submitted label of an item, by reviewer.
 func itemLabels(ctx context.Context, q Queryer, itemID string) ([]review.Label, error) {
-	rows, err := q.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-		FROM labels WHERE item_id = ? ORDER BY reviewer`, itemID)
+	rows, err := q.QueryContext(ctx, `SELECT `+labelColumns+` FROM labels l WHERE item_id = ? ORDER BY reviewer`, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +303,10 @@ func itemLabels(ctx context.Context, q Queryer, itemID string) ([]review.Label, 
 
 type scanner interface{ Scan(dest ...any) error }
 
+// labelColumns are the columns scanLabel reads, from labels aliased l.
+const labelColumns = `l.item_id, l.reviewer, l.decision, l.calls, l.rationale, l.guide_version, l.seconds, l.saw_observed, l.submitted_at`
+
+// scanLabel reads a row selected as labelColumns.
 func scanLabel(r scanner) (review.Label, error) {
 	var l review.Label
 	var calls, submitted string
@@ -325,13 +328,17 @@ func scanLabel(r scanner) (review.Label, error) {
 
 // Label loads one reviewer's submitted label for an item.
 func (s *Store) Label(ctx context.Context, itemID, reviewer string) (review.Label, error) {
-	row := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-		FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer)
-	l, err := scanLabel(row)
+	l, err := loadLabel(ctx, s.r, itemID, reviewer)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, fmt.Errorf("label of %s by %s: %w", itemID, reviewer, ErrNotFound)
 	}
 	return l, err
+}
+
+// loadLabel reads one reviewer's submitted label for an item
+// (sql.ErrNoRows when there is none).
+func loadLabel(ctx context.Context, q Queryer, itemID, reviewer string) (review.Label, error) {
+	return scanLabel(q.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM labels l WHERE item_id = ? AND reviewer = ?`, itemID, reviewer))
 }
 
 // SkipItem marks an assignment skipped with the reviewer's reason.
@@ -380,10 +387,8 @@ func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (stri
 func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
 	var l review.Label
 	err := s.WithTx(ctx, func(tx *Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-			FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer)
 		var err error
-		if l, err = scanLabel(row); errors.Is(err, sql.ErrNoRows) {
+		if l, err = loadLabel(ctx, tx, itemID, reviewer); errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s has no submitted label for %s: %w", reviewer, itemID, ErrNotFound)
 		} else if err != nil {
 			return err
@@ -437,8 +442,7 @@ func (s *Store) LabelsOfItems(ctx context.Context, itemIDs []string) ([][]review
 	for _, id := range itemIDs {
 		want[id] = true
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-		FROM labels ORDER BY item_id, reviewer`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+labelColumns+` FROM labels l ORDER BY item_id, reviewer`)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ type LabelFilter struct {
 
 // Labels streams submitted labels (by item, then reviewer) to fn.
 func (s *Store) Labels(ctx context.Context, f LabelFilter, fn func(review.Label) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT l.item_id, l.reviewer, l.decision, l.calls, l.rationale, l.guide_version, l.seconds, l.saw_observed, l.submitted_at
+	rows, err := s.r.QueryContext(ctx, `SELECT `+labelColumns+`
 		FROM labels l JOIN assignments a ON a.item_id = l.item_id AND a.reviewer = l.reviewer
 		WHERE (? = '' OR a.batch = ?) AND (? = '' OR l.reviewer = ?)
 		ORDER BY l.item_id, l.reviewer`, f.Batch, f.Batch, f.Reviewer, f.Reviewer)
