@@ -30,10 +30,20 @@ type Assignment struct {
 	UpdatedAt  string `json:"updated_at"`
 }
 
+// assignmentColumns are the columns scanAssignment reads.
+const assignmentColumns = `item_id, reviewer, batch, position, status, skip_reason, updated_at`
+
+// scanAssignment reads a row selected as assignmentColumns.
+func scanAssignment(r scanner) (Assignment, error) {
+	var a Assignment
+	err := r.Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+	return a, err
+}
+
 // Queue lists a reviewer's open assignments (drafts first, then in order),
 // optionally in one batch only.
 func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
+	rows, err := s.r.QueryContext(ctx, `SELECT `+assignmentColumns+`
 		FROM assignments WHERE reviewer = ? AND status IN ('pending', 'draft') AND (? = '' OR batch = ?)
 		ORDER BY status = 'draft' DESC, batch, position`, reviewer, batch, batch)
 	if err != nil {
@@ -42,8 +52,8 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 	defer rows.Close()
 	var out []Assignment
 	for rows.Next() {
-		var a Assignment
-		if err := rows.Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt); err != nil {
+		a, err := scanAssignment(rows)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, a)

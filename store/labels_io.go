@@ -26,10 +26,8 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 	}
 	for _, status := range []string{AssignDraft, AssignPending} {
 		for _, b := range batches {
-			var a Assignment
-			err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
-				FROM assignments WHERE reviewer = ? AND status = ? AND batch = ? ORDER BY position LIMIT 1`, reviewer, status, b).
-				Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+			a, err := scanAssignment(s.r.QueryRowContext(ctx, `SELECT `+assignmentColumns+`
+				FROM assignments WHERE reviewer = ? AND status = ? AND batch = ? ORDER BY position LIMIT 1`, reviewer, status, b))
 			if err == nil {
 				return a, nil
 			} else if !errors.Is(err, sql.ErrNoRows) {
@@ -60,10 +58,8 @@ func (s *Store) batchNames(ctx context.Context) ([]string, error) {
 // Assignment loads one (item, reviewer) assignment; ErrNotFound when the
 // reviewer is not assigned the item.
 func (s *Store) Assignment(ctx context.Context, itemID, reviewer string) (Assignment, error) {
-	var a Assignment
-	err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
-		FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).
-		Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+	a, err := scanAssignment(s.r.QueryRowContext(ctx, `SELECT `+assignmentColumns+`
+		FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
 	}
