@@ -63,22 +63,8 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 
 // Progress counts a reviewer's assignments by status, optionally in one batch.
 func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT status, count(*) FROM assignments
+	return queryCounts(ctx, s.r, `SELECT status, count(*) FROM assignments
 		WHERE reviewer = ? AND (? = '' OR batch = ?) GROUP BY status`, reviewer, batch, batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[st] = n
-	}
-	return out, rows.Err()
 }
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the

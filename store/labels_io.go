@@ -20,7 +20,7 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 	batches := []string{batch}
 	if batch == "" {
 		var err error
-		if batches, err = s.batchNames(ctx); err != nil {
+		if batches, err = queryStrings(ctx, s.r, `SELECT name FROM batches ORDER BY name`); err != nil {
 			return Assignment{}, err
 		}
 	}
@@ -36,23 +36,6 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 		}
 	}
 	return Assignment{}, fmt.Errorf("%s has nothing left to label: %w", reviewer, ErrNotFound)
-}
-
-func (s *Store) batchNames(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT name FROM batches ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }
 
 // Assignment loads one (item, reviewer) assignment; ErrNotFound when the

@@ -422,18 +422,3 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-
-// scanRows runs a read query and calls fn for each row.
-func (s *Store) scanRows(ctx context.Context, fn func(scanner) error, query string, args ...any) error {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
