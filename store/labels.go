@@ -89,15 +89,20 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		if st != AssignPending && st != AssignDraft {
 			return fmt.Errorf("item %s is already %s by %s: %w", itemID, st, reviewer, ErrConflict)
 		}
-		now := s.now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
-			itemID, reviewer, string(body), seconds, now); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
-		return err
+		return putDraft(ctx, tx, itemID, reviewer, body, seconds, s.now())
 	})
+}
+
+// putDraft stores (or replaces) a reviewer's draft of an item and marks the
+// assignment draft.
+func putDraft(ctx context.Context, tx *Tx, itemID, reviewer string, body []byte, seconds int, now string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
+		itemID, reviewer, string(body), seconds, now); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
+	return err
 }
 
 // Draft loads a saved draft; ErrNotFound when there is none.
@@ -413,10 +418,6 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 			args []any
 		}{
 			{`DELETE FROM labels WHERE item_id = ? AND reviewer = ?`, []any{itemID, reviewer}},
-			{`INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
-				[]any{itemID, reviewer, string(body), l.Seconds, now}},
-			{`UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, []any{now, itemID, reviewer}},
 			{`DELETE FROM gold WHERE item_id = ?`, []any{itemID}},
 			{`DELETE FROM disputes WHERE item_id = ?`, []any{itemID}},
 			{`UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ?`, []any{now, itemID}},
@@ -425,7 +426,7 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 				return err
 			}
 		}
-		return nil
+		return putDraft(ctx, tx, itemID, reviewer, body, l.Seconds, now)
 	})
 	return l, err
 }
