@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -247,12 +249,7 @@ func unknownFields(schema map[string]any, inst any, path []string, add func(Prob
 		if _, ok := schema["patternProperties"]; ok {
 			strict = false
 		}
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(val)) {
 			sub, declared := props[k].(map[string]any)
 			if !declared {
 				if _, ok := props[k]; ok {

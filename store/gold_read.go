@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
@@ -32,7 +33,7 @@ func (f GoldFilter) goldWhere() (string, []any) {
 			args = append(args, b)
 		}
 	}
-	for _, k := range sortedMetaKeys(f.Meta) {
+	for _, k := range slices.Sorted(maps.Keys(f.Meta)) {
 		vals := f.Meta[k]
 		conds = append(conds, `EXISTS (SELECT 1 FROM trace_meta m WHERE m.trace_id = i.trace_id AND m.key = ? AND m.value IN (`+in(len(vals))+`))`)
 		args = append(args, k)
@@ -50,15 +51,6 @@ func (f GoldFilter) goldWhere() (string, []any) {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
-}
-
-func sortedMetaKeys(m map[string][]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // GoldTraces loads the gold answers selected by f grouped by trace, each

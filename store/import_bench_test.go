@@ -68,7 +68,7 @@ func benchmarkImport(b *testing.B, data []byte) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu0 := processCPU()
+		cpu0, _ := processCPU()
 		b.StartTimer()
 		res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "bench.jsonl"})
 		if err != nil {
@@ -76,7 +76,8 @@ func benchmarkImport(b *testing.B, data []byte) {
 		}
 		traces += res.Imported
 		b.StopTimer()
-		cpu += processCPU() - cpu0
+		cpu1, _ := processCPU()
+		cpu += cpu1 - cpu0
 		st.Close()
 		b.StartTimer()
 	}

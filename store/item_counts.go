@@ -7,21 +7,7 @@ import "context"
 // "". Only items assigned to reviewers count; statuses with no items are
 // absent.
 func (s *Store) ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT i.status, count(*) FROM items i
+	return queryCounts(ctx, s.r, `SELECT i.status, count(*) FROM items i
 		WHERE EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND (?1 = '' OR a.batch = ?1))
 		GROUP BY i.status`, batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var status string
-		var n int
-		if err := rows.Scan(&status, &n); err != nil {
-			return nil, err
-		}
-		out[status] = n
-	}
-	return out, rows.Err()
 }

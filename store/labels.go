@@ -30,10 +30,20 @@ type Assignment struct {
 	UpdatedAt  string `json:"updated_at"`
 }
 
+// assignmentColumns are the columns scanAssignment reads.
+const assignmentColumns = `item_id, reviewer, batch, position, status, skip_reason, updated_at`
+
+// scanAssignment reads a row selected as assignmentColumns.
+func scanAssignment(r scanner) (Assignment, error) {
+	var a Assignment
+	err := r.Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+	return a, err
+}
+
 // Queue lists a reviewer's open assignments (drafts first, then in order),
 // optionally in one batch only.
 func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
+	rows, err := s.r.QueryContext(ctx, `SELECT `+assignmentColumns+`
 		FROM assignments WHERE reviewer = ? AND status IN ('pending', 'draft') AND (? = '' OR batch = ?)
 		ORDER BY status = 'draft' DESC, batch, position`, reviewer, batch, batch)
 	if err != nil {
@@ -42,8 +52,8 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 	defer rows.Close()
 	var out []Assignment
 	for rows.Next() {
-		var a Assignment
-		if err := rows.Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt); err != nil {
+		a, err := scanAssignment(rows)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, a)
@@ -53,22 +63,8 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 
 // Progress counts a reviewer's assignments by status, optionally in one batch.
 func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT status, count(*) FROM assignments
+	return queryCounts(ctx, s.r, `SELECT status, count(*) FROM assignments
 		WHERE reviewer = ? AND (? = '' OR batch = ?) GROUP BY status`, reviewer, batch, batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[st] = n
-	}
-	return out, rows.Err()
 }
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the
@@ -93,15 +89,20 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		if st != AssignPending && st != AssignDraft {
 			return fmt.Errorf("item %s is already %s by %s: %w", itemID, st, reviewer, ErrConflict)
 		}
-		now := s.now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
-			itemID, reviewer, string(body), seconds, now); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
-		return err
+		return putDraft(ctx, tx, itemID, reviewer, body, seconds, s.now())
 	})
+}
+
+// putDraft stores (or replaces) a reviewer's draft of an item and marks the
+// assignment draft.
+func putDraft(ctx context.Context, tx *Tx, itemID, reviewer string, body []byte, seconds int, now string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
+		itemID, reviewer, string(body), seconds, now); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
+	return err
 }
 
 // Draft loads a saved draft; ErrNotFound when there is none.
@@ -285,8 +286,7 @@ func boolInt(b bool) int {
 
 // itemLabels loads every submitted label of an item, by reviewer.
 func itemLabels(ctx context.Context, q Queryer, itemID string) ([]review.Label, error) {
-	rows, err := q.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-		FROM labels WHERE item_id = ? ORDER BY reviewer`, itemID)
+	rows, err := q.QueryContext(ctx, `SELECT `+labelColumns+` FROM labels l WHERE item_id = ? ORDER BY reviewer`, itemID)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +304,10 @@ func itemLabels(ctx context.Context, q Queryer, itemID string) ([]review.Label, 
 
 type scanner interface{ Scan(dest ...any) error }
 
+// labelColumns are the columns scanLabel reads, from labels aliased l.
+const labelColumns = `l.item_id, l.reviewer, l.decision, l.calls, l.rationale, l.guide_version, l.seconds, l.saw_observed, l.submitted_at`
+
+// scanLabel reads a row selected as labelColumns.
 func scanLabel(r scanner) (review.Label, error) {
 	var l review.Label
 	var calls, submitted string
@@ -325,13 +329,17 @@ func scanLabel(r scanner) (review.Label, error) {
 
 // Label loads one reviewer's submitted label for an item.
 func (s *Store) Label(ctx context.Context, itemID, reviewer string) (review.Label, error) {
-	row := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-		FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer)
-	l, err := scanLabel(row)
+	l, err := loadLabel(ctx, s.r, itemID, reviewer)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, fmt.Errorf("label of %s by %s: %w", itemID, reviewer, ErrNotFound)
 	}
 	return l, err
+}
+
+// loadLabel reads one reviewer's submitted label for an item
+// (sql.ErrNoRows when there is none).
+func loadLabel(ctx context.Context, q Queryer, itemID, reviewer string) (review.Label, error) {
+	return scanLabel(q.QueryRowContext(ctx, `SELECT `+labelColumns+` FROM labels l WHERE item_id = ? AND reviewer = ?`, itemID, reviewer))
 }
 
 // SkipItem marks an assignment skipped with the reviewer's reason.
@@ -380,10 +388,8 @@ func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (stri
 func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
 	var l review.Label
 	err := s.WithTx(ctx, func(tx *Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-			FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer)
 		var err error
-		if l, err = scanLabel(row); errors.Is(err, sql.ErrNoRows) {
+		if l, err = loadLabel(ctx, tx, itemID, reviewer); errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s has no submitted label for %s: %w", reviewer, itemID, ErrNotFound)
 		} else if err != nil {
 			return err
@@ -412,10 +418,6 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 			args []any
 		}{
 			{`DELETE FROM labels WHERE item_id = ? AND reviewer = ?`, []any{itemID, reviewer}},
-			{`INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
-				[]any{itemID, reviewer, string(body), l.Seconds, now}},
-			{`UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, []any{now, itemID, reviewer}},
 			{`DELETE FROM gold WHERE item_id = ?`, []any{itemID}},
 			{`DELETE FROM disputes WHERE item_id = ?`, []any{itemID}},
 			{`UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ?`, []any{now, itemID}},
@@ -424,7 +426,7 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 				return err
 			}
 		}
-		return nil
+		return putDraft(ctx, tx, itemID, reviewer, body, l.Seconds, now)
 	})
 	return l, err
 }
@@ -437,8 +439,7 @@ func (s *Store) LabelsOfItems(ctx context.Context, itemIDs []string) ([][]review
 	for _, id := range itemIDs {
 		want[id] = true
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at
-		FROM labels ORDER BY item_id, reviewer`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+labelColumns+` FROM labels l ORDER BY item_id, reviewer`)
 	if err != nil {
 		return nil, err
 	}

@@ -20,16 +20,14 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 	batches := []string{batch}
 	if batch == "" {
 		var err error
-		if batches, err = s.batchNames(ctx); err != nil {
+		if batches, err = queryStrings(ctx, s.r, `SELECT name FROM batches ORDER BY name`); err != nil {
 			return Assignment{}, err
 		}
 	}
 	for _, status := range []string{AssignDraft, AssignPending} {
 		for _, b := range batches {
-			var a Assignment
-			err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
-				FROM assignments WHERE reviewer = ? AND status = ? AND batch = ? ORDER BY position LIMIT 1`, reviewer, status, b).
-				Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+			a, err := scanAssignment(s.r.QueryRowContext(ctx, `SELECT `+assignmentColumns+`
+				FROM assignments WHERE reviewer = ? AND status = ? AND batch = ? ORDER BY position LIMIT 1`, reviewer, status, b))
 			if err == nil {
 				return a, nil
 			} else if !errors.Is(err, sql.ErrNoRows) {
@@ -40,30 +38,11 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 	return Assignment{}, fmt.Errorf("%s has nothing left to label: %w", reviewer, ErrNotFound)
 }
 
-func (s *Store) batchNames(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT name FROM batches ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
-}
-
 // Assignment loads one (item, reviewer) assignment; ErrNotFound when the
 // reviewer is not assigned the item.
 func (s *Store) Assignment(ctx context.Context, itemID, reviewer string) (Assignment, error) {
-	var a Assignment
-	err := s.r.QueryRowContext(ctx, `SELECT item_id, reviewer, batch, position, status, skip_reason, updated_at
-		FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).
-		Scan(&a.ItemID, &a.Reviewer, &a.Batch, &a.Position, &a.Status, &a.SkipReason, &a.UpdatedAt)
+	a, err := scanAssignment(s.r.QueryRowContext(ctx, `SELECT `+assignmentColumns+`
+		FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
 	}
@@ -105,7 +84,7 @@ type LabelFilter struct {
 
 // Labels streams submitted labels (by item, then reviewer) to fn.
 func (s *Store) Labels(ctx context.Context, f LabelFilter, fn func(review.Label) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT l.item_id, l.reviewer, l.decision, l.calls, l.rationale, l.guide_version, l.seconds, l.saw_observed, l.submitted_at
+	rows, err := s.r.QueryContext(ctx, `SELECT `+labelColumns+`
 		FROM labels l JOIN assignments a ON a.item_id = l.item_id AND a.reviewer = l.reviewer
 		WHERE (? = '' OR a.batch = ?) AND (? = '' OR l.reviewer = ?)
 		ORDER BY l.item_id, l.reviewer`, f.Batch, f.Batch, f.Reviewer, f.Reviewer)

@@ -218,12 +218,12 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
 	// CROSS JOIN keeps batch_items outside: the planner would otherwise
 	// visit every item.
-	return s.strings(ctx, `SELECT DISTINCT i.input_hash FROM batch_items b CROSS JOIN items i ON i.id = b.item_id ORDER BY 1`)
+	return queryStrings(ctx, s.r, `SELECT DISTINCT i.input_hash FROM batch_items b CROSS JOIN items i ON i.id = b.item_id ORDER BY 1`)
 }
 
 // MetaKeys lists the metadata keys stored traces have.
 func (s *Store) MetaKeys(ctx context.Context) ([]string, error) {
-	return s.strings(ctx, `SELECT DISTINCT key FROM trace_meta ORDER BY 1`)
+	return queryStrings(ctx, s.r, `SELECT DISTINCT key FROM trace_meta ORDER BY 1`)
 }
 
 // HasMetaKey reports whether any stored trace has metadata key name.
@@ -255,27 +255,10 @@ func (s *Store) MissingUsers(ctx context.Context, names []string) ([]string, err
 	return missing, nil
 }
 
-func (s *Store) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // NextBatchName is "b" followed by one more than the largest number of the
 // batches named that way (b1 for the first).
 func (s *Store) NextBatchName(ctx context.Context) (string, error) {
-	names, err := s.strings(ctx, `SELECT name FROM batches WHERE name GLOB 'b[0-9]*'`)
+	names, err := queryStrings(ctx, s.r, `SELECT name FROM batches WHERE name GLOB 'b[0-9]*'`)
 	if err != nil {
 		return "", err
 	}

@@ -57,7 +57,7 @@ func (s *Store) SendBack(ctx context.Context, itemID, lead, note string, to []st
 		if err != nil {
 			return err
 		}
-		assigned, err := assignees(ctx, tx, itemID)
+		assigned, err := queryStrings(ctx, tx, `SELECT reviewer FROM assignments WHERE item_id = ? ORDER BY reviewer`, itemID)
 		if err != nil {
 			return err
 		}
@@ -108,24 +108,6 @@ func (s *Store) SendBack(ctx context.Context, itemID, lead, note string, to []st
 		}
 		return s.audit(ctx, tx, itemID, lead, ActionSendBack, note, auditPayload{To: to, Returned: returned, Previous: cur.gold})
 	})
-}
-
-// assignees lists the reviewers assigned an item, by name.
-func assignees(ctx context.Context, q Queryer, itemID string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT reviewer FROM assignments WHERE item_id = ? ORDER BY reviewer`, itemID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // ProposeGuideChange stores a lead's proposal to change the labeling guide,

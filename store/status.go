@@ -202,21 +202,7 @@ func (b *BatchStatus) reviewer(name string) *Progress {
 }
 
 func (s *Store) openDisputeKinds(ctx context.Context, batch string) (map[string]int, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT k.value, count(*) FROM disputes d JOIN items i ON i.id = d.item_id, json_each(d.kinds) k
+	return queryCounts(ctx, s.r, `SELECT k.value, count(*) FROM disputes d JOIN items i ON i.id = d.item_id, json_each(d.kinds) k
 		WHERE i.status = 'disputed' AND (?1 = '' OR EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = d.item_id AND a.batch = ?1))
 		GROUP BY k.value`, batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, err
-		}
-		out[k] = n
-	}
-	return out, rows.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -234,7 +235,7 @@ func (s *Store) scanBatches(ctx context.Context, sc *statusScan, batch string, w
 			return err
 		}
 		batchOf[ir] = b
-		if bs := itemBatches[ir.item]; !contains(bs, b) {
+		if bs := itemBatches[ir.item]; !slices.Contains(bs, b) {
 			itemBatches[ir.item] = append(bs, b)
 		}
 		return nil
@@ -412,28 +413,4 @@ func (g *labelGrouper) addAt(i int, l review.Label, raw []byte) error {
 	g.items[i] = append(g.items[i], l)
 	g.raws[i] = append(g.raws[i], raw)
 	return nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// scanRows runs a read query and calls fn for each row.
-func (s *Store) scanRows(ctx context.Context, fn func(scanner) error, query string, args ...any) error {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }

@@ -1,0 +1,57 @@
+package store
+
+import "context"
+
+// The shapes of read query the store runs again and again.
+
+// queryStrings runs a query of one text column and returns its values.
+func queryStrings(ctx context.Context, q Queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// queryCounts runs a query of (text, count) rows and returns them as a map.
+func queryCounts(ctx context.Context, q Queryer, query string, args ...any) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, rows.Err()
+}
+
+// scanRows runs a read query and calls fn for each row.
+func (s *Store) scanRows(ctx context.Context, fn func(scanner) error, query string, args ...any) error {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
