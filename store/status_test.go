@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,13 +171,51 @@ func TestStatusAgreementMatchesLabels(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("it_%d", i)
 	}
-	labels, err := st.LabelsOfItems(ctx, ids)
+	// The reference: every item's labels read the plain way (one query
+	// each, calls decoded by encoding/json).
+	var plain [][]review.Label
+	for _, id := range ids {
+		ls, err := itemLabels(ctx, st.r, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) > 0 {
+			plain = append(plain, ls)
+		}
+	}
+	want := review.Agree(plain)
+	if !reflect.DeepEqual(*s.Agreement, want) {
+		t.Fatalf("status agreement\n%+v\nreview.Agree over the labels\n%+v", *s.Agreement, want)
+	}
+	// LabelsOfItems (the export's agreement) reads the same labels, with
+	// the fields agreement needs, in item and reviewer order.
+	fast, err := st.LabelsOfItems(ctx, append(ids[:150:150], "it_missing"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := review.Agree(labels)
-	if !reflect.DeepEqual(*s.Agreement, want) {
-		t.Fatalf("status agreement\n%+v\nreview.Agree over the labels\n%+v", *s.Agreement, want)
+	sort.Slice(plain, func(i, j int) bool { return plain[i][0].Item < plain[j][0].Item })
+	var firstHalf [][]review.Label
+	for _, ls := range plain {
+		if n, _ := strconv.Atoi(strings.TrimPrefix(ls[0].Item, "it_")); n < 150 {
+			firstHalf = append(firstHalf, ls)
+		}
+	}
+	if len(fast) != len(firstHalf) {
+		t.Fatalf("LabelsOfItems: %d items, want %d", len(fast), len(firstHalf))
+	}
+	for i := range fast {
+		if len(fast[i]) != len(firstHalf[i]) {
+			t.Fatalf("item %s: %d labels, want %d", firstHalf[i][0].Item, len(fast[i]), len(firstHalf[i]))
+		}
+		for j, l := range fast[i] {
+			p := firstHalf[i][j]
+			if l.Item != p.Item || l.Reviewer != p.Reviewer || l.Decision != p.Decision || !review.CallsEqual(l.Calls, p.Calls) {
+				t.Fatalf("LabelsOfItems label %d of %s = %+v, want %+v", j, p.Item, l, p)
+			}
+		}
+	}
+	if got, want := review.Agree(fast), review.Agree(firstHalf); !reflect.DeepEqual(got, want) {
+		t.Fatalf("agreement over LabelsOfItems\n%+v\nover the plain labels\n%+v", got, want)
 	}
 	if want.Exact == nil || *want.Exact == 1 || *want.Exact < 0.5 {
 		t.Fatalf("fixture should mix agreement and disputes: %+v", want)

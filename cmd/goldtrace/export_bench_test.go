@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,9 @@ func benchInsert(ctx context.Context, tx *store.Tx, head string, cols int, rows 
 }
 
 // benchSeed stores nTraces support conversations with two gold items each
-// (a call at turn 2, no call at turn 4), with batched direct INSERTs.
+// (a call at turn 2, no call at turn 4), each labeled by alice and bob (who
+// disagree on every tenth no-call item, which carol adjudicated), with
+// batched direct INSERTs.
 func benchSeed(b *testing.B, db string, nTraces int) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, db)
@@ -44,7 +47,8 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 		{Name: "refund", Description: "Refund an order in full or in part.", Parameters: json.RawMessage(`{"properties":{"amount":{"type":"number"},"order_id":{"type":"string"},"reason":{"type":"string"}},"required":["order_id"],"type":"object"}`)},
 		{Name: "escalate", Description: "Hand the conversation to a human.", Parameters: json.RawMessage(`{"properties":{"summary":{"type":"string"}},"type":"object"}`)},
 	}
-	var toolRows, traceRows, ttRows, metaRows, itemRows, goldRows [][]any
+	const at = "2026-05-01T10:00:00Z"
+	var toolRows, traceRows, ttRows, metaRows, itemRows, goldRows, batchRows, asgRows, labelRows [][]any
 	for _, tool := range tools {
 		toolRows = append(toolRows, []any{trace.ToolHash(tool), tool.Name, tool.Description, string(tool.Parameters)})
 	}
@@ -73,6 +77,21 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 		goldRows = append(goldRows,
 			[]any{it2, "agreed", "call", `[{"tool":"get_order_status","args":{"order_id":"` + order + `"}}]`, "[]", "One open order: a status lookup answers it.", `["alice","bob"]`, "", "g_000000000001", "now"},
 			[]any{it4, "adjudicated", "no_call", "[]", "[]", "The tool result answers the question.", `["alice","bob"]`, "carol", "g_000000000001", "now"})
+		bobOn4 := []any{it4, "bob", "no_call", "[]", "Answered.", "g_000000000001", 12, 0, at}
+		if i%10 == 0 {
+			bobOn4 = []any{it4, "bob", "call", `[{"tool":"escalate","args":{}}]`, "Hand over.", "g_000000000001", 12, 0, at}
+		}
+		for j, it := range []string{it2, it4} {
+			batchRows = append(batchRows, []any{"b1", it, 2*i + j})
+			for _, r := range []string{"alice", "bob"} {
+				asgRows = append(asgRows, []any{it, r, "b1", 2*i + j, "submitted", "now"})
+			}
+		}
+		labelRows = append(labelRows,
+			[]any{it2, "alice", "call", `[{"tool":"get_order_status","args":{"order_id":"` + order + `"}}]`, "Status lookup.", "g_000000000001", 20, 1, at},
+			[]any{it2, "bob", "call", `[{"tool":"get_order_status","args":{"order_id":"` + order + `"}}]`, "Lookup.", "g_000000000001", 15, 0, at},
+			[]any{it4, "alice", "no_call", "[]", "The result answers it.", "g_000000000001", 9, 1, at},
+			bobOn4)
 	}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
 		for _, step := range []struct {
@@ -86,6 +105,11 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 			{"INSERT INTO trace_meta(trace_id, key, value)", 3, metaRows},
 			{"INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, status)", 8, itemRows},
 			{"INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, updated_at)", 10, goldRows},
+			{"INSERT INTO users(name, role, created_at)", 3, [][]any{{"alice", "reviewer", "now"}, {"bob", "reviewer", "now"}, {"carol", "lead", "now"}}},
+			{"INSERT INTO batches(name, seed, per_item, created_at)", 4, [][]any{{"b1", 1, 2, "now"}}},
+			{"INSERT INTO batch_items(batch, item_id, position)", 3, batchRows},
+			{"INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at)", 6, asgRows},
+			{"INSERT INTO labels(item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at)", 9, labelRows},
 		} {
 			if err := benchInsert(ctx, tx, step.head, step.cols, step.rows); err != nil {
 				return fmt.Errorf("%s: %w", step.head, err)
@@ -118,6 +142,12 @@ func BenchmarkExport(b *testing.B) {
 		}
 		if i == 0 && !strings.Contains(out.String(), "100000 items") {
 			b.Fatalf("unexpected output: %s", out.String())
+		}
+		if i == 0 {
+			m, err := os.ReadFile(filepath.Join(dir, "out", "bench-v1.manifest.json"))
+			if err != nil || !strings.Contains(string(m), `"percent_agreement": 0.95,`) {
+				b.Fatalf("manifest agreement (%v): %.600s", err, m)
+			}
 		}
 	}
 	b.StopTimer()
