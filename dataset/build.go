@@ -40,8 +40,16 @@ type TraceGold struct {
 	Answers []Answer
 	// MessagesJSON, when Trace.Messages is nil, is the JSON array the
 	// messages decode from: a store hands rows over undecoded so that
-	// decoding runs in the builders' goroutines.
+	// decoding runs in the builders' goroutines (and, as the store keeps
+	// them canonical, mostly need not run: see Builder.Lines).
 	MessagesJSON []byte
+	// MetadataJSON, when Trace.Metadata is nil, is the metadata as the
+	// store keeps it: a JSON object of strings, as json.Marshal writes it.
+	MetadataJSON []byte
+	// ToolsKey, when not empty, identifies Trace.Tools: traces with equal
+	// keys offer the same tools (a store uses their hashes), so a Builder
+	// makes their canonical JSON once.
+	ToolsKey string
 }
 
 // Line is one encoded gold record and what the manifest needs from it.
@@ -162,14 +170,39 @@ func BuildAll(golds []TraceGold, workers int) ([]Line, error) {
 // and tool schemas shared between traces are canonicalised once. Its output
 // is byte for byte EncodeRecord's.
 type Builder struct {
-	params map[string]json.RawMessage // raw tool parameters → canonical
-	buf    bytes.Buffer
-	enc    *json.Encoder
+	params   map[string]json.RawMessage // raw tool parameters → canonical
+	toolSets map[string][]byte          // TraceGold.ToolsKey → available_tools JSON
+	buf      bytes.Buffer
+	enc      *json.Encoder
+	arena    []byte // unused room for the next lines
+}
+
+// builderArenaSize is the size of the blocks lines are carved from: one
+// allocation per 1 MiB of lines instead of one per line.
+const builderArenaSize = 1 << 20
+
+// room returns an empty slice with capacity n for the next line, carved
+// from the arena; the line is kept by calling used with it when done.
+func (b *Builder) room(n int) []byte {
+	if cap(b.arena)-len(b.arena) < n {
+		b.arena = make([]byte, 0, max(builderArenaSize, n))
+	}
+	return b.arena[len(b.arena) : len(b.arena) : len(b.arena)+n]
+}
+
+// used keeps line, which room returned, and returns it with its capacity
+// trimmed (a line longer than its estimate was reallocated and is not in
+// the arena).
+func (b *Builder) used(line []byte) []byte {
+	if n := len(b.arena); cap(b.arena) > n && len(line) > 0 && &b.arena[:n+1][n] == &line[0] {
+		b.arena = b.arena[:n+len(line)]
+	}
+	return line[:len(line):len(line)]
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	b := &Builder{params: map[string]json.RawMessage{}}
+	b := &Builder{params: map[string]json.RawMessage{}, toolSets: map[string][]byte{}}
 	b.enc = json.NewEncoder(&b.buf)
 	b.enc.SetEscapeHTML(false)
 	return b
@@ -219,47 +252,25 @@ type recordTail struct {
 // Lines turns the gold answers of one trace into canonical record lines.
 func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
 	t := tg.Trace
-	if t.Messages == nil && tg.MessagesJSON != nil {
-		if err := json.Unmarshal(tg.MessagesJSON, &t.Messages); err != nil {
-			return nil, fmt.Errorf("trace %s: messages: %w", t.ID, err)
-		}
-	}
-	msgs, err := normalizeMessages(t.Messages)
+	msgs, msgJSON, err := b.messages(tg)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
 	}
-	tools, err := b.tools(t.Tools)
+	toolsJSON, err := b.toolsJSON(tg)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
 	}
-	meta := t.Metadata
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	msgJSON := make([][]byte, len(msgs))
-	for i := range msgs {
-		if msgJSON[i], err = b.encode(msgs[i]); err != nil {
-			return nil, fmt.Errorf("trace %s: message %d: %w", t.ID, i, err)
-		}
-	}
-	if len(tools) == 0 {
-		tools = []trace.Tool{}
-	}
-	toolsJSON, err := b.encode(tools)
-	if err != nil {
-		return nil, fmt.Errorf("trace %s: tools: %w", t.ID, err)
-	}
-	metaJSON, err := b.encode(meta)
+	metaJSON, err := b.metadataJSON(tg)
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: metadata: %w", t.ID, err)
 	}
-	traceIDJSON, err := b.encode(t.ID)
+	traceIDJSON, err := b.stringJSON(t.ID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Line, 0, len(tg.Answers))
 	for _, a := range tg.Answers {
-		rec, err := newRecord(t.ID, msgs, tools, meta, a)
+		rec, err := newRecord(t.ID, msgs, a)
 		if err != nil {
 			return nil, err
 		}
@@ -269,12 +280,12 @@ func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
 			return nil, fmt.Errorf("item %s: %w", rec.ID, err)
 		}
 		// The fixed keys and punctuation below take 96 bytes, the turn at
-		// most 20: with 128 the line is allocated once.
+		// most 20: with 128 the line fits the room made for it.
 		size := 128 + len(rec.ID) + len(traceIDJSON) + len(metaJSON) + len(toolsJSON) + len(tail)
 		for _, m := range msgJSON[:a.Turn] {
 			size += len(m) + 1
 		}
-		line := make([]byte, 0, size)
+		line := b.room(size)
 		line = append(line, `{"id":"`...)
 		line = append(line, rec.ID...) // an item id needs no escaping
 		line = append(line, `","input":{"messages":[`...)
@@ -294,14 +305,16 @@ func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
 		line = append(line, toolsJSON...)
 		line = append(line, ',')
 		line = append(line, tail[1:]...)
+		line = b.used(line)
 		out = append(out, Line{ID: rec.ID, Bytes: line, Hash: RecordHash(line), Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion})
 	}
 	return out, nil
 }
 
-// newRecord assembles and normalises the record of one answer; msgs and
-// tools are already normalised and shared between the trace's records.
-func newRecord(traceID string, msgs []trace.Message, tools []trace.Tool, meta map[string]string, a Answer) (Record, error) {
+// newRecord assembles and normalises the part of the record of one answer
+// that comes after available_tools; msgs[a.Turn] is normalised (the other
+// messages need not even be decoded).
+func newRecord(traceID string, msgs []trace.Message, a Answer) (Record, error) {
 	id := trace.ItemID(traceID, a.Turn)
 	if a.ItemID != "" && a.ItemID != id {
 		return Record{}, fmt.Errorf("item %s: id does not match trace %s turn %d (%s)", a.ItemID, traceID, a.Turn, id)
@@ -322,16 +335,11 @@ func newRecord(traceID string, msgs []trace.Message, tools []trace.Tool, meta ma
 		observed[i] = ObservedCall{Tool: c.Name, Args: c.Arguments, Unparseable: c.Unparseable}
 	}
 	rec := Record{
-		ID: id,
-		Input: Input{
-			Messages: msgs[:a.Turn:a.Turn],
-			Context:  InputContext{TraceID: traceID, Turn: a.Turn, Metadata: meta},
-		},
-		AvailableTools: tools,
-		ExpectedCalls:  a.Calls,
-		Acceptable:     a.Acceptable,
-		Rationale:      a.Rationale,
-		ObservedCalls:  observed,
+		ID:            id,
+		ExpectedCalls: a.Calls,
+		Acceptable:    a.Acceptable,
+		Rationale:     a.Rationale,
+		ObservedCalls: observed,
 		Provenance: Provenance{
 			Status:       a.Status,
 			Reviewers:    a.Reviewers,

@@ -39,7 +39,7 @@ func TestDiffSourcesNamesWhatChanged(t *testing.T) {
 	prov.Answers[1].Status, prov.Answers[1].Adjudicator, prov.Answers[1].Rationale = StatusAdjudicated, "carol", "text answer"
 	b := versionOf(t, base("tr_same"), tool, arg, rule, prov, base("tr_new"))
 
-	d, err := DiffSources(Source{"a", bytes.NewReader(a.Bytes)}, Source{"b", bytes.NewReader(b.Bytes)})
+	d, err := DiffSources(Source{"a", bytes.NewReader(a.Bytes())}, Source{"b", bytes.NewReader(b.Bytes())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +95,9 @@ func TestDiffSourcesNamesWhatChanged(t *testing.T) {
 
 func TestDiffSourcesRejectsUnsortedInput(t *testing.T) {
 	c := versionOf(t, TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{callAnswer(2), noCallAnswer(4)}})
-	lines := strings.SplitAfter(string(c.Bytes), "\n")
+	lines := strings.SplitAfter(string(c.Bytes()), "\n")
 	swapped := lines[1] + lines[0]
-	_, err := DiffSources(Source{"a", strings.NewReader(swapped)}, Source{"b", bytes.NewReader(c.Bytes)})
+	_, err := DiffSources(Source{"a", strings.NewReader(swapped)}, Source{"b", bytes.NewReader(c.Bytes())})
 	if err == nil || !strings.Contains(err.Error(), "a:2:") {
 		t.Fatalf("got %v, want an error naming a:2", err)
 	}

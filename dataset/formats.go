@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,9 +44,9 @@ func ValidFormat(f string) bool {
 	return false
 }
 
-// WriteFormat converts a canonical dataset (its JSONL bytes) into format,
+// WriteFormat converts a canonical dataset (its JSONL, read from content) into format,
 // one line per record in the same order, deterministically.
-func WriteFormat(w io.Writer, format string, content []byte) error {
+func WriteFormat(w io.Writer, format string, content io.Reader) error {
 	convert, ok := map[string]func(Record) (any, error){
 		"openai-evals": openAIEvalsRow,
 		"langsmith":    langSmithRow,
@@ -59,8 +58,8 @@ func WriteFormat(w io.Writer, format string, content []byte) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	sc := bufio.NewScanner(bytes.NewReader(content))
-	sc.Buffer(make([]byte, 0, 1<<20), len(content)+1)
+	sc := bufio.NewScanner(content)
+	sc.Buffer(make([]byte, 0, 1<<20), maxFormatLine)
 	for n := 1; sc.Scan(); n++ {
 		var rec Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
@@ -79,6 +78,9 @@ func WriteFormat(w io.Writer, format string, content []byte) error {
 	}
 	return bw.Flush()
 }
+
+// maxFormatLine bounds one record line WriteFormat reads.
+const maxFormatLine = 1 << 30
 
 type oaMessage struct {
 	Role       string       `json:"role"`

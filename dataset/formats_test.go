@@ -24,10 +24,10 @@ func TestWriteFormatShapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.format, func(t *testing.T) {
 			var a, b bytes.Buffer
-			if err := WriteFormat(&a, tc.format, c.Bytes); err != nil {
+			if err := WriteFormat(&a, tc.format, bytes.NewReader(c.Bytes())); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteFormat(&b, tc.format, c.Bytes); err != nil {
+			if err := WriteFormat(&b, tc.format, bytes.NewReader(c.Bytes())); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -53,7 +53,7 @@ func TestWriteFormatShapes(t *testing.T) {
 			}
 		})
 	}
-	if err := WriteFormat(&bytes.Buffer{}, "csv", c.Bytes); err == nil {
+	if err := WriteFormat(&bytes.Buffer{}, "csv", bytes.NewReader(c.Bytes())); err == nil {
 		t.Error("unknown format accepted")
 	}
 }

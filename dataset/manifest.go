@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"time"
 )
@@ -67,80 +66,6 @@ type Changes struct {
 	Removed []string `json:"removed"`
 	Changed []string `json:"changed"`
 }
-
-// Content is an assembled version: the JSONL bytes and per-line facts.
-type Content struct {
-	Bytes  []byte
-	SHA256 string
-	Lines  []Line // sorted by id
-	Hashes map[string]string
-}
-
-// Assemble sorts lines by id, rejects duplicates, and joins them into the
-// JSONL bytes of a version.
-func Assemble(lines []Line) (Content, error) {
-	sort.Slice(lines, func(i, j int) bool { return lines[i].ID < lines[j].ID })
-	size := 0
-	for i, l := range lines {
-		if i > 0 && lines[i-1].ID == l.ID {
-			return Content{}, fmt.Errorf("item %s appears twice", l.ID)
-		}
-		size += len(l.Bytes) + 1
-	}
-	buf := make([]byte, size)
-	// The lines are copied into buf by chunks on every core while this
-	// goroutine fills the hash map and then hashes the chunks in order as
-	// they are done.
-	type chunk struct {
-		from, to int // lines[from:to]
-		off, end int // buf[off:end]
-		done     chan struct{}
-	}
-	var chunks []*chunk
-	for from, off := 0, 0; from < len(lines); {
-		c := &chunk{from: from, off: off, done: make(chan struct{})}
-		for c.to, c.end = from, off; c.to < len(lines) && (c.to == from || c.end-off < assembleChunkSize); c.to++ {
-			c.end += len(lines[c.to].Bytes) + 1
-		}
-		chunks = append(chunks, c)
-		from, off = c.to, c.end
-	}
-	next := make(chan *chunk, len(chunks))
-	for _, c := range chunks {
-		next <- c
-	}
-	close(next)
-	for range min(len(chunks), runtime.GOMAXPROCS(0)) {
-		go func() {
-			for c := range next {
-				at := c.off
-				for i := c.from; i < c.to; i++ {
-					at += copy(buf[at:], lines[i].Bytes)
-					buf[at] = '\n'
-					at++
-				}
-				close(c.done)
-			}
-		}()
-	}
-	hashes := make(map[string]string, len(lines))
-	for i := range lines {
-		if lines[i].Hash == "" {
-			lines[i].Hash = RecordHash(lines[i].Bytes)
-		}
-		hashes[lines[i].ID] = lines[i].Hash
-	}
-	h := sha256.New()
-	for _, c := range chunks {
-		<-c.done
-		h.Write(buf[c.off:c.end])
-	}
-	return Content{Bytes: buf, SHA256: hex.EncodeToString(h.Sum(nil)), Lines: lines, Hashes: hashes}, nil
-}
-
-// assembleChunkSize is about how many bytes of lines one goroutine of
-// Assemble copies at a time.
-const assembleChunkSize = 4 << 20
 
 // RecordHash is the hex sha256 of one record line (without the newline).
 func RecordHash(line []byte) string {

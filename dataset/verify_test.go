@@ -31,21 +31,21 @@ func sampleVersion(t *testing.T) (Content, Manifest) {
 
 func TestVerifyAcceptsAnExport(t *testing.T) {
 	c, m := sampleVersion(t)
-	sum, err := Verify(bytes.NewReader(c.Bytes), &m)
+	sum, err := Verify(bytes.NewReader(c.Bytes()), &m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Records != 6 || sum.SHA256 != m.SHA256 || sum.ToolCounts[trace.NoTool] != 3 || sum.ToolCounts["get_order_status"] != 3 {
 		t.Errorf("summary %+v", sum)
 	}
-	if _, err := Verify(bytes.NewReader(c.Bytes), nil); err != nil {
+	if _, err := Verify(bytes.NewReader(c.Bytes()), nil); err != nil {
 		t.Errorf("without manifest: %v", err)
 	}
 }
 
 func TestVerifyNamesTheFirstBadLine(t *testing.T) {
 	c, m := sampleVersion(t)
-	lines := strings.SplitAfter(string(c.Bytes), "\n")
+	lines := strings.SplitAfter(string(c.Bytes()), "\n")
 	lines = lines[:len(lines)-1] // the empty string after the last "\n"
 	join := func(ls []string) []byte { return []byte(strings.Join(ls, "")) }
 	edit := func(i int, f func(string) string) []byte {
@@ -68,13 +68,13 @@ func TestVerifyNamesTheFirstBadLine(t *testing.T) {
 		{"crlf", edit(5, func(s string) string { return strings.TrimSuffix(s, "\n") + "\r\n" }), nil, 6, `\r\n`},
 		{"swapped lines", join([]string{lines[1], lines[0], lines[2], lines[3], lines[4], lines[5]}), nil, 2, "out of order"},
 		{"duplicate", join([]string{lines[0], lines[0], lines[1]}), nil, 2, "duplicate id"},
-		{"truncated", c.Bytes[:len(c.Bytes)-10], nil, 6, ""},
+		{"truncated", c.Bytes()[:len(c.Bytes())-10], nil, 6, ""},
 		{"empty line", join([]string{lines[0], "\n", lines[1]}), nil, 2, "empty line"},
 		{"missing record", join(lines[:5]), nil, 0, "missing from the file"},
-		{"count", c.Bytes, func(m *Manifest) { m.Count = 7 }, 0, "manifest says 7"},
-		{"sha256", c.Bytes, func(m *Manifest) { m.SHA256 = strings.Repeat("0", 64) }, 0, "sha256"},
-		{"tool count", c.Bytes, func(m *Manifest) { m.ToolCounts["get_order_status"] = 2 }, 0, "expect get_order_status"},
-		{"extra item", c.Bytes, func(m *Manifest) { delete(m.RecordHashes, c.Lines[3].ID) }, 4, "not in the manifest"},
+		{"count", c.Bytes(), func(m *Manifest) { m.Count = 7 }, 0, "manifest says 7"},
+		{"sha256", c.Bytes(), func(m *Manifest) { m.SHA256 = strings.Repeat("0", 64) }, 0, "sha256"},
+		{"tool count", c.Bytes(), func(m *Manifest) { m.ToolCounts["get_order_status"] = 2 }, 0, "expect get_order_status"},
+		{"extra item", c.Bytes(), func(m *Manifest) { delete(m.RecordHashes, c.Lines[3].ID) }, 4, "not in the manifest"},
 		{"empty file", nil, nil, 0, "no records"},
 	}
 	for _, tc := range tests {

@@ -15,19 +15,35 @@ const (
 	contentGzip     = "gzip"
 )
 
-// contentChunkSize is how much of the JSONL one gzip member holds: members
-// are compressed in parallel and concatenated, which is one valid gzip
-// stream (RFC 1952 allows several members; gzip -d and Go's reader join them).
+// Parts is the content of a version in consecutive parts, which the store
+// compresses in parallel without joining them first: AppendPart appends
+// part i to dst. dataset.Content is one.
+type Parts interface {
+	NumParts() int
+	AppendPart(i int, dst []byte) []byte
+}
+
+// contentChunkSize is how much of the JSONL one gzip member of BytesParts
+// holds.
 const contentChunkSize = 4 << 20
 
-// compressContent gzips content (BestSpeed) as concatenated members of at
-// most contentChunkSize input bytes each, compressed on up to GOMAXPROCS
-// goroutines. Decompressing gives content back exactly.
-func compressContent(content []byte) ([]byte, error) {
-	n := (len(content) + contentChunkSize - 1) / contentChunkSize
-	if n == 0 {
-		n = 1
-	}
+// BytesParts is content already in one slice, served in parts of 4 MiB.
+type BytesParts []byte
+
+// NumParts implements Parts.
+func (b BytesParts) NumParts() int { return (len(b) + contentChunkSize - 1) / contentChunkSize }
+
+// AppendPart implements Parts.
+func (b BytesParts) AppendPart(i int, dst []byte) []byte {
+	return append(dst, b[i*contentChunkSize:min((i+1)*contentChunkSize, len(b))]...)
+}
+
+// compressContent gzips content (BestSpeed), each part as one gzip member,
+// compressed on up to GOMAXPROCS goroutines, the members concatenated: one
+// valid gzip stream (RFC 1952 allows several members; gzip -d and Go's
+// reader join them). Decompressing gives the joined parts back exactly.
+func compressContent(content Parts) ([]byte, error) {
+	n := max(1, content.NumParts()) // no parts: one empty member
 	members := make([][]byte, n)
 	errs := make([]error, n)
 	next := make(chan int, n)
@@ -41,12 +57,16 @@ func compressContent(content []byte) ([]byte, error) {
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
+			var part []byte                                    // reused: the part's bytes, joined
 			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a valid level: no error
 			for i := range next {
-				chunk := content[i*contentChunkSize : min((i+1)*contentChunkSize, len(content))]
+				part = part[:0]
+				if i < content.NumParts() {
+					part = content.AppendPart(i, part)
+				}
 				buf.Reset()
 				zw.Reset(&buf)
-				if _, err := zw.Write(chunk); err != nil {
+				if _, err := zw.Write(part); err != nil {
 					errs[i] = err
 					continue
 				}

@@ -30,7 +30,7 @@ func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
 		{"incompressible", noise},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			blob, err := compressContent(tc.content)
+			blob, err := compressContent(BytesParts(tc.content))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	content := bytes.Repeat([]byte(`{"id":"it_0000000000000001","expected_tool":"refund"}`+"\n"), 1000)
 	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
 	err := st.WithTx(ctx, func(tx *Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, v1, []byte(`{}`), content, map[string]string{"it_0000000000000001": "h"})
+		return st.InsertDatasetVersion(ctx, tx, v1, []byte(`{}`), BytesParts(content), map[string]string{"it_0000000000000001": "h"})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ const datasetItemsPerInsert = 500
 // them back exactly), and one dataset_items row per record. The
 // version must be the next one of its dataset (else ErrConflict: another
 // export got there first).
-func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVersion, manifest, content []byte, hashes map[string]string) error {
+func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVersion, manifest []byte, content Parts, hashes map[string]string) error {
 	var latest int
 	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM datasets WHERE name = ?`, v.Name).Scan(&latest); err != nil {
 		return fmt.Errorf("dataset %s: %w", v.Name, err)

@@ -54,25 +54,30 @@ func (f GoldFilter) goldWhere() (string, []any) {
 }
 
 // GoldTraces loads the gold answers selected by f grouped by trace, each
-// trace loaded once, in trace id order. Messages are handed over as their
-// stored JSON (TraceGold.MessagesJSON) for the builders to decode. Three
+// trace loaded once, in trace id order. Messages and metadata are handed
+// over as their stored JSON (TraceGold.MessagesJSON and MetadataJSON) for
+// the builders to decode, and the tools with their stored hashes as
+// ToolsKey. Three
 // queries in all, whatever the number of items: gold rows, the traces they
 // belong to, and tools.
 func (s *Store) GoldTraces(ctx context.Context, f GoldFilter) ([]dataset.TraceGold, error) {
-	return s.GoldTracesEach(ctx, f, nil)
+	var out []dataset.TraceGold
+	err := s.GoldTracesEach(ctx, f, func(tg dataset.TraceGold) { out = append(out, tg) })
+	return out, err
 }
 
-// GoldTracesEach is GoldTraces that also hands each trace, complete, to
-// ready (when not nil) as soon as it is loaded, in trace id order, so the
-// caller can work on it while the rest loads. ready must not modify it.
+// GoldTracesEach is GoldTraces handing each trace, complete, to ready as
+// soon as it is loaded, in trace id order, so the caller can work on it
+// while the rest loads (and nothing keeps the traces it is done with).
+// ready must not modify it.
 //
 // The gold rows and the traces are read at once on two connections, both
 // in trace id order, and joined as they arrive.
-func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dataset.TraceGold)) ([]dataset.TraceGold, error) {
+func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dataset.TraceGold)) error {
 	where, args := f.goldWhere()
 	toolDefs, err := s.toolsByHash(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	groups := make(chan dataset.TraceGold, 256)
@@ -81,17 +86,14 @@ func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dat
 		defer close(groups)
 		goldErr = s.readGoldAnswers(ctx, f, where, args, groups)
 	}()
-	out, err := s.joinGoldTraces(ctx, groups, toolDefs, where, args, ready)
+	err = s.joinGoldTraces(ctx, groups, toolDefs, where, args, ready)
 	cancel()
 	for range groups { // let the reader finish
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if goldErr != nil {
-		return nil, goldErr
-	}
-	return out, nil
+	return goldErr
 }
 
 // readGoldAnswers sends the gold answers selected by f, grouped by trace
@@ -163,60 +165,56 @@ func decodeGoldJSON(a *dataset.Answer, calls, acceptable, reviewers string) erro
 
 // joinGoldTraces walks the traces of the gold rows (one ordered query)
 // alongside the answer groups (same order), completes each group with its
-// trace's metadata, messages and tools, hands it to ready when not nil, and
-// returns them all. It stops early when the groups end.
+// trace's metadata, messages and tools and hands it to ready. It stops
+// early when the groups end.
 func (s *Store) joinGoldTraces(ctx context.Context, groups <-chan dataset.TraceGold, toolDefs map[string]trace.Tool, where string, args []any,
-	ready func(dataset.TraceGold)) ([]dataset.TraceGold, error) {
+	ready func(dataset.TraceGold)) error {
 	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metadata, t.messages,
 		(SELECT group_concat(tt.tool_hash, ',' ORDER BY tt.position) FROM trace_tools tt WHERE tt.trace_id = t.id)
 		FROM traces t WHERE t.id IN (SELECT i.trace_id FROM gold g JOIN items i ON i.id = g.item_id`+where+`)
 		ORDER BY t.id`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read gold traces: %w", err)
+		return fmt.Errorf("read gold traces: %w", err)
 	}
 	defer rows.Close()
-	var out []dataset.TraceGold
 	cur, more := <-groups
 	for more && rows.Next() {
-		var id, meta, msgs string
+		var id string
+		var meta, msgs []byte // scanned as bytes: one copy, handed over as they are
 		var hashes *string
 		if err := rows.Scan(&id, &meta, &msgs, &hashes); err != nil {
-			return nil, fmt.Errorf("read gold traces: %w", err)
+			return fmt.Errorf("read gold traces: %w", err)
 		}
 		if cur.Trace.ID < id {
-			return nil, missingGoldTrace(cur)
+			return missingGoldTrace(cur)
 		}
 		if cur.Trace.ID != id {
 			continue // a trace whose gold items the tool filter dropped
 		}
 		t := &cur.Trace
-		if err := json.Unmarshal([]byte(meta), &t.Metadata); err != nil {
-			return nil, fmt.Errorf("trace %q: metadata: %w", id, err)
-		}
-		cur.MessagesJSON = []byte(msgs) // decoded by the builders, in parallel
+		// Decoded (when at all) by the builders, in parallel.
+		cur.MessagesJSON, cur.MetadataJSON = msgs, meta
 		t.Tools = []trace.Tool{}
 		if hashes != nil && *hashes != "" {
+			cur.ToolsKey = *hashes
 			for _, h := range strings.Split(*hashes, ",") {
 				tool, ok := toolDefs[h]
 				if !ok {
-					return nil, fmt.Errorf("trace %q: tool %s missing", id, h)
+					return fmt.Errorf("trace %q: tool %s missing", id, h)
 				}
 				t.Tools = append(t.Tools, tool)
 			}
 		}
-		out = append(out, cur)
-		if ready != nil {
-			ready(cur)
-		}
+		ready(cur)
 		cur, more = <-groups
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read gold traces: %w", err)
+		return fmt.Errorf("read gold traces: %w", err)
 	}
 	if more {
-		return nil, missingGoldTrace(cur)
+		return missingGoldTrace(cur)
 	}
-	return out, nil
+	return nil
 }
 
 func missingGoldTrace(tg dataset.TraceGold) error {

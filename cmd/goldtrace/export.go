@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -176,7 +176,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	progress(app, "reading gold items…")
 	// Records are built while the traces are still being read.
 	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0))
-	_, err = st.GoldTracesEach(ctx, filter, build)
+	err = st.GoldTracesEach(ctx, filter, build)
 	lines, buildErr := built()
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
@@ -233,7 +233,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	}
 	stagedCh := make(chan staging, 1)
 	go func() {
-		f, err := stageVersionFiles(o.out, name, info.Version, content.Bytes, manifestBytes, o.formats, false)
+		f, err := stageVersionFiles(o.out, name, info.Version, content, manifestBytes, o.formats, false)
 		stagedCh <- staging{f, err}
 	}()
 	var staged staging
@@ -247,7 +247,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: manifest.CreatedAt,
 		CreatedBy: o.as, Message: o.message, SHA256: content.SHA256, Count: len(content.Lines)}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if err := st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content.Bytes, content.Hashes); err != nil {
+		if err := st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content, content.Hashes); err != nil {
 			return err
 		}
 		return waitStaged().err
@@ -305,7 +305,7 @@ func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptio
 	if err != nil {
 		return err
 	}
-	files, err := stageVersionFiles(o.out, ref.Name, ref.Version, content, manifest, o.formats, true)
+	files, err := stageVersionFiles(o.out, ref.Name, ref.Version, storedJSONL(content), manifest, o.formats, true)
 	if err != nil {
 		return err
 	}
@@ -324,31 +324,49 @@ func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptio
 	return nil
 }
 
-// stageVersionFiles writes the canonical JSONL, the manifest and any other
-// formats of a version to temporary files in dir. A new version refuses to
-// replace files already there; a re-materialised one restores them.
-func stageVersionFiles(dir, name string, version int, content, manifest []byte, formats []string, replace bool) (*stagedFiles, error) {
+// storedJSONL is a version's JSONL as the store gives it back; unlike a
+// bytes.Reader it can be written any number of times.
+type storedJSONL []byte
+
+func (b storedJSONL) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// stageVersionFiles writes the canonical JSONL (content), the manifest and
+// any other formats of a version to temporary files in dir (content is
+// written once per file). A new version
+// refuses to replace files already there; a re-materialised one restores
+// them.
+func stageVersionFiles(dir, name string, version int, content io.WriterTo, manifest []byte, formats []string, replace bool) (*stagedFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
 	}
 	type file struct {
-		name string
-		body func() ([]byte, error)
+		name  string
+		write func(io.Writer) error
 	}
 	files := []file{
-		{dataset.FileName(name, version), func() ([]byte, error) { return content, nil }},
-		{dataset.ManifestName(name, version), func() ([]byte, error) { return manifest, nil }},
+		{dataset.FileName(name, version), func(w io.Writer) error { _, err := content.WriteTo(w); return err }},
+		{dataset.ManifestName(name, version), func(w io.Writer) error { _, err := w.Write(manifest); return err }},
 	}
 	for _, f := range distinctSorted(formats) {
 		if f == "jsonl" {
 			continue
 		}
-		files = append(files, file{dataset.FormatFileName(name, version, f), func() ([]byte, error) {
-			var buf bytes.Buffer
-			if err := dataset.WriteFormat(&buf, f, content); err != nil {
-				return nil, fmt.Errorf("format %s: %w", f, err)
+		files = append(files, file{dataset.FormatFileName(name, version, f), func(w io.Writer) error {
+			// The JSONL streams through a pipe into the converter.
+			pr, pw := io.Pipe()
+			go func() {
+				_, err := content.WriteTo(pw)
+				pw.CloseWithError(err)
+			}()
+			err := dataset.WriteFormat(w, f, pr)
+			pr.CloseWithError(errors.New("format conversion stopped")) // ends the writer if it is still writing
+			if err != nil {
+				return fmt.Errorf("format %s: %w", f, err)
 			}
-			return buf.Bytes(), nil
+			return nil
 		}})
 	}
 	staged := &stagedFiles{}
@@ -360,12 +378,7 @@ func stageVersionFiles(dir, name string, version int, content, manifest []byte, 
 				return nil, fmt.Errorf("%s already exists, but v%d of %s is new in this database: move it away or choose another --out", final, version, name)
 			}
 		}
-		body, err := f.body()
-		if err != nil {
-			staged.abort()
-			return nil, err
-		}
-		if err := staged.add(final, body); err != nil {
+		if err := staged.add(final, f.write); err != nil {
 			staged.abort()
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -16,15 +17,15 @@ type stagedFiles struct {
 
 type stagedFile struct{ tmp, final string }
 
-// add writes body to a temporary file beside final and fsyncs it.
-func (s *stagedFiles) add(final string, body []byte) error {
+// add writes a temporary file beside final with write and fsyncs it.
+func (s *stagedFiles) add(final string, write func(io.Writer) error) error {
 	dir := filepath.Dir(final)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("--out %s is not writable: %w", dir, unwrapPath(err))
 	}
 	s.files = append(s.files, stagedFile{tmp: f.Name(), final: final})
-	if _, err := f.Write(body); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", final, unwrapPath(err))
 	}

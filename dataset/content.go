@@ -1,0 +1,96 @@
+package dataset
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Content is an assembled version: its record lines in id order, which
+// joined with "\n" after each are the JSONL file, and facts about them. The
+// file's bytes are never joined in memory unless asked for (Bytes): they are
+// written (WriteTo) and compressed (AppendPart) from the lines.
+type Content struct {
+	Lines  []Line // sorted by id
+	Size   int    // bytes of the JSONL file
+	SHA256 string // of the JSONL file
+	Hashes map[string]string
+	parts  []int // Lines[parts[i]:parts[i+1]] is part i
+}
+
+// contentPartSize is about how many bytes of lines one part holds.
+const contentPartSize = 4 << 20
+
+// Assemble sorts lines by id, rejects duplicates, and computes the hashes
+// of a version's JSONL.
+func Assemble(lines []Line) (Content, error) {
+	sort.Slice(lines, func(i, j int) bool { return lines[i].ID < lines[j].ID })
+	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), parts: []int{0}}
+	h := sha256.New()
+	partSize := 0
+	for i := range lines {
+		l := &lines[i]
+		if i > 0 && lines[i-1].ID == l.ID {
+			return Content{}, fmt.Errorf("item %s appears twice", l.ID)
+		}
+		if l.Hash == "" {
+			l.Hash = RecordHash(l.Bytes)
+		}
+		c.Hashes[l.ID] = l.Hash
+		h.Write(l.Bytes)
+		h.Write(newline)
+		if partSize > 0 && partSize+len(l.Bytes) >= contentPartSize {
+			c.parts = append(c.parts, i)
+			partSize = 0
+		}
+		partSize += len(l.Bytes) + 1
+		c.Size += len(l.Bytes) + 1
+	}
+	if len(lines) > 0 {
+		c.parts = append(c.parts, len(lines))
+	}
+	c.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return c, nil
+}
+
+var newline = []byte{'\n'}
+
+// WriteTo writes the JSONL file to w.
+func (c Content) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	n := int64(0)
+	for _, l := range c.Lines {
+		k, _ := bw.Write(l.Bytes)
+		bw.WriteByte('\n')
+		n += int64(k) + 1
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Bytes returns the JSONL file in one slice.
+func (c Content) Bytes() []byte {
+	out := make([]byte, 0, c.Size)
+	for i := range c.NumParts() {
+		out = c.AppendPart(i, out)
+	}
+	return out
+}
+
+// NumParts is the number of consecutive parts of a few MiB the JSONL
+// is cut into (at line ends), to be compressed in parallel.
+func (c Content) NumParts() int { return max(0, len(c.parts)-1) }
+
+// AppendPart appends part i of the JSONL to dst.
+func (c Content) AppendPart(i int, dst []byte) []byte {
+	for _, l := range c.Lines[c.parts[i]:c.parts[i+1]] {
+		dst = append(dst, l.Bytes...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
