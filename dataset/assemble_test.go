@@ -24,11 +24,11 @@ func TestAssembleJoinsManyChunksInIDOrder(t *testing.T) {
 			for i := range lines {
 				// Reverse id order, so Assemble has to sort.
 				id := fmt.Sprintf("it_%016x", tc.n-i)
-				lines[i] = Line{ID: id, Bytes: append([]byte(`{"id":"`+id+`","pad":"`), bytes.Repeat([]byte{'a' + byte(i%26)}, tc.width)...)}
+				lines[i] = Line{ID: id, Parts: [][]byte{append([]byte(`{"id":"`+id+`","pad":"`), bytes.Repeat([]byte{'a' + byte(i%26)}, tc.width)...)}}
 			}
 			var want bytes.Buffer
 			for i := tc.n - 1; i >= 0; i-- {
-				want.Write(lines[i].Bytes)
+				want.Write(lines[i].Bytes())
 				want.WriteByte('\n')
 			}
 			c, err := Assemble(lines)
@@ -60,7 +60,7 @@ func TestAssembleJoinsManyChunksInIDOrder(t *testing.T) {
 				t.Fatalf("%d record hashes, want %d", len(c.Hashes), tc.n)
 			}
 			for _, l := range c.Lines {
-				if c.Hashes[l.ID] != RecordHash(l.Bytes) {
+				if c.Hashes[l.ID] != RecordHash(l.Bytes()) {
 					t.Fatalf("record hash of %s is not the hash of its line", l.ID)
 				}
 			}

@@ -2,8 +2,12 @@ package dataset
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -52,15 +56,39 @@ type TraceGold struct {
 	ToolsKey string
 }
 
-// Line is one encoded gold record and what the manifest needs from it.
+// Line is one encoded gold record and what the manifest needs from it. Its
+// bytes are kept in parts, some of them shared by the records of one trace
+// (its conversation and tools are most of each record), so a version's
+// records are never all copied out in full.
 type Line struct {
 	ID           string
-	Bytes        []byte // canonical JSON, without the newline
-	Hash         string // RecordHash(Bytes)
-	Tool         string // expected tool, trace.NoTool for no call
+	Parts        [][]byte // canonical JSON, without the newline, when joined
+	Hash         string   // RecordHash of the joined parts
+	Tool         string   // expected tool, trace.NoTool for no call
 	Status       string
 	GuideVersion string
 }
+
+// Len is the length of the record.
+func (l *Line) Len() int {
+	n := 0
+	for _, p := range l.Parts {
+		n += len(p)
+	}
+	return n
+}
+
+// AppendTo appends the record to dst.
+func (l *Line) AppendTo(dst []byte) []byte {
+	dst = slices.Grow(dst, l.Len())
+	for _, p := range l.Parts {
+		dst = append(dst, p...)
+	}
+	return dst
+}
+
+// Bytes returns the record in one new slice.
+func (l *Line) Bytes() []byte { return l.AppendTo(nil) }
 
 // BuildLines turns the gold answers of one trace into canonical record lines.
 func BuildLines(tg TraceGold) ([]Line, error) {
@@ -71,6 +99,9 @@ func BuildLines(tg TraceGold) ([]Line, error) {
 // of the traces handed to add, so building overlaps reading them. After the
 // last add, wait returns every line (in no particular order: Assemble sorts
 // them) or the error of the earliest trace added that failed.
+// streamBlock is how many lines one block of BuildStream holds.
+const streamBlock = 4096
+
 func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error)) {
 	type job struct {
 		n  int
@@ -78,7 +109,9 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 	}
 	jobs := make(chan job, 256)
 	workers = max(1, workers)
-	parts := make([][]Line, workers)
+	// Each worker appends its lines to blocks of streamBlock lines, so a
+	// growing slice is never copied; wait copies them together once.
+	parts := make([][][]Line, workers)
 	errAt := make([]int, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -87,16 +120,24 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 		go func() {
 			defer wg.Done()
 			b := NewBuilder()
+			var block []Line
 			for j := range jobs {
 				if errs[w] != nil {
 					continue // keep draining: add never blocks for good
 				}
-				ls, err := b.Lines(j.tg)
-				if err != nil {
-					errs[w], errAt[w] = err, j.n
-					continue
+				if cap(block)-len(block) < len(j.tg.Answers) {
+					if len(block) > 0 {
+						parts[w] = append(parts[w], block)
+					}
+					block = make([]Line, 0, max(streamBlock, len(j.tg.Answers)))
 				}
-				parts[w] = append(parts[w], ls...)
+				var err error
+				if block, err = b.AppendLines(block, j.tg); err != nil {
+					errs[w], errAt[w] = err, j.n
+				}
+			}
+			if len(block) > 0 {
+				parts[w] = append(parts[w], block)
 			}
 		}()
 	}
@@ -114,55 +155,22 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 			if errs[w] != nil && (first == nil || errAt[w] < firstAt) {
 				first, firstAt = errs[w], errAt[w]
 			}
-			total += len(parts[w])
+			for _, block := range parts[w] {
+				total += len(block)
+			}
 		}
 		if first != nil {
 			return nil, first
 		}
 		out := make([]Line, 0, total)
-		for _, p := range parts {
-			out = append(out, p...)
+		for _, blocks := range parts {
+			for _, block := range blocks {
+				out = append(out, block...)
+			}
 		}
 		return out, nil
 	}
 	return add, wait
-}
-
-// BuildAll builds the lines of many traces with workers goroutines (at
-// least one). The order of the result is unspecified: Assemble sorts it.
-func BuildAll(golds []TraceGold, workers int) ([]Line, error) {
-	workers = max(1, min(workers, len(golds)))
-	parts := make([][]Line, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			b := NewBuilder()
-			for i := w; i < len(golds); i += workers {
-				ls, err := b.Lines(golds[i])
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				parts[w] = append(parts[w], ls...)
-			}
-		}(w)
-	}
-	wg.Wait()
-	n := 0
-	for w := range parts {
-		if errs[w] != nil {
-			return nil, errs[w]
-		}
-		n += len(parts[w])
-	}
-	out := make([]Line, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out, nil
 }
 
 // Builder turns gold answers into record lines, fast: each trace's messages,
@@ -174,30 +182,10 @@ type Builder struct {
 	toolSets map[string][]byte          // TraceGold.ToolsKey → available_tools JSON
 	buf      bytes.Buffer
 	enc      *json.Encoder
-	arena    []byte // unused room for the next lines
-}
-
-// builderArenaSize is the size of the blocks lines are carved from: one
-// allocation per 1 MiB of lines instead of one per line.
-const builderArenaSize = 1 << 20
-
-// room returns an empty slice with capacity n for the next line, carved
-// from the arena; the line is kept by calling used with it when done.
-func (b *Builder) room(n int) []byte {
-	if cap(b.arena)-len(b.arena) < n {
-		b.arena = make([]byte, 0, max(builderArenaSize, n))
-	}
-	return b.arena[len(b.arena) : len(b.arena) : len(b.arena)+n]
-}
-
-// used keeps line, which room returned, and returns it with its capacity
-// trimmed (a line longer than its estimate was reallocated and is not in
-// the arena).
-func (b *Builder) used(line []byte) []byte {
-	if n := len(b.arena); cap(b.arena) > n && len(line) > 0 && &b.arena[:n+1][n] == &line[0] {
-		b.arena = b.arena[:n+len(line)]
-	}
-	return line[:len(line):len(line)]
+	arena    []byte    // unused room for the records' own bytes
+	parts    [][]byte  // unused room for the next lines' parts
+	hash     hash.Hash // for the record hashes
+	scratch  []byte    // reused while a line is built
 }
 
 // NewBuilder returns an empty Builder.
@@ -206,6 +194,39 @@ func NewBuilder() *Builder {
 	b.enc = json.NewEncoder(&b.buf)
 	b.enc.SetEscapeHTML(false)
 	return b
+}
+
+// builderArenaSize is the size of the blocks the records' own bytes are
+// carved from: one allocation per 1 MiB instead of several per record.
+const builderArenaSize = 1 << 20
+
+// builderPartsBlock is how many line parts one block of part slices holds.
+const builderPartsBlock = 5 * 1024
+
+// keep copies the given pieces, joined, into the arena and returns them.
+func (b *Builder) keep(pieces ...[]byte) []byte {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if cap(b.arena)-len(b.arena) < n {
+		b.arena = make([]byte, 0, max(builderArenaSize, n))
+	}
+	start := len(b.arena)
+	for _, p := range pieces {
+		b.arena = append(b.arena, p...)
+	}
+	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// lineParts returns room for the parts of one line.
+func (b *Builder) lineParts() [][]byte {
+	if len(b.parts) < lineNParts {
+		b.parts = make([][]byte, builderPartsBlock)
+	}
+	p := b.parts[:lineNParts:lineNParts]
+	b.parts = b.parts[lineNParts:]
+	return p
 }
 
 // encode returns the JSON of v as EncodeRecord would write it (a copy).
@@ -249,66 +270,73 @@ type recordTail struct {
 	Provenance    Provenance             `json:"provenance"`
 }
 
+// lineNParts is the number of parts of a built line: the head, the
+// conversation (shared), the context, the tools (shared) and the answer.
+const lineNParts = 5
+
 // Lines turns the gold answers of one trace into canonical record lines.
 func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
+	return b.AppendLines(make([]Line, 0, len(tg.Answers)), tg)
+}
+
+// AppendLines appends the record lines of one trace's gold answers to dst;
+// on error dst is returned as it was.
+func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
+	start := len(dst)
 	t := tg.Trace
-	msgs, msgJSON, err := b.messages(tg)
+	conv, err := b.messages(tg)
 	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
+		return dst[:start], fmt.Errorf("trace %s: %w", t.ID, err)
 	}
 	toolsJSON, err := b.toolsJSON(tg)
 	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", t.ID, err)
+		return dst[:start], fmt.Errorf("trace %s: %w", t.ID, err)
 	}
 	metaJSON, err := b.metadataJSON(tg)
 	if err != nil {
-		return nil, fmt.Errorf("trace %s: metadata: %w", t.ID, err)
+		return dst[:start], fmt.Errorf("trace %s: metadata: %w", t.ID, err)
 	}
-	traceIDJSON, err := b.stringJSON(t.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Line, 0, len(tg.Answers))
+	traceIDJSON := appendJSONString(nil, t.ID)
 	for _, a := range tg.Answers {
-		rec, err := newRecord(t.ID, msgs, a)
+		rec, err := newRecord(t.ID, conv.msgs, a)
 		if err != nil {
-			return nil, err
+			return dst[:start], err
 		}
-		tail, err := b.encode(recordTail{rec.ExpectedTool, rec.ExpectedArgs, rec.ExpectedCalls, rec.Acceptable,
-			rec.Rationale, rec.ObservedCalls, rec.Provenance})
-		if err != nil {
-			return nil, fmt.Errorf("item %s: %w", rec.ID, err)
+		b.buf.Reset()
+		if err := b.enc.Encode(recordTail{rec.ExpectedTool, rec.ExpectedArgs, rec.ExpectedCalls, rec.Acceptable,
+			rec.Rationale, rec.ObservedCalls, rec.Provenance}); err != nil {
+			return dst[:start], fmt.Errorf("item %s: %w", rec.ID, err)
 		}
-		// The fixed keys and punctuation below take 96 bytes, the turn at
-		// most 20: with 128 the line fits the room made for it.
-		size := 128 + len(rec.ID) + len(traceIDJSON) + len(metaJSON) + len(toolsJSON) + len(tail)
-		for _, m := range msgJSON[:a.Turn] {
-			size += len(m) + 1
-		}
-		line := b.room(size)
-		line = append(line, `{"id":"`...)
-		line = append(line, rec.ID...) // an item id needs no escaping
-		line = append(line, `","input":{"messages":[`...)
-		for i, m := range msgJSON[:a.Turn] {
-			if i > 0 {
-				line = append(line, ',')
-			}
-			line = append(line, m...)
-		}
-		line = append(line, `],"context":{"trace_id":`...)
-		line = append(line, traceIDJSON...)
-		line = append(line, `,"turn":`...)
-		line = strconv.AppendInt(line, int64(a.Turn), 10)
-		line = append(line, `,"metadata":`...)
-		line = append(line, metaJSON...)
-		line = append(line, `}},"available_tools":`...)
-		line = append(line, toolsJSON...)
-		line = append(line, ',')
-		line = append(line, tail[1:]...)
-		line = b.used(line)
-		out = append(out, Line{ID: rec.ID, Bytes: line, Hash: RecordHash(line), Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion})
+		tail := bytes.TrimSuffix(b.buf.Bytes(), []byte("\n"))
+		mid := append(append(b.scratch[:0], `],"context":{"trace_id":`...), traceIDJSON...)
+		mid = strconv.AppendInt(append(mid, `,"turn":`...), int64(a.Turn), 10)
+		b.scratch = mid
+		parts := b.lineParts()
+		// {"id":"…","input":{"messages":[ is the head; an item id needs
+		// no escaping.
+		parts[0] = b.keep([]byte(`{"id":"`), []byte(rec.ID), []byte(`","input":{"messages":[`))
+		parts[1] = conv.upTo(a.Turn)
+		parts[2] = b.keep(mid, []byte(`,"metadata":`), metaJSON, []byte(`}},"available_tools":`))
+		parts[3] = toolsJSON
+		parts[4] = b.keep([]byte{','}, tail[1:])
+		line := Line{ID: rec.ID, Parts: parts, Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion}
+		line.Hash = b.recordHash(&line)
+		dst = append(dst, line)
 	}
-	return out, nil
+	return dst, nil
+}
+
+// recordHash is RecordHash of the line's joined parts.
+func (b *Builder) recordHash(l *Line) string {
+	if b.hash == nil {
+		b.hash = sha256.New()
+	}
+	b.hash.Reset()
+	for _, p := range l.Parts {
+		b.hash.Write(p)
+	}
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(b.hash.Sum(sum[:0]))
 }
 
 // newRecord assembles and normalises the part of the record of one answer

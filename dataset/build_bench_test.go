@@ -19,7 +19,11 @@ func BenchmarkBuildAndAssemble(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		lines, err := BuildAll(golds, 1)
+		add, wait := BuildStream(1)
+		for _, tg := range golds {
+			add(tg)
+		}
+		lines, err := wait()
 		if err != nil {
 			b.Fatal(err)
 		}

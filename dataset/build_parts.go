@@ -15,75 +15,109 @@ import (
 // when the stored bytes are exactly what encoding them again would give
 // (tests check the two paths agree), and falls back to decoding otherwise.
 
-// messages returns the trace's messages and the record JSON of each. From
-// MessagesJSON, only the messages at answer turns are decoded (their role
-// and tool calls make the record); the others are left zero.
-func (b *Builder) messages(tg TraceGold) ([]trace.Message, [][]byte, error) {
+// conversation is a trace's messages as the records write them.
+type conversation struct {
+	// msgs are the messages; from MessagesJSON, only the role and tool
+	// calls of those at answer turns are decoded (what makes the record),
+	// the rest is left zero.
+	msgs []trace.Message
+	// joined is the JSON of the messages joined by commas, and ends[i] the
+	// end of message i in it: the messages before turn t are joined[:ends[t-1]].
+	joined []byte
+	ends   []int
+}
+
+// upTo returns the JSON of the messages before turn, joined by commas.
+func (c conversation) upTo(turn int) []byte {
+	if turn <= 0 {
+		return nil
+	}
+	return c.joined[:c.ends[turn-1]:c.ends[turn-1]]
+}
+
+// messages returns the trace's conversation. Stored messages are taken as
+// they are when splitStoredMessages accepts them.
+func (b *Builder) messages(tg TraceGold) (conversation, error) {
 	if tg.Trace.Messages == nil && tg.MessagesJSON != nil {
-		if elems, ok := splitStoredMessages(tg.MessagesJSON); ok {
-			msgs := make([]trace.Message, len(elems))
+		if ends, ok := splitStoredMessages(tg.MessagesJSON); ok {
+			c := conversation{msgs: make([]trace.Message, len(ends)), joined: tg.MessagesJSON[1 : len(tg.MessagesJSON)-1], ends: ends}
 			for _, a := range tg.Answers {
-				if a.Turn < 0 || a.Turn >= len(elems) || msgs[a.Turn].Role != "" {
+				if a.Turn < 0 || a.Turn >= len(ends) || c.msgs[a.Turn].Role != "" {
 					continue // out of range: newRecord says so
 				}
-				var m trace.Message
-				if err := json.Unmarshal(elems[a.Turn], &m); err != nil {
-					return nil, nil, fmt.Errorf("messages: %w", err)
+				start := 0
+				if a.Turn > 0 {
+					start = ends[a.Turn-1] + 1 // after the comma
 				}
-				norm, err := normalizeMessages([]trace.Message{m})
+				// Only what a record takes from the message is decoded.
+				var m struct {
+					Role      string       `json:"role"`
+					ToolCalls []trace.Call `json:"tool_calls"`
+				}
+				if err := json.Unmarshal(c.joined[start:ends[a.Turn]], &m); err != nil {
+					return conversation{}, fmt.Errorf("messages: %w", err)
+				}
+				norm, err := normalizeMessages([]trace.Message{{Role: m.Role, ToolCalls: m.ToolCalls}})
 				if err != nil {
-					return nil, nil, err
+					return conversation{}, err
 				}
-				msgs[a.Turn] = norm[0]
+				c.msgs[a.Turn] = norm[0]
 			}
-			return msgs, elems, nil
+			return c, nil
 		}
 	}
 	all := tg.Trace.Messages
 	if all == nil && tg.MessagesJSON != nil {
 		if err := json.Unmarshal(tg.MessagesJSON, &all); err != nil {
-			return nil, nil, fmt.Errorf("messages: %w", err)
+			return conversation{}, fmt.Errorf("messages: %w", err)
 		}
 	}
 	msgs, err := normalizeMessages(all)
 	if err != nil {
-		return nil, nil, err
+		return conversation{}, err
 	}
-	msgJSON := make([][]byte, len(msgs))
+	c := conversation{msgs: msgs, ends: make([]int, len(msgs))}
 	for i := range msgs {
-		if msgJSON[i], err = b.encode(msgs[i]); err != nil {
-			return nil, nil, fmt.Errorf("message %d: %w", i, err)
+		if i > 0 {
+			c.joined = append(c.joined, ',')
 		}
+		m, err := b.encode(msgs[i])
+		if err != nil {
+			return conversation{}, fmt.Errorf("message %d: %w", i, err)
+		}
+		c.joined = append(c.joined, m...)
+		c.ends[i] = len(c.joined)
 	}
-	return msgs, msgJSON, nil
+	return c, nil
 }
 
-// splitStoredMessages cuts a stored messages array into its elements, the
-// bytes of each message. It declines (false) anything but a compact array
-// of objects, and anything holding a \u escape, which may encode
-// differently once decoded: encoding/json writes invalid UTF-8 as \ufffd,
-// and unparseable arguments are kept as json.Marshal quotes them, with <, >
-// and & escaped. Otherwise the stored bytes are encoding/json's encoding
-// of messages with canonical arguments (trace.Encoder wrote them), which is
-// what decoding and encoding again gives.
-func splitStoredMessages(raw []byte) ([][]byte, bool) {
+// splitStoredMessages checks that raw, a stored messages array, can be
+// taken as it is, and returns where each message ends in raw[1:len(raw)-1]
+// (the messages joined by commas). It declines (false) anything but a
+// compact array of objects, and anything holding a \u escape, which may
+// encode differently once decoded: encoding/json writes invalid UTF-8 as
+// \ufffd, and unparseable arguments are kept as json.Marshal quotes them,
+// with <, > and & escaped. Otherwise the stored bytes are encoding/json's
+// encoding of messages with canonical arguments (trace.Encoder wrote
+// them), which is what decoding and encoding again gives.
+func splitStoredMessages(raw []byte) ([]int, bool) {
 	n := len(raw)
 	if n < 2 || raw[0] != '[' || raw[n-1] != ']' || bytes.Contains(raw, []byte(`\u`)) {
 		return nil, false
 	}
-	elems := [][]byte{}
+	ends := []int{}
 	if n == 2 {
-		return elems, true
+		return ends, true
 	}
 	for i := 1; ; {
 		end, ok := objectEnd(raw[:n-1], i)
 		if !ok {
 			return nil, false
 		}
-		elems = append(elems, raw[i:end:end])
+		ends = append(ends, end-1)
 		switch {
 		case end == n-1:
-			return elems, true
+			return ends, true
 		case raw[end] != ',':
 			return nil, false
 		}
@@ -177,15 +211,4 @@ func (b *Builder) metadataJSON(tg TraceGold) ([]byte, error) {
 		meta = map[string]string{}
 	}
 	return b.encode(meta)
-}
-
-// stringJSON returns the JSON string of s: printable ASCII without quotes
-// or backslashes is written as it is, anything else through encoding/json.
-func (b *Builder) stringJSON(s string) ([]byte, error) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return b.encode(s)
-		}
-	}
-	return []byte(`"` + s + `"`), nil
 }

@@ -64,10 +64,10 @@ func TestBuildLinesWritesTheDesignShape(t *testing.T) {
 		`"acceptable":[],"rationale":"User has one open order; status lookup is sufficient.",` +
 		`"observed_calls":[{"tool":"get_order_history","args":{"user_id":"u_9"}}],` +
 		`"provenance":{"status":"adjudicated","reviewers":["alice","bob"],"adjudicator":"carol","guide_version":"g_1a2b3c4d5e6f"}}`
-	if got := string(lines[0].Bytes); got != want {
+	if got := string(lines[0].Bytes()); got != want {
 		t.Errorf("call record:\n got %s\nwant %s", got, want)
 	}
-	noCall := string(lines[1].Bytes)
+	noCall := string(lines[1].Bytes())
 	for _, frag := range []string{`"expected_tool":null,"expected_args":null,"expected_calls":[]`,
 		`"observed_calls":[{"tool":"get_order_status","args":"{order_id: ORD-9182","unparseable":true}]`,
 		`"adjudicator":null`, `"turn":4`} {
@@ -79,7 +79,7 @@ func TestBuildLinesWritesTheDesignShape(t *testing.T) {
 		t.Errorf("tools: %q %q", lines[0].Tool, lines[1].Tool)
 	}
 	for _, l := range lines {
-		if _, err := DecodeRecord(l.Bytes); err != nil {
+		if _, err := DecodeRecord(l.Bytes()); err != nil {
 			t.Errorf("built line does not decode strictly: %v", err)
 		}
 	}
@@ -121,7 +121,7 @@ func TestEncodeRecordIsCanonical(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec Record
-	if err := json.Unmarshal(lines[0].Bytes, &rec); err != nil {
+	if err := json.Unmarshal(lines[0].Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}
 	// The same record with other spellings of the same JSON encodes the same.
@@ -132,12 +132,12 @@ func TestEncodeRecordIsCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(lines[0].Bytes) {
-		t.Errorf("not canonical:\n got %s\nwant %s", got, lines[0].Bytes)
+	if string(got) != string(lines[0].Bytes()) {
+		t.Errorf("not canonical:\n got %s\nwant %s", got, lines[0].Bytes())
 	}
 }
 
-func TestBuildAllMatchesOneBuilder(t *testing.T) {
+func TestBuildStreamMatchesOneBuilder(t *testing.T) {
 	var golds []TraceGold
 	var seq []Line
 	for _, id := range []string{"tr_1", "tr_2", "tr_3", "tr_4", "tr_5"} {
@@ -152,15 +152,8 @@ func TestBuildAllMatchesOneBuilder(t *testing.T) {
 		tg.Trace.Messages, tg.MessagesJSON = nil, raw
 		golds = append(golds, tg)
 	}
-	par, err := BuildAll(golds, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a, _ := Assemble(seq)
-	b, _ := Assemble(par)
-	if a.SHA256 != b.SHA256 || len(b.Lines) != 10 {
-		t.Errorf("parallel build differs: %d lines", len(b.Lines))
-	}
+	var par []Line
 	for _, workers := range []int{0, 1, 3} {
 		add, wait := BuildStream(workers)
 		for _, tg := range golds {
@@ -173,6 +166,7 @@ func TestBuildAllMatchesOneBuilder(t *testing.T) {
 		if c, _ := Assemble(streamed); c.SHA256 != a.SHA256 || len(c.Lines) != 10 {
 			t.Errorf("streamed build with %d workers differs: %d lines", workers, len(c.Lines))
 		}
+		par = streamed
 	}
 	// Of several bad traces, the stream reports the first one added.
 	bad := append([]TraceGold(nil), golds...)
@@ -190,10 +184,6 @@ func TestBuildAllMatchesOneBuilder(t *testing.T) {
 		if _, err := wait(); err == nil || !strings.Contains(err.Error(), `"bad1"`) {
 			t.Fatalf("streamed build error: %v, want the one of trace 1", err)
 		}
-	}
-	golds[3].Answers[0].Decision = "maybe"
-	if _, err := BuildAll(golds, 2); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
-		t.Errorf("error not reported: %v", err)
 	}
 	if _, err := Assemble(append(par, par[0])); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate not rejected: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -37,17 +38,21 @@ func Assemble(lines []Line) (Content, error) {
 			return Content{}, fmt.Errorf("item %s appears twice", l.ID)
 		}
 		if l.Hash == "" {
-			l.Hash = RecordHash(l.Bytes)
+			l.Hash = RecordHash(l.Bytes())
 		}
 		c.Hashes[l.ID] = l.Hash
-		h.Write(l.Bytes)
+		n := 0
+		for _, p := range l.Parts {
+			h.Write(p)
+			n += len(p)
+		}
 		h.Write(newline)
-		if partSize > 0 && partSize+len(l.Bytes) >= contentPartSize {
+		if partSize > 0 && partSize+n >= contentPartSize {
 			c.parts = append(c.parts, i)
 			partSize = 0
 		}
-		partSize += len(l.Bytes) + 1
-		c.Size += len(l.Bytes) + 1
+		partSize += n + 1
+		c.Size += n + 1
 	}
 	if len(lines) > 0 {
 		c.parts = append(c.parts, len(lines))
@@ -63,9 +68,12 @@ func (c Content) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	n := int64(0)
 	for _, l := range c.Lines {
-		k, _ := bw.Write(l.Bytes)
+		for _, p := range l.Parts {
+			k, _ := bw.Write(p)
+			n += int64(k)
+		}
 		bw.WriteByte('\n')
-		n += int64(k) + 1
+		n++
 	}
 	if err := bw.Flush(); err != nil {
 		return 0, err
@@ -88,9 +96,14 @@ func (c Content) NumParts() int { return max(0, len(c.parts)-1) }
 
 // AppendPart appends part i of the JSONL to dst.
 func (c Content) AppendPart(i int, dst []byte) []byte {
-	for _, l := range c.Lines[c.parts[i]:c.parts[i+1]] {
-		dst = append(dst, l.Bytes...)
-		dst = append(dst, '\n')
+	lines := c.Lines[c.parts[i]:c.parts[i+1]]
+	n := 0
+	for j := range lines {
+		n += lines[j].Len() + 1
+	}
+	dst = slices.Grow(dst, n)
+	for j := range lines {
+		dst = append(lines[j].AppendTo(dst), '\n')
 	}
 	return dst
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -94,12 +95,15 @@ type VersionInfo struct {
 	Labels        LabelAgreement
 }
 
+// Timestamp is how a manifest writes a time: RFC 3339, UTC.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
 // NewManifest describes content as version info.Version of info.Name.
 func NewManifest(info VersionInfo, c Content) Manifest {
 	m := Manifest{
 		Name:          info.Name,
 		Version:       info.Version,
-		CreatedAt:     info.CreatedAt.UTC().Format(time.RFC3339),
+		CreatedAt:     Timestamp(info.CreatedAt),
 		CreatedBy:     info.CreatedBy,
 		Message:       info.Message,
 		File:          FileName(info.Name, info.Version),
@@ -179,7 +183,11 @@ func round4p(x *float64) *float64 {
 }
 
 // EncodeManifest writes m indented, keys in fixed order, with a final newline.
+// The record hashes (one per item: most of the file) are written by hand,
+// exactly as encoding/json would write them.
 func EncodeManifest(m Manifest) ([]byte, error) {
+	hashes := m.RecordHashes
+	m.RecordHashes = nil
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -187,7 +195,47 @@ func EncodeManifest(m Manifest) ([]byte, error) {
 	if err := enc.Encode(m); err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
-	return buf.Bytes(), nil
+	const last = "null\n}\n" // RecordHashes is the last field
+	out, ok := bytes.CutSuffix(buf.Bytes(), []byte(last))
+	if !ok {
+		return nil, fmt.Errorf("encode manifest: record_hashes is not last")
+	}
+	if len(hashes) == 0 {
+		return append(out, "{}\n}\n"...), nil
+	}
+	ids := make([]string, 0, len(hashes))
+	for id := range hashes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out = slices.Grow(out, len(ids)*(len(ids[0])+40)+8)
+	out = append(out, '{')
+	for i, id := range ids {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, "\n    "...)
+		out = appendJSONString(out, id)
+		out = append(out, ": "...)
+		out = appendJSONString(out, hashes[id])
+	}
+	return append(out, "\n  }\n}\n"...), nil
+}
+
+// appendJSONString appends s as encoding/json writes it (HTML not escaped).
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.Encode(s) // a string always encodes
+			return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // ParseManifest reads a manifest file's bytes.

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, l := range lines {
-		f.Add(l.Bytes)
+		f.Add(l.Bytes())
 	}
 	f.Add([]byte(`{"id":"it_0123456789abcdef"}`))
 	f.Add([]byte(`null`))
@@ -132,4 +133,36 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("accepted a non-canonical line:\n%s\n%s", line, again)
 		}
 	})
+}
+
+// EncodeManifest writes the record hashes by hand: byte for byte what
+// encoding/json writes for the whole manifest.
+func TestEncodeManifestMatchesEncodingJSON(t *testing.T) {
+	_, m := sampleVersion(t)
+	for _, hashes := range []map[string]string{
+		nil,
+		{},
+		{"it_0000000000000001": "0123456789abcdef"},
+		m.RecordHashes,
+		{"b": "1", "a": "2", "quo\"te": "<&>", "ü": "\u2028", "tab\t": "\\"},
+	} {
+		m.RecordHashes = hashes
+		got, err := EncodeManifest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if hashes == nil {
+			m.RecordHashes = map[string]string{} // written as {} either way
+		}
+		if err := enc.Encode(m); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%d hashes:\n%s\nencoding/json:\n%s", len(hashes), got, want.Bytes())
+		}
+	}
 }

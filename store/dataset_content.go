@@ -23,19 +23,15 @@ type Parts interface {
 	AppendPart(i int, dst []byte) []byte
 }
 
-// contentChunkSize is how much of the JSONL one gzip member of BytesParts
-// holds.
-const contentChunkSize = 4 << 20
+// Compressed is the content of a version as the store keeps it; only
+// CompressContent makes one.
+type Compressed struct{ blob []byte }
 
-// BytesParts is content already in one slice, served in parts of 4 MiB.
-type BytesParts []byte
-
-// NumParts implements Parts.
-func (b BytesParts) NumParts() int { return (len(b) + contentChunkSize - 1) / contentChunkSize }
-
-// AppendPart implements Parts.
-func (b BytesParts) AppendPart(i int, dst []byte) []byte {
-	return append(dst, b[i*contentChunkSize:min((i+1)*contentChunkSize, len(b))]...)
+// CompressContent compresses content for InsertDatasetVersion. It needs no
+// database, so an export runs it alongside other work.
+func CompressContent(content Parts) (Compressed, error) {
+	blob, err := compressContent(content)
+	return Compressed{blob}, err
 }
 
 // compressContent gzips content (BestSpeed), each part as one gzip member,

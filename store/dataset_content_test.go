@@ -30,7 +30,7 @@ func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
 		{"incompressible", noise},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			blob, err := compressContent(BytesParts(tc.content))
+			blob, err := compressContent(bytesParts(tc.content))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	content := bytes.Repeat([]byte(`{"id":"it_0000000000000001","expected_tool":"refund"}`+"\n"), 1000)
 	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
 	err := st.WithTx(ctx, func(tx *Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, v1, []byte(`{}`), BytesParts(content), map[string]string{"it_0000000000000001": "h"})
+		return st.InsertDatasetVersion(ctx, tx, v1, map[string]string{"it_0000000000000001": "h"}, filesOf([]byte(`{}`), compressed(t, []byte(content))))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -117,4 +117,31 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	if err != nil || !bytes.Equal(got, content) {
 		t.Fatalf("content changed: %d bytes, %v", len(got), err)
 	}
+}
+
+// contentChunkSize is how much of the JSONL one part of bytesParts holds.
+const contentChunkSize = 4 << 20
+
+// bytesParts is content in one slice, served in parts of 4 MiB.
+type bytesParts []byte
+
+func (b bytesParts) NumParts() int { return (len(b) + contentChunkSize - 1) / contentChunkSize }
+
+func (b bytesParts) AppendPart(i int, dst []byte) []byte {
+	return append(dst, b[i*contentChunkSize:min((i+1)*contentChunkSize, len(b))]...)
+}
+
+// compressed is content compressed for InsertDatasetVersion.
+func compressed(t *testing.T, content []byte) Compressed {
+	t.Helper()
+	c, err := CompressContent(bytesParts(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// filesOf hands manifest and content to InsertDatasetVersion.
+func filesOf(manifest []byte, content Compressed) VersionFiles {
+	return func() ([]byte, Compressed, error) { return manifest, content, nil }
 }

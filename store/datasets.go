@@ -108,12 +108,18 @@ func (s *Store) DatasetRecordHashes(ctx context.Context, name string, version in
 // datasetItemsPerInsert is how many dataset_items rows one INSERT carries.
 const datasetItemsPerInsert = 500
 
-// InsertDatasetVersion stores a new version with q (a transaction): the row,
-// its manifest and content bytes (stored gzip-compressed; DatasetFiles gives
-// them back exactly), and one dataset_items row per record. The
-// version must be the next one of its dataset (else ErrConflict: another
-// export got there first).
-func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVersion, manifest []byte, content Parts, hashes map[string]string) error {
+// VersionFiles returns the manifest and the compressed content of a
+// version being inserted.
+type VersionFiles func() (manifest []byte, content Compressed, err error)
+
+// InsertDatasetVersion stores a new version with q (a transaction): one
+// dataset_items row per record, then the version row with the manifest and
+// content (CompressContent's; DatasetFiles gives the bytes back exactly)
+// that files returns. files is called once the items are in, so an export
+// can still be making them meanwhile (the items' foreign key on the version
+// row is checked at commit). The version must be the next one of its
+// dataset (else ErrConflict: another export got there first).
+func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVersion, hashes map[string]string, files VersionFiles) error {
 	var latest int
 	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM datasets WHERE name = ?`, v.Name).Scan(&latest); err != nil {
 		return fmt.Errorf("dataset %s: %w", v.Name, err)
@@ -121,18 +127,8 @@ func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVe
 	if v.Version != latest+1 {
 		return fmt.Errorf("%w: dataset %s is at v%d, cannot add v%d (another export ran meanwhile; retry)", ErrConflict, v.Name, latest, v.Version)
 	}
-	var parent any
-	if v.ParentVersion > 0 {
-		parent = v.ParentVersion
-	}
-	blob, err := compressContent(content)
-	if err != nil {
-		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, err)
-	}
-	if _, err := q.ExecContext(ctx, `INSERT INTO datasets(name, version, parent_version, created_at, created_by, message, sha256, count, manifest, content_encoding, content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v.Name, v.Version, parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count,
-		string(manifest), contentGzip, blob); err != nil {
-		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, classify(err))
+	if _, err := q.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil { // until this transaction ends
+		return err
 	}
 	ids := make([]string, 0, len(hashes))
 	for id := range hashes {
@@ -152,6 +148,22 @@ func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVe
 		if _, err := q.ExecContext(ctx, query, args...); err != nil {
 			return fmt.Errorf("dataset %s@v%d items: %w", v.Name, v.Version, classify(err))
 		}
+	}
+	manifest, content, err := files()
+	if err != nil {
+		return err
+	}
+	if content.blob == nil {
+		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", v.Name, v.Version)
+	}
+	var parent any
+	if v.ParentVersion > 0 {
+		parent = v.ParentVersion
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO datasets(name, version, parent_version, created_at, created_by, message, sha256, count, manifest, content_encoding, content)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v.Name, v.Version, parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count,
+		string(manifest), contentGzip, content.blob); err != nil {
+		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, classify(err))
 	}
 	return nil
 }

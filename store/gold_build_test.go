@@ -145,8 +145,8 @@ func TestStoredPartsBuildAsDecoded(t *testing.T) {
 			t.Fatalf("trace %s: %d lines, decoded %d", tg.Trace.ID, len(got), len(want))
 		}
 		for i := range got {
-			if !bytes.Equal(got[i].Bytes, want[i].Bytes) {
-				t.Fatalf("trace %s record %s from stored bytes\n%s\nfrom the decoded trace\n%s", tg.Trace.ID, got[i].ID, got[i].Bytes, want[i].Bytes)
+			if !bytes.Equal(got[i].Bytes(), want[i].Bytes()) {
+				t.Fatalf("trace %s record %s from stored bytes\n%s\nfrom the decoded trace\n%s", tg.Trace.ID, got[i].ID, got[i].Bytes(), want[i].Bytes())
 			}
 			records++
 		}

@@ -433,27 +433,34 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 	return l, err
 }
 
-// LabelsOfItems loads the submitted labels of the given items, grouped per
-// item (in item id order, each item's labels by reviewer), for agreement
-// statistics over a dataset: only Item, Reviewer, Decision and Calls are
-// filled. Items without labels are left out. It reads the labels table in
-// one plain scan, as the lead's status does: ordering by the primary key
-// costs a table lookup per label in the pure-Go SQLite, four times the work.
+// LabelsOfItems loads the submitted labels of the given items (nil: of
+// every item), grouped per item (in item id order, each item's labels by
+// reviewer), for agreement statistics over a dataset: only Item, Reviewer,
+// Decision and Calls are filled. Items without labels are left out. It
+// reads the labels table in one plain scan, as the lead's status does:
+// ordering by the primary key costs a table lookup per label in the
+// pure-Go SQLite, four times the work.
 func (s *Store) LabelsOfItems(ctx context.Context, itemIDs []string) ([][]review.Label, error) {
-	want := make(map[string]bool, len(itemIDs))
-	for _, id := range itemIDs {
-		want[id] = true
+	var want map[string]bool
+	if itemIDs != nil {
+		want = make(map[string]bool, len(itemIDs))
+		for _, id := range itemIDs {
+			want[id] = true
+		}
 	}
 	var g labelGrouper
-	g.expect(len(itemIDs))
+	if want != nil {
+		g.expect(len(itemIDs))
+	} else if err := s.expectLabelItems(ctx, &g); err != nil {
+		return nil, err
+	}
 	var row sql.RawBytes
 	dest := []any{&row} // built once: Scan(&row) would allocate it per row
 	err := s.scanRows(ctx, func(r scanner) error {
 		if err := r.Scan(dest...); err != nil {
 			return err
 		}
-		item, _, _ := bytes.Cut(row, []byte{0x1f})
-		if !want[string(item)] {
+		if item, _, _ := bytes.Cut(row, []byte{0x1f}); want != nil && !want[string(item)] {
 			return nil
 		}
 		return g.addRow(row)

@@ -201,14 +201,9 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 	}
 	run(3, func() error {
 		var g labelGrouper
-		// The largest rowid bounds the number of labels (O(log n) to read):
-		// sizing the per-item lists and the index up front saves growing
-		// them (and rehashing the index) as 100k labels stream in.
-		var maxRowid int
-		if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM labels`).Scan(&maxRowid); err != nil {
+		if err := s.expectLabelItems(ctx, &g); err != nil {
 			return err
 		}
-		g.expect(min(maxRowid, 1<<22) / 2)
 		var row sql.RawBytes
 		dest := []any{&row} // built once: Scan(&row) would allocate it per row
 		err := s.scanRows(ctx, func(r scanner) error {
@@ -344,6 +339,19 @@ func (g *labelGrouper) intern(b []byte) string {
 	s := string(b)
 	g.names[s] = s
 	return s
+}
+
+// expectLabelItems makes room in g for the items of every label. The
+// largest rowid bounds the number of labels (O(log n) to read): sizing the
+// per-item lists and the index up front saves growing them (and rehashing
+// the index) as 100k labels stream in.
+func (s *Store) expectLabelItems(ctx context.Context, g *labelGrouper) error {
+	var maxRowid int
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM labels`).Scan(&maxRowid); err != nil {
+		return err
+	}
+	g.expect(min(maxRowid, 1<<22) / 2) // most items have two labels
+	return nil
 }
 
 // expect makes room for about n items.

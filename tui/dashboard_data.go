@@ -196,7 +196,7 @@ func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]dataset.Scorin
 	out := make([]dataset.ScoringRecord, len(lines))
 	var toolsKey, toolsRaw []byte
 	for i, l := range lines {
-		data := l.Bytes
+		data := l.Bytes()
 		shared := false
 		if toolsKey != nil {
 			if at := bytes.Index(data, toolsKey); at >= 0 {

@@ -29,9 +29,6 @@ type exportOptions struct {
 	force   bool
 	formats []string
 	asJSON  bool
-	// labelAgreement computes the reviewers' agreement on the exported
-	// items for the manifest; nil leaves those statistics null.
-	labelAgreement func(ctx context.Context, st *store.Store, itemIDs []string) (dataset.LabelAgreement, error)
 }
 
 // exportResult is what export reports (--json).
@@ -48,7 +45,7 @@ type exportResult struct {
 }
 
 func newExportCmd(app *App) *cobra.Command {
-	o := exportOptions{labelAgreement: exportAgreement}
+	var o exportOptions
 	cmd := &cobra.Command{
 		Use:   "export NAME | NAME@vN",
 		Short: "Export the current gold items as the next version of dataset NAME (or re-materialise NAME@vN)",
@@ -173,6 +170,13 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
+	// The reviewers' labels (for the manifest's agreement) load while the
+	// gold is read and built; whatever happens, they are done with the
+	// store before export returns.
+	ctx, cancel := context.WithCancel(ctx)
+	labels := goAsync(func() ([][]review.Label, error) { return st.LabelsOfItems(ctx, nil) })
+	defer labels.wait()
+	defer cancel()
 	progress(app, "reading gold items…")
 	// Records are built while the traces are still being read.
 	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0))
@@ -206,62 +210,59 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	}
 	if hasParent {
 		info.Version, info.ParentVersion = latest.Version+1, latest.Version
-		if info.ParentHashes, err = st.DatasetRecordHashes(ctx, name, latest.Version); err != nil {
-			return err
-		}
 	}
-	if o.labelAgreement != nil {
-		ids := make([]string, len(content.Lines))
-		for i, l := range content.Lines {
-			ids[i] = l.ID
-		}
-		if info.Labels, err = o.labelAgreement(ctx, st, ids); err != nil {
-			return fmt.Errorf("export %s: agreement: %w", name, err)
-		}
+	// Once the content is known the rest runs at once: the data files are
+	// written (and fsynced), the content is compressed for the store, the
+	// manifest is made, and the version's items go into the database. The
+	// version row follows when the manifest and the compressed content are
+	// ready, the manifest file when the data files are; the files are
+	// renamed into place only after the transaction committed, and removed
+	// otherwise.
+	staging := goAsync(func() (*stagedFiles, error) {
+		return stageVersionFiles(o.out, name, info.Version, content, nil, o.formats, false)
+	})
+	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
+	type madeManifest struct {
+		m     dataset.Manifest
+		bytes []byte
 	}
-	manifest := dataset.NewManifest(info, content)
-	manifestBytes, err := dataset.EncodeManifest(manifest)
-	if err != nil {
-		return err
-	}
-	// The files are staged (written under temporary names and fsynced)
-	// while the version is inserted; they are renamed into place only when
-	// both succeeded, and removed when either failed.
-	type staging struct {
-		files *stagedFiles
-		err   error
-	}
-	stagedCh := make(chan staging, 1)
-	go func() {
-		f, err := stageVersionFiles(o.out, name, info.Version, content, manifestBytes, o.formats, false)
-		stagedCh <- staging{f, err}
-	}()
-	var staged staging
-	waited := false
-	waitStaged := func() staging {
-		if !waited {
-			staged, waited = <-stagedCh, true
-		}
-		return staged
-	}
-	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: manifest.CreatedAt,
+	manifesting := goAsync(func() (madeManifest, error) {
+		m, b, err := exportManifest(ctx, st, info, content, labels)
+		return madeManifest{m, b}, err
+	})
+	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: dataset.Timestamp(info.CreatedAt),
 		CreatedBy: o.as, Message: o.message, SHA256: content.SHA256, Count: len(content.Lines)}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if err := st.InsertDatasetVersion(ctx, tx, row, manifestBytes, content, content.Hashes); err != nil {
-			return err
-		}
-		return waitStaged().err
+		return st.InsertDatasetVersion(ctx, tx, row, content.Hashes, func() ([]byte, store.Compressed, error) {
+			made, err := manifesting.wait()
+			if err != nil {
+				return nil, store.Compressed{}, err
+			}
+			blob, err := compressing.wait()
+			if err != nil {
+				return nil, store.Compressed{}, err
+			}
+			files, err := staging.wait()
+			if err != nil {
+				return nil, store.Compressed{}, err
+			}
+			manifestPath := filepath.Join(o.out, dataset.ManifestName(name, info.Version))
+			return made.bytes, blob, files.add(manifestPath, writeBytes(made.bytes))
+		})
 	})
-	files := waitStaged().files
+	files, stageErr := staging.wait()
+	manifesting.wait() // it reads the store: done before export returns
 	if err != nil {
 		if files != nil {
 			files.abort()
 		}
-		if staged.err != nil {
-			return staged.err
+		if stageErr != nil {
+			return stageErr
 		}
 		return fmt.Errorf("export %s: %w", name, err)
 	}
+	made, _ := manifesting.wait()
+	manifest := made.m
 	paths, err := files.commit()
 	if err != nil {
 		return fmt.Errorf("export %s: v%d is stored but its files could not be put in place (%w); write them with: goldtrace export %s@v%d --out %s",
@@ -278,6 +279,32 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 		fmt.Fprintf(app.Out, "  %s\n", p)
 	}
 	return nil
+}
+
+// exportManifest makes the manifest of a new version: the changes against
+// the parent version, and the agreement of the exported items' labels.
+func exportManifest(ctx context.Context, st *store.Store, info dataset.VersionInfo, content dataset.Content,
+	labels *async[[][]review.Label]) (dataset.Manifest, []byte, error) {
+	if info.ParentVersion > 0 {
+		var err error
+		if info.ParentHashes, err = st.DatasetRecordHashes(ctx, info.Name, info.ParentVersion); err != nil {
+			return dataset.Manifest{}, nil, err
+		}
+	}
+	all, err := labels.wait()
+	if err != nil {
+		return dataset.Manifest{}, nil, fmt.Errorf("agreement: %w", err)
+	}
+	exported := make([][]review.Label, 0, min(len(all), len(content.Lines)))
+	for _, ls := range all {
+		if _, ok := content.Hashes[ls[0].Item]; ok {
+			exported = append(exported, ls)
+		}
+	}
+	info.Labels = labelAgreement(exported)
+	m := dataset.NewManifest(info, content)
+	b, err := dataset.EncodeManifest(m)
+	return m, b, err
 }
 
 func describeSelection(batches, where []string) string {
@@ -333,11 +360,10 @@ func (b storedJSONL) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// stageVersionFiles writes the canonical JSONL (content), the manifest and
-// any other formats of a version to temporary files in dir (content is
-// written once per file). A new version
-// refuses to replace files already there; a re-materialised one restores
-// them.
+// stageVersionFiles writes the canonical JSONL (content), the manifest (nil:
+// the caller adds it later) and any other formats of a version to temporary
+// files in dir (content is written once per file). A new version refuses to
+// replace files already there; a re-materialised one restores them.
 func stageVersionFiles(dir, name string, version int, content io.WriterTo, manifest []byte, formats []string, replace bool) (*stagedFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", dir, err)
@@ -346,10 +372,7 @@ func stageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 		name  string
 		write func(io.Writer) error
 	}
-	files := []file{
-		{dataset.FileName(name, version), func(w io.Writer) error { _, err := content.WriteTo(w); return err }},
-		{dataset.ManifestName(name, version), func(w io.Writer) error { _, err := w.Write(manifest); return err }},
-	}
+	files := []file{{dataset.FileName(name, version), func(w io.Writer) error { _, err := content.WriteTo(w); return err }}}
 	for _, f := range distinctSorted(formats) {
 		if f == "jsonl" {
 			continue
@@ -369,21 +392,35 @@ func stageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 			return nil
 		}})
 	}
-	staged := &stagedFiles{}
+	// The manifest comes last: once it is in place, so is what it describes.
+	// When the caller adds it later, its name is still checked here.
+	var writeManifest func(io.Writer) error
+	if manifest != nil {
+		writeManifest = writeBytes(manifest)
+	}
+	files = append(files, file{dataset.ManifestName(name, version), writeManifest})
 	for _, f := range files {
 		final := filepath.Join(dir, f.name)
-		if !replace {
-			if _, err := os.Lstat(final); err == nil {
-				staged.abort()
-				return nil, fmt.Errorf("%s already exists, but v%d of %s is new in this database: move it away or choose another --out", final, version, name)
-			}
+		if _, err := os.Lstat(final); err == nil && !replace {
+			return nil, fmt.Errorf("%s already exists, but v%d of %s is new in this database: move it away or choose another --out", final, version, name)
 		}
-		if err := staged.add(final, f.write); err != nil {
+	}
+	staged := &stagedFiles{}
+	for _, f := range files {
+		if f.write == nil {
+			continue
+		}
+		if err := staged.add(filepath.Join(dir, f.name), f.write); err != nil {
 			staged.abort()
 			return nil, err
 		}
 	}
 	return staged, nil
+}
+
+// writeBytes writes b, as stagedFiles.add wants it.
+func writeBytes(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := w.Write(b); return err }
 }
 
 func printJSON(app *App, v any) error {
@@ -400,15 +437,11 @@ func progress(app *App, msg string) {
 	}
 }
 
-// exportAgreement is the manifest's agreement summary of the reviewers'
+// labelAgreement is the manifest's agreement summary of the reviewers'
 // labels on the exported items: the share of items whose labels agree
 // completely, kappa on the first tool (Cohen's for one reviewer pair; Light's,
 // the mean of the pairs' Cohen's kappas, for more) and Krippendorff's alpha.
-func exportAgreement(ctx context.Context, st *store.Store, itemIDs []string) (dataset.LabelAgreement, error) {
-	items, err := st.LabelsOfItems(ctx, itemIDs)
-	if err != nil {
-		return dataset.LabelAgreement{}, err
-	}
+func labelAgreement(items [][]review.Label) dataset.LabelAgreement {
 	var out dataset.LabelAgreement
 	agreed, compared := 0, 0
 	for _, labels := range items {
@@ -438,5 +471,5 @@ func exportAgreement(ctx context.Context, st *store.Store, itemIDs []string) (da
 		out.KappaTool = &k
 	}
 	out.AlphaTool = a.Alpha.Alpha
-	return out, nil
+	return out
 }
