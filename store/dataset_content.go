@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"compress/gzip"
+
 	"fmt"
+	kgzip "github.com/klauspost/compress/gzip"
 	"io"
 	"runtime"
 	"sync"
@@ -53,8 +55,10 @@ func compressContent(content Parts) ([]byte, error) {
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
-			var part []byte                                    // reused: the part's bytes, joined
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a valid level: no error
+			var part []byte // reused: the part's bytes, joined
+			// klauspost's gzip writes standard gzip twice as fast as
+			// compress/gzip at BestSpeed, and smaller.
+			zw, _ := kgzip.NewWriterLevel(&buf, kgzip.BestSpeed) // a valid level: no error
 			for i := range next {
 				part = part[:0]
 				if i < content.NumParts() {
