@@ -36,8 +36,8 @@ func TestAssembleJoinsManyChunksInIDOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum := sha256.Sum256(want.Bytes())
-			if !bytes.Equal(c.Bytes(), want.Bytes()) || c.Size != want.Len() || c.SHA256 != hex.EncodeToString(sum[:]) {
-				t.Fatalf("assembled %d bytes (sha256 %s), want %d bytes in id order", len(c.Bytes()), c.SHA256, want.Len())
+			if !bytes.Equal(c.Bytes(), want.Bytes()) || c.Size != want.Len() || c.SHA256() != hex.EncodeToString(sum[:]) {
+				t.Fatalf("assembled %d bytes (sha256 %s), want %d bytes in id order", len(c.Bytes()), c.SHA256(), want.Len())
 			}
 			// Written, or part by part as the store compresses it: the
 			// same bytes.

@@ -163,7 +163,7 @@ func TestBuildStreamMatchesOneBuilder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, _ := Assemble(streamed); c.SHA256 != a.SHA256 || len(c.Lines) != 10 {
+		if c, _ := Assemble(streamed); c.SHA256() != a.SHA256() || len(c.Lines) != 10 {
 			t.Errorf("streamed build with %d workers differs: %d lines", workers, len(c.Lines))
 		}
 		par = streamed

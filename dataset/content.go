@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -17,20 +18,38 @@ import (
 type Content struct {
 	Lines  []Line // sorted by id
 	Size   int    // bytes of the JSONL file
-	SHA256 string // of the JSONL file
 	Hashes map[string]string
-	parts  []int // Lines[parts[i]:parts[i+1]] is part i
+	parts  []int    // Lines[parts[i]:parts[i+1]] is part i
+	sum    *fileSum // the file's sha256, computed in the background
+}
+
+type fileSum struct {
+	done chan struct{}
+	hex  string
+}
+
+// SHA256 is the hex sha256 of the JSONL file. Assemble starts computing it
+// in the background; SHA256 waits for it.
+func (c Content) SHA256() string {
+	<-c.sum.done
+	return c.sum.hex
+}
+
+// Same reports whether c has exactly the records whose hashes are given,
+// item id → RecordHash, as a version's are: then its JSONL is that
+// version's, byte for byte.
+func (c Content) Same(hashes map[string]string) bool {
+	return maps.Equal(c.Hashes, hashes)
 }
 
 // contentPartSize is about how many bytes of lines one part holds.
 const contentPartSize = 4 << 20
 
 // Assemble sorts lines by id, rejects duplicates, and computes the hashes
-// of a version's JSONL.
+// of a version's JSONL (the file's in the background: see SHA256).
 func Assemble(lines []Line) (Content, error) {
 	sort.Slice(lines, func(i, j int) bool { return lines[i].ID < lines[j].ID })
-	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), parts: []int{0}}
-	h := sha256.New()
+	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), parts: []int{0}, sum: &fileSum{done: make(chan struct{})}}
 	partSize := 0
 	for i := range lines {
 		l := &lines[i]
@@ -41,12 +60,7 @@ func Assemble(lines []Line) (Content, error) {
 			l.Hash = RecordHash(l.Bytes())
 		}
 		c.Hashes[l.ID] = l.Hash
-		n := 0
-		for _, p := range l.Parts {
-			h.Write(p)
-			n += len(p)
-		}
-		h.Write(newline)
+		n := l.Len()
 		if partSize > 0 && partSize+n >= contentPartSize {
 			c.parts = append(c.parts, i)
 			partSize = 0
@@ -57,7 +71,17 @@ func Assemble(lines []Line) (Content, error) {
 	if len(lines) > 0 {
 		c.parts = append(c.parts, len(lines))
 	}
-	c.SHA256 = hex.EncodeToString(h.Sum(nil))
+	go func() {
+		defer close(c.sum.done)
+		h := sha256.New()
+		for i := range lines {
+			for _, p := range lines[i].Parts {
+				h.Write(p)
+			}
+			h.Write(newline)
+		}
+		c.sum.hex = hex.EncodeToString(h.Sum(nil))
+	}()
 	return c, nil
 }
 

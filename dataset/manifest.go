@@ -95,19 +95,16 @@ type VersionInfo struct {
 	Labels        LabelAgreement
 }
 
-// Timestamp is how a manifest writes a time: RFC 3339, UTC.
-func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
 // NewManifest describes content as version info.Version of info.Name.
 func NewManifest(info VersionInfo, c Content) Manifest {
 	m := Manifest{
 		Name:          info.Name,
 		Version:       info.Version,
-		CreatedAt:     Timestamp(info.CreatedAt),
+		CreatedAt:     info.CreatedAt.UTC().Format(time.RFC3339),
 		CreatedBy:     info.CreatedBy,
 		Message:       info.Message,
 		File:          FileName(info.Name, info.Version),
-		SHA256:        c.SHA256,
+		SHA256:        c.SHA256(),
 		Count:         len(c.Lines),
 		ToolCounts:    map[string]int{},
 		GuideVersions: []string{},

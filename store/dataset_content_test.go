@@ -83,7 +83,7 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	content := bytes.Repeat([]byte(`{"id":"it_0000000000000001","expected_tool":"refund"}`+"\n"), 1000)
 	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
 	err := st.WithTx(ctx, func(tx *Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, v1, map[string]string{"it_0000000000000001": "h"}, filesOf([]byte(`{}`), compressed(t, []byte(content))))
+		return st.InsertDatasetVersion(ctx, tx, v1.Name, v1.Version, map[string]string{"it_0000000000000001": "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte(content))))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func compressed(t *testing.T, content []byte) Compressed {
 	return c
 }
 
-// filesOf hands manifest and content to InsertDatasetVersion.
-func filesOf(manifest []byte, content Compressed) VersionFiles {
-	return func() ([]byte, Compressed, error) { return manifest, content, nil }
+// rowOf hands a version row, manifest and content to InsertDatasetVersion.
+func rowOf(v DatasetVersion, manifest []byte, content Compressed) func() (NewVersion, error) {
+	return func() (NewVersion, error) { return NewVersion{v, manifest, content}, nil }
 }

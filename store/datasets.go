@@ -108,18 +108,24 @@ func (s *Store) DatasetRecordHashes(ctx context.Context, name string, version in
 // datasetItemsPerInsert is how many dataset_items rows one INSERT carries.
 const datasetItemsPerInsert = 500
 
-// VersionFiles returns the manifest and the compressed content of a
-// version being inserted.
-type VersionFiles func() (manifest []byte, content Compressed, err error)
+// NewVersion is a version being inserted, besides its items: the row, the
+// manifest, and the content as CompressContent made it.
+type NewVersion struct {
+	Row      DatasetVersion
+	Manifest []byte
+	Content  Compressed
+}
 
-// InsertDatasetVersion stores a new version with q (a transaction): one
-// dataset_items row per record, then the version row with the manifest and
-// content (CompressContent's; DatasetFiles gives the bytes back exactly)
-// that files returns. files is called once the items are in, so an export
-// can still be making them meanwhile (the items' foreign key on the version
-// row is checked at commit). The version must be the next one of its
-// dataset (else ErrConflict: another export got there first).
-func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVersion, hashes map[string]string, files VersionFiles) error {
+// InsertDatasetVersion stores version v of dataset name with q (a
+// transaction): one dataset_items row per record (hashes: item id → record
+// hash), then what rest returns: the version row with its manifest and
+// content (DatasetFiles gives the bytes back exactly). rest is called once
+// the items are in, so an export can still be making it meanwhile (the
+// items' foreign key on the version row is checked at commit). The version
+// must be the next one of its dataset (else ErrConflict: another export got
+// there first).
+func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, name string, version int, hashes map[string]string, rest func() (NewVersion, error)) error {
+	v := DatasetVersion{Name: name, Version: version}
 	var latest int
 	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM datasets WHERE name = ?`, v.Name).Scan(&latest); err != nil {
 		return fmt.Errorf("dataset %s: %w", v.Name, err)
@@ -149,20 +155,24 @@ func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, v DatasetVe
 			return fmt.Errorf("dataset %s@v%d items: %w", v.Name, v.Version, classify(err))
 		}
 	}
-	manifest, content, err := files()
+	nv, err := rest()
 	if err != nil {
 		return err
 	}
-	if content.blob == nil {
-		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", v.Name, v.Version)
+	if nv.Row.Name != name || nv.Row.Version != version {
+		return fmt.Errorf("dataset %s@v%d: the row is %s@v%d", name, version, nv.Row.Name, nv.Row.Version)
 	}
+	if nv.Content.blob == nil {
+		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", name, version)
+	}
+	v = nv.Row
 	var parent any
 	if v.ParentVersion > 0 {
 		parent = v.ParentVersion
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO datasets(name, version, parent_version, created_at, created_by, message, sha256, count, manifest, content_encoding, content)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v.Name, v.Version, parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count,
-		string(manifest), contentGzip, content.blob); err != nil {
+		string(nv.Manifest), contentGzip, nv.Content.blob); err != nil {
 		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, classify(err))
 	}
 	return nil

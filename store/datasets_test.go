@@ -11,7 +11,7 @@ func insertVersion(t *testing.T, st *Store, v DatasetVersion, hashes map[string]
 	t.Helper()
 	ctx := context.Background()
 	return st.WithTx(ctx, func(tx *Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, v, hashes, filesOf([]byte(`{"name":"`+v.Name+`"}`), compressed(t, []byte("content "+v.SHA256+"\n"))))
+		return st.InsertDatasetVersion(ctx, tx, v.Name, v.Version, hashes, rowOf(v, []byte(`{"name":"`+v.Name+`"}`), compressed(t, []byte("content "+v.SHA256+"\n"))))
 	})
 }
 

@@ -170,12 +170,19 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	// The reviewers' labels (for the manifest's agreement) load while the
-	// gold is read and built; whatever happens, they are done with the
-	// store before export returns.
+	// The reviewers' labels (for the manifest's agreement) and the record
+	// hashes of the last version load while the gold is read and built;
+	// whatever happens, they are done with the store before export returns.
 	ctx, cancel := context.WithCancel(ctx)
 	labels := goAsync(func() ([][]review.Label, error) { return st.LabelsOfItems(ctx, nil) })
 	defer labels.wait()
+	parentHashes := goAsync(func() (map[string]string, error) {
+		if !hasParent {
+			return nil, nil
+		}
+		return st.DatasetRecordHashes(ctx, name, latest.Version)
+	})
+	defer parentHashes.wait()
 	defer cancel()
 	progress(app, "reading gold items…")
 	// Records are built while the traces are still being read.
@@ -195,7 +202,13 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
-	if hasParent && content.SHA256 == latest.SHA256 && !o.force {
+	parent, err := parentHashes.wait()
+	if err != nil {
+		return fmt.Errorf("export %s: %w", name, err)
+	}
+	// The same records as the last version: the same bytes (whose hash is
+	// still being computed).
+	if hasParent && content.Same(parent) && !o.force {
 		res := exportResult{Name: name, Version: latest.Version, Unchanged: true, Count: latest.Count, SHA256: latest.SHA256, Files: []string{}}
 		if o.asJSON {
 			return printJSON(app, res)
@@ -209,7 +222,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 		Selection: dataset.Selection{Batches: filter.Batches, Where: whereList},
 	}
 	if hasParent {
-		info.Version, info.ParentVersion = latest.Version+1, latest.Version
+		info.Version, info.ParentVersion, info.ParentHashes = latest.Version+1, latest.Version, parent
 	}
 	// Once the content is known the rest runs at once: the data files are
 	// written (and fsynced), the content is compressed for the store, the
@@ -227,27 +240,29 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 		bytes []byte
 	}
 	manifesting := goAsync(func() (madeManifest, error) {
-		m, b, err := exportManifest(ctx, st, info, content, labels)
+		m, b, err := exportManifest(info, content, labels)
 		return madeManifest{m, b}, err
 	})
-	row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: dataset.Timestamp(info.CreatedAt),
-		CreatedBy: o.as, Message: o.message, SHA256: content.SHA256, Count: len(content.Lines)}
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, row, content.Hashes, func() ([]byte, store.Compressed, error) {
+		return st.InsertDatasetVersion(ctx, tx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
 			made, err := manifesting.wait()
 			if err != nil {
-				return nil, store.Compressed{}, err
+				return store.NewVersion{}, err
 			}
 			blob, err := compressing.wait()
 			if err != nil {
-				return nil, store.Compressed{}, err
+				return store.NewVersion{}, err
 			}
 			files, err := staging.wait()
 			if err != nil {
-				return nil, store.Compressed{}, err
+				return store.NewVersion{}, err
 			}
-			manifestPath := filepath.Join(o.out, dataset.ManifestName(name, info.Version))
-			return made.bytes, blob, files.add(manifestPath, writeBytes(made.bytes))
+			if err := files.add(filepath.Join(o.out, dataset.ManifestName(name, info.Version)), writeBytes(made.bytes)); err != nil {
+				return store.NewVersion{}, err
+			}
+			row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
+				CreatedBy: o.as, Message: o.message, SHA256: made.m.SHA256, Count: made.m.Count}
+			return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
 		})
 	})
 	files, stageErr := staging.wait()
@@ -268,29 +283,22 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 		return fmt.Errorf("export %s: v%d is stored but its files could not be put in place (%w); write them with: goldtrace export %s@v%d --out %s",
 			name, info.Version, err, name, info.Version, o.out)
 	}
-	res := exportResult{Name: name, Version: info.Version, Count: len(content.Lines), SHA256: content.SHA256,
+	res := exportResult{Name: name, Version: info.Version, Count: len(content.Lines), SHA256: content.SHA256(),
 		Added: len(manifest.Changes.Added), Removed: len(manifest.Changes.Removed), Changed: len(manifest.Changes.Changed), Files: paths}
 	if o.asJSON {
 		return printJSON(app, res)
 	}
 	fmt.Fprintf(app.Out, "exported %s v%d: %d items (%d added, %d removed, %d changed), sha256 %s\n",
-		name, info.Version, res.Count, res.Added, res.Removed, res.Changed, content.SHA256[:12])
+		name, info.Version, res.Count, res.Added, res.Removed, res.Changed, res.SHA256[:12])
 	for _, p := range paths {
 		fmt.Fprintf(app.Out, "  %s\n", p)
 	}
 	return nil
 }
 
-// exportManifest makes the manifest of a new version: the changes against
-// the parent version, and the agreement of the exported items' labels.
-func exportManifest(ctx context.Context, st *store.Store, info dataset.VersionInfo, content dataset.Content,
-	labels *async[[][]review.Label]) (dataset.Manifest, []byte, error) {
-	if info.ParentVersion > 0 {
-		var err error
-		if info.ParentHashes, err = st.DatasetRecordHashes(ctx, info.Name, info.ParentVersion); err != nil {
-			return dataset.Manifest{}, nil, err
-		}
-	}
+// exportManifest makes the manifest of a new version (info has the parent
+// version's record hashes), with the agreement of the exported items' labels.
+func exportManifest(info dataset.VersionInfo, content dataset.Content, labels *async[[][]review.Label]) (dataset.Manifest, []byte, error) {
 	all, err := labels.wait()
 	if err != nil {
 		return dataset.Manifest{}, nil, fmt.Errorf("agreement: %w", err)
