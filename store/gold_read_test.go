@@ -131,3 +131,29 @@ func TestGoldTracesReportsBadGoldJSON(t *testing.T) {
 		t.Fatalf("got %v, want an error naming the item", err)
 	}
 }
+
+// Gold rows travel as one length-prefixed text: any text in any field comes
+// back exactly.
+func TestGoldTracesKeepsOddTextExactly(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	id := "tr:12:é\x1f"
+	item := trace.ItemID(id, 1)
+	rationale := "3:abc\x1f: 12:x\nnew line, ümlaut, \"quotes\" and \\ backslash:"
+	insertGoldFixture(t, st, []trace.Trace{metaTrace(id, "x")}, []goldRow{{item, "adjudicated", "call", `[{"tool":"get_order_status","args":{"order_id":"A:1"}}]`}})
+	if _, err := st.w.ExecContext(ctx, `UPDATE gold SET rationale = ? WHERE item_id = ?`, rationale, item); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.GoldTraces(ctx, GoldFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Trace.ID != id || len(got[0].Answers) != 1 {
+		t.Fatalf("got %+v", got)
+	}
+	a := got[0].Answers[0]
+	if a.ItemID != item || a.Turn != 1 || a.Rationale != rationale || a.Adjudicator != "carol" || a.Status != "adjudicated" ||
+		a.GuideVersion != "g_000000000001" || string(a.Calls[0].Args) != `{"order_id":"A:1"}` || strings.Join(a.Reviewers, ",") != "alice,bob" {
+		t.Errorf("answer %+v", a)
+	}
+}
