@@ -360,6 +360,23 @@ func TestExportLeavesNothingWhenTheStoreRefuses(t *testing.T) {
 	if stdout, _, _ := expRun(t, db, "datasets"); !strings.Contains(stdout, "no datasets yet") {
 		t.Errorf("half a version stored: %s", stdout)
 	}
+	// Refused at the version row, after the items went in: all rolled back.
+	if err := expExec(t, db, `DROP TRIGGER refuse`); err != nil {
+		t.Fatal(err)
+	}
+	if err := expExec(t, db, `CREATE TRIGGER refuse BEFORE INSERT ON datasets BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", out); code != 2 || !strings.Contains(stderr, "disk full") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("left %s behind", entries[0].Name())
+	}
+	// (A statement that fails if any item row was kept.)
+	if err := expExec(t, db, `INSERT INTO users(name, role, created_at) SELECT 'x', 'nope', '' FROM dataset_items LIMIT 1`); err != nil {
+		t.Errorf("rolled back export kept its items: %v", err)
+	}
 	// A file already in the way of a new version: refused before the store.
 	if err := expExec(t, db, `DROP TRIGGER refuse`); err != nil {
 		t.Fatal(err)
