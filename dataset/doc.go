@@ -20,6 +20,13 @@
 //     "agreement" counts agreed/adjudicated from the gold statuses; the
 //     reviewers' percent agreement and kappa are handed in by the caller (null
 //     when not computed).
+//   - A version is built from what the store holds without decoding it where
+//     the stored bytes already are the record's (Builder; tests check the
+//     two ways agree), and never joined in memory: records keep the shared
+//     conversation and tools as parts (Line.Parts), and the file is written
+//     and compressed from them. goldtrace export writes the data files
+//     first and the manifest last, and puts them in place only once the
+//     version is stored.
 //   - Verify is strict: unknown fields, missing fields, and any byte that
 //     differs from the canonical encoding of the record the line holds are
 //     errors. A dataset file is an artifact goldtrace wrote and hashed;
