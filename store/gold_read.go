@@ -60,52 +60,45 @@ func (f GoldFilter) goldWhere() (string, []any) {
 // trace loaded once, in trace id order. Messages and metadata are handed
 // over as their stored JSON (TraceGold.MessagesJSON and MetadataJSON) for
 // the builders to decode, and the tools with their stored hashes as
-// ToolsKey. Three
-// queries in all, whatever the number of items: gold rows, the traces they
-// belong to, and tools.
+// ToolsKey. Three queries in all, whatever the number of items: gold rows,
+// the traces they belong to, and tools.
 func (s *Store) GoldTraces(ctx context.Context, f GoldFilter) ([]dataset.TraceGold, error) {
 	var out []dataset.TraceGold
 	err := s.GoldTracesEach(ctx, f, func(tg dataset.TraceGold) { out = append(out, tg) })
+	slices.SortFunc(out, func(a, b dataset.TraceGold) int { return strings.Compare(a.Trace.ID, b.Trace.ID) })
 	return out, err
 }
 
 // GoldTracesEach is GoldTraces handing each trace, complete, to ready as
-// soon as it is loaded, in trace id order, so the caller can work on it
-// while the rest loads (and nothing keeps the traces it is done with).
+// soon as it is loaded (in no particular order), so the caller can work on
+// it while the rest loads (and nothing keeps the traces it is done with).
 // ready must not modify it.
 //
-// The gold rows and the traces are read at once on two connections, both
-// in trace id order, and joined as they arrive.
+// The gold table drives both reads: first its rows (each item looked up by
+// its key), then the traces they name, looked up by key. Walking the items
+// or traces instead would cost a step per stored item however few are gold.
 func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dataset.TraceGold)) error {
 	where, args := f.goldWhere()
 	toolDefs, err := s.toolsByHash(ctx)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	groups := make(chan dataset.TraceGold, 256)
-	var goldErr error
-	go func() {
-		defer close(groups)
-		goldErr = s.readGoldAnswers(ctx, f, where, args, groups)
-	}()
-	err = s.joinGoldTraces(ctx, groups, toolDefs, where, args, ready)
-	cancel()
-	for range groups { // let the reader finish
-	}
-	if err != nil {
+	groups, err := s.readGoldAnswers(ctx, f, where, args)
+	if err != nil || len(groups) == 0 {
 		return err
 	}
-	return goldErr
+	return s.readGoldTraces(ctx, groups, toolDefs, ready)
 }
 
-// readGoldAnswers sends the gold answers selected by f, grouped by trace
-// (Trace.ID set, nothing else of it), in trace id order.
-func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string, args []any, groups chan<- dataset.TraceGold) error {
+// readGoldAnswers reads the gold answers selected by f, grouped by trace
+// (Trace.ID set, nothing else of it), each group's answers in turn order.
+func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string, args []any) (map[string]*dataset.TraceGold, error) {
+	// CROSS JOIN keeps gold the outer loop: SQLite would otherwise walk
+	// every item and probe gold for each.
 	rows, err := s.r.QueryContext(ctx, `SELECT `+goldRowSQL+`
-		FROM gold g JOIN items i ON i.id = g.item_id`+where+` ORDER BY i.trace_id, i.turn`, args...)
+		FROM gold g CROSS JOIN items i ON i.id = g.item_id`+where, args...)
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
+		return nil, fmt.Errorf("read gold: %w", err)
 	}
 	defer rows.Close()
 	tools := map[string]bool{}
@@ -115,33 +108,32 @@ func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string,
 	dec := goldDecoder{names: map[string]string{}, lists: map[string][]string{}}
 	var row sql.RawBytes
 	dest := []any{&row} // built once: Scan(&row) would allocate it per row
-	var group dataset.TraceGold
+	groups := map[string]*dataset.TraceGold{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("read gold: %w", err)
+			return nil, fmt.Errorf("read gold: %w", err)
 		}
 		traceID, a, err := dec.answer(row)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(tools) > 0 && !tools[firstExpectedTool(a.Calls)] {
 			continue
 		}
-		if group.Trace.ID != string(traceID) {
-			if group.Trace.ID != "" {
-				groups <- group
-			}
-			group = dataset.TraceGold{Trace: trace.Trace{ID: string(traceID)}}
+		g, ok := groups[string(traceID)]
+		if !ok {
+			g = &dataset.TraceGold{Trace: trace.Trace{ID: string(traceID)}}
+			groups[g.Trace.ID] = g
 		}
-		group.Answers = append(group.Answers, a)
+		g.Answers = append(g.Answers, a)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read gold: %w", err)
+		return nil, fmt.Errorf("read gold: %w", err)
 	}
-	if group.Trace.ID != "" {
-		groups <- group
+	for _, g := range groups {
+		slices.SortFunc(g.Answers, func(a, b dataset.Answer) int { return a.Turn - b.Turn })
 	}
-	return nil
+	return groups, nil
 }
 
 // goldRowSQL selects a gold answer as one text: each field as its length in
@@ -222,34 +214,35 @@ func firstExpectedTool(calls []score.ExpectedCall) string {
 	return calls[0].Tool
 }
 
-// joinGoldTraces walks the traces of the gold rows (one ordered query)
-// alongside the answer groups (same order), completes each group with its
-// trace's metadata, messages and tools and hands it to ready. It stops
-// early when the groups end.
-func (s *Store) joinGoldTraces(ctx context.Context, groups <-chan dataset.TraceGold, toolDefs map[string]trace.Tool, where string, args []any,
+// readGoldTraces completes each group with its trace's metadata, messages
+// and tools and hands it to ready, reading the traces by key in id order
+// (the ids go in as one JSON array).
+func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.TraceGold, toolDefs map[string]trace.Tool,
 	ready func(dataset.TraceGold)) error {
+	ids := slices.Sorted(maps.Keys(groups))
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metadata, t.messages,
 		(SELECT group_concat(tt.tool_hash, ',' ORDER BY tt.position) FROM trace_tools tt WHERE tt.trace_id = t.id)
-		FROM traces t WHERE t.id IN (SELECT i.trace_id FROM gold g JOIN items i ON i.id = g.item_id`+where+`)
-		ORDER BY t.id`, args...)
+		FROM json_each(?) j CROSS JOIN traces t ON t.id = j.value`, string(list))
 	if err != nil {
 		return fmt.Errorf("read gold traces: %w", err)
 	}
 	defer rows.Close()
-	cur, more := <-groups
-	for more && rows.Next() {
+	for rows.Next() {
 		var id string
 		var meta, msgs []byte // scanned as bytes: one copy, handed over as they are
 		var hashes *string
 		if err := rows.Scan(&id, &meta, &msgs, &hashes); err != nil {
 			return fmt.Errorf("read gold traces: %w", err)
 		}
-		if cur.Trace.ID < id {
-			return missingGoldTrace(cur)
+		cur, ok := groups[id]
+		if !ok {
+			continue // already handed over (json_each gave the id twice)
 		}
-		if cur.Trace.ID != id {
-			continue // a trace whose gold items the tool filter dropped
-		}
+		delete(groups, id)
 		t := &cur.Trace
 		// Decoded (when at all) by the builders, in parallel.
 		cur.MessagesJSON, cur.MetadataJSON = msgs, meta
@@ -264,14 +257,15 @@ func (s *Store) joinGoldTraces(ctx context.Context, groups <-chan dataset.TraceG
 				t.Tools = append(t.Tools, tool)
 			}
 		}
-		ready(cur)
-		cur, more = <-groups
+		ready(*cur)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read gold traces: %w", err)
 	}
-	if more {
-		return missingGoldTrace(cur)
+	for _, id := range ids {
+		if g, ok := groups[id]; ok {
+			return missingGoldTrace(*g)
+		}
 	}
 	return nil
 }
