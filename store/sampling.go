@@ -10,36 +10,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Stratum names for items with no value for the stratifying key.
-const (
-	// NoMetaValue is the stratum of items whose trace lacks the metadata key.
-	NoMetaValue = "(unset)"
+	"github.com/goldtrace/goldtrace/sampling"
 )
-
-// Turn selections for CandidateFilter.Turns.
-const (
-	TurnsAll     = "all"
-	TurnsCalls   = "calls"
-	TurnsNoCalls = "no-calls"
-)
-
-// Condition is one KEY=VALUE filter: Key is "tool" (the first observed
-// tool, "(none)" for no call) or "meta.NAME".
-type Condition struct {
-	Key   string
-	Value string
-}
 
 // CandidateFilter says which stored items sampling may draw and how they are
 // grouped.
 type CandidateFilter struct {
-	Where          []Condition // all must hold
-	Since, Until   time.Time   // trace timestamp in [Since, Until); zero = open
-	Turns          string      // TurnsAll (or ""), TurnsCalls, TurnsNoCalls
-	ExcludeSampled bool        // only items in no batch yet
-	By             string      // "", "tool" or "meta.NAME": the Stratum of each candidate
+	Where          []sampling.Condition // all must hold
+	Since, Until   time.Time            // trace timestamp in [Since, Until); zero = open
+	Turns          string               // sampling.TurnsAll (or ""), sampling.TurnsCalls, sampling.TurnsNoCalls
+	ExcludeSampled bool                 // only items in no batch yet
+	By             string               // "", "tool" or "meta.NAME": the Stratum of each candidate
 }
 
 // Candidate is one item sampling may draw: what it needs, not the trace.
@@ -159,7 +141,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 		if err := ValidKey(f.By); err != nil {
 			return "", nil, err
 		}
-		stratum = `COALESCE(m.value, '` + NoMetaValue + `')`
+		stratum = `COALESCE(m.value, '` + sampling.NoMetaValue + `')`
 		join = ` LEFT JOIN trace_meta m ON m.trace_id = i.trace_id AND m.key = ?`
 		args = append(args, strings.TrimPrefix(f.By, "meta."))
 	}
@@ -190,13 +172,13 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 		args = append(args, f.Until.Unix())
 	}
 	switch f.Turns {
-	case "", TurnsAll:
-	case TurnsCalls:
+	case "", sampling.TurnsAll:
+	case sampling.TurnsCalls:
 		where = append(where, `i.n_calls > 0`)
-	case TurnsNoCalls:
+	case sampling.TurnsNoCalls:
 		where = append(where, `i.n_calls = 0`)
 	default:
-		return "", nil, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, TurnsCalls, TurnsNoCalls, TurnsAll)
+		return "", nil, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, sampling.TurnsCalls, sampling.TurnsNoCalls, sampling.TurnsAll)
 	}
 	if f.ExcludeSampled {
 		// Every item in a batch has left status 'new' for good.

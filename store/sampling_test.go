@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/goldtrace/goldtrace/sampling"
 	"strings"
 	"testing"
 	"time"
@@ -84,11 +85,11 @@ func TestScanCandidatesOrderAndFilters(t *testing.T) {
 		{CandidateFilter{}, "tr_z: tr_b: tr_c: tr_a: tr_0:"},
 		{CandidateFilter{By: "tool"}, "tr_z:(none) tr_b:(none) tr_c:refund tr_a:lookup tr_0:refund"},
 		{CandidateFilter{By: "meta.cohort"}, "tr_z:billing tr_b:shipping tr_c:billing tr_a:billing tr_0:(unset)"},
-		{CandidateFilter{Where: []Condition{{"meta.cohort", "billing"}, {"tool", "refund"}}}, "tr_c:"},
-		{CandidateFilter{Turns: TurnsNoCalls}, "tr_z: tr_b:"},
-		{CandidateFilter{Turns: TurnsCalls}, "tr_c: tr_a: tr_0:"},
+		{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "billing"}, {Key: "tool", Value: "refund"}}}, "tr_c:"},
+		{CandidateFilter{Turns: sampling.TurnsNoCalls}, "tr_z: tr_b:"},
+		{CandidateFilter{Turns: sampling.TurnsCalls}, "tr_c: tr_a: tr_0:"},
 		{CandidateFilter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)}, "tr_b: tr_c:"},
-		{CandidateFilter{Where: []Condition{{"meta.cohort", "nope"}}}, ""},
+		{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "nope"}}}, ""},
 	}
 	for _, tc := range tests {
 		if got := strings.Join(smpScan(t, st, tc.f), " "); got != tc.want {

@@ -303,11 +303,8 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (sampl
 		}
 		s.Exclude(hashes)
 	}
-	f := store.CandidateFilter{Since: q.filter.Since, Until: q.filter.Until, Turns: q.filter.Turns,
+	f := store.CandidateFilter{Where: q.filter.Where, Since: q.filter.Since, Until: q.filter.Until, Turns: q.filter.Turns,
 		ExcludeSampled: q.opts.ExcludeSampled, By: q.opts.By}
-	for _, c := range q.filter.Where {
-		f.Where = append(f.Where, store.Condition(c))
-	}
 	scanned := 0
 	err = st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
 		s.OfferRow(row, hash, stratum)
