@@ -7,40 +7,39 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
 func newUsersCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "users",
-		Short: "Manage who may label (reviewer) and adjudicate (lead)",
+		Short: "Manage who may label (reviewer), adjudicate (lead) or read datasets (ci)",
 	}
 	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app))
 	return cmd
 }
 
 func newUsersAddCmd(app *App) *cobra.Command {
-	var role string
+	var role, as string
 	cmd := &cobra.Command{
 		Use:   "add NAME",
-		Short: "Add a user, or change a user's role",
+		Short: "Add a user, or change a user's role (a lead, --as LEAD; the first lead needs no identity)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if role != store.RoleReviewer && role != store.RoleLead {
-				return fmt.Errorf("--role must be %s or %s, not %q", store.RoleReviewer, store.RoleLead, role)
-			}
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.AddUser(cmd.Context(), args[0], role); err != nil {
-				return fmt.Errorf("add user: %w", err)
+			if err := be.AddUser(cmd.Context(), who, args[0], gapp.Role(role)); err != nil {
+				return fmt.Errorf("users add: %w", err)
 			}
 			fmt.Fprintf(app.Out, "user %s is a %s\n", args[0], role)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer or lead")
+	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer, lead or ci")
+	cmd.Flags().StringVar(&as, "as", "", "the lead adding the user (not needed while the project has no lead)")
 	return cmd
 }
 
@@ -51,11 +50,11 @@ func newUsersListCmd(app *App) *cobra.Command {
 		Short: "List users and their roles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			users, err := st.Users(cmd.Context())
+			users, err := be.Users(cmd.Context(), who)
 			if err != nil {
 				return fmt.Errorf("list users: %w", err)
 			}
