@@ -405,14 +405,12 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 		if status == review.GoldAdjudicated {
 			return fmt.Errorf("item %s is already adjudicated and cannot be reopened: %w", itemID, ErrConflict)
 		}
-		// Once no assignment is open the labels have been compared: a
-		// reviewer taking theirs back now could turn a disagreement they
-		// learned of into agreement. Only the lead's send-back reopens it.
-		var open int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM assignments WHERE item_id = ? AND status IN ('pending', 'draft')`, itemID).Scan(&open); err != nil {
-			return err
-		}
-		if open == 0 {
+		// Once every assigned reviewer has submitted, the labels have been
+		// compared (agreed, or disputed: a dispute, or an agreement held for
+		// review). A reviewer taking theirs back now could turn a
+		// disagreement they learned of into agreement ("peek, reopen,
+		// match"): only the lead's send-back reopens it.
+		if status == "agreed" || status == "disputed" {
 			return fmt.Errorf("item %s has been compared (every assigned reviewer has submitted) and cannot be reopened; a lead can send it back: %w", itemID, ErrConflict)
 		}
 		var exported int
