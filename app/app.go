@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -34,7 +35,16 @@ func (a *App) LocalActor(ctx context.Context, name string) (Actor, error) {
 	}
 	u, err := a.st.User(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return Actor{}, fmt.Errorf("--as %s: no such user (add one with `goldtrace users add %s --role reviewer|lead`)", name, name)
+		users, _ := a.st.Users(ctx)
+		known := "there are no users yet"
+		if len(users) > 0 {
+			names := make([]string, len(users))
+			for i, u := range users {
+				names[i] = u.Name
+			}
+			known = "users are " + strings.Join(names, ", ")
+		}
+		return Actor{}, fmt.Errorf("no user %q (%s): add one with `goldtrace users add %s --role reviewer`", name, known, name)
 	} else if err != nil {
 		return Actor{}, fmt.Errorf("--as %s: %w", name, err)
 	}

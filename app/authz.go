@@ -166,9 +166,17 @@ func (e *DeniedError) Error() string {
 		does = e.Action.String()
 	}
 	if e.Actor.Anonymous() {
-		return fmt.Sprintf("only a %s may %s: say who you are with --as NAME", may, does)
+		flag := "--as NAME"
+		if may == "lead" {
+			flag = "--as LEAD"
+		}
+		return fmt.Sprintf("only a %s may %s: %s is required", may, does, flag)
 	}
-	return fmt.Sprintf("%s is a %s; only a %s may %s", e.Actor, e.Actor.Role, may, does)
+	who := e.Actor.Name
+	if e.Actor.Source == SourceSSH {
+		who = e.Actor.String()
+	}
+	return fmt.Sprintf("%s is a %s; only a %s may %s", who, e.Actor.Role, may, does)
 }
 
 func (e *DeniedError) Unwrap() error { return ErrForbidden }

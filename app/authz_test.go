@@ -90,8 +90,8 @@ func TestDeniedErrorSaysWhoMay(t *testing.T) {
 		act   Action
 		want  string
 	}{
-		{Actor{Name: "dave", Role: RoleReviewer, Source: SourceLocal}, ActExport, "dave (local --as) is a reviewer; only a lead may export a dataset version"},
-		{Actor{Source: SourceLocal}, ActGuideSet, "only a lead may set the guide: say who you are with --as NAME"},
+		{Actor{Name: "dave", Role: RoleReviewer, Source: SourceLocal}, ActExport, "dave is a reviewer; only a lead may export a dataset version"},
+		{Actor{Source: SourceLocal}, ActGuideSet, "only a lead may set the guide: --as LEAD is required"},
 		{Actor{Name: "ci-bot", Role: RoleCI, Source: SourceSSH, KeyFingerprint: "SHA256:x"}, ActQueueRead, "ci-bot (ssh key SHA256:x) is a ci; only a reviewer or lead may open a label queue"},
 	} {
 		if got := Authorize(c.actor, c.act).Error(); got != c.want {
