@@ -558,7 +558,7 @@ func TestGuideSectionStartsAtTheTop(t *testing.T) {
 
 func TestHintLineForTheDemo(t *testing.T) {
 	f := newLabelFixture(t, 1, "alice")
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return t0 }}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, f.st, "alice"), Now: func() time.Time { return t0 }}
 	hint := "demo: you are alice; `goldtrace label --as bob --db /tmp/x.db` to be the second reviewer"
 	r := NewLabelRoot(c, LabelOptions{Reviewer: "alice", Hint: hint}, true)
 	r.Page(PageLabel).(*LabelPage).after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
