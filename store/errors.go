@@ -44,7 +44,7 @@ type DBError struct {
 func (e *DBError) Error() string {
 	switch e.Kind {
 	case ErrBusy:
-		return fmt.Sprintf("database %s is busy: another goldtrace held the write lock for over %s; nothing was lost, try again", e.Path, busyTimeout)
+		return fmt.Sprintf("database %s is busy: another process held the write lock too long; nothing was written, try again", e.Path)
 	case ErrReadOnly:
 		why := "it is read-only"
 		if e.Err != nil && !isSQLite(e.Err) {

@@ -234,7 +234,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 	defer os.Remove(tmpName)
 	// VACUUM INTO needs a connection that is not query_only; a read-only
 	// file is copied through a read-only one.
-	src := dsn(s.path, true)
+	src := dsn(s.path, true, s.busy)
 	if s.readOnly {
 		src = "file:" + s.path + "?mode=ro"
 	}
