@@ -86,6 +86,11 @@ func (s *Scorer) Item(c *Case, p Prediction) ItemResult {
 	s.c = c
 	s.f.reset()
 	r := ItemResult{ID: c.ID, Missing: p.Missing, EmittedCalls: len(p.Calls)}
+	if len(c.Tools) > 0 {
+		// Without a catalogue no call can be judged hallucinated: those calls
+		// stay out of hallucinated_tool_rate.
+		r.CatalogCalls = len(p.Calls)
+	}
 	s.preparePredictions(p.Calls, &r)
 	m := len(s.calls)
 
@@ -139,7 +144,7 @@ func (s *Scorer) preparePredictions(calls []trace.Call, r *ItemResult) {
 				break
 			}
 		}
-		if tool < 0 {
+		if tool < 0 && len(s.c.Tools) > 0 {
 			r.Hallucinated++
 		}
 		s.calls = append(s.calls, *call)
