@@ -247,8 +247,12 @@ func (s *Scorer) schemaProperty(tool int, key []byte) int32 {
 	return s.f.member(props, key)
 }
 
-// schemaDefault returns the node of the schema default of argument key, or -1.
+// schemaDefault returns the node of the schema default of argument key, or
+// -1 (always -1 when the profile has no schema-default rule).
 func (s *Scorer) schemaDefault(tool int, key []byte) int32 {
+	if !s.profile.schemaDefaults {
+		return -1
+	}
 	return s.f.memberString(s.schemaProperty(tool, key), "default")
 }
 
