@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/internal/shareddata"
@@ -31,10 +32,13 @@ type bfclRecord struct {
 
 // bfclCase converts a BFCL record into a Case and a Prediction: "" among the
 // allowed values makes the argument optional, the first other value is the
-// expected one and the rest are any_of; dict values in BFCL's
-// {key: [allowed…]} form are expanded into every concrete alternative.
-func bfclCase(r bfclRecord) (Case, Prediction, error) {
-	c := Case{ID: r.ID, Tools: r.Tools, Meta: map[string]string{"category": r.Category}}
+// expected one and the rest are any_of. A value in BFCL's nested
+// {key: [allowed…]} form (or an array of such objects) becomes its first
+// allowed values, with JSON-Pointer arg_rules for the nested keys that are
+// optional or have alternatives (bfclNested); nested counts the arguments
+// converted that way.
+func bfclCase(r bfclRecord) (c Case, p Prediction, nested int, err error) {
+	c = Case{ID: r.ID, Tools: r.Tools, Meta: map[string]string{"category": r.Category}}
 	for _, g := range r.Gold {
 		for name, params := range g {
 			call := ExpectedCall{Tool: name, ArgRules: map[string]ArgRule{}}
@@ -47,14 +51,27 @@ func bfclCase(r bfclRecord) (Case, Prediction, error) {
 			for _, k := range keys {
 				var rule ArgRule
 				var vals []json.RawMessage
-				for _, v := range params[k] {
+				for i, v := range params[k] {
 					if string(v) == `""` {
 						rule.Optional = true
 						continue
 					}
+					if len(vals) == 0 {
+						conv, ok, err := bfclNested(v, []string{k}, call.ArgRules)
+						if err != nil {
+							return c, p, 0, fmt.Errorf("%s: %s: %w", r.ID, k, err)
+						}
+						if ok {
+							nested++
+						}
+						vals = append(vals, conv)
+						continue
+					}
+					// Further nested alternatives (none in the data) become
+					// every concrete value they allow.
 					alts, err := bfclExpand(v)
 					if err != nil {
-						return c, Prediction{}, fmt.Errorf("%s: %s: %w", r.ID, k, err)
+						return c, p, 0, fmt.Errorf("%s: %s[%d]: %w", r.ID, k, i, err)
 					}
 					vals = append(vals, alts...)
 				}
@@ -68,13 +85,15 @@ func bfclCase(r bfclRecord) (Case, Prediction, error) {
 			}
 			b, err := json.Marshal(args)
 			if err != nil {
-				return c, Prediction{}, err
+				return c, p, 0, err
 			}
 			call.Args = b
+			if err := call.CheckArgRules(); err != nil {
+				return c, p, 0, fmt.Errorf("%s: %w", r.ID, err)
+			}
 			c.Expected = append(c.Expected, call)
 		}
 	}
-	var p Prediction
 	for _, a := range r.Actual {
 		raw := string(a.Arguments)
 		var s string
@@ -83,7 +102,69 @@ func bfclCase(r bfclRecord) (Case, Prediction, error) {
 		}
 		p.Calls = append(p.Calls, trace.NewCall("", a.Name, raw))
 	}
-	return c, p, nil
+	return c, p, nested, nil
+}
+
+// bfclNested converts one allowed value at path: an object in BFCL's
+// {key: [allowed…]} form becomes the object of each key's first allowed
+// value (a key whose only allowed value is "" is left out), with a pointer
+// rule for every key that may be omitted ("" allowed) or has other allowed
+// values; an array converts element by element. ok reports whether v held
+// such an object; anything else is returned as it is.
+func bfclNested(v json.RawMessage, path []string, rules map[string]ArgRule) (json.RawMessage, bool, error) {
+	var obj map[string][]json.RawMessage
+	if json.Unmarshal(v, &obj) == nil && obj != nil {
+		out := map[string]json.RawMessage{}
+		for k, allowed := range obj {
+			at := append(append([]string(nil), path...), k)
+			var rule ArgRule
+			var vals []json.RawMessage
+			for _, a := range allowed {
+				if string(a) == `""` {
+					rule.Optional = true
+					continue
+				}
+				if len(vals) == 0 {
+					conv, _, err := bfclNested(a, at, rules)
+					if err != nil {
+						return nil, false, err
+					}
+					vals = append(vals, conv)
+					continue
+				}
+				alts, err := bfclExpand(a)
+				if err != nil {
+					return nil, false, err
+				}
+				vals = append(vals, alts...)
+			}
+			if len(vals) > 0 {
+				out[k] = vals[0]
+				rule.AnyOf = vals[1:]
+			}
+			if rule.Optional || len(rule.AnyOf) > 0 {
+				rules[Pointer(at...)] = rule
+			}
+		}
+		b, err := json.Marshal(out)
+		return b, true, err
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(v, &arr) == nil && len(arr) > 0 {
+		found := false
+		for i, e := range arr {
+			conv, ok, err := bfclNested(e, append(append([]string(nil), path...), strconv.Itoa(i)), rules)
+			if err != nil {
+				return nil, false, err
+			}
+			arr[i], found = conv, found || ok
+		}
+		if found {
+			b, err := json.Marshal(arr)
+			return b, true, err
+		}
+	}
+	return v, false, nil
 }
 
 const bfclMaxAlternatives = 256
@@ -200,6 +281,7 @@ func TestBFCLConformance(t *testing.T) {
 	s := NewScorer(ProfileBFCL)
 	plain := NewScorer(ProfileDefault)
 	total, agree, plainAgree := 0, 0, 0
+	nestedItems, nestedAgree := 0, 0 // items with nested possible answers (pointer rules)
 	kinds := map[string]int{}
 	disagreements := map[string][]string{}
 	differ := map[string]bool{} // ids where the verdicts differ
@@ -208,9 +290,15 @@ func TestBFCLConformance(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("%s:%d: %v", path, line, err)
 		}
-		c, p, err := bfclCase(rec)
+		c, p, n, err := bfclCase(rec)
 		if err != nil {
 			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		if n > 0 {
+			nestedItems++
+			if r := s.Item(&c, p); r.Correct == rec.Valid {
+				nestedAgree++
+			}
 		}
 		r := s.Item(&c, p)
 		total++
@@ -234,7 +322,12 @@ func TestBFCLConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	rate := float64(agree) / float64(total)
-	t.Logf("BFCL agreement: %d/%d = %.4f (default profile: %d/%d)", agree, total, rate, plainAgree, total)
+	t.Logf("BFCL agreement: %d/%d = %.4f (default profile: %d/%d); nested possible answers: %d/%d", agree, total, rate, plainAgree, total, nestedAgree, nestedItems)
+	// 14 items (8 of them valid) carry nested {key: [allowed…]} answers; all
+	// are scored through pointer rules.
+	if nestedItems != 14 || nestedAgree != nestedItems {
+		t.Errorf("nested possible answers: %d items, %d agree; want 14, all agreeing", nestedItems, nestedAgree)
+	}
 	kindKeys := make([]string, 0, len(kinds))
 	for k := range kinds {
 		kindKeys = append(kindKeys, k)

@@ -29,6 +29,11 @@ type Scorer struct {
 	best       listFit
 	cur        listFit
 	lcs        []int
+
+	// per expected call: its pointer rules, and the nested walk's state
+	ptrs []ptrRule
+	path []string
+	fail nestFail
 }
 
 // pairEval is how one expected call fares against one predicted call.
@@ -204,6 +209,7 @@ func (s *Scorer) fitList(li int, list []ExpectedCall) {
 	s.cur.evals = s.cur.evals[:n*m]
 	for i := range list {
 		idx := s.parseArgs(list[i].Args)
+		s.loadPointers(&list[i])
 		for j := 0; j < m; j++ {
 			s.cur.evals[i*m+j] = s.evalPair(&list[i], idx, j)
 		}
