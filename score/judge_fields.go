@@ -68,10 +68,10 @@ type JudgeOutcome int
 
 // Judge outcomes.
 const (
-	NotJudged    JudgeOutcome = iota
-	JudgeAgrees               // same verdict as the deterministic scorer
-	JudgeRescues              // correct per the judge, failed deterministically
-	JudgeContradicts          // incorrect per the judge, passed deterministically
+	NotJudged        JudgeOutcome = iota
+	JudgeAgrees                   // same verdict as the deterministic scorer
+	JudgeRescues                  // correct per the judge, failed deterministically
+	JudgeContradicts              // incorrect per the judge, passed deterministically
 )
 
 // JudgeOutcome compares the item's judge score (against threshold) with its
