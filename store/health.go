@@ -25,7 +25,9 @@ func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return s.wrap("read", err)
 	}
-	if t, perr := time.Parse(time.RFC3339Nano, last); err == nil && perr == nil && s.Now().Sub(t) < quickCheckEvery {
+	_, merr := os.Stat(damagedMarker(s.path))
+	suspect := merr == nil
+	if t, perr := time.Parse(time.RFC3339Nano, last); !suspect && err == nil && perr == nil && s.Now().Sub(t) < quickCheckEvery {
 		return nil
 	}
 	problems, err := pragmaRows(ctx, w, `PRAGMA quick_check(20)`)
@@ -39,7 +41,24 @@ func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now()); err != nil {
 		return s.wrap("write", err)
 	}
+	os.Remove(damagedMarker(s.path))
 	return nil
+}
+
+// damagedMarker is the file that says some command met a corrupt page in
+// the database: the next write checks the file first, whatever the age of
+// its last check. A check that passes removes it.
+func damagedMarker(path string) string { return path + ".damaged" }
+
+// markDamaged leaves the marker (best effort: the directory may be
+// read-only, and the next daily check finds the damage anyway).
+func markDamaged(path string) {
+	if path == "" {
+		return
+	}
+	if f, err := os.OpenFile(damagedMarker(path), os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+	}
 }
 
 // pragmaRows runs a PRAGMA returning one text column per row.
@@ -104,6 +123,9 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		return nil, err
 	}
 	add("dataset", ds)
+	if len(out) == 0 {
+		os.Remove(damagedMarker(s.path))
+	}
 	if len(out) == 0 && !s.readOnly {
 		if w, err := s.writer(ctx); err == nil {
 			_, _ = w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
