@@ -118,6 +118,14 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		}
 		add(inv.kind, found)
 	}
+	// A batch being written now is not a problem; one whose writer has
+	// not been heard of for a minute was left by a killed sample.
+	left, err := queryStrings(ctx, s.r, `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
+		FROM batches WHERE state = 'writing' AND heartbeat_at < ?`, s.heartbeat(s.Now().Add(-abandonedAfter)))
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	add("batch", left)
 	ds, err := s.datasetProblems(ctx)
 	if err != nil {
 		return nil, err
@@ -186,8 +194,6 @@ var invariants = []struct{ kind, query string }{
 	{"draft", `SELECT 'draft of ' || d.item_id || ' by ' || d.reviewer || ' has no assignment'
 		FROM drafts d LEFT JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer
 		WHERE a.item_id IS NULL`},
-	{"batch", `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
-		FROM batches WHERE state = 'writing'`},
 }
 
 // datasetProblems checks every exported version: its item rows number its
