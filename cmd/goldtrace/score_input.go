@@ -111,6 +111,9 @@ func checkGoldCalls(r *dataset.Record) error {
 			if len(args) > 0 && string(args) != "null" && args[0] != '{' {
 				return fmt.Errorf("expected call %s: args must be a JSON object", c.Tool)
 			}
+			if err := c.CheckArgRules(); err != nil {
+				return fmt.Errorf("expected call %w", err)
+			}
 		}
 	}
 	return nil
