@@ -109,6 +109,8 @@ type ItemResult struct {
 	// acceptable[i-1].
 	List    int  `json:"list"`
 	Missing bool `json:"missing_prediction,omitempty"`
+	// ItemJudge is set on every item when an LLM judge ran (judge_fields.go).
+	*ItemJudge
 
 	ToolName  bool    `json:"-"`
 	ArgsShape bool    `json:"-"` // meaningful when ExpectedCalls > 0

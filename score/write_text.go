@@ -65,6 +65,7 @@ func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
 	fmt.Fprintln(w)
 	r.writeConfusionText(w)
 	r.writeFailuresText(w, opts.Failures)
+	r.writeJudgeText(w, false, opts.Failures)
 	r.writeGatesText(w)
 	return w.Flush()
 }
