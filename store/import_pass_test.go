@@ -62,7 +62,9 @@ func TestImportInvalidLastLineWritesNothing(t *testing.T) {
 
 // TestImportSecondPassFailureIsUndone fails the second pass in each way it
 // can fail after some chunks were committed, and checks that what the
-// import wrote is gone.
+// import wrote is gone — except when it is interrupted (SIGINT, SIGHUP):
+// then only the unfinished chunk is undone and the import is recorded as
+// stopped, to be finished by running it again.
 func TestImportSecondPassFailureIsUndone(t *testing.T) {
 	input := []byte(passTraces(60))
 	tests := []struct {
@@ -72,16 +74,23 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 		afterFirstChunk func(t *testing.T, cancel context.CancelFunc, other *Store)
 		open            func(calls *int) Opener
 		check           func(t *testing.T, err error)
-		left            int // traces stored afterwards
+		left            int    // traces stored afterwards
+		unfinished      string // the note on the unfinished import, if one is left
 	}{
 		{
 			name:            "cancelled",
 			afterFirstChunk: func(t *testing.T, cancel context.CancelFunc, _ *Store) { cancel() },
 			check: func(t *testing.T, err error) {
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("err = %v, want context.Canceled", err)
+				var ierr *InterruptedError
+				if !errors.Is(err, context.Canceled) || !errors.As(err, &ierr) || ierr.Done != 20 || ierr.Total != 60 {
+					t.Fatalf("err = %v, want an InterruptedError at 20 of 60", err)
+				}
+				if !strings.Contains(err.Error(), "stopped at 20 of 60 traces") {
+					t.Fatalf("err = %v", err)
 				}
 			},
+			left:       20,
+			unfinished: "import of x stopped at 20 of 60 traces — run the same import again to finish",
 		},
 		{
 			name: "input changed",
@@ -133,18 +142,21 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				cancel()
+				if _, err := other.InsertTrace(ctx, other.w, sampleTrace("p050"), "other"); err != nil {
+					t.Fatal(err)
+				}
 			},
 			check: func(t *testing.T, err error) {
 				var uerr *UndoError
 				if !errors.As(err, &uerr) || len(uerr.Kept) != 1 || uerr.Kept[0] != "p003" || uerr.UndoErr != nil {
 					t.Fatalf("err = %v, want an UndoError keeping p003", err)
 				}
-				if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "sampled them into a batch") {
+				var rerr *trace.RecordError
+				if !errors.As(err, &rerr) || !strings.Contains(err.Error(), "sampled them into a batch") {
 					t.Fatalf("err = %v", err)
 				}
 			},
-			left: 1,
+			left: 2, // p003, sampled, and the other writer's p050
 		},
 	}
 	for _, tc := range tests {
@@ -176,6 +188,28 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 			}})
 			tc.check(t, err)
 			assertNothingFromImport(t, st, tc.left)
+			u, err := st.UnfinishedImports(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes []string
+			for _, x := range u {
+				notes = append(notes, x.Note())
+			}
+			if want := tc.unfinished; strings.Join(notes, "|") != want {
+				t.Errorf("unfinished imports %q, want %q", notes, want)
+			}
+			if tc.unfinished == "" {
+				return
+			}
+			// Running the same import again finishes it.
+			res, err := st.ImportTraces(context.Background(), bytesOpener(input), ImportOptions{Source: "x", pace: smallChunks})
+			if err != nil || res.Imported != 60-tc.left || res.Duplicates != tc.left {
+				t.Fatalf("import again: %+v, %v", res, err)
+			}
+			if u, err := st.UnfinishedImports(context.Background()); err != nil || len(u) != 0 {
+				t.Errorf("after finishing: unfinished %v, %v", u, err)
+			}
 		})
 	}
 }

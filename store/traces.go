@@ -42,8 +42,8 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 const (
 	sqlTraceHash   = `SELECT content_hash FROM traces WHERE id = ?`
 	sqlTraceByHash = `SELECT id FROM traces WHERE content_hash = ? LIMIT 1`
-	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, source, imported_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, source, imported_at)
+		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?)`
 	sqlToolInsert = `INSERT INTO tools(hash, name, description, parameters) VALUES (?, ?, ?, ?)
 			ON CONFLICT(hash) DO NOTHING`
 	sqlTraceToolInsert = `INSERT INTO trace_tools(trace_id, position, tool_hash) VALUES (?, ?, ?)`
@@ -53,14 +53,14 @@ const (
 )
 
 var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sqlToolInsert,
-	sqlTraceToolInsert, sqlMetaInsert, sqlItemInsert}
+	sqlTraceToolInsert, sqlMetaInsert, sqlItemInsert, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database (an import does it while the
 // previous chunk is being written).
 type traceRows struct {
 	enc      trace.Encoded
-	messages string   // JSON array
+	body     []byte   // the JSON array of messages, zstd-compressed
 	meta     string   // JSON object
 	metaKeys []string // sorted
 	ts       string
@@ -73,10 +73,11 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 	if err != nil {
 		return traceRows{}, err
 	}
-	r := traceRows{enc: enc, messages: string(enc.Messages)}
+	msgs := enc.Messages
 	if t.Messages == nil {
-		r.messages = "[]"
+		msgs = []byte("[]")
 	}
+	r := traceRows{enc: enc, body: compressBody(msgs)}
 	meta, err := json.Marshal(nonNilMeta(t.Metadata))
 	if err != nil {
 		return traceRows{}, err
@@ -173,7 +174,7 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		return 0, 0, err
 	}
 
-	if err := w.exec(ctx, sqlTraceInsert, t.ID, r.ts, r.tsUnix, hash, r.meta, r.messages, source, w.s.now()); err != nil {
+	if err := w.exec(ctx, sqlTraceInsert, t.ID, r.ts, r.tsUnix, hash, r.meta, r.body, source, w.s.now()); err != nil {
 		return 0, 0, classify(err)
 	}
 	for i, tool := range t.Tools {
@@ -220,8 +221,9 @@ func nonNilMeta(m map[string]string) map[string]string {
 // Trace loads one stored trace.
 func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 	var t trace.Trace
-	var ts, meta, msgs string
-	err := s.r.QueryRowContext(ctx, `SELECT id, ts, metadata, messages FROM traces WHERE id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs)
+	var ts, meta string
+	var msgs, body []byte
+	err := s.r.QueryRowContext(ctx, `SELECT id, ts, metadata, messages, body FROM traces WHERE id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, fmt.Errorf("trace %q: %w", id, ErrNotFound)
 	}
@@ -239,7 +241,10 @@ func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 	if len(t.Metadata) == 0 {
 		t.Metadata = nil
 	}
-	if err := json.Unmarshal([]byte(msgs), &t.Messages); err != nil {
+	if msgs, err = traceMessagesJSON(msgs, body); err != nil {
+		return t, fmt.Errorf("trace %q: %w", id, err)
+	}
+	if err := json.Unmarshal(msgs, &t.Messages); err != nil {
 		return t, fmt.Errorf("trace %q: messages: %w", id, err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT t.name, t.description, t.parameters FROM trace_tools tt

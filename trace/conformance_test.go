@@ -4,8 +4,8 @@ import (
 	"errors"
 	"io"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
