@@ -26,6 +26,8 @@ type Report struct {
 	// regressions are listed in Gates).
 	BaselineScopes int  `json:"baseline_scopes"`
 	Passed         bool `json:"passed"`
+	// Judge summarises the optional LLM judge (judge_fields.go).
+	Judge *JudgeSummary `json:"judge,omitempty"`
 
 	Items []ItemResult `json:"items"`
 }

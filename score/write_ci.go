@@ -137,6 +137,7 @@ func (r *Report) writeMarkdown(out io.Writer, opts WriteOptions) error {
 		}
 		fmt.Fprintf(w, "\n</details>\n")
 	}
+	r.writeJudgeText(w, true, opts.Failures)
 	return w.Flush()
 }
 

@@ -142,7 +142,10 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := other.InsertTrace(ctx, other.w, sampleTrace("p050"), "other"); err != nil {
+				if err := other.WithTx(ctx, func(tx *Tx) error {
+					_, err := other.InsertTrace(ctx, tx, sampleTrace("p050"), "other")
+					return err
+				}); err != nil {
 					t.Fatal(err)
 				}
 			},

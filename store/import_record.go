@@ -87,14 +87,17 @@ func (s *Store) forgetImport(ctx context.Context, source string) error {
 // enough that a chunk does not spill. The returned func restores the
 // defaults; the next commit, synced again, makes everything durable.
 func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
-	_, err := s.w.ExecContext(ctx, `PRAGMA synchronous = NORMAL`)
-	if err == nil {
-		_, _ = s.w.ExecContext(ctx, `PRAGMA cache_size = -65536`)
+	w, err := s.writer(ctx)
+	if err != nil {
+		return func() {} // the import's first write reports it
+	}
+	if _, err := w.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err == nil {
+		_, _ = w.ExecContext(ctx, `PRAGMA cache_size = -65536`)
 	}
 	return func() {
 		bg := context.WithoutCancel(ctx)
-		_, _ = s.w.ExecContext(bg, `PRAGMA cache_size = -2000`)
-		_, _ = s.w.ExecContext(bg, `PRAGMA synchronous = FULL`)
+		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
+		_, _ = w.ExecContext(bg, `PRAGMA synchronous = FULL`)
 	}
 }
 
@@ -102,5 +105,7 @@ func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 // bulk write, without waiting for readers (a checkpoint they block is
 // finished by a later one).
 func (s *Store) checkpoint(ctx context.Context) {
-	_, _ = s.w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+	if w, err := s.writer(ctx); err == nil {
+		_, _ = w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+	}
 }
