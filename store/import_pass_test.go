@@ -67,6 +67,7 @@ func TestImportInvalidLastLineWritesNothing(t *testing.T) {
 // stopped, to be finished by running it again.
 func TestImportSecondPassFailureIsUndone(t *testing.T) {
 	input := []byte(passTraces(60))
+	stoppedAt := 0 // traces written when the cancelled case cancelled
 	tests := []struct {
 		name string
 		// afterFirstChunk runs once the first chunk is committed; other is
@@ -82,15 +83,12 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 			afterFirstChunk: func(t *testing.T, cancel context.CancelFunc, _ *Store) { cancel() },
 			check: func(t *testing.T, err error) {
 				var ierr *InterruptedError
-				if !errors.Is(err, context.Canceled) || !errors.As(err, &ierr) || ierr.Done != 20 || ierr.Total != 60 {
-					t.Fatalf("err = %v, want an InterruptedError at 20 of 60", err)
-				}
-				if !strings.Contains(err.Error(), "stopped at 20 of 60 traces") {
-					t.Fatalf("err = %v", err)
+				if !errors.Is(err, context.Canceled) || !errors.As(err, &ierr) || ierr.Done != stoppedAt || ierr.Total != 60 {
+					t.Fatalf("err = %v, want an InterruptedError at %d of 60", err, stoppedAt)
 				}
 			},
-			left:       20,
-			unfinished: "import of x stopped at 20 of 60 traces — run the same import again to finish",
+			left:       -1, // the chunks committed before the cancel: stoppedAt
+			unfinished: "import of x stopped at %d of 60 traces — run the same import again to finish",
 		},
 		{
 			name: "input changed",
@@ -183,13 +181,19 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 				open = tc.open(&calls)
 			}
 			fired := false
+			stoppedAt = 0
 			_, err = st.ImportTraces(ctx, open, ImportOptions{Source: "x", pace: smallChunks, OnProgress: func(p ImportProgress) {
 				if !p.Checking && p.Imported >= 20 && !fired && tc.afterFirstChunk != nil {
 					fired = true
+					stoppedAt = p.Imported
 					tc.afterFirstChunk(t, cancel, other)
 				}
 			}})
 			tc.check(t, err)
+			if tc.left < 0 {
+				tc.left = stoppedAt
+				tc.unfinished = fmt.Sprintf(tc.unfinished, stoppedAt)
+			}
 			assertNothingFromImport(t, st, tc.left)
 			u, err := st.UnfinishedImports(context.Background())
 			if err != nil {
