@@ -49,7 +49,7 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 		}
 		return res, inserted, done, err
 	}
-	toolsSeen := map[string]bool{}
+	cache := newWriteCache()
 	var lastCommit time.Time
 	batch := make([]encodedRecord, 0, opt.pace.chunkTraces)
 	for closed := false; !closed; {
@@ -62,7 +62,7 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 			if err := sleepUntil(ctx, lastCommit.Add(opt.pace.yield)); err != nil {
 				return fail(err)
 			}
-			written, delta, ids, err := s.writeChunk(ctx, batch, opt, toolsSeen)
+			written, delta, ids, err := s.writeChunk(ctx, batch, opt, cache)
 			if err != nil {
 				return fail(err)
 			}
@@ -149,14 +149,14 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // writeChunk writes a prefix of batch in one transaction that runs for
 // opt.pace.chunkTime at most, and returns how many records it took, what it
 // did, and the ids of the traces it inserted.
-func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, toolsSeen map[string]bool) (int, ImportResult, []string, error) {
+func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, cache *writeCache) (int, ImportResult, []string, error) {
 	var written int
 	var delta ImportResult
 	var ids []string
 	var reports []*trace.RecordError
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		start := time.Now()
-		w, err := s.prepareWriter(ctx, tx, toolsSeen)
+		w, err := s.prepareWriter(ctx, tx, cache)
 		if err != nil {
 			return err
 		}
