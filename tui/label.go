@@ -178,7 +178,7 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
 	p.revealed = msg.Draft.SawObserved
 	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
-	p.form.Load(msg.Item.Tools, msg.Draft)
+	p.form.LoadItem(msg.Item, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
 	return p.replayTypedAhead()
