@@ -11,8 +11,10 @@ import (
 // AddUser creates a user or changes a user's role. Leads only, with one
 // exception, the bootstrap: while the project has no lead, anyone (no
 // identity needed) may add users, so the first `users add NAME --role lead`
-// works on a new project. After that a lead's identity is needed.
-func (a *App) AddUser(ctx context.Context, actor Actor, name string, role Role) error {
+// works on a new project. After that a lead's identity is needed. keys are
+// the user's SSH keys (ParseKey), added in the same transaction: a key that
+// belongs to someone else refuses the whole change.
+func (a *App) AddUser(ctx context.Context, actor Actor, name string, role Role, keys ...store.UserKey) error {
 	if role != RoleReviewer && role != RoleLead && role != RoleCI {
 		return fmt.Errorf("role must be %s, %s or %s, not %q", RoleReviewer, RoleLead, RoleCI, role)
 	}
@@ -34,8 +36,11 @@ func (a *App) AddUser(ctx context.Context, actor Actor, name string, role Role) 
 			return fmt.Errorf("%s is the project's only lead: add another lead before changing %s's role", name, name)
 		}
 	}
-	if err := a.st.AddUser(ctx, name, string(role)); err != nil {
+	if err := a.st.AddUserWithKeys(ctx, name, string(role), keys); err != nil {
 		return fmt.Errorf("add user %s: %w", name, err)
+	}
+	for _, k := range keys {
+		object += ", key " + k.Fingerprint
 	}
 	if bootstrap {
 		object += " (bootstrap: no lead yet)"

@@ -32,7 +32,16 @@ with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 				return fmt.Errorf("label: %w", err)
 			}
 			opts.Reviewer = who.Name
-			return tui.RunLabel(cmd.Context(), session, opts, app.programOptions()...)
+			opts.Recovery = tui.RecoveryPath(app.DBPath, opts.Reviewer)
+			err = tui.RunLabel(cmd.Context(), session, opts, app.programOptions()...)
+			var notice *tui.QuitNotice
+			if errors.As(err, &notice) {
+				for _, line := range notice.Lines {
+					fmt.Fprintln(app.Err, line)
+				}
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.Reviewer, "as", "", "the reviewer labeling")

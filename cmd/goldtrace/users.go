@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -16,30 +15,39 @@ func newUsersCmd(app *App) *cobra.Command {
 		Use:   "users",
 		Short: "Manage who may label (reviewer), adjudicate (lead) or read datasets (ci)",
 	}
-	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app))
+	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app), newUsersKeyCmd(app), newUsersRemoveCmd(app))
 	return cmd
 }
 
 func newUsersAddCmd(app *App) *cobra.Command {
 	var role, as string
+	var keyArgs []string
 	cmd := &cobra.Command{
-		Use:   "add NAME",
-		Short: "Add a user, or change a user's role (a lead, --as LEAD; the first lead needs no identity)",
+		Use:   "add NAME [--role reviewer|lead|ci] [--key KEY]...",
+		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve (a lead, --as LEAD; the first lead needs no identity)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			keys, err := parseKeys(keyArgs)
+			if err != nil {
+				return err
+			}
 			be, who, err := app.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := be.AddUser(cmd.Context(), who, args[0], gapp.Role(role)); err != nil {
-				return fmt.Errorf("users add: %w", err)
+			if err := be.AddUser(cmd.Context(), who, args[0], gapp.Role(role), keys...); err != nil {
+				return fmt.Errorf("users add: %w", keyError(err))
 			}
 			fmt.Fprintf(app.Out, "user %s is a %s\n", args[0], role)
+			for _, k := range keys {
+				fmt.Fprintf(app.Out, "key %s\n", k.Fingerprint)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer, lead or ci")
 	cmd.Flags().StringVar(&as, "as", "", "the lead adding the user (not needed while the project has no lead)")
+	cmd.Flags().StringArrayVar(&keyArgs, "key", nil, "an SSH public key: an authorized_keys line or a .pub file (repeatable)")
 	return cmd
 }
 
@@ -58,22 +66,21 @@ func newUsersListCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("list users: %w", err)
 			}
+			keys, err := be.UserKeys(cmd.Context(), who)
+			if err != nil {
+				return fmt.Errorf("list users' keys: %w", err)
+			}
 			if asJSON {
-				if users == nil {
-					users = []store.User{}
-				}
-				enc := json.NewEncoder(app.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(users)
+				return writeUsersJSON(app.Out, users, keys)
 			}
 			if len(users) == 0 {
 				fmt.Fprintln(app.Out, "no users yet: goldtrace users add NAME --role reviewer|lead")
 				return nil
 			}
 			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tROLE\tSINCE")
+			fmt.Fprintln(tw, "NAME\tROLE\tSINCE\tKEYS")
 			for _, u := range users {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10])
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10], keyColumn(keys[u.Name]))
 			}
 			return tw.Flush()
 		},
