@@ -284,7 +284,8 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 	case key.Matches(k, f.keys.Pick):
 		f.openPick()
 		return false, 0, nil
-	case s.add && key.Matches(k, f.keys.Add):
+	case s.add && (key.Matches(k, f.keys.Add) || k.Type == tea.KeyRunes):
+		// enter adds an element; so does typing, into its first field
 		f.root.at(s.path).addElem()
 		f.touched(s.path, false)
 		f.rebuild(&s)
@@ -294,7 +295,12 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 			f.stops[first-1].path[len(s.path)] == len(f.root.at(s.path).elems)-1 {
 			first--
 		}
-		return true, 0, f.focus(first)
+		cmd := f.focus(first)
+		if k.Type == tea.KeyRunes {
+			_, _, typed := f.Update(k)
+			cmd = tea.Batch(cmd, typed)
+		}
+		return true, 0, cmd
 	case key.Matches(k, f.keys.Next):
 		leave, cmd := f.Step(1)
 		return false, leave, cmd

@@ -262,7 +262,7 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	if s.add {
 		e := v.addElem()
 		e.present = false
-		e.set(pv.value)
+		e.set(declaredOnly(pv.value, v.s.items))
 		f.touched(s.path, false)
 		f.rebuild(&s)
 		return true, 0, f.focus(f.at)
@@ -359,4 +359,21 @@ func numberSeen(n, haystack string) bool {
 		}
 	}
 	return false
+}
+
+// declaredOnly is x without the fields an object schema does not declare:
+// a flight picked from a search result brings its number and date, not its
+// prices.
+func declaredOnly(x any, s *argSchema) any {
+	m, ok := x.(map[string]any)
+	if !ok || s.kind != argObject {
+		return x
+	}
+	out := map[string]any{}
+	for _, p := range s.props {
+		if v, ok := m[p.name]; ok {
+			out[p.name] = v
+		}
+	}
+	return out
 }
