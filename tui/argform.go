@@ -218,6 +218,17 @@ func (f *argForm) Blur() {
 	f.pick = nil
 }
 
+// nextNeeded moves to the next field that needs a value; leave is 1 when
+// there is none.
+func (f *argForm) nextNeeded() (leave int, cmd tea.Cmd) {
+	for i := f.at + 1; i < len(f.stops); i++ {
+		if f.needed(f.stops[i]) {
+			return 0, f.focus(i)
+		}
+	}
+	return 1, nil
+}
+
 // needed reports whether a stop is one enter stops at: a field that must be
 // present (all the way down), or "+ add" of a required list still empty.
 func (f *argForm) needed(s argStop) bool {
@@ -305,12 +316,8 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 		leave, cmd := f.Step(1)
 		return false, leave, cmd
 	case key.Matches(k, f.keys.Skip):
-		for i := f.at + 1; i < len(f.stops); i++ {
-			if f.needed(f.stops[i]) {
-				return false, 0, f.focus(i)
-			}
-		}
-		return false, 1, nil
+		leave, cmd := f.nextNeeded()
+		return false, leave, cmd
 	case key.Matches(k, f.keys.Prev):
 		leave, cmd := f.Step(-1)
 		return false, leave, cmd

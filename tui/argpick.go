@@ -167,15 +167,22 @@ func fits(pv pickValue, s *argSchema) bool {
 	case argEnum:
 		return s.enumIndex(jsonLine(pv.value)) >= 0
 	case argObject:
+		// An object fits when it has every required field (some declared
+		// field when none is required): a flight from a search result fits
+		// a flights element; a whole user profile does not fit a passenger.
 		m, ok := pv.value.(map[string]any)
 		if !ok {
 			return false
 		}
+		some := false
 		for _, p := range s.props {
-			if _, ok := m[p.name]; ok {
-				return true
+			_, has := m[p.name]
+			if p.required && !has {
+				return false
 			}
+			some = some || has
 		}
+		return some
 	}
 	return false
 }
@@ -279,7 +286,7 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	}
 	f.touched(s.path, false)
 	f.rebuild(&s)
-	leave, cmd = f.Step(1)
+	leave, cmd = f.nextNeeded()
 	return true, leave, cmd
 }
 
