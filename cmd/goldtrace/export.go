@@ -194,11 +194,15 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	})
 	defer parentHashes.wait()
 	defer cancel()
-	progress(app, "reading gold items…")
 	// Records are built while the traces are still being read.
+	reading := newMeter(app, "export "+name+": gold items read", "items", 0)
 	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0))
-	err = st.GoldTracesEach(ctx, filter, build)
+	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
+		reading.Add(int64(len(tg.Answers)))
+		build(tg)
+	})
 	lines, buildErr := built()
+	reading.Done()
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
@@ -250,8 +254,10 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 		m, b, err := exportManifest(info, content, labels)
 		return madeManifest{m, b}, err
 	})
+	writing := newMeter(app, fmt.Sprintf("export %s: writing v%d", name, info.Version), "MB", 0)
+	defer writing.Done()
 	staging := goAsync(func() (*stagedFiles, error) {
-		return stageVersionFiles(o.out, name, info.Version, content, func() ([]byte, error) {
+		return stageVersionFiles(o.out, name, info.Version, meteredContent{content, writing}, func() ([]byte, error) {
 			made, err := manifesting.wait()
 			return made.bytes, err
 		}, o.formats, false)
@@ -368,6 +374,17 @@ func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptio
 	return nil
 }
 
+// meteredContent counts a version's bytes on a meter each time it is
+// written out.
+type meteredContent struct {
+	c io.WriterTo
+	m *meter
+}
+
+func (mc meteredContent) WriteTo(w io.Writer) (int64, error) {
+	return mc.c.WriteTo(meteredWriter{w, mc.m})
+}
+
 // storedJSONL is a version's JSONL as the store gives it back; unlike a
 // bytes.Reader it can be written any number of times.
 type storedJSONL []byte
@@ -472,13 +489,6 @@ func printJSON(app *App, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// progress prints a progress note on stderr when it is a terminal.
-func progress(app *App, msg string) {
-	if IsTerminal(app.Err) {
-		fmt.Fprintln(app.Err, msg)
-	}
 }
 
 // labelAgreement is the manifest's agreement summary of the reviewers'
