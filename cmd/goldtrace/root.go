@@ -26,6 +26,7 @@ against them for CI.`,
 		db = defaultDB
 	}
 	root.PersistentFlags().StringVar(&app.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
+	root.PersistentFlags().BoolVar(&app.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
 	root.SetErr(app.Err)
@@ -49,6 +50,8 @@ against them for CI.`,
 		newSettingsCmd(app),
 		newDashboardCmd(app),
 		newScoreCmd(app),
+		newCheckCmd(app),
+		newBackupCmd(app),
 	)
 	return root
 }
