@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,30 +196,42 @@ func seedRuleGold(t *testing.T, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	observed := `{"order_id":"ORD-1","limit":5}`
+	nested := `{"order_id":"ORD-1","filter":{"status":"Shipped","since":"2026-05-01","tags":["a","b"]}}`
 	cases := []struct {
 		decision, calls, acceptable string
 		turn                        int
+		observed                    string // "" for the default observed call
 	}{
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5}}]`, `[]`, 2},                                                          // exact: right
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-2","limit":5}}]`, `[]`, 2},                                                          // wrong value
-		{"call", `[{"tool":"get_order_status","args":{"order_id":" ord-1","limit":5},"arg_rules":{"order_id":{"match":"fuzzy"}}}]`, `[]`, 2},              // fuzzy: right
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"X","limit":5},"arg_rules":{"order_id":{"match":"any"}}}]`, `[]`, 2},                     // any: right
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-2","limit":5},"arg_rules":{"order_id":{"any_of":["ORD-1"]}}}]`, `[]`, 2},            // any_of: right
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-2","limit":5},"arg_rules":{"order_id":{"any_of":["ORD-3"]}}}]`, `[]`, 2},            // any_of: wrong
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5,"verbose":true},"arg_rules":{"verbose":{"optional":true}}}]`, `[]`, 2}, // optional, omitted: right
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}]`, `[]`, 2},                                                                    // unexpected arg
-		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5.0}}]`, `[]`, 2},                                                        // 5 = 5.0: right
-		{"call", `[{"tool":"refund","args":{}}]`, `[]`, 2},                                                                                                // wrong tool
-		{"call", `[{"tool":"refund","args":{}}]`, `[[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5}}]]`, 2},                             // acceptable: right
-		{"no_call", `[]`, `[]`, 2},                         // should not call
-		{"no_call", `[]`, `[]`, 4},                         // no call: right
-		{"call", `[{"tool":"refund","args":{}}]`, `[]`, 4}, // should call
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5}}]`, `[]`, 2, ""},                                                          // exact: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-2","limit":5}}]`, `[]`, 2, ""},                                                          // wrong value
+		{"call", `[{"tool":"get_order_status","args":{"order_id":" ord-1","limit":5},"arg_rules":{"order_id":{"match":"fuzzy"}}}]`, `[]`, 2, ""},              // fuzzy: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"X","limit":5},"arg_rules":{"order_id":{"match":"any"}}}]`, `[]`, 2, ""},                     // any: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-2","limit":5},"arg_rules":{"order_id":{"any_of":["ORD-1"]}}}]`, `[]`, 2, ""},            // any_of: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-2","limit":5},"arg_rules":{"order_id":{"any_of":["ORD-3"]}}}]`, `[]`, 2, ""},            // any_of: wrong
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5,"verbose":true},"arg_rules":{"verbose":{"optional":true}}}]`, `[]`, 2, ""}, // optional, omitted: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}]`, `[]`, 2, ""},                                                                    // unexpected arg
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5.0}}]`, `[]`, 2, ""},                                                        // 5 = 5.0: right
+		{"call", `[{"tool":"refund","args":{}}]`, `[]`, 2, ""},                                                                                                // wrong tool
+		{"call", `[{"tool":"refund","args":{}}]`, `[[{"tool":"get_order_status","args":{"order_id":"ORD-1","limit":5}}]]`, 2, ""},                             // acceptable: right
+		{"no_call", `[]`, `[]`, 2, ""},                         // should not call
+		{"no_call", `[]`, `[]`, 4, ""},                         // no call: right
+		{"call", `[{"tool":"refund","args":{}}]`, `[]`, 4, ""}, // should call
+		// JSON-pointer rules on nested values.
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","filter":{"status":"shipped ","since":"2026-05-01","tags":["a","b"]}},"arg_rules":{"/filter/status":{"match":"fuzzy"}}}]`, `[]`, 2, nested},                              // nested fuzzy: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","filter":{"status":"Open","since":"2026-05-01","tags":["a","b"]}},"arg_rules":{"/filter/status":{"any_of":["Shipped"]}}}]`, `[]`, 2, nested},                             // nested any_of: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","filter":{"status":"Open","since":"2026-05-01","tags":["a","b"]}},"arg_rules":{"/filter/since":{"match":"any"}}}]`, `[]`, 2, nested},                                     // nested: other member wrong
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","filter":{"status":"Shipped","since":"2026-01-01","tags":["a","z"]}},"arg_rules":{"/filter/since":{"match":"any"},"/filter/tags/1":{"match":"any"}}}]`, `[]`, 2, nested}, // nested any in an array: right
+		{"call", `[{"tool":"get_order_status","args":{"order_id":"ORD-1","filter":{"status":"Shipped","since":"2026-05-01","tags":["a","b"],"limit":3}},"arg_rules":{"/filter/limit":{"optional":true}}}]`, `[]`, 2, nested},                      // nested optional, omitted: right
 	}
 	err := st.WithTx(ctx, func(tx *store.Tx) error {
 		for i, c := range cases {
-			id := "tr_rule_" + string(rune('a'+i))
+			id := fmt.Sprintf("tr_rule_%02d", i)
 			tr := expTrace(id, "rules")
-			tr.Messages[2].ToolCalls = []trace.Call{trace.NewCall("c1", "get_order_status", observed)}
+			obs := observed
+			if c.observed != "" {
+				obs = c.observed
+			}
+			tr.Messages[2].ToolCalls = []trace.Call{trace.NewCall("c1", "get_order_status", obs)}
 			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
 				return err
 			}
