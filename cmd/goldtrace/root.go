@@ -53,5 +53,7 @@ against them for CI.`,
 		newCheckCmd(app),
 		newBackupCmd(app),
 	)
+	root.InitDefaultCompletionCmd()
+	addExamples(root)
 	return root
 }
