@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // Import formats (goldtrace import --format).
@@ -33,6 +34,9 @@ type result struct {
 	line int
 	t    Trace
 	err  error
+	// invalidUTF8: the record held bytes that are not UTF-8, which
+	// decoding replaced with U+FFFD.
+	invalidUTF8 bool
 }
 
 func errResult(line int, err error) []result { return []result{{line: line, err: err}} }
@@ -72,6 +76,8 @@ type streamReader struct {
 	line    int // line of the record the last result came from
 	flushed bool
 	err     error
+
+	replacedUTF8 int
 }
 
 // NewReader reads traces of the given format from r. Gzip input is
@@ -151,6 +157,11 @@ func (s *streamReader) Next() (Trace, error) {
 			s.queue = errResult(rec.line, rec.err)
 		default:
 			s.queue = s.dec.record(rec.line, rec.data)
+			if !utf8.Valid(rec.data) {
+				for i := range s.queue {
+					s.queue[i].invalidUTF8 = true
+				}
+			}
 		}
 	}
 	r := s.queue[0]
@@ -159,12 +170,23 @@ func (s *streamReader) Next() (Trace, error) {
 	if r.err != nil {
 		return Trace{}, &RecordError{Line: r.line, Err: r.err}
 	}
+	if r.invalidUTF8 && strings.ContainsRune(r.t.ID, utf8.RuneError) {
+		// Replacing would make distinct ids equal: refuse the record.
+		return Trace{}, &RecordError{Line: r.line, Err: fmt.Errorf("trace id %q is not valid UTF-8", r.t.ID)}
+	}
 	t, err := finish(r.t)
 	if err != nil {
 		return Trace{}, &RecordError{Line: r.line, Err: err}
 	}
+	if r.invalidUTF8 {
+		s.replacedUTF8++
+	}
 	return t, nil
 }
+
+// ReplacedUTF8 is how many of the traces returned so far came from records
+// holding bytes that are not UTF-8, each replaced with U+FFFD.
+func (s *streamReader) ReplacedUTF8() int { return s.replacedUTF8 }
 
 // Line is the line (of the input, 1-based) where the record of the trace or
 // RecordError last returned by Next starts.
@@ -180,7 +202,11 @@ func finish(t Trace) (Trace, error) {
 		return Trace{}, errors.New("trace has no messages")
 	}
 	if t.ID == "" {
-		t.ID = DeriveID(t)
+		id, err := DeriveID(t)
+		if err != nil {
+			return Trace{}, err
+		}
+		t.ID = id
 	}
 	return t, t.Validate()
 }
