@@ -27,7 +27,7 @@ const (
 
 // Formats lists the accepted format names, auto first.
 var Formats = []string{FormatAuto, FormatTrace, FormatOpenAI, FormatResponses, FormatAnthropic, FormatGemini,
-	FormatBedrock, FormatOTLP, FormatOpenInference}
+	FormatBedrock, FormatOTLP, FormatOpenInference, FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow}
 
 // result is one trace, or one invalid record, produced by a decoder.
 type result struct {
@@ -61,6 +61,8 @@ func newDecoder(format string) (decoder, error) {
 		return newSpanDecoder(cache, FormatOTLP), nil
 	case FormatOpenInference:
 		return newSpanDecoder(cache, FormatOpenInference), nil
+	case FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow:
+		return newGroupDecoder(format, cache), nil
 	case FormatAuto, "":
 		return &autoDecoder{cache: cache}, nil
 	}
@@ -201,6 +203,11 @@ func finish(t Trace) (Trace, error) {
 	if len(t.Messages) == 0 {
 		return Trace{}, errors.New("trace has no messages")
 	}
+	if allEmpty(t.Messages) {
+		// Never an empty trace: its content was in a shape not understood
+		// (or not captured), and every decision point would be "(none)".
+		return Trace{}, errors.New("every message decoded to nothing (content in an unrecognised shape?)")
+	}
 	if t.ID == "" {
 		id, err := DeriveID(t)
 		if err != nil {
@@ -209,4 +216,13 @@ func finish(t Trace) (Trace, error) {
 		t.ID = id
 	}
 	return t, t.Validate()
+}
+
+func allEmpty(msgs []Message) bool {
+	for _, m := range msgs {
+		if strings.TrimSpace(m.Content) != "" || len(m.ToolCalls) > 0 {
+			return false
+		}
+	}
+	return true
 }

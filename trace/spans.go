@@ -150,7 +150,7 @@ func mergeParts(parts []spanPart) result {
 		}
 	}
 	if best < 0 {
-		return result{line: parts[0].line, err: errors.New("no span with LLM messages (only tool or chain spans?)")}
+		return result{line: parts[0].line, err: errors.New("no span with LLM messages (only tool or chain spans or runs?)")}
 	}
 	t.Messages = parts[best].messages
 	return result{line: parts[0].line, t: t}
