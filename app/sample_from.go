@@ -11,14 +11,17 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// SampleIO is where sampling --from a file reads and reports.
+// SampleIO is how sampling --from a file reads and reports.
 type SampleIO struct {
-	// In is read for --from - (stdin).
-	In io.Reader
+	// Open opens the file (- for stdin) as traces of format (the command
+	// counts the bytes read for its progress meter). Nil: trace.OpenFile,
+	// with stdin from In.
+	Open func(path, format string) (trace.Reader, io.Closer, error)
+	In   io.Reader
+	// DoneReading, when set, is called once the file has been read.
+	DoneReading func()
 	// OnInvalid hears of each invalid record skipped (--skip-invalid).
 	OnInvalid func(file string, e *trace.RecordError)
-	// OnProgress hears how many traces have been read (nil: nothing).
-	OnProgress func(file string, read int)
 }
 
 // InputError is a --from file that could not be sampled: nothing was.
@@ -41,7 +44,13 @@ func runStreamSample(ctx context.Context, st *store.Store, q sampleQuery, sio Sa
 	if name == "-" {
 		name = "stdin"
 	}
-	r, closer, err := trace.OpenFile(q.opts.From, q.opts.Format, sio.In)
+	open := sio.Open
+	if open == nil {
+		open = func(path, format string) (trace.Reader, io.Closer, error) {
+			return trace.OpenFile(path, format, sio.In)
+		}
+	}
+	r, closer, err := open(q.opts.From, q.opts.Format)
 	if err != nil {
 		return SamplePlan{}, fmt.Errorf("--from %s: %w", name, err)
 	}
@@ -61,10 +70,10 @@ func runStreamSample(ctx context.Context, st *store.Store, q sampleQuery, sio Sa
 			}
 		},
 	}
-	if sio.OnProgress != nil {
-		opts.OnProgress = func(read int) { sio.OnProgress(name, read) }
-	}
 	res, err := sampling.SampleReader(ctxReader{ctx, r}, opts)
+	if sio.DoneReading != nil {
+		sio.DoneReading()
+	}
 	if err != nil {
 		return SamplePlan{}, &InputError{File: name, Err: err}
 	}

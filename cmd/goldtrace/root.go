@@ -56,5 +56,7 @@ against them for CI.`,
 		newCheckCmd(app),
 		newBackupCmd(app),
 	)
+	root.InitDefaultCompletionCmd()
+	addExamples(root)
 	return root
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -43,15 +44,16 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			if err != nil {
 				return err
 			}
+			var reading *meter
 			sio := gapp.SampleIO{
-				In: app.In,
+				Open: func(path, format string) (trace.Reader, io.Closer, error) {
+					reading = newMeter(app, displayName(path), "MB", 0)
+					return openMeteredTraces(path, format, app.In, reading)
+				},
+				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
 					fmt.Fprintln(app.Err, formatImportError(file, e.Line, e.Err.Error()))
 				},
-			}
-			if IsTerminal(app.Err) {
-				sio.OnProgress = func(file string, read int) { fmt.Fprintf(app.Err, "\r%s: %d traces read…", file, read) }
-				defer fmt.Fprint(app.Err, "\r\033[K")
 			}
 			plan, err := be.Sample(cmd.Context(), who, o, cmd.Flags().Changed("seed"), sio)
 			var ie *gapp.InputError
@@ -144,4 +146,35 @@ func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
 		fmt.Fprintln(w, "dry run: nothing written")
 	}
 	return nil
+}
+
+// openMeteredTraces opens a trace file (- for stdin) for reading with its
+// bytes counted on meter; for a regular file the meter's total is its size,
+// so progress shows a percentage and an ETA.
+func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
+	if path == "-" {
+		r, err := trace.NewReader(meteredReader{stdin, meter}, format)
+		return r, io.NopCloser(nil), err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, errors.New("no such file")
+		}
+		return nil, nil, unwrapPath(err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		f.Close()
+		return nil, nil, errors.New("is a directory")
+	}
+	if err == nil && fi.Mode().IsRegular() {
+		meter.total = fi.Size()
+	}
+	r, err := trace.NewReader(meteredReader{f, meter}, format)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, f, nil
 }
