@@ -49,6 +49,7 @@ against them for CI.`,
 		newSettingsCmd(app),
 		newDashboardCmd(app),
 		newScoreCmd(app),
+		newServeCmd(app),
 	)
 	return root
 }
