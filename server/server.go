@@ -144,39 +144,50 @@ func (s *Server) Serve(l net.Listener) error {
 
 // Shutdown stops accepting connections, tells every open screen the server
 // is going away and has it save its drafts and end, lets running commands
-// finish, and returns when every connection is closed. When ctx ends first,
-// commands still running are cancelled and connections are cut.
+// finish, then closes every connection. When ctx ends first, commands still
+// running are cancelled and their connections cut.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
-	done := make(chan error, 1)
-	go func() { done <- s.ssh.Shutdown(ctx) }()
+	listenersClosed := make(chan struct{})
+	go func() {
+		// Closes the listeners at once, then waits for connections, which
+		// Close below ends.
+		_ = s.ssh.Shutdown(ctx)
+		close(listenersClosed)
+	}()
 	s.mu.Lock()
 	for ls := range s.sessions {
 		ls.shutdown()
 	}
 	s.mu.Unlock()
-	err := <-done
-	if err != nil {
-		s.stopAll()
-		_ = s.ssh.Close()
-		s.waitSessions(2 * time.Second)
-		return fmt.Errorf("shutdown: sessions still open after the grace period were cut")
-	}
+	finished := s.waitSessions(ctx)
 	s.stopAll()
+	// Connections with no session left (a client that keeps its connection
+	// open after its session ended) are closed here.
+	_ = s.ssh.Close()
+	<-listenersClosed
+	if !finished {
+		return fmt.Errorf("shutdown: sessions still running after the grace period were cut")
+	}
 	return nil
 }
 
-// waitSessions waits up to d for session handlers to return.
-func (s *Server) waitSessions(d time.Duration) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+// waitSessions waits until no session is open, or ctx ends (false).
+func (s *Server) waitSessions(ctx context.Context) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
 		s.mu.Lock()
 		n := len(s.sessions)
 		s.mu.Unlock()
 		if n == 0 {
-			return
+			return true
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
 	}
 }
 
