@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -19,11 +20,12 @@ var version = "dev"
 // App is what every command shares: the streams, the database location and
 // the store, opened on first use.
 type App struct {
-	In     io.Reader
-	Out    io.Writer
-	Err    io.Writer
-	DBPath string
-	store  *store.Store
+	In      io.Reader
+	Out     io.Writer
+	Err     io.Writer
+	DBPath  string
+	store   *store.Store
+	backend *gapp.App
 }
 
 // NewApp returns an App over the given streams.
@@ -49,6 +51,7 @@ func (a *App) Close() {
 	if a.store != nil {
 		a.store.Close()
 		a.store = nil
+		a.backend = nil
 	}
 }
 

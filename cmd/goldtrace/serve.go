@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -40,6 +41,10 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
+			be, err := app.Backend(ctx)
+			if err != nil {
+				return err
+			}
 			if hostKey == "" {
 				hostKey = server.HostKeyPath(app.DBPath)
 			}
@@ -53,9 +58,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			}
 			srv, err := server.New(server.Config{
 				HostKey:  signer,
-				KeyActor: keyActor(st),
+				KeyActor: be.KeyActor,
 				Home:     homeScreen(st),
-				Exec:     remoteExec(st),
+				Exec:     remoteExec(st, be, filepath.Dir(app.DBPath)),
 				Log:      app.Err,
 				Version:  version,
 			})
@@ -102,17 +107,6 @@ func port(addr net.Addr) string {
 	return p
 }
 
-// keyActor maps a key fingerprint to its user.
-func keyActor(st *store.Store) server.KeyActorFunc {
-	return func(ctx context.Context, fp string) (gapp.Actor, error) {
-		u, err := st.KeyUser(ctx, fp)
-		if err != nil {
-			return gapp.Actor{}, err
-		}
-		return gapp.Actor{Name: u.Name, Role: gapp.Role(u.Role), Source: gapp.SourceSSH, KeyFingerprint: fp}, nil
-	}
-}
-
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
 // lead's dashboard (adjudication one key away). A ci key has no screen.
 func homeScreen(st *store.Store) server.HomeFunc {
@@ -131,11 +125,15 @@ func homeScreen(st *store.Store) server.HomeFunc {
 
 // remoteExec runs a command line from an SSH client through the same
 // command tree as the terminal, on the server's open store, as the actor
-// the context carries.
-func remoteExec(st *store.Store) server.ExecFunc {
+// the context carries. export writes its files into exportDir (beside the
+// database), never where a client says; datasets get fetches them.
+func remoteExec(st *store.Store, be *gapp.App, exportDir string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
-		a := &App{In: in, Out: out, Err: errw, store: st}
-		err := checkRemote(ctx, args)
+		a := &App{In: in, Out: out, Err: errw, store: st, backend: be}
+		path, err := checkRemote(ctx, args)
+		if path == "export" {
+			args = withFlag(args, "out", exportDir)
+		}
 		if err == nil {
 			root := newRootCmd(a)
 			root.SetArgs(args)

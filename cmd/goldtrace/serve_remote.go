@@ -26,7 +26,7 @@ var remoteCommands = map[string]remoteCheck{
 	"labels import": stdinOnly,
 	"import":        stdinOnly,
 	"sample":        stdinFlags("from"),
-	"export":        noFlags("out"),
+	"export":        noFlags("out"), // the files go beside the database: remoteExec
 	"resolve":       stdinFlags("label"),
 	"guide show":    nil, "guide log": nil,
 	"guide set": stdinOnly,
@@ -54,20 +54,26 @@ var screenCommands = map[string]bool{"label": true, "adjudicate": true, "dashboa
 // SSH: --as and --db, commands that open a screen or act on the server's
 // files, and file operands other than "-". Lines that do not parse are left
 // to the command tree, which reports them as it does locally.
-func checkRemote(ctx context.Context, args []string) error {
+//
+// It returns the command's path ("labels import"), "" when the line names
+// no runnable command.
+func checkRemote(ctx context.Context, args []string) (string, error) {
 	root := newRootCmd(NewApp(nil, io.Discard, io.Discard))
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd == root {
-		return nil
+		return "", nil
 	}
 	path := strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 	if cmd.HasSubCommands() && !cmd.Runnable() {
-		return nil // a group: prints its help
+		return "", nil // a group: prints its help
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return nil
+		return "", nil
 	}
-	f := cmd.Flags()
+	return path, checkRemoteFlags(ctx, path, cmd.Flags())
+}
+
+func checkRemoteFlags(ctx context.Context, path string, f *pflag.FlagSet) error {
 	who := "the key's user"
 	if a, ok := gapp.ActorFrom(ctx); ok {
 		who = a.String()
@@ -185,4 +191,18 @@ func keyLine(args []string, i int) error {
 		}
 	}
 	return nil
+}
+
+// withFlag adds --name value to a command line, before a "--" that ends the
+// flags if there is one.
+func withFlag(args []string, name, value string) []string {
+	out := make([]string, 0, len(args)+2)
+	for i, a := range args {
+		if a == "--" {
+			out = append(out, "--"+name, value)
+			return append(out, args[i:]...)
+		}
+		out = append(out, a)
+	}
+	return append(out, "--"+name, value)
 }

@@ -21,6 +21,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/store"
@@ -99,7 +100,11 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 			role = "lead"
 		}
 		ts.keys[u], ts.priv[u] = newKeyPair(t)
-		must("", "users", "add", u, "--role", role, "--key", keyLineOf(ts.keys[u], u+"@laptop"))
+		args := []string{"users", "add", u, "--role", role, "--key", keyLineOf(ts.keys[u], u+"@laptop")}
+		if u != "carol" {
+			args = append(args, "--as", "carol") // the first lead needs no identity
+		}
+		must("", args...)
 	}
 	ts.keys["eve"], ts.priv["eve"] = newKeyPair(t)
 	out := must("", "sample", "--n", fmt.Sprint(nItems), "--seed", "3", "--reviewers", strings.Join(reviewers, ","), "--batch", "b1", "--json")
@@ -116,13 +121,14 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 		t.Fatal(err)
 	}
 	ts.st = st
+	be := gapp.New(st)
 	host := newKey(t)
 	ts.hostKey = host.PublicKey()
 	ts.srv, err = server.New(server.Config{
 		HostKey:  host,
-		KeyActor: keyActor(st),
+		KeyActor: be.KeyActor,
 		Home:     homeScreen(st),
-		Exec:     remoteExec(st),
+		Exec:     remoteExec(st, be, ts.dir),
 		Log:      io.Discard,
 	})
 	if err != nil {

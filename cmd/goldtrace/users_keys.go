@@ -14,6 +14,7 @@ import (
 )
 
 func newUsersKeyCmd(a *App) *cobra.Command {
+	var as string
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Add or remove a user's SSH keys (who they are under goldtrace serve)",
@@ -27,11 +28,11 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := a.Store(cmd.Context())
+			be, who, err := a.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.AddUserKey(cmd.Context(), args[0], k); err != nil {
+			if err := be.AddUserKey(cmd.Context(), who, args[0], k); err != nil {
 				return fmt.Errorf("add key to %s: %w", args[0], keyError(err))
 			}
 			fmt.Fprintf(a.Out, "user %s: key %s added\n", args[0], k.Fingerprint)
@@ -47,23 +48,25 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := a.Store(cmd.Context())
+			be, who, err := a.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.RemoveUserKey(cmd.Context(), args[0], fp); err != nil {
+			if err := be.RemoveUserKey(cmd.Context(), who, args[0], fp); err != nil {
 				return fmt.Errorf("remove key from %s: %w", args[0], keyError(err))
 			}
 			fmt.Fprintf(a.Out, "user %s: key %s removed\n", args[0], fp)
 			return nil
 		},
 	}
+	cmd.PersistentFlags().StringVar(&as, "as", "", "the lead changing the keys")
 	cmd.AddCommand(add, remove)
 	return cmd
 }
 
 func newUsersRemoveCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	var as string
+	cmd := &cobra.Command{
 		Use:   "remove NAME",
 		Short: "Take a user out: their SSH keys stop working at once",
 		Long: `remove deletes NAME's SSH keys, so goldtrace serve refuses them from now on, and
@@ -71,11 +74,11 @@ deletes the user. A user whose name is on assignments, labels or adjudications
 stays listed (that work names them) but has no keys.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := a.Store(cmd.Context())
+			be, who, err := a.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			kept, err := st.RemoveUser(cmd.Context(), args[0])
+			kept, err := be.RemoveUser(cmd.Context(), who, args[0])
 			if err != nil {
 				return fmt.Errorf("remove user %s: %w", args[0], keyError(err))
 			}
@@ -87,6 +90,8 @@ stays listed (that work names them) but has no keys.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&as, "as", "", "the lead removing the user")
+	return cmd
 }
 
 // parseKeys parses every --key argument, stopping at the first bad one.
