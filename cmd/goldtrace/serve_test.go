@@ -78,8 +78,48 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 	if len(reviewers) == 0 {
 		reviewers = []string{"alice", "bob"}
 	}
-	ts := &teamServer{t: t, dir: t.TempDir(), keys: map[string]gossh.Signer{}, priv: map[string]ed25519.PrivateKey{}}
+	ts := &teamServer{t: t, dir: t.TempDir()}
+	seedTeam(t, ts, nTraces, nItems, reviewers)
+	st, err := store.Open(context.Background(), ts.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.st = st
+	be := gapp.New(st)
+	host := newKey(t)
+	ts.hostKey = host.PublicKey()
+	ts.srv, err = server.New(server.Config{
+		HostKey:  host,
+		KeyActor: be.KeyActor,
+		Home:     homeScreen(st),
+		Exec:     remoteExec(st, be, ts.dir),
+		Log:      io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.addr = l.Addr().String()
+	ts.served = make(chan error, 1)
+	go func() { ts.served <- ts.srv.Serve(l) }()
+	t.Cleanup(func() {
+		ts.shutdown(5 * time.Second)
+		st.Close()
+	})
+	return ts
+}
+
+// seedTeam makes the project a team server serves, in ts.dir: synthetic
+// traces, lead carol and the reviewers, nItems items sampled for the
+// reviewers (two each), every user with a key, and eve with a key that is
+// nobody's.
+func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []string) {
+	t.Helper()
 	ts.db = filepath.Join(ts.dir, "gt.db")
+	ts.keys, ts.priv = map[string]gossh.Signer{}, map[string]ed25519.PrivateKey{}
 	var buf bytes.Buffer
 	if _, err := synth.Write(&buf, synth.Options{Seed: 7, N: nTraces}); err != nil {
 		t.Fatal(err)
@@ -116,36 +156,6 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 		ts.items = append(ts.items, it.ID)
 	}
 
-	st, err := store.Open(context.Background(), ts.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.st = st
-	be := gapp.New(st)
-	host := newKey(t)
-	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(server.Config{
-		HostKey:  host,
-		KeyActor: be.KeyActor,
-		Home:     homeScreen(st),
-		Exec:     remoteExec(st, be, ts.dir),
-		Log:      io.Discard,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.addr = l.Addr().String()
-	ts.served = make(chan error, 1)
-	go func() { ts.served <- ts.srv.Serve(l) }()
-	t.Cleanup(func() {
-		ts.shutdown(5 * time.Second)
-		st.Close()
-	})
-	return ts
 }
 
 // shutdown is what SIGTERM does: Shutdown, then Serve returns.
