@@ -28,11 +28,11 @@ can fetch gold over SSH with a ci key:
 			if !isRef {
 				return fmt.Errorf("%q: want NAME@vN (goldtrace datasets lists the versions)", args[0])
 			}
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			_, content, man, err := st.DatasetFiles(cmd.Context(), ref.Name, ref.Version)
+			_, content, man, err := be.DatasetFiles(cmd.Context(), who, ref.Name, ref.Version)
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("dataset %s: no such version (goldtrace datasets %s lists them)", ref, ref.Name)
 			} else if err != nil {

@@ -619,3 +619,67 @@ func TestServeClientDropsMidDraft(t *testing.T) {
 		t.Fatalf("a label was submitted on disconnect: %+v", got)
 	}
 }
+
+// TestServeCIKeyAndAudit: a ci key fetches a dataset version and nothing
+// else (no screen, no status), and what SSH users do is audited with their
+// key's fingerprint and source ssh.
+func TestServeCIKeyAndAudit(t *testing.T) {
+	ts := startTeamServer(t, 20, 4)
+	ciKey := newKey(t)
+	if _, errOut, code := ts.run("carol", "", "users", "add", "ci-bot", "--role", "ci", "--key", `"`+keyLineOf(ciKey, "ci@runner")+`"`); code != 0 {
+		t.Fatalf("users add ci-bot over ssh: %s", errOut)
+	}
+	ts.keys["ci-bot"] = ciKey
+	// Gold for a version: both reviewers give the same answer on every item.
+	for _, r := range []string{"alice", "bob"} {
+		var in bytes.Buffer
+		for _, id := range ts.items {
+			b, _ := json.Marshal(review.Label{Item: id, Reviewer: r, Decision: review.DecisionNoCall,
+				Calls: []review.LabelCall{}, Rationale: "no tool needed", Seconds: 9})
+			in.Write(append(b, '\n'))
+		}
+		if _, errOut, code := ts.run(r, in.String(), "labels", "import", "-"); code != 0 {
+			t.Fatalf("%s labels import: %s", r, errOut)
+		}
+	}
+	if _, errOut, code := ts.run("carol", "", "export", "gold"); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	_, content, _, err := ts.st.DatasetFiles(context.Background(), "gold", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := ts.run("ci-bot", "", "datasets", "get", "gold@v1"); code != 0 || out != string(content) {
+		t.Fatalf("ci datasets get: exit %d, %d bytes, %q", code, len(out), errOut)
+	}
+	if _, errOut, code := ts.run("ci-bot", "", "status"); code != 2 || !strings.Contains(errOut, "ci-bot (ssh key SHA256:") {
+		t.Fatalf("ci status: exit %d %q, want refused naming the key", code, errOut)
+	}
+	p := ts.openScreen("ci-bot")
+	if code := p.exit(); code != 2 || !strings.Contains(p.screen(), "runs commands only") {
+		t.Fatalf("ci screen: exit %d, %q", code, p.screen())
+	}
+
+	entries, err := ts.st.AuditLog(context.Background(), store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fps := map[string]string{}
+	for _, u := range []string{"alice", "bob", "carol", "ci-bot"} {
+		fps[u] = gossh.FingerprintSHA256(ts.keys[u].PublicKey())
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if fp, ok := fps[e.Actor]; ok && e.Source == "ssh" {
+			if e.KeyFingerprint != fp {
+				t.Errorf("audit entry %+v: key %s, want %s", e, e.KeyFingerprint, fp)
+			}
+			seen[e.Actor+" "+e.Action+" "+e.Outcome] = true
+		}
+	}
+	for _, want := range []string{"carol users.manage ok", "alice labels.import ok", "bob labels.import ok", "ci-bot status.totals denied"} {
+		if !seen[want] {
+			t.Errorf("no ssh audit entry %q; have %v", want, seen)
+		}
+	}
+}
