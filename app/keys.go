@@ -19,22 +19,32 @@ import (
 // certificates and authorized_keys options are refused, each with a one-line
 // reason.
 func ParseKey(arg string) (store.UserKey, error) {
-	line, where := strings.TrimSpace(arg), "--key"
 	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
 		b, err := os.ReadFile(arg)
 		if err != nil {
 			return store.UserKey{}, fmt.Errorf("key file %s: %w", arg, err)
 		}
-		if bytes.Contains(b, []byte("PRIVATE KEY")) {
-			return store.UserKey{}, fmt.Errorf("key file %s is a private key: give the public half (%s.pub)", arg, arg)
-		}
-		line, where = firstKeyLine(b), "key file "+arg
-		if line == "" {
-			return store.UserKey{}, fmt.Errorf("%s: no public key in it", where)
-		}
+		return ParseKeyText(b, "key file "+arg)
 	} else if looksLikePath(arg) {
 		return store.UserKey{}, fmt.Errorf("--key %s: no such file (give a .pub file or an authorized_keys line)", arg)
 	}
+	return parseKeyLine(strings.TrimSpace(arg), "--key")
+}
+
+// ParseKeyText reads a key from the text of a .pub file (or stdin), named
+// where in errors.
+func ParseKeyText(b []byte, where string) (store.UserKey, error) {
+	if bytes.Contains(b, []byte("PRIVATE KEY")) {
+		return store.UserKey{}, fmt.Errorf("%s is a private key: give the public half (the .pub file)", where)
+	}
+	line := firstKeyLine(b)
+	if line == "" {
+		return store.UserKey{}, fmt.Errorf("%s: no public key in it", where)
+	}
+	return parseKeyLine(line, where)
+}
+
+func parseKeyLine(line, where string) (store.UserKey, error) {
 	pub, comment, opts, _, err := ssh.ParseAuthorizedKey([]byte(line))
 	if err != nil {
 		return store.UserKey{}, fmt.Errorf("%s: not an SSH public key (want an authorized_keys line such as \"ssh-ed25519 AAAA… you@host\" or a .pub file)", where)

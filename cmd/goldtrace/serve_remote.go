@@ -176,7 +176,7 @@ func keyLines(f *pflag.FlagSet, _ []string) error {
 }
 
 // keyLine checks that args[i] (every arg when i < 0) is an authorized_keys
-// line ("TYPE BASE64 [COMMENT]"), not a file name.
+// line ("TYPE BASE64 [COMMENT]") or - (stdin), not a file name.
 func keyLine(args []string, i int) error {
 	check := args
 	if i >= 0 {
@@ -186,8 +186,8 @@ func keyLine(args []string, i int) error {
 		check = args[i : i+1]
 	}
 	for _, a := range check {
-		if !strings.Contains(strings.TrimSpace(a), " ") {
-			return fmt.Errorf("%s: over SSH give the key itself (\"$(cat key.pub)\"), not a file name", a)
+		if a != "-" && !strings.Contains(strings.TrimSpace(a), " ") {
+			return fmt.Errorf("%s: over SSH give - and the key on stdin (ssh HOST -- users key add NAME - < key.pub), not a file name", a)
 		}
 	}
 	return nil

@@ -253,7 +253,7 @@ func TestServeKeyAuth(t *testing.T) {
 
 	// A revoked key is refused from then on; the user's other keys work.
 	alice2 := newKey(t)
-	if _, errOut, code := ts.run("carol", "", "users", "key", "add", "alice", `"`+keyLineOf(alice2, "alice@desktop")+`"`); code != 0 {
+	if _, errOut, code := ts.run("carol", keyLineOf(alice2, "alice@desktop")+"\n", "users", "key", "add", "alice", "-"); code != 0 {
 		t.Fatalf("users key add over ssh: %s", errOut)
 	}
 	fp := gossh.FingerprintSHA256(ts.keys["alice"].PublicKey())
@@ -347,7 +347,7 @@ func TestServeExec(t *testing.T) {
 		{[]string{"serve"}, "not available over SSH"},
 		{[]string{"datasets", "get", "gold@v9"}, "no such version"},
 		{[]string{"score", "--gold", "/etc/passwd"}, "--gold /etc/passwd: over SSH give a dataset version"},
-		{[]string{"users", "add", "mallory", "--key", "/root/.ssh/id_ed25519.pub"}, "give the key itself"},
+		{[]string{"users", "add", "mallory", "--key", "/root/.ssh/id_ed25519.pub"}, "give - and the key on stdin"},
 	} {
 		out, errOut, code := ts.run("alice", "", tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {

@@ -21,10 +21,10 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 	}
 	add := &cobra.Command{
 		Use:   "add NAME KEY",
-		Short: "Give NAME another SSH key: an authorized_keys line or a .pub file",
+		Short: "Give NAME another SSH key: an authorized_keys line, a .pub file, or - to read it from stdin",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := app.ParseKey(args[1])
+			k, err := a.parseKey(args[1])
 			if err != nil {
 				return err
 			}
@@ -94,12 +94,25 @@ stays listed (that work names them) but has no keys.`,
 	return cmd
 }
 
+// parseKey reads a KEY operand: a line, a .pub file, or - for a key on
+// stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
+func (a *App) parseKey(arg string) (store.UserKey, error) {
+	if arg != "-" {
+		return app.ParseKey(arg)
+	}
+	b, err := io.ReadAll(io.LimitReader(a.In, 64<<10))
+	if err != nil {
+		return store.UserKey{}, fmt.Errorf("read the key from stdin: %w", err)
+	}
+	return app.ParseKeyText(b, "the key on stdin")
+}
+
 // parseKeys parses every --key argument, stopping at the first bad one.
-func parseKeys(args []string) ([]store.UserKey, error) {
+func (a *App) parseKeys(args []string) ([]store.UserKey, error) {
 	var keys []store.UserKey
 	seen := map[string]bool{}
 	for _, arg := range args {
-		k, err := app.ParseKey(arg)
+		k, err := a.parseKey(arg)
 		if err != nil {
 			return nil, err
 		}
