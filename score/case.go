@@ -14,6 +14,9 @@ type Case struct {
 	// the BFCL profile).
 	Tools []trace.Tool
 	Meta  map[string]string
+	// Trace is the id of the trace the item comes from ("" when unknown):
+	// the futureagi profile scores each trace's items as one trajectory.
+	Trace string
 }
 
 // Prediction is what a model did on one item.
@@ -22,6 +25,9 @@ type Prediction struct {
 	// Missing marks an item the predictions file had no line for; it is
 	// scored as no call and listed in the report.
 	Missing bool
+	// Errors holds each call's outcome (CallUnknown, CallOK, CallFailed)
+	// when the prediction reports them; nil when none does.
+	Errors []int8
 }
 
 // ErrorKind names why an item failed. Each failing item gets exactly one.
@@ -95,13 +101,16 @@ type ItemResult struct {
 	Kind    ErrorKind `json:"kind,omitempty"`
 	Message string    `json:"message,omitempty"`
 	// ExpectedTool is the chosen gold list's first tool or (none);
-	// PredictedTool the first predicted tool, (none) or (unknown).
+	// PredictedTool the first predicted tool, (none) or (unknown) (an item
+	// without available tools keeps the predicted name: nothing is unknown).
 	ExpectedTool  string `json:"expected_tool"`
 	PredictedTool string `json:"predicted_tool"`
 	// List is the gold list scored against: 0 = expected_calls, i =
 	// acceptable[i-1].
 	List    int  `json:"list"`
 	Missing bool `json:"missing_prediction,omitempty"`
+	// ItemJudge is set on every item when an LLM judge ran (judge_fields.go).
+	*ItemJudge
 
 	ToolName  bool    `json:"-"`
 	ArgsShape bool    `json:"-"` // meaningful when ExpectedCalls > 0
@@ -111,6 +120,7 @@ type ItemResult struct {
 	ExpectedCalls  int `json:"-"`
 	PredictedCalls int `json:"-"` // calls matched (BFCL profile: unparseable ones dropped)
 	EmittedCalls   int `json:"-"` // calls the model made
+	CatalogCalls   int `json:"-"` // calls made on an item with available tools (hallucination is measurable)
 	MatchedCalls   int `json:"-"` // pairs that are exact
 	Missed         int `json:"-"` // expected calls left unpaired
 	Spurious       int `json:"-"` // predicted calls left unpaired
@@ -119,4 +129,11 @@ type ItemResult struct {
 
 	// Pairs is filled by Match (not by Score, to keep batch scoring lean).
 	Pairs []Pair `json:"-"`
+
+	// Seed holds the seed profile's per-item numbers (NaN = null); written
+	// at the item's top level under their names (SeedMetrics).
+	Seed      SeedScores    `json:"-"`
+	Trace     string        `json:"-"`
+	seed      int8          // the seed profile that filled Seed
+	futureAGI *futureCounts // futureagi: the item's inputs, for its trajectory
 }

@@ -27,7 +27,10 @@ func ParseGate(spec string, max bool) (Gate, error) {
 	if rest, ok := strings.CutPrefix(name, "per_tool."); ok {
 		g.PerTool, name = true, rest
 	}
-	if !KnownRate(name) {
+	if err := checkJudgeGate(spec, name, g.PerTool); err != nil {
+		return Gate{}, err
+	}
+	if !KnownRate(name) && name != JudgeScore {
 		return Gate{}, fmt.Errorf("gate %q: unknown metric %q (one of %s)", spec, name, strings.Join(RateNames, ", "))
 	}
 	g.Metric = name
@@ -73,6 +76,10 @@ type GateResult struct {
 // as n/a.
 func (r *Report) ApplyGates(gates []Gate, minSupport int) {
 	for _, g := range gates {
+		if g.Metric == JudgeScore {
+			r.checkJudge(g)
+			continue
+		}
 		if !g.PerTool {
 			r.check(g, "overall", &r.Overall)
 			continue

@@ -16,7 +16,7 @@ import (
 func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gt.db")
-	w, err := sql.Open("sqlite", dsn(path, true))
+	w, err := sql.Open("sqlite", dsn(path, true, busyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 			rebuild = m
 			break
 		}
-		if err := s.applyMigration(ctx, m); err != nil {
+		if err := s.applyMigration(ctx, w, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,7 +50,7 @@ func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if err := s.applyMigration(ctx, rebuild); err != nil {
+	if err := s.applyMigration(ctx, w, rebuild); err != nil {
 		t.Fatalf("0008: %v", err)
 	}
 	var n int
@@ -77,7 +77,7 @@ func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 		t.Errorf("cascade from the rebuilt users table: %d %v", n, err)
 	}
 	// Applying it again is a no-op (it is recorded).
-	if err := s.applyMigration(ctx, rebuild); err != nil {
+	if err := s.applyMigration(ctx, w, rebuild); err != nil {
 		t.Errorf("second apply: %v", err)
 	}
 }

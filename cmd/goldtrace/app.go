@@ -20,12 +20,14 @@ var version = "dev"
 // App is what every command shares: the streams, the database location and
 // the store, opened on first use.
 type App struct {
-	In      io.Reader
-	Out     io.Writer
-	Err     io.Writer
-	DBPath  string
-	store   *store.Store
-	backend *gapp.App
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	DBPath string
+	// ReadOnly (--read-only) opens the database for reading only.
+	ReadOnly bool
+	store    *store.Store
+	backend  *gapp.App
 }
 
 // NewApp returns an App over the given streams.
@@ -38,7 +40,7 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	st, err := store.Open(ctx, a.DBPath)
+	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +91,14 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return 2
+}
+
+// errorReport is main's one line for a failed command and its exit code. A
+// raw SQLite failure of the database (a corrupt page met by a read, a lock
+// held too long) is reworded to name the file and what to do.
+func errorReport(app *App, err error) (string, int) {
+	err = store.Explain(app.DBPath, err)
+	return "goldtrace: " + oneLine(err.Error()), exitCode(err)
 }
 
 // oneLine folds a multi-line error message onto one line.

@@ -11,13 +11,15 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal or SSH connection closed) stops work like SIGINT.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
 	err := newRootCmd(app).ExecuteContext(ctx)
 	app.Close()
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "goldtrace: "+oneLine(err.Error()))
-		os.Exit(exitCode(err))
+		line, code := errorReport(app, err)
+		fmt.Fprintln(os.Stderr, line)
+		os.Exit(code)
 	}
 }

@@ -43,6 +43,13 @@ could tell how another reviewer answered an item they just submitted.`,
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
+				return err
+			}
 			if asJSON {
 				enc := json.NewEncoder(app.Out)
 				enc.SetIndent("", "  ")
