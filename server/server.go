@@ -11,13 +11,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/tui"
 )
 
 // KeyActorFunc is the user a key fingerprint belongs to, as an actor; an
@@ -26,7 +26,7 @@ type KeyActorFunc func(ctx context.Context, fingerprint string) (app.Actor, erro
 
 // HomeFunc builds the actor's home screen for a session with a terminal:
 // styles come from r, the client's renderer (its colour profile).
-type HomeFunc func(ctx context.Context, actor app.Actor, r *lipgloss.Renderer) (tea.Model, error)
+type HomeFunc func(ctx context.Context, actor app.Actor, r *lipgloss.Renderer) (*tui.Root, error)
 
 // ExecFunc runs one goldtrace command line for an SSH client, with the
 // session's streams and a context carrying the actor, and returns the exit

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -18,18 +19,14 @@ import (
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-// liveSession is an open session the server may have to end: a screen
-// (program) or a command (cancel).
+// liveSession is an open session: a screen (program, which Shutdown tells
+// to save and end) or a command (which Shutdown waits for).
 type liveSession struct {
 	mu      sync.Mutex
 	program *tea.Program
-	// stopping is closed when the server shuts down.
-	stopping chan struct{}
-	once     sync.Once
 }
 
 func (ls *liveSession) shutdown() {
-	ls.once.Do(func() { close(ls.stopping) })
 	ls.mu.Lock()
 	p := ls.program
 	ls.mu.Unlock()
@@ -58,7 +55,7 @@ func (s *Server) handle(ssh.Handler) ssh.Handler {
 			_ = sess.Exit(2)
 			return
 		}
-		ls := &liveSession{stopping: make(chan struct{})}
+		ls := &liveSession{}
 		if !s.track(ls) {
 			fmt.Fprint(sess.Stderr(), "goldtrace: the server is shutting down\r\n")
 			_ = sess.Exit(2)
@@ -114,33 +111,38 @@ func (s *Server) screen(sess ssh.Session, ls *liveSession, actor app.Actor) int 
 	ls.program = p
 	ls.mu.Unlock()
 
-	runDone := make(chan struct{})
+	// RunProgram saves the screen's work however the session ends: ctrl+c,
+	// the client going away (the session's context ends), or Shutdown.
 	go func() {
 		for {
 			select {
-			case <-runDone:
-				return
-			case w := <-windows:
-				p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
 			case <-sess.Context().Done():
-				// The client went away: save like quitting does, then stop.
-				p.Send(tui.QuitMsg{})
-				select {
-				case <-runDone:
-				case <-time.After(10 * time.Second):
-					p.Kill()
-				}
 				return
+			case w, ok := <-windows:
+				if !ok {
+					return
+				}
+				p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
 			}
 		}
 	}()
-	_, runErr := p.Run()
-	close(runDone)
-	select {
-	case <-ls.stopping:
+	runErr := model.RunProgram(sess.Context(), p)
+	var notice *tui.QuitNotice
+	if errors.As(runErr, &notice) {
+		// The work was kept outside the database (a recovery file on the
+		// server): say so after the screen is gone.
+		for _, l := range notice.Lines {
+			fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", l)
+		}
+		runErr = nil
+	}
+	if s.closing.Load() {
+		if runErr != nil {
+			fmt.Fprintf(sess.Stderr(), "goldtrace: the server is shutting down; your work could not be saved: %s\r\n", oneLine(runErr.Error()))
+			return 2
+		}
 		fmt.Fprint(sess, "goldtrace: the server is shutting down; your work is saved\r\n")
 		return 0
-	default:
 	}
 	if runErr != nil && sess.Context().Err() == nil {
 		fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", oneLine(runErr.Error()))

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
@@ -110,7 +109,7 @@ func port(addr net.Addr) string {
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
 // lead's dashboard (adjudication one key away). A ci key has no screen.
 func homeScreen(st *store.Store) server.HomeFunc {
-	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (tea.Model, error) {
+	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
 		c := tui.NewCommon(st)
 		c.Styles = tui.StylesWith(r, r.ColorProfile() == termenv.Ascii)
 		switch actor.Role {
