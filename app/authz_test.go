@@ -42,6 +42,7 @@ func TestAuthorizeTable(t *testing.T) {
 		ActScoreDataset:       R | L | C | N,
 		ActDashboard:          L,
 		ActAuditRead:          L,
+		ActMaintain:           L | N,
 	}
 	if len(want) != len(Actions()) {
 		t.Fatalf("the test covers %d actions, there are %d", len(want), len(Actions()))

@@ -57,20 +57,16 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, at, actor, role, source, key_fingerprint, action, object, outcome FROM (
-		SELECT * FROM audit WHERE (? = '' OR actor = ?) AND (? = '' OR action = ?) ORDER BY id DESC LIMIT ?) ORDER BY id`,
-		f.Actor, f.Actor, f.Action, f.Action, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []AuditEntry
-	for rows.Next() {
+	err := s.scanRows(ctx, func(r scanner) error {
 		var e AuditEntry
-		if err := rows.Scan(&e.ID, &e.At, &e.Actor, &e.Role, &e.Source, &e.KeyFingerprint, &e.Action, &e.Object, &e.Outcome); err != nil {
-			return nil, err
+		if err := r.Scan(&e.ID, &e.At, &e.Actor, &e.Role, &e.Source, &e.KeyFingerprint, &e.Action, &e.Object, &e.Outcome); err != nil {
+			return err
 		}
 		out = append(out, e)
-	}
-	return out, rows.Err()
+		return nil
+	}, `SELECT id, at, actor, role, source, key_fingerprint, action, object, outcome FROM (
+		SELECT * FROM audit WHERE (? = '' OR actor = ?) AND (? = '' OR action = ?) ORDER BY id DESC LIMIT ?) ORDER BY id`,
+		f.Actor, f.Actor, f.Action, f.Action, limit)
+	return out, err
 }

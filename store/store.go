@@ -419,7 +419,8 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 // fail nor cascade) and checked with foreign_key_check before the commit.
 const foreignKeysOff = "-- migrate: foreign_keys=off"
 
-// applyMigration applies m in one transaction unless it is recorded already.
+// applyMigration applies m in one transaction on the write pool w unless it
+// is recorded already.
 func (s *Store) applyMigration(ctx context.Context, w *sql.DB, m migration) error {
 	fkOff := strings.HasPrefix(m.sql, foreignKeysOff)
 	if fkOff {

@@ -67,19 +67,5 @@ func (s *Store) Users(ctx context.Context) ([]User, error) {
 
 // UserCounts counts users by role.
 func (s *Store) UserCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT role, count(*) FROM users GROUP BY role`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var role string
-		var n int
-		if err := rows.Scan(&role, &n); err != nil {
-			return nil, err
-		}
-		out[role] = n
-	}
-	return out, rows.Err()
+	return queryCounts(ctx, s.r, `SELECT role, count(*) FROM users GROUP BY role`)
 }

@@ -42,6 +42,37 @@ func (a *App) Actor(cmd *cobra.Command, as string) (*gapp.App, gapp.Actor, error
 	return be, who, err
 }
 
+// permit checks that the actor of a command without --as (the context's,
+// or nobody) may do action; done records it in the audit log once it is done.
+func (a *App) permit(ctx context.Context, action gapp.Action, object string) (done func(what string) error, err error) {
+	be, who, err := a.ActorCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if who, err = be.Permit(ctx, who, action, object); err != nil {
+		return nil, err
+	}
+	return func(what string) error {
+		if object != "" {
+			what = object + ": " + what
+		}
+		return be.Audit(ctx, who, action, what)
+	}, nil
+}
+
+// ActorCtx is Actor for code that has the context but not the command: the
+// context's actor, or nobody (commands without --as).
+func (a *App) ActorCtx(ctx context.Context) (*gapp.App, gapp.Actor, error) {
+	be, err := a.Backend(ctx)
+	if err != nil {
+		return nil, gapp.Actor{}, err
+	}
+	if who, ok := gapp.ActorFrom(ctx); ok {
+		return be, who, nil
+	}
+	return be, gapp.Actor{Source: gapp.SourceLocal}, nil
+}
+
 // refuseIdentityFlags is the root's pre-run: when the context carries an
 // actor (a command run over SSH as the key's user), --as and --db are
 // refused: identity comes from the key and the server alone opens the

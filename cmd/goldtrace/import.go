@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -55,6 +56,10 @@ empty file is an error.`,
 			if !validFormat(format) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), format)
 			}
+			done, err := app.permit(cmd.Context(), gapp.ActImport, strings.Join(args, " "))
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
@@ -92,6 +97,9 @@ empty file is an error.`,
 				if len(rep.Files) > 1 {
 					printImportResult(app, rep.Total)
 				}
+			}
+			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil {
+				return err
 			}
 			return lastErr
 		},

@@ -58,7 +58,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			srv, err := server.New(server.Config{
 				HostKey:  signer,
 				KeyActor: be.KeyActor,
-				Home:     homeScreen(st),
+				Home:     homeScreen(be, app.DBPath),
 				Exec:     remoteExec(st, be, filepath.Dir(app.DBPath)),
 				Log:      app.Err,
 				Version:  version,
@@ -107,15 +107,24 @@ func port(addr net.Addr) string {
 }
 
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
-// lead's dashboard (adjudication one key away). A ci key has no screen.
-func homeScreen(st *store.Store) server.HomeFunc {
+// lead's dashboard (adjudication one key away), each through the actor's
+// app session, as label and dashboard open them. A ci key has no screen.
+func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
-		c := tui.NewCommon(st)
+		session := be.As(actor)
+		c := tui.NewCommon(session)
 		c.Styles = tui.StylesWith(r, r.ColorProfile() == termenv.Ascii)
 		switch actor.Role {
 		case gapp.RoleReviewer:
-			return tui.NewLabelRoot(c, tui.LabelOptions{Reviewer: actor.Name}, r.HasDarkBackground()), nil
+			if _, err := session.Open(ctx, gapp.ActQueueRead, "label queue"); err != nil {
+				return nil, err
+			}
+			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: tui.RecoveryPath(dbPath, actor.Name)}
+			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
 		case gapp.RoleLead:
+			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+				return nil, err
+			}
 			return tui.NewDashboardRoot(c, tui.DashboardOptions{Lead: actor.Name}), nil
 		}
 		return nil, fmt.Errorf("%s is a %s key: it runs commands only (ssh HOST -- datasets get NAME@vN)", actor.Name, actor.Role)

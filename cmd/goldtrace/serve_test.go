@@ -91,7 +91,7 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 	ts.srv, err = server.New(server.Config{
 		HostKey:  host,
 		KeyActor: be.KeyActor,
-		Home:     homeScreen(st),
+		Home:     homeScreen(be, ts.db),
 		Exec:     remoteExec(st, be, ts.dir),
 		Log:      io.Discard,
 	})
