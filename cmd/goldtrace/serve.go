@@ -59,7 +59,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				HostKey:  signer,
 				KeyActor: be.KeyActor,
 				Home:     homeScreen(be, app.DBPath),
-				Exec:     remoteExec(st, be, filepath.Dir(app.DBPath)),
+				Exec:     remoteExec(st, be, app.DBPath),
 				Log:      app.Err,
 				Version:  version,
 			})
@@ -133,17 +133,18 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 
 // remoteExec runs a command line from an SSH client through the same
 // command tree as the terminal, on the server's open store, as the actor
-// the context carries. export writes its files into exportDir (beside the
-// database), never where a client says; datasets get fetches them.
-func remoteExec(st *store.Store, be *gapp.App, exportDir string) server.ExecFunc {
+// the context carries. export writes its files beside the database, never
+// where a client says; datasets get fetches them.
+func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		a := &App{In: in, Out: out, Err: errw, store: st, backend: be}
 		path, err := checkRemote(ctx, args)
 		if path == "export" {
-			args = withFlag(args, "out", exportDir)
+			args = withFlag(args, "out", filepath.Dir(dbPath))
 		}
 		if err == nil {
 			root := newRootCmd(a)
+			a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says (--db is refused)
 			root.SetArgs(args)
 			err = root.ExecuteContext(ctx)
 		}

@@ -44,6 +44,7 @@ var remoteCommands = map[string]remoteCheck{
 	},
 	"score":  all(goldRef, stdinFlags("pred"), noFlags("baseline", "out")),
 	"audit":  nil,
+	"check":  nil, // backup is not: it writes a file on the server
 	"whoami": nil,
 }
 

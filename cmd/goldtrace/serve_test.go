@@ -92,7 +92,7 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 		HostKey:  host,
 		KeyActor: be.KeyActor,
 		Home:     homeScreen(be, ts.db),
-		Exec:     remoteExec(st, be, ts.dir),
+		Exec:     remoteExec(st, be, ts.db),
 		Log:      io.Discard,
 	})
 	if err != nil {
