@@ -212,13 +212,15 @@ func TestBlindAndReveal(t *testing.T) {
 	}
 	k.press(tea.KeyCtrlO)
 	v := view(r)
-	if !strings.Contains(v, `[model did] → get_order_status({"order_id":"ORD-10000"})`) || strings.Contains(v, "BOB-SECRET") {
+	if !strings.Contains(v, `[model did] → get_order_status {"order_id":"ORD-10000"}`) || strings.Contains(v, "BOB-SECRET") {
 		t.Fatalf("after ctrl+o:\n%s", v)
 	}
-	k.typ("stat")
-	k.press(tea.KeyEnter)
-	k.typ("ORD-10000")
-	k.press(tea.KeyTab)
+	// A second ctrl+o copies the model's call into the form, to edit only
+	// what is wrong; it is right here, so the focus goes to the rationale.
+	k.press(tea.KeyCtrlO)
+	if ce := page.form.calls[0]; ce.tool != "get_order_status" || !ce.useForm || !sameJSON(t, ce.value(), `{"order_id":"ORD-10000"}`) || page.form.focus != fieldRationale {
+		t.Fatalf("copy: tool %q form %v value %s focus %v", ce.tool, ce.useForm, ce.value(), page.form.focus)
+	}
 	k.typ("copied")
 	k.press(tea.KeyCtrlS)
 	if l := storedLabel(t, f, f.items[0], "alice"); !l.SawObserved {

@@ -82,6 +82,7 @@ empty file is an error.`,
 				rep.Total.Duplicates += res.Duplicates
 				rep.Total.Skipped += res.Skipped
 				rep.Total.Items += res.Items
+				rep.Total.ReplacedUTF8 += res.ReplacedUTF8
 			}
 			rep.Total.Source = "total"
 			if asJSON {
@@ -276,8 +277,12 @@ func formatImportError(file string, line int, msg string) string {
 }
 
 func printImportResult(app *App, r store.ImportResult) {
-	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created\n",
-		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items)
+	utf := ""
+	if r.ReplacedUTF8 > 0 {
+		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
+	}
+	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
+		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items, utf)
 }
 
 // warnUnfinishedImports tells on stderr about imports that were interrupted

@@ -57,5 +57,7 @@ against them for CI.`,
 		newCheckCmd(app),
 		newBackupCmd(app),
 	)
+	root.InitDefaultCompletionCmd()
+	addExamples(root)
 	return root
 }
