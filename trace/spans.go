@@ -18,6 +18,7 @@ type span struct {
 	start    time.Time
 	attrs    map[string]json.RawMessage
 	resource map[string]json.RawMessage
+	events   []spanEvent
 }
 
 // spanPart is what one span contributes to its trace. Every LLM span
@@ -49,11 +50,22 @@ func newSpanDecoder(cache schemaCache, format string) *spanDecoder {
 	return &spanDecoder{cache: cache, format: format}
 }
 
+// part reads one span by the conventions its attributes follow (an OTLP
+// export may carry OpenInference spans, and the reverse).
 func (d *spanDecoder) part(s span) (spanPart, error) {
-	if d.format == FormatOpenInference {
+	if isOpenInference(s.attrs) || d.format == FormatOpenInference && len(s.events) == 0 && !hasGenAI(s.attrs) {
 		return openInferencePart(s, d.cache)
 	}
 	return genAISpanPart(s, d.cache)
+}
+
+func hasGenAI(a map[string]json.RawMessage) bool {
+	for k := range a {
+		if strings.HasPrefix(k, "gen_ai.") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *spanDecoder) record(line int, data []byte) []result {
@@ -240,6 +252,10 @@ func parseSpans(line int, data []byte) (spans []span, batch bool, err error) {
 		spans, err := parseResourceSpans(line, raw)
 		return spans, true, err
 	}
+	if raw, ok := probe["resourceLogs"]; ok {
+		spans, err := otlpLogs(line, raw)
+		return spans, true, err
+	}
 	if raw, ok := probe["attributes"]; ok {
 		s, err := parseSpanObject(line, data, raw)
 		return []span{s}, false, err
@@ -257,6 +273,10 @@ func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 				TraceID           string          `json:"traceId"`
 				StartTimeUnixNano json.RawMessage `json:"startTimeUnixNano"`
 				Attributes        []otlpKeyValue  `json:"attributes"`
+				Events            []struct {
+					Name       string         `json:"name"`
+					Attributes []otlpKeyValue `json:"attributes"`
+				} `json:"events"`
 			} `json:"spans"`
 		} `json:"scopeSpans"`
 	}
@@ -272,8 +292,12 @@ func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 				if err != nil {
 					return nil, fmt.Errorf("span %s: startTimeUnixNano: %w", s.TraceID, err)
 				}
-				out = append(out, span{line: line, traceID: s.TraceID, start: start,
-					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource})
+				sp := span{line: line, traceID: s.TraceID, start: start,
+					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource}
+				for _, e := range s.Events {
+					sp.events = append(sp.events, spanEvent{name: e.Name, attrs: kvMap(e.Attributes)})
+				}
+				out = append(out, sp)
 			}
 		}
 	}
