@@ -210,9 +210,7 @@ func isOpenInference(a map[string]json.RawMessage) bool {
 // span per trace and span id, in the order they come.
 func otlpLogs(line int, raw json.RawMessage) ([]span, error) {
 	var rl []struct {
-		Resource struct {
-			Attributes []otlpKeyValue `json:"attributes"`
-		} `json:"resource"`
+		Resource  otlpResource `json:"resource"`
 		ScopeLogs []struct {
 			LogRecords []struct {
 				TimeUnixNano json.RawMessage `json:"timeUnixNano"`

@@ -182,6 +182,11 @@ type otlpAnyValue struct {
 	} `json:"kvlistValue"`
 }
 
+// otlpResource is the resource of a batch of spans or log records.
+type otlpResource struct {
+	Attributes []otlpKeyValue `json:"attributes"`
+}
+
 type otlpKeyValue struct {
 	Key   string       `json:"key"`
 	Value otlpAnyValue `json:"value"`
@@ -265,9 +270,7 @@ func parseSpans(line int, data []byte) (spans []span, batch bool, err error) {
 
 func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 	var rs []struct {
-		Resource struct {
-			Attributes []otlpKeyValue `json:"attributes"`
-		} `json:"resource"`
+		Resource   otlpResource `json:"resource"`
 		ScopeSpans []struct {
 			Spans []struct {
 				TraceID           string          `json:"traceId"`
