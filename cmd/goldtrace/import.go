@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -65,6 +66,10 @@ that is not UTF-8 is an invalid record.`,
 			if !validFormat(format) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), format)
 			}
+			done, err := app.permit(cmd.Context(), gapp.ActImport, strings.Join(args, " "))
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
@@ -103,6 +108,9 @@ that is not UTF-8 is an invalid record.`,
 				if len(rep.Files) > 1 {
 					printImportResult(app, rep.Total)
 				}
+			}
+			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil {
+				return err
 			}
 			return lastErr
 		},
