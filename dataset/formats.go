@@ -5,31 +5,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// Formats other than the canonical JSONL that an export can also write,
-// each beside the canonical file as NAME-vN.<format>.jsonl:
+// Formats other than the canonical JSONL that an export can also write
+// beside the canonical file (FormatFiles lists each one's files):
 //
-//   - openai-evals: {"input":[chat messages],"ideal":[…],"tools":[…],"metadata":{…}}
+//   - openai-evals: the legacy evals registry's NAME-vN.openai-evals.jsonl,
+//     {"input":[chat messages],"ideal":[…],"tools":[…],"metadata":{…}}
 //     per line; each ideal is the canonical JSON of one correct call list
 //     [{"name","arguments"}] (the expected calls first, then each acceptable
-//     alternative; "[]" means no tool should be called).
+//     alternative; "[]" means no tool should be called). Beside it the
+//     current Evals API's shape: NAME-vN.openai-evals.items.jsonl with one
+//     {"item":{…}} per line and NAME-vN.openai-evals.eval.json, the create-eval
+//     request (a custom data source whose item_schema every item satisfies,
+//     and a python grader comparing sample.output_tools with the ideals).
 //   - langsmith: dataset example rows {"inputs":{"messages","tools"},
 //     "outputs":{expected_tool, expected_args, expected_calls, acceptable,
 //     rationale},"metadata":{…}}.
-//   - promptfoo: test cases {"description","vars","assert","metadata"}: vars
-//     hold the messages, tools (OpenAI shape), expected_calls and
-//     acceptable; items that expect a call assert is-valid-openai-tools-call
-//     and a javascript check of tool names and argument rules; items that
-//     expect none assert with javascript that no tool was called.
+//   - promptfoo: test cases {"description","vars","options","assert","metadata"}:
+//     vars hold the messages, expected_calls and acceptable, options.tools
+//     the item's tools (OpenAI shape); every item asserts a multi-line
+//     javascript check of tool names and argument rules (for a no-call item:
+//     that no tool was called), items that expect calls also tool-call-f1.
+//     Beside it NAME-vN.promptfooconfig.yaml runs them (promptfoo_config.go).
+//   - inspect: inspect_ai samples (inspect_format.go).
+//   - deepeval: a JSON array of goldens (deepeval_format.go).
+//   - bfcl: BFCL's question and possible-answer files and a report of the
+//     rules BFCL cannot express (bfcl_format.go).
+//   - hf: a Hugging Face dataset folder, README card and data file
+//     (hf_format.go).
 //
 // Messages and tools use OpenAI chat-completions shapes: tool_calls as
 // {id,type:"function",function:{name,arguments}} with arguments as a JSON
 // string, tools as {type:"function",function:{name,description,parameters}}.
-var Formats = []string{"openai-evals", "langsmith", "promptfoo"}
+var Formats = []string{"openai-evals", "langsmith", "promptfoo", "bfcl", "inspect", "deepeval", "hf"}
 
 // ValidFormat reports whether f is "jsonl" (canonical only) or one of Formats.
 func ValidFormat(f string) bool {
@@ -44,16 +57,18 @@ func ValidFormat(f string) bool {
 	return false
 }
 
-// WriteFormat converts a canonical dataset (its JSONL, read from content) into format,
-// one line per record in the same order, deterministically.
+// WriteFormat converts a canonical dataset (its JSONL, read from content) into
+// a format written one row per record (openai-evals' legacy rows, langsmith,
+// promptfoo's tests, inspect), in the same order, deterministically.
 func WriteFormat(w io.Writer, format string, content io.Reader) error {
 	convert, ok := map[string]func(Record) (any, error){
 		"openai-evals": openAIEvalsRow,
 		"langsmith":    langSmithRow,
 		"promptfoo":    promptfooRow,
+		"inspect":      inspectRow,
 	}[format]
 	if !ok {
-		return fmt.Errorf("unknown format %q (want jsonl, openai-evals, langsmith or promptfoo)", format)
+		return fmt.Errorf("unknown row format %q (want openai-evals, langsmith, promptfoo or inspect)", format)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	enc := json.NewEncoder(bw)
@@ -212,32 +227,71 @@ func langSmithRow(r Record) (any, error) {
 }
 
 type promptfooAssert struct {
-	Type  string `json:"type"`
-	Value string `json:"value,omitempty"`
+	Type      string   `json:"type"`
+	Value     any      `json:"value,omitempty"`
+	Threshold *float64 `json:"threshold,omitempty"`
+	Metric    string   `json:"metric,omitempty"`
 }
 
+// promptfooRow is one promptfoo test case: the messages, expected calls and
+// acceptable lists as vars (the config's prompt renders the messages), the
+// item's tools as options.tools (promptfoo merges a test's options into the
+// provider's config, so an OpenAI-compatible provider offers them), the
+// generated checker for every item, and tool-call-f1 on the expected tool
+// names for items that expect calls.
 func promptfooRow(r Record) (any, error) {
 	type vars struct {
 		ID            string                 `json:"id"`
 		Messages      []oaMessage            `json:"messages"`
-		Tools         []oaTool               `json:"tools"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
 	}
-	asserts := []promptfooAssert{}
+	type options struct {
+		Tools []oaTool `json:"tools"`
+	}
+	asserts := []promptfooAssert{{Type: "javascript", Value: promptfooCallCheck, Metric: "gold_match"}}
 	desc := r.ID + ": no tool call"
 	if len(r.ExpectedCalls) > 0 {
 		desc = r.ID + ": " + r.ExpectedCalls[0].Tool
-		asserts = append(asserts, promptfooAssert{Type: "is-valid-openai-tools-call"}, promptfooAssert{Type: "javascript", Value: promptfooCallCheck})
-	} else {
-		asserts = append(asserts, promptfooAssert{Type: "javascript", Value: promptfooNoCallCheck})
+		asserts = append(asserts, promptfooF1(r))
 	}
 	return struct {
 		Description string            `json:"description"`
 		Vars        vars              `json:"vars"`
+		Options     options           `json:"options"`
 		Assert      []promptfooAssert `json:"assert"`
 		Metadata    rowMetadata       `json:"metadata"`
-	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}, asserts, metadataOf(r)}, nil
+	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)},
+		options{openAITools(r.AvailableTools)}, asserts, metadataOf(r)}, nil
+}
+
+// promptfooF1 is tool-call-f1 on the expected tool names. It gates (threshold
+// 1) only when every correct list calls the same set of tools, so that it
+// can never fail a test the checker passes; otherwise it is reported with
+// threshold 0.
+func promptfooF1(r Record) promptfooAssert {
+	set := func(calls []score.ExpectedCall) string {
+		names := map[string]bool{}
+		for _, c := range calls {
+			names[c.Tool] = true
+		}
+		return strings.Join(sortedKeys(names), ",")
+	}
+	names := []string{}
+	seen := map[string]bool{}
+	for _, c := range r.ExpectedCalls {
+		if !seen[c.Tool] {
+			seen[c.Tool] = true
+			names = append(names, c.Tool)
+		}
+	}
+	threshold := 1.0
+	for _, alt := range r.Acceptable {
+		if set(alt) != set(r.ExpectedCalls) {
+			threshold = 0
+		}
+	}
+	return promptfooAssert{Type: "tool-call-f1", Value: names, Threshold: &threshold, Metric: "tool_call_f1"}
 }
 
 func nonNilCalls(c []score.ExpectedCall) []score.ExpectedCall {
@@ -259,22 +313,29 @@ func nonNilAlts(c [][]score.ExpectedCall) [][]score.ExpectedCall {
 // output holds no tool calls.
 const promptfooCalls = `const calls = (o) => { let v = o; if (typeof v === 'string') { try { v = JSON.parse(v); } catch (e) { return null; } } if (v && !Array.isArray(v) && Array.isArray(v.tool_calls)) v = v.tool_calls; if (!Array.isArray(v)) return null; return v.map((c) => { const f = (c && c.function) || c || {}; let a = f.arguments !== undefined ? f.arguments : (f.input !== undefined ? f.input : {}); if (typeof a === 'string') { try { a = JSON.parse(a); } catch (e) { a = undefined; } } return { name: f.name, args: a }; }); };`
 
-// promptfooNoCallCheck passes when the model called no tool.
-const promptfooNoCallCheck = promptfooCalls + ` const got = calls(output); return { pass: !got || got.length === 0, score: (!got || got.length === 0) ? 1 : 0, reason: (!got || got.length === 0) ? 'no tool called' : 'expected no tool call, got ' + got.map((c) => c.name).join(', ') };`
-
 // promptfooCallCheck passes when the called tools and arguments satisfy the
-// expected calls (or an acceptable alternative) under their arg_rules: exact
-// (key-order-free JSON equality), fuzzy (strings compared case- and
-// whitespace-insensitively), any, optional, any_of; calls are paired one to
-// one in any order, extra arguments fail.
-const promptfooCallCheck = promptfooCalls + ` const canon = (x) => Array.isArray(x) ? x.map(canon) : (x && typeof x === 'object') ? Object.keys(x).sort().reduce((o, k) => { o[k] = canon(x[k]); return o; }, {}) : x;
-const eq = (a, b) => JSON.stringify(canon(a)) === JSON.stringify(canon(b));
-const squash = (s) => s.toLowerCase().replace(/\s+/g, ' ').trim();
-const fuzzyEq = (a, b) => (typeof a === 'string' && typeof b === 'string') ? squash(a) === squash(b) : eq(a, b);
-const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const callOk = (e, p) => { if (!p || p.name !== e.tool || !p.args || typeof p.args !== 'object' || Array.isArray(p.args)) return false; const rules = e.arg_rules || {}; const keys = new Set(Object.keys(e.args || {}).concat(Object.keys(rules))); for (const k of Object.keys(p.args)) if (!keys.has(k)) return false; for (const k of keys) { const r = rules[k] || {}; const m = r.match || 'exact'; if (!has(p.args, k)) { if (r.optional) continue; return false; } if (m === 'any') continue; const wanted = (has(e.args || {}, k) ? [e.args[k]] : []).concat(r.any_of || []); if (!wanted.some((w) => m === 'fuzzy' ? fuzzyEq(w, p.args[k]) : eq(w, p.args[k]))) return false; } return true; };
+// expected calls (or an acceptable alternative; no call at all when they are
+// []) under their arg_rules: exact
+// (key-order-free JSON equality), fuzzy (strings compared ignoring case and
+// whitespace, also inside arrays and objects), any, optional, any_of, on
+// top-level arguments and on nested values named by JSON-Pointer keys
+// ("/body/mode", "/flights/0/date"); calls are paired one to one in any
+// order, extra arguments or nested members fail.
+const promptfooCallCheck = promptfooCalls + ` const canon = (x, f) => typeof x === 'string' && f ? x.toLowerCase().replace(/\s+/g, '') : Array.isArray(x) ? x.map((v) => canon(v, f)) : (x && typeof x === 'object') ? Object.keys(x).sort().reduce((o, k) => { o[k] = canon(x[k], f); return o; }, {}) : x;
+const eq = (a, b) => JSON.stringify(canon(a, false)) === JSON.stringify(canon(b, false));
+const fuzzyEq = (a, b) => JSON.stringify(canon(a, true)) === JSON.stringify(canon(b, true));
+const has = (o, k) => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
+const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const esc = (t) => String(t).replace(/~/g, '~0').replace(/\//g, '~1');
+const ptrOf = (path) => path.map((t) => '/' + esc(t)).join('');
+const tokens = (k) => k.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+const below = (rules, path) => { const pre = ptrOf(path) + '/'; return Object.keys(rules).some((k) => k.startsWith(pre)); };
+const nodeOk = (e, p, path, rules, fz) => { if (!below(rules, path)) return fz ? fuzzyEq(e, p) : eq(e, p); if (Array.isArray(e) && Array.isArray(p)) { for (let i = 0; i < Math.max(e.length, p.length); i++) if (!childOk(e, String(i), i < e.length, p, i < p.length, path.concat([String(i)]), rules, fz)) return false; return true; } if (isObj(e) && isObj(p)) { for (const k of new Set(Object.keys(e).concat(Object.keys(p)))) if (!childOk(e, k, has(e, k), p, has(p, k), path.concat([k]), rules, fz)) return false; return true; } return fz ? fuzzyEq(e, p) : eq(e, p); };
+const childOk = (eo, k, hasE, po, hasP, path, rules, fz) => { const r = rules[ptrOf(path)]; if (r && r.match) fz = r.match === 'fuzzy'; if (!hasP) return !!(r && r.optional) || (!hasE && !r); if (r && r.match === 'any') return true; if (!hasE && !r) return false; if (hasE && nodeOk(eo[k], po[k], path, rules, fz)) return true; return !!r && (r.any_of || []).some((w) => fz ? fuzzyEq(w, po[k]) : eq(w, po[k])); };
+const callOk = (e, p) => { if (!p || p.name !== e.tool || !isObj(p.args)) return false; const rules = {}; for (const k of Object.keys(e.arg_rules || {})) rules[k.startsWith('/') ? ptrOf(tokens(k)) : ptrOf([k])] = e.arg_rules[k]; const ea = e.args || {}; const keys = new Set(Object.keys(ea).concat(Object.keys(p.args))); for (const k of Object.keys(rules)) { const t = tokens(k); if (t.length === 1) keys.add(t[0]); } for (const k of keys) if (!childOk(ea, k, has(ea, k), p.args, has(p.args, k), [k], rules, false)) return false; return true; };
 const listOk = (exp, got) => { if (exp.length !== got.length) return false; const used = new Array(got.length).fill(false); const pair = (i) => { if (i === exp.length) return true; for (let j = 0; j < got.length; j++) { if (!used[j] && callOk(exp[i], got[j])) { used[j] = true; if (pair(i + 1)) return true; used[j] = false; } } return false; }; return pair(0); };
 const got = calls(output) || [];
 const lists = [context.vars.expected_calls].concat(context.vars.acceptable || []);
 const ok = lists.some((l) => listOk(l, got));
-return { pass: ok, score: ok ? 1 : 0, reason: ok ? 'tool calls match the gold answer' : 'expected ' + context.vars.expected_calls.map((c) => c.tool).join(', ') + ', got ' + (got.length ? got.map((c) => c.name).join(', ') : 'no tool call') };`
+const names = (l, none) => l.length ? l.map((c) => c.tool || c.name).join(', ') : none;
+return { pass: ok, score: ok ? 1 : 0, reason: ok ? 'tool calls match the gold answer' : 'expected ' + names(context.vars.expected_calls, 'no tool call') + ', got ' + names(got, 'no tool call') };`
