@@ -58,6 +58,8 @@ type LabelPage struct {
 	saveQueued bool
 	retrySeq   int // the pending submit retry (submitRetryMsg.seq)
 
+	submitted int // labels submitted in this session, for the quit summary
+
 	skipping bool
 	skipIn   textinput.Model
 
@@ -307,12 +309,14 @@ func (p *LabelPage) Flush() tea.Cmd {
 	save := p.item.ID != "" && p.dirty && (p.state == stateReady || p.state == stateBusy)
 	id, d, secs := p.item.ID, p.form.Draft(p.revealed), p.seconds()
 	p.dirty = false
+	submitted := p.submitted
 	return func() tea.Msg {
 		req.waitWrites(flushWait)
-		if !save {
-			return nil
+		var rep tea.Msg
+		if save {
+			rep = req.flushDraft(id, d, secs)
 		}
-		return req.flushDraft(id, d, secs)
+		return withSummary(rep, req.quitSummary(submitted))
 	}
 }
 

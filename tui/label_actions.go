@@ -60,6 +60,8 @@ func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 	verb := "submitted"
 	if msg.Skipped {
 		verb = "skipped"
+	} else {
+		p.submitted++
 	}
 	return tea.Batch(p.load(""), ReportStatus(fmt.Sprintf("%s %s", verb, msg.ItemID)))
 }
