@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -108,4 +109,46 @@ func (s *Store) ReleaseAssignments(ctx context.Context, req ReleaseRequest) (rel
 		return nil, nil, err
 	}
 	return released, kept, nil
+}
+
+// ReturnSkipped brings back the reviewer's skipped item that was skipped
+// longest ago (in one batch, if given; never one in exclude): pending again
+// at the end of the queue, its skip reason kept. It returns the item and
+// that reason; ErrNotFound when nothing skipped is left.
+func (s *Store) ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (item, reason string, err error) {
+	err = s.WithTx(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT item_id, batch, skip_reason FROM assignments
+			WHERE reviewer = ? AND status = 'skipped' AND (? = '' OR batch = ?)
+			AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')
+			ORDER BY updated_at, position`, reviewer, batch, batch)
+		if err != nil {
+			return err
+		}
+		var from string
+		for rows.Next() {
+			var id, b, why string
+			if err := rows.Scan(&id, &b, &why); err != nil {
+				rows.Close()
+				return err
+			}
+			if !slices.Contains(exclude, id) {
+				item, from, reason = id, b, why
+				break
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if item == "" {
+			return fmt.Errorf("%s has no skipped item to come back to: %w", reviewer, ErrNotFound)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE assignments SET status = 'pending', updated_at = ?,
+			position = (SELECT coalesce(max(position), -1) + 1 FROM assignments WHERE reviewer = ? AND batch = ?)
+			WHERE item_id = ? AND reviewer = ?`, s.now(), reviewer, from, item, reviewer)
+		return err
+	})
+	if err != nil {
+		return "", "", err
+	}
+	return item, reason, nil
 }

@@ -53,3 +53,29 @@ func TestReleaseAssignments(t *testing.T) {
 		t.Errorf("item status %s after dave's label", s)
 	}
 }
+
+// Skipped items come back at the end of the queue, oldest skip first, never
+// one excluded (skipped in this session); the skip reason comes along.
+func TestReturnSkipped(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	item := assignTwo(t, st)
+	if err := st.SkipItem(ctx, item, "bob", "no context"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.ReturnSkipped(ctx, "bob", "", []string{item}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an excluded item came back: %v", err)
+	}
+	got, reason, err := st.ReturnSkipped(ctx, "bob", "", nil)
+	if err != nil || got != item || reason != "no context" {
+		t.Fatalf("returned %q %q %v", got, reason, err)
+	}
+	a, err := st.NextAssignment(ctx, "bob", "")
+	if err != nil || a.ItemID != item || a.Status != AssignPending {
+		t.Fatalf("bob's queue %+v %v", a, err)
+	}
+	// Pending again, it takes drafts (typed work is saved).
+	if err := st.SaveDraft(ctx, item, "bob", []byte(`{}`), 3); err != nil {
+		t.Errorf("draft on a returned item: %v", err)
+	}
+}
