@@ -186,7 +186,11 @@ func (f *labelForm) validate(ce *callEditor) {
 	}
 	v := json.RawMessage(ce.value())
 	ce.problems = ce.validator.Validate(v)
-	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack)...)
+	var choices map[string]bool
+	if ce.form != nil {
+		choices = choiceTexts(ce.form.schema, nil)
+	}
+	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, choices)...)
 }
 
 // toggleArgs switches a call between the form and JSON text; the JSON is
