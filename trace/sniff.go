@@ -34,7 +34,15 @@ func sniff(data []byte) (string, error) {
 	}
 	has := func(k string) bool { _, ok := obj[k]; return ok }
 	switch {
-	case has("resourceSpans"), has("scopeSpans"), has("traceId") && has("spanId"):
+	case has("run_type") && (has("inputs") || has("outputs")):
+		return FormatLangSmith, nil
+	case has("observations"):
+		return FormatLangfuse, nil
+	case has("span_attributes"), has("root_span_id") && has("input"):
+		return FormatBraintrust, nil
+	case has("info") && has("data"):
+		return FormatMLflow, nil
+	case has("resourceSpans"), has("resourceLogs"), has("scopeSpans"), has("traceId") && has("spanId"):
 		return FormatOTLP, nil
 	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"),
 		has("contents"), has("inputText"), has("object") && has("output"), has("input") && has("model"):
@@ -57,17 +65,16 @@ func sniff(data []byte) (string, error) {
 
 // sniffAttributes recognises flattened span attributes.
 func sniffAttributes(attrs map[string]json.RawMessage) string {
-	genAI := false
-	for k := range attrs {
-		switch {
-		case strings.HasPrefix(k, "llm."), strings.HasPrefix(k, "openinference."), k == "input.value":
-			return FormatOpenInference
-		case strings.HasPrefix(k, "gen_ai."):
-			genAI = true
-		}
-	}
-	if genAI {
+	switch {
+	case isOpenInference(attrs):
+		return FormatOpenInference
+	case hasGenAI(attrs):
 		return FormatOTLP
+	}
+	for k := range attrs {
+		if strings.HasPrefix(k, "llm.") {
+			return FormatOTLP // OpenLLMetry's llm.request.* beside gen_ai.*
+		}
 	}
 	return ""
 }
@@ -91,6 +98,8 @@ func (d *autoDecoder) record(line int, data []byte) []result {
 			d.inner = &providerDecoder{cache: d.cache}
 		case FormatTrace:
 			d.inner = &canonicalDecoder{cache: d.cache}
+		case FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow:
+			d.inner = newGroupDecoder(format, d.cache)
 		default:
 			d.inner = newSpanDecoder(d.cache, format)
 		}

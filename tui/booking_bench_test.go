@@ -184,7 +184,7 @@ func BenchmarkLabelBooking(b *testing.B) {
 		b.Run(strings.ReplaceAll(sc.name, " ", "_"), func(b *testing.B) {
 			st, items := bookingStore(b, b.N)
 			lipgloss.SetColorProfile(termenv.Ascii)
-			c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), Store: st, Now: func() time.Time { return t0 }}
+			c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(b, st, "alice"), Now: func() time.Time { return t0 }}
 			tm := teatest.NewTestModel(b, NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true), teatest.WithInitialTermSize(80, 24))
 			out := &scanner{}
 			waitOut(b, tm, out, fmt.Sprintf("1/%d", b.N))

@@ -76,7 +76,7 @@ type LabelPage struct {
 	height  int
 }
 
-// NewLabelPage builds the label screen for opts.Reviewer over c.Store.
+// NewLabelPage builds the label screen for opts.Reviewer over c.API.
 func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip := textinput.New()
 	skip.Prompt = "Why skip? "
@@ -86,7 +86,7 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
-		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
+		req:     labelRequest{st: c.API, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,

@@ -53,20 +53,20 @@ func runAssign(cmd *cobra.Command, app *App, f assignFlags) error {
 	switch {
 	case !f.release:
 		return errors.New("assign: say --release (moving skipped or stalled items is what assign does)")
-	case f.as == "" || f.from == "" || f.to == "":
-		return errors.New("assign --release: --as LEAD, --from REVIEWER and --to REVIEWER are required")
+	case f.from == "" || f.to == "":
+		return errors.New("assign --release: --from REVIEWER and --to REVIEWER are required")
 	case f.stalled < 0:
 		return fmt.Errorf("assign --release: --stalled %s is negative", f.stalled)
 	}
-	st, err := app.Store(cmd.Context())
+	be, who, err := app.Actor(cmd, f.as)
 	if err != nil {
 		return err
 	}
-	req := store.ReleaseRequest{Lead: f.as, From: f.from, To: f.to, Batch: f.batch, Item: f.item}
+	req := store.ReleaseRequest{From: f.from, To: f.to, Batch: f.batch, Item: f.item}
 	if f.stalled > 0 {
-		req.StalledSince = st.Now().Add(-f.stalled)
+		req.StalledSince = time.Now().Add(-f.stalled)
 	}
-	released, kept, err := st.ReleaseAssignments(cmd.Context(), req)
+	released, kept, err := be.ReleaseAssignments(cmd.Context(), who, req)
 	if err != nil {
 		return fmt.Errorf("assign --release: %w", err)
 	}
