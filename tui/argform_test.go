@@ -332,3 +332,26 @@ func FuzzArgForm(f *testing.F) {
 		_ = form.JSON()
 	})
 }
+
+// q typed on "+ add" starts an element (it is text there), it does not quit;
+// on a yes/no field q and ? are the screen's.
+func TestTypingOnAddIsText(t *testing.T) {
+	s := StylesFor(true)
+	keys := DefaultKeyMap()
+	f := newLabelForm(&s, &keys.Label)
+	tool := trace.Tool{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}},"ok":{"type":"boolean"}},"required":["tags","ok"]}`)}
+	f.Load([]trace.Tool{tool}, draftBody{Calls: []draftCall{{Tool: "t"}}})
+	f.setFocus(0, fieldArgs)
+	if st, _ := f.calls[0].form.current(); !st.add || !f.Typing() {
+		t.Fatalf("on + add: typing %v", f.Typing())
+	}
+	f.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	if got := f.calls[0].value(); !sameJSON(t, got, `{"tags":["q"]}`) {
+		t.Errorf("value %s", got)
+	}
+	f.Update(tea.KeyMsg{Type: tea.KeyTab})
+	f.Update(tea.KeyMsg{Type: tea.KeyTab})
+	if _, v := f.calls[0].form.current(); v == nil || v.kind() != argBool || f.Typing() {
+		t.Errorf("on the yes/no field typing should be off")
+	}
+}

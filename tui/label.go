@@ -325,7 +325,7 @@ func (p *LabelPage) Flush() tea.Cmd {
 
 // Typing is true while a text field has focus, and while an item loads
 // (keys typed ahead go to its fields): q and ? work elsewhere (a yes/no
-// field, "+ add", the empty screen).
+// field, the empty screen).
 func (p *LabelPage) Typing() bool {
 	return p.skipping || p.state == stateLoading || p.state == stateBusy || p.state == stateReady && p.form.Typing()
 }

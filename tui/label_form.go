@@ -402,8 +402,10 @@ func (f *labelForm) Typing() bool {
 	if ce.form.pick != nil {
 		return true
 	}
+	// Typing on "+ add" starts an element, so only yes/no and null fields
+	// leave q and ? to the screen.
 	st, v := ce.form.current()
-	return v != nil && !st.add && (textual(st, v) || v.kind() == argEnum)
+	return st.add || v != nil && (textual(st, v) || v.kind() == argEnum)
 }
 
 // argHelp lists the argument form's keys while it has the focus.
