@@ -149,7 +149,7 @@ func goldProject(t *testing.T, dir string, n int) string {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	must(t, db, "labels", "import", file)
+	must(t, db, "labels", "import", file, "--as", "carol", "--for-others")
 	if g := sqlCount(t, db, `SELECT count(*) FROM gold`); g != len(h) {
 		t.Fatalf("%d gold items, want %d", g, len(h))
 	}
@@ -175,15 +175,15 @@ func TestKillExport(t *testing.T) {
 	scratch := filepath.Join(dir, "scratch.db")
 	must(t, db, "backup", scratch)
 	start := time.Now()
-	must(t, scratch, "export", "support", "--out", filepath.Join(dir, "scratch-out"))
+	must(t, scratch, "export", "support", "--as", "carol", "--out", filepath.Join(dir, "scratch-out"))
 	full := time.Since(start)
 	rng := seed(t)
 	for i := 0; i < kills; i++ {
-		_, stderr, _ := killAfter(t, db, time.Duration(rng.Int63n(int64(full)+int64(full)/2)), "export", "support", "--out", out)
+		_, stderr, _ := killAfter(t, db, time.Duration(rng.Int63n(int64(full)+int64(full)/2)), "export", "support", "--as", "carol", "--out", out)
 		noRawSQLite(t, stderr)
 		checkPasses(t, db)
 	}
-	r := must(t, db, "export", "support", "--out", out)
+	r := must(t, db, "export", "support", "--as", "carol", "--out", out)
 	versions := sqlStrings(t, db, `SELECT name || '-v' || version FROM datasets ORDER BY version`)
 	if len(versions) == 0 {
 		t.Fatalf("no version stored after the last export: %s", r.out)
