@@ -79,6 +79,10 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 			t.Errorf("%s as %s: a refusal exits %d", action, actor, code)
 		}
 	}
+	keys := map[string]string{} // each actor's registered SSH key
+	for _, actor := range actors {
+		keys[actor.Name] = addTestKey(t, db, actor.Name)
+	}
 	for _, row := range rows {
 		// Locally without identity.
 		nobody := gapp.Actor{Source: gapp.SourceLocal}
@@ -102,7 +106,7 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 			}
 			// As the SSH server runs it: the key's user in the context.
 			ssh := actor
-			ssh.Source, ssh.KeyFingerprint = gapp.SourceSSH, "SHA256:"+actor.Name
+			ssh.Source, ssh.KeyFingerprint = gapp.SourceSSH, keys[actor.Name]
 			args := row.args()
 			_, errs, code := runAs(db, ssh, "", args...)
 			check(t, ssh, row.action, args, errs, code)

@@ -66,6 +66,10 @@ var commandExamples = map[string][]string{
 		"goldtrace datasets",
 		"goldtrace datasets support --json",
 	},
+	"datasets get": {
+		"goldtrace datasets get support@v3 > gold.jsonl",
+		"goldtrace datasets get support@v3 --manifest > support-v3.manifest.json",
+	},
 	"diff": {
 		"goldtrace diff support@v2 support@v3",
 		"goldtrace diff datasets/support-v2.jsonl datasets/support-v3.jsonl --json",
@@ -125,6 +129,11 @@ var commandExamples = map[string][]string{
 		"goldtrace sample --n 100 --by meta.cohort --alloc equal --turns calls --reviewers alice,bob --batch b2",
 		"goldtrace sample --from prod-traces.jsonl.gz --n 200 --reviewers alice,bob --seed 7",
 		"goldtrace sample --n 50 --where meta.cohort=billing --dry-run",
+	},
+	"serve": {
+		"goldtrace serve",
+		"goldtrace serve --listen :2222 --db support.db",
+		"goldtrace serve --listen 10.0.0.5:2222 --host-key /etc/goldtrace/host_key --grace 30s",
 	},
 	"settings": {
 		"goldtrace settings",
