@@ -49,6 +49,8 @@ against them for CI.`,
 		newSettingsCmd(app),
 		newDashboardCmd(app),
 		newScoreCmd(app),
+		newJudgeCmd(app),
+		newPredictCmd(app),
 	)
 	return root
 }
