@@ -292,4 +292,3 @@ func clipName(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
-
