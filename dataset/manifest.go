@@ -140,7 +140,8 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 	if n := len(c.Lines); n > 0 {
 		m.Agreement.AgreedRate = Round4(float64(m.Agreement.Agreed) / float64(n))
 	}
-	m.Agreement.LabelAgreement = LabelAgreement{PercentAgreement: round4p(info.Labels.PercentAgreement), KappaTool: round4p(info.Labels.KappaTool)}
+	m.Agreement.LabelAgreement = LabelAgreement{PercentAgreement: round4p(info.Labels.PercentAgreement), KappaTool: round4p(info.Labels.KappaTool),
+		AlphaTool: round4p(info.Labels.AlphaTool)}
 	m.Changes = changes(info.ParentHashes, c.Hashes)
 	return m
 }

@@ -143,11 +143,27 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 			out = append(out, p)
 		}
 	}
-	unknownFields(v.raw, inst, nil, add)
+	var allowed []string // undeclared keys the schema lets through
+	unknownFields(v.raw, inst, nil, func(p Problem, strict bool) {
+		if strict {
+			add(p)
+		} else {
+			allowed = append(allowed, p.Field)
+		}
+	})
 	if v.schema != nil {
 		var ve *jsonschema.ValidationError
 		if err := v.schema.Validate(inst); errors.As(err, &ve) {
-			v.leaves(ve, add)
+			v.leaves(ve, func(p Problem) {
+				// "order_id is required" beside an undeclared "ordr_id":
+				// name the likely misspelling.
+				if strings.HasSuffix(p.Message, " is required") {
+					if near := closeSibling(p.Field, allowed); near != "" {
+						p.Message += fmt.Sprintf(" (found '%s': a misspelling?)", near)
+					}
+				}
+				add(p)
+			})
 		}
 	}
 	// A misspelt field explains its "is required" twin, so it comes first.
@@ -226,10 +242,11 @@ func (v *ArgsValidator) leaves(e *jsonschema.ValidationError, add func(Problem))
 	}
 }
 
-// unknownFields reports keys the schema does not declare, with the closest
-// declared name as a suggestion. Schemas that allow extra properties
-// (additionalProperties true or a schema) are left alone.
-func unknownFields(schema map[string]any, inst any, path []string, add func(Problem)) {
+// unknownFields walks inst beside its schema and reports every key the
+// schema does not declare: as a problem (strict) where the object's schema
+// says additionalProperties: false, as JSON Schema does, and otherwise as
+// allowed (strict false), for a warning.
+func unknownFields(schema map[string]any, inst any, path []string, report func(p Problem, strict bool)) {
 	if schema == nil {
 		return
 	}
@@ -239,44 +256,122 @@ func unknownFields(schema map[string]any, inst any, path []string, add func(Prob
 		if props == nil {
 			return
 		}
-		strict := true
+		// Absent, additionalProperties lets anything through (a warning);
+		// false forbids (a problem); true or a schema admits on purpose.
+		strict, open := false, false
 		switch ap := schema["additionalProperties"].(type) {
 		case bool:
-			strict = !ap
+			strict, open = !ap, ap
 		case map[string]any:
-			strict = false
+			open = true
 		}
-		if _, ok := schema["patternProperties"]; ok {
-			strict = false
-		}
+		_, patterned := schema["patternProperties"]
 		for _, k := range slices.Sorted(maps.Keys(val)) {
 			sub, declared := props[k].(map[string]any)
 			if !declared {
-				if _, ok := props[k]; ok {
-					continue // declared as a boolean schema
+				if _, ok := props[k]; ok || patterned || open {
+					continue // declared as a boolean schema, or matched by another keyword
 				}
-				if strict {
-					add(unknownProblem(joinField(fieldPath(path), k), k, props))
-				}
+				report(unknownProblem(joinField(fieldPath(path), k), k, props, strict), strict)
 				continue
 			}
-			unknownFields(sub, val[k], append(path, k), add)
+			unknownFields(sub, val[k], append(path, k), report)
 		}
 	case []any:
 		items, _ := schema["items"].(map[string]any)
 		for i, el := range val {
-			unknownFields(items, el, append(path, strconv.Itoa(i)), add)
+			unknownFields(items, el, append(path, strconv.Itoa(i)), report)
 		}
 	}
 }
 
-func unknownProblem(field, key string, props map[string]any) Problem {
+// emptyRequired reports required text fields holding "" (a skeleton's
+// placeholder that was never filled): valid JSON Schema, rarely meant.
+func emptyRequired(schema map[string]any, inst any, path []string, add func(Problem)) {
+	if schema == nil {
+		return
+	}
+	switch val := inst.(type) {
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		required := map[string]bool{}
+		if req, ok := schema["required"].([]any); ok {
+			for _, r := range req {
+				if name, ok := r.(string); ok {
+					required[name] = true
+				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(val)) {
+			if s, ok := val[k].(string); ok && s == "" && required[k] {
+				field := joinField(fieldPath(path), k)
+				add(Problem{Call: -1, Field: field, Message: field + " is empty"})
+				continue
+			}
+			sub, _ := props[k].(map[string]any)
+			emptyRequired(sub, val[k], append(path, k), add)
+		}
+	case []any:
+		items, _ := schema["items"].(map[string]any)
+		for i, el := range val {
+			emptyRequired(items, el, append(path, strconv.Itoa(i)), add)
+		}
+	}
+}
+
+// Warnings are what is allowed by the schema but likely a slip: fields the
+// schema does not declare (where it does not forbid them) and required text
+// fields left empty. They never block a submit. Arguments that are not a
+// JSON object have no warnings (Validate reports them).
+func (v *ArgsValidator) Warnings(args json.RawMessage) []Problem {
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return nil
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return nil
+	}
+	var out []Problem
+	add := func(p Problem) { out = append(out, p) }
+	unknownFields(v.raw, inst, nil, func(p Problem, strict bool) {
+		if !strict {
+			add(p)
+		}
+	})
+	emptyRequired(v.raw, inst, nil, add)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+// closeSibling is the undeclared field at the same level as field whose
+// name is close to it, "" when none is.
+func closeSibling(field string, undeclared []string) string {
+	parent, name := splitField(field)
+	for _, u := range undeclared {
+		if up, un := splitField(u); up == parent && closest(un, []string{name}) != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+func splitField(field string) (parent, name string) {
+	if i := strings.LastIndexByte(field, '.'); i >= 0 {
+		return field[:i], field[i+1:]
+	}
+	return "", field
+}
+
+func unknownProblem(field, key string, props map[string]any, strict bool) Problem {
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	msg := fmt.Sprintf("unknown field '%s'", field)
+	if !strict {
+		msg = fmt.Sprintf("'%s' is not in the tool's schema", field)
+	}
 	if best := closest(key, names); best != "" {
 		msg += " — did you mean " + best + "?"
 	} else if len(names) > 0 {

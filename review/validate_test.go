@@ -24,6 +24,12 @@ var boundsTool = trace.Tool{Name: "create_return_label", Parameters: json.RawMes
 		"quantity":{"type":"integer","minimum":1,"maximum":10},
 		"amount":{"type":"number","exclusiveMinimum":0}}}`)}
 
+// strictShipTool forbids undeclared fields; shipTool allows them, as JSON
+// Schema does when additionalProperties is absent.
+var strictShipTool = trace.Tool{Name: "create_shipment", Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,
+		"properties":{"order_id":{"type":"string"},"carrier":{"type":"string"},"amount":{"type":"number"},"express":{"type":"boolean"},"items":{"type":"array"}},
+		"required":["order_id","carrier"]}`)}
+
 var openTool = trace.Tool{Name: "search", Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":true}`)}
 
 func messages(ps []Problem) string {
@@ -47,9 +53,12 @@ func TestValidateArgs(t *testing.T) {
 		{"enum", shipTool, `{"order_id":"1","carrier":"usps"}`, "carrier must be one of ups, fedex, dhl"},
 		{"number as text", shipTool, `{"order_id":"1","carrier":"ups","amount":"12"}`, "amount must be a number, not text"},
 		{"boolean", shipTool, `{"order_id":"1","carrier":"ups","express":"yes"}`, "express must be true or false, not text"},
-		{"unknown with suggestion", shipTool, `{"ordr_id":"1","order_id":"1","carrier":"ups"}`, "unknown field 'ordr_id' — did you mean order_id?"},
-		{"unknown without suggestion", shipTool, `{"order_id":"1","carrier":"ups","zzzzzzzz":1}`,
+		{"unknown with suggestion", strictShipTool, `{"ordr_id":"1","order_id":"1","carrier":"ups"}`, "unknown field 'ordr_id' — did you mean order_id?"},
+		{"unknown without suggestion", strictShipTool, `{"order_id":"1","carrier":"ups","zzzzzzzz":1}`,
 			"unknown field 'zzzzzzzz' — this tool takes amount, carrier, express, items, order_id"},
+		{"undeclared field where not forbidden", shipTool, `{"order_id":"1","carrier":"ups","zzzzzzzz":1}`, ""},
+		{"undeclared nested field where not forbidden", shipTool, `{"order_id":"1","carrier":"ups","items":[{"sku":"a","destination":"JFK"}]}`, ""},
+		{"misspelt required field is named", shipTool, `{"ordr_id":"1","carrier":"ups"}`, "order_id is required (found 'ordr_id': a misspelling?)"},
 		{"nested required", shipTool, `{"order_id":"1","carrier":"ups","items":[{}]}`, "items[0].sku is required"},
 		{"empty for a pattern", idTool, `{"order_id":""}`, "order_id is empty"},
 		{"pattern", idTool, `{"order_id":"12"}`, `order_id "12" does not have the expected form (^ORD-[0-9]{5}$)`},
@@ -69,6 +78,31 @@ func TestValidateArgs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := messages(ValidateArgs(tt.tool, json.RawMessage(tt.args))); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestArgsWarnings(t *testing.T) {
+	tests := []struct {
+		name string
+		tool trace.Tool
+		args string
+		want string
+	}{
+		{"none", shipTool, `{"order_id":"1","carrier":"ups"}`, ""},
+		{"empty required text", shipTool, `{"order_id":"","carrier":"ups"}`, "order_id is empty"},
+		{"empty optional text is fine", openTool, `{"q":""}`, ""},
+		{"nested empty required", shipTool, `{"order_id":"1","carrier":"ups","items":[{"sku":""}]}`, "items[0].sku is empty"},
+		{"undeclared field", shipTool, `{"order_id":"1","carrier":"ups","ordr_id":"2"}`, "'ordr_id' is not in the tool's schema — did you mean order_id?"},
+		{"forbidden field is an error, not a warning", strictShipTool, `{"order_id":"1","carrier":"ups","zz":1}`, ""},
+		{"explicitly open", openTool, `{"q":"x","page":2}`, ""},
+		{"not JSON", shipTool, `{`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := messages(NewArgsValidator(tt.tool).Warnings(json.RawMessage(tt.args))); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})

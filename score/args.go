@@ -33,7 +33,7 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 	if ei >= 0 {
 		for x := s.f.nodes[ei].first; x >= 0; x = s.f.nodes[x].next {
 			key := s.f.nodes[x].key
-			rule := e.ArgRules[string(key)]
+			rule, _ := s.topRule(e, key)
 			pv := s.f.member(pi, key)
 			if pv < 0 {
 				if !rule.Optional {
@@ -47,6 +47,16 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 	// Rules for arguments the gold gives no value for: optional ones that
 	// may be omitted, or ones only constrained by any_of.
 	for k, rule := range e.ArgRules {
+		if IsPointer(k) {
+			tokens, err := ParsePointer(k)
+			if err != nil || len(tokens) != 1 {
+				continue // nested rules apply inside their argument's value
+			}
+			k = tokens[0]
+			if _, plain := e.ArgRules[k]; plain {
+				continue
+			}
+		}
 		if s.f.memberString(ei, k) >= 0 {
 			continue
 		}
@@ -64,7 +74,7 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 		if s.f.member(ei, key) >= 0 {
 			continue
 		}
-		if _, ok := e.ArgRules[string(key)]; ok {
+		if _, ok := s.topRule(e, key); ok {
 			continue
 		}
 		// Passing an argument with its schema default is the same call as
@@ -74,6 +84,13 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 		}
 		s.addIssue(ev, KindUnexpectedArg, key, nil, s.f.nodes[y].raw)
 	}
+}
+
+func orRaw(raw []byte, none string) []byte {
+	if raw == nil {
+		return []byte(none)
+	}
+	return raw
 }
 
 func firstRaw(vals []json.RawMessage) []byte {
@@ -91,16 +108,19 @@ func (s *Scorer) checkValue(rule ArgRule, x, pv int32, key []byte, tool int, ev 
 	}
 	fuzzy := rule.Match == MatchFuzzy
 	typeOK := false
+	s.fail = nestFail{}
 	var want []byte
 	if x >= 0 {
 		want = s.f.nodes[x].raw
 		if s.typeOK(x, pv, key, tool) {
 			typeOK = true
-			if s.equalValues(x, pv, fuzzy) {
+			if s.matchValue(x, pv, key, fuzzy) {
 				return
 			}
 		}
 	}
+	nested := s.fail
+	s.fail = nestFail{}
 	for _, alt := range rule.AnyOf {
 		ai, err := s.f.parse(alt)
 		if err != nil {
@@ -133,6 +153,11 @@ func (s *Scorer) checkValue(rule ArgRule, x, pv int32, key []byte, tool int, ev 
 	kind := KindWrongValue
 	if !typeOK {
 		kind = KindWrongType
+	}
+	if nested.set && typeOK {
+		// The innermost nested value that failed says more than the whole.
+		s.addIssue(ev, kind, []byte(nested.path), orRaw(nested.want, "(omitted)"), orRaw(nested.got, "(omitted)"))
+		return
 	}
 	s.addIssue(ev, kind, key, want, s.f.nodes[pv].raw)
 }
@@ -247,8 +272,12 @@ func (s *Scorer) schemaProperty(tool int, key []byte) int32 {
 	return s.f.member(props, key)
 }
 
-// schemaDefault returns the node of the schema default of argument key, or -1.
+// schemaDefault returns the node of the schema default of argument key, or
+// -1 (always -1 when the profile has no schema-default rule).
 func (s *Scorer) schemaDefault(tool int, key []byte) int32 {
+	if !s.profile.schemaDefaults {
+		return -1
+	}
 	return s.f.memberString(s.schemaProperty(tool, key), "default")
 }
 

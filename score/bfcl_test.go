@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/internal/shareddata"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -29,41 +30,15 @@ type bfclRecord struct {
 	ErrorType *string `json:"bfcl_error_type"`
 }
 
-// sharedData finds the shared data directory relative to the module root:
-// ../shared/data from the main checkout, ../../shared/data from a worktree
-// under /work/wt.
-func sharedData(t *testing.T, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	for _, up := range []string{"..", filepath.Join("..", "..")} {
-		p := filepath.Join(dir, up, "shared", "data", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("shared data %s not found beside the module (../shared/data): skipping conformance test", rel)
-	return ""
-}
-
 // bfclCase converts a BFCL record into a Case and a Prediction: "" among the
 // allowed values makes the argument optional, the first other value is the
-// expected one and the rest are any_of; dict values in BFCL's
-// {key: [allowed…]} form are expanded into every concrete alternative.
-func bfclCase(r bfclRecord) (Case, Prediction, error) {
-	c := Case{ID: r.ID, Tools: r.Tools, Meta: map[string]string{"category": r.Category}}
+// expected one and the rest are any_of. A value in BFCL's nested
+// {key: [allowed…]} form (or an array of such objects) becomes its first
+// allowed values, with JSON-Pointer arg_rules for the nested keys that are
+// optional or have alternatives (bfclNested); nested counts the arguments
+// converted that way.
+func bfclCase(r bfclRecord) (c Case, p Prediction, nested int, err error) {
+	c = Case{ID: r.ID, Tools: r.Tools, Meta: map[string]string{"category": r.Category}}
 	for _, g := range r.Gold {
 		for name, params := range g {
 			call := ExpectedCall{Tool: name, ArgRules: map[string]ArgRule{}}
@@ -76,14 +51,27 @@ func bfclCase(r bfclRecord) (Case, Prediction, error) {
 			for _, k := range keys {
 				var rule ArgRule
 				var vals []json.RawMessage
-				for _, v := range params[k] {
+				for i, v := range params[k] {
 					if string(v) == `""` {
 						rule.Optional = true
 						continue
 					}
+					if len(vals) == 0 {
+						conv, ok, err := bfclNested(v, []string{k}, call.ArgRules)
+						if err != nil {
+							return c, p, 0, fmt.Errorf("%s: %s: %w", r.ID, k, err)
+						}
+						if ok {
+							nested++
+						}
+						vals = append(vals, conv)
+						continue
+					}
+					// Further nested alternatives (none in the data) become
+					// every concrete value they allow.
 					alts, err := bfclExpand(v)
 					if err != nil {
-						return c, Prediction{}, fmt.Errorf("%s: %s: %w", r.ID, k, err)
+						return c, p, 0, fmt.Errorf("%s: %s[%d]: %w", r.ID, k, i, err)
 					}
 					vals = append(vals, alts...)
 				}
@@ -97,13 +85,15 @@ func bfclCase(r bfclRecord) (Case, Prediction, error) {
 			}
 			b, err := json.Marshal(args)
 			if err != nil {
-				return c, Prediction{}, err
+				return c, p, 0, err
 			}
 			call.Args = b
+			if err := call.CheckArgRules(); err != nil {
+				return c, p, 0, fmt.Errorf("%s: %w", r.ID, err)
+			}
 			c.Expected = append(c.Expected, call)
 		}
 	}
-	var p Prediction
 	for _, a := range r.Actual {
 		raw := string(a.Arguments)
 		var s string
@@ -112,7 +102,69 @@ func bfclCase(r bfclRecord) (Case, Prediction, error) {
 		}
 		p.Calls = append(p.Calls, trace.NewCall("", a.Name, raw))
 	}
-	return c, p, nil
+	return c, p, nested, nil
+}
+
+// bfclNested converts one allowed value at path: an object in BFCL's
+// {key: [allowed…]} form becomes the object of each key's first allowed
+// value (a key whose only allowed value is "" is left out), with a pointer
+// rule for every key that may be omitted ("" allowed) or has other allowed
+// values; an array converts element by element. ok reports whether v held
+// such an object; anything else is returned as it is.
+func bfclNested(v json.RawMessage, path []string, rules map[string]ArgRule) (json.RawMessage, bool, error) {
+	var obj map[string][]json.RawMessage
+	if json.Unmarshal(v, &obj) == nil && obj != nil {
+		out := map[string]json.RawMessage{}
+		for k, allowed := range obj {
+			at := append(append([]string(nil), path...), k)
+			var rule ArgRule
+			var vals []json.RawMessage
+			for _, a := range allowed {
+				if string(a) == `""` {
+					rule.Optional = true
+					continue
+				}
+				if len(vals) == 0 {
+					conv, _, err := bfclNested(a, at, rules)
+					if err != nil {
+						return nil, false, err
+					}
+					vals = append(vals, conv)
+					continue
+				}
+				alts, err := bfclExpand(a)
+				if err != nil {
+					return nil, false, err
+				}
+				vals = append(vals, alts...)
+			}
+			if len(vals) > 0 {
+				out[k] = vals[0]
+				rule.AnyOf = vals[1:]
+			}
+			if rule.Optional || len(rule.AnyOf) > 0 {
+				rules[Pointer(at...)] = rule
+			}
+		}
+		b, err := json.Marshal(out)
+		return b, true, err
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(v, &arr) == nil && len(arr) > 0 {
+		found := false
+		for i, e := range arr {
+			conv, ok, err := bfclNested(e, append(append([]string(nil), path...), strconv.Itoa(i)), rules)
+			if err != nil {
+				return nil, false, err
+			}
+			arr[i], found = conv, found || ok
+		}
+		if found {
+			b, err := json.Marshal(arr)
+			return b, true, err
+		}
+	}
+	return v, false, nil
 }
 
 const bfclMaxAlternatives = 256
@@ -211,8 +263,14 @@ func bfclExpand(v json.RawMessage) ([]json.RawMessage, error) {
 	return []json.RawMessage{v}, nil
 }
 
+// bfclAllowedDifferences lists, by item id, every item where the bfcl
+// profile may give another verdict than BFCL, with the reason (also in
+// REPORT.md). It is empty: the profile agrees on every item, and the test
+// fails on any new difference as well as on a listed one that went away.
+var bfclAllowedDifferences = map[string]string{}
+
 func TestBFCLConformance(t *testing.T) {
-	path := sharedData(t, filepath.Join("bfcl", "gpt-oss-120b.bfcl.jsonl"))
+	path := shareddata.Path(t, "bfcl", "gpt-oss-120b.bfcl.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -223,16 +281,24 @@ func TestBFCLConformance(t *testing.T) {
 	s := NewScorer(ProfileBFCL)
 	plain := NewScorer(ProfileDefault)
 	total, agree, plainAgree := 0, 0, 0
+	nestedItems, nestedAgree := 0, 0 // items with nested possible answers (pointer rules)
 	kinds := map[string]int{}
 	disagreements := map[string][]string{}
+	differ := map[string]bool{} // ids where the verdicts differ
 	for line := 1; sc.Scan(); line++ {
 		var rec bfclRecord
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("%s:%d: %v", path, line, err)
 		}
-		c, p, err := bfclCase(rec)
+		c, p, n, err := bfclCase(rec)
 		if err != nil {
 			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		if n > 0 {
+			nestedItems++
+			if r := s.Item(&c, p); r.Correct == rec.Valid {
+				nestedAgree++
+			}
 		}
 		r := s.Item(&c, p)
 		total++
@@ -249,13 +315,19 @@ func TestBFCLConformance(t *testing.T) {
 			continue
 		}
 		class := bfclDisagreement(rec, r)
+		differ[rec.ID] = true
 		disagreements[class] = append(disagreements[class], fmt.Sprintf("%s (bfcl %v, ours %v %s: %s)", rec.ID, rec.Valid, r.Correct, r.Kind, r.Message))
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	rate := float64(agree) / float64(total)
-	t.Logf("BFCL agreement: %d/%d = %.4f (default profile: %d/%d)", agree, total, rate, plainAgree, total)
+	t.Logf("BFCL agreement: %d/%d = %.4f (default profile: %d/%d); nested possible answers: %d/%d", agree, total, rate, plainAgree, total, nestedAgree, nestedItems)
+	// 14 items (8 of them valid) carry nested {key: [allowed…]} answers; all
+	// are scored through pointer rules.
+	if nestedItems != 14 || nestedAgree != nestedItems {
+		t.Errorf("nested possible answers: %d items, %d agree; want 14, all agreeing", nestedItems, nestedAgree)
+	}
 	kindKeys := make([]string, 0, len(kinds))
 	for k := range kinds {
 		kindKeys = append(kindKeys, k)
@@ -291,9 +363,18 @@ func TestBFCLConformance(t *testing.T) {
 	//     find_closest, the tool is restaurant_search.find_closest): BFCL
 	//     checks the offered tool's name and fails the item on a type error;
 	//     goldtrace fails it as wrong_tool. Same verdict, other reason.
-	const floor = 0.995
-	if rate < floor {
-		t.Errorf("agreement %.4f below the floor %.4f", rate, floor)
+	for id := range differ {
+		if _, ok := bfclAllowedDifferences[id]; !ok {
+			t.Errorf("%s: verdict differs from BFCL's and is not an allowed difference", id)
+		}
+	}
+	for id, why := range bfclAllowedDifferences {
+		if !differ[id] {
+			t.Errorf("%s is listed as an allowed difference (%s) but now agrees: remove it", id, why)
+		}
+	}
+	if want := total - len(bfclAllowedDifferences); agree != want {
+		t.Errorf("agree on %d of %d, want exactly %d (%d allowed differences)", agree, total, want, len(bfclAllowedDifferences))
 	}
 }
 

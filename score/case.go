@@ -95,7 +95,8 @@ type ItemResult struct {
 	Kind    ErrorKind `json:"kind,omitempty"`
 	Message string    `json:"message,omitempty"`
 	// ExpectedTool is the chosen gold list's first tool or (none);
-	// PredictedTool the first predicted tool, (none) or (unknown).
+	// PredictedTool the first predicted tool, (none) or (unknown) (an item
+	// without available tools keeps the predicted name: nothing is unknown).
 	ExpectedTool  string `json:"expected_tool"`
 	PredictedTool string `json:"predicted_tool"`
 	// List is the gold list scored against: 0 = expected_calls, i =
@@ -113,6 +114,7 @@ type ItemResult struct {
 	ExpectedCalls  int `json:"-"`
 	PredictedCalls int `json:"-"` // calls matched (BFCL profile: unparseable ones dropped)
 	EmittedCalls   int `json:"-"` // calls the model made
+	CatalogCalls   int `json:"-"` // calls made on an item with available tools (hallucination is measurable)
 	MatchedCalls   int `json:"-"` // pairs that are exact
 	Missed         int `json:"-"` // expected calls left unpaired
 	Spurious       int `json:"-"` // predicted calls left unpaired

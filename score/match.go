@@ -29,6 +29,11 @@ type Scorer struct {
 	best       listFit
 	cur        listFit
 	lcs        []int
+
+	// per expected call: its pointer rules, and the nested walk's state
+	ptrs []ptrRule
+	path []string
+	fail nestFail
 }
 
 // pairEval is how one expected call fares against one predicted call.
@@ -86,6 +91,11 @@ func (s *Scorer) Item(c *Case, p Prediction) ItemResult {
 	s.c = c
 	s.f.reset()
 	r := ItemResult{ID: c.ID, Missing: p.Missing, EmittedCalls: len(p.Calls)}
+	if len(c.Tools) > 0 {
+		// Without a catalogue no call can be judged hallucinated: those calls
+		// stay out of hallucinated_tool_rate.
+		r.CatalogCalls = len(p.Calls)
+	}
 	s.preparePredictions(p.Calls, &r)
 	m := len(s.calls)
 
@@ -139,7 +149,7 @@ func (s *Scorer) preparePredictions(calls []trace.Call, r *ItemResult) {
 				break
 			}
 		}
-		if tool < 0 {
+		if tool < 0 && len(s.c.Tools) > 0 {
 			r.Hallucinated++
 		}
 		s.calls = append(s.calls, *call)
@@ -199,6 +209,7 @@ func (s *Scorer) fitList(li int, list []ExpectedCall) {
 	s.cur.evals = s.cur.evals[:n*m]
 	for i := range list {
 		idx := s.parseArgs(list[i].Args)
+		s.loadPointers(&list[i])
 		for j := 0; j < m; j++ {
 			s.cur.evals[i*m+j] = s.evalPair(&list[i], idx, j)
 		}

@@ -12,6 +12,7 @@ type tally struct {
 	noCallItems, noCallCorrect int
 	expected, predicted        int
 	emitted, matched           int
+	catalogCalls               int
 	hallucinated, unparseable  int
 	spurious, missed           int
 	kinds                      [11]int // by ErrorKinds index
@@ -43,6 +44,7 @@ func (t *tally) add(r *ItemResult) {
 	t.expected += r.ExpectedCalls
 	t.predicted += r.PredictedCalls
 	t.emitted += r.EmittedCalls
+	t.catalogCalls += r.CatalogCalls
 	t.matched += r.MatchedCalls
 	t.hallucinated += r.Hallucinated
 	t.unparseable += r.Unparseable
@@ -76,6 +78,7 @@ type Metrics struct {
 	NoCallItems    int               `json:"no_call_items"`
 	ExpectedCalls  int               `json:"expected_calls"`
 	PredictedCalls int               `json:"predicted_calls"`
+	CatalogCalls   int               `json:"catalog_calls"` // predicted calls on items that list available tools
 	MatchedCalls   int               `json:"matched_calls"`
 	SpuriousCalls  int               `json:"spurious_calls"`
 	MissedCalls    int               `json:"missed_calls"`
@@ -159,13 +162,15 @@ func (t *tally) metrics() Metrics {
 		Precision:      ratio(float64(t.matched), t.predicted),
 		Recall:         ratio(float64(t.matched), t.expected),
 		NoToolAccuracy: ratio(float64(t.noCallCorrect), t.noCallItems),
-		// Both rates are over the calls the model emitted.
-		HallucinatedToolRate: ratio(float64(t.hallucinated), t.emitted),
+		// Both rates are over the calls the model emitted; hallucination
+		// only over those on items that list their available tools.
+		HallucinatedToolRate: ratio(float64(t.hallucinated), t.catalogCalls),
 		UnparseableRate:      ratio(float64(t.unparseable), t.emitted),
 		CallItems:            t.callItems,
 		NoCallItems:          t.noCallItems,
 		ExpectedCalls:        t.expected,
 		PredictedCalls:       t.emitted,
+		CatalogCalls:         t.catalogCalls,
 		MatchedCalls:         t.matched,
 		SpuriousCalls:        t.spurious,
 		MissedCalls:          t.missed,

@@ -26,10 +26,15 @@ type Profile struct {
 	// does this; goldtrace never credits an unparseable call as an
 	// abstention.
 	unparseableIsNoCall bool
+	// schemaDefaults reads an argument passed with its tool schema's
+	// default as omitted (not unexpected_arg, and accepted for an optional
+	// argument). goldtrace's own rule; BFCL reports unexpected_param or
+	// value_error there, so ProfileBFCL leaves it off.
+	schemaDefaults bool
 }
 
 // ProfileDefault is goldtrace's scoring.
-var ProfileDefault = Profile{Name: "default"}
+var ProfileDefault = Profile{Name: "default", schemaDefaults: true}
 
 // ProfileBFCL mimics BFCL v4's AST checker (see Profile's fields).
 var ProfileBFCL = Profile{

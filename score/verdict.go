@@ -31,7 +31,7 @@ func (s *Scorer) verdict(list []ExpectedCall, m int, r *ItemResult) {
 	}
 	if m > 0 {
 		r.PredictedTool = s.predName[0]
-		if s.predTool[0] < 0 {
+		if s.predTool[0] < 0 && len(s.c.Tools) > 0 {
 			r.PredictedTool = ClassUnknown
 		}
 	}
@@ -92,7 +92,7 @@ func (s *Scorer) explain(list []ExpectedCall, m, paired int, r *ItemResult) (Err
 		}
 		return KindShouldCall, fmt.Sprintf("no tool call; want %s", expectedNames(list))
 	}
-	for j := 0; j < m; j++ {
+	for j := 0; j < m && len(s.c.Tools) > 0; j++ {
 		if s.predTool[j] < 0 {
 			return KindHallucinatedTool, fmt.Sprintf("called %s, which is not an available tool", quoteName(s.calls[j].Name))
 		}

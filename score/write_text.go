@@ -40,7 +40,7 @@ func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
 		"args_shape": fmt.Sprintf("%d items with gold calls", m.CallItems), "args_value": fmt.Sprintf("%d items with gold calls", m.CallItems),
 		"sequence": fmt.Sprintf("%d items with gold calls", m.CallItems), "precision": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
 		"recall": fmt.Sprintf("%d expected calls", m.ExpectedCalls), "f1": "", "no_tool_accuracy": fmt.Sprintf("%d no-call items", m.NoCallItems),
-		"hallucinated_tool_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls), "unparseable_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
+		"hallucinated_tool_rate": fmt.Sprintf("%d predicted calls on items listing their tools", m.CatalogCalls), "unparseable_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
 	}
 	for _, name := range RateNames {
 		p, _ := m.rate(name)

@@ -6,27 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/internal/shareddata"
 	"github.com/goldtrace/goldtrace/trace"
 	"github.com/goldtrace/goldtrace/trace/synth"
 )
-
-// sharedDataDir is ../shared/data from the module root (or
-// $GOLDTRACE_SHARED_DATA); "" when absent.
-func sharedDataDir() string {
-	if dir := os.Getenv("GOLDTRACE_SHARED_DATA"); dir != "" {
-		return dir
-	}
-	dir := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(dir); err != nil {
-		return ""
-	}
-	return dir
-}
 
 // oddTraces are traces whose text the stored-bytes fast paths of the
 // dataset builder must either reproduce exactly or decline.
@@ -71,7 +58,7 @@ func TestStoredPartsBuildAsDecoded(t *testing.T) {
 	st := openTemp(t)
 	traces := append(oddTraces(), synth.Generate(synth.Options{N: 200, Seed: 7})...)
 	files, _ := filepath.Glob(filepath.Join("..", "trace", "testdata", "*.json*"))
-	if dir := sharedDataDir(); dir != "" {
+	if dir, ok := shareddata.Dir(); ok {
 		more, _ := filepath.Glob(filepath.Join(dir, "*", "*.json*"))
 		files = append(files, more...)
 	}

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -27,15 +30,33 @@ type Queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// Store is goldtrace's database. The write pool has one connection and
-// begins every transaction IMMEDIATE, so concurrent writers (other processes
-// included) queue on SQLite's busy timeout instead of failing.
+// Store is goldtrace's database. Reads go through a pool of read-only
+// connections and never take the write lock. The write pool has one
+// connection, opened on the first write, and begins every transaction
+// IMMEDIATE, so concurrent writers (other processes included) queue on
+// SQLite's busy timeout instead of failing.
 type Store struct {
-	w    *sql.DB
-	r    *sql.DB
-	path string
+	r        *sql.DB
+	path     string
+	readOnly bool // no write is ever attempted (Options.ReadOnly or a read-only file)
+	roReason string
+
+	wmu sync.Mutex
+	w   *sql.DB // nil until the first write
+
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+}
+
+// Options say how Open treats the file.
+type Options struct {
+	// ReadOnly opens the file for reading only (mode=ro, or immutable when
+	// SQLite cannot share the file read-only): every write fails with
+	// ErrReadOnly. A file the process may not write opens this way too.
+	ReadOnly bool
+	// NoSchema skips the schema check (goldtrace check reads a damaged
+	// file whose schema may not be readable).
+	NoSchema bool
 }
 
 // busyTimeout is how long a writer waits for another process's write lock.
@@ -60,46 +81,168 @@ func dsn(path string, write bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// dsnReadOnly opens the file with mode=ro; immutable additionally tells
+// SQLite nobody changes the file, so it needs no shared-memory file (a
+// read-only directory, a read-only share, a WAL file it cannot create).
+func dsnReadOnly(path string, immutable bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "query_only(1)")
+	q.Add("_pragma", "mmap_size(1073741824)")
+	q.Set("mode", "ro")
+	if immutable {
+		q.Set("immutable", "1")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
 // Open opens (creating if needed) the database at path and brings its schema
 // up to date.
 func Open(ctx context.Context, path string) (*Store, error) {
-	w, err := sql.Open("sqlite", dsn(path, true))
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens the database at path. The schema version is read without
+// a lock; migrations (the only write on open) run only when some are
+// missing. A file that does not exist is created unless opt.ReadOnly.
+func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
+	s := &Store{path: path, readOnly: opt.ReadOnly, Now: func() time.Time { return time.Now().UTC() }}
+	if opt.ReadOnly {
+		s.roReason = "opened read-only"
+	}
+	_, statErr := os.Stat(path)
+	exists := statErr == nil
+	if !exists && !errors.Is(statErr, fs.ErrNotExist) {
+		return nil, &DBError{Path: path, Op: "open", Kind: ErrUnavailable, Err: statErr}
+	}
+	if !exists && opt.ReadOnly {
+		return nil, &DBError{Path: path, Op: "open", Kind: ErrUnavailable, Err: errors.New("no such file")}
+	}
+	if exists && !opt.ReadOnly && !writable(path) {
+		s.readOnly, s.roReason = true, "the file is read-only"
+	}
+	if !exists {
+		// A new file: the writer creates it and its schema.
+		if _, err := s.writer(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.openReaders(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if opt.NoSchema || !exists {
+		return s, nil
+	}
+	pending, err := s.pendingMigrations(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		s.Close()
+		return nil, err
+	}
+	if len(pending) > 0 {
+		if s.readOnly {
+			s.Close()
+			return nil, fmt.Errorf("database %s needs a schema upgrade (%s) but %s: open it once where it can be written", path, pending[0].name, s.roReason)
+		}
+		if _, err := s.writer(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// writable reports whether this process may write the file.
+func writable(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS)
+	}
+	f.Close()
+	return true
+}
+
+// openReaders opens the read pool and reads the file once, so a file that
+// is not a database, or cannot be opened, fails here with one line.
+func (s *Store) openReaders(ctx context.Context) error {
+	open := func(d string) (*sql.DB, error) {
+		r, err := sql.Open("sqlite", d)
+		if err != nil {
+			return nil, err
+		}
+		r.SetMaxOpenConns(4)
+		r.SetMaxIdleConns(4) // status scans on 4 at once; keep them open between calls
+		var n int
+		if err := r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
+			r.Close()
+			return nil, err
+		}
+		return r, nil
+	}
+	var r *sql.DB
+	var err error
+	if s.readOnly {
+		r, err = open(dsnReadOnly(s.path, false))
+		if err != nil {
+			// mode=ro needs the -shm file SQLite shares between
+			// readers of a WAL database; when it cannot create one, the
+			// file is read as it stands.
+			r, err = open(dsnReadOnly(s.path, true))
+		}
+	} else {
+		r, err = open(dsn(s.path, false))
+	}
+	if err != nil {
+		return s.wrap("open", err)
+	}
+	s.r = r
+	return nil
+}
+
+// writer is the write pool, opened (and the schema migrated, and the daily
+// quick check run) on first use.
+func (s *Store) writer(ctx context.Context) (*sql.DB, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.w != nil {
+		return s.w, nil
+	}
+	if s.readOnly {
+		return nil, &DBError{Path: s.path, Op: "write", Kind: ErrReadOnly, Err: errors.New(s.roReason)}
+	}
+	w, err := sql.Open("sqlite", dsn(s.path, true))
+	if err != nil {
+		return nil, s.wrap("open", err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	s := &Store{w: w, path: path, Now: func() time.Time { return time.Now().UTC() }}
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, friendly(err))
+		return nil, s.wrap("open", err)
 	}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrate(ctx, w); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("migrate %s: %w", path, err)
+		var de *DBError
+		if errors.As(err, &de) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("migrate %s: %w", s.path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
+	if err := s.quickCheckIfDue(ctx, w); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	r.SetMaxOpenConns(4)
-	r.SetMaxIdleConns(4) // status scans on 4 at once; keep them open between calls
-	s.r = r
-	return s, nil
-}
-
-// friendly rewords the driver's most common open failure.
-func friendly(err error) error {
-	if strings.Contains(err.Error(), "out of memory (14)") || strings.Contains(err.Error(), "unable to open") {
-		return errors.New("cannot open database file (does its directory exist and is it writable?)")
-	}
-	return err
+	s.w = w
+	return w, nil
 }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
+
+// ReadOnly reports whether the store refuses every write (opened read-only,
+// or the file is not writable).
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Close closes both pools.
 func (s *Store) Close() error {
@@ -107,7 +250,12 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
-	errs = append(errs, s.w.Close())
+	s.wmu.Lock()
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+		s.w = nil
+	}
+	s.wmu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -117,16 +265,24 @@ func (s *Store) Reader() Queryer { return s.r }
 // WithTx runs fn in one immediate write transaction, committing when fn
 // returns nil and rolling back otherwise.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+	w, err := s.writer(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", classify(err))
+		return err
+	}
+	return s.withTxOn(ctx, w, fn)
+}
+
+func (s *Store) withTxOn(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap("begin", err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return classify(err)
+		return s.wrap("", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", classify(err))
+		return s.wrap("commit", err)
 	}
 	return nil
 }
@@ -163,19 +319,88 @@ func loadMigrations() ([]migration, error) {
 	return out, nil
 }
 
+// pendingMigrations reads (no lock) which embedded migrations the file
+// lacks. A file written by a newer goldtrace (versions this one does not
+// know) is refused.
+func (s *Store) pendingMigrations(ctx context.Context) ([]migration, error) {
+	ms, err := loadMigrations()
+	if err != nil {
+		return nil, err
+	}
+	var tables int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
+		return nil, s.wrap("read schema", err)
+	}
+	applied := map[int]bool{}
+	if tables > 0 {
+		rows, err := s.r.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
+			return nil, s.wrap("read schema", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v int
+			if err := rows.Scan(&v); err != nil {
+				return nil, s.wrap("read schema", err)
+			}
+			applied[v] = true
+		}
+		if err := rows.Err(); err != nil {
+			return nil, s.wrap("read schema", err)
+		}
+	}
+	known := map[int]bool{}
+	var pending []migration
+	for _, m := range ms {
+		known[m.version] = true
+		if !applied[m.version] {
+			pending = append(pending, m)
+		}
+	}
+	for v := range applied {
+		if !known[v] {
+			return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace does not know: it was written by a newer goldtrace", s.path, v)
+		}
+	}
+	return pending, nil
+}
+
 // migrate applies, each in its own transaction, the embedded migrations not
-// yet recorded in schema_migrations.
-func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+// yet recorded in schema_migrations. When none is missing it only reads.
+func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
+	var tables int
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
+		return s.wrap("read schema", err)
+	}
+	if tables == 0 {
+		if _, err := w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`); err != nil {
-		return friendly(err)
+			return s.wrap("create schema", err)
+		}
 	}
 	ms, err := loadMigrations()
 	if err != nil {
 		return err
 	}
+	applied := map[int]bool{}
+	rows, err := w.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return s.wrap("read schema", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return s.wrap("read schema", err)
+		}
+		applied[v] = true
+	}
+	rows.Close()
 	for _, m := range ms {
-		err := s.WithTx(ctx, func(tx *Tx) error {
+		if applied[m.version] {
+			continue
+		}
+		err := s.withTxOn(ctx, w, func(tx *Tx) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
 				return err

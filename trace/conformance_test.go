@@ -1,46 +1,18 @@
 package trace
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// sharedData is the public conformance data: ../shared/data from the module
-// root, or $GOLDTRACE_SHARED_DATA (for a checkout that lives elsewhere, such
-// as a git worktree). Tests skip when it is absent.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("GOLDTRACE_SHARED_DATA"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	data := filepath.Join(dir, "..", "shared", "data")
-	if _, err := os.Stat(data); err != nil {
-		t.Skipf("conformance data absent (%s; set GOLDTRACE_SHARED_DATA): %v", data, err)
-	}
-	return data
-}
+	"github.com/goldtrace/goldtrace/internal/shareddata"
+)
 
 // The five openinference/*.json fixtures describe the same chat turn in
 // OpenInference, current OTel GenAI and deprecated OTel GenAI attributes:
 // all must give the same conversation and call.
 func TestConformanceOpenInferenceFixtures(t *testing.T) {
-	dir := filepath.Join(sharedData(t), "openinference")
+	dir := shareddata.Path(t, "openinference")
 	files := []string{
 		"openinference_client_span_input_output_only.json",
 		"openinference_client_span_tool_calls.json",
@@ -104,7 +76,7 @@ func TestConformanceOpenInferenceFixtures(t *testing.T) {
 // and Anthropic-shaped exchange with the exact calls the response made, and
 // report the others as invalid records with their line.
 func TestConformanceProviderCassettes(t *testing.T) {
-	path := filepath.Join(sharedData(t), "provider", "openinference_cassettes_tool_calls.jsonl")
+	path := shareddata.Path(t, "provider", "openinference_cassettes_tool_calls.jsonl")
 	r, c, err := OpenFile(path, FormatAuto, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,9 @@ type App struct {
 	Out    io.Writer
 	Err    io.Writer
 	DBPath string
-	store  *store.Store
+	// ReadOnly (--read-only) opens the database for reading only.
+	ReadOnly bool
+	store    *store.Store
 }
 
 // NewApp returns an App over the given streams.
@@ -36,7 +38,7 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	st, err := store.Open(ctx, a.DBPath)
+	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +88,14 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return 2
+}
+
+// errorReport is main's one line for a failed command and its exit code. A
+// raw SQLite failure of the database (a corrupt page met by a read, a lock
+// held too long) is reworded to name the file and what to do.
+func errorReport(app *App, err error) (string, int) {
+	err = store.Explain(app.DBPath, err)
+	return "goldtrace: " + oneLine(err.Error()), exitCode(err)
 }
 
 // oneLine folds a multi-line error message onto one line.

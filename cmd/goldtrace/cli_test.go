@@ -17,8 +17,9 @@ func runCLI(db, stdin string, args ...string) (stdout, stderr string, code int, 
 	err = root.ExecuteContext(context.Background())
 	app.Close()
 	if err != nil {
-		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
-		code = exitCode(err)
+		var line string
+		line, code = errorReport(app, err)
+		errb.WriteString(line + "\n")
 	}
 	return out.String(), errb.String(), code, err
 }

@@ -112,6 +112,9 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	if err != nil {
 		return nil, nil, fmt.Errorf("judge cache: %w", err)
 	}
+	if st.ReadOnly() && !f.offline {
+		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", st.Path())
+	}
 	r := &judge.Runner{
 		Client:      c,
 		Cache:       storeCache{st},
@@ -163,6 +166,9 @@ func (c storeCache) Get(ctx context.Context, k judge.CacheKey) ([]byte, bool, er
 }
 
 func (c storeCache) Put(ctx context.Context, k judge.CacheKey, v []byte) error {
+	if c.st.ReadOnly() {
+		return nil // warned once in runner: answers are used, not kept
+	}
 	return c.st.PutJudgeVerdict(ctx, store.JudgeKey(k), v)
 }
 

@@ -44,7 +44,10 @@ with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 func labelCheckUser(cmd *cobra.Command, st *store.Store, name string) error {
 	_, err := st.User(cmd.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
-		users, _ := st.Users(cmd.Context())
+		users, uerr := st.Users(cmd.Context())
+		if uerr != nil {
+			return fmt.Errorf("read users of %s: %w", st.Path(), uerr)
+		}
 		var names []string
 		for _, u := range users {
 			names = append(names, u.Name)
@@ -55,5 +58,8 @@ func labelCheckUser(cmd *cobra.Command, st *store.Store, name string) error {
 		}
 		return fmt.Errorf("no user %q (%s): add one with `goldtrace users add %s --role reviewer`", name, known, name)
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("read user %q from %s: %w", name, st.Path(), err)
+	}
+	return nil
 }

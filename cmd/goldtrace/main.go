@@ -17,7 +17,8 @@ func main() {
 	app.Close()
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "goldtrace: "+oneLine(err.Error()))
-		os.Exit(exitCode(err))
+		line, code := errorReport(app, err)
+		fmt.Fprintln(os.Stderr, line)
+		os.Exit(code)
 	}
 }

@@ -26,6 +26,7 @@ against them for CI.`,
 		db = defaultDB
 	}
 	root.PersistentFlags().StringVar(&app.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
+	root.PersistentFlags().BoolVar(&app.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
 	root.SetErr(app.Err)
@@ -51,6 +52,8 @@ against them for CI.`,
 		newScoreCmd(app),
 		newJudgeCmd(app),
 		newPredictCmd(app),
+		newCheckCmd(app),
+		newBackupCmd(app),
 	)
 	return root
 }

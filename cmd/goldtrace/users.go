@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -15,32 +14,41 @@ func newUsersCmd(app *App) *cobra.Command {
 		Use:   "users",
 		Short: "Manage who may label (reviewer) and adjudicate (lead)",
 	}
-	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app))
+	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app), newUsersKeyCmd(app), newUsersRemoveCmd(app))
 	return cmd
 }
 
 func newUsersAddCmd(app *App) *cobra.Command {
 	var role string
+	var keyArgs []string
 	cmd := &cobra.Command{
-		Use:   "add NAME",
-		Short: "Add a user, or change a user's role",
+		Use:   "add NAME [--role reviewer|lead] [--key KEY]...",
+		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if role != store.RoleReviewer && role != store.RoleLead {
 				return fmt.Errorf("--role must be %s or %s, not %q", store.RoleReviewer, store.RoleLead, role)
 			}
+			keys, err := parseKeys(keyArgs)
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := st.AddUser(cmd.Context(), args[0], role); err != nil {
-				return fmt.Errorf("add user: %w", err)
+			if err := st.AddUserWithKeys(cmd.Context(), args[0], role, keys); err != nil {
+				return fmt.Errorf("add user %s: %w", args[0], keyError(err))
 			}
 			fmt.Fprintf(app.Out, "user %s is a %s\n", args[0], role)
+			for _, k := range keys {
+				fmt.Fprintf(app.Out, "key %s\n", k.Fingerprint)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer or lead")
+	cmd.Flags().StringArrayVar(&keyArgs, "key", nil, "an SSH public key: an authorized_keys line or a .pub file (repeatable)")
 	return cmd
 }
 
@@ -59,22 +67,21 @@ func newUsersListCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("list users: %w", err)
 			}
+			keys, err := st.UserKeys(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("list users' keys: %w", err)
+			}
 			if asJSON {
-				if users == nil {
-					users = []store.User{}
-				}
-				enc := json.NewEncoder(app.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(users)
+				return writeUsersJSON(app.Out, users, keys)
 			}
 			if len(users) == 0 {
 				fmt.Fprintln(app.Out, "no users yet: goldtrace users add NAME --role reviewer|lead")
 				return nil
 			}
 			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tROLE\tSINCE")
+			fmt.Fprintln(tw, "NAME\tROLE\tSINCE\tKEYS")
 			for _, u := range users {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10])
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10], keyColumn(keys[u.Name]))
 			}
 			return tw.Flush()
 		},

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/store"
+)
+
+func newCheckCmd(app *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify the database: SQLite integrity, foreign keys and goldtrace's own invariants",
+		Long: `Reads the whole database and reports every problem found: SQLite's
+integrity check, foreign keys, and goldtrace's invariants (every submitted
+assignment has its label, every gold item its source labels, every exported
+version its records and content hash, no draft left on a finished assignment,
+no half-written batch). Exit 0 when healthy, 1 with the list of problems.
+Write commands refuse a database that fails the quick version of this check.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("database %s does not exist", app.DBPath)
+			}
+			st, err := store.OpenWith(cmd.Context(), app.DBPath, store.Options{ReadOnly: app.ReadOnly, NoSchema: true})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			problems, err := st.Check(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(app.Out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(struct {
+					DB       string          `json:"db"`
+					OK       bool            `json:"ok"`
+					Problems []store.Problem `json:"problems"`
+				}{app.DBPath, len(problems) == 0, append([]store.Problem{}, problems...)}); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range problems {
+					fmt.Fprintf(app.Out, "%s: %s\n", p.Kind, p.Detail)
+				}
+			}
+			if len(problems) > 0 {
+				return failed("check %s: %d problem(s) found: restore a backup (`goldtrace backup`) or repair before writing", app.DBPath, len(problems))
+			}
+			if !asJSON {
+				fmt.Fprintf(app.Out, "%s: ok\n", app.DBPath)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write the result as JSON")
+	return cmd
+}
+
+func newBackupCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "backup FILE",
+		Short: "Write a consistent copy of the database to FILE while others keep working",
+		Long: `Copies one consistent snapshot of the database into FILE (which must not
+exist) with SQLite's VACUUM INTO, while reviewers keep labeling, and checks the
+copy before putting it in place.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("database %s does not exist", app.DBPath)
+			}
+			st, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := st.Backup(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Err, "backed up %s to %s\n", app.DBPath, args[0])
+			return nil
+		},
+	}
+}

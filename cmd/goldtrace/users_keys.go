@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+func newUsersKeyCmd(a *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Add or remove a user's SSH keys (who they are under goldtrace serve)",
+	}
+	add := &cobra.Command{
+		Use:   "add NAME KEY",
+		Short: "Give NAME another SSH key: an authorized_keys line or a .pub file",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := app.ParseKey(args[1])
+			if err != nil {
+				return err
+			}
+			st, err := a.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := st.AddUserKey(cmd.Context(), args[0], k); err != nil {
+				return fmt.Errorf("add key to %s: %w", args[0], keyError(err))
+			}
+			fmt.Fprintf(a.Out, "user %s: key %s added\n", args[0], k.Fingerprint)
+			return nil
+		},
+	}
+	remove := &cobra.Command{
+		Use:   "remove NAME KEY",
+		Short: "Take a key from NAME: its fingerprint (users list), its line or its .pub file",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fp, err := app.KeyRef(args[1])
+			if err != nil {
+				return err
+			}
+			st, err := a.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := st.RemoveUserKey(cmd.Context(), args[0], fp); err != nil {
+				return fmt.Errorf("remove key from %s: %w", args[0], keyError(err))
+			}
+			fmt.Fprintf(a.Out, "user %s: key %s removed\n", args[0], fp)
+			return nil
+		},
+	}
+	cmd.AddCommand(add, remove)
+	return cmd
+}
+
+func newUsersRemoveCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Take a user out: their SSH keys stop working at once",
+		Long: `remove deletes NAME's SSH keys, so goldtrace serve refuses them from now on, and
+deletes the user. A user whose name is on assignments, labels or adjudications
+stays listed (that work names them) but has no keys.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := a.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			kept, err := st.RemoveUser(cmd.Context(), args[0])
+			if err != nil {
+				return fmt.Errorf("remove user %s: %w", args[0], keyError(err))
+			}
+			if kept {
+				fmt.Fprintf(a.Out, "user %s: keys removed; kept in the list because their work names them\n", args[0])
+			} else {
+				fmt.Fprintf(a.Out, "user %s removed\n", args[0])
+			}
+			return nil
+		},
+	}
+}
+
+// parseKeys parses every --key argument, stopping at the first bad one.
+func parseKeys(args []string) ([]store.UserKey, error) {
+	var keys []store.UserKey
+	seen := map[string]bool{}
+	for _, arg := range args {
+		k, err := app.ParseKey(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[k.Fingerprint] {
+			seen[k.Fingerprint] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
+
+// keyError drops the sentinel's own words (": conflict", ": not found")
+// from the end of a store error: the sentence before them says what.
+func keyError(err error) error {
+	for _, sentinel := range []error{store.ErrConflict, store.ErrNotFound} {
+		if msg := err.Error(); errors.Is(err, sentinel) && strings.HasSuffix(msg, ": "+sentinel.Error()) {
+			return errors.New(strings.TrimSuffix(msg, ": "+sentinel.Error()))
+		}
+	}
+	return err
+}
+
+// keyColumn is the KEYS cell of users list: the fingerprints, or "-".
+func keyColumn(keys []store.UserKey) string {
+	if len(keys) == 0 {
+		return "-"
+	}
+	fps := make([]string, len(keys))
+	for i, k := range keys {
+		fps[i] = k.Fingerprint
+	}
+	return strings.Join(fps, " ")
+}
+
+// writeUsersJSON prints the users, each with their keys ([] when none).
+func writeUsersJSON(w io.Writer, users []store.User, keys map[string][]store.UserKey) error {
+	type userJSON struct {
+		store.User
+		Keys []store.UserKey `json:"keys"`
+	}
+	out := make([]userJSON, 0, len(users))
+	for _, u := range users {
+		ks := keys[u.Name]
+		if ks == nil {
+			ks = []store.UserKey{}
+		}
+		out = append(out, userJSON{User: u, Keys: ks})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,286 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// quickCheckEvery is how old the last passed quick check may be before a
+// write command runs another on open.
+const quickCheckEvery = 24 * time.Hour
+
+// quickCheckIfDue runs SQLite's quick_check on the write pool's first use
+// when the last passed one is more than a day old, and refuses to write
+// into a file that fails it.
+func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
+	var last string
+	err := w.QueryRowContext(ctx, `SELECT value FROM store_state WHERE key = 'quick_check_at'`).Scan(&last)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return s.wrap("read", err)
+	}
+	if t, perr := time.Parse(time.RFC3339Nano, last); err == nil && perr == nil && s.Now().Sub(t) < quickCheckEvery {
+		return nil
+	}
+	problems, err := pragmaRows(ctx, w, `PRAGMA quick_check(20)`)
+	if err != nil {
+		return s.wrap("check", err)
+	}
+	if len(problems) != 1 || problems[0] != "ok" {
+		return &DBError{Path: s.path, Op: "check", Kind: ErrDamaged, Err: errors.New(problems[0])}
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now()); err != nil {
+		return s.wrap("write", err)
+	}
+	return nil
+}
+
+// pragmaRows runs a PRAGMA returning one text column per row.
+func pragmaRows(ctx context.Context, q Queryer, pragma string) ([]string, error) {
+	return queryStrings(ctx, q, pragma)
+}
+
+// Problem is one thing `goldtrace check` found wrong.
+type Problem struct {
+	Kind   string `json:"kind"`   // integrity, foreign_key, label, gold, dataset, draft, batch
+	Detail string `json:"detail"` // what and where, one line
+}
+
+// maxProblemsPerKind bounds the list: a damaged file can have thousands.
+const maxProblemsPerKind = 50
+
+// Check verifies the whole file: SQLite's integrity_check and
+// foreign_key_check, then goldtrace's own invariants (every submitted
+// assignment has its label, every gold item its source labels and an item
+// in a gold status, every exported version its records and content hash,
+// no draft left on a finished assignment, no half-written batch). It only
+// reads. An empty list means healthy. When the check passes on a writable
+// file, the time is recorded so write commands skip their quick check for
+// a day.
+func (s *Store) Check(ctx context.Context) ([]Problem, error) {
+	var out []Problem
+	add := func(kind string, details []string) {
+		for i, d := range details {
+			if i == maxProblemsPerKind {
+				out = append(out, Problem{kind, fmt.Sprintf("… and %d more", len(details)-i)})
+				break
+			}
+			out = append(out, Problem{kind, d})
+		}
+	}
+	integrity, err := pragmaRows(ctx, s.r, `PRAGMA integrity_check(100)`)
+	if err != nil {
+		if errors.Is(s.wrap("check", err), ErrDamaged) {
+			return []Problem{{"integrity", "SQLite cannot read the file's structure: " + kindText(err)}}, nil
+		}
+		return nil, s.wrap("check", err)
+	}
+	if !(len(integrity) == 1 && integrity[0] == "ok") {
+		add("integrity", integrity)
+		// The invariant queries would read the same damaged pages.
+		return out, nil
+	}
+	fks, err := foreignKeyProblems(ctx, s.r)
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	add("foreign_key", fks)
+	for _, inv := range invariants {
+		found, err := queryStrings(ctx, s.r, inv.query)
+		if err != nil {
+			return nil, fmt.Errorf("check %s: %w", inv.kind, s.wrap("", err))
+		}
+		add(inv.kind, found)
+	}
+	ds, err := s.datasetProblems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	add("dataset", ds)
+	if len(out) == 0 && !s.readOnly {
+		if w, err := s.writer(ctx); err == nil {
+			_, _ = w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
+				ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now())
+		}
+	}
+	return out, nil
+}
+
+// kindText is the one-line wording of a driver error's kind.
+func kindText(err error) string {
+	switch kindOf(err) {
+	case ErrDamaged:
+		return "a page is corrupt"
+	case ErrUnavailable:
+		return "it is not a database or cannot be read"
+	}
+	return "read failed"
+}
+
+func foreignKeyProblems(ctx context.Context, q Queryer) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%s row %d refers to a missing %s row", table, rowid.Int64, parent))
+	}
+	return out, rows.Err()
+}
+
+// invariants are goldtrace's own rules, each a query returning one line per
+// violation.
+var invariants = []struct{ kind, query string }{
+	{"label", `SELECT 'assignment ' || a.item_id || ' / ' || a.reviewer || ' is submitted but has no label'
+		FROM assignments a LEFT JOIN labels l ON l.item_id = a.item_id AND l.reviewer = a.reviewer
+		WHERE a.status = 'submitted' AND l.item_id IS NULL`},
+	{"gold", `SELECT 'item ' || i.id || ' is ' || i.status || ' but has no gold answer'
+		FROM items i LEFT JOIN gold g ON g.item_id = i.id
+		WHERE i.status IN ('agreed', 'adjudicated') AND g.item_id IS NULL`},
+	{"gold", `SELECT 'gold answer of ' || g.item_id || ' names reviewer ' || r.value || ', who has no label for it'
+		FROM gold g, json_each(g.reviewers) r
+		LEFT JOIN labels l ON l.item_id = g.item_id AND l.reviewer = r.value
+		WHERE l.item_id IS NULL`},
+	{"gold", `SELECT 'gold answer of ' || g.item_id || ' has no source label'
+		FROM gold g WHERE g.status = 'agreed' AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.item_id = g.item_id)`},
+	{"draft", `SELECT 'draft of ' || d.item_id || ' by ' || d.reviewer || ' is left on a ' || a.status || ' assignment'
+		FROM drafts d JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer
+		WHERE a.status IN ('submitted', 'skipped')`},
+	{"draft", `SELECT 'draft of ' || d.item_id || ' by ' || d.reviewer || ' has no assignment'
+		FROM drafts d LEFT JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer
+		WHERE a.item_id IS NULL`},
+	{"batch", `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
+		FROM batches WHERE state = 'writing'`},
+}
+
+// datasetProblems checks every exported version: its item rows number its
+// count, and its stored content hashes to its sha256.
+func (s *Store) datasetProblems(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT d.name, d.version, d.count,
+		(SELECT count(*) FROM dataset_items di WHERE di.name = d.name AND di.version = d.version)
+		FROM datasets d ORDER BY d.name, d.version`)
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	type version struct {
+		name       string
+		v, n, rows int
+	}
+	var vs []version
+	for rows.Next() {
+		var x version
+		if err := rows.Scan(&x.name, &x.v, &x.n, &x.rows); err != nil {
+			rows.Close()
+			return nil, s.wrap("check", err)
+		}
+		vs = append(vs, x)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("check", err)
+	}
+	var out []string
+	for _, x := range vs {
+		if x.rows != x.n {
+			out = append(out, fmt.Sprintf("dataset %s@v%d has %d records, its manifest counts %d", x.name, x.v, x.rows, x.n))
+		}
+		meta, content, _, err := s.DatasetFiles(ctx, x.name, x.v)
+		if err != nil {
+			out = append(out, fmt.Sprintf("dataset %s@v%d: its content cannot be read (%v)", x.name, x.v, s.wrap("", err)))
+			continue
+		}
+		sum := sha256.Sum256(content)
+		if got := hex.EncodeToString(sum[:]); got != meta.SHA256 {
+			out = append(out, fmt.Sprintf("dataset %s@v%d: content hashes to %s, recorded %s", x.name, x.v, got[:12], meta.SHA256))
+		}
+	}
+	return out, nil
+}
+
+// Backup writes a consistent copy of the database to dest while others
+// keep reading and writing (VACUUM INTO reads one snapshot). The copy is
+// written beside dest and renamed into place, then checked; dest must not
+// exist.
+func (s *Store) Backup(ctx context.Context, dest string) error {
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("backup %s: the file exists (choose a new name)", dest)
+	}
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", dest, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", dest, unwrapPathError(err))
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	os.Remove(tmpName) // VACUUM INTO wants to create the file itself
+	defer os.Remove(tmpName)
+	// VACUUM INTO needs a connection that is not query_only; a read-only
+	// file is copied through a read-only one.
+	src := dsn(s.path, true)
+	if s.readOnly {
+		src = "file:" + s.path + "?mode=ro"
+	}
+	db, err := sql.Open("sqlite", src)
+	if err != nil {
+		return s.wrap("backup", err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, tmpName); err != nil {
+		if k := kindOf(err); k == ErrDiskFull {
+			return fmt.Errorf("backup %s: the disk is full", dest)
+		}
+		return fmt.Errorf("backup %s: %w", dest, s.wrap("read", err))
+	}
+	copyDB, err := sql.Open("sqlite", "file:"+tmpName+"?mode=ro")
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", dest, err)
+	}
+	res, err := pragmaRows(ctx, copyDB, `PRAGMA quick_check`)
+	copyDB.Close()
+	if err != nil || len(res) != 1 || res[0] != "ok" {
+		return fmt.Errorf("backup %s: the copy did not pass its check; the database may be damaged: run `goldtrace check`", dest)
+	}
+	if err := syncFile(tmpName); err != nil {
+		return fmt.Errorf("backup %s: %w", dest, err)
+	}
+	if err := os.Rename(tmpName, abs); err != nil {
+		return fmt.Errorf("backup %s: %w", dest, unwrapPathError(err))
+	}
+	return nil
+}
+
+func syncFile(name string) error {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// unwrapPathError drops the *fs.PathError's path (the message names it).
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

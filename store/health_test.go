@@ -1,0 +1,238 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fillTraces stores n traces so the file has pages well past its schema.
+func fillTraces(t *testing.T, st *Store, n int) {
+	t.Helper()
+	ctx := context.Background()
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		for i := 0; i < n; i++ {
+			tr := sampleTrace(fmt.Sprintf("tr_%05d", i))
+			tr.Messages[0].Content = strings.Repeat("where is my package? ", 20) + tr.ID
+			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// holdWriteLock takes the write lock from another connection, as another
+// process would, until the returned function is called.
+func holdWriteLock(t *testing.T, path string) func() {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(1000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+		db.Close()
+	}
+}
+
+func TestOpenAndReadWhileAnotherProcessHoldsTheWriteLock(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	release := holdWriteLock(t, path)
+	defer release()
+	start := time.Now()
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open with the write lock held elsewhere: %v", err)
+	}
+	defer st.Close()
+	users, err := st.Users(ctx)
+	if err != nil || len(users) != 1 {
+		t.Fatalf("users = %v, %v", users, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("open and read took %s: it waited for the write lock", d)
+	}
+}
+
+func TestReadOnlyOpenReadsAndRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	ro, err := OpenWith(ctx, path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if u, err := ro.User(ctx, "alice"); err != nil || u.Role != RoleReviewer {
+		t.Fatalf("read: %v %v", u, err)
+	}
+	err = ro.AddUser(ctx, "bob", RoleReviewer)
+	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("write on a read-only store: %v", err)
+	}
+	if _, err := OpenWith(ctx, filepath.Join(t.TempDir(), "none.db"), Options{ReadOnly: true}); err == nil {
+		t.Error("read-only open of a missing file succeeded")
+	}
+}
+
+func TestCheckHealthyAndBackup(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	fillTraces(t, st, 50)
+	problems, err := st.Check(ctx)
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("check of a healthy store: %v %v", problems, err)
+	}
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	if err := st.Backup(ctx, dest); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := OpenWith(ctx, dest, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	sum, err := cp.TraceSummary(ctx, 5)
+	if err != nil || sum.Traces != 50 {
+		t.Fatalf("backup holds %d traces (%v), want 50", sum.Traces, err)
+	}
+	if err := st.Backup(ctx, dest); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("backup over an existing file: %v", err)
+	}
+}
+
+func TestCheckFindsBrokenInvariants(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	// A submitted assignment without its label and a half-written batch,
+	// written behind the store's back.
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		if _, err := st.InsertTrace(ctx, tx, sampleTrace("tr_1"), "test"); err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`INSERT INTO users(name, role, created_at) VALUES ('alice', 'reviewer', 'x')`,
+			`INSERT INTO batches(name, seed, per_item, created_at, state) VALUES ('b1', 1, 1, 'x', 'writing')`,
+			`INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at)
+				SELECT id, 'alice', 'b1', 0, 'submitted', 'x' FROM items LIMIT 1`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := st.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, p := range problems {
+		kinds[p.Kind] = true
+	}
+	if !kinds["label"] || !kinds["batch"] {
+		t.Errorf("problems = %v, want a label and a batch problem", problems)
+	}
+}
+
+// corrupt overwrites pages in the middle of the file, as a bad disk would.
+func corrupt(t *testing.T, path string, pages int) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	const page = 4096
+	n := fi.Size() / page
+	if n < int64(pages)+4 {
+		t.Fatalf("file has %d pages, too few to corrupt %d", n, pages)
+	}
+	junk := []byte(strings.Repeat("\xde\xad\xbe\xef", page/4))
+	for i := int64(0); i < int64(pages); i++ {
+		if _, err := f.WriteAt(junk, (n/2-int64(pages)/2+i)*page); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCorruptFileFailsCheckAndRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillTraces(t, st, 400)
+	st.Close()
+	// Fold the WAL into the file so the damage is where SQLite reads.
+	db, _ := sql.Open("sqlite", "file:"+path)
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	corrupt(t, path, 20)
+
+	st, err = OpenWith(ctx, path, Options{NoSchema: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := st.Check(ctx)
+	st.Close()
+	if err != nil || len(problems) == 0 || problems[0].Kind != "integrity" {
+		t.Fatalf("check of a corrupt file: %v %v", problems, err)
+	}
+
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The last quick check is a day old for the clock of a write command.
+	st.Now = func() time.Time { return time.Now().UTC().Add(25 * time.Hour) }
+	err = st.AddUser(ctx, "alice", RoleReviewer)
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "goldtrace check") {
+		t.Fatalf("write into a corrupt file: %v", err)
+	}
+	if strings.Contains(err.Error(), "malformed") {
+		t.Errorf("raw SQLite text shown: %v", err)
+	}
+}

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestUserKeysAreUniqueAcrossUsersAndRemovable(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	ka := UserKey{Fingerprint: "SHA256:aaa", Key: "ssh-ed25519 AAAA alice"}
+	kb := UserKey{Fingerprint: "SHA256:bbb", Key: "ssh-ed25519 BBBB bob"}
+	if err := st.AddUserWithKeys(ctx, "alice", RoleReviewer, []UserKey{ka}); err != nil {
+		t.Fatal(err)
+	}
+	// Adding the same key again to its owner changes nothing.
+	if err := st.AddUserKey(ctx, "alice", ka); err != nil {
+		t.Fatalf("re-adding alice's own key: %v", err)
+	}
+	// A key of alice's on bob is refused, and bob is not half created.
+	err := st.AddUserWithKeys(ctx, "bob", RoleReviewer, []UserKey{kb, ka})
+	if !errors.Is(err, ErrConflict) {
+		t.Fatalf("duplicate key on two users: %v, want ErrConflict", err)
+	}
+	if _, err := st.User(ctx, "bob"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("bob after the refused add: %v, want not found", err)
+	}
+	if _, err := st.KeyUser(ctx, kb.Fingerprint); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("bob's key after the refused add: %v, want not found", err)
+	}
+	if err := st.AddUserKey(ctx, "nobody", kb); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("key for a missing user: %v, want ErrNotFound", err)
+	}
+	u, err := st.KeyUser(ctx, ka.Fingerprint)
+	if err != nil || u.Name != "alice" || u.Role != RoleReviewer {
+		t.Fatalf("KeyUser = %+v, %v; want alice reviewer", u, err)
+	}
+	keys, err := st.UserKeys(ctx)
+	if err != nil || len(keys["alice"]) != 1 || keys["alice"][0].Key != ka.Key {
+		t.Fatalf("UserKeys = %+v, %v", keys, err)
+	}
+	if err := st.RemoveUserKey(ctx, "alice", "SHA256:zzz"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("removing a key alice does not have: %v", err)
+	}
+	if err := st.RemoveUserKey(ctx, "alice", ka.Fingerprint); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.KeyUser(ctx, ka.Fingerprint); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("removed key still maps to a user: %v", err)
+	}
+	// The key is free again, so bob may have it now.
+	if err := st.AddUserWithKeys(ctx, "bob", RoleReviewer, []UserKey{ka}); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := st.RemoveUser(ctx, "bob")
+	if err != nil || kept {
+		t.Fatalf("RemoveUser(bob) = %v, %v; want removed outright", kept, err)
+	}
+	if _, err := st.KeyUser(ctx, ka.Fingerprint); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a removed user's key still maps to a user: %v", err)
+	}
+	if _, err := st.RemoveUser(ctx, "bob"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("removing bob twice: %v", err)
+	}
+}
