@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -247,8 +249,15 @@ func writeCalibrationText(out io.Writer, r *calibrationReport) error {
 	fmt.Fprintf(w, "%-18s %14s %16s\n", "", "judge correct", "judge incorrect")
 	fmt.Fprintf(w, "%-18s %14d %16d\n", "human correct", c.BothCorrect, c.HumanCorrectOnly)
 	fmt.Fprintf(w, "%-18s %14d %16d\n\n", "human incorrect", c.JudgeCorrectOnly, c.BothIncorrect)
-	fmt.Fprintf(w, "%-32s %6s %10s %8s\n", "PER TOOL (expected)", "items", "agreement", "kappa")
-	for _, t := range r.PerTool {
+	// the tools with the most judged items first; --json lists every tool
+	tools := slices.Clone(r.PerTool)
+	sort.SliceStable(tools, func(i, j int) bool { return tools[i].Items > tools[j].Items })
+	fmt.Fprintf(w, "%-32s %6s %10s %8s\n", "TOOL (expected; most items first)", "items", "agreement", "kappa")
+	for i, t := range tools {
+		if i == 20 {
+			fmt.Fprintf(w, "… %d more tools (--json lists every tool)\n", len(tools)-20)
+			break
+		}
 		fmt.Fprintf(w, "%-32s %6d %10s %8s\n", clipName(t.Tool, 32), t.Items, score.FormatRate(t.Agreement.Agreement), fmtKappa(t.Kappa))
 	}
 	var dis []string
