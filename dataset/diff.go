@@ -184,7 +184,12 @@ func walk(path string, a, b any, out *[]FieldChange) {
 			}
 			for _, k := range sortedKeys(keys) {
 				child := k
-				if path != "" {
+				switch {
+				case strings.ContainsAny(k, "./[]\"") || k == "":
+					// A JSON-Pointer rule key, or a key a dotted path would
+					// misread: quoted.
+					child = path + "[" + strconv.Quote(k) + "]"
+				case path != "":
 					child = path + "." + k
 				}
 				va, inA := ta[k]

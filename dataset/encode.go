@@ -163,6 +163,13 @@ func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
 			rules[k] = score.ArgRule{Match: score.MatchExact}
 		}
 		for k, r := range c.ArgRules {
+			if score.IsPointer(k) {
+				tokens, err := score.ParsePointer(k)
+				if err != nil {
+					return nil, fmt.Errorf("call %d (%s) arg_rules: %w", i, c.Tool, err)
+				}
+				k = score.RuleKey(tokens) // "/name" is written as the argument name
+			}
 			if r.Match == "" {
 				r.Match = score.MatchExact
 			}
@@ -188,6 +195,9 @@ func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
 			rules = nil
 		}
 		out[i] = score.ExpectedCall{Tool: c.Tool, Args: args, ArgRules: rules}
+		if err := c.CheckArgRules(); err != nil {
+			return nil, fmt.Errorf("call %d: %w", i, err)
+		}
 	}
 	return out, nil
 }

@@ -264,15 +264,23 @@ const promptfooNoCallCheck = promptfooCalls + ` const got = calls(output); retur
 
 // promptfooCallCheck passes when the called tools and arguments satisfy the
 // expected calls (or an acceptable alternative) under their arg_rules: exact
-// (key-order-free JSON equality), fuzzy (strings compared case- and
-// whitespace-insensitively), any, optional, any_of; calls are paired one to
-// one in any order, extra arguments fail.
-const promptfooCallCheck = promptfooCalls + ` const canon = (x) => Array.isArray(x) ? x.map(canon) : (x && typeof x === 'object') ? Object.keys(x).sort().reduce((o, k) => { o[k] = canon(x[k]); return o; }, {}) : x;
-const eq = (a, b) => JSON.stringify(canon(a)) === JSON.stringify(canon(b));
-const squash = (s) => s.toLowerCase().replace(/\s+/g, ' ').trim();
-const fuzzyEq = (a, b) => (typeof a === 'string' && typeof b === 'string') ? squash(a) === squash(b) : eq(a, b);
-const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const callOk = (e, p) => { if (!p || p.name !== e.tool || !p.args || typeof p.args !== 'object' || Array.isArray(p.args)) return false; const rules = e.arg_rules || {}; const keys = new Set(Object.keys(e.args || {}).concat(Object.keys(rules))); for (const k of Object.keys(p.args)) if (!keys.has(k)) return false; for (const k of keys) { const r = rules[k] || {}; const m = r.match || 'exact'; if (!has(p.args, k)) { if (r.optional) continue; return false; } if (m === 'any') continue; const wanted = (has(e.args || {}, k) ? [e.args[k]] : []).concat(r.any_of || []); if (!wanted.some((w) => m === 'fuzzy' ? fuzzyEq(w, p.args[k]) : eq(w, p.args[k]))) return false; } return true; };
+// (key-order-free JSON equality), fuzzy (strings compared ignoring case and
+// whitespace, also inside arrays and objects), any, optional, any_of, on
+// top-level arguments and on nested values named by JSON-Pointer keys
+// ("/body/mode", "/flights/0/date"); calls are paired one to one in any
+// order, extra arguments or nested members fail.
+const promptfooCallCheck = promptfooCalls + ` const canon = (x, f) => typeof x === 'string' && f ? x.toLowerCase().replace(/\s+/g, '') : Array.isArray(x) ? x.map((v) => canon(v, f)) : (x && typeof x === 'object') ? Object.keys(x).sort().reduce((o, k) => { o[k] = canon(x[k], f); return o; }, {}) : x;
+const eq = (a, b) => JSON.stringify(canon(a, false)) === JSON.stringify(canon(b, false));
+const fuzzyEq = (a, b) => JSON.stringify(canon(a, true)) === JSON.stringify(canon(b, true));
+const has = (o, k) => o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
+const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const esc = (t) => String(t).replace(/~/g, '~0').replace(/\//g, '~1');
+const ptrOf = (path) => path.map((t) => '/' + esc(t)).join('');
+const tokens = (k) => k.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+const below = (rules, path) => { const pre = ptrOf(path) + '/'; return Object.keys(rules).some((k) => k.startsWith(pre)); };
+const nodeOk = (e, p, path, rules, fz) => { if (!below(rules, path)) return fz ? fuzzyEq(e, p) : eq(e, p); if (Array.isArray(e) && Array.isArray(p)) { for (let i = 0; i < Math.max(e.length, p.length); i++) if (!childOk(e, String(i), i < e.length, p, i < p.length, path.concat([String(i)]), rules, fz)) return false; return true; } if (isObj(e) && isObj(p)) { for (const k of new Set(Object.keys(e).concat(Object.keys(p)))) if (!childOk(e, k, has(e, k), p, has(p, k), path.concat([k]), rules, fz)) return false; return true; } return fz ? fuzzyEq(e, p) : eq(e, p); };
+const childOk = (eo, k, hasE, po, hasP, path, rules, fz) => { const r = rules[ptrOf(path)]; if (r && r.match) fz = r.match === 'fuzzy'; if (!hasP) return !!(r && r.optional) || (!hasE && !r); if (r && r.match === 'any') return true; if (!hasE && !r) return false; if (hasE && nodeOk(eo[k], po[k], path, rules, fz)) return true; return !!r && (r.any_of || []).some((w) => fz ? fuzzyEq(w, po[k]) : eq(w, po[k])); };
+const callOk = (e, p) => { if (!p || p.name !== e.tool || !isObj(p.args)) return false; const rules = {}; for (const k of Object.keys(e.arg_rules || {})) rules[k.startsWith('/') ? ptrOf(tokens(k)) : ptrOf([k])] = e.arg_rules[k]; const ea = e.args || {}; const keys = new Set(Object.keys(ea).concat(Object.keys(p.args))); for (const k of Object.keys(rules)) { const t = tokens(k); if (t.length === 1) keys.add(t[0]); } for (const k of keys) if (!childOk(ea, k, has(ea, k), p.args, has(p.args, k), [k], rules, false)) return false; return true; };
 const listOk = (exp, got) => { if (exp.length !== got.length) return false; const used = new Array(got.length).fill(false); const pair = (i) => { if (i === exp.length) return true; for (let j = 0; j < got.length; j++) { if (!used[j] && callOk(exp[i], got[j])) { used[j] = true; if (pair(i + 1)) return true; used[j] = false; } } return false; }; return pair(0); };
 const got = calls(output) || [];
 const lists = [context.vars.expected_calls].concat(context.vars.acceptable || []);

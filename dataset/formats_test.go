@@ -71,16 +71,8 @@ func TestPromptfooAssertionJudgesCalls(t *testing.T) {
 				"limit": {Optional: true, AnyOf: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}}}}},
 		"acceptable": [][]score.ExpectedCall{{{Tool: "lookup", Args: json.RawMessage(`{}`)}, {Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"A"}`)}}},
 	}
-	call := func(name, args string) string {
-		b, _ := json.Marshal(args)
-		return `{"type":"function","function":{"name":"` + name + `","arguments":` + string(b) + `}}`
-	}
-	tests := []struct {
-		name   string
-		check  string
-		output string // a JS expression
-		pass   bool
-	}{
+	call := promptfooToolCall
+	tests := []promptfooCase{
 		{"exact", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-9182"}`) + `]`, true},
 		{"fuzzy + optional any", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":" ord-9182 ","note":"anything"}`) + `]`, true},
 		{"any_of", promptfooCallCheck, `[` + call("get_order_status", `{"order_id":"ORD-9182","limit":2}`) + `]`, true},
@@ -94,8 +86,21 @@ func TestPromptfooAssertionJudgesCalls(t *testing.T) {
 		{"no call wanted, none made", promptfooNoCallCheck, `"It ships tomorrow."`, true},
 		{"no call wanted, one made", promptfooNoCallCheck, `[` + call("lookup", `{}`) + `]`, false},
 	}
+	runPromptfoo(t, node, vars, tests)
+}
+
+type promptfooCase struct {
+	name   string
+	check  string
+	output string // a JS expression
+	pass   bool
+}
+
+// runPromptfoo runs every case's assertion under one node process with
+// vars as the test case's variables; each prints its verdict on a line.
+func runPromptfoo(t *testing.T, node string, vars map[string]any, tests []promptfooCase) {
+	t.Helper()
 	varsJSON, _ := json.Marshal(vars)
-	// One node process runs every case; each prints its verdict on a line.
 	var script strings.Builder
 	script.WriteString("const context = { vars: " + string(varsJSON) + " };\n")
 	for _, tc := range tests {
@@ -114,4 +119,33 @@ func TestPromptfooAssertionJudgesCalls(t *testing.T) {
 			t.Errorf("%s: pass = %s, want %v", tc.name, verdicts[i], tc.pass)
 		}
 	}
+}
+
+func promptfooToolCall(name, args string) string {
+	b, _ := json.Marshal(args)
+	return `{"type":"function","function":{"name":"` + name + `","arguments":` + string(b) + `}}`
+}
+
+// The promptfoo assertion honours JSON-Pointer rules as the scorer does.
+func TestPromptfooAssertionNestedRules(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed: the promptfoo assertion is not executed")
+	}
+	vars := map[string]any{
+		"expected_calls": []score.ExpectedCall{{Tool: "book", Args: json.RawMessage(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"}],"body":{"mode":"cool","wind":"MID","a/b":1}}`),
+			ArgRules: map[string]score.ArgRule{"/flights/0/date": {AnyOf: []json.RawMessage{json.RawMessage(`"2024-05-02"`)}},
+				"/body/wind": {Optional: true}, "/body/mode": {Match: score.MatchFuzzy}, "/body/a~1b": {Match: score.MatchAny}}}},
+	}
+	call := func(args string) string { return `[` + promptfooToolCall("book", args) + `]` }
+	tests := []promptfooCase{
+		{"as given", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"}],"body":{"mode":"cool","wind":"MID","a/b":1}}`), true},
+		{"nested any_of, optional omitted, fuzzy, any", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-02"}],"body":{"mode":" COOL","a/b":"x"}}`), true},
+		{"nested value not accepted", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-09"}],"body":{"mode":"cool","a/b":1}}`), false},
+		{"nested sibling exact", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT2","date":"2024-05-01"}],"body":{"mode":"cool","a/b":1}}`), false},
+		{"nested required missing", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"}],"body":{"wind":"MID","a/b":1}}`), false},
+		{"nested unexpected member", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"}],"body":{"mode":"cool","a/b":1,"fan":2}}`), false},
+		{"array too long", promptfooCallCheck, call(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"},{}],"body":{"mode":"cool","a/b":1}}`), false},
+	}
+	runPromptfoo(t, node, vars, tests)
 }

@@ -17,6 +17,7 @@ func (r *Record) ScoreCase() score.Case {
 		Acceptable: r.Acceptable,
 		Tools:      r.AvailableTools,
 		Meta:       r.Input.Context.Metadata,
+		Trace:      r.Input.Context.TraceID,
 	}
 	if len(c.Expected) == 0 && r.ExpectedTool != nil && *r.ExpectedTool != "" {
 		c.Expected = []score.ExpectedCall{{Tool: *r.ExpectedTool, Args: r.ExpectedArgs}}

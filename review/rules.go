@@ -18,23 +18,38 @@ type ArgRuleSpec struct {
 	Rule score.ArgRule `json:"rule"`
 }
 
-// ParseArgRuleSpec parses "[TOOL:]ARG=RULE", where RULE is one or more of
-// exact, fuzzy, any, optional joined by "+", optionally ending in
-// any_of:JSON-ARRAY (other accepted values), e.g. "order_id=fuzzy",
-// "note=any+optional", "get_weather:unit=any_of:[\"c\",\"celsius\"]".
+// ParseArgRuleSpec parses "[TOOL:]ARG=RULE", where ARG is an argument name
+// or a JSON Pointer to a nested value ("/flights/0/date", "~1" for "/" and
+// "~0" for "~" in a token) and RULE is one or more of exact, fuzzy, any,
+// optional joined by "+", optionally ending in any_of:JSON-ARRAY (other
+// accepted values), e.g. "order_id=fuzzy", "note=any+optional",
+// "get_weather:unit=any_of:[\"c\",\"celsius\"]",
+// "book_reservation:/flights/0/date=any_of:[\"2024-05-02\"]".
 func ParseArgRuleSpec(s string) (ArgRuleSpec, error) {
 	target, rule, ok := strings.Cut(s, "=")
 	if !ok || target == "" || rule == "" {
 		return ArgRuleSpec{}, fmt.Errorf("rule %q: want [TOOL:]ARG=RULE", s)
 	}
 	var spec ArgRuleSpec
-	if tool, arg, ok := strings.Cut(target, ":"); ok {
+	if score.IsPointer(target) {
+		spec.Arg = target
+	} else if tool, arg, ok := strings.Cut(target, ":"); ok {
 		spec.Tool, spec.Arg = tool, arg
 	} else {
 		spec.Arg = target
 	}
 	if spec.Arg == "" {
 		return ArgRuleSpec{}, fmt.Errorf("rule %q: empty argument name", s)
+	}
+	if score.IsPointer(spec.Arg) {
+		tokens, err := score.ParsePointer(spec.Arg)
+		if err != nil {
+			return ArgRuleSpec{}, fmt.Errorf("rule %q: %v", s, err)
+		}
+		spec.Arg = score.RuleKey(tokens) // "/name" is the argument name
+		if spec.Arg == "" {
+			return ArgRuleSpec{}, fmt.Errorf("rule %q: empty argument name", s)
+		}
 	}
 	if before, values, ok := strings.Cut(rule, "any_of:"); ok {
 		var anyOf []json.RawMessage
@@ -64,23 +79,32 @@ func ParseArgRuleSpec(s string) (ArgRuleSpec, error) {
 }
 
 // ApplyArgRules attaches rules to the calls of a gold answer's expected and
-// acceptable call lists that have the named argument. A rule that matches
-// no call is an error: it names an argument the gold does not have.
+// acceptable call lists that have the named argument (or, for a JSON
+// Pointer, the nested value it points to). A rule that matches no call is
+// an error: it names an argument or a path the gold does not have.
 func ApplyArgRules(g *Gold, specs []ArgRuleSpec) error {
 	for _, spec := range specs {
 		matched := 0
+		var why error // why a pointer fits none of the calls
 		apply := func(calls []score.ExpectedCall) {
 			for i := range calls {
 				if spec.Tool != "" && calls[i].Tool != spec.Tool {
 					continue
 				}
-				if !hasArg(calls[i].Args, spec.Arg) {
+				if !score.IsPointer(spec.Arg) && !hasArg(calls[i].Args, spec.Arg) {
 					continue
 				}
-				if calls[i].ArgRules == nil {
-					calls[i].ArgRules = map[string]score.ArgRule{}
+				rules := make(map[string]score.ArgRule, len(calls[i].ArgRules)+1)
+				for k, r := range calls[i].ArgRules {
+					rules[k] = r
 				}
-				calls[i].ArgRules[spec.Arg] = spec.Rule
+				rules[spec.Arg] = spec.Rule
+				trial := score.ExpectedCall{Tool: calls[i].Tool, Args: calls[i].Args, ArgRules: rules}
+				if err := trial.CheckArgRules(); err != nil {
+					why = err
+					continue
+				}
+				calls[i].ArgRules = rules
 				matched++
 			}
 		}
@@ -92,6 +116,12 @@ func ApplyArgRules(g *Gold, specs []ArgRuleSpec) error {
 			where := "the expected calls"
 			if spec.Tool != "" {
 				where = "the calls to " + spec.Tool
+			}
+			if score.IsPointer(spec.Arg) {
+				if why != nil {
+					return fmt.Errorf("rule for %q fits none of %s: %v", spec.Arg, where, why)
+				}
+				return fmt.Errorf("rule for %q: no call in %s", spec.Arg, where)
 			}
 			return fmt.Errorf("rule for %q: no argument of that name in %s", spec.Arg, where)
 		}

@@ -22,6 +22,13 @@ func TestParseArgRuleSpec(t *testing.T) {
 			Rule: score.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"c"`), json.RawMessage(`"celsius"`)}}}},
 		{in: `n=optional+any_of:[1,2]`, want: ArgRuleSpec{Arg: "n", Rule: score.ArgRule{Optional: true,
 			AnyOf: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}}}},
+		{in: `/flights/0/date=any_of:["2024-05-02"]`, want: ArgRuleSpec{Arg: "/flights/0/date",
+			Rule: score.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"2024-05-02"`)}}}},
+		{in: "set_ac:/body/a~1b=optional", want: ArgRuleSpec{Tool: "set_ac", Arg: "/body/a~1b", Rule: score.ArgRule{Optional: true}}},
+		{in: "/time/12:00=any", want: ArgRuleSpec{Arg: "/time/12:00", Rule: score.ArgRule{Match: "any"}}},
+		{in: "/order_id=fuzzy", want: ArgRuleSpec{Arg: "order_id", Rule: score.ArgRule{Match: "fuzzy"}}},
+		{in: "/body/x~2=any", err: "~ must be followed by 0 or 1"},
+		{in: "/=any", err: "empty argument name"},
 		{in: "order_id", err: "want [TOOL:]ARG=RULE"},
 		{in: "x=loose", err: `unknown "loose"`},
 		{in: "x=fuzzy+exact", err: "more than one"},
@@ -60,6 +67,29 @@ func TestApplyArgRules(t *testing.T) {
 	}
 	if err := ApplyArgRules(&g, []ArgRuleSpec{{Tool: "b", Arg: "y"}}); err == nil {
 		t.Error("rule for an argument no call has: no error")
+	}
+}
+
+func TestApplyArgRulesPointer(t *testing.T) {
+	g := Gold{
+		Calls: ExpectedCalls([]LabelCall{call("book", `{"flights":[{"date":"2024-05-01"}],"user":"u"}`), call("other", `{"x":1}`)}),
+	}
+	spec, err := ParseArgRuleSpec(`/flights/0/date=any_of:["2024-05-02"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyArgRules(&g, []ArgRuleSpec{spec}); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := g.Calls[0].ArgRules["/flights/0/date"]; !ok || len(r.AnyOf) != 1 || len(g.Calls[1].ArgRules) != 0 {
+		t.Errorf("pointer rule on the wrong calls: %+v", g.Calls)
+	}
+	err = ApplyArgRules(&g, []ArgRuleSpec{{Tool: "book", Arg: "/flights/1/date", Rule: score.ArgRule{Match: "any"}}})
+	if err == nil || !strings.Contains(err.Error(), `"/flights/1/date"`) || !strings.Contains(err.Error(), "which the expected args do not have") {
+		t.Errorf("pointer past the array: error %v", err)
+	}
+	if _, ok := g.Calls[0].ArgRules["/flights/1/date"]; ok {
+		t.Error("a rejected rule was attached")
 	}
 }
 

@@ -14,6 +14,9 @@ type Case struct {
 	// the BFCL profile).
 	Tools []trace.Tool
 	Meta  map[string]string
+	// Trace is the id of the trace the item comes from ("" when unknown):
+	// the futureagi profile scores each trace's items as one trajectory.
+	Trace string
 }
 
 // Prediction is what a model did on one item.
@@ -22,6 +25,9 @@ type Prediction struct {
 	// Missing marks an item the predictions file had no line for; it is
 	// scored as no call and listed in the report.
 	Missing bool
+	// Errors holds each call's outcome (CallUnknown, CallOK, CallFailed)
+	// when the prediction reports them; nil when none does.
+	Errors []int8
 }
 
 // ErrorKind names why an item failed. Each failing item gets exactly one.
@@ -123,4 +129,11 @@ type ItemResult struct {
 
 	// Pairs is filled by Match (not by Score, to keep batch scoring lean).
 	Pairs []Pair `json:"-"`
+
+	// Seed holds the seed profile's per-item numbers (NaN = null); written
+	// at the item's top level under their names (SeedMetrics).
+	Seed      SeedScores    `json:"-"`
+	Trace     string        `json:"-"`
+	seed      int8          // the seed profile that filled Seed
+	futureAGI *futureCounts // futureagi: the item's inputs, for its trajectory
 }

@@ -119,6 +119,10 @@ func (s *Scorer) Item(c *Case, p Prediction) ItemResult {
 		list = c.Acceptable[s.best.list-1]
 	}
 	s.verdict(list, m, &r)
+	r.Trace = c.Trace
+	if s.profile.seed != seedNone {
+		s.seedItem(&p, &r)
+	}
 	return r
 }
 

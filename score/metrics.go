@@ -1,6 +1,9 @@
 package score
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // tally accumulates item results; Metrics are computed from it.
 type tally struct {
@@ -16,6 +19,8 @@ type tally struct {
 	hallucinated, unparseable  int
 	spurious, missed           int
 	kinds                      [11]int // by ErrorKinds index
+	seedSum                    SeedScores
+	seedN                      [len(seedNames)]int
 }
 
 func (t *tally) add(r *ItemResult) {
@@ -53,6 +58,12 @@ func (t *tally) add(r *ItemResult) {
 	if r.Kind != "" {
 		t.kinds[r.Kind.rank()]++
 	}
+	for i, v := range r.Seed {
+		if v == v { // not NaN
+			t.seedSum[i] += v
+			t.seedN[i]++
+		}
+	}
 }
 
 // Metrics are the aggregate scores of a set of items. Rates are null in JSON
@@ -83,6 +94,17 @@ type Metrics struct {
 	SpuriousCalls  int               `json:"spurious_calls"`
 	MissedCalls    int               `json:"missed_calls"`
 	ErrorKinds     map[ErrorKind]int `json:"error_kinds"`
+
+	// Seed are the seed profile's rates (the mean of each per-item number
+	// over the items where it is defined), written at the top level of the
+	// metrics object under their names.
+	Seed []SeedRate `json:"-"`
+}
+
+// SeedRate is one seed profile rate; Value is nil when no item defines it.
+type SeedRate struct {
+	Name  string
+	Value *float64
 }
 
 // RateNames are the metrics that gates and baselines compare, in report
@@ -95,7 +117,7 @@ var RateNames = []string{
 
 // LowerIsBetter reports whether a smaller value of the metric is better.
 func LowerIsBetter(metric string) bool {
-	return metric == "hallucinated_tool_rate" || metric == "unparseable_rate"
+	return metric == "hallucinated_tool_rate" || metric == "unparseable_rate" || metric == SeedInvalidToolRate
 }
 
 // Value returns the named rate, ok=false when it is undefined or unknown.
@@ -107,11 +129,12 @@ func (m *Metrics) Value(name string) (float64, bool) {
 	return *p, true
 }
 
-// KnownRate reports whether name is a metric Value understands.
+// KnownRate reports whether name is a metric Value understands (in any
+// profile).
 func KnownRate(name string) bool {
 	var m Metrics
 	_, known := m.rate(name)
-	return known
+	return known || name == SeedInvalidToolRate || slices.Contains(seedNames[:], name)
 }
 
 func (m *Metrics) rate(name string) (*float64, bool) {
@@ -139,6 +162,11 @@ func (m *Metrics) rate(name string) (*float64, bool) {
 	case "unparseable_rate":
 		return m.UnparseableRate, true
 	}
+	for _, sr := range m.Seed {
+		if sr.Name == name {
+			return sr.Value, true
+		}
+	}
 	return nil, false
 }
 
@@ -148,6 +176,15 @@ func ratio(num float64, den int) *float64 {
 	}
 	v := num / float64(den)
 	return &v
+}
+
+// seedRates are the means of the seed numbers lo..hi.
+func (t *tally) seedRates(lo, hi int) []SeedRate {
+	var out []SeedRate
+	for i := lo; i < hi; i++ {
+		out = append(out, SeedRate{Name: seedNames[i], Value: ratio(t.seedSum[i], t.seedN[i])})
+	}
+	return out
 }
 
 func (t *tally) metrics() Metrics {

@@ -157,7 +157,9 @@ func (s *Scorer) childAt(x, pv int32, fuzzy bool) bool {
 		want = s.f.nodes[x].raw
 	}
 	if pv < 0 {
-		if (has && rule.Optional) || x < 0 {
+		// Absent: fine when optional; a rule with only any_of values (no
+		// gold value) still wants the value, as at the top level.
+		if (has && rule.Optional) || (x < 0 && !has) {
 			return true
 		}
 		if want == nil && has {

@@ -106,6 +106,16 @@ func (c *ExpectedCall) CheckArgRules() error {
 	if len(c.ArgRules) == 0 {
 		return nil
 	}
+	nested := false
+	for k := range c.ArgRules {
+		if IsPointer(k) {
+			nested = true
+			break
+		}
+	}
+	if !nested {
+		return nil // plain keys: a rule may name an argument the gold omits
+	}
 	keys := make([]string, 0, len(c.ArgRules))
 	for k := range c.ArgRules {
 		keys = append(keys, k)

@@ -31,6 +31,11 @@ type Profile struct {
 	// argument). goldtrace's own rule; BFCL reports unexpected_param or
 	// value_error there, so ProfileBFCL leaves it off.
 	schemaDefaults bool
+	// seed names the seed system whose numbers the profile adds (seed.go);
+	// paramMode and weights configure the tutorial's.
+	seed      int
+	paramMode string
+	weights   [3]float64
 }
 
 // ProfileDefault is goldtrace's scoring.
@@ -45,16 +50,43 @@ var ProfileBFCL = Profile{
 	unparseableIsNoCall: true,
 }
 
-// ProfileByName returns the profile called name ("default" or "bfcl").
+// ProfilePipeline adds the production pipeline's two deterministic graders
+// (tool_name_match, tool_args_shape_match) to goldtrace's scoring.
+var ProfilePipeline = Profile{Name: "pipeline", schemaDefaults: true, seed: seedPipeline}
+
+// ProfileTutorial adds the tool-usage tutorial's full_tool_accuracy_report
+// (exact params, weights .4/.4/.2; TutorialProfile sets others).
+var ProfileTutorial = Profile{Name: "tutorial", schemaDefaults: true, seed: seedTutorial,
+	paramMode: ParamExact, weights: DefaultTutorialWeights}
+
+// ProfileFutureAGI adds FutureAGI's ToolSelectionAccuracy.
+var ProfileFutureAGI = Profile{Name: "futureagi", schemaDefaults: true, seed: seedFutureAGI}
+
+// ProfileNames lists the profiles ProfileByName knows.
+var ProfileNames = []string{"default", "bfcl", "pipeline", "tutorial", "futureagi"}
+
+// ProfileByName returns the profile called name (one of ProfileNames).
 func ProfileByName(name string) (Profile, bool) {
 	switch name {
 	case "", ProfileDefault.Name:
 		return ProfileDefault, true
 	case ProfileBFCL.Name:
 		return ProfileBFCL, true
+	case ProfilePipeline.Name:
+		return ProfilePipeline, true
+	case ProfileTutorial.Name:
+		return ProfileTutorial, true
+	case ProfileFutureAGI.Name:
+		return ProfileFutureAGI, true
 	}
 	return Profile{}, false
 }
+
+// ParamMode is the tutorial profile's parameter match mode ("" otherwise).
+func (p Profile) ParamMode() string { return p.paramMode }
+
+// Weights are the tutorial profile's composite weights.
+func (p Profile) Weights() [3]float64 { return p.weights }
 
 // sameTool reports whether two tool names denote the same tool.
 func (p *Profile) sameTool(a, b string) bool {

@@ -30,6 +30,24 @@ type Report struct {
 	Judge *JudgeSummary `json:"judge,omitempty"`
 
 	Items []ItemResult `json:"items"`
+
+	// Trajectories are the futureagi profile's per-trace scores (items of
+	// one trace together), sorted by trace id; absent in other profiles.
+	Trajectories []Trajectory `json:"trajectories,omitempty"`
+	// ParamMode and Weights are the tutorial profile's settings.
+	ParamMode string      `json:"param_mode,omitempty"`
+	Weights   *[3]float64 `json:"weights,omitempty"`
+}
+
+// Trajectory is ToolSelectionAccuracy over the items of one trace: the
+// tools used and required across them, every call's validity and outcome.
+type Trajectory struct {
+	Trace                 string   `json:"trace_id"`
+	Items                 int      `json:"items"`
+	Coverage              *float64 `json:"coverage"`
+	Validity              *float64 `json:"validity"`
+	CallSuccess           *float64 `json:"call_success"`
+	ToolSelectionAccuracy *float64 `json:"tool_selection_accuracy"`
 }
 
 // Group is the metrics of the items sharing one expected first tool or one
@@ -81,7 +99,12 @@ type Aggregator struct {
 	cells   map[[2]string]int
 	items   []ItemResult
 	missing []string
-	profile string
+	profile Profile
+	// futureagi: per trace, in first-seen order; invalid/catalogued calls
+	traces              map[string]*futureCounts
+	traceItems          map[string]int
+	traceOrder          []string
+	invalid, catalogued int
 }
 
 // NewAggregator returns an empty Aggregator.
@@ -93,7 +116,7 @@ func NewAggregator(opts Options) *Aggregator {
 		by:      opts.By,
 		perTool: map[string]*tally{},
 		cells:   map[[2]string]int{},
-		profile: opts.Profile.Name,
+		profile: opts.Profile,
 	}
 	for range opts.By {
 		a.cohorts = append(a.cohorts, map[string]*tally{})
@@ -127,6 +150,26 @@ func (a *Aggregator) Add(r ItemResult, meta map[string]string) {
 	if r.Missing {
 		a.missing = append(a.missing, r.ID)
 	}
+	if fc := r.futureAGI; fc != nil {
+		r.futureAGI = nil
+		if fc.catalogued {
+			a.catalogued += fc.calls
+			a.invalid += fc.calls - fc.valid
+		}
+		if r.Trace != "" {
+			if a.traces == nil {
+				a.traces, a.traceItems = map[string]*futureCounts{}, map[string]int{}
+			}
+			t := a.traces[r.Trace]
+			if t == nil {
+				t = &futureCounts{used: map[string]bool{}, required: map[string]bool{}}
+				a.traces[r.Trace] = t
+				a.traceOrder = append(a.traceOrder, r.Trace)
+			}
+			t.add(fc)
+			a.traceItems[r.Trace]++
+		}
+	}
 	a.items = append(a.items, r)
 }
 
@@ -142,11 +185,12 @@ func (a *Aggregator) Grow(n int) {
 // Report builds the report of everything added so far (gates not applied:
 // Passed is true until ApplyGates or CompareBaseline finds a failure).
 func (a *Aggregator) Report() *Report {
+	lo, hi := seedRange(a.profile.seed)
 	r := &Report{
 		Version:            ReportVersion,
-		Profile:            a.profile,
+		Profile:            a.profile.Name,
 		Overall:            a.overall.metrics(),
-		PerTool:            groups(a.perTool),
+		PerTool:            groups(a.perTool, lo, hi),
 		Confusion:          a.confusion(),
 		MissingPredictions: a.missing,
 		Gates:              []GateResult{},
@@ -161,15 +205,45 @@ func (a *Aggregator) Report() *Report {
 	}
 	r.Cohorts = []Cohort{}
 	for i, key := range a.by {
-		r.Cohorts = append(r.Cohorts, Cohort{Key: "meta." + key, Groups: groups(a.cohorts[i])})
+		r.Cohorts = append(r.Cohorts, Cohort{Key: "meta." + key, Groups: groups(a.cohorts[i], lo, hi)})
+	}
+	r.Overall.Seed = a.overall.seedRates(lo, hi)
+	switch a.profile.seed {
+	case seedTutorial:
+		w := a.profile.weights
+		r.ParamMode, r.Weights = a.profile.paramMode, &w
+	case seedFutureAGI:
+		r.Overall.Seed = append(r.Overall.Seed, SeedRate{Name: SeedInvalidToolRate, Value: ratio(float64(a.invalid), a.catalogued)})
+		r.Trajectories = a.trajectories()
 	}
 	return r
 }
 
-func groups(m map[string]*tally) []Group {
+// trajectories scores each trace's items together, sorted by trace id.
+func (a *Aggregator) trajectories() []Trajectory {
+	out := make([]Trajectory, 0, len(a.traceOrder))
+	for _, id := range a.traceOrder {
+		c, v, s, acc := a.traces[id].scores()
+		out = append(out, Trajectory{Trace: id, Items: a.traceItems[id], Coverage: orNull(c), Validity: orNull(v), CallSuccess: orNull(s), ToolSelectionAccuracy: orNull(acc)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Trace < out[j].Trace })
+	return out
+}
+
+// orNull is nil for NaN, else a pointer to v.
+func orNull(v float64) *float64 {
+	if v != v {
+		return nil
+	}
+	return &v
+}
+
+func groups(m map[string]*tally, lo, hi int) []Group {
 	out := make([]Group, 0, len(m))
 	for name, t := range m {
-		out = append(out, Group{Name: name, Metrics: t.metrics()})
+		g := Group{Name: name, Metrics: t.metrics()}
+		g.Seed = t.seedRates(lo, hi)
+		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool { return classLess(out[i].Name, out[j].Name) })
 	return out

@@ -20,16 +20,25 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
+	Name       string          `xml:"name,attr"`
+	Classname  string          `xml:"classname,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Failure    *junitFailure   `xml:"failure,omitempty"`
+}
+
+// junitProperty carries a seed profile's numbers (overall on the suite,
+// per item on each testcase).
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitFailure struct {
@@ -41,7 +50,7 @@ type junitFailure struct {
 func (r *Report) writeJUnit(out io.Writer) error {
 	items := junitSuite{Name: "goldtrace score items", Cases: make([]junitCase, 0, len(r.Items))}
 	for _, it := range r.Items {
-		c := junitCase{Name: it.ID, Classname: "goldtrace." + it.ExpectedTool}
+		c := junitCase{Name: it.ID, Classname: "goldtrace." + it.ExpectedTool, Properties: it.seedProperties()}
 		if !it.Correct {
 			c.Failure = &junitFailure{Type: string(it.Kind), Message: it.Message, Text: string(it.Kind) + ": " + it.Message}
 			items.Failures++
@@ -49,6 +58,12 @@ func (r *Report) writeJUnit(out io.Writer) error {
 		items.Cases = append(items.Cases, c)
 	}
 	items.Tests = len(items.Cases)
+	if len(r.Overall.Seed) > 0 {
+		items.Properties = append(items.Properties, junitProperty{Name: "profile", Value: r.Profile})
+		for _, sr := range r.Overall.Seed {
+			items.Properties = append(items.Properties, junitProperty{Name: sr.Name, Value: exactRate(sr.Value)})
+		}
+	}
 	suites := junitSuites{Name: "goldtrace score", Suites: []junitSuite{items}}
 	if len(r.Gates) > 0 {
 		gates := junitSuite{Name: "goldtrace score gates"}
@@ -103,6 +118,7 @@ func (r *Report) writeMarkdown(out io.Writer, opts WriteOptions) error {
 		p, _ := m.rate(name)
 		fmt.Fprintf(w, "| %s | %s |\n", name, FormatRate(p))
 	}
+	r.writeSeedMarkdown(w)
 	if k := kindCounts(m); len(k) > 0 {
 		fmt.Fprintf(w, "\n**Error kinds:** %s\n", strings.Join(k, ", "))
 	}

@@ -54,6 +54,7 @@ func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
 	if n := len(r.MissingPredictions); n > 0 {
 		fmt.Fprintf(w, "no prediction for %d items (scored as no call): %s\n", n, listSome(r.MissingPredictions, 5))
 	}
+	r.writeSeedText(w)
 
 	fmt.Fprintf(w, "\nPER TOOL (expected first tool, worst first)\n")
 	writeGroups(w, r.WorstTools(), 15)

@@ -52,6 +52,9 @@ type ImportProgress struct {
 	Checking bool
 	// Records is how many records have been read in the current pass.
 	Records int
+	// Total is how many records the input holds: known once the first
+	// pass is done (0 before).
+	Total int
 	ImportResult
 }
 
@@ -112,16 +115,64 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
-	res, inserted, err := s.writeInput(ctx, open, opt, checked)
+	if opt.OnProgress != nil {
+		opt.OnProgress(ImportProgress{Total: checked.records, ImportResult: ImportResult{Source: opt.Source, Skipped: len(checked.skip)}})
+	}
+	if err := s.recordImport(ctx, opt.Source, checked.records); err != nil {
+		return ImportResult{Source: opt.Source}, err
+	}
+	restore := s.bulkWrites(ctx)
+	res, inserted, done, err := s.writeInput(ctx, open, opt, checked)
+	restore()
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the chunks committed so far stay (the unfinished one
+		// was rolled back), and the import is recorded as stopped, so
+		// that running it again finishes it.
+		bg := context.WithoutCancel(ctx)
+		if serr := s.stopImport(bg, opt.Source, done); serr != nil {
+			return res, serr
+		}
+		s.checkpoint(bg)
+		return res, &InterruptedError{Source: opt.Source, Done: done, Total: checked.records, Err: ctx.Err()}
+	}
 	if err != nil {
-		if uerr := s.undoImport(context.WithoutCancel(ctx), inserted, opt.pace); uerr != nil {
+		bg := context.WithoutCancel(ctx)
+		uerr := s.undoImport(bg, inserted, opt.pace)
+		_ = s.forgetImport(bg, opt.Source) // what was written is undone: nothing to finish
+		s.checkpoint(bg)
+		if uerr != nil {
 			uerr.Err = err
 			return ImportResult{Source: opt.Source}, uerr
 		}
 		return ImportResult{Source: opt.Source}, err
 	}
+	// Written with synchronous=NORMAL: this last commit, with FULL again,
+	// syncs the log and everything written before it.
+	if err := s.forgetImport(ctx, opt.Source); err != nil {
+		return res, err
+	}
+	s.checkpoint(ctx)
 	return res, nil
 }
+
+// InterruptedError is an import stopped by its context (SIGINT, SIGHUP,
+// SIGTERM): Done of Total records were written, the rest was not.
+type InterruptedError struct {
+	Source      string
+	Done, Total int
+	Err         error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted: %s", e.Note())
+}
+
+// Note says where the import stopped and what to do.
+func (e *InterruptedError) Note() string {
+	return fmt.Sprintf("stopped at %d of %d traces (the unfinished chunk was undone) — run the same import again to finish", e.Done, e.Total)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
 
 // checkedInput is what the first pass learned about an input.
 type checkedInput struct {

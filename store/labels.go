@@ -47,6 +47,7 @@ func scanAssignment(r scanner) (Assignment, error) {
 func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+assignmentColumns+`
 		FROM assignments WHERE reviewer = ? AND status IN ('pending', 'draft') AND (? = '' OR batch = ?)
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')
 		ORDER BY status = 'draft' DESC, batch, position`, reviewer, batch, batch)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,8 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 // Progress counts a reviewer's assignments by status, optionally in one batch.
 func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
 	return queryCounts(ctx, s.r, `SELECT status, count(*) FROM assignments
-		WHERE reviewer = ? AND (? = '' OR batch = ?) GROUP BY status`, reviewer, batch, batch)
+		WHERE reviewer = ? AND (? = '' OR batch = ?)
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing') GROUP BY status`, reviewer, batch, batch)
 }
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the

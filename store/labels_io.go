@@ -17,12 +17,10 @@ import (
 // the (reviewer, status, position) index answers without sorting, so it
 // stays fast on very large queues.
 func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Assignment, error) {
-	batches := []string{batch}
-	if batch == "" {
-		var err error
-		if batches, err = queryStrings(ctx, s.r, `SELECT name FROM batches ORDER BY name`); err != nil {
-			return Assignment{}, err
-		}
+	// A batch still being written (state 'writing') is in nobody's queue.
+	batches, err := queryStrings(ctx, s.r, `SELECT name FROM batches WHERE state = 'ready' AND (?1 = '' OR name = ?1) ORDER BY name`, batch)
+	if err != nil {
+		return Assignment{}, err
 	}
 	for _, status := range []string{AssignDraft, AssignPending} {
 		for _, b := range batches {

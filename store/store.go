@@ -41,8 +41,9 @@ type Store struct {
 	readOnly bool // no write is ever attempted (Options.ReadOnly or a read-only file)
 	roReason string
 
-	wmu sync.Mutex
-	w   *sql.DB // nil until the first write
+	wmu  sync.Mutex
+	w    *sql.DB // nil until the first write
+	busy time.Duration
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -57,14 +58,17 @@ type Options struct {
 	// NoSchema skips the schema check (goldtrace check reads a damaged
 	// file whose schema may not be readable).
 	NoSchema bool
+	// BusyTimeout is how long a write waits for another process's write
+	// lock before failing with ErrBusy (0: 15 s).
+	BusyTimeout time.Duration
 }
 
 // busyTimeout is how long a writer waits for another process's write lock.
 const busyTimeout = 15 * time.Second
 
-func dsn(path string, write bool) string {
+func dsn(path string, write bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busy/time.Millisecond))+")")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(FULL)")
@@ -106,7 +110,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // a lock; migrations (the only write on open) run only when some are
 // missing. A file that does not exist is created unless opt.ReadOnly.
 func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
-	s := &Store{path: path, readOnly: opt.ReadOnly, Now: func() time.Time { return time.Now().UTC() }}
+	s := &Store{path: path, readOnly: opt.ReadOnly, busy: opt.BusyTimeout, Now: func() time.Time { return time.Now().UTC() }}
+	if s.busy <= 0 {
+		s.busy = busyTimeout
+	}
 	if opt.ReadOnly {
 		s.roReason = "opened read-only"
 	}
@@ -190,7 +197,7 @@ func (s *Store) openReaders(ctx context.Context) error {
 			r, err = open(dsnReadOnly(s.path, true))
 		}
 	} else {
-		r, err = open(dsn(s.path, false))
+		r, err = open(dsn(s.path, false, s.busy))
 	}
 	if err != nil {
 		return s.wrap("open", err)
@@ -210,7 +217,7 @@ func (s *Store) writer(ctx context.Context) (*sql.DB, error) {
 	if s.readOnly {
 		return nil, &DBError{Path: s.path, Op: "write", Kind: ErrReadOnly, Err: errors.New(s.roReason)}
 	}
-	w, err := sql.Open("sqlite", dsn(s.path, true))
+	w, err := sql.Open("sqlite", dsn(s.path, true, s.busy))
 	if err != nil {
 		return nil, s.wrap("open", err)
 	}

@@ -19,7 +19,9 @@ type schemaCache map[string]json.RawMessage
 const schemaCacheMax = 4096
 
 // normaliseSchema returns a tool's JSON Schema in canonical form with every
-// "type":"dict" (a Python-ism some datasets use) replaced by "object".
+// "type":"dict" (a Python-ism some datasets use) replaced by "object" and
+// the OpenAPI types in capitals Gemini uses ("STRING", "OBJECT") in lower
+// case, as JSON Schema spells them.
 func (c schemaCache) normaliseSchema(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -58,9 +60,15 @@ func dictToObject(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if k == "type" && e == "dict" {
-				x[k] = "object"
-				continue
+			if k == "type" {
+				switch e {
+				case "dict":
+					x[k] = "object"
+					continue
+				case "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL":
+					x[k] = strings.ToLower(e.(string))
+					continue
+				}
 			}
 			x[k] = dictToObject(e)
 		}

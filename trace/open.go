@@ -19,10 +19,14 @@ const (
 	FormatAnthropic     = "anthropic"
 	FormatOTLP          = "otlp"
 	FormatOpenInference = "openinference"
+	FormatResponses     = "openai-responses"
+	FormatGemini        = "gemini"
+	FormatBedrock       = "bedrock"
 )
 
 // Formats lists the accepted format names, auto first.
-var Formats = []string{FormatAuto, FormatTrace, FormatOpenAI, FormatAnthropic, FormatOTLP, FormatOpenInference}
+var Formats = []string{FormatAuto, FormatTrace, FormatOpenAI, FormatResponses, FormatAnthropic, FormatGemini,
+	FormatBedrock, FormatOTLP, FormatOpenInference}
 
 // result is one trace, or one invalid record, produced by a decoder.
 type result struct {
@@ -47,8 +51,8 @@ func newDecoder(format string) (decoder, error) {
 		return &canonicalDecoder{cache: cache}, nil
 	case FormatOpenAI:
 		return &providerDecoder{cache: cache, want: FormatOpenAI}, nil
-	case FormatAnthropic:
-		return &providerDecoder{cache: cache, want: FormatAnthropic}, nil
+	case FormatAnthropic, FormatResponses, FormatGemini, FormatBedrock:
+		return &providerDecoder{cache: cache, want: format}, nil
 	case FormatOTLP:
 		return newSpanDecoder(cache, FormatOTLP), nil
 	case FormatOpenInference:

@@ -36,9 +36,10 @@ func sniff(data []byte) (string, error) {
 	switch {
 	case has("resourceSpans"), has("scopeSpans"), has("traceId") && has("spanId"):
 		return FormatOTLP, nil
-	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"):
+	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"),
+		has("contents"), has("inputText"), has("object") && has("output"), has("input") && has("model"):
 		return formatProvider, nil
-	case has("messages") && (has("model") || has("system") || has("max_tokens")) && !has("metadata"):
+	case has("messages") && (has("model") || has("system") || has("max_tokens") || has("toolConfig") || has("modelId")) && !has("metadata"):
 		return formatProvider, nil
 	case has("messages"):
 		return FormatTrace, nil

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"sync"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -24,6 +22,9 @@ type LabelOptions struct {
 	// Hint is one line shown under the header (e.g. the demo's "you are
 	// alice; run … to be the second reviewer").
 	Hint string
+	// Recovery is the file a draft the database refuses on quit is kept in
+	// and restored from at start (RecoveryPath); "" keeps none.
+	Recovery string
 }
 
 type labelState int
@@ -55,6 +56,7 @@ type LabelPage struct {
 	now        time.Time
 	dirty      bool
 	saveQueued bool
+	retrySeq   int // the pending submit retry (submitRetryMsg.seq)
 
 	skipping bool
 	skipIn   textinput.Model
@@ -82,7 +84,7 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
-		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}},
+		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,
@@ -90,10 +92,11 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	}
 }
 
-// Init loads the first item and starts the clock display.
+// Init restores drafts kept from a session the database refused, loads
+// the first item and starts the clock display.
 func (p *LabelPage) Init() tea.Cmd {
 	p.loadSeq++
-	return tea.Batch(p.req.loadCmd(p.loadSeq, ""), p.clockTick())
+	return tea.Batch(tea.Sequence(p.req.restoreCmd(), p.req.loadCmd(p.loadSeq, "")), p.clockTick())
 }
 
 // Update handles results, then keys; the key bindings' enabled state is
@@ -109,14 +112,16 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 	case itemLoadedMsg:
 		return p.onLoaded(msg)
 	case draftSavedMsg:
-		if errors.Is(msg.Err, store.ErrConflict) {
-			// The item was submitted or skipped while this autosave ran:
-			// the store kept the label and refused the stale draft.
-			return nil
-		}
-		return ReportErr(msg.Err)
+		return p.onDraftSaved(msg)
 	case submittedMsg:
 		return p.onSubmitted(msg)
+	case submitRetryMsg:
+		if msg.seq != p.retrySeq || msg.ItemID != p.item.ID || p.state != stateReady || p.skipping {
+			return nil // submitted by hand, or moved on, since
+		}
+		return p.submit()
+	case recoveryRestoredMsg:
+		return p.onRestored(msg)
 	case reopenedMsg:
 		if msg.Err != nil {
 			p.state = stateReady
@@ -173,7 +178,7 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
 	p.revealed = msg.Draft.SawObserved
 	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
-	p.form.Load(msg.Item.Tools, msg.Draft)
+	p.form.LoadItem(msg.Item, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
 	return p.replayTypedAhead()
@@ -292,18 +297,20 @@ func (p *LabelPage) edited() tea.Cmd {
 const flushWait = 5 * time.Second
 
 // Flush saves unsaved work before quitting, after any submit, skip or
-// autosave still in flight has landed.
+// autosave still in flight has landed: as a draft in the database, retried
+// for a few seconds, else in the recovery file. Its message is a
+// FlushReportMsg when the draft did not reach the database.
 func (p *LabelPage) Flush() tea.Cmd {
 	req := p.req
-	save := p.state == stateReady && p.dirty
+	save := p.item.ID != "" && p.dirty && (p.state == stateReady || p.state == stateBusy)
 	id, d, secs := p.item.ID, p.form.Draft(p.revealed), p.seconds()
 	p.dirty = false
 	return func() tea.Msg {
 		req.waitWrites(flushWait)
-		if save {
-			_ = req.saveDraft(id, d, secs)
+		if !save {
+			return nil
 		}
-		return nil
+		return req.flushDraft(id, d, secs)
 	}
 }
 

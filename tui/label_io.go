@@ -41,6 +41,7 @@ type labelRequest struct {
 	reviewer string
 	batch    string
 	writes   *sync.WaitGroup
+	recovery string // the recovery file for drafts the database refused on quit ("" = none)
 }
 
 // write wraps a command that writes: counted from creation to completion.

@@ -59,12 +59,12 @@ func TestCommonLabelPath(t *testing.T) {
 	if ce.tool != "get_order_status" || page.form.focus != fieldArgs {
 		t.Fatalf("after choosing: tool %q focus %v", ce.tool, page.form.focus)
 	}
-	if got := ansi.Strip(page.problemLine(ce)); !strings.Contains(got, "order_id is empty") {
+	if got := ansi.Strip(page.problemLine(ce)); !strings.Contains(got, "order_id is required") {
 		t.Errorf("problem line %q", got)
 	}
 	k.typ("ORD-10000")
 	if len(ce.problems) != 0 {
-		t.Fatalf("problems after typing into the skeleton: %v (args %q)", ce.problems, ce.args.Value())
+		t.Fatalf("problems after typing into the form: %v (args %q)", ce.problems, ce.value())
 	}
 	k.press(tea.KeyTab)
 	if page.form.focus != fieldRationale {
@@ -97,10 +97,11 @@ func TestSubmitRefusesWhatCannotBeRight(t *testing.T) {
 		{"enum left empty", func(k *keys) {
 			k.typ("ship")
 			k.press(tea.KeyEnter)
-		}, "not submitted: carrier must be one of ups, fedex, dhl"},
+		}, "not submitted: carrier is required"},
 		{"invalid JSON", func(k *keys) {
 			k.typ("faq")
 			k.press(tea.KeyEnter)
+			k.press(tea.KeyCtrlT) // the arguments as JSON text
 			k.typ(`"x`)
 		}, "not submitted: not valid JSON"},
 		{"no rationale", func(k *keys) {
@@ -415,11 +416,11 @@ func TestCommonLabelKeystrokes(t *testing.T) {
 	k := &keys{r: r}
 	const filter, order, carrier, why = "ship", "ORD-10000", "ups", "Customer asked to ship by UPS."
 	k.typ(filter)
-	k.press(tea.KeyEnter) // choose: the cursor lands inside order_id's quotes
+	k.press(tea.KeyEnter) // choose: the focus lands on order_id
 	k.typ(order)
-	k.press(tea.KeyTab) // to carrier's quotes
+	k.press(tea.KeyEnter) // to carrier (a choice: typing narrows it)
 	k.typ(carrier)
-	k.press(tea.KeyTab) // no empty value left: to the rationale
+	k.press(tea.KeyEnter) // no required field left (express is optional): to the rationale
 	k.typ(why)
 	k.press(tea.KeyCtrlS)
 	l := storedLabel(t, f, f.items[0], "alice")
@@ -428,7 +429,7 @@ func TestCommonLabelKeystrokes(t *testing.T) {
 	}
 	content := len(order) + len(carrier) + len(why)
 	overhead := k.n - content
-	t.Logf("common label: %d keystrokes = %d typed content + %d overhead (%d filter letters, enter, tab, tab, ctrl+s)",
+	t.Logf("common label: %d keystrokes = %d typed content + %d overhead (%d filter letters, enter, enter, enter, ctrl+s)",
 		k.n, content, overhead, len(filter))
 	if overhead != len(filter)+4 {
 		t.Errorf("overhead %d keystrokes, want %d", overhead, len(filter)+4)

@@ -53,7 +53,7 @@ Write commands refuse a database that fails the quick version of this check.`,
 				}
 			}
 			if len(problems) > 0 {
-				return failed("check %s: %d problem(s) found: restore a backup (`goldtrace backup`) or repair before writing", app.DBPath, len(problems))
+				return failed("check %s: %d problem(s) found; writes are refused until it passes (go back to your last `goldtrace backup` copy, or repair)", app.DBPath, len(problems))
 			}
 			if !asJSON {
 				fmt.Fprintf(app.Out, "%s: ok\n", app.DBPath)

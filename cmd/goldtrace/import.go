@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +41,10 @@ func newImportCmd(app *App) *cobra.Command {
 		Long: `Import traces into the store. Each file is imported all or nothing: it is read
 and validated first, then written in short transactions (reviewers can keep
 labeling meanwhile, and may see its traces appear progressively); if writing
-fails or is interrupted, what was written is removed again. Without
+fails, what was written is removed again. If it is interrupted (ctrl+c, the
+terminal or SSH connection closing, SIGTERM), the unfinished chunk is undone,
+the chunks written stay, and traces and status say where it stopped until the
+same import is run again to finish it. Without
 --skip-invalid the first invalid record aborts that file (nothing from it is
 imported) and is reported as FILE:LINE: what. With --skip-invalid the valid
 records are imported and every invalid one is reported on stderr. Traces already
@@ -126,16 +130,9 @@ func importOne(cmd *cobra.Command, app *App, st *store.Store, path, format strin
 			fmt.Fprintln(app.Err, formatImportError(name, e.Line, e.Err.Error()))
 		},
 	}
-	if IsTerminal(app.Err) {
-		opt.OnProgress = func(p store.ImportProgress) {
-			if p.Checking {
-				fmt.Fprintf(app.Err, "\r%s: checking, %d records read…", name, p.Records)
-				return
-			}
-			fmt.Fprintf(app.Err, "\r\033[K%s: %d traces imported, %d already stored…", name, p.Imported, p.Duplicates)
-		}
-		defer fmt.Fprint(app.Err, "\r\033[K")
-	}
+	meter := newImportMeter(app.Err, name, IsTerminal(app.Err), time.Now)
+	opt.OnProgress = meter.update
+	defer meter.done()
 	return st.ImportTraces(cmd.Context(), in.open, opt)
 }
 
@@ -235,6 +232,10 @@ func importErrorParts(err error) (int, string) {
 		line, msg := importErrorParts(uerr.Err)
 		return line, msg + "; " + uerr.Note()
 	}
+	var ierr *store.InterruptedError
+	if errors.As(err, &ierr) {
+		return 0, ierr.Error()
+	}
 	if errors.Is(err, context.Canceled) {
 		return 0, "interrupted: nothing imported"
 	}
@@ -269,4 +270,17 @@ func formatImportError(file string, line int, msg string) string {
 func printImportResult(app *App, r store.ImportResult) {
 	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created\n",
 		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items)
+}
+
+// warnUnfinishedImports tells on stderr about imports that were interrupted
+// (or are still running) and how to finish them.
+func warnUnfinishedImports(ctx context.Context, app *App, st *store.Store) error {
+	unfinished, err := st.UnfinishedImports(ctx)
+	if err != nil {
+		return err
+	}
+	for _, u := range unfinished {
+		fmt.Fprintln(app.Err, "goldtrace: "+u.Note())
+	}
+	return nil
 }

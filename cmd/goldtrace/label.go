@@ -31,7 +31,16 @@ with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 			if err := labelCheckUser(cmd, st, opts.Reviewer); err != nil {
 				return err
 			}
-			return tui.RunLabel(cmd.Context(), st, opts, app.programOptions()...)
+			opts.Recovery = tui.RecoveryPath(app.DBPath, opts.Reviewer)
+			err = tui.RunLabel(cmd.Context(), st, opts, app.programOptions()...)
+			var notice *tui.QuitNotice
+			if errors.As(err, &notice) {
+				for _, line := range notice.Lines {
+					fmt.Fprintln(app.Err, line)
+				}
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.Reviewer, "as", "", "the reviewer labeling")

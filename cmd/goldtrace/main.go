@@ -11,7 +11,8 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal or SSH connection closed) stops work like SIGINT.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
 	err := newRootCmd(app).ExecuteContext(ctx)
 	app.Close()

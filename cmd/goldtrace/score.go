@@ -28,6 +28,8 @@ type scoreFlags struct {
 	asJSON       bool
 	failures     int
 	allowMissing bool
+	paramMode    string
+	weights      string
 	judge        judgeFlags // judge_run.go
 }
 
@@ -56,7 +58,9 @@ model did.`,
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file (- for stdin)")
 	fl.StringVar(&f.pred, "pred", "", "predictions JSONL (default: score the gold records' observed_calls)")
 	fl.StringVar(&f.predFormat, "pred-format", "", "read --pred as traces in an import format ("+strings.Join(trace.Formats, ", ")+"), matched to gold items by input hash")
-	fl.StringVar(&f.profile, "profile", "default", "scoring profile: default or bfcl (BFCL-compatible string, name and type rules)")
+	fl.StringVar(&f.profile, "profile", "default", "scoring profile: default, bfcl (BFCL's checker), or a seed system's numbers beside goldtrace's: pipeline, tutorial, futureagi")
+	fl.StringVar(&f.paramMode, "param-mode", "exact", "--profile tutorial: parameter match mode exact, subset or fuzzy")
+	fl.StringVar(&f.weights, "weights", "0.4,0.4,0.2", "--profile tutorial: composite weights SELECTION,PARAMS,SEQUENCE")
 	fl.StringArrayVar(&f.mins, "min", nil, "fail below this: METRIC=VALUE or per_tool.METRIC=VALUE (repeatable)")
 	fl.StringArrayVar(&f.maxs, "max", nil, "fail above this (hallucinated_tool_rate, unparseable_rate): METRIC=VALUE (repeatable)")
 	fl.IntVar(&f.minSupport, "min-support", 5, "per-tool gates and baseline comparisons skip tools and cohorts with fewer items")
@@ -82,9 +86,9 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if !scoreFormatValid(f.format) {
 		return fmt.Errorf("--format must be one of %s, not %q", strings.Join(score.Formats, ", "), f.format)
 	}
-	profile, ok := score.ProfileByName(f.profile)
-	if !ok {
-		return fmt.Errorf("--profile must be default or bfcl, not %q", f.profile)
+	profile, err := scoreProfile(cmd, f)
+	if err != nil {
+		return err
 	}
 	var gates []score.Gate
 	for _, spec := range f.mins {
@@ -180,6 +184,31 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
 	}
 	return nil
+}
+
+// scoreProfile resolves --profile, with --param-mode and --weights for
+// the tutorial profile (refused with any other).
+func scoreProfile(cmd *cobra.Command, f *scoreFlags) (score.Profile, error) {
+	profile, ok := score.ProfileByName(f.profile)
+	if !ok {
+		return profile, fmt.Errorf("--profile must be one of %s, not %q", strings.Join(score.ProfileNames, ", "), f.profile)
+	}
+	tuned := cmd.Flags().Changed("param-mode") || cmd.Flags().Changed("weights")
+	if profile.Name != score.ProfileTutorial.Name {
+		if tuned {
+			return profile, fmt.Errorf("--param-mode and --weights apply to --profile tutorial only")
+		}
+		return profile, nil
+	}
+	w, err := score.ParseWeights(f.weights)
+	if err != nil {
+		return profile, fmt.Errorf("--weights: %w", err)
+	}
+	profile, err = score.TutorialProfile(f.paramMode, w)
+	if err != nil {
+		return profile, fmt.Errorf("--param-mode: %w", err)
+	}
+	return profile, nil
 }
 
 func scoreFormatValid(format string) bool {

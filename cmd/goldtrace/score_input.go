@@ -111,6 +111,9 @@ func checkGoldCalls(r *dataset.Record) error {
 			if len(args) > 0 && string(args) != "null" && args[0] != '{' {
 				return fmt.Errorf("expected call %s: args must be a JSON object", c.Tool)
 			}
+			if err := c.CheckArgRules(); err != nil {
+				return fmt.Errorf("expected call %w", err)
+			}
 		}
 	}
 	return nil
@@ -132,25 +135,60 @@ type predictionCall struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"function"`
+	Error json.RawMessage `json:"error"` // absent, null (succeeded) or a message (failed)
 }
 
 // parsePredictionLine turns one predictions line into an id and calls.
 func parsePredictionLine(data []byte) (string, []trace.Call, error) {
+	id, p, err := parsePrediction(data)
+	return id, p.Calls, err
+}
+
+// parsePrediction turns one predictions line into an id and a prediction,
+// with each call's outcome when a call carries an "error" key.
+func parsePrediction(data []byte) (string, score.Prediction, error) {
 	var pl predictionLine
 	if err := json.Unmarshal(data, &pl); err != nil {
-		return "", nil, fmt.Errorf("not a prediction: %v", err)
+		return "", score.Prediction{}, fmt.Errorf("not a prediction: %v", err)
 	}
 	if pl.ID == nil || *pl.ID == "" {
-		return "", nil, errors.New("prediction without id")
+		return "", score.Prediction{}, errors.New("prediction without id")
 	}
-	calls := make([]trace.Call, 0, len(pl.ToolCalls))
+	var p score.Prediction
 	for i, pc := range pl.ToolCalls {
+		switch e := bytes.TrimSpace(pc.Error); {
+		case len(e) == 0:
+			continue
+		case string(e) == "null":
+			p.Errors = growOutcomes(p.Errors, i, score.CallOK)
+		case e[0] == '"':
+			p.Errors = growOutcomes(p.Errors, i, score.CallFailed)
+		default:
+			return "", p, fmt.Errorf("tool_calls[%d].error must be null or a string", i)
+		}
+	}
+	calls, err := predictionCalls(pl.ToolCalls)
+	p.Calls = calls
+	return *pl.ID, p, err
+}
+
+func growOutcomes(out []int8, i int, v int8) []int8 {
+	for len(out) <= i {
+		out = append(out, score.CallUnknown)
+	}
+	out[i] = v
+	return out
+}
+
+func predictionCalls(tcs []predictionCall) ([]trace.Call, error) {
+	calls := make([]trace.Call, 0, len(tcs))
+	for i, pc := range tcs {
 		name, args := pc.Name, pc.Arguments
 		if pc.Function != nil {
 			name, args = pc.Function.Name, pc.Function.Arguments
 		}
 		if name == "" {
-			return "", nil, fmt.Errorf("tool_calls[%d] has no name", i)
+			return nil, fmt.Errorf("tool_calls[%d] has no name", i)
 		}
 		raw := string(bytes.TrimSpace(args))
 		if raw == "null" {
@@ -159,13 +197,13 @@ func parsePredictionLine(data []byte) (string, []trace.Call, error) {
 		if strings.HasPrefix(raw, `"`) {
 			var s string
 			if err := json.Unmarshal(args, &s); err != nil {
-				return "", nil, fmt.Errorf("tool_calls[%d].arguments: %v", i, err)
+				return nil, fmt.Errorf("tool_calls[%d].arguments: %v", i, err)
 			}
 			raw = s // a JSON string holding the arguments: parsed, or flagged unparseable
 		}
 		calls = append(calls, trace.NewCall(pc.ID, name, raw))
 	}
-	return *pl.ID, calls, nil
+	return calls, nil
 }
 
 // loadPredictions reads a predictions file into one Prediction per case
@@ -181,7 +219,7 @@ func loadPredictions(ctx context.Context, app *App, path string, cases []score.C
 	seen := make([]int, len(cases))
 	unknown := 0
 	err := readJSONLines(ctx, app, path, func(line int, data []byte) error {
-		id, calls, err := parsePredictionLine(data)
+		id, pred, err := parsePrediction(data)
 		if err != nil {
 			return err
 		}
@@ -197,7 +235,7 @@ func loadPredictions(ctx context.Context, app *App, path string, cases []score.C
 			return fmt.Errorf("duplicate prediction for %s (first on line %d)", id, seen[i])
 		}
 		seen[i] = line
-		preds[i].Calls = calls
+		preds[i] = pred
 		return nil
 	})
 	if err != nil {

@@ -162,6 +162,57 @@ func TestScoreCommand(t *testing.T) {
 			t.Errorf("bfcl profile: %+v", r.Items[0])
 		}
 	})
+	t.Run("seed profiles", func(t *testing.T) {
+		pred := scoreTestWrite(t, dir, "seed.jsonl", `{"id":"it_a","tool_calls":[{"name":"get_order_status","arguments":{"order_id":"a1 "},"error":null}]}
+{"id":"it_b","tool_calls":[{"function":{"name":"refund","arguments":"{\"order_id\":\"B2\"}"},"error":"timeout"}]}
+{"id":"it_c","tool_calls":[]}
+`)
+		item := func(args ...string) []map[string]any {
+			t.Helper()
+			out, _, err := scoreTestRun(t, append([]string{"--gold", gold, "--pred", pred, "--json"}, args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct {
+				Items []map[string]any `json:"items"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			return r.Items
+		}
+		check := func(items []map[string]any, key string, want ...any) {
+			t.Helper()
+			for i, w := range want {
+				if items[i][key] != w {
+					t.Errorf("item %d %s = %v, want %v", i, key, items[i][key], w)
+				}
+			}
+		}
+		// pipeline: refund is the wrong name with the right shape; no call
+		// on a no-call item matches None and {}.
+		items := item("--profile", "pipeline")
+		check(items, "tool_name_match", 1.0, 0.0, 1.0)
+		check(items, "tool_args_shape_match", 1.0, 1.0, 1.0)
+		// tutorial, fuzzy: "a1 " = "A1"; it_b pairs refund's args with the
+		// expected call's (positional) → params 1, composite .4; it_c: .6.
+		items = item("--profile", "tutorial", "--param-mode", "fuzzy")
+		check(items, "composite_score", 1.0, 0.4, 0.6)
+		check(items, "avg_param_accuracy", 1.0, 1.0, 0.0)
+		// futureagi: it_b covers nothing and failed: (.4·0+.3·1+.3·0)/1.
+		items = item("--profile", "futureagi")
+		check(items, "tool_selection_accuracy", 1.0, 0.3, 1.0)
+		check(items, "coverage", 1.0, 0.0, nil)
+		check(items, "call_success", 1.0, 0.0, nil)
+		_, _, err := scoreTestRun(t, "--gold", gold, "--pred", pred, "--profile", "tutorial", "--min", "composite_score=0.7")
+		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "composite_score >= 0.7") {
+			t.Errorf("composite gate: %v", err)
+		}
+		out, _, err := scoreTestRun(t, "--gold", gold, "--pred", pred, "--profile", "futureagi")
+		if err != nil || !strings.Contains(out, "PROFILE futureagi") || !strings.Contains(out, "invalid_tool_rate") {
+			t.Errorf("text report (%v):\n%s", err, out)
+		}
+	})
 	t.Run("junit", func(t *testing.T) {
 		out, _, err := scoreTestRun(t, "--gold", gold, "--format", "junit")
 		if err != nil {
@@ -189,9 +240,14 @@ func TestScoreCommand(t *testing.T) {
 		{"unknown prediction id", []string{"--gold", gold, "--pred", unknown}, unknown + ":2: prediction id it_zz is not in the gold"},
 		{"duplicate prediction", []string{"--gold", gold, "--pred", scoreTestWrite(t, dir, "dup.jsonl", "{\"id\":\"it_a\"}\n\n{\"id\":\"it_a\"}\n")}, "dup.jsonl:3: duplicate prediction for it_a (first on line 1)"},
 		{"prediction without id", []string{"--gold", gold, "--pred", scoreTestWrite(t, dir, "noid.jsonl", "{\"tool_calls\":[]}\n")}, "noid.jsonl:1: prediction without id"},
-		{"bad profile", []string{"--gold", gold, "--profile", "strict"}, "--profile must be default or bfcl"},
+		{"bad profile", []string{"--gold", gold, "--profile", "strict"}, "--profile must be one of default, bfcl, pipeline, tutorial, futureagi"},
+		{"param mode without tutorial", []string{"--gold", gold, "--param-mode", "fuzzy"}, "--param-mode and --weights apply to --profile tutorial only"},
+		{"bad weights", []string{"--gold", gold, "--profile", "tutorial", "--weights", "1,2"}, "--weights: weights \"1,2\": want three numbers"},
+		{"bad param mode", []string{"--gold", gold, "--profile", "tutorial", "--param-mode", "loose"}, "--param-mode: param mode must be exact, subset or fuzzy"},
 		{"min on a lower-is-better rate", []string{"--gold", gold, "--min", "unparseable_rate=0.1"}, "use --max"},
 		{"bad gold line", []string{"--gold", badGold}, badGold + ":2: expected call x: args must be a JSON object"},
+		{"dangling pointer rule", []string{"--gold", scoreTestWrite(t, dir, "ptr.jsonl", `{"id":"it_a","expected_calls":[{"tool":"book","args":{"flights":[{"date":"d"}]},"arg_rules":{"/flights/1/date":{"optional":true}}}]}`+"\n")},
+			`ptr.jsonl:1: expected call book: arg_rules "/flights/1/date" points to flights[1], which the expected args do not have (an array of 1)`},
 		{"unknown dataset version", []string{"--gold", "support@v3"}, "support@v3: no such dataset version"},
 		{"bad dataset reference", []string{"--gold", "support@vx"}, "version must look like v1"},
 		{"bad gate", []string{"--gold", gold, "--min", "accuracy=0.9"}, `unknown metric "accuracy"`},

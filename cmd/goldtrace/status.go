@@ -42,6 +42,9 @@ could tell how another reviewer answered an item they just submitted.`,
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
+			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
+				return err
+			}
 			if asJSON {
 				enc := json.NewEncoder(app.Out)
 				enc.SetIndent("", "  ")

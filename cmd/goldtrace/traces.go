@@ -25,6 +25,9 @@ func newTracesCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("summarise traces: %w", err)
 			}
+			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
+				return err
+			}
 			if asJSON {
 				enc := json.NewEncoder(app.Out)
 				enc.SetIndent("", "  ")
