@@ -51,7 +51,7 @@ func calibrationParts(s *Styles, c *judgeCalibration) []string {
 	}
 	parts := []string{
 		s.Muted.Render("judge "+c.Kind+" ") + c.Model,
-		s.Muted.Render("agrees ") + pct + s.Muted.Render(" with gold "+c.Gold),
+		pct + s.Muted.Render(" agree with "+c.Gold),
 		s.Muted.Render("κ ") + kappa,
 		s.Muted.Render("n ") + fmt.Sprint(c.Items),
 	}

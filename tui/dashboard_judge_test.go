@@ -23,7 +23,7 @@ func TestDashboardShowsCalibration(t *testing.T) {
 	}
 	r, p := newDashboardRoot(t, st, 80, 24)
 	view := ansi.Strip(p.View())
-	for _, want := range []string{"judge args gpt-4o-2024-08-06", "agrees 94.0% with gold support@v1", "κ 0.81", "n 100"} {
+	for _, want := range []string{"judge args gpt-4o-2024-08-06", "94.0% agree with support@v1", "κ 0.81", "n 100"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("dashboard lacks %q:\n%s", want, view)
 		}
