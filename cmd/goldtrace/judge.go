@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -113,17 +112,7 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", f.format)
 	}
-	kind, err := judge.ParseKind(f.judge.kind)
-	if err != nil {
-		return fmt.Errorf("--judge: %w", err)
-	}
-	if err := f.judge.checkCommon("judge-"); err != nil {
-		return err
-	}
-	if f.judge.samples < 1 {
-		return errors.New("--judge-samples must be at least 1")
-	}
-	tmpl, err := f.judge.loadTemplate(kind)
+	j, err := f.judge.setup()
 	if err != nil {
 		return err
 	}
@@ -148,7 +137,7 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 		}
 	}
 	human := score.Score(cases, preds, score.Options{})
-	runner, _, err := f.judge.runner(ctx, app, "judge-")
+	runner, err := f.judge.runner(ctx, app, "judge-")
 	if err != nil {
 		return judgeError(err)
 	}
@@ -156,30 +145,16 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
-	inputs := make([]*judge.Input, len(cases))
-	for i := range cases {
-		if !selectForJudge(kind, true, &human.Items[i], preds[i]) {
-			continue
-		}
-		c := &cases[i]
-		g := gc[c.ID]
-		inputs[i] = &judge.Input{ID: c.ID, Messages: g.Messages, Tools: c.Tools, Expected: c.Expected,
-			Acceptable: c.Acceptable, Rationale: g.Rationale, Calls: preds[i].Calls}
-	}
-	j := &judge.Judge{Kind: kind, Template: tmpl, Samples: f.judge.samples, Runner: runner}
-	update, done := judgeProgress(app, "calibrating")
-	runner.Progress = update
-	res, st, err := j.Run(ctx, inputs)
-	done()
+	// the args judge too is asked about every call: calibration needs both classes
+	inputs, _ := judgeInputs(j.Kind, true, human.Items, cases, preds, gc)
+	j.Runner = runner
+	res, st, err := runJudge(ctx, app, j, inputs, "calibrating")
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
 		return judgeError(err)
 	}
 	rep := calibrationReport{
-		Gold: f.gold, Predictions: source, Kind: string(kind), Model: f.judge.model, Endpoint: hostOf(f.judge.url),
-		PromptSHA256: tmpl.SHA256, Samples: j.SamplesUsed(), Threshold: f.judge.threshold, Stats: st,
+		Gold: f.gold, Predictions: source, Kind: string(j.Kind), Model: f.judge.model, Endpoint: hostOf(f.judge.url),
+		PromptSHA256: j.Template.SHA256, Samples: j.SamplesUsed(), Threshold: f.judge.threshold, Stats: st,
 		Items: []judge.Pair{},
 	}
 	for i, r := range res {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goldtrace/goldtrace/judge"
+	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -94,14 +95,14 @@ func (f *judgeFlags) checkCommon(prefix string) error {
 
 // runner builds the client and the cached runner (flags under prefix); an
 // unpinned model name gets a warning on stderr.
-func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judge.Runner, *judge.Client, error) {
+func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judge.Runner, error) {
 	key := apiKey()
 	if !f.offline && key == "" && needsKey(f.url) {
-		return nil, nil, fmt.Errorf("no API key for %s: set OPENAI_API_KEY or GOLDTRACE_JUDGE_API_KEY (or --%soffline with a filled cache)", hostOf(f.url), prefix)
+		return nil, fmt.Errorf("no API key for %s: set OPENAI_API_KEY or GOLDTRACE_JUDGE_API_KEY (or --%soffline with a filled cache)", hostOf(f.url), prefix)
 	}
 	c, err := judge.NewClient(f.url, key, f.model)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c.Timeout = f.timeout
 	c.Budget = judge.NewBudget(f.maxRequests)
@@ -110,7 +111,7 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	}
 	st, err := app.Store(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("judge cache: %w", err)
+		return nil, fmt.Errorf("judge cache: %w", err)
 	}
 	if st.ReadOnly() && !f.offline {
 		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", st.Path())
@@ -126,7 +127,7 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	if f.offline {
 		r.Client = nil
 	}
-	return r, c, nil
+	return r, nil
 }
 
 func hostOf(base string) string {
@@ -210,4 +211,58 @@ func judgeError(err error) error {
 		return fmt.Errorf("judge: %s", strings.TrimPrefix(err.Error(), judge.ErrFatal.Error()+": "))
 	}
 	return err
+}
+
+// setup validates the judge's flags and builds the judge (without its
+// runner): the kind, the client flags, samples, threshold and template.
+func (f *judgeFlags) setup() (*judge.Judge, error) {
+	kind, err := judge.ParseKind(f.kind)
+	if err != nil {
+		return nil, fmt.Errorf("--judge: %w", err)
+	}
+	if err := f.checkCommon("judge-"); err != nil {
+		return nil, err
+	}
+	if f.samples < 1 {
+		return nil, errors.New("--judge-samples must be at least 1")
+	}
+	if f.threshold < 0 || f.threshold > 1 {
+		return nil, errors.New("--judge-threshold must be between 0 and 1")
+	}
+	tmpl, err := f.loadTemplate(kind)
+	if err != nil {
+		return nil, err
+	}
+	return &judge.Judge{Kind: kind, Template: tmpl, Samples: f.samples}, nil
+}
+
+// judgeInputs builds the judge's input for every selected item (nil for the
+// others) and counts them.
+func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]goldContext) ([]*judge.Input, int) {
+	inputs := make([]*judge.Input, len(cases))
+	n := 0
+	for i := range cases {
+		if i >= len(items) || !selectForJudge(kind, all, &items[i], preds[i]) {
+			continue
+		}
+		c := &cases[i]
+		g := gc[c.ID]
+		inputs[i] = &judge.Input{ID: c.ID, Messages: g.Messages, Tools: c.Tools, Expected: c.Expected,
+			Acceptable: c.Acceptable, Rationale: g.Rationale, Calls: preds[i].Calls}
+		n++
+	}
+	return inputs, n
+}
+
+// runJudge runs j over inputs with a progress report under label; an
+// interrupted run returns the context's error.
+func runJudge(ctx context.Context, app *App, j *judge.Judge, inputs []*judge.Input, label string) ([]judge.Result, judge.Stats, error) {
+	update, done := judgeProgress(app, label)
+	j.Runner.Progress = update
+	res, st, err := j.Run(ctx, inputs)
+	done()
+	if err != nil && ctx.Err() != nil {
+		return nil, st, ctx.Err()
+	}
+	return res, st, err
 }

@@ -45,26 +45,12 @@ func scoreJudge(ctx context.Context, app *App, f *judgeFlags, gold string, cases
 		}
 		return nil
 	}
-	kind, err := judge.ParseKind(f.kind)
-	if err != nil {
-		return fmt.Errorf("--judge: %w", err)
-	}
-	if err := f.checkCommon("judge-"); err != nil {
-		return err
-	}
-	if f.samples < 1 {
-		return errors.New("--judge-samples must be at least 1")
-	}
-	if f.threshold < 0 || f.threshold > 1 {
-		return errors.New("--judge-threshold must be between 0 and 1")
-	}
-	tmpl, err := f.loadTemplate(kind)
+	j, err := f.setup()
 	if err != nil {
 		return err
 	}
-	j := &judge.Judge{Kind: kind, Template: tmpl, Samples: f.samples}
 	summary := score.JudgeSummary{
-		Kind: string(kind), Model: f.model, Endpoint: hostOf(f.url), PromptSHA256: tmpl.SHA256,
+		Kind: string(j.Kind), Model: f.model, Endpoint: hostOf(f.url), PromptSHA256: j.Template.SHA256,
 		Samples: j.SamplesUsed(), Threshold: f.threshold,
 	}
 	fail := func(err error) error {
@@ -77,7 +63,7 @@ func scoreJudge(ctx context.Context, app *App, f *judgeFlags, gold string, cases
 		report.SetJudge(summary, nil)
 		return nil
 	}
-	runner, _, err := f.runner(ctx, app, "judge-")
+	runner, err := f.runner(ctx, app, "judge-")
 	if err != nil {
 		return fail(err)
 	}
@@ -86,24 +72,12 @@ func scoreJudge(ctx context.Context, app *App, f *judgeFlags, gold string, cases
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
-	inputs := make([]*judge.Input, len(cases))
-	for i := range cases {
-		if i >= len(report.Items) || !selectForJudge(kind, f.all, &report.Items[i], preds[i]) {
-			continue
-		}
-		c := &cases[i]
-		g := gc[c.ID]
-		inputs[i] = &judge.Input{ID: c.ID, Messages: g.Messages, Tools: c.Tools, Expected: c.Expected,
-			Acceptable: c.Acceptable, Rationale: g.Rationale, Calls: preds[i].Calls}
-		summary.Selected++
-	}
-	update, done := judgeProgress(app, "judging")
-	runner.Progress = update
-	res, st, err := j.Run(ctx, inputs)
-	done()
+	var inputs []*judge.Input
+	inputs, summary.Selected = judgeInputs(j.Kind, f.all, report.Items, cases, preds, gc)
+	res, st, err := runJudge(ctx, app, j, inputs, "judging")
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return err
 		}
 		return fail(err)
 	}

@@ -95,7 +95,7 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 		}
 	}
 	recs = nil
-	runner, _, err := f.client.runner(ctx, app, "")
+	runner, err := f.client.runner(ctx, app, "")
 	if err != nil {
 		return judgeError(err)
 	}
