@@ -262,7 +262,11 @@ func runJudge(ctx context.Context, app *App, j *judge.Judge, inputs []*judge.Inp
 	res, st, err := j.Run(ctx, inputs)
 	done()
 	if err != nil && ctx.Err() != nil {
-		return nil, st, ctx.Err()
+		return nil, st, errInterrupted
 	}
 	return res, st, err
 }
+
+// errInterrupted: ctrl+c during a judge or predict run. What was answered
+// is cached (whole rows only); a rerun continues from there.
+var errInterrupted = errors.New("interrupted: the answers so far are cached, run again to continue")

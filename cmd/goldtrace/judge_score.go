@@ -75,10 +75,10 @@ func scoreJudge(ctx context.Context, app *App, f *judgeFlags, gold string, cases
 	var inputs []*judge.Input
 	inputs, summary.Selected = judgeInputs(j.Kind, f.all, report.Items, cases, preds, gc)
 	res, st, err := runJudge(ctx, app, j, inputs, "judging")
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
 		return fail(err)
 	}
 	summary.Requests, summary.CacheHits, summary.Errors = st.Requests, st.CacheHits, st.Errors+st.Missing

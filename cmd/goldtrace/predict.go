@@ -105,7 +105,7 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 	done()
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return errInterrupted
 		}
 		return judgeError(err)
 	}
