@@ -182,6 +182,10 @@ type goldContext struct {
 
 // loadGoldContext reads each gold record's conversation and rationale by id.
 func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]goldContext, error) {
+	if ref == "-" {
+		// scoring has read stdin already; the conversations need a second pass
+		return nil, errors.New("the judge and predict read the gold twice: give --gold as a file or NAME@vN, not -")
+	}
 	name, in, closeIn, err := openGold(ctx, app, ref)
 	if err != nil {
 		return nil, err
