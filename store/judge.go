@@ -70,9 +70,9 @@ func (s *Store) AddJudgeCalibration(ctx context.Context, c JudgeCalibration) err
 	return nil
 }
 
-// LatestJudgeCalibrations returns the newest calibration run of each
+// JudgeCalibrations returns the newest calibration run of each
 // (gold, kind, model), newest first; at most limit.
-func (s *Store) LatestJudgeCalibrations(ctx context.Context, limit int) ([]JudgeCalibration, error) {
+func (s *Store) JudgeCalibrations(ctx context.Context, limit int) ([]JudgeCalibration, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT created_at, gold, kind, model, endpoint, prompt_sha256, summary
 		FROM judge_calibrations c
 		WHERE id = (SELECT max(id) FROM judge_calibrations d WHERE d.gold = c.gold AND d.kind = c.kind AND d.model = c.model)

@@ -17,9 +17,14 @@ type judgeCalibration struct {
 	Partial bool
 }
 
+// CalibrationAPI is what the dashboard reads of the judge calibrations.
+type CalibrationAPI interface {
+	JudgeCalibrations(ctx context.Context, limit int) ([]store.JudgeCalibration, error)
+}
+
 // loadCalibration reads the newest calibration run; nil when there is none.
-func loadCalibration(ctx context.Context, st *store.Store) (*judgeCalibration, error) {
-	runs, err := st.LatestJudgeCalibrations(ctx, 1)
+func loadCalibration(ctx context.Context, api CalibrationAPI) (*judgeCalibration, error) {
+	runs, err := api.JudgeCalibrations(ctx, 1)
 	if err != nil || len(runs) == 0 {
 		return nil, err
 	}

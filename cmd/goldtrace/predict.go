@@ -35,8 +35,7 @@ rerun sends nothing. --tools FILE replaces tool descriptions and schemas by
 name for a what-if run: tighten one description, predict again, and compare
 the two runs with score --baseline.`,
 		Example: `  goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --out run.jsonl
-  goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --tools tighter.json --out whatif.jsonl
-  goldtrace score --gold support@v3 --pred whatif.jsonl --baseline run-report.json`,
+  goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --tools tighter.json --out whatif.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(cmd.Context(), app, &f) },
 	}

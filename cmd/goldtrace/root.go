@@ -20,6 +20,8 @@ against them for CI.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Over SSH the context carries the key's user: no --as, no --db.
+		PersistentPreRunE: refuseIdentityFlags,
 	}
 	db := os.Getenv("GOLDTRACE_DB")
 	if db == "" {
@@ -52,8 +54,11 @@ against them for CI.`,
 		newScoreCmd(app),
 		newJudgeCmd(app),
 		newPredictCmd(app),
+		newAuditCmd(app),
 		newCheckCmd(app),
 		newBackupCmd(app),
 	)
+	root.InitDefaultCompletionCmd()
+	addExamples(root)
 	return root
 }
