@@ -67,6 +67,12 @@ func (a *App) current(ctx context.Context, actor Actor) (Actor, error) {
 		return actor, err
 	}
 	actor.Role = Role(u.Role)
+	if actor.Source == SourceSSH {
+		// The key may have been removed since the session began.
+		if k, err := a.st.KeyUser(ctx, actor.KeyFingerprint); err != nil || k.Name != actor.Name {
+			return actor, fmt.Errorf("key %s no longer belongs to %s: %w", actor.KeyFingerprint, actor.Name, ErrForbidden)
+		}
+	}
 	return actor, nil
 }
 
@@ -90,6 +96,12 @@ func (a *App) audit(ctx context.Context, actor Actor, action Action, object stri
 }
 
 func (a *App) record(ctx context.Context, actor Actor, action Action, object, outcome string) error {
+	if a.st.ReadOnly() {
+		// A read-only database (--read-only, an archived copy, a
+		// read-only share) cannot take an entry; its reads must work
+		// still, and every write fails in the store anyway.
+		return nil
+	}
 	src := actor.Source
 	if src == "" {
 		src = SourceLocal
