@@ -28,10 +28,6 @@ var commandExamples = map[string][]string{
 		"goldtrace backup goldtrace-2026-05-01.db",
 		"goldtrace backup /mnt/backups/support.db --db support.db",
 	},
-	"audit": {
-		"goldtrace audit --as carol --last 20",
-		"goldtrace audit --as carol --actor alice --json",
-	},
 	"judge": {
 		"goldtrace judge prompt args > args.tmpl",
 		"goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06",
