@@ -266,8 +266,10 @@ func readCallList(l *jsonlex.Lexer, what string) ([]ExpectedCall, error) {
 		return nil, err
 	}
 	list := []ExpectedCall{}
+	var rules []namedRule
 	err := l.Array(func() error {
 		var e ExpectedCall
+		rules = rules[:0]
 		err := l.Object(func(key []byte, _ bool) error {
 			var err error
 			switch string(key) {
@@ -279,25 +281,69 @@ func readCallList(l *jsonlex.Lexer, what string) ([]ExpectedCall, error) {
 					e.Args = clone(raw)
 				}
 			case "arg_rules":
-				e.ArgRules, err = readRules(l)
+				rules, err = readRules(l, rules[:0])
 			default:
 				_, err = l.Skip()
 			}
 			return err
 		})
+		if err == nil {
+			e.ArgRules = keepRules(e.Args, rules)
+		}
 		list = append(list, e)
 		return err
 	})
 	return list, err
 }
 
-// readRules reads {"ARG": {"match", "optional", "any_of"}…} or null.
-func readRules(l *jsonlex.Lexer) (map[string]ArgRule, error) {
+type namedRule struct {
+	key  string
+	rule ArgRule
+}
+
+// keepRules builds the arg_rules map, leaving out the plain exact rules of
+// arguments the call gives (canonical gold spells one out for every
+// argument): the scorer treats them as it treats no rule, and most calls
+// then need no map at all.
+func keepRules(args []byte, rules []namedRule) map[string]ArgRule {
+	var out map[string]ArgRule
+	for _, nr := range rules {
+		r := nr.rule
+		if (r.Match == "" || r.Match == MatchExact) && !r.Optional && len(r.AnyOf) == 0 && !IsPointer(nr.key) && hasMember(args, nr.key) {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]ArgRule, len(rules))
+		}
+		out[nr.key] = r
+	}
+	return out
+}
+
+// hasMember reports whether the JSON object args has a member named key.
+func hasMember(args []byte, key string) bool {
+	l := jsonlex.Lexer{Data: args}
+	if l.Peek() != '{' {
+		return false
+	}
+	found := false
+	_ = l.Object(func(k []byte, esc bool) error {
+		if !found && str(k, esc, false) == key {
+			found = true
+		}
+		_, err := l.Skip()
+		return err
+	})
+	return found
+}
+
+// readRules reads {"ARG": {"match", "optional", "any_of"}…} or null,
+// appending to rules.
+func readRules(l *jsonlex.Lexer, rules []namedRule) ([]namedRule, error) {
 	if l.Peek() == 'n' {
 		_, err := l.Literal()
-		return nil, err
+		return rules, err
 	}
-	rules := map[string]ArgRule{}
 	err := l.Object(func(key []byte, esc bool) error {
 		var r ArgRule
 		err := l.Object(func(field []byte, _ bool) error {
@@ -327,7 +373,14 @@ func readRules(l *jsonlex.Lexer) (map[string]ArgRule, error) {
 			_, err := l.Skip()
 			return err
 		})
-		rules[str(key, esc, false)] = r
+		k := str(key, esc, false)
+		for i := range rules {
+			if rules[i].key == k { // a repeated key: the last one wins
+				rules = append(rules[:i], rules[i+1:]...)
+				break
+			}
+		}
+		rules = append(rules, namedRule{k, r})
 		return err
 	})
 	return rules, err
