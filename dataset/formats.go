@@ -5,31 +5,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// Formats other than the canonical JSONL that an export can also write,
-// each beside the canonical file as NAME-vN.<format>.jsonl:
+// Formats other than the canonical JSONL that an export can also write
+// beside the canonical file (FormatFiles lists each one's files):
 //
-//   - openai-evals: {"input":[chat messages],"ideal":[…],"tools":[…],"metadata":{…}}
+//   - openai-evals: the legacy evals registry's NAME-vN.openai-evals.jsonl,
+//     {"input":[chat messages],"ideal":[…],"tools":[…],"metadata":{…}}
 //     per line; each ideal is the canonical JSON of one correct call list
 //     [{"name","arguments"}] (the expected calls first, then each acceptable
-//     alternative; "[]" means no tool should be called).
+//     alternative; "[]" means no tool should be called). Beside it the
+//     current Evals API's shape: NAME-vN.openai-evals.items.jsonl with one
+//     {"item":{…}} per line and NAME-vN.openai-evals.eval.json, the create-eval
+//     request (a custom data source whose item_schema every item satisfies,
+//     and a python grader comparing sample.output_tools with the ideals).
 //   - langsmith: dataset example rows {"inputs":{"messages","tools"},
 //     "outputs":{expected_tool, expected_args, expected_calls, acceptable,
 //     rationale},"metadata":{…}}.
-//   - promptfoo: test cases {"description","vars","assert","metadata"}: vars
-//     hold the messages, tools (OpenAI shape), expected_calls and
-//     acceptable; items that expect a call assert is-valid-openai-tools-call
-//     and a javascript check of tool names and argument rules; items that
-//     expect none assert with javascript that no tool was called.
+//   - promptfoo: test cases {"description","vars","options","assert","metadata"}:
+//     vars hold the messages, expected_calls and acceptable, options.tools
+//     the item's tools (OpenAI shape); every item asserts a multi-line
+//     javascript check of tool names and argument rules (for a no-call item:
+//     that no tool was called), items that expect calls also tool-call-f1.
+//     Beside it NAME-vN.promptfooconfig.yaml runs them (promptfoo_config.go).
+//   - inspect: inspect_ai samples (inspect_format.go).
+//   - deepeval: a JSON array of goldens (deepeval_format.go).
+//   - bfcl: BFCL's question and possible-answer files and a report of the
+//     rules BFCL cannot express (bfcl_format.go).
+//   - hf: a Hugging Face dataset folder, README card and data file
+//     (hf_format.go).
 //
 // Messages and tools use OpenAI chat-completions shapes: tool_calls as
 // {id,type:"function",function:{name,arguments}} with arguments as a JSON
 // string, tools as {type:"function",function:{name,description,parameters}}.
-var Formats = []string{"openai-evals", "langsmith", "promptfoo"}
+var Formats = []string{"openai-evals", "langsmith", "promptfoo", "bfcl", "inspect", "deepeval", "hf"}
 
 // ValidFormat reports whether f is "jsonl" (canonical only) or one of Formats.
 func ValidFormat(f string) bool {
@@ -44,16 +57,18 @@ func ValidFormat(f string) bool {
 	return false
 }
 
-// WriteFormat converts a canonical dataset (its JSONL, read from content) into format,
-// one line per record in the same order, deterministically.
+// WriteFormat converts a canonical dataset (its JSONL, read from content) into
+// a format written one row per record (openai-evals' legacy rows, langsmith,
+// promptfoo's tests, inspect), in the same order, deterministically.
 func WriteFormat(w io.Writer, format string, content io.Reader) error {
 	convert, ok := map[string]func(Record) (any, error){
 		"openai-evals": openAIEvalsRow,
 		"langsmith":    langSmithRow,
 		"promptfoo":    promptfooRow,
+		"inspect":      inspectRow,
 	}[format]
 	if !ok {
-		return fmt.Errorf("unknown format %q (want jsonl, openai-evals, langsmith or promptfoo)", format)
+		return fmt.Errorf("unknown row format %q (want openai-evals, langsmith, promptfoo or inspect)", format)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	enc := json.NewEncoder(bw)
@@ -212,32 +227,71 @@ func langSmithRow(r Record) (any, error) {
 }
 
 type promptfooAssert struct {
-	Type  string `json:"type"`
-	Value string `json:"value,omitempty"`
+	Type      string   `json:"type"`
+	Value     any      `json:"value,omitempty"`
+	Threshold *float64 `json:"threshold,omitempty"`
+	Metric    string   `json:"metric,omitempty"`
 }
 
+// promptfooRow is one promptfoo test case: the messages, expected calls and
+// acceptable lists as vars (the config's prompt renders the messages), the
+// item's tools as options.tools (promptfoo merges a test's options into the
+// provider's config, so an OpenAI-compatible provider offers them), the
+// generated checker for every item, and tool-call-f1 on the expected tool
+// names for items that expect calls.
 func promptfooRow(r Record) (any, error) {
 	type vars struct {
 		ID            string                 `json:"id"`
 		Messages      []oaMessage            `json:"messages"`
-		Tools         []oaTool               `json:"tools"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
 	}
-	asserts := []promptfooAssert{}
+	type options struct {
+		Tools []oaTool `json:"tools"`
+	}
+	asserts := []promptfooAssert{{Type: "javascript", Value: promptfooCallCheck, Metric: "gold_match"}}
 	desc := r.ID + ": no tool call"
 	if len(r.ExpectedCalls) > 0 {
 		desc = r.ID + ": " + r.ExpectedCalls[0].Tool
-		asserts = append(asserts, promptfooAssert{Type: "is-valid-openai-tools-call"}, promptfooAssert{Type: "javascript", Value: promptfooCallCheck})
-	} else {
-		asserts = append(asserts, promptfooAssert{Type: "javascript", Value: promptfooNoCallCheck})
+		asserts = append(asserts, promptfooF1(r))
 	}
 	return struct {
 		Description string            `json:"description"`
 		Vars        vars              `json:"vars"`
+		Options     options           `json:"options"`
 		Assert      []promptfooAssert `json:"assert"`
 		Metadata    rowMetadata       `json:"metadata"`
-	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}, asserts, metadataOf(r)}, nil
+	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)},
+		options{openAITools(r.AvailableTools)}, asserts, metadataOf(r)}, nil
+}
+
+// promptfooF1 is tool-call-f1 on the expected tool names. It gates (threshold
+// 1) only when every correct list calls the same set of tools, so that it
+// can never fail a test the checker passes; otherwise it is reported with
+// threshold 0.
+func promptfooF1(r Record) promptfooAssert {
+	set := func(calls []score.ExpectedCall) string {
+		names := map[string]bool{}
+		for _, c := range calls {
+			names[c.Tool] = true
+		}
+		return strings.Join(sortedKeys(names), ",")
+	}
+	names := []string{}
+	seen := map[string]bool{}
+	for _, c := range r.ExpectedCalls {
+		if !seen[c.Tool] {
+			seen[c.Tool] = true
+			names = append(names, c.Tool)
+		}
+	}
+	threshold := 1.0
+	for _, alt := range r.Acceptable {
+		if set(alt) != set(r.ExpectedCalls) {
+			threshold = 0
+		}
+	}
+	return promptfooAssert{Type: "tool-call-f1", Value: names, Threshold: &threshold, Metric: "tool_call_f1"}
 }
 
 func nonNilCalls(c []score.ExpectedCall) []score.ExpectedCall {
@@ -259,11 +313,9 @@ func nonNilAlts(c [][]score.ExpectedCall) [][]score.ExpectedCall {
 // output holds no tool calls.
 const promptfooCalls = `const calls = (o) => { let v = o; if (typeof v === 'string') { try { v = JSON.parse(v); } catch (e) { return null; } } if (v && !Array.isArray(v) && Array.isArray(v.tool_calls)) v = v.tool_calls; if (!Array.isArray(v)) return null; return v.map((c) => { const f = (c && c.function) || c || {}; let a = f.arguments !== undefined ? f.arguments : (f.input !== undefined ? f.input : {}); if (typeof a === 'string') { try { a = JSON.parse(a); } catch (e) { a = undefined; } } return { name: f.name, args: a }; }); };`
 
-// promptfooNoCallCheck passes when the model called no tool.
-const promptfooNoCallCheck = promptfooCalls + ` const got = calls(output); return { pass: !got || got.length === 0, score: (!got || got.length === 0) ? 1 : 0, reason: (!got || got.length === 0) ? 'no tool called' : 'expected no tool call, got ' + got.map((c) => c.name).join(', ') };`
-
 // promptfooCallCheck passes when the called tools and arguments satisfy the
-// expected calls (or an acceptable alternative) under their arg_rules: exact
+// expected calls (or an acceptable alternative; no call at all when they are
+// []) under their arg_rules: exact
 // (key-order-free JSON equality), fuzzy (strings compared ignoring case and
 // whitespace, also inside arrays and objects), any, optional, any_of, on
 // top-level arguments and on nested values named by JSON-Pointer keys
@@ -285,4 +337,5 @@ const listOk = (exp, got) => { if (exp.length !== got.length) return false; cons
 const got = calls(output) || [];
 const lists = [context.vars.expected_calls].concat(context.vars.acceptable || []);
 const ok = lists.some((l) => listOk(l, got));
-return { pass: ok, score: ok ? 1 : 0, reason: ok ? 'tool calls match the gold answer' : 'expected ' + context.vars.expected_calls.map((c) => c.tool).join(', ') + ', got ' + (got.length ? got.map((c) => c.name).join(', ') : 'no tool call') };`
+const names = (l, none) => l.length ? l.map((c) => c.tool || c.name).join(', ') : none;
+return { pass: ok, score: ok ? 1 : 0, reason: ok ? 'tool calls match the gold answer' : 'expected ' + names(context.vars.expected_calls, 'no tool call') + ', got ' + names(got, 'no tool call') };`

@@ -19,7 +19,8 @@ func TestWriteFormatShapes(t *testing.T) {
 		{"openai-evals", []string{`"input":[{"role":"system"`, `"ideal":["[{\"name\":\"get_order_status\",\"arguments\":{\"order_id\":\"ORD-9182\"}}]"]`,
 			`"tools":[{"type":"function","function":{"name":"get_order_status"`}},
 		{"langsmith", []string{`"inputs":{"messages":[`, `"outputs":{"expected_tool":"get_order_status","expected_args":{"order_id":"ORD-9182"}`, `"metadata":{"id":"it_`}},
-		{"promptfoo", []string{`"vars":{"id":"it_`, `"assert":[{"type":"is-valid-openai-tools-call"},{"type":"javascript","value":"const calls`}},
+		{"promptfoo", []string{`"vars":{"id":"it_`, `"options":{"tools":[{"type":"function","function":{"name":"get_order_status"`,
+			`"assert":[{"type":"javascript","value":"const calls`, `{"type":"tool-call-f1","value":["get_order_status"],"threshold":1,"metric":"tool_call_f1"}`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.format, func(t *testing.T) {
@@ -83,15 +84,16 @@ func TestPromptfooAssertionJudgesCalls(t *testing.T) {
 		{"acceptable in other order", promptfooCallCheck, `JSON.stringify([` + call("get_order_status", `{"order_id":"A"}`) + `,` + call("lookup", `{}`) + `])`, true},
 		{"text instead of call", promptfooCallCheck, `"It ships tomorrow."`, false},
 		{"unparseable args", promptfooCallCheck, `[` + call("get_order_status", `{order_id:`) + `]`, false},
-		{"no call wanted, none made", promptfooNoCallCheck, `"It ships tomorrow."`, true},
-		{"no call wanted, one made", promptfooNoCallCheck, `[` + call("lookup", `{}`) + `]`, false},
+		{"no call wanted, none made", "", `"It ships tomorrow."`, true},
+		{"no call wanted, one made", "", `[` + call("lookup", `{}`) + `]`, false},
+		{"no call wanted, tool_calls object with none", "", `{"tool_calls":[]}`, true},
 	}
 	runPromptfoo(t, node, vars, tests)
 }
 
 type promptfooCase struct {
 	name   string
-	check  string
+	check  string // promptfooCallCheck with the vars' gold, "" with a no-call gold
 	output string // a JS expression
 	pass   bool
 }
@@ -101,10 +103,21 @@ type promptfooCase struct {
 func runPromptfoo(t *testing.T, node string, vars map[string]any, tests []promptfooCase) {
 	t.Helper()
 	varsJSON, _ := json.Marshal(vars)
+	// One node process runs every case; each prints its verdict on a line.
+	// The check is built as promptfoo builds a javascript assertion: a value
+	// with a newline is a function body, a one-line value an expression.
 	var script strings.Builder
 	script.WriteString("const context = { vars: " + string(varsJSON) + " };\n")
+	script.WriteString(`const noCall = { vars: {"expected_calls":[],"acceptable":[]} };` + "\n")
+	script.WriteString("const body = (v) => v.trimEnd().includes('\\n') ? v.trimEnd() : 'return ' + v.trimEnd();\n")
+	checkJSON, _ := json.Marshal(promptfooCallCheck)
+	script.WriteString("const check = new Function('output', 'context', 'process', body(" + string(checkJSON) + "));\n")
 	for _, tc := range tests {
-		script.WriteString("console.log(String((function (output) { " + tc.check + " })(" + tc.output + ").pass));\n")
+		ctx := "context"
+		if tc.check == "" {
+			ctx = "noCall"
+		}
+		script.WriteString("console.log(String(check(" + tc.output + ", " + ctx + ", process).pass));\n")
 	}
 	out, err := exec.Command(node, "-e", script.String()).CombinedOutput()
 	if err != nil {

@@ -96,6 +96,9 @@ func TestVerifyNamesTheFirstBadLine(t *testing.T) {
 			if err == nil {
 				t.Fatal("verify passed")
 			}
+			if _, deep := VerifyDeep(bytes.NewReader(tc.content), &mm); deep == nil || deep.Error() != err.Error() {
+				t.Errorf("Verify says %v, VerifyDeep %v", err, deep)
+			}
 			var le *LineError
 			if tc.line > 0 && (!errors.As(err, &le) || le.Line != tc.line) {
 				t.Fatalf("got %v, want an error on line %d", err, tc.line)
@@ -163,6 +166,30 @@ func TestEncodeManifestMatchesEncodingJSON(t *testing.T) {
 		}
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("%d hashes:\n%s\nencoding/json:\n%s", len(hashes), got, want.Bytes())
+		}
+	}
+}
+
+// TestCanonicalIDAndToolAgreesWithDecode: the fast path reads the same id
+// and expected tool from a canonical line as the strict decoder.
+func TestCanonicalIDAndToolAgreesWithDecode(t *testing.T) {
+	c, _ := sampleVersion(t)
+	nested, _ := formatsVersion(t)
+	for _, content := range [][]byte{c.Bytes(), nested.Bytes()} {
+		for _, line := range bytes.Split(bytes.TrimSuffix(content, []byte("\n")), []byte("\n")) {
+			rec, err := DecodeRecord(line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, tool, ok := canonicalIDAndTool(line)
+			if !ok || id != rec.ID || tool != rec.FirstTool() {
+				t.Errorf("fast path read (%q, %q, %v), decoder (%q, %q)", id, tool, ok, rec.ID, rec.FirstTool())
+			}
+		}
+	}
+	for _, bad := range []string{`["id":"x"]`, `{"id":"a\\b","input":{}}`, `{"id":"x","input":{"a":"}`, `{"id":"x","input":1,"available_tools":[],"expected_tool":"a\\"b"}`} {
+		if _, _, ok := canonicalIDAndTool([]byte(bad)); ok {
+			t.Errorf("fast path accepted %s", bad)
 		}
 	}
 }

@@ -44,7 +44,7 @@ type DBError struct {
 func (e *DBError) Error() string {
 	switch e.Kind {
 	case ErrBusy:
-		return fmt.Sprintf("database %s is busy: another goldtrace held the write lock for over %s; nothing was lost, try again", e.Path, busyTimeout)
+		return fmt.Sprintf("database %s is busy: another process held the write lock too long; try again", e.Path)
 	case ErrReadOnly:
 		why := "it is read-only"
 		if e.Err != nil && !isSQLite(e.Err) {
@@ -52,9 +52,9 @@ func (e *DBError) Error() string {
 		}
 		return fmt.Sprintf("database %s cannot be written (%s)", e.Path, why)
 	case ErrDamaged:
-		return fmt.Sprintf("database %s is damaged: run `goldtrace check --db %s` (writes are refused until it passes; restore from `goldtrace backup` if it does not)", e.Path, e.Path)
+		return fmt.Sprintf("database %s is damaged: run `goldtrace check --db %s` (writes are refused until it passes; if it does not, go back to your last `goldtrace backup` copy)", e.Path, e.Path)
 	case ErrDiskFull:
-		return fmt.Sprintf("database %s: the disk is full; nothing was written, free space and try again", e.Path)
+		return fmt.Sprintf("database %s: the disk is full; free space and try again", e.Path)
 	}
 	why := "cannot read or write it"
 	if e.Err != nil && !isSQLite(e.Err) {
@@ -134,6 +134,9 @@ func (s *Store) wrap(op string, err error) error {
 		return err
 	}
 	if k := kindOf(err); k != nil {
+		if k == ErrDamaged {
+			markDamaged(s.path)
+		}
 		return &DBError{Path: s.path, Op: op, Kind: k, Err: err}
 	}
 	if op != "" {
@@ -155,6 +158,9 @@ func Explain(path string, err error) error {
 		return err
 	}
 	if k := kindOf(err); k != nil {
+		if k == ErrDamaged {
+			markDamaged(path)
+		}
 		return &DBError{Path: path, Kind: k, Err: err}
 	}
 	return err

@@ -224,7 +224,7 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 	if err != nil {
 		return err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metadata, t.messages,
+	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metadata, t.messages, t.body,
 		(SELECT group_concat(tt.tool_hash, ',' ORDER BY tt.position) FROM trace_tools tt WHERE tt.trace_id = t.id)
 		FROM json_each(?) j CROSS JOIN traces t ON t.id = j.value`, string(list))
 	if err != nil {
@@ -233,10 +233,13 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var meta, msgs []byte // scanned as bytes: one copy, handed over as they are
+		var meta, msgs, body []byte // scanned as bytes: one copy, handed over as they are
 		var hashes *string
-		if err := rows.Scan(&id, &meta, &msgs, &hashes); err != nil {
+		if err := rows.Scan(&id, &meta, &msgs, &body, &hashes); err != nil {
 			return fmt.Errorf("read gold traces: %w", err)
+		}
+		if msgs, err = traceMessagesJSON(msgs, body); err != nil {
+			return fmt.Errorf("trace %q: %w", id, err)
 		}
 		cur, ok := groups[id]
 		if !ok {

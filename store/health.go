@@ -25,7 +25,9 @@ func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return s.wrap("read", err)
 	}
-	if t, perr := time.Parse(time.RFC3339Nano, last); err == nil && perr == nil && s.Now().Sub(t) < quickCheckEvery {
+	_, merr := os.Stat(damagedMarker(s.path))
+	suspect := merr == nil
+	if t, perr := time.Parse(time.RFC3339Nano, last); !suspect && err == nil && perr == nil && s.Now().Sub(t) < quickCheckEvery {
 		return nil
 	}
 	problems, err := pragmaRows(ctx, w, `PRAGMA quick_check(20)`)
@@ -39,7 +41,24 @@ func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now()); err != nil {
 		return s.wrap("write", err)
 	}
+	os.Remove(damagedMarker(s.path))
 	return nil
+}
+
+// damagedMarker is the file that says some command met a corrupt page in
+// the database: the next write checks the file first, whatever the age of
+// its last check. A check that passes removes it.
+func damagedMarker(path string) string { return path + ".damaged" }
+
+// markDamaged leaves the marker (best effort: the directory may be
+// read-only, and the next daily check finds the damage anyway).
+func markDamaged(path string) {
+	if path == "" {
+		return
+	}
+	if f, err := os.OpenFile(damagedMarker(path), os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+	}
 }
 
 // pragmaRows runs a PRAGMA returning one text column per row.
@@ -99,11 +118,22 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		}
 		add(inv.kind, found)
 	}
+	// A batch being written now is not a problem; one whose writer has
+	// not been heard of for a minute was left by a killed sample.
+	left, err := queryStrings(ctx, s.r, `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
+		FROM batches WHERE state = 'writing' AND heartbeat_at < ?`, s.heartbeat(s.Now().Add(-abandonedAfter)))
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	add("batch", left)
 	ds, err := s.datasetProblems(ctx)
 	if err != nil {
 		return nil, err
 	}
 	add("dataset", ds)
+	if len(out) == 0 {
+		os.Remove(damagedMarker(s.path))
+	}
 	if len(out) == 0 && !s.readOnly {
 		if w, err := s.writer(ctx); err == nil {
 			_, _ = w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
@@ -164,8 +194,6 @@ var invariants = []struct{ kind, query string }{
 	{"draft", `SELECT 'draft of ' || d.item_id || ' by ' || d.reviewer || ' has no assignment'
 		FROM drafts d LEFT JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer
 		WHERE a.item_id IS NULL`},
-	{"batch", `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
-		FROM batches WHERE state = 'writing'`},
 }
 
 // datasetProblems checks every exported version: its item rows number its
@@ -234,7 +262,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 	defer os.Remove(tmpName)
 	// VACUUM INTO needs a connection that is not query_only; a read-only
 	// file is copied through a read-only one.
-	src := dsn(s.path, true)
+	src := dsn(s.path, true, s.busy)
 	if s.readOnly {
 		src = "file:" + s.path + "?mode=ro"
 	}

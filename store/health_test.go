@@ -236,3 +236,37 @@ func TestCorruptFileFailsCheckAndRefusesWrites(t *testing.T) {
 		t.Errorf("raw SQLite text shown: %v", err)
 	}
 }
+
+// A read that meets a corrupt page leaves a marker: the next write checks
+// the file at once, not a day later.
+func TestReadMeetingCorruptionMakesTheNextWriteCheck(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillTraces(t, st, 400)
+	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil { // records a fresh quick check
+		t.Fatal(err)
+	}
+	st.Close()
+	db, _ := sql.Open("sqlite", "file:"+path)
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	corrupt(t, path, 20)
+	st, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = st.TraceSummary(ctx, 5)
+	if err = Explain(path, err); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("reading damaged traces: %v", err)
+	}
+	if err := st.AddUser(ctx, "bob", RoleReviewer); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("write after a damaged read: %v", err)
+	}
+}

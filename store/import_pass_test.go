@@ -62,9 +62,12 @@ func TestImportInvalidLastLineWritesNothing(t *testing.T) {
 
 // TestImportSecondPassFailureIsUndone fails the second pass in each way it
 // can fail after some chunks were committed, and checks that what the
-// import wrote is gone.
+// import wrote is gone — except when it is interrupted (SIGINT, SIGHUP):
+// then only the unfinished chunk is undone and the import is recorded as
+// stopped, to be finished by running it again.
 func TestImportSecondPassFailureIsUndone(t *testing.T) {
 	input := []byte(passTraces(60))
+	stoppedAt := 0 // traces written when the cancelled case cancelled
 	tests := []struct {
 		name string
 		// afterFirstChunk runs once the first chunk is committed; other is
@@ -72,16 +75,20 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 		afterFirstChunk func(t *testing.T, cancel context.CancelFunc, other *Store)
 		open            func(calls *int) Opener
 		check           func(t *testing.T, err error)
-		left            int // traces stored afterwards
+		left            int    // traces stored afterwards
+		unfinished      string // the note on the unfinished import, if one is left
 	}{
 		{
 			name:            "cancelled",
 			afterFirstChunk: func(t *testing.T, cancel context.CancelFunc, _ *Store) { cancel() },
 			check: func(t *testing.T, err error) {
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("err = %v, want context.Canceled", err)
+				var ierr *InterruptedError
+				if !errors.Is(err, context.Canceled) || !errors.As(err, &ierr) || ierr.Done != stoppedAt || ierr.Total != 60 {
+					t.Fatalf("err = %v, want an InterruptedError at %d of 60", err, stoppedAt)
 				}
 			},
+			left:       -1, // the chunks committed before the cancel: stoppedAt
+			unfinished: "import of x stopped at %d of 60 traces — run the same import again to finish",
 		},
 		{
 			name: "input changed",
@@ -133,18 +140,24 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				cancel()
+				if err := other.WithTx(ctx, func(tx *Tx) error {
+					_, err := other.InsertTrace(ctx, tx, sampleTrace("p050"), "other")
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
 			},
 			check: func(t *testing.T, err error) {
 				var uerr *UndoError
 				if !errors.As(err, &uerr) || len(uerr.Kept) != 1 || uerr.Kept[0] != "p003" || uerr.UndoErr != nil {
 					t.Fatalf("err = %v, want an UndoError keeping p003", err)
 				}
-				if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "sampled them into a batch") {
+				var rerr *trace.RecordError
+				if !errors.As(err, &rerr) || !strings.Contains(err.Error(), "sampled them into a batch") {
 					t.Fatalf("err = %v", err)
 				}
 			},
-			left: 1,
+			left: 2, // p003, sampled, and the other writer's p050
 		},
 	}
 	for _, tc := range tests {
@@ -168,14 +181,42 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 				open = tc.open(&calls)
 			}
 			fired := false
+			stoppedAt = 0
 			_, err = st.ImportTraces(ctx, open, ImportOptions{Source: "x", pace: smallChunks, OnProgress: func(p ImportProgress) {
 				if !p.Checking && p.Imported >= 20 && !fired && tc.afterFirstChunk != nil {
 					fired = true
+					stoppedAt = p.Imported
 					tc.afterFirstChunk(t, cancel, other)
 				}
 			}})
 			tc.check(t, err)
+			if tc.left < 0 {
+				tc.left = stoppedAt
+				tc.unfinished = fmt.Sprintf(tc.unfinished, stoppedAt)
+			}
 			assertNothingFromImport(t, st, tc.left)
+			u, err := st.UnfinishedImports(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes []string
+			for _, x := range u {
+				notes = append(notes, x.Note())
+			}
+			if want := tc.unfinished; strings.Join(notes, "|") != want {
+				t.Errorf("unfinished imports %q, want %q", notes, want)
+			}
+			if tc.unfinished == "" {
+				return
+			}
+			// Running the same import again finishes it.
+			res, err := st.ImportTraces(context.Background(), bytesOpener(input), ImportOptions{Source: "x", pace: smallChunks})
+			if err != nil || res.Imported != 60-tc.left || res.Duplicates != tc.left {
+				t.Fatalf("import again: %+v, %v", res, err)
+			}
+			if u, err := st.UnfinishedImports(context.Background()); err != nil || len(u) != 0 {
+				t.Errorf("after finishing: unfinished %v, %v", u, err)
+			}
 		})
 	}
 }

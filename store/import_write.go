@@ -24,8 +24,8 @@ type encodedRecord struct {
 // writeInput is the second pass: a goroutine re-reads and encodes the
 // input while this one writes it in short transactions. It returns the ids
 // of the traces it inserted (committed), also on failure, so they can be
-// deleted again.
-func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, checked checkedInput) (ImportResult, []string, error) {
+// deleted again, and how many records its committed chunks covered.
+func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, checked checkedInput) (ImportResult, []string, int, error) {
 	readCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch := make(chan encodedRecord, readAhead)
@@ -34,9 +34,10 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 		readErr <- s.readEncoded(readCtx, open, checked, ch)
 		close(ch)
 	}()
-	res := ImportResult{Source: opt.Source, Skipped: len(checked.skip)}
+	res := ImportResult{Source: opt.Source, Skipped: len(checked.skip), ReplacedUTF8: checked.replacedUTF8}
 	var inserted []string
-	fail := func(err error) (ImportResult, []string, error) {
+	done := 0
+	fail := func(err error) (ImportResult, []string, int, error) {
 		cancel()
 		for range ch {
 		}
@@ -46,9 +47,9 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 		if ctx.Err() != nil {
 			err = fmt.Errorf("import interrupted: %w", ctx.Err())
 		}
-		return res, inserted, err
+		return res, inserted, done, err
 	}
-	toolsSeen := map[string]bool{}
+	cache := newWriteCache()
 	var lastCommit time.Time
 	batch := make([]encodedRecord, 0, opt.pace.chunkTraces)
 	for closed := false; !closed; {
@@ -61,10 +62,11 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 			if err := sleepUntil(ctx, lastCommit.Add(opt.pace.yield)); err != nil {
 				return fail(err)
 			}
-			written, delta, ids, err := s.writeChunk(ctx, batch, opt, toolsSeen)
+			written, delta, ids, err := s.writeChunk(ctx, batch, opt, cache)
 			if err != nil {
 				return fail(err)
 			}
+			done = batch[written-1].n
 			lastCommit = time.Now()
 			inserted = append(inserted, ids...)
 			res.Imported += delta.Imported
@@ -72,15 +74,15 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 			res.Skipped += delta.Skipped
 			res.Items += delta.Items
 			if opt.OnProgress != nil {
-				opt.OnProgress(ImportProgress{Records: batch[written-1].n, ImportResult: res})
+				opt.OnProgress(ImportProgress{Records: done, Total: checked.records, ImportResult: res})
 			}
 			batch = batch[written:]
 		}
 	}
 	if err := <-readErr; err != nil {
-		return res, inserted, err
+		return res, inserted, done, err
 	}
-	return res, inserted, nil
+	return res, inserted, done, nil
 }
 
 // collect appends records from ch to batch: it waits for the first one,
@@ -147,14 +149,14 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // writeChunk writes a prefix of batch in one transaction that runs for
 // opt.pace.chunkTime at most, and returns how many records it took, what it
 // did, and the ids of the traces it inserted.
-func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, toolsSeen map[string]bool) (int, ImportResult, []string, error) {
+func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, cache *writeCache) (int, ImportResult, []string, error) {
 	var written int
 	var delta ImportResult
 	var ids []string
 	var reports []*trace.RecordError
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		start := time.Now()
-		w, err := s.prepareWriter(ctx, tx, toolsSeen)
+		w, err := s.prepareWriter(ctx, tx, cache)
 		if err != nil {
 			return err
 		}
@@ -187,7 +189,8 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 				delta.Duplicates++
 			}
 		}
-		return nil
+		// The chunk and the import's progress commit together.
+		return w.exec(ctx, sqlImportProgress, batch[written-1].n, s.now(), opt.Source)
 	})
 	if err != nil {
 		return 0, ImportResult{}, nil, err

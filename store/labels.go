@@ -47,6 +47,7 @@ func scanAssignment(r scanner) (Assignment, error) {
 func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+assignmentColumns+`
 		FROM assignments WHERE reviewer = ? AND status IN ('pending', 'draft') AND (? = '' OR batch = ?)
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')
 		ORDER BY status = 'draft' DESC, batch, position`, reviewer, batch, batch)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,8 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 // Progress counts a reviewer's assignments by status, optionally in one batch.
 func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
 	return queryCounts(ctx, s.r, `SELECT status, count(*) FROM assignments
-		WHERE reviewer = ? AND (? = '' OR batch = ?) GROUP BY status`, reviewer, batch, batch)
+		WHERE reviewer = ? AND (? = '' OR batch = ?)
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing') GROUP BY status`, reviewer, batch, batch)
 }
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the
@@ -385,8 +387,10 @@ func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (stri
 // Reopen takes back a reviewer's submitted label so it can be changed: in one
 // transaction the label becomes a draft (toDraft renders it in the TUI's
 // draft format), the assignment is open again and any agreement or dispute
-// computed from it is undone. Items that are adjudicated or in an exported
-// dataset version cannot be reopened (ErrConflict).
+// computed from it is undone. Items that every assigned reviewer has
+// submitted (compared), that are adjudicated or in an exported dataset
+// version cannot be reopened (ErrConflict): from then on only a lead's
+// send-back reopens them.
 func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
 	var l review.Label
 	err := s.WithTx(ctx, func(tx *Tx) error {
@@ -402,6 +406,14 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 		}
 		if status == review.GoldAdjudicated {
 			return fmt.Errorf("item %s is already adjudicated and cannot be reopened: %w", itemID, ErrConflict)
+		}
+		// Once every assigned reviewer has submitted, the labels have been
+		// compared (agreed, or disputed: a dispute, or an agreement held for
+		// review). A reviewer taking theirs back now could turn a
+		// disagreement they learned of into agreement ("peek, reopen,
+		// match"): only the lead's send-back reopens it.
+		if status == "agreed" || status == "disputed" {
+			return fmt.Errorf("item %s has been compared (every assigned reviewer has submitted) and cannot be reopened; a lead can send it back: %w", itemID, ErrConflict)
 		}
 		var exported int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dataset_items WHERE item_id = ?`, itemID).Scan(&exported); err != nil {

@@ -17,12 +17,10 @@ import (
 // the (reviewer, status, position) index answers without sorting, so it
 // stays fast on very large queues.
 func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Assignment, error) {
-	batches := []string{batch}
-	if batch == "" {
-		var err error
-		if batches, err = queryStrings(ctx, s.r, `SELECT name FROM batches ORDER BY name`); err != nil {
-			return Assignment{}, err
-		}
+	// A batch still being written (state 'writing') is in nobody's queue.
+	batches, err := queryStrings(ctx, s.r, `SELECT name FROM batches WHERE state = 'ready' AND (?1 = '' OR name = ?1) ORDER BY name`, batch)
+	if err != nil {
+		return Assignment{}, err
 	}
 	for _, status := range []string{AssignDraft, AssignPending} {
 		for _, b := range batches {
@@ -47,24 +45,6 @@ func (s *Store) Assignment(ctx context.Context, itemID, reviewer string) (Assign
 		return a, fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
 	}
 	return a, err
-}
-
-// SubmitLabels records many labels in one transaction, each exactly as
-// SubmitLabel would (items settle as their last label arrives). Nothing is
-// stored when any label fails; the error names the failing label's index.
-func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
-	out := make([]Settlement, len(labels))
-	err := s.WithTx(ctx, func(tx *Tx) error {
-		for i, l := range labels {
-			set, err := s.submitLabel(ctx, tx, l)
-			if err != nil {
-				return &LabelError{Index: i, Err: err}
-			}
-			out[i] = set
-		}
-		return nil
-	})
-	return out, err
 }
 
 // LabelError says which label of a batch failed.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -269,79 +268,6 @@ type BatchItem struct {
 	ItemID    string
 	Stratum   string
 	Reviewers []string
-}
-
-// CreateBatch writes a batch in one transaction: the batch, its items in
-// order, one pending assignment per (item, reviewer) — each reviewer's
-// positions follow sample order — and moves the items from 'new' to
-// 'sampled'. A batch name in use is an ErrConflict. before, when not nil,
-// runs first in the same transaction (stream sampling inserts its traces
-// there).
-func (s *Store) CreateBatch(ctx context.Context, b NewBatch, before func(tx *Tx) error) error {
-	if b.Name == "" {
-		return errors.New("batch name is empty")
-	}
-	params, err := json.Marshal(b.Params)
-	if err != nil {
-		return fmt.Errorf("batch params: %w", err)
-	}
-	return s.WithTx(ctx, func(tx *Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ?`, b.Name).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
-			return fmt.Errorf("%w: batch %q already exists", ErrConflict, b.Name)
-		}
-		if before != nil {
-			if err := before(tx); err != nil {
-				return err
-			}
-		}
-		now := s.now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, params, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			b.Name, b.Seed, b.PerItem, string(params), b.CreatedBy, now); err != nil {
-			return fmt.Errorf("insert batch: %w", err)
-		}
-		addItem, err := tx.PrepareContext(ctx, `INSERT INTO batch_items(batch, item_id, position, stratum) VALUES (?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer addItem.Close()
-		assign, err := tx.PrepareContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at)
-			VALUES (?, ?, ?, ?, 'pending', ?) ON CONFLICT(item_id, reviewer) DO NOTHING`)
-		if err != nil {
-			return err
-		}
-		defer assign.Close()
-		mark, err := tx.PrepareContext(ctx, `UPDATE items SET status = 'sampled', updated_at = ? WHERE id = ? AND status = 'new'`)
-		if err != nil {
-			return err
-		}
-		defer mark.Close()
-		next := map[string]int{}
-		for pos, it := range b.Items {
-			if _, err := addItem.ExecContext(ctx, b.Name, it.ItemID, pos, it.Stratum); err != nil {
-				if strings.Contains(err.Error(), "FOREIGN KEY") {
-					return fmt.Errorf("batch item %s: %w: no such item", it.ItemID, ErrNotFound)
-				}
-				return fmt.Errorf("batch item %s: %w", it.ItemID, classify(err))
-			}
-			for _, r := range it.Reviewers {
-				if _, err := assign.ExecContext(ctx, it.ItemID, r, b.Name, next[r], now); err != nil {
-					if strings.Contains(err.Error(), "FOREIGN KEY") {
-						return fmt.Errorf("assign %s to %s: %w: no such user", it.ItemID, r, ErrNotFound)
-					}
-					return fmt.Errorf("assign %s to %s: %w", it.ItemID, r, err)
-				}
-				next[r]++
-			}
-			if _, err := mark.ExecContext(ctx, now, it.ItemID); err != nil {
-				return fmt.Errorf("mark %s sampled: %w", it.ItemID, err)
-			}
-		}
-		return nil
-	})
 }
 
 // BatchSummary is one batch as `goldtrace batches` lists it.

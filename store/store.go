@@ -41,8 +41,9 @@ type Store struct {
 	readOnly bool // no write is ever attempted (Options.ReadOnly or a read-only file)
 	roReason string
 
-	wmu sync.Mutex
-	w   *sql.DB // nil until the first write
+	wmu  sync.Mutex
+	w    *sql.DB // nil until the first write
+	busy time.Duration
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -57,14 +58,17 @@ type Options struct {
 	// NoSchema skips the schema check (goldtrace check reads a damaged
 	// file whose schema may not be readable).
 	NoSchema bool
+	// BusyTimeout is how long a write waits for another process's write
+	// lock before failing with ErrBusy (0: 15 s).
+	BusyTimeout time.Duration
 }
 
 // busyTimeout is how long a writer waits for another process's write lock.
 const busyTimeout = 15 * time.Second
 
-func dsn(path string, write bool) string {
+func dsn(path string, write bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busy/time.Millisecond))+")")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(FULL)")
@@ -106,7 +110,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // a lock; migrations (the only write on open) run only when some are
 // missing. A file that does not exist is created unless opt.ReadOnly.
 func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
-	s := &Store{path: path, readOnly: opt.ReadOnly, Now: func() time.Time { return time.Now().UTC() }}
+	s := &Store{path: path, readOnly: opt.ReadOnly, busy: opt.BusyTimeout, Now: func() time.Time { return time.Now().UTC() }}
+	if s.busy <= 0 {
+		s.busy = busyTimeout
+	}
 	if opt.ReadOnly {
 		s.roReason = "opened read-only"
 	}
@@ -190,7 +197,7 @@ func (s *Store) openReaders(ctx context.Context) error {
 			r, err = open(dsnReadOnly(s.path, true))
 		}
 	} else {
-		r, err = open(dsn(s.path, false))
+		r, err = open(dsn(s.path, false, s.busy))
 	}
 	if err != nil {
 		return s.wrap("open", err)
@@ -210,7 +217,7 @@ func (s *Store) writer(ctx context.Context) (*sql.DB, error) {
 	if s.readOnly {
 		return nil, &DBError{Path: s.path, Op: "write", Kind: ErrReadOnly, Err: errors.New(s.roReason)}
 	}
-	w, err := sql.Open("sqlite", dsn(s.path, true))
+	w, err := sql.Open("sqlite", dsn(s.path, true, s.busy))
 	if err != nil {
 		return nil, s.wrap("open", err)
 	}
@@ -400,26 +407,61 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 		if applied[m.version] {
 			continue
 		}
-		err := s.withTxOn(ctx, w, func(tx *Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, s.now())
-			return err
-		})
-		if err != nil {
+		if err := s.applyMigration(ctx, w, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// foreignKeysOff, on a migration's first line, makes it run with foreign
+// keys off (a table rebuild: dropping a table others reference must neither
+// fail nor cascade) and checked with foreign_key_check before the commit.
+const foreignKeysOff = "-- migrate: foreign_keys=off"
+
+// applyMigration applies m in one transaction on the write pool w unless it
+// is recorded already.
+func (s *Store) applyMigration(ctx context.Context, w *sql.DB, m migration) error {
+	fkOff := strings.HasPrefix(m.sql, foreignKeysOff)
+	if fkOff {
+		// PRAGMA foreign_keys is a no-op inside a transaction, so it is set
+		// on the write pool's one connection before the transaction begins
+		// (and checked inside it).
+		if _, err := w.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		defer w.ExecContext(ctx, `PRAGMA foreign_keys = ON`)
+	}
+	return s.withTxOn(ctx, w, func(tx *Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if fkOff {
+			var on int
+			if err := tx.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 0 {
+				return fmt.Errorf("%s: foreign keys could not be turned off for a table rebuild", m.name)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if fkOff {
+			var table string
+			err := tx.QueryRowContext(ctx, `SELECT "table" FROM pragma_foreign_key_check LIMIT 1`).Scan(&table)
+			if err == nil {
+				return fmt.Errorf("%s: the rebuild left a broken reference in table %s", m.name, table)
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, s.now())
+		return err
+	})
 }
 
 // Tx is a write transaction handed to WithTx's function.

@@ -45,7 +45,8 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 		return sum, err
 	}
 	sum.ItemsWithoutCalls = sum.Items - sum.ItemsWithCalls
-	if err := q.QueryRowContext(ctx, `SELECT count(DISTINCT t.name) FROM trace_tools tt JOIN tools t ON t.hash = tt.tool_hash`).
+	if err := q.QueryRowContext(ctx, `SELECT count(DISTINCT t.name) FROM toolsets s JOIN json_each(s.hashes) j JOIN tools t ON t.hash = j.value
+		WHERE s.id IN (SELECT toolset FROM traces)`).
 		Scan(&sum.DistinctTools); err != nil {
 		return sum, err
 	}

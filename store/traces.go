@@ -42,25 +42,27 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 const (
 	sqlTraceHash   = `SELECT content_hash FROM traces WHERE id = ?`
 	sqlTraceByHash = `SELECT id FROM traces WHERE content_hash = ? LIMIT 1`
-	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, source, imported_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlToolInsert = `INSERT INTO tools(hash, name, description, parameters) VALUES (?, ?, ?, ?)
+	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, toolset, source, imported_at)
+		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
+	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
+	sqlToolsetID     = `SELECT id FROM toolsets WHERE hashes = ?`
+	sqlToolInsert    = `INSERT INTO tools(hash, name, description, parameters) VALUES (?, ?, ?, ?)
 			ON CONFLICT(hash) DO NOTHING`
-	sqlTraceToolInsert = `INSERT INTO trace_tools(trace_id, position, tool_hash) VALUES (?, ?, ?)`
-	sqlMetaInsert      = `INSERT INTO trace_meta(trace_id, key, value) VALUES (?, ?, ?)`
-	sqlItemInsert      = `INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, ts_unix)
+	sqlMetaInsert = `INSERT INTO trace_meta(trace_id, key, value) VALUES (?, ?, ?)`
+	sqlItemInsert = `INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, ts_unix)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sqlToolInsert,
-	sqlTraceToolInsert, sqlMetaInsert, sqlItemInsert}
+	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database (an import does it while the
 // previous chunk is being written).
 type traceRows struct {
 	enc      trace.Encoded
-	messages string   // JSON array
+	body     []byte   // the JSON array of messages, zstd-compressed
+	toolset  string   // JSON array of the tool hashes, "" when no tools
 	meta     string   // JSON object
 	metaKeys []string // sorted
 	ts       string
@@ -73,9 +75,17 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 	if err != nil {
 		return traceRows{}, err
 	}
-	r := traceRows{enc: enc, messages: string(enc.Messages)}
+	msgs := enc.Messages
 	if t.Messages == nil {
-		r.messages = "[]"
+		msgs = []byte("[]")
+	}
+	r := traceRows{enc: enc, body: compressBody(msgs)}
+	if len(enc.ToolHashes) > 0 {
+		set, err := json.Marshal(enc.ToolHashes)
+		if err != nil {
+			return traceRows{}, err
+		}
+		r.toolset = string(set)
 	}
 	meta, err := json.Marshal(nonNilMeta(t.Metadata))
 	if err != nil {
@@ -107,12 +117,15 @@ type traceWriter struct {
 	prepared map[string]*sql.Stmt
 	// toolsSeen remembers tool hashes already written (nil: none are).
 	toolsSeen map[string]bool
+	// toolsets remembers the ids of tool lists (nil: none are known).
+	toolsets map[string]int64
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
-// toolsSeen holds the tool hashes known to be stored; the writer adds to it.
-func (s *Store) prepareWriter(ctx context.Context, tx *Tx, toolsSeen map[string]bool) (*traceWriter, error) {
-	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: toolsSeen}
+// cache holds the tool hashes and tool lists known to be stored; the writer
+// adds to it.
+func (s *Store) prepareWriter(ctx context.Context, tx *Tx, cache *writeCache) (*traceWriter, error) {
+	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: cache.tools, toolsets: cache.toolsets}
 	for _, q := range writerStatements {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -173,9 +186,6 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		return 0, 0, err
 	}
 
-	if err := w.exec(ctx, sqlTraceInsert, t.ID, r.ts, r.tsUnix, hash, r.meta, r.messages, source, w.s.now()); err != nil {
-		return 0, 0, classify(err)
-	}
 	for i, tool := range t.Tools {
 		th := r.enc.ToolHashes[i]
 		if !w.toolsSeen[th] {
@@ -186,9 +196,17 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 				w.toolsSeen[th] = true
 			}
 		}
-		if err := w.exec(ctx, sqlTraceToolInsert, t.ID, i, th); err != nil {
+	}
+	var toolset any
+	if r.toolset != "" {
+		id, err := w.toolsetID(ctx, r.toolset)
+		if err != nil {
 			return 0, 0, err
 		}
+		toolset = id
+	}
+	if err := w.exec(ctx, sqlTraceInsert, t.ID, r.ts, r.tsUnix, hash, r.meta, r.body, toolset, source, w.s.now()); err != nil {
+		return 0, 0, classify(err)
 	}
 	for _, k := range r.metaKeys {
 		if err := w.exec(ctx, sqlMetaInsert, t.ID, k, t.Metadata[k]); err != nil {
@@ -201,6 +219,38 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		}
 	}
 	return Inserted, len(r.enc.Items), nil
+}
+
+// toolsetID returns the id of a list of tool hashes, storing it if new.
+func (w *traceWriter) toolsetID(ctx context.Context, hashes string) (int64, error) {
+	if id, ok := w.toolsets[hashes]; ok {
+		return id, nil
+	}
+	if err := w.exec(ctx, sqlToolsetInsert, hashes); err != nil {
+		return 0, err
+	}
+	var id int64
+	if err := w.queryRow(ctx, sqlToolsetID, hashes).Scan(&id); err != nil {
+		return 0, err
+	}
+	if w.toolsets != nil {
+		if len(w.toolsets) >= 4096 {
+			clear(w.toolsets)
+		}
+		w.toolsets[hashes] = id
+	}
+	return id, nil
+}
+
+// writeCache is what an import's writer remembers across its chunks: the
+// tools and tool lists known to be stored.
+type writeCache struct {
+	tools    map[string]bool
+	toolsets map[string]int64
+}
+
+func newWriteCache() *writeCache {
+	return &writeCache{tools: map[string]bool{}, toolsets: map[string]int64{}}
 }
 
 func timestampColumns(ts time.Time) (string, any) {
@@ -220,8 +270,9 @@ func nonNilMeta(m map[string]string) map[string]string {
 // Trace loads one stored trace.
 func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 	var t trace.Trace
-	var ts, meta, msgs string
-	err := s.r.QueryRowContext(ctx, `SELECT id, ts, metadata, messages FROM traces WHERE id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs)
+	var ts, meta string
+	var msgs, body []byte
+	err := s.r.QueryRowContext(ctx, `SELECT id, ts, metadata, messages, body FROM traces WHERE id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, fmt.Errorf("trace %q: %w", id, ErrNotFound)
 	}
@@ -239,7 +290,10 @@ func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 	if len(t.Metadata) == 0 {
 		t.Metadata = nil
 	}
-	if err := json.Unmarshal([]byte(msgs), &t.Messages); err != nil {
+	if msgs, err = traceMessagesJSON(msgs, body); err != nil {
+		return t, fmt.Errorf("trace %q: %w", id, err)
+	}
+	if err := json.Unmarshal(msgs, &t.Messages); err != nil {
 		return t, fmt.Errorf("trace %q: messages: %w", id, err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT t.name, t.description, t.parameters FROM trace_tools tt

@@ -1,7 +1,10 @@
 package trace
 
 import (
+	"errors"
+	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,10 +74,11 @@ func TestConformanceOpenInferenceFixtures(t *testing.T) {
 	}
 }
 
-// The provider cassettes mix OpenAI, Anthropic, Ollama, Together, Gemini,
-// Bedrock, Mistral and streaming bodies. Auto import must take every OpenAI-
-// and Anthropic-shaped exchange with the exact calls the response made, and
-// report the others as invalid records with their line.
+// The provider cassettes mix OpenAI chat completions and Responses,
+// Anthropic, Ollama, Together, Gemini, Bedrock (Converse, Nova, Agents),
+// Mistral and streaming bodies (server-sent events and AWS event streams).
+// Every one of the 39 that carries a request must import with exactly the
+// calls it made; the two with a response alone are invalid records.
 func TestConformanceProviderCassettes(t *testing.T) {
 	path := shareddata.Path(t, "provider", "openinference_cassettes_tool_calls.jsonl")
 	r, c, err := OpenFile(path, FormatAuto, nil)
@@ -82,64 +86,95 @@ func TestConformanceProviderCassettes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	traces, bad, err := readAll(t, r)
-	if err != nil {
-		t.Fatal(err)
+	// Every call of the trace, in order, by input line.
+	want := map[int][]string{
+		3:  {`get_weather {"location":"San Francisco"}`},
+		4:  nil,
+		5:  {`get_temperature {"location":"San Francisco"}`, `get_humidity {"location":"San Francisco"}`},
+		6:  nil,
+		7:  {`get_user_profile {"user_id":"user123"}`},
+		8:  nil,
+		9:  {`get_weather {"location":"New York, NY"}`, `get_time {"timezone":"America/New_York"}`},
+		10: {`get_weather {"location":"New York, NY"}`, `get_time {"timezone":"America/New_York"}`},
+		11: {`top_song {"sign":"WZPZ"}`},
+		12: {`get_weather {"location":"Seattle"}`},
+		13: {`top_song {"sign":"Radio XYZ"}`},
+		14: {`add_two_numbers {"n1":10,"n2":20}`},
+		15: {`get_time {}`},
+		16: {`OpenMeteoTool {"country":"USA","end_date":null,"location_name":"Las Vegas","start_date":null,"temperature_unit":"celsius"}`},
+		17: {`scrape_website {"url":"http://quotes.toscrape.com/"}`},
+		18: {`get_weather {"city":"New York"}`},
+		19: {`get_weather {"city":"New York"}`, `get_weather {"city":"London"}`},
+		20: {`get_weather {"location":"San Francisco"}`},
+		21: {`get_weather {"location":"San Francisco"}`},
+		22: {`get_weather {"location":"San Francisco"}`},
+		23: {`get_weather {"location":"San Francisco"}`},
+		24: {`get_weather {"location":"Boston"}`, `get_weather {"location":"New Delhi"}`},
+		25: {`get_weather {"location":"Boston"}`, `get_weather {"location":"New Delhi"}`},
+		26: {`get_weather {"location":"San Francisco"}`},
+		27: {`get_weather {"location":"Boston"}`, `get_weather {"location":"New Delhi"}`},
+		28: {`get_current_weather {"location":"Berlin, Germany"}`},
+		29: {`get_current_weather {"location":"Berlin"}`},
+		30: {`multiply {"a":3,"b":12}`, `add {"a":11,"b":49}`},
+		31: {`get_weather {"location":"San Francisco"}`},
+		32: {`get_weather {"location":"San Francisco"}`},
+		33: {`get_weather {"city":"San Francisco"}`},
+		34: {`get_weather {"city":"San Francisco"}`},
+		35: {`add_two_numbers {"a":2,"b":3}`},
+		36: {`get_current_weather {"city":"Paris"}`},
+		37: {`get_weather {"city":"New York"}`, `get_population {"city":"New York"}`, `get_weather {"city":"San Francisco"}`, `get_population {"city":"San Francisco"}`},
+		38: {`get_weather {"city":"Paris"}`},
+		39: {`final_answer {"answer":"The image is a generic user avatar icon, typically used as a placeholder for a profile picture. It features a silhouette of a person against a circular background."}`},
+		40: {`get_weather {"location":"Paris"}`},
+		41: {`get_current_weather {"city":"Paris"}`},
 	}
-	// Final assistant message's calls, by trace id.
-	want := map[string][]string{
-		"msg_011geMdd2NTwJrvqbfqskQ7r":           {`get_weather {"location":"New York, NY"}`, `get_time {"timezone":"America/New_York"}`},
-		"chatcmpl-CoC8iBQCAZ4oQmm3uAGgg8etOGtHL": {`OpenMeteoTool {"country":"USA","end_date":null,"location_name":"Las Vegas","start_date":null,"temperature_unit":"celsius"}`},
-		"chatcmpl-DFqnW33WNGeP23OIyWAVD8bOVGy72": {`scrape_website {"url":"http://quotes.toscrape.com/"}`},
-		"chatcmpl-CQQIhUuWTKFQcpJvXflDfzI3Fq7fC": {`get_current_weather {"location":"Berlin, Germany"}`},
-		"chatcmpl-9vs6CCN08nbDKpovcEGBQkpJOtjzQ": {`get_current_weather {"location":"Berlin"}`},
-		"chatcmpl-BZ8blO4x3ynTj8awD7YPWEqaUByIy": {`multiply {"a":3,"b":12}`, `add {"a":11,"b":49}`},
-		"msg_011SAnoaGv4jqz7vYeJyzD11":           {`get_weather {"location":"San Francisco"}`},
-		"chatcmpl-AgcDNYhR5NPYhy2hmtnkm6CP8GFAN": {`get_weather {"location":"San Francisco"}`},
-		"chatcmpl-DD5NFnwbig885vzBzWKxq6GtDvWda": {`get_weather {"city":"San Francisco"}`, `get_population {"city":"San Francisco"}`},
-		"chatcmpl-DuuxHvyU5yj190lI2LYpR96IPCXRC": {`get_weather {"city":"Paris"}`},
-		"chatcmpl-Ax7BZfEQe2evzgqbTVXWo0ZqoMIUf": {`get_weather {"location":"Paris"}`},
-		"ovCayG8-6Ng1vN-a273a07efb3b8b71":        {`get_current_weather {"city":"Paris"}`},
-	}
-	// Ollama logs carry no id: their ids are derived from content.
-	wantByFirstCall := map[string]bool{`add_two_numbers {"a":2,"b":3}`: false, `get_current_weather {"city":"Paris"}`: false}
-	got := map[string][]string{}
-	for _, tr := range traces {
-		last := tr.Messages[len(tr.Messages)-1]
-		var calls []string
-		for _, c := range last.ToolCalls {
-			calls = append(calls, c.Name+" "+string(c.Arguments))
+	got := map[int]Trace{}
+	var bad []int
+	for {
+		tr, err := r.Next()
+		if err == io.EOF {
+			break
 		}
-		got[tr.ID] = calls
-		if strings.HasPrefix(tr.ID, "tr_") && len(calls) > 0 {
-			wantByFirstCall[calls[0]] = true
+		line := r.(interface{ Line() int }).Line()
+		var rerr *RecordError
+		if errors.As(err, &rerr) {
+			bad = append(bad, rerr.Line)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		checkInvariants(t, tr)
+		got[line] = tr
 	}
-	for id, calls := range want {
-		if strings.Join(got[id], "|") != strings.Join(calls, "|") {
-			t.Errorf("%s: calls = %q, want %q", id, got[id], calls)
+	if !slices.Equal(bad, []int{1, 2}) {
+		t.Errorf("invalid records on lines %v, want 1 and 2 (a response without its request)", bad)
+	}
+	for line, calls := range want {
+		tr, ok := got[line]
+		if !ok {
+			t.Errorf("line %d not imported", line)
+			continue
+		}
+		if g := callsOf(tr); !slices.Equal(g, calls) {
+			t.Errorf("line %d: calls = %q, want %q", line, g, calls)
+		}
+		if tr.Messages[len(tr.Messages)-1].Role != RoleAssistant {
+			t.Errorf("line %d: the response is not the last message: %+v", line, tr.Messages)
 		}
 	}
-	for call, seen := range wantByFirstCall {
-		if !seen {
-			t.Errorf("Ollama exchange with %s not imported", call)
-		}
+	// Spot checks: provider-specific fields land in the canonical model.
+	if tr := got[31]; tr.ID != "msg_011SAnoaGv4jqz7vYeJyzD11" || tr.Messages[0].Content != "what's the weather in San Francisco?" || tr.Tools[0].Name != "get_weather" {
+		t.Errorf("anthropic trace: %+v", tr)
 	}
-	if len(traces) != 15 || len(bad) != 26 {
-		t.Errorf("%d traces and %d invalid records, want 15 and 26", len(traces), len(bad))
+	if tr := got[13]; tr.Metadata["model"] != "mistral.devstral-2-123b" || !strings.Contains(string(tr.Tools[0].Parameters), `"sign"`) {
+		t.Errorf("bedrock trace: model %q, tools %+v", tr.Metadata["model"], tr.Tools)
 	}
-	for _, b := range bad {
-		if b.Line < 1 || b.Line > 41 {
-			t.Errorf("invalid record without a line: %v", b)
-		}
+	if tr := got[19]; tr.Messages[0].Role != RoleSystem || tr.Messages[3].Role != RoleTool || tr.Messages[3].Name != "get_weather" ||
+		!strings.Contains(string(tr.Tools[0].Parameters), `"type":"string"`) {
+		t.Errorf("gemini trace: %+v", tr)
 	}
-	// The Anthropic exchange keeps its tool schema and the user's question.
-	for _, tr := range traces {
-		if tr.ID == "msg_011SAnoaGv4jqz7vYeJyzD11" {
-			if tr.Messages[0].Content != "what's the weather in San Francisco?" || tr.Tools[0].Name != "get_weather" {
-				t.Errorf("anthropic trace: %+v", tr)
-			}
-		}
+	if tr := got[4]; tr.Messages[0].Role != RoleTool || tr.Messages[0].ToolCallID != "call_mhr5WBWG8kgyIy15JTItue8Q" {
+		t.Errorf("responses trace: %+v", tr)
 	}
 }

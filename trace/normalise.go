@@ -19,7 +19,9 @@ type schemaCache map[string]json.RawMessage
 const schemaCacheMax = 4096
 
 // normaliseSchema returns a tool's JSON Schema in canonical form with every
-// "type":"dict" (a Python-ism some datasets use) replaced by "object".
+// "type":"dict" (a Python-ism some datasets use) replaced by "object" and
+// the OpenAPI types in capitals Gemini uses ("STRING", "OBJECT") in lower
+// case, as JSON Schema spells them.
 func (c schemaCache) normaliseSchema(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -58,9 +60,15 @@ func dictToObject(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if k == "type" && e == "dict" {
-				x[k] = "object"
-				continue
+			if k == "type" {
+				switch e {
+				case "dict":
+					x[k] = "object"
+					continue
+				case "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL":
+					x[k] = strings.ToLower(e.(string))
+					continue
+				}
 			}
 			x[k] = dictToObject(e)
 		}
@@ -217,6 +225,13 @@ func parseTimestamp(raw json.RawMessage) (time.Time, error) {
 		if err != nil {
 			if n, nerr := strconv.ParseInt(s, 10, 64); nerr == nil {
 				return unixAny(n), nil
+			}
+			// Without a zone (LangSmith, Python's isoformat of a naive
+			// UTC time): read as UTC.
+			for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00"} {
+				if t, err := time.Parse(layout, s); err == nil {
+					return t.UTC(), nil
+				}
 			}
 			return time.Time{}, fmt.Errorf("timestamp %q is not RFC 3339", s)
 		}

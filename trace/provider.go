@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 )
 
 // providerEnvelope is one logged API exchange. Logs wrap the request and
@@ -30,6 +32,13 @@ type providerEnvelope struct {
 	ResponseBody json.RawMessage            `json:"response_body"`
 	Choices      json.RawMessage            `json:"choices"`
 	Messages     json.RawMessage            `json:"messages"`
+	Contents     json.RawMessage            `json:"contents"` // a Gemini request
+	Input        json.RawMessage            `json:"input"`    // a Responses request
+	InputText    json.RawMessage            `json:"inputText"`
+	Object       string                     `json:"object"`
+	URI          string                     `json:"uri"`
+	URL          string                     `json:"url"`
+	Output       json.RawMessage            `json:"output"`
 }
 
 // exchange is an unwrapped request/response pair.
@@ -39,6 +48,7 @@ type exchange struct {
 	metadata  map[string]json.RawMessage
 	request   []byte
 	response  []byte // nil when the log holds only the request
+	uri       string // the URL the request went to, when logged
 }
 
 func unwrapExchange(data []byte) (exchange, error) {
@@ -46,13 +56,24 @@ func unwrapExchange(data []byte) (exchange, error) {
 	if err := json.Unmarshal(data, &env); err != nil {
 		return exchange{}, describeJSONError(err)
 	}
-	ex := exchange{id: firstString(env.ID), timestamp: env.Timestamp, metadata: env.Metadata}
-	if len(env.Messages) > 0 {
+	ex := exchange{id: firstString(env.ID), timestamp: env.Timestamp, metadata: env.Metadata, uri: env.URI}
+	if ex.uri == "" {
+		ex.uri = env.URL
+	}
+	if env.Object == "response" && len(env.Output) > 0 {
+		// A bare Responses API object, with its stored input when present.
+		ex.id = ""
+		ex.metadata = nil
+		ex.response = data
+		return ex, nil
+	}
+	if len(env.Messages) > 0 || len(env.Contents) > 0 || len(env.InputText) > 0 ||
+		len(env.Input) > 0 && len(env.Request)+len(env.RequestBody)+len(env.Body) == 0 {
 		// The record is the request itself; its id, metadata and
 		// timestamp belong to the request body, not to a wrapper.
 		ex.request = data
 		ex.metadata = nil
-		if len(env.Choices) > 0 {
+		if len(env.Choices) > 0 || len(env.Output) > 0 {
 			ex.response = data
 		}
 	} else {
@@ -61,7 +82,7 @@ func unwrapExchange(data []byte) (exchange, error) {
 			return exchange{}, err
 		}
 		if ex.request == nil {
-			return exchange{}, errors.New("no request (expected messages, request, request_body or body)")
+			return exchange{}, errors.New("no request (expected messages, contents, input, request, request_body or body)")
 		}
 	}
 	if ex.id == "" {
@@ -91,14 +112,7 @@ func body(raw json.RawMessage, what string) ([]byte, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		inner := bytes.TrimSpace([]byte(s))
-		if len(inner) == 0 {
-			return nil, nil
-		}
-		if inner[0] != '{' || !json.Valid(inner) {
-			return nil, fmt.Errorf("%s body is text, not a JSON object (a streamed response?)", what)
-		}
-		return inner, nil
+		return streamBody([]byte(s), what)
 	}
 	if raw[0] != '{' {
 		return nil, fmt.Errorf("%s: must be an object, got %s", what, jsonKind(raw))
@@ -145,8 +159,10 @@ func firstString(raw json.RawMessage) string {
 	return textOf(raw)
 }
 
-// providerDecoder reads OpenAI chat-completions or Anthropic Messages logs.
-// With want empty (auto) it decides per record, so a log mixing both works.
+// providerDecoder reads logged provider API exchanges: OpenAI chat
+// completions and Responses, Anthropic Messages, Gemini generateContent and
+// Bedrock Converse. With want empty (auto) it decides per record, so a log
+// mixing providers works.
 type providerDecoder struct {
 	cache schemaCache
 	want  string
@@ -161,31 +177,80 @@ func (d *providerDecoder) record(line int, data []byte) []result {
 	if format == "" {
 		format = guessProvider(ex)
 	}
-	var t Trace
-	if format == FormatAnthropic {
-		t, err = anthropicTrace(ex, d.cache)
-	} else {
-		t, err = openAITrace(ex, d.cache)
+	if ex.request == nil && format != FormatResponses {
+		return errResult(line, errors.New("no request (expected messages, contents, input, request, request_body or body)"))
 	}
+	t, err := decodeExchange(ex, format, d.cache)
 	if err != nil {
 		return errResult(line, err)
 	}
 	return []result{{line: line, t: t}}
 }
 
+// decodeExchange decodes one exchange with the decoder of its provider.
+func decodeExchange(ex exchange, format string, cache schemaCache) (Trace, error) {
+	switch format {
+	case FormatAnthropic:
+		return anthropicTrace(ex, cache)
+	case FormatResponses:
+		return responsesTrace(ex, cache)
+	case FormatGemini:
+		return geminiTrace(ex, cache)
+	case FormatBedrock:
+		return bedrockTrace(ex, cache)
+	}
+	return openAITrace(ex, cache)
+}
+
 func (d *providerDecoder) flush() []result { return nil }
 
-// guessProvider tells Anthropic Messages bodies from OpenAI ones by the
-// fields only Anthropic has.
+// guessProvider names the provider of an exchange from the fields only it
+// has. Bedrock is told from Anthropic by its content blocks, which have no
+// "type" (both have a top-level "system").
 func guessProvider(ex exchange) string {
-	var resp struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Contents      json.RawMessage `json:"contents"`
+		Input         json.RawMessage `json:"input"`
+		ToolConfig    json.RawMessage `json:"toolConfig"`
+		SchemaVersion json.RawMessage `json:"schemaVersion"`
+		InputText     json.RawMessage `json:"inputText"`
+		System        json.RawMessage `json:"system"`
 	}
-	if ex.response != nil && json.Unmarshal(ex.response, &resp) == nil {
-		if resp.Type == "message" || (len(resp.Content) > 0 && resp.Content[0] == '[') {
-			return FormatAnthropic
+	var resp struct {
+		Type       string          `json:"type"`
+		Object     string          `json:"object"`
+		Content    json.RawMessage `json:"content"`
+		Output     json.RawMessage `json:"output"`
+		Candidates json.RawMessage `json:"candidates"`
+	}
+	if ex.request != nil {
+		_ = json.Unmarshal(ex.request, &req) // a malformed request is reported by its decoder
+	}
+	if ex.response != nil {
+		_ = json.Unmarshal(ex.response, &resp)
+	}
+	output := bytes.TrimSpace(resp.Output)
+	switch {
+	case req.Contents != nil || resp.Candidates != nil:
+		return FormatGemini
+	case req.Input != nil || resp.Object == "response" || len(output) > 0 && output[0] == '[':
+		return FormatResponses
+	case req.ToolConfig != nil || req.SchemaVersion != nil || req.InputText != nil || len(output) > 0 && output[0] == '{':
+		return FormatBedrock
+	}
+	for _, m := range req.Messages {
+		if untypedBlocks(m.Content) {
+			return FormatBedrock
 		}
+	}
+	if untypedBlocks(req.System) {
+		return FormatBedrock
+	}
+	if resp.Type == "message" || (len(resp.Content) > 0 && resp.Content[0] == '[') {
+		return FormatAnthropic
 	}
 	for _, marker := range []string{`"input_schema"`, `"tool_use"`, `"tool_result"`, `"system":`} {
 		if bytes.Contains(ex.request, []byte(marker)) {
@@ -193,6 +258,31 @@ func guessProvider(ex exchange) string {
 		}
 	}
 	return FormatOpenAI
+}
+
+// untypedBlocks says whether raw is a list of content blocks without a
+// "type" (Bedrock's {"text":…}, {"toolUse":…}), not OpenAI's or Anthropic's
+// typed parts.
+func untypedBlocks(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return false
+	}
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(raw, &blocks) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		if _, typed := b["type"]; typed {
+			return false
+		}
+		for _, k := range []string{"text", "toolUse", "toolResult", "image", "document", "reasoningContent"} {
+			if _, ok := b[k]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // finishExchange fills what OpenAI and Anthropic logs share: id, timestamp
@@ -212,6 +302,9 @@ func finishExchange(t *Trace, ex exchange, model string, reqMeta map[string]json
 		}
 		meta[k] = v
 	}
+	if model == "" {
+		model = modelFromURI(ex.uri)
+	}
 	if model != "" {
 		if meta == nil {
 			meta = map[string]string{}
@@ -225,4 +318,25 @@ func finishExchange(t *Trace, ex exchange, model string, reqMeta map[string]json
 		t.ID = ex.id
 	}
 	return nil
+}
+
+// modelFromURI reads the model from a request URL that names it, as
+// Bedrock's (/model/ID/converse) and Gemini's (/models/ID:generateContent)
+// do.
+func modelFromURI(uri string) string {
+	for _, marker := range []string{"/model/", "/models/"} {
+		i := strings.Index(uri, marker)
+		if i < 0 {
+			continue
+		}
+		rest := uri[i+len(marker):]
+		if j := strings.IndexAny(rest, "/:?#"); j >= 0 {
+			rest = rest[:j]
+		}
+		if m, err := url.PathUnescape(rest); err == nil {
+			return m
+		}
+		return rest
+	}
+	return ""
 }

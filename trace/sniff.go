@@ -34,11 +34,20 @@ func sniff(data []byte) (string, error) {
 	}
 	has := func(k string) bool { _, ok := obj[k]; return ok }
 	switch {
-	case has("resourceSpans"), has("scopeSpans"), has("traceId") && has("spanId"):
+	case has("run_type") && (has("inputs") || has("outputs")):
+		return FormatLangSmith, nil
+	case has("observations"):
+		return FormatLangfuse, nil
+	case has("span_attributes"), has("root_span_id") && has("input"):
+		return FormatBraintrust, nil
+	case has("info") && has("data"):
+		return FormatMLflow, nil
+	case has("resourceSpans"), has("resourceLogs"), has("scopeSpans"), has("traceId") && has("spanId"):
 		return FormatOTLP, nil
-	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"):
+	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"),
+		has("contents"), has("inputText"), has("object") && has("output"), has("input") && has("model"):
 		return formatProvider, nil
-	case has("messages") && (has("model") || has("system") || has("max_tokens")) && !has("metadata"):
+	case has("messages") && (has("model") || has("system") || has("max_tokens") || has("toolConfig") || has("modelId")) && !has("metadata"):
 		return formatProvider, nil
 	case has("messages"):
 		return FormatTrace, nil
@@ -56,17 +65,16 @@ func sniff(data []byte) (string, error) {
 
 // sniffAttributes recognises flattened span attributes.
 func sniffAttributes(attrs map[string]json.RawMessage) string {
-	genAI := false
-	for k := range attrs {
-		switch {
-		case strings.HasPrefix(k, "llm."), strings.HasPrefix(k, "openinference."), k == "input.value":
-			return FormatOpenInference
-		case strings.HasPrefix(k, "gen_ai."):
-			genAI = true
-		}
-	}
-	if genAI {
+	switch {
+	case isOpenInference(attrs):
+		return FormatOpenInference
+	case hasGenAI(attrs):
 		return FormatOTLP
+	}
+	for k := range attrs {
+		if strings.HasPrefix(k, "llm.") {
+			return FormatOTLP // OpenLLMetry's llm.request.* beside gen_ai.*
+		}
 	}
 	return ""
 }
@@ -90,6 +98,8 @@ func (d *autoDecoder) record(line int, data []byte) []result {
 			d.inner = &providerDecoder{cache: d.cache}
 		case FormatTrace:
 			d.inner = &canonicalDecoder{cache: d.cache}
+		case FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow:
+			d.inner = newGroupDecoder(format, d.cache)
 		default:
 			d.inner = newSpanDecoder(d.cache, format)
 		}

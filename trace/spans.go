@@ -18,6 +18,7 @@ type span struct {
 	start    time.Time
 	attrs    map[string]json.RawMessage
 	resource map[string]json.RawMessage
+	events   []spanEvent
 }
 
 // spanPart is what one span contributes to its trace. Every LLM span
@@ -49,11 +50,22 @@ func newSpanDecoder(cache schemaCache, format string) *spanDecoder {
 	return &spanDecoder{cache: cache, format: format}
 }
 
+// part reads one span by the conventions its attributes follow (an OTLP
+// export may carry OpenInference spans, and the reverse).
 func (d *spanDecoder) part(s span) (spanPart, error) {
-	if d.format == FormatOpenInference {
+	if isOpenInference(s.attrs) || d.format == FormatOpenInference && len(s.events) == 0 && !hasGenAI(s.attrs) {
 		return openInferencePart(s, d.cache)
 	}
 	return genAISpanPart(s, d.cache)
+}
+
+func hasGenAI(a map[string]json.RawMessage) bool {
+	for k := range a {
+		if strings.HasPrefix(k, "gen_ai.") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *spanDecoder) record(line int, data []byte) []result {
@@ -150,7 +162,7 @@ func mergeParts(parts []spanPart) result {
 		}
 	}
 	if best < 0 {
-		return result{line: parts[0].line, err: errors.New("no span with LLM messages (only tool or chain spans?)")}
+		return result{line: parts[0].line, err: errors.New("no span with LLM messages (only tool or chain spans or runs?)")}
 	}
 	t.Messages = parts[best].messages
 	return result{line: parts[0].line, t: t}
@@ -168,6 +180,11 @@ type otlpAnyValue struct {
 	KvlistValue *struct {
 		Values []otlpKeyValue `json:"values"`
 	} `json:"kvlistValue"`
+}
+
+// otlpResource is the resource of a batch of spans or log records.
+type otlpResource struct {
+	Attributes []otlpKeyValue `json:"attributes"`
 }
 
 type otlpKeyValue struct {
@@ -240,6 +257,10 @@ func parseSpans(line int, data []byte) (spans []span, batch bool, err error) {
 		spans, err := parseResourceSpans(line, raw)
 		return spans, true, err
 	}
+	if raw, ok := probe["resourceLogs"]; ok {
+		spans, err := otlpLogs(line, raw)
+		return spans, true, err
+	}
 	if raw, ok := probe["attributes"]; ok {
 		s, err := parseSpanObject(line, data, raw)
 		return []span{s}, false, err
@@ -249,14 +270,16 @@ func parseSpans(line int, data []byte) (spans []span, batch bool, err error) {
 
 func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 	var rs []struct {
-		Resource struct {
-			Attributes []otlpKeyValue `json:"attributes"`
-		} `json:"resource"`
+		Resource   otlpResource `json:"resource"`
 		ScopeSpans []struct {
 			Spans []struct {
 				TraceID           string          `json:"traceId"`
 				StartTimeUnixNano json.RawMessage `json:"startTimeUnixNano"`
 				Attributes        []otlpKeyValue  `json:"attributes"`
+				Events            []struct {
+					Name       string         `json:"name"`
+					Attributes []otlpKeyValue `json:"attributes"`
+				} `json:"events"`
 			} `json:"spans"`
 		} `json:"scopeSpans"`
 	}
@@ -268,9 +291,16 @@ func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 		resource := kvMap(r.Resource.Attributes)
 		for _, ss := range r.ScopeSpans {
 			for _, s := range ss.Spans {
-				start, _ := parseTimestamp(s.StartTimeUnixNano)
-				out = append(out, span{line: line, traceID: s.TraceID, start: start,
-					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource})
+				start, err := parseTimestamp(s.StartTimeUnixNano)
+				if err != nil {
+					return nil, fmt.Errorf("span %s: startTimeUnixNano: %w", s.TraceID, err)
+				}
+				sp := span{line: line, traceID: s.TraceID, start: start,
+					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource}
+				for _, e := range s.Events {
+					sp.events = append(sp.events, spanEvent{name: e.Name, attrs: kvMap(e.Attributes)})
+				}
+				out = append(out, sp)
 			}
 		}
 	}
@@ -289,7 +319,10 @@ func parseSpanObject(line int, data, attrs json.RawMessage) (span, error) {
 	if s.traceID == "" && obj.Context != nil {
 		s.traceID = obj.Context.TraceID
 	}
-	s.start, _ = parseTimestamp(firstNonEmpty(obj.StartTimeUnixNano, obj.StartTime))
+	var err error
+	if s.start, err = parseTimestamp(firstNonEmpty(obj.StartTimeUnixNano, obj.StartTime)); err != nil {
+		return span{}, fmt.Errorf("span start time: %w", err)
+	}
 	attrs = bytes.TrimSpace(attrs)
 	switch {
 	case len(attrs) > 0 && attrs[0] == '[':

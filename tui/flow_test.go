@@ -21,7 +21,7 @@ import (
 func startFlow(t *testing.T, f labelFixture, reviewer string) *teatest.TestModel {
 	t.Helper()
 	lipgloss.SetColorProfile(termenv.Ascii)
-	c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return t0 }}
+	c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(t, f.st, reviewer), Now: func() time.Time { return t0 }}
 	tm := teatest.NewTestModel(t, NewLabelRoot(c, LabelOptions{Reviewer: reviewer}, true), teatest.WithInitialTermSize(80, 24))
 	t.Cleanup(func() { _ = tm.Quit() })
 	return tm
@@ -52,7 +52,7 @@ func TestFlowLabelSkipReopenResume(t *testing.T) {
 		{[]any{tea.KeyCtrlN, "context cut off", tea.KeyEnter}, "5/5"},
 		{[]any{tea.KeyCtrlZ}, "reopened " + f.items[2]},
 		{[]any{" then status", tea.KeyCtrlS}, "submitted " + f.items[2]},
-		{[]any{"ship", tea.KeyEnter, "ORD-10004"}, `"ORD-10004"`},
+		{[]any{"ship", tea.KeyEnter, "ORD-10004"}, "ORD-10004"},
 	}
 	for _, s := range steps {
 		for _, x := range s.typed {
@@ -85,7 +85,7 @@ func TestFlowLabelSkipReopenResume(t *testing.T) {
 	tm.Send(keyOf(tea.KeyShiftTab)) // from the arguments back to the tool
 	tm.Send(keyOf(tea.KeyTab))      // and to the arguments: at the empty carrier value
 	tm.Type("dhl")
-	tm.Send(keyOf(tea.KeyTab))
+	tm.Send(keyOf(tea.KeyEnter)) // nothing more required: to the rationale
 	tm.Type("ship it")
 	tm.Send(keyOf(tea.KeyCtrlS))
 	waitFor(t, tm, "Nothing to label, alice.")

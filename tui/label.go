@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"sync"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -24,6 +22,9 @@ type LabelOptions struct {
 	// Hint is one line shown under the header (e.g. the demo's "you are
 	// alice; run … to be the second reviewer").
 	Hint string
+	// Recovery is the file a draft the database refuses on quit is kept in
+	// and restored from at start (RecoveryPath); "" keeps none.
+	Recovery string
 }
 
 type labelState int
@@ -55,6 +56,7 @@ type LabelPage struct {
 	now        time.Time
 	dirty      bool
 	saveQueued bool
+	retrySeq   int // the pending submit retry (submitRetryMsg.seq)
 
 	skipping bool
 	skipIn   textinput.Model
@@ -72,7 +74,7 @@ type LabelPage struct {
 	height  int
 }
 
-// NewLabelPage builds the label screen for opts.Reviewer over c.Store.
+// NewLabelPage builds the label screen for opts.Reviewer over c.API.
 func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip := textinput.New()
 	skip.Prompt = "Why skip? "
@@ -82,7 +84,7 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
-		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}},
+		req:     labelRequest{st: c.API, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,
@@ -90,10 +92,11 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	}
 }
 
-// Init loads the first item and starts the clock display.
+// Init restores drafts kept from a session the database refused, loads
+// the first item and starts the clock display.
 func (p *LabelPage) Init() tea.Cmd {
 	p.loadSeq++
-	return tea.Batch(p.req.loadCmd(p.loadSeq, ""), p.clockTick())
+	return tea.Batch(tea.Sequence(p.req.restoreCmd(), p.req.loadCmd(p.loadSeq, "")), p.clockTick())
 }
 
 // Update handles results, then keys; the key bindings' enabled state is
@@ -109,14 +112,16 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 	case itemLoadedMsg:
 		return p.onLoaded(msg)
 	case draftSavedMsg:
-		if errors.Is(msg.Err, store.ErrConflict) {
-			// The item was submitted or skipped while this autosave ran:
-			// the store kept the label and refused the stale draft.
-			return nil
-		}
-		return ReportErr(msg.Err)
+		return p.onDraftSaved(msg)
 	case submittedMsg:
 		return p.onSubmitted(msg)
+	case submitRetryMsg:
+		if msg.seq != p.retrySeq || msg.ItemID != p.item.ID || p.state != stateReady || p.skipping {
+			return nil // submitted by hand, or moved on, since
+		}
+		return p.submit()
+	case recoveryRestoredMsg:
+		return p.onRestored(msg)
 	case reopenedMsg:
 		if msg.Err != nil {
 			p.state = stateReady
@@ -173,7 +178,7 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
 	p.revealed = msg.Draft.SawObserved
 	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
-	p.form.Load(msg.Item.Tools, msg.Draft)
+	p.form.LoadItem(msg.Item, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
 	return p.replayTypedAhead()
@@ -234,7 +239,9 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 			p.context.Reveal()
 			return p.edited()
 		}
-		return nil
+		cmd := p.form.CopyCalls(p.item.Observed) // the second ctrl+o
+		p.layout()
+		return tea.Batch(cmd, p.edited(), ReportStatus("copied the model's call: change what is wrong"))
 	case key.Matches(msg, k.Guide):
 		tool := ""
 		if !p.form.noTool {
@@ -292,24 +299,29 @@ func (p *LabelPage) edited() tea.Cmd {
 const flushWait = 5 * time.Second
 
 // Flush saves unsaved work before quitting, after any submit, skip or
-// autosave still in flight has landed.
+// autosave still in flight has landed: as a draft in the database, retried
+// for a few seconds, else in the recovery file. Its message is a
+// FlushReportMsg when the draft did not reach the database.
 func (p *LabelPage) Flush() tea.Cmd {
 	req := p.req
-	save := p.state == stateReady && p.dirty
+	save := p.item.ID != "" && p.dirty && (p.state == stateReady || p.state == stateBusy)
 	id, d, secs := p.item.ID, p.form.Draft(p.revealed), p.seconds()
 	p.dirty = false
 	return func() tea.Msg {
 		req.waitWrites(flushWait)
-		if save {
-			_ = req.saveDraft(id, d, secs)
+		if !save {
+			return nil
 		}
-		return nil
+		return req.flushDraft(id, d, secs)
 	}
 }
 
-// Typing is true while any text field has focus, and while an item loads
-// (keys typed ahead go to its fields): only the empty screen takes q.
-func (p *LabelPage) Typing() bool { return p.state != stateEmpty || p.skipping }
+// Typing is true while a text field has focus, and while an item loads
+// (keys typed ahead go to its fields): q and ? work elsewhere (a yes/no
+// field, "+ add", the empty screen).
+func (p *LabelPage) Typing() bool {
+	return p.skipping || p.state == stateLoading || p.state == stateBusy || p.state == stateReady && p.form.Typing()
+}
 
 // SetSize lays the page out in w×h.
 func (p *LabelPage) SetSize(w, h int) {
@@ -324,9 +336,9 @@ func (p *LabelPage) ShortHelp() []key.Binding {
 		return []key.Binding{k.Choose, p.c.Keys.Global.Back}
 	}
 	if p.state == stateReady && p.form.focus == fieldTool {
-		return []key.Binding{k.Choose, k.NextField, k.Submit, k.Skip, k.Guide, p.c.Keys.Global.ForceQuit}
+		return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.Choose, k.NextField, k.Guide}
 	}
-	return []key.Binding{k.NextField, k.Submit, k.Skip, k.Reveal, k.Guide, k.Reopen, p.c.Keys.Global.ForceQuit}
+	return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.NextField, k.Reveal, k.Guide, k.Reopen}
 }
 
 // FullHelp lists every enabled key.
@@ -337,6 +349,7 @@ func (p *LabelPage) FullHelp() [][]key.Binding {
 		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip},
 		{k.AddCall, k.RemoveCall, k.MoveCallUp, k.MoveCallDn},
 		{k.Reveal, k.ExpandTools, k.Guide, k.Reopen, g.Back},
+		p.form.argHelp(),
 	}
 }
 
@@ -348,7 +361,12 @@ func (p *LabelPage) syncKeys() {
 		b.SetEnabled(ready)
 	}
 	k.Choose.SetEnabled(p.skipping || ready && p.form.focus == fieldTool)
-	k.Reveal.SetEnabled(ready && !p.revealed)
+	k.Reveal.SetEnabled(ready)
+	if p.revealed {
+		k.Reveal.SetHelp("ctrl+o", "copy model's call")
+	} else {
+		k.Reveal.SetHelp("ctrl+o", "show model's call")
+	}
 	multi := ready && len(p.form.calls) > 1
 	k.RemoveCall.SetEnabled(multi)
 	k.MoveCallUp.SetEnabled(multi && p.form.focus != fieldRationale)

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
 )
 
 // The label page's actions that end an item or bring one back (submit,
@@ -29,14 +30,33 @@ func (p *LabelPage) replayTypedAhead() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// submitRetryMsg retries a submit that failed for a reason that passes.
+type submitRetryMsg struct {
+	ItemID string
+	seq    int
+}
+
 func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 	if msg.ItemID != p.item.ID {
 		return ReportErr(msg.Err)
 	}
 	if msg.Err != nil {
-		p.state = stateReady
-		return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead())
+		// The form keeps what was typed and stays dirty: quitting saves
+		// it as a draft (or in the recovery file).
+		p.state, p.dirty = stateReady, true
+		verb := "submitted"
+		if msg.Skipped {
+			verb = "skipped"
+		}
+		if !retryable(msg.Err) || msg.Skipped {
+			return tea.Batch(ReportErr(fmt.Errorf("not %s, your label is kept: %w", verb, msg.Err)), p.replayTypedAhead())
+		}
+		p.retrySeq++
+		seq, id := p.retrySeq, p.item.ID
+		retry := p.after(retryDelay, func(time.Time) tea.Msg { return submitRetryMsg{ItemID: id, seq: seq} })
+		return tea.Batch(ReportErr(fmt.Errorf("not submitted yet, retrying in %s (your label is kept): %w", retryDelay, msg.Err)), retry, p.replayTypedAhead())
 	}
+	p.dirty = false
 	verb := "submitted"
 	if msg.Skipped {
 		verb = "skipped"
@@ -83,8 +103,10 @@ func (p *LabelPage) submit() tea.Cmd {
 		}
 		return tea.Batch(cmd, ReportErr(fmt.Errorf("not submitted: %s%s", msgs[0], more)))
 	}
+	// dirty stays set until the store acknowledges the label: a submit that
+	// fails, or is still in flight at quit, is saved as a draft.
 	p.state = stateBusy
-	p.dirty = false
+	p.retrySeq++ // a retry pending from an earlier failure is superseded
 	return p.req.submitCmd(l)
 }
 
@@ -98,6 +120,35 @@ func (p *LabelPage) reopen() tea.Cmd {
 		d = &body
 	}
 	current, secs := p.item.ID, p.seconds()
-	p.state, p.dirty = stateBusy, false
+	// dirty stays set: reopenCmd saves the draft first, and a reopen that
+	// fails leaves it unsaved.
+	p.state = stateBusy
 	return p.req.reopenCmd(current, d, secs)
+}
+
+// onDraftSaved answers an autosave. A failure keeps the form dirty, says
+// so, and retries (when the failure passes) while the reviewer works on.
+func (p *LabelPage) onDraftSaved(msg draftSavedMsg) tea.Cmd {
+	if msg.Err == nil {
+		return nil
+	}
+	if errors.Is(msg.Err, store.ErrConflict) {
+		// The item was submitted or skipped while this autosave ran:
+		// the store kept the label and refused the stale draft.
+		return nil
+	}
+	if msg.ItemID != p.item.ID || p.state != stateReady {
+		return ReportErr(msg.Err)
+	}
+	p.dirty = true
+	if !retryable(msg.Err) {
+		return ReportErr(fmt.Errorf("draft not saved (it is kept on screen; quitting writes it to a recovery file): %w", msg.Err))
+	}
+	var retry tea.Cmd
+	if !p.saveQueued {
+		p.saveQueued = true
+		id := p.item.ID
+		retry = p.after(retryDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
+	}
+	return tea.Batch(ReportErr(fmt.Errorf("draft not saved yet, retrying in %s: %w", retryDelay, msg.Err)), retry)
 }

@@ -23,13 +23,26 @@ const (
 	fieldRationale
 )
 
-// callEditor is one call of the label: its tool and its JSON arguments.
+// callEditor is one call of the label: its tool and its arguments, edited
+// in the schema's form or, one key away (or when the form cannot render
+// them), as JSON text.
 type callEditor struct {
 	tool      string
 	args      textarea.Model
+	form      *argForm // nil until a tool is chosen
+	useForm   bool
 	validator *review.ArgsValidator
 	problems  []review.Problem
+	warnings  []review.Problem
 	hint      string
+}
+
+// value is the call's arguments as JSON text, from whichever editor is on.
+func (ce *callEditor) value() string {
+	if ce.useForm && ce.form != nil {
+		return ce.form.JSON()
+	}
+	return ce.args.Value()
 }
 
 // labelForm is the label being written: the calls (or no tool) and the
@@ -37,7 +50,10 @@ type callEditor struct {
 type labelForm struct {
 	styles    *Styles
 	keys      *LabelKeys
+	argKeys   *ArgKeys
 	tools     []trace.Tool
+	values    []pickValue // what the conversation offers to copy
+	haystack  string      // the conversation's text, lower-cased, for "seen nowhere"
 	byName    map[string]trace.Tool
 	noTool    bool
 	calls     []*callEditor
@@ -50,7 +66,8 @@ type labelForm struct {
 }
 
 func newLabelForm(styles *Styles, keys *LabelKeys) *labelForm {
-	f := &labelForm{styles: styles, keys: keys, picker: newToolPicker(styles)}
+	ak := defaultArgKeys()
+	f := &labelForm{styles: styles, keys: keys, argKeys: &ak, picker: newToolPicker(styles)}
 	f.rationale = f.newTextarea("why this is the right next step (required)")
 	return f
 }
@@ -83,6 +100,14 @@ func (f *labelForm) newTextarea(placeholder string) textarea.Model {
 	km.CharacterBackward = key.NewBinding(key.WithKeys("left"))
 	ta.KeyMap = km
 	return ta
+}
+
+// LoadItem fills the form for a new item and offers the values of its
+// conversation for picking.
+func (f *labelForm) LoadItem(it trace.Item, d draftBody) {
+	f.values = conversationValues(it)
+	f.haystack = conversationText(it)
+	f.Load(it.Tools, d)
 }
 
 // Load fills the form for a new item from its tools and a draft (zero for
@@ -122,32 +147,69 @@ func (f *labelForm) newCall() *callEditor {
 	return &callEditor{args: f.newTextarea("{ }")}
 }
 
-// setTool chooses a tool for a call; args "" starts from the skeleton.
+// setTool chooses a tool for a call; args "" starts empty: the form when
+// the schema allows one, else the JSON skeleton.
 func (f *labelForm) setTool(ce *callEditor, name, args string) {
 	ce.tool = name
-	ce.validator, ce.hint = nil, ""
+	ce.validator, ce.hint, ce.form, ce.useForm = nil, "", nil, false
 	if name == "" {
 		ce.args.SetValue("")
-		ce.problems = nil
+		ce.problems, ce.warnings = nil, nil
 		return
 	}
 	tool := f.byName[name]
 	ce.validator = review.NewArgsValidator(tool)
-	skeleton, hint := argsSkeleton(tool)
-	ce.hint = hint
-	if args == "" {
-		args = skeleton
+	ce.form = newArgForm(f.styles, f.argKeys, parseArgSchema(tool.Parameters), args)
+	ce.form.SetValues(f.values)
+	ce.useForm = ce.form.Usable()
+	if ce.useForm {
+		ce.args.SetValue(ce.form.JSON())
+	} else {
+		skeleton, hint := argsSkeleton(tool)
+		ce.hint = "JSON: " + ce.form.Why()
+		if hint != "" {
+			ce.hint += " · " + hint
+		}
+		if args == "" {
+			args = skeleton
+		}
+		ce.args.SetValue(args)
 	}
-	ce.args.SetValue(args)
+	f.resize()
 	f.validate(ce)
 }
 
 func (f *labelForm) validate(ce *callEditor) {
 	if ce.validator == nil {
-		ce.problems = nil
+		ce.problems, ce.warnings = nil, nil
 		return
 	}
-	ce.problems = ce.validator.Validate(json.RawMessage(ce.args.Value()))
+	v := json.RawMessage(ce.value())
+	ce.problems = ce.validator.Validate(v)
+	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack)...)
+}
+
+// toggleArgs switches a call between the form and JSON text; the JSON is
+// read back into the form only when the form can show all of it.
+func (f *labelForm) toggleArgs(ce *callEditor) (msg string, cmd tea.Cmd) {
+	if ce.form == nil {
+		return "", nil
+	}
+	if ce.useForm {
+		ce.args.SetValue(ce.form.JSON())
+		ce.useForm = false
+		f.resize()
+		return "", ce.args.Focus()
+	}
+	trial := newArgForm(f.styles, f.argKeys, ce.form.schema, ce.args.Value())
+	if !trial.Usable() {
+		return "kept as JSON: " + trial.Why(), nil
+	}
+	trial.SetValues(f.values)
+	ce.args.Blur()
+	ce.form, ce.useForm, ce.hint = trial, true, ""
+	f.resize()
+	return "", ce.form.FocusFirst()
 }
 
 // Draft is the form as a draft body.
@@ -155,7 +217,7 @@ func (f *labelForm) Draft(sawObserved bool) draftBody {
 	d := draftBody{NoTool: f.noTool, Rationale: f.rationale.Value(), SawObserved: sawObserved, Calls: []draftCall{}}
 	if !f.noTool {
 		for _, c := range f.calls {
-			d.Calls = append(d.Calls, draftCall{Tool: c.tool, Args: c.args.Value()})
+			d.Calls = append(d.Calls, draftCall{Tool: c.tool, Args: c.value()})
 		}
 	}
 	return d
@@ -169,7 +231,7 @@ func (f *labelForm) Label() review.Label {
 	}
 	l.Decision = review.DecisionCall
 	for _, c := range f.calls {
-		args := json.RawMessage(c.args.Value())
+		args := json.RawMessage(c.value())
 		if canon, err := trace.Canonical(args); err == nil {
 			args = canon
 		}
@@ -228,8 +290,22 @@ func (f *labelForm) stops() [][2]int {
 	return append(out, [2]int{len(f.calls) - 1, int(fieldRationale)})
 }
 
-// Move shifts the focus by delta stops (tab, shift+tab), wrapping around.
+// Move shifts the focus by delta stops (tab, shift+tab), wrapping around;
+// in the argument form a step goes field by field first.
 func (f *labelForm) Move(delta int) tea.Cmd {
+	if f.focus == fieldArgs && (delta == 1 || delta == -1) {
+		if ce := f.calls[f.cur]; ce.useForm && ce.form != nil && ce.form.pick == nil {
+			if leave, cmd := ce.form.Step(delta); leave == 0 {
+				return cmd
+			}
+		}
+	}
+	return f.moveOut(delta)
+}
+
+// moveOut shifts the focus by delta of the form's own stops (tool, args,
+// rationale), whatever field of the argument form has focus.
+func (f *labelForm) moveOut(delta int) tea.Cmd {
 	stops := f.stops()
 	at := 0
 	for i, s := range stops {
@@ -239,13 +315,20 @@ func (f *labelForm) Move(delta int) tea.Cmd {
 		}
 	}
 	next := stops[(at+delta+len(stops))%len(stops)]
-	return f.setFocus(next[0], formField(next[1]))
+	cmd := f.setFocus(next[0], formField(next[1]))
+	if ce := f.calls[f.cur]; delta < 0 && f.focus == fieldArgs && ce.useForm {
+		return ce.form.FocusLast() // coming back from below: the last field
+	}
+	return cmd
 }
 
 func (f *labelForm) setFocus(call int, field formField) tea.Cmd {
 	call = min(max(call, 0), len(f.calls)-1)
 	for _, c := range f.calls {
 		c.args.Blur()
+		if c.form != nil {
+			c.form.Blur()
+		}
 	}
 	f.rationale.Blur()
 	f.picker.Blur()
@@ -261,8 +344,11 @@ func (f *labelForm) setFocus(call int, field formField) tea.Cmd {
 		f.picker.Reset(current)
 		return f.picker.Focus()
 	case fieldArgs:
-		// Arrive where the work is: the first value still empty.
 		ce := f.calls[call]
+		if ce.useForm {
+			return ce.form.FocusWork()
+		}
+		// Arrive where the work is: the first value still empty.
 		if r, c, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok {
 			placeCursor(&ce.args, r, c)
 		}
@@ -291,10 +377,64 @@ func (f *labelForm) choose() (changed bool, cmd tea.Cmd) {
 		changed = true
 	}
 	f.resize()
-	if _, _, ok := nextEmptyValue(ce.args.Value(), 0, 0); ok || len(ce.problems) > 0 || ce.hint != "" {
+	if ce.useForm && len(ce.form.stops) > 0 {
+		return changed, f.setFocus(f.cur, fieldArgs)
+	}
+	if _, _, ok := nextEmptyValue(ce.args.Value(), 0, 0); !ce.useForm && (ok || len(ce.problems) > 0 || ce.hint != "") {
 		return changed, f.setFocus(f.cur, fieldArgs)
 	}
 	return changed, f.Move(2)
+}
+
+// Typing reports whether the focused field takes typed text.
+func (f *labelForm) Typing() bool {
+	if f.focus != fieldArgs || f.noTool {
+		return true
+	}
+	ce := f.calls[f.cur]
+	if !ce.useForm {
+		return ce.tool != "" // the JSON editor; with no tool there is nothing to type
+	}
+	if ce.form.pick != nil {
+		return true
+	}
+	st, v := ce.form.current()
+	return v != nil && !st.add && (textual(st, v) || v.kind() == argEnum)
+}
+
+// argHelp lists the argument form's keys while it has the focus.
+func (f *labelForm) argHelp() []key.Binding {
+	if f.focus != fieldArgs || f.noTool || !f.calls[f.cur].useForm {
+		if f.focus == fieldArgs && !f.noTool && f.calls[f.cur].form != nil {
+			return []key.Binding{f.argKeys.ToggleForm}
+		}
+		return nil
+	}
+	a := f.argKeys
+	return []key.Binding{a.Skip, a.Prev, a.Pick, a.Remove, a.MoveUp, a.MoveDown, a.Toggle, a.ToggleForm}
+}
+
+// CopyCalls replaces the label's calls with calls (the production model's),
+// to edit only what is wrong; no calls means no tool. The focus goes to the
+// first call whose arguments have a problem, else to the rationale.
+func (f *labelForm) CopyCalls(calls []trace.Call) tea.Cmd {
+	f.calls = nil
+	f.noTool = len(calls) == 0
+	for _, c := range calls {
+		ce := f.newCall()
+		f.setTool(ce, c.Name, c.RawArguments())
+		f.calls = append(f.calls, ce)
+	}
+	if len(f.calls) == 0 {
+		f.calls = []*callEditor{f.newCall()}
+	}
+	f.resize()
+	for i, ce := range f.calls {
+		if len(ce.problems) > 0 {
+			return f.setFocus(i, fieldArgs)
+		}
+	}
+	return f.setFocus(len(f.calls)-1, fieldRationale)
 }
 
 // AddCall appends a call after the focused one and focuses its tool.
@@ -339,6 +479,23 @@ func (f *labelForm) Update(msg tea.Msg) (changed bool, cmd tea.Cmd) {
 		return false, f.picker.Update(msg)
 	case fieldArgs:
 		ce := f.calls[f.cur]
+		if isKey && key.Matches(k, f.argKeys.ToggleForm) {
+			msg, cmd := f.toggleArgs(ce)
+			if msg != "" {
+				cmd = ReportStatus(msg)
+			}
+			return false, cmd
+		}
+		if ce.useForm {
+			changed, leave, cmd := ce.form.Update(msg)
+			if changed {
+				f.validate(ce)
+			}
+			if leave != 0 {
+				return changed, tea.Batch(cmd, f.moveOut(leave))
+			}
+			return changed, cmd
+		}
 		if isKey && key.Matches(k, f.keys.NextField) {
 			li := ce.args.LineInfo()
 			if r, c, ok := nextEmptyValue(ce.args.Value(), ce.args.Line(), li.StartColumn+li.ColumnOffset); ok {
@@ -392,6 +549,9 @@ func (f *labelForm) resize() {
 	for _, c := range f.calls {
 		c.args.SetWidth(w)
 		c.args.SetHeight(f.argsH)
+		if c.form != nil {
+			c.form.SetSize(w, f.argsH)
+		}
 	}
 	f.rationale.SetWidth(w)
 }

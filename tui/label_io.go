@@ -37,10 +37,11 @@ type itemLoadedMsg struct {
 // labelRequest is what the label page's commands need from the store.
 // Writes in flight are counted so quitting can wait for them.
 type labelRequest struct {
-	st       *store.Store
+	st       LabelAPI
 	reviewer string
 	batch    string
 	writes   *sync.WaitGroup
+	recovery string // the recovery file for drafts the database refused on quit ("" = none)
 }
 
 // write wraps a command that writes: counted from creation to completion.

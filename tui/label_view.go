@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/goldtrace/goldtrace/review"
 )
 
 // labelColumn is the width of the form's field names ("Tool", "Args", "Why").
@@ -28,17 +30,45 @@ func (p *LabelPage) computeLayout() formLayout {
 	if p.form.calls != nil {
 		l.others = min(len(p.form.calls)-1, 3)
 	}
-	fixed := 1 + 1 + 1 + l.others + 1 + l.args + 1 + l.rationale // header, two rules, tool, args, problem line, rationale
+	fixed := 1 + 1 + 1 + l.others + 1 + 1 + l.rationale // header, two rules, tool, problem line, rationale
 	if p.opts.Hint != "" {
 		fixed++
 	}
-	l.context = h - fixed
-	for l.context < 3 && l.args > 1 {
+	room := h - fixed // shared by the conversation and the arguments
+	// The arguments get what their form needs (the tool list what it
+	// shows), as long as minContext lines of conversation stay; the
+	// conversation gets the rest.
+	if want := p.argsWant(); want > 0 {
+		l.args = max(min(want, room-minContext), 3)
+	}
+	l.context = room - l.args
+	for l.context < minContext && l.args > 1 {
 		l.args--
 		l.context++
 	}
 	l.context = max(l.context, 1)
 	return l
+}
+
+// minContext is the conversation lines kept at any height: the decision
+// point and what leads to it.
+const minContext = 4
+
+// argsWant is how many lines the focused call's argument form would use
+// whole (its fields and the hint line), 0 when it is not a form.
+func (p *LabelPage) argsWant() int {
+	f := p.form
+	if f.calls == nil || f.noTool || f.focus == fieldTool {
+		return 0
+	}
+	ce := f.calls[f.cur]
+	if !ce.useForm || ce.form == nil {
+		return 0
+	}
+	if ce.form.pick != nil {
+		return 1 + min(len(ce.form.pick.matches), 8)
+	}
+	return len(ce.form.lines()) + 1
 }
 
 func (p *LabelPage) layout() {
@@ -186,7 +216,7 @@ func (p *LabelPage) formView(l formLayout) []string {
 		if tool == "" {
 			tool = "(no tool chosen)"
 		}
-		line := fmt.Sprintf(" %d. %s %s", i+1, tool, oneLine(c.args.Value()))
+		line := fmt.Sprintf(" %d. %s %s", i+1, tool, oneLine(c.value()))
 		if len(c.problems) > 0 {
 			line += "  ✗"
 		}
@@ -231,6 +261,8 @@ func (p *LabelPage) formView(l formLayout) []string {
 		area = s.Muted.Render("no arguments: no tool is called")
 	case ce.tool == "":
 		area = s.Muted.Render("choose a tool first (shift+tab)")
+	case ce.useForm:
+		area = ce.form.View()
 	default:
 		area = ce.args.View()
 	}
@@ -276,11 +308,21 @@ func (p *LabelPage) problemLine(ce *callEditor) string {
 	case f.noTool || ce.tool == "":
 		line = ""
 	case len(ce.problems) > 0:
-		msg := "✗ " + ce.problems[0].Message
+		first := ce.problems[0]
+		if ce.useForm {
+			first = focusedFirst(ce.problems, ce.form)
+		}
+		msg := "✗ " + first.Message
 		if n := len(ce.problems) - 1; n > 0 {
 			msg += fmt.Sprintf(" (+%d more)", n)
 		}
 		line = s.Form.Problem.Render(msg)
+	case len(ce.warnings) > 0:
+		msg := "⚠ " + ce.warnings[0].Message
+		if n := len(ce.warnings) - 1; n > 0 {
+			msg += fmt.Sprintf(" (+%d more)", n)
+		}
+		line = s.Warn.Render(msg)
 	default:
 		msg := "✓ arguments fit the tool"
 		if ce.hint != "" {
@@ -321,4 +363,20 @@ func fitLines(s string, n int) string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// focusedFirst puts the problem of the focused field (or inside it) first,
+// so the line under the form speaks about what is being typed.
+func focusedFirst(problems []review.Problem, form *argForm) review.Problem {
+	st, v := form.current()
+	if v == nil {
+		return problems[0]
+	}
+	name := form.root.name(st.path)
+	for _, p := range problems {
+		if name != "" && (p.Field == name || strings.HasPrefix(p.Field, name+".") || strings.HasPrefix(p.Field, name+"[")) {
+			return p
+		}
+	}
+	return problems[0]
 }

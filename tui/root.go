@@ -20,6 +20,7 @@ type Root struct {
 	status   StatusLine
 	help     HelpLine
 	quitting bool
+	flush    flushState
 }
 
 // NewRoot routes between pages, starting at start (which must be in pages).
@@ -67,6 +68,8 @@ func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return r, r.status.Update(msg)
 	case QuitMsg:
 		return r, r.quit()
+	case FlushReportMsg:
+		return r, nil // kept by flushCmds for after the program ends
 	case SwitchPageMsg:
 		return r, r.switchTo(msg)
 	case BackMsg:
@@ -140,13 +143,7 @@ func (r *Root) quit() tea.Cmd {
 	r.quitting = true
 	// Every page saves, not only the one shown: a draft behind the guide
 	// must survive quitting from the guide.
-	var cmds []tea.Cmd
-	for _, id := range []PageID{PageLabel, PageAdjudicate, PageDashboard, PageGuide} {
-		if p, ok := r.pages[id]; ok {
-			cmds = append(cmds, p.Flush())
-		}
-	}
-	return tea.Sequence(append(cmds, tea.Quit)...)
+	return tea.Sequence(append(r.flushCmds(), tea.Quit)...)
 }
 
 func (r *Root) switchTo(msg SwitchPageMsg) tea.Cmd {
@@ -205,12 +202,16 @@ func (r *Root) View() string {
 	return strings.Join([]string{body, r.status.View(), help}, "\n")
 }
 
-// Run runs the router full-screen until the user quits or ctx ends.
+// Run runs the router full-screen until the user quits or ctx ends. Every
+// way out saves the pages' unsaved work first (runFlushing).
 func Run(ctx context.Context, root *Root, opts ...tea.ProgramOption) error {
-	opts = append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion()}, opts...)
-	_, err := tea.NewProgram(root, opts...).Run()
-	if err != nil && ctx.Err() != nil {
-		return nil
-	}
-	return err
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, opts...)
+	return root.runFlushing(ctx, tea.NewProgram(root, opts...))
+}
+
+// RunProgram runs prog, a program over r that the caller built (goldtrace
+// serve builds one on each SSH session's streams), until the user quits or
+// ctx ends, and flushes the pages' work however it ends, exactly as Run.
+func (r *Root) RunProgram(ctx context.Context, prog *tea.Program) error {
+	return r.runFlushing(ctx, prog)
 }

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -26,6 +27,7 @@ type App struct {
 	// ReadOnly (--read-only) opens the database for reading only.
 	ReadOnly bool
 	store    *store.Store
+	backend  *gapp.App
 }
 
 // NewApp returns an App over the given streams.
@@ -51,6 +53,7 @@ func (a *App) Close() {
 	if a.store != nil {
 		a.store.Close()
 		a.store = nil
+		a.backend = nil
 	}
 }
 

@@ -222,7 +222,7 @@ func printDemoProject(w io.Writer, p demoProject, asJSON bool) error {
 	fmt.Fprintf(w, "            so far %d agreed, %d disputed; guide %s\n", p.Work.Agreed, p.Work.Disputed, p.Work.Guide)
 	fmt.Fprintf(w, "\nnext:\n")
 	fmt.Fprintf(w, "  export GOLDTRACE_DB=%s\n", p.DB)
-	fmt.Fprintf(w, "  goldtrace label --as alice        # label the rest, blind (? lists keys)\n")
+	fmt.Fprintf(w, "  goldtrace label --as alice        # label the rest, blind (F1 lists keys)\n")
 	fmt.Fprintf(w, "  goldtrace label --as bob          # the second reviewer (bob is done)\n")
 	fmt.Fprintf(w, "  goldtrace status --as carol       # progress and agreement\n")
 	fmt.Fprintf(w, "  goldtrace adjudicate --as carol   # the lead resolves disputes\n")

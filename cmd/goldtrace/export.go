@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
@@ -58,8 +59,18 @@ export NAME@vN writes the stored files of an existing version again, byte for by
 
 --where takes meta.NAME=VALUE (trace metadata), status=agreed|adjudicated or
 tool=NAME (expected tool, "(none)" for no call); repeated keys are alternatives,
-different keys must all hold. --format also writes NAME-vN.<format>.jsonl in the
-shape of openai-evals, langsmith or promptfoo.`,
+different keys must all hold.
+
+--format also writes the version in the shape another tool reads (repeatable):
+  openai-evals  NAME-vN.openai-evals.jsonl (legacy evals registry rows) and the current
+                Evals API's NAME-vN.openai-evals.items.jsonl + NAME-vN.openai-evals.eval.json
+  langsmith     NAME-vN.langsmith.jsonl: dataset examples (inputs, outputs, metadata)
+  promptfoo     NAME-vN.promptfoo.jsonl tests and a runnable NAME-vN.promptfooconfig.yaml
+  inspect       NAME-vN.inspect.jsonl: inspect_ai samples (input, target, metadata)
+  deepeval      NAME-vN.deepeval.json: goldens with expected_tools
+  bfcl          NAME-vN.bfcl.jsonl questions, NAME-vN.bfcl.possible_answer.jsonl, and
+                NAME-vN.bfcl.report.txt listing the rules BFCL cannot express
+  hf            NAME-vN.hf/: a Hugging Face dataset folder (README.md card, data/test.jsonl)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range o.formats {
@@ -81,7 +92,19 @@ shape of openai-evals, langsmith or promptfoo.`,
 			if err := dataset.ValidName(args[0]); err != nil {
 				return err
 			}
-			return exportNext(cmd.Context(), app, args[0], o)
+			// Leads only, always with an identity (recorded as created_by).
+			be, who, err := app.Actor(cmd, o.as)
+			if err != nil {
+				return err
+			}
+			if who, err = be.Permit(cmd.Context(), who, gapp.ActExport, args[0]); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			o.as = who.Name
+			if err := exportNext(cmd.Context(), app, args[0], o); err != nil {
+				return err
+			}
+			return be.Audit(cmd.Context(), who, gapp.ActExport, args[0])
 		},
 	}
 	f := cmd.Flags()
@@ -91,7 +114,7 @@ shape of openai-evals, langsmith or promptfoo.`,
 	f.StringArrayVar(&o.where, "where", nil, "only items with KEY=VALUE: meta.NAME, status, tool (repeatable)")
 	f.StringVar(&o.as, "as", "", "the lead exporting (recorded as created_by)")
 	f.BoolVar(&o.force, "force", false, "write a new version even when nothing changed")
-	f.StringSliceVar(&o.formats, "format", nil, "also write jsonl|openai-evals|langsmith|promptfoo (repeatable)")
+	f.StringSliceVar(&o.formats, "format", nil, "also write "+strings.Join(dataset.Formats, "|")+" (repeatable)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -156,15 +179,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err != nil {
 		return err
 	}
-	if o.as != "" {
-		u, err := st.User(ctx, o.as)
-		if err != nil {
-			return fmt.Errorf("--as: %w (add users with goldtrace users add)", err)
-		}
-		if u.Role != store.RoleLead {
-			return fmt.Errorf("--as %s: exporting needs a lead, %s is a %s", o.as, o.as, u.Role)
-		}
-	}
+	defer claimExportDir(o.out, name)()
 	latest, err := st.LatestDatasetVersion(ctx, name)
 	hasParent := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -184,11 +199,15 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	})
 	defer parentHashes.wait()
 	defer cancel()
-	progress(app, "reading gold items…")
 	// Records are built while the traces are still being read.
+	reading := newMeter(app, "export "+name+": gold items read", "items", 0)
 	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0))
-	err = st.GoldTracesEach(ctx, filter, build)
+	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
+		reading.Add(int64(len(tg.Answers)))
+		build(tg)
+	})
 	lines, buildErr := built()
+	reading.Done()
 	if err != nil {
 		return fmt.Errorf("export %s: %w", name, err)
 	}
@@ -209,6 +228,12 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	// The same records as the last version: the same bytes (whose hash is
 	// still being computed).
 	if hasParent && content.Same(parent) && !o.force {
+		if versionFilesMissing(o.out, name, latest.Version) {
+			// Stored, but its files never reached --out (a crash between
+			// the commit and the rename, or a new --out): write them.
+			fmt.Fprintf(app.Err, "dataset %s: nothing changed since v%d, but v%d had no files in %s: writing them\n", name, latest.Version, latest.Version, o.out)
+			return rematerialise(ctx, app, dataset.Ref{Name: name, Version: latest.Version}, o)
+		}
 		res := exportResult{Name: name, Version: latest.Version, Unchanged: true, Count: latest.Count, SHA256: latest.SHA256, Files: []string{}}
 		if o.asJSON {
 			return printJSON(app, res)
@@ -231,9 +256,6 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	// ready, the manifest file when the data files are; the files are
 	// renamed into place only after the transaction committed, and removed
 	// otherwise.
-	staging := goAsync(func() (*stagedFiles, error) {
-		return stageVersionFiles(o.out, name, info.Version, content, nil, o.formats, false)
-	})
 	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
 	type madeManifest struct {
 		m     dataset.Manifest
@@ -242,6 +264,14 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	manifesting := goAsync(func() (madeManifest, error) {
 		m, b, err := exportManifest(info, content, labels)
 		return madeManifest{m, b}, err
+	})
+	writing := newMeter(app, fmt.Sprintf("export %s: writing v%d", name, info.Version), "MB", 0)
+	defer writing.Done()
+	staging := goAsync(func() (*stagedFiles, error) {
+		return stageVersionFiles(o.out, name, info.Version, meteredContent{content, writing}, func() ([]byte, error) {
+			made, err := manifesting.wait()
+			return made.bytes, err
+		}, o.formats, false)
 	})
 	err = st.WithTx(ctx, func(tx *store.Tx) error {
 		return st.InsertDatasetVersion(ctx, tx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
@@ -253,11 +283,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 			if err != nil {
 				return store.NewVersion{}, err
 			}
-			files, err := staging.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			if err := files.add(filepath.Join(o.out, dataset.ManifestName(name, info.Version)), writeBytes(made.bytes)); err != nil {
+			if _, err := staging.wait(); err != nil {
 				return store.NewVersion{}, err
 			}
 			row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
@@ -329,18 +355,18 @@ func describeSelection(batches, where []string) string {
 
 // rematerialise writes the stored files of an existing version again.
 func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptions) error {
-	st, err := app.Store(ctx)
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return err
 	}
-	v, content, manifest, err := st.DatasetFiles(ctx, ref.Name, ref.Version)
+	v, content, manifest, err := be.DatasetFiles(ctx, who, ref.Name, ref.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
 	}
 	if err != nil {
 		return err
 	}
-	files, err := stageVersionFiles(o.out, ref.Name, ref.Version, storedJSONL(content), manifest, o.formats, true)
+	files, err := stageVersionFiles(o.out, ref.Name, ref.Version, storedJSONL(content), func() ([]byte, error) { return manifest, nil }, o.formats, true)
 	if err != nil {
 		return err
 	}
@@ -359,6 +385,17 @@ func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptio
 	return nil
 }
 
+// meteredContent counts a version's bytes on a meter each time it is
+// written out.
+type meteredContent struct {
+	c io.WriterTo
+	m *meter
+}
+
+func (mc meteredContent) WriteTo(w io.Writer) (int64, error) {
+	return mc.c.WriteTo(meteredWriter{w, mc.m})
+}
+
 // storedJSONL is a version's JSONL as the store gives it back; unlike a
 // bytes.Reader it can be written any number of times.
 type storedJSONL []byte
@@ -368,60 +405,87 @@ func (b storedJSONL) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// stageVersionFiles writes the canonical JSONL (content), the manifest (nil:
-// the caller adds it later) and any other formats of a version to temporary
-// files in dir (content is written once per file). A new version refuses to
+// stageVersionFiles writes the canonical JSONL (content), the files of any
+// other formats and the manifest of a version to temporary files in dir
+// (content is written once per file). manifest blocks until the manifest is
+// made: the canonical file is written meanwhile, the formats (some of which
+// describe the version) and the manifest after it. A new version refuses to
 // replace files already there; a re-materialised one restores them.
-func stageVersionFiles(dir, name string, version int, content io.WriterTo, manifest []byte, formats []string, replace bool) (*stagedFiles, error) {
+func stageVersionFiles(dir, name string, version int, content io.WriterTo, manifest func() ([]byte, error), formats []string, replace bool) (*stagedFiles, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("--out %s is a file, not a directory", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--out %s: %w", dir, err)
+		return nil, fmt.Errorf("--out %s: %w", dir, unwrapPath(err))
 	}
-	type file struct {
-		name  string
-		write func(io.Writer) error
-	}
-	files := []file{{dataset.FileName(name, version), func(w io.Writer) error { _, err := content.WriteTo(w); return err }}}
+	var others []dataset.FormatFile
 	for _, f := range distinctSorted(formats) {
 		if f == "jsonl" {
 			continue
 		}
-		files = append(files, file{dataset.FormatFileName(name, version, f), func(w io.Writer) error {
+		files, err := dataset.FormatFiles(name, version, f)
+		if err != nil {
+			return nil, err
+		}
+		others = append(others, files...)
+	}
+	// The manifest comes last: once it is in place, so is what it describes.
+	names := []string{dataset.FileName(name, version)}
+	for _, f := range others {
+		names = append(names, filepath.FromSlash(f.Path))
+	}
+	names = append(names, dataset.ManifestName(name, version))
+	for _, n := range names {
+		final := filepath.Join(dir, n)
+		if _, err := os.Lstat(final); err == nil && !replace {
+			return nil, fmt.Errorf("%s already exists, but v%d of %s is new in this database: move it away or choose another --out", final, version, name)
+		}
+	}
+	staged := &stagedFiles{}
+	fail := func(err error) (*stagedFiles, error) {
+		staged.abort()
+		return nil, err
+	}
+	if err := staged.add(filepath.Join(dir, names[0]), func(w io.Writer) error { _, err := content.WriteTo(w); return err }); err != nil {
+		return fail(err)
+	}
+	mb, err := manifest()
+	if err != nil {
+		return fail(err)
+	}
+	var m *dataset.Manifest
+	if len(others) > 0 {
+		parsed, err := dataset.ParseManifest(mb)
+		if err != nil {
+			return fail(fmt.Errorf("manifest of %s v%d: %w", name, version, err))
+		}
+		m = &parsed
+	}
+	for _, f := range others {
+		final := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := staged.mkdirs(dir, filepath.Dir(final)); err != nil {
+			return fail(err)
+		}
+		err := staged.add(final, func(w io.Writer) error {
 			// The JSONL streams through a pipe into the converter.
 			pr, pw := io.Pipe()
 			go func() {
 				_, err := content.WriteTo(pw)
 				pw.CloseWithError(err)
 			}()
-			err := dataset.WriteFormat(w, f, pr)
+			err := f.Write(w, pr, m)
 			pr.CloseWithError(errors.New("format conversion stopped")) // ends the writer if it is still writing
 			if err != nil {
-				return fmt.Errorf("format %s: %w", f, err)
+				return fmt.Errorf("format %s: %w", f.Path, err)
 			}
 			return nil
-		}})
-	}
-	// The manifest comes last: once it is in place, so is what it describes.
-	// When the caller adds it later, its name is still checked here.
-	var writeManifest func(io.Writer) error
-	if manifest != nil {
-		writeManifest = writeBytes(manifest)
-	}
-	files = append(files, file{dataset.ManifestName(name, version), writeManifest})
-	for _, f := range files {
-		final := filepath.Join(dir, f.name)
-		if _, err := os.Lstat(final); err == nil && !replace {
-			return nil, fmt.Errorf("%s already exists, but v%d of %s is new in this database: move it away or choose another --out", final, version, name)
+		})
+		if err != nil {
+			return fail(err)
 		}
 	}
-	staged := &stagedFiles{}
-	for _, f := range files {
-		if f.write == nil {
-			continue
-		}
-		if err := staged.add(filepath.Join(dir, f.name), f.write); err != nil {
-			staged.abort()
-			return nil, err
-		}
+	if err := staged.add(filepath.Join(dir, names[len(names)-1]), writeBytes(mb)); err != nil {
+		return fail(err)
 	}
 	return staged, nil
 }
@@ -436,13 +500,6 @@ func printJSON(app *App, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// progress prints a progress note on stderr when it is a terminal.
-func progress(app *App, msg string) {
-	if IsTerminal(app.Err) {
-		fmt.Fprintln(app.Err, msg)
-	}
 }
 
 // labelAgreement is the manifest's agreement summary of the reviewers'

@@ -13,6 +13,25 @@ import (
 // abort: a reader never sees a half-written file.
 type stagedFiles struct {
 	files []stagedFile
+	dirs  []string // directories made for the files, removed by abort
+}
+
+// mkdirs makes dir (below root) and its missing parents, remembering them.
+func (s *stagedFiles) mkdirs(root, dir string) error {
+	var missing []string
+	for d := dir; d != root && d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !os.IsExist(err) {
+			return fmt.Errorf("--out: make %s: %w", missing[i], unwrapPath(err))
+		}
+		s.dirs = append(s.dirs, missing[i])
+	}
+	return nil
 }
 
 type stagedFile struct{ tmp, final string }
@@ -73,7 +92,10 @@ func (s *stagedFiles) abort() {
 	for _, f := range s.files {
 		os.Remove(f.tmp)
 	}
-	s.files = nil
+	for i := len(s.dirs) - 1; i >= 0; i-- {
+		os.Remove(s.dirs[i]) // only when empty
+	}
+	s.files, s.dirs = nil, nil
 }
 
 func syncDir(dir string) error {

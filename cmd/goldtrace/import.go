@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -36,20 +38,37 @@ func newImportCmd(app *App) *cobra.Command {
 	var skipInvalid, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import traces (JSONL, OTLP, OpenInference, OpenAI or Anthropic logs; .gz ok; - is stdin)",
+		Short: "Import traces (trace JSONL, provider logs, OTel GenAI, OpenInference, LangSmith, Langfuse, Braintrust, MLflow; .gz ok; - is stdin)",
 		Long: `Import traces into the store. Each file is imported all or nothing: it is read
 and validated first, then written in short transactions (reviewers can keep
 labeling meanwhile, and may see its traces appear progressively); if writing
-fails or is interrupted, what was written is removed again. Without
+fails, what was written is removed again. If it is interrupted (ctrl+c, the
+terminal or SSH connection closing, SIGTERM), the unfinished chunk is undone,
+the chunks written stay, and traces and status say where it stopped until the
+same import is run again to finish it. Without
 --skip-invalid the first invalid record aborts that file (nothing from it is
 imported) and is reported as FILE:LINE: what. With --skip-invalid the valid
 records are imported and every invalid one is reported on stderr. Traces already
 stored (same id and content, or same content) are counted, not duplicated. An
-empty file is an error.`,
+empty file is an error.
+
+Formats (--format auto detects them): trace (goldtrace's own JSONL), openai
+(chat completions), openai-responses, anthropic (Messages), gemini
+(generateContent), bedrock (Converse, Nova, Agents traces) — as logged
+request/response pairs, cassettes or bare bodies, streamed bodies (server-sent
+events, AWS event streams) included —, otlp (OTel GenAI spans in every
+generation of the conventions, span events, OTLP logs), openinference,
+langsmith (runs), langfuse (traces with observations), braintrust (spans) and
+mlflow (traces). Text that is not UTF-8 is replaced and counted; a trace id
+that is not UTF-8 is an invalid record.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !validFormat(format) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), format)
+			}
+			done, err := app.permit(cmd.Context(), gapp.ActImport, strings.Join(args, " "))
+			if err != nil {
+				return err
 			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
@@ -73,6 +92,7 @@ empty file is an error.`,
 				rep.Total.Duplicates += res.Duplicates
 				rep.Total.Skipped += res.Skipped
 				rep.Total.Items += res.Items
+				rep.Total.ReplacedUTF8 += res.ReplacedUTF8
 			}
 			rep.Total.Source = "total"
 			if asJSON {
@@ -88,6 +108,9 @@ empty file is an error.`,
 				if len(rep.Files) > 1 {
 					printImportResult(app, rep.Total)
 				}
+			}
+			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil {
+				return err
 			}
 			return lastErr
 		},
@@ -126,16 +149,9 @@ func importOne(cmd *cobra.Command, app *App, st *store.Store, path, format strin
 			fmt.Fprintln(app.Err, formatImportError(name, e.Line, e.Err.Error()))
 		},
 	}
-	if IsTerminal(app.Err) {
-		opt.OnProgress = func(p store.ImportProgress) {
-			if p.Checking {
-				fmt.Fprintf(app.Err, "\r%s: checking, %d records read…", name, p.Records)
-				return
-			}
-			fmt.Fprintf(app.Err, "\r\033[K%s: %d traces imported, %d already stored…", name, p.Imported, p.Duplicates)
-		}
-		defer fmt.Fprint(app.Err, "\r\033[K")
-	}
+	meter := newImportMeter(app.Err, name, IsTerminal(app.Err), time.Now)
+	opt.OnProgress = meter.update
+	defer meter.done()
 	return st.ImportTraces(cmd.Context(), in.open, opt)
 }
 
@@ -235,6 +251,10 @@ func importErrorParts(err error) (int, string) {
 		line, msg := importErrorParts(uerr.Err)
 		return line, msg + "; " + uerr.Note()
 	}
+	var ierr *store.InterruptedError
+	if errors.As(err, &ierr) {
+		return 0, ierr.Error()
+	}
 	if errors.Is(err, context.Canceled) {
 		return 0, "interrupted: nothing imported"
 	}
@@ -267,6 +287,23 @@ func formatImportError(file string, line int, msg string) string {
 }
 
 func printImportResult(app *App, r store.ImportResult) {
-	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created\n",
-		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items)
+	utf := ""
+	if r.ReplacedUTF8 > 0 {
+		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
+	}
+	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
+		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items, utf)
+}
+
+// warnUnfinishedImports tells on stderr about imports that were interrupted
+// (or are still running) and how to finish them.
+func warnUnfinishedImports(ctx context.Context, app *App, st *store.Store) error {
+	unfinished, err := st.UnfinishedImports(ctx)
+	if err != nil {
+		return err
+	}
+	for _, u := range unfinished {
+		fmt.Fprintln(app.Err, "goldtrace: "+u.Note())
+	}
+	return nil
 }

@@ -10,8 +10,12 @@ import (
 	"syscall"
 )
 
+// main cancels the command's context on SIGINT, SIGTERM and SIGHUP (the
+// terminal or SSH connection closed): every command then leaves by its own
+// exit path (an import undoes itself, an export removes its temporary
+// files, the label screen saves drafts).
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
 	err := newRootCmd(app).ExecuteContext(ctx)
 	app.Close()

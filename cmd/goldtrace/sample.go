@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -112,6 +114,14 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			if err != nil {
 				return err
 			}
+			action := gapp.ActSample
+			if o.DryRun {
+				action = gapp.ActTracesRead
+			}
+			done, err := app.permit(cmd.Context(), action, "")
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
@@ -130,6 +140,11 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			}
 			if err != nil {
 				return err
+			}
+			if !o.DryRun {
+				if err := done("batch " + plan.Batch); err != nil {
+					return err
+				}
 			}
 			return printSamplePlan(app.Out, plan, o.JSON)
 		},
@@ -498,7 +513,8 @@ func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQue
 		return samplePlan{}, err
 	}
 	name := displayName(q.opts.From)
-	r, closer, err := trace.OpenFile(q.opts.From, q.opts.Format, app.In)
+	meter := newMeter(app, name, "MB", 0)
+	r, closer, err := openMeteredTraces(q.opts.From, q.opts.Format, app.In, meter)
 	if err != nil {
 		return samplePlan{}, fmt.Errorf("--from %s: %w", name, err)
 	}
@@ -516,11 +532,8 @@ func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQue
 			fmt.Fprintln(app.Err, formatImportError(name, e.Line, e.Err.Error()))
 		},
 	}
-	if IsTerminal(app.Err) {
-		opts.OnProgress = func(read int) { fmt.Fprintf(app.Err, "\r%s: %d traces read…", name, read) }
-		defer fmt.Fprint(app.Err, "\r\033[K")
-	}
 	res, err := sampling.SampleReader(ctxReader{ctx, r}, opts)
+	meter.Done()
 	if err != nil {
 		line, msg := importErrorParts(err)
 		return samplePlan{}, errors.New(formatImportError(name, line, msg+": nothing sampled"))
@@ -552,6 +565,37 @@ func runStreamSample(ctx context.Context, app *App, st *store.Store, q sampleQue
 		return nil
 	}
 	return plan, writeSamplePlan(ctx, st, q, plan, insert)
+}
+
+// openMeteredTraces opens a trace file (- for stdin) for reading with its
+// bytes counted on meter; for a regular file the meter's total is its size,
+// so progress shows a percentage and an ETA.
+func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
+	if path == "-" {
+		r, err := trace.NewReader(meteredReader{stdin, meter}, format)
+		return r, io.NopCloser(nil), err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, errors.New("no such file")
+		}
+		return nil, nil, unwrapPath(err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		f.Close()
+		return nil, nil, errors.New("is a directory")
+	}
+	if err == nil && fi.Mode().IsRegular() {
+		meter.total = fi.Size()
+	}
+	r, err := trace.NewReader(meteredReader{f, meter}, format)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, f, nil
 }
 
 // ctxReader stops a trace stream when the context ends (Ctrl-C).

@@ -1,0 +1,174 @@
+package dataset
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// The inspect format is inspect_ai's sample JSONL (what json_dataset reads
+// with its default field names): "id"; "input" as chat messages in
+// inspect's shapes (assistant tool_calls as {id, function, arguments as an
+// object, type}; tool results as {role:"tool", content, tool_call_id,
+// function}); "target" as the correct call lists, each the canonical JSON
+// text [{"name","arguments"}] (the expected calls first, then each acceptable
+// list; "[]" means no call); "metadata" with the tools (OpenAI function
+// shape), expected_calls with their arg_rules, acceptable, rationale and
+// where the item came from. Arguments that did not parse are {} with the
+// verbatim text as parse_error, as inspect's own ToolCall carries them.
+
+type inspectMessage struct {
+	Role       string            `json:"role"`
+	Content    string            `json:"content"`
+	ToolCalls  []inspectToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
+	Function   string            `json:"function,omitempty"`
+}
+
+type inspectToolCall struct {
+	ID         string          `json:"id"`
+	Function   string          `json:"function"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Type       string          `json:"type"`
+	ParseError string          `json:"parse_error,omitempty"`
+}
+
+func inspectMessages(msgs []trace.Message) []inspectMessage {
+	out := make([]inspectMessage, len(msgs))
+	for i, m := range msgs {
+		im := inspectMessage{Role: m.Role, Content: m.Content}
+		if m.Role == trace.RoleTool {
+			im.ToolCallID, im.Function = m.ToolCallID, m.Name
+		}
+		for _, c := range m.ToolCalls {
+			tc := inspectToolCall{ID: c.ID, Function: c.Name, Arguments: c.Arguments, Type: "function"}
+			if c.Unparseable || !isJSONObject(c.Arguments) {
+				tc.Arguments, tc.ParseError = json.RawMessage("{}"), c.RawArguments()
+			}
+			im.ToolCalls = append(im.ToolCalls, tc)
+		}
+		out[i] = im
+	}
+	return out
+}
+
+// isJSONObject reports whether raw is a JSON object.
+func isJSONObject(raw json.RawMessage) bool {
+	for _, b := range raw {
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b == '{'
+	}
+	return false
+}
+
+// idealLists is every correct call list of r as canonical JSON text: the
+// expected calls first, then each acceptable alternative.
+func idealLists(r Record) ([]string, error) {
+	ideal := []string{}
+	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
+		s, err := idealCalls(calls)
+		if err != nil {
+			return nil, err
+		}
+		ideal = append(ideal, s)
+	}
+	return ideal, nil
+}
+
+func inspectRow(r Record) (any, error) {
+	target, err := idealLists(r)
+	if err != nil {
+		return nil, err
+	}
+	type metadata struct {
+		rowMetadata
+		Tools         []oaTool               `json:"tools"`
+		ExpectedTool  *string                `json:"expected_tool"`
+		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+		Rationale     string                 `json:"rationale"`
+	}
+	return struct {
+		ID       string           `json:"id"`
+		Input    []inspectMessage `json:"input"`
+		Target   []string         `json:"target"`
+		Metadata metadata         `json:"metadata"`
+	}{r.ID, inspectMessages(r.Input.Messages), target, metadata{metadataOf(r), openAITools(r.AvailableTools),
+		r.ExpectedTool, nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable), r.Rationale}}, nil
+}
+
+// deepEvalToolCall is deepeval's ToolCall as a golden's expected_tools holds
+// it.
+type deepEvalToolCall struct {
+	Name            string          `json:"name"`
+	InputParameters json.RawMessage `json:"input_parameters"`
+}
+
+// writeDeepEval writes the goldens as one JSON array (what deepeval's
+// EvaluationDataset.add_goldens_from_json_file reads): "input" is the last
+// user message, "expected_tools" the expected calls as
+// [{name, input_parameters}] ([] for no call), "additional_metadata" the
+// whole conversation, the tools, the arg rules, the acceptable lists and
+// where the item came from, "comments" the rationale, "name" the item id.
+func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
+	type metadata struct {
+		rowMetadata
+		Messages      []oaMessage            `json:"messages"`
+		Tools         []oaTool               `json:"tools"`
+		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+	}
+	type golden struct {
+		Name               string             `json:"name"`
+		Input              string             `json:"input"`
+		ExpectedTools      []deepEvalToolCall `json:"expected_tools"`
+		Comments           string             `json:"comments"`
+		AdditionalMetadata metadata           `json:"additional_metadata"`
+	}
+	lines := newJSONLines(w)
+	if _, err := lines.bw.WriteString("[\n"); err != nil {
+		return err
+	}
+	first := true
+	err := eachRecord(content, func(r Record) error {
+		g := golden{Name: r.ID, Input: lastUserMessage(r.Input.Messages), ExpectedTools: []deepEvalToolCall{}, Comments: r.Rationale,
+			AdditionalMetadata: metadata{metadataOf(r), openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
+		for _, c := range r.ExpectedCalls {
+			g.ExpectedTools = append(g.ExpectedTools, deepEvalToolCall{Name: c.Tool, InputParameters: c.Args})
+		}
+		if !first {
+			if _, err := lines.bw.WriteString(",\n"); err != nil {
+				return err
+			}
+		}
+		first = false
+		b, err := jsonText(g)
+		if err != nil {
+			return err
+		}
+		_, err = lines.bw.WriteString(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := lines.bw.WriteString("\n]\n"); err != nil {
+		return err
+	}
+	return lines.flush()
+}
+
+// lastUserMessage is the content of the last user message, "" without one.
+func lastUserMessage(msgs []trace.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == trace.RoleUser {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}

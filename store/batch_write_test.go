@@ -1,0 +1,182 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func allItems(t *testing.T, st *Store) []string {
+	t.Helper()
+	ids, err := queryStrings(context.Background(), st.r, `SELECT id FROM items ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func newBatchOf(name string, ids []string, reviewers ...string) NewBatch {
+	b := NewBatch{Name: name, Seed: 1, PerItem: len(reviewers)}
+	for _, id := range ids {
+		b.Items = append(b.Items, BatchItem{ItemID: id, Reviewers: reviewers})
+	}
+	return b
+}
+
+func counts(t *testing.T, st *Store) (batches, assignments, sampled int) {
+	t.Helper()
+	err := st.r.QueryRow(`SELECT (SELECT count(*) FROM batches), (SELECT count(*) FROM assignments),
+		(SELECT count(*) FROM items WHERE status <> 'new')`).Scan(&batches, &assignments, &sampled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+// A batch that fails after some chunks committed leaves nothing behind.
+func TestCreateBatchFailingMidwayLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	fillTraces(t, st, 50)
+	for _, r := range []string{"alice", "bob"} {
+		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := append(allItems(t, st), "it_missing")
+	tiny := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond} // one item per transaction
+	err := st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil, tiny)
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	if b, a, s := counts(t, st); b != 0 || a != 0 || s != 0 {
+		t.Errorf("after a failed batch: %d batches, %d assignments, %d items not new", b, a, s)
+	}
+	// The same batch without the bad item is written whole.
+	if err := st.createBatch(ctx, newBatchOf("b1", ids[:len(ids)-1], "alice", "bob"), nil, tiny); err != nil {
+		t.Fatal(err)
+	}
+	if b, a, s := counts(t, st); b != 1 || a != 2*(len(ids)-1) || s != len(ids)-1 {
+		t.Errorf("after the batch: %d batches, %d assignments, %d items sampled", b, a, s)
+	}
+	if a, err := st.NextAssignment(ctx, "alice", ""); err != nil || a.Position != 0 {
+		t.Errorf("first assignment %+v %v", a, err)
+	}
+}
+
+// A batch left 'writing' by a killed sample is out of every queue, reported
+// by check once its heartbeat is old, and removed by the next sample.
+func TestAbandonedBatchIsHiddenReportedAndRemoved(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	fillTraces(t, st, 10)
+	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	ids := allItems(t, st)
+	if err := st.createBatch(ctx, newBatchOf("b1", ids, "alice"), nil, defaultBulkPace); err != nil {
+		t.Fatal(err)
+	}
+	// As if killed before the last chunk: flip it back to writing.
+	if _, err := st.r.Exec(`SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(`UPDATE batches SET state = 'writing', heartbeat_at = ?`, st.heartbeat(st.Now()))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.NextAssignment(ctx, "alice", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a writing batch is in the queue: %v", err)
+	}
+	if q, _ := st.Queue(ctx, "alice", ""); len(q) != 0 {
+		t.Errorf("queue %v", q)
+	}
+	if p, _ := st.Check(ctx); len(p) != 0 {
+		t.Errorf("a batch being written is reported: %v", p)
+	}
+	now := st.Now
+	st.Now = func() time.Time { return now().Add(2 * abandonedAfter) }
+	if p, _ := st.Check(ctx); len(p) != 1 || p[0].Kind != "batch" {
+		t.Errorf("abandoned batch not reported: %v", p)
+	}
+	if err := st.createBatch(ctx, newBatchOf("b2", ids[:1], "alice"), nil, defaultBulkPace); err != nil {
+		t.Fatal(err)
+	}
+	if b, a, s := counts(t, st); b != 1 || a != 1 || s != 1 {
+		t.Errorf("after the next sample: %d batches, %d assignments, %d sampled", b, a, s)
+	}
+}
+
+// A reviewer's writes go through while a large batch is written: none
+// fails, none waits long, though the reviewer's busy timeout is short.
+func TestWritesGoThroughWhileALargeBatchIsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a large batch")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 4000
+	if raceEnabled {
+		n = 300 // the race detector makes each write ~50 times slower
+	}
+	fillTraces(t, st, n)
+	for _, r := range []string{"alice", "bob"} {
+		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := OpenWith(ctx, path, Options{BusyTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.AddUser(ctx, "warm", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	ids := allItems(t, st)
+	done := make(chan error, 1)
+	start := time.Now()
+	var held time.Duration
+	var chunks int
+	pace := defaultBulkPace
+	pace.held = func(d time.Duration) { held = max(held, d); chunks++ }
+	go func() { done <- st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil, pace) }()
+	var mu sync.Mutex
+	var longest time.Duration
+	var writes int
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		default:
+			t0 := time.Now()
+			if err := other.AddUser(ctx, fmt.Sprintf("u%d", writes%5), RoleReviewer); err != nil {
+				t.Fatalf("a write during the batch failed: %v", err)
+			}
+			mu.Lock()
+			longest = max(longest, time.Since(t0))
+			writes++
+			mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	t.Logf("batch of %d items × 2 reviewers in %s, %d transactions, the longest held the lock %s; %d writes beside it, the longest took %s",
+		len(ids), time.Since(start).Round(time.Millisecond), chunks, held.Round(time.Millisecond), writes, longest.Round(time.Millisecond))
+	if held > 250*time.Millisecond && !raceEnabled {
+		t.Errorf("a chunk held the write lock %s (the bound is 250 ms)", held)
+	}
+}

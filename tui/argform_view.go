@@ -1,0 +1,268 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// formLine is one line of the form: a field (stop ≥ 0) or a heading.
+type formLine struct {
+	name  string
+	value string
+	stop  int
+	depth int
+}
+
+// View draws the form in exactly its height: the fields around the focus
+// and, last, a line about the focused field (what it wants, which keys).
+func (f *argForm) View() string {
+	if f.pick != nil {
+		return fitLines(f.pickView(), f.height)
+	}
+	lines := f.lines()
+	body := max(f.height-1, 1)
+	focusLine := 0
+	for i, l := range lines {
+		if l.stop == f.at {
+			focusLine = i
+			break
+		}
+	}
+	if focusLine < f.offset {
+		f.offset = focusLine
+	}
+	if focusLine >= f.offset+body {
+		f.offset = focusLine - body + 1
+	}
+	f.offset = max(min(f.offset, len(lines)-body), 0)
+	nameW := 0
+	for _, l := range lines {
+		nameW = max(nameW, ansi.StringWidth(l.name)+2*l.depth)
+	}
+	nameW = min(nameW, max(f.width/2-2, 8))
+	var out []string
+	for i := f.offset; i < len(lines) && len(out) < body; i++ {
+		out = append(out, f.lineView(lines[i], nameW))
+	}
+	if len(lines) == 0 {
+		out = append(out, f.styles.Muted.Render("this tool takes no arguments"))
+	}
+	if f.height > 1 {
+		for len(out) < body {
+			out = append(out, "")
+		}
+		out = append(out, f.hintLine())
+	}
+	return strings.Join(out, "\n")
+}
+
+func (f *argForm) lineView(l formLine, nameW int) string {
+	s := f.styles
+	mark := " "
+	nameStyle := s.Form.Label
+	if f.focused && l.stop == f.at && l.stop >= 0 {
+		mark = "▸"
+		nameStyle = s.Form.FocusedLabel
+	}
+	name := strings.Repeat("  ", l.depth) + l.name
+	name = ansi.Truncate(name, nameW, "…")
+	pad := strings.Repeat(" ", max(nameW-ansi.StringWidth(name), 0)+1)
+	room := max(f.width-nameW-2, 4)
+	return mark + nameStyle.Render(name) + pad + ansi.Truncate(l.value, room, "…")
+}
+
+// lines lays out every field of the value in stop order.
+func (f *argForm) lines() []formLine {
+	var out []formLine
+	stop := 0
+	// elem is "1. " for the first field of a list's object element (the
+	// element's number), "   " for its other fields, "" elsewhere.
+	var walk func(v *argNode, name string, depth int, elem string)
+	walk = func(v *argNode, name string, depth int, elem string) {
+		switch v.kind() {
+		case argObject:
+			lead := ""
+			switch {
+			case elem != "":
+				lead = elem
+			case name != "" && len(v.fields) > 0:
+				out = append(out, formLine{name: name, value: "", stop: -1, depth: depth})
+				depth++
+			}
+			for i, fl := range v.fields {
+				p := v.s.props[i]
+				n := p.name
+				if !p.required {
+					n += "?"
+				}
+				walk(fl, lead+n, depth, "")
+				lead = strings.Repeat(" ", ansi.StringWidth(lead))
+			}
+			if v.extra != "" {
+				out = append(out, formLine{name: "(other fields)", value: f.valueView(stop, v, true), stop: stop, depth: depth})
+				stop++
+			}
+		case argArray:
+			if len(v.elems) > 0 {
+				out = append(out, formLine{name: name, value: f.styles.Muted.Render(fmt.Sprintf("%d in the list", len(v.elems))), stop: -1, depth: depth})
+				for j, e := range v.elems {
+					walk(e, fmt.Sprintf("%d.", j+1), depth+1, fmt.Sprintf("%d. ", j+1))
+				}
+				out = append(out, formLine{name: "+ add", value: f.addHint(stop, false), stop: stop, depth: depth + 1})
+			} else {
+				out = append(out, formLine{name: name, value: f.addHint(stop, true), stop: stop, depth: depth})
+			}
+			stop++
+		default:
+			out = append(out, formLine{name: name, value: f.valueView(stop, v, false), stop: stop, depth: depth})
+			stop++
+		}
+	}
+	walk(f.root, "", 0, "")
+	return out
+}
+
+func (f *argForm) addHint(stop int, empty bool) string {
+	switch {
+	case f.focused && stop == f.at:
+		return f.styles.Accent.Render("enter adds one · ctrl+f picks one from the conversation")
+	case empty:
+		return f.styles.Muted.Render("(none yet: enter adds)")
+	}
+	return ""
+}
+
+func (f *argForm) valueView(stop int, v *argNode, extra bool) string {
+	s := f.styles
+	focused := f.focused && stop == f.at
+	if focused && (extra || textual(f.stops[stop], v)) {
+		return f.in.View()
+	}
+	if extra {
+		return v.extra
+	}
+	if !v.present {
+		switch {
+		case v.kind() == argEnum && focused:
+			return f.enumView(v)
+		case focused:
+			return s.Muted.Render("(not set: " + f.editHint(v) + ")")
+		}
+		return s.Muted.Render("—")
+	}
+	switch v.kind() {
+	case argText:
+		if v.text == "" {
+			return s.Muted.Render(`""`)
+		}
+		return v.text
+	case argBool:
+		if v.b {
+			return "true"
+		}
+		return "false"
+	case argNull:
+		return "null"
+	case argEnum:
+		if focused {
+			return f.enumView(v)
+		}
+		return enumLabel(json.RawMessage(v.text))
+	}
+	return v.text
+}
+
+// enumView lists the choices with the current one marked.
+func (f *argForm) enumView(v *argNode) string {
+	s := f.styles
+	cur := v.s.enumIndex(v.text)
+	parts := make([]string, len(v.s.enum))
+	for i, e := range v.s.enum {
+		label := enumLabel(e)
+		if i == cur {
+			parts[i] = s.Form.Selected.Render("[" + label + "]")
+		} else {
+			parts[i] = s.Muted.Render(label)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *argForm) editHint(v *argNode) string {
+	switch v.kind() {
+	case argBool:
+		return "space toggles, y/n"
+	case argEnum:
+		return "type to choose, ←/→"
+	case argNull:
+		return "space sets null"
+	}
+	return "type"
+}
+
+// hintLine says what the focused field is and the keys that work there.
+func (f *argForm) hintLine() string {
+	s := f.styles
+	st, v := f.current()
+	if !f.focused || v == nil && !st.add {
+		return ""
+	}
+	var parts []string
+	switch {
+	case st.extra:
+		parts = append(parts, "fields the schema does not declare, as JSON")
+	case st.add:
+		parts = append(parts, f.root.name(st.path)+": list of "+v.s.items.typeName()+"s")
+		if v.s.desc != "" {
+			parts = append(parts, v.s.desc)
+		}
+	default:
+		parts = append(parts, f.root.name(st.path)+": "+v.s.typeName())
+		if why := v.reason(); why != "" {
+			parts = append(parts, "JSON because "+why)
+		}
+		if v.s.desc != "" {
+			parts = append(parts, oneLine(v.s.desc))
+		}
+	}
+	keys := []string{"ctrl+f pick"}
+	if _, _, ok := f.element(); ok {
+		keys = append(keys, "ctrl+x remove")
+	}
+	return ansi.Truncate(s.Form.Hint.Render(strings.Join(parts, " · ")+" · "+strings.Join(keys, " · ")), f.width, "…")
+}
+
+// pickView is the open list of values to copy from the conversation.
+func (f *argForm) pickView() string {
+	s := f.styles
+	p := f.pick
+	st := p.target
+	where := f.root.name(st.path)
+	if st.add {
+		where = "a new element of " + where
+	}
+	head := s.Accent.Render("pick for "+where+": ") + p.filter + s.Muted.Render("▏ type to filter · enter inserts · esc")
+	lines := []string{ansi.Truncate(head, f.width, "…")}
+	if len(p.matches) == 0 {
+		lines = append(lines, s.Muted.Render("  nothing in the conversation fits here"))
+	}
+	rows := max(f.height-1, 1)
+	first := max(min(p.sel-rows/2, len(p.matches)-rows), 0)
+	for i := first; i < len(p.matches) && len(lines) <= rows; i++ {
+		pv := p.matches[i]
+		from := pv.source
+		if pv.key != "" {
+			from = pv.key + " · " + from
+		}
+		text := ansi.Truncate(pv.text, max(f.width*2/3, 10), "…")
+		line := "  " + text + "  " + s.Muted.Render(from)
+		if i == p.sel {
+			line = s.Form.Selected.Render("▸ "+text) + "  " + s.Muted.Render(from)
+		}
+		lines = append(lines, ansi.Truncate(line, f.width, "…"))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,386 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/goldtrace/goldtrace/review"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// pickValue is a value a reviewer can copy from the conversation: an id,
+// date, number, code or quoted text, or an object from a tool result.
+type pickValue struct {
+	value  any    // string, json.Number or map[string]any
+	text   string // how it is shown and inserted: text unquoted, else JSON
+	key    string // the field it came from in JSON ("flight_number"), if any
+	source string // where it appears ("user", "search_direct_flight result")
+}
+
+// maxPickValues bounds what one item offers.
+const maxPickValues = 400
+
+// tokenPattern finds copyable values in prose: dates, ids with digits,
+// upper-case codes, emails, numbers, and quoted text.
+var tokenPattern = regexp.MustCompile(
+	`\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?` +
+		`|[\w.+-]+@[\w-]+\.[\w.-]+` +
+		`|\b[A-Za-z]+[A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*\d[A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*\b` +
+		`|\b[A-Z]{2,6}\b` +
+		`|-?\$?\d[\d,]*(?:\.\d+)?` +
+		`|"[^"\n]{1,80}"|'[^'\n]{2,80}'`)
+
+// conversationValues lists what the item's context offers to copy, most
+// recent first, each once.
+func conversationValues(it trace.Item) []pickValue {
+	var out []pickValue
+	seen := map[string]bool{}
+	add := func(pv pickValue) {
+		if pv.text == "" || seen[pv.text] || len(out) >= maxPickValues {
+			return
+		}
+		seen[pv.text] = true
+		out = append(out, pv)
+	}
+	for i := len(it.Context) - 1; i >= 0; i-- {
+		m := it.Context[i]
+		source := m.Role
+		if m.Role == trace.RoleTool {
+			source = "tool result"
+			if m.Name != "" {
+				source = m.Name + " result"
+			}
+		}
+		for j := len(m.ToolCalls) - 1; j >= 0; j-- {
+			var x any
+			dec := json.NewDecoder(strings.NewReader(m.ToolCalls[j].RawArguments()))
+			dec.UseNumber()
+			if dec.Decode(&x) == nil {
+				jsonValues(x, "", m.ToolCalls[j].Name+" call", add)
+			}
+		}
+		if m.Role == trace.RoleSystem {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(m.Content))
+		dec.UseNumber()
+		var x any
+		if t := strings.TrimSpace(m.Content); (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && dec.Decode(&x) == nil {
+			jsonValues(x, "", source, add)
+			continue
+		}
+		textValues(m.Content, source, add)
+	}
+	return out
+}
+
+// jsonValues offers every scalar of a JSON value, and its small objects.
+func jsonValues(x any, key, source string, add func(pickValue)) {
+	switch v := x.(type) {
+	case map[string]any:
+		if len(v) > 0 && len(v) <= 16 {
+			add(pickValue{value: v, text: jsonLine(v), key: key, source: source})
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			jsonValues(v[k], k, source, add)
+		}
+	case []any:
+		for _, el := range v {
+			jsonValues(el, key, source, add)
+		}
+	case string:
+		if v != "" && len(v) <= 120 && !strings.Contains(v, "\n") {
+			add(pickValue{value: v, text: v, key: key, source: source})
+		}
+		if len(v) > 120 || strings.Contains(v, "\n") {
+			textValues(v, source, add)
+		}
+	case json.Number:
+		add(pickValue{value: v, text: v.String(), key: key, source: source})
+	}
+}
+
+// textValues offers the tokens of prose, last first (nearest the decision).
+func textValues(s, source string, add func(pickValue)) {
+	found := tokenPattern.FindAllString(s, -1)
+	for i := len(found) - 1; i >= 0; i-- {
+		t := strings.TrimRight(found[i], ".,")
+		if len(t) >= 2 && (t[0] == '"' || t[0] == '\'') && t[len(t)-1] == t[0] {
+			t = t[1 : len(t)-1]
+		}
+		if t == "" {
+			continue
+		}
+		if strings.ContainsAny(t, "$,") && !strings.ContainsAny(t, "\"' ") {
+			// $1,234.50 is offered as the number 1234.50
+			if num := strings.ReplaceAll(strings.TrimPrefix(t, "$"), ",", ""); isJSONNumber(num) {
+				add(pickValue{value: json.Number(num), text: num, source: source})
+			}
+			continue
+		}
+		var value any = t
+		if isJSONNumber(t) {
+			value = json.Number(t)
+		}
+		add(pickValue{value: value, text: t, source: source})
+	}
+}
+
+// valuePicker is the open list of values for the focused field.
+type valuePicker struct {
+	target  argStop
+	objects bool // offers objects: the focus is on a list of objects or one of its elements
+	filter  string
+	matches []pickValue
+	sel     int
+}
+
+// fits reports whether pv can go into the value s describes.
+func fits(pv pickValue, s *argSchema) bool {
+	switch s.kind {
+	case argText, argRaw:
+		_, isMap := pv.value.(map[string]any)
+		return !isMap || s.kind == argRaw
+	case argNumber, argInteger:
+		n, ok := pv.value.(json.Number)
+		if !ok {
+			return false
+		}
+		if s.kind == argInteger {
+			_, err := n.Int64()
+			return err == nil
+		}
+		return true
+	case argEnum:
+		return s.enumIndex(jsonLine(pv.value)) >= 0
+	case argObject:
+		// An object fits when it has every required field (some declared
+		// field when none is required): a flight from a search result fits
+		// a flights element; a whole user profile does not fit a passenger.
+		m, ok := pv.value.(map[string]any)
+		if !ok {
+			return false
+		}
+		some := false
+		for _, p := range s.props {
+			_, has := m[p.name]
+			if p.required && !has {
+				return false
+			}
+			some = some || has
+		}
+		return some
+	}
+	return false
+}
+
+// pickTarget is the schema a pick fills at the focus: the focused field,
+// or for "+ add" a new element of the list.
+func (f *argForm) pickTarget() (*argSchema, bool) {
+	s, v := f.current()
+	switch {
+	case s.add:
+		return v.s.items, true
+	case s.extra || v == nil:
+		return nil, false
+	}
+	return v.s, true
+}
+
+func (f *argForm) openPick() {
+	target, ok := f.pickTarget()
+	if !ok {
+		return
+	}
+	f.pick = &valuePicker{target: f.stops[f.at]}
+	f.pick.objects = target.kind == argObject
+	f.refilter(target)
+}
+
+func (f *argForm) refilter(target *argSchema) {
+	p := f.pick
+	p.matches = p.matches[:0]
+	want := strings.ToLower(p.filter)
+	for _, pv := range f.values {
+		if !fits(pv, target) {
+			continue
+		}
+		if want != "" && !strings.Contains(strings.ToLower(pv.text), want) && !strings.Contains(strings.ToLower(pv.key), want) {
+			continue
+		}
+		p.matches = append(p.matches, pv)
+	}
+	p.sel = min(p.sel, max(len(p.matches)-1, 0))
+}
+
+func (f *argForm) updatePick(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
+	k, isKey := msg.(tea.KeyMsg)
+	if !isKey {
+		return false, 0, nil
+	}
+	p := f.pick
+	target, _ := f.pickTarget()
+	switch {
+	case k.Type == tea.KeyEsc || key.Matches(k, f.keys.Pick):
+		f.pick = nil
+	case k.Type == tea.KeyEnter || k.Type == tea.KeyTab:
+		if len(p.matches) == 0 {
+			f.pick = nil
+			return false, 0, nil
+		}
+		pv := p.matches[p.sel]
+		f.pick = nil
+		return f.apply(pv)
+	case k.Type == tea.KeyUp:
+		p.sel = max(p.sel-1, 0)
+	case k.Type == tea.KeyDown:
+		p.sel = min(p.sel+1, max(len(p.matches)-1, 0))
+	case k.Type == tea.KeyBackspace:
+		if p.filter != "" {
+			p.filter = string([]rune(p.filter)[:len([]rune(p.filter))-1])
+			p.sel = 0
+			f.refilter(target)
+		}
+	case k.Type == tea.KeyRunes || k.Type == tea.KeySpace:
+		p.filter += string(k.Runes)
+		p.sel = 0
+		f.refilter(target)
+	}
+	return false, 0, nil
+}
+
+// apply puts a picked value in the focused field and moves on; on "+ add"
+// it becomes a new element and the focus stays there for the next one.
+func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
+	s, v := f.current()
+	if s.add {
+		e := v.addElem()
+		e.present = false
+		e.set(declaredOnly(pv.value, v.s.items))
+		f.touched(s.path, false)
+		f.rebuild(&s)
+		return true, 0, f.focus(f.at)
+	}
+	switch v.kind() {
+	case argObject:
+		v.set(pv.value)
+	case argText:
+		v.text = pv.text
+	case argRaw:
+		v.text = jsonLine(pv.value)
+	default:
+		v.set(pv.value)
+	}
+	f.touched(s.path, false)
+	f.rebuild(&s)
+	leave, cmd = f.nextNeeded()
+	return true, leave, cmd
+}
+
+// SetValues gives the form what the conversation offers to pick.
+func (f *argForm) SetValues(values []pickValue) { f.values = slices.Clip(values) }
+
+// conversationText is everything the reviewer can read in the item's
+// context, lower-cased: where a label's values should come from.
+func conversationText(it trace.Item) string {
+	var b strings.Builder
+	for _, m := range it.Context {
+		b.WriteString(strings.ToLower(m.Content))
+		b.WriteByte('\n')
+		for _, c := range m.ToolCalls {
+			b.WriteString(strings.ToLower(c.RawArguments()))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// unseenValues warns about ids, codes and numbers in args that appear
+// nowhere in the conversation (a typo, or a value from memory). Short
+// values, true/false and whole numbers under 100 are too common to check.
+func unseenValues(args json.RawMessage, haystack string) []review.Problem {
+	if haystack == "" {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.UseNumber()
+	var x any
+	if dec.Decode(&x) != nil {
+		return nil
+	}
+	var out []review.Problem
+	var walk func(x any, path string)
+	walk = func(x any, path string) {
+		switch v := x.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				walk(v[k], p)
+			}
+		case []any:
+			for i, el := range v {
+				walk(el, path+"["+itoa(i)+"]")
+			}
+		case string:
+			if len(v) >= 3 && !strings.Contains(haystack, strings.ToLower(v)) {
+				out = append(out, review.Problem{Call: -1, Field: path, Message: fmt.Sprintf("%s %q appears nowhere in the conversation", path, v)})
+			}
+		case json.Number:
+			if n, err := v.Float64(); err == nil && (n >= 100 || n <= -100 || n != float64(int64(n))) && !numberSeen(v.String(), haystack) {
+				out = append(out, review.Problem{Call: -1, Field: path, Message: fmt.Sprintf("%s %s appears nowhere in the conversation", path, v)})
+			}
+		}
+	}
+	walk(x, "")
+	return out
+}
+
+// numberSeen looks for a number as written, or with thousands separators
+// dropped or trailing zeros (1,234.50 for 1234.5).
+func numberSeen(n, haystack string) bool {
+	if strings.Contains(haystack, n) {
+		return true
+	}
+	for _, tok := range tokenPattern.FindAllString(haystack, -1) {
+		t := strings.ReplaceAll(strings.TrimPrefix(tok, "$"), ",", "")
+		if a, err := json.Number(t).Float64(); err == nil {
+			if b, err := json.Number(n).Float64(); err == nil && a == b {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// declaredOnly is x without the fields an object schema does not declare:
+// a flight picked from a search result brings its number and date, not its
+// prices.
+func declaredOnly(x any, s *argSchema) any {
+	m, ok := x.(map[string]any)
+	if !ok || s.kind != argObject {
+		return x
+	}
+	out := map[string]any{}
+	for _, p := range s.props {
+		if v, ok := m[p.name]; ok {
+			out[p.name] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// holdLock takes the database's write lock from another connection, as
+// another process running a long write would, until release is called.
+func holdLock(t *testing.T, path string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var done bool
+	release = func() {
+		if done {
+			return
+		}
+		done = true
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+		db.Close()
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// timers records the page's timed messages so the test fires them.
+type timers struct{ msgs []tea.Msg }
+
+func (tm *timers) after(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	tm.msgs = append(tm.msgs, fn(t0))
+	return nil
+}
+
+// take removes and returns the recorded messages of type T.
+func take[T any](tm *timers) []T {
+	var out []T
+	kept := tm.msgs[:0]
+	for _, m := range tm.msgs {
+		if x, ok := m.(T); ok {
+			out = append(out, x)
+		} else {
+			kept = append(kept, m)
+		}
+	}
+	tm.msgs = kept
+	return out
+}
+
+// newImpatientRoot is a label session over path whose writes give up on a
+// held lock after 100 ms, keeping unsaved drafts in recovery.
+func newImpatientRoot(t *testing.T, path, recovery string) (*Root, *LabelPage, *timers, *store.Store) {
+	t.Helper()
+	st, err := store.OpenWith(context.Background(), path, store.Options{BusyTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Now = func() time.Time { return t0 }
+	t.Cleanup(func() { st.Close() })
+	clk := &clock{now: t0}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, st, "alice"), Now: clk.Now}
+	r := NewLabelRoot(c, LabelOptions{Reviewer: "alice", Recovery: recovery}, true)
+	page := r.Page(PageLabel).(*LabelPage)
+	tm := &timers{}
+	page.after, r.status.after = tm.after, noTimer
+	r.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	drain(r, r.Init())
+	take[clockTickMsg](tm)
+	return r, page, tm, st
+}
+
+func typeLabel(k *keys, rationale string) {
+	k.typ("stat")
+	k.press(tea.KeyEnter)
+	k.typ("ORD-10000")
+	k.press(tea.KeyTab)
+	k.typ(rationale)
+}
+
+// A held write lock makes submit and autosave fail: the form stays dirty,
+// the screen says so and retries; quitting keeps the draft in the recovery
+// file, and the next session restores it into the database.
+func TestHeldLockKeepsTypedWorkThroughQuitAndRestart(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	path := f.st.Path()
+	recovery := RecoveryPath(path, "alice")
+	r, page, tm, _ := newImpatientRoot(t, path, recovery)
+	k := &keys{r: r}
+	typeLabel(k, "User names one order.")
+	release := holdLock(t, path)
+
+	k.press(tea.KeyCtrlS)
+	if page.item.ID != f.items[0] || page.state != stateReady || !page.dirty {
+		t.Fatalf("after a failed submit: item %s state %v dirty %v", page.item.ID, page.state, page.dirty)
+	}
+	status := r.Status().Text()
+	if !r.Status().IsError() || !strings.Contains(status, "retrying") || !strings.Contains(status, "busy") || strings.Contains(status, "locked") {
+		t.Errorf("status after a failed submit: %q", status)
+	}
+	if len(take[submitRetryMsg](tm)) != 1 {
+		t.Error("no submit retry scheduled")
+	}
+	// The failed autosave keeps the form dirty and schedules a retry.
+	pending := take[autosaveMsg](tm)
+	if len(pending) != 1 {
+		t.Fatalf("autosaves scheduled while typing: %v", pending)
+	}
+	drain(r, func() tea.Msg { return pending[0] })
+	if !page.dirty || !strings.Contains(r.Status().Text(), "draft not saved yet") {
+		t.Errorf("after a failed autosave: dirty %v status %q", page.dirty, r.Status().Text())
+	}
+	if len(take[autosaveMsg](tm)) != 1 {
+		t.Error("no autosave retry scheduled")
+	}
+
+	start := time.Now()
+	drain(r, r.quit())
+	if d := time.Since(start); d > flushWait+flushSaveLimit+time.Second {
+		t.Errorf("quitting took %s", d)
+	}
+	if len(r.flush.reports) != 1 || r.flush.reports[0].Err != nil || !strings.Contains(r.flush.reports[0].Notice, recovery) {
+		t.Fatalf("flush reports %+v", r.flush.reports)
+	}
+	rf, err := readRecovery(recovery)
+	if err != nil || len(rf.Drafts) != 1 || rf.Drafts[0].Item != f.items[0] || rf.Drafts[0].Body.Rationale != "User names one order." {
+		t.Fatalf("recovery file %+v %v", rf, err)
+	}
+	release()
+
+	r2, page2, _, st2 := newImpatientRoot(t, path, recovery)
+	if !strings.Contains(r2.Status().Text(), "restored 1 unsaved draft") {
+		t.Errorf("status on restart %q", r2.Status().Text())
+	}
+	body, _, err := st2.Draft(context.Background(), f.items[0], "alice")
+	var d draftBody
+	if err != nil || json.Unmarshal(body, &d) != nil || d.Rationale != "User names one order." || d.Calls[0].Tool != "get_order_status" {
+		t.Fatalf("restored draft %s %v", body, err)
+	}
+	if page2.item.ID != f.items[0] || page2.form.rationale.Value() != "User names one order." {
+		t.Errorf("restarted on %s with rationale %q", page2.item.ID, page2.form.rationale.Value())
+	}
+	if _, err := os.Stat(recovery); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("recovery file left after restoring: %v", err)
+	}
+}
+
+// A submit that failed on a held lock is retried in the background and
+// lands once the lock is free; keys typed meanwhile are not lost.
+func TestFailedSubmitRetriesUntilStored(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	path := f.st.Path()
+	r, page, tm, st := newImpatientRoot(t, path, "")
+	k := &keys{r: r}
+	typeLabel(k, "Status first")
+	release := holdLock(t, path)
+	k.press(tea.KeyCtrlS)
+	retries := take[submitRetryMsg](tm)
+	if len(retries) != 1 {
+		t.Fatalf("retries %v", retries)
+	}
+	k.typ(".") // the screen stays usable
+	// Still locked: the retry fails and schedules the next.
+	drain(r, func() tea.Msg { return retries[0] })
+	retries = take[submitRetryMsg](tm)
+	if len(retries) != 1 || page.item.ID != f.items[0] {
+		t.Fatalf("second retry %v on %s", retries, page.item.ID)
+	}
+	release()
+	drain(r, func() tea.Msg { return retries[0] })
+	l, err := st.Label(context.Background(), f.items[0], "alice")
+	if err != nil || l.Rationale != "Status first." {
+		t.Fatalf("stored %+v %v", l, err)
+	}
+	if page.item.ID != f.items[1] || page.dirty {
+		t.Errorf("after the retried submit: item %s dirty %v", page.item.ID, page.dirty)
+	}
+}
