@@ -21,8 +21,9 @@ var commandExamples = map[string][]string{
 		"goldtrace adjudicate --as carol --batch b1 --kind tool",
 	},
 	"audit": {
-		"goldtrace audit --as carol --last 50",
-		"goldtrace audit --as carol --actor alice --action labels.import --json",
+		"goldtrace audit --as carol",
+		"goldtrace audit --as carol --actor alice --last 20",
+		"goldtrace audit --as carol --action labels.import-others --json",
 	},
 	"backup": {
 		"goldtrace backup goldtrace-2026-05-01.db",
@@ -110,12 +111,12 @@ var commandExamples = map[string][]string{
 		"goldtrace labels import labels.jsonl",
 	},
 	"labels export": {
-		"goldtrace labels export --out labels.jsonl",
-		"goldtrace labels export --batch b1 --reviewer alice",
+		"goldtrace labels export --as alice --out my-labels.jsonl",
+		"goldtrace labels export --as carol --batch b1 --reviewer alice",
 	},
 	"labels import": {
-		"goldtrace labels import labels.jsonl",
-		"goldtrace labels import old-tool-export.jsonl --skip-invalid --json",
+		"goldtrace labels import my-labels.jsonl --as alice",
+		"goldtrace labels import old-tool-export.jsonl --as carol --for-others --skip-invalid --json",
 	},
 	"resolve": {
 		"goldtrace resolve it_3f2a9c0d1e2b4a5f --as carol --pick bob --reason \"bob follows the guide\"",
@@ -152,13 +153,14 @@ var commandExamples = map[string][]string{
 		"goldtrace traces --top 0 --json",
 	},
 	"users": {
-		"goldtrace users add alice",
 		"goldtrace users add carol --role lead --key ~/.ssh/carol.pub",
+		"goldtrace users add alice --as carol",
 		"goldtrace users list",
 	},
 	"users add": {
-		"goldtrace users add alice",
 		"goldtrace users add carol --role lead --key ~/.ssh/carol.pub",
+		"goldtrace users add alice --as carol",
+		"goldtrace users add ci --role ci --key ci_ed25519.pub --as carol",
 	},
 	"users key": {
 		"goldtrace users key add alice ~/.ssh/alice_laptop.pub",
