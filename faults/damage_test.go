@@ -60,7 +60,7 @@ func TestCorruptPage(t *testing.T) {
 			t.Errorf("%v failed without naming the file: %s", args, r.err)
 		}
 	}
-	for _, args := range [][]string{{"users", "add", "dave", "--role", "reviewer"}, {"import", traces}} {
+	for _, args := range [][]string{{"users", "add", "dave", "--role", "reviewer", "--as", "carol"}, {"import", traces}} {
 		r := run(t, db, args...)
 		noRawSQLite(t, r.err)
 		if r.code == 0 || !strings.Contains(r.err, "goldtrace check") {
@@ -88,7 +88,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	for _, args := range reads {
 		must(t, db, append([]string{"--read-only"}, args...)...)
 	}
-	r := run(t, db, "--read-only", "users", "add", "dave", "--role", "reviewer")
+	r := run(t, db, "--read-only", "users", "add", "dave", "--role", "reviewer", "--as", "carol")
 	if r.code == 0 || !strings.Contains(r.err, "cannot be written") || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {
 		t.Errorf("write to a read-only database: exit %d: %q", r.code, r.err)
 	}

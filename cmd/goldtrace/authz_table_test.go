@@ -25,6 +25,12 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 	if _, errs, code := rvRun(t, db, "", "users", "add", "ci-bot", "--role", "ci", "--as", "carol"); code != 0 {
 		t.Fatal(errs)
 	}
+	// SSH actors hold real keys: app checks on every action that the key is
+	// still the actor's.
+	keyOf := map[string]string{}
+	for _, u := range []string{"alice", "bob", "carol", "ci-bot"} {
+		keyOf[u] = addTestKey(t, db, u)
+	}
 	guideFile := filepath.Join(dir, "guide.md")
 	if err := os.WriteFile(guideFile, []byte("# guide\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -79,10 +85,6 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 			t.Errorf("%s as %s: a refusal exits %d", action, actor, code)
 		}
 	}
-	keys := map[string]string{} // each actor's registered SSH key
-	for _, actor := range actors {
-		keys[actor.Name] = addTestKey(t, db, actor.Name)
-	}
 	for _, row := range rows {
 		// Locally without identity.
 		nobody := gapp.Actor{Source: gapp.SourceLocal}
@@ -106,7 +108,7 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 			}
 			// As the SSH server runs it: the key's user in the context.
 			ssh := actor
-			ssh.Source, ssh.KeyFingerprint = gapp.SourceSSH, keys[actor.Name]
+			ssh.Source, ssh.KeyFingerprint = gapp.SourceSSH, keyOf[actor.Name]
 			args := row.args()
 			_, errs, code := runAs(db, ssh, "", args...)
 			check(t, ssh, row.action, args, errs, code)

@@ -109,8 +109,10 @@ that is not UTF-8 is an invalid record.`,
 					printImportResult(app, rep.Total)
 				}
 			}
-			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil && lastErr == nil {
-				return err
+			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil {
+				// The import's own failure (e.g. what stayed stored when
+				// a full disk refused its undo) comes first.
+				return errors.Join(lastErr, err)
 			}
 			return lastErr
 		},
