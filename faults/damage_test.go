@@ -60,7 +60,7 @@ func TestCorruptPage(t *testing.T) {
 			t.Errorf("%v failed without naming the file: %s", args, r.err)
 		}
 	}
-	for _, args := range [][]string{{"users", "add", "dave", "--role", "reviewer"}, {"import", traces}} {
+	for _, args := range [][]string{{"users", "add", "dave", "--role", "reviewer", "--as", "carol"}, {"import", traces}} {
 		r := run(t, db, args...)
 		noRawSQLite(t, r.err)
 		if r.code == 0 || !strings.Contains(r.err, "goldtrace check") {
@@ -81,13 +81,14 @@ func TestReadOnlyDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := goldProject(t, dir, 30)
-	must(t, db, "export", "support", "--out", filepath.Join(dir, "out"))
+	must(t, db, "export", "support", "--as", "carol", "--out", filepath.Join(dir, "out"))
 	reads := [][]string{{"status"}, {"traces"}, {"batches"}, {"datasets"}, {"check"}, {"users", "list"},
+		{"status", "--as", "carol"}, {"labels", "export", "--as", "carol"}, {"audit", "--as", "carol"},
 		{"diff", "support@v1", "support@v1"}, {"backup", filepath.Join(dir, "copy.db")}}
 	for _, args := range reads {
 		must(t, db, append([]string{"--read-only"}, args...)...)
 	}
-	r := run(t, db, "--read-only", "users", "add", "dave", "--role", "reviewer")
+	r := run(t, db, "--read-only", "users", "add", "dave", "--role", "reviewer", "--as", "carol")
 	if r.code == 0 || !strings.Contains(r.err, "cannot be written") || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {
 		t.Errorf("write to a read-only database: exit %d: %q", r.code, r.err)
 	}

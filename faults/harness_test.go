@@ -108,7 +108,7 @@ func project(t *testing.T, dir string, traces, n int, reviewers ...string) (db, 
 	must(t, db, "import", traceFile)
 	must(t, db, "users", "add", "carol", "--role", "lead")
 	for _, r := range reviewers {
-		must(t, db, "users", "add", r, "--role", "reviewer")
+		must(t, db, "users", "add", r, "--role", "reviewer", "--as", "carol")
 	}
 	if n > 0 {
 		must(t, db, "sample", "--n", fmt.Sprint(n), "--seed", "1", "--reviewers", strings.Join(reviewers, ","))
@@ -381,4 +381,11 @@ func sqlStrings(t *testing.T, db, query string, args ...any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// lastLine is the last non-empty line of s (main's one error line comes
+// after any progress).
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }

@@ -47,7 +47,7 @@ func (e *DBError) Error() string {
 		return fmt.Sprintf("database %s is busy: another process held the write lock too long; try again", e.Path)
 	case ErrReadOnly:
 		why := "it is read-only"
-		if e.Err != nil && !isSQLite(e.Err) {
+		if e.Err != nil && !isSQLite(e.Err) && textKind(e.Err.Error()) == nil {
 			why = e.Err.Error()
 		}
 		return fmt.Sprintf("database %s cannot be written (%s)", e.Path, why)
@@ -57,12 +57,14 @@ func (e *DBError) Error() string {
 		return fmt.Sprintf("database %s: the disk is full; free space and try again", e.Path)
 	}
 	why := "cannot read or write it"
-	if e.Err != nil && !isSQLite(e.Err) {
-		why = e.Err.Error()
-	} else if e.Err != nil && codeOf(e.Err)&0xff == 14 {
+	switch {
+	case e.Err == nil:
+	case codeOf(e.Err)&0xff == 14:
 		why = "cannot open it (does its directory exist and is it writable?)"
-	} else if e.Err != nil && codeOf(e.Err)&0xff == 26 {
+	case codeOf(e.Err)&0xff == 26, strings.Contains(e.Err.Error(), "file is not a database"):
 		why = "it is not a goldtrace database"
+	case !isSQLite(e.Err) && textKind(e.Err.Error()) == nil:
+		why = e.Err.Error()
 	}
 	return fmt.Sprintf("database %s: %s", e.Path, why)
 }
@@ -107,7 +109,11 @@ func kindOf(err error) error {
 		return ErrUnavailable
 	}
 	// Errors wrapped with %v lose the driver type; their text is SQLite's.
-	msg := err.Error()
+	return textKind(err.Error())
+}
+
+// textKind recognises SQLite's own messages in an error's text.
+func textKind(msg string) error {
 	switch {
 	case strings.Contains(msg, "database is locked"), strings.Contains(msg, "SQLITE_BUSY"), strings.Contains(msg, "database table is locked"):
 		return ErrBusy
@@ -153,11 +159,17 @@ func Explain(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var de *DBError
-	if errors.As(err, &de) {
-		return err
+	// SQLite's own text anywhere in the message (an error wrapped with %v
+	// or joined with another) is replaced as a whole.
+	k := textKind(err.Error())
+	if k == nil {
+		var de *DBError
+		if errors.As(err, &de) {
+			return err
+		}
+		k = kindOf(err)
 	}
-	if k := kindOf(err); k != nil {
+	if k != nil {
 		if k == ErrDamaged {
 			markDamaged(path)
 		}

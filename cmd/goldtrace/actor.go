@@ -56,7 +56,9 @@ func (a *App) permit(ctx context.Context, action gapp.Action, object string) (do
 		if object != "" {
 			what = object + ": " + what
 		}
-		return be.Audit(ctx, who, action, what)
+		// Recorded even when the command was interrupted (SIGHUP during an
+		// import): what was done is done.
+		return be.Audit(context.WithoutCancel(ctx), who, action, what)
 	}, nil
 }
 

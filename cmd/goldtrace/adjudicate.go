@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,9 +34,6 @@ reason and is recorded with it.`,
 			be, who, err := app.Actor(cmd, opts.Lead)
 			if err != nil {
 				return err
-			}
-			if who.Anonymous() {
-				return errors.New("adjudicate needs --as NAME (the lead adjudicating)")
 			}
 			session := be.As(who)
 			if _, err := session.Open(cmd.Context(), gapp.ActAdjudicate, "adjudication"); err != nil {

@@ -66,7 +66,7 @@ func TestAdjudicateCommandRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no lead named", []string{"adjudicate"}, "needs --as NAME"},
+		{"no lead named", []string{"adjudicate"}, "only a lead may adjudicate: --as LEAD is required"},
 		{"unknown kind", []string{"adjudicate", "--as", "carol", "--kind", "typo"}, "want one of decision, tool, args"},
 		{"a reviewer", []string{"adjudicate", "--as", "alice"}, "alice is a reviewer; only a lead may adjudicate"},
 		{"no such user", []string{"adjudicate", "--as", "zed"}, "no user \"zed\" (users are alice, bob, carol, dave): add one with `goldtrace users add zed"},

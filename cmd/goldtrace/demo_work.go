@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/guide"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/sampling"
@@ -49,18 +50,17 @@ func seedDemoWork(ctx context.Context, st *store.Store, cases []synth.Case, seed
 			return w, nil
 		}
 	}
-	q, err := parseSampleOptions(sampleOptions{N: n, Seed: strconv.FormatInt(seed, 10), By: "tool",
-		Alloc: sampling.AllocProportional, MinPer: 1, Turns: sampling.TurnsAll, ExcludeSampled: true,
-		Batch: demoBatch, Reviewers: []string{"alice", "bob"}, PerItem: 2}, true)
+	// The demo's lead samples the batch, as a lead would.
+	be := gapp.New(st)
+	carol, err := be.LocalActor(ctx, "carol")
 	if err != nil {
 		return w, err
 	}
-	plan, err := planStoreSample(ctx, st, q)
+	plan, err := be.Sample(ctx, carol, gapp.SampleOptions{N: n, Seed: strconv.FormatInt(seed, 10), By: "tool",
+		Alloc: sampling.AllocProportional, MinPer: 1, Turns: sampling.TurnsAll, ExcludeSampled: true,
+		Batch: demoBatch, Reviewers: []string{"alice", "bob"}, PerItem: 2}, true, gapp.SampleIO{})
 	if err != nil {
 		return w, fmt.Errorf("sample the demo batch: %w", err)
-	}
-	if err := writeSamplePlan(ctx, st, q, plan, nil); err != nil {
-		return w, err
 	}
 	w.Items = len(plan.Items)
 

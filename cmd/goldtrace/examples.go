@@ -20,9 +20,22 @@ var commandExamples = map[string][]string{
 		"goldtrace adjudicate --as carol",
 		"goldtrace adjudicate --as carol --batch b1 --kind tool",
 	},
+	"audit": {
+		"goldtrace audit --as carol",
+		"goldtrace audit --as carol --actor alice --last 20",
+		"goldtrace audit --as carol --action labels.import-others --json",
+	},
 	"backup": {
 		"goldtrace backup goldtrace-2026-05-01.db",
 		"goldtrace backup /mnt/backups/support.db --db support.db",
+	},
+	"judge": {
+		"goldtrace judge prompt args > args.tmpl",
+		"goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06",
+	},
+	"judge prompt": {
+		"goldtrace judge prompt args",
+		"goldtrace judge prompt quality > quality.tmpl",
 	},
 	"batches": {
 		"goldtrace batches",
@@ -60,6 +73,10 @@ var commandExamples = map[string][]string{
 	"datasets": {
 		"goldtrace datasets",
 		"goldtrace datasets support --json",
+	},
+	"datasets get": {
+		"goldtrace datasets get support@v3 > gold.jsonl",
+		"goldtrace datasets get support@v3 --manifest > support-v3.manifest.json",
 	},
 	"diff": {
 		"goldtrace diff support@v2 support@v3",
@@ -102,12 +119,12 @@ var commandExamples = map[string][]string{
 		"goldtrace labels import labels.jsonl",
 	},
 	"labels export": {
-		"goldtrace labels export --out labels.jsonl",
-		"goldtrace labels export --batch b1 --reviewer alice",
+		"goldtrace labels export --as alice --out my-labels.jsonl",
+		"goldtrace labels export --as carol --batch b1 --reviewer alice",
 	},
 	"labels import": {
-		"goldtrace labels import labels.jsonl",
-		"goldtrace labels import old-tool-export.jsonl --skip-invalid --json",
+		"goldtrace labels import my-labels.jsonl --as alice",
+		"goldtrace labels import old-tool-export.jsonl --as carol --for-others --skip-invalid --json",
 	},
 	"resolve": {
 		"goldtrace resolve it_3f2a9c0d1e2b4a5f --as carol --pick bob --reason \"bob follows the guide\"",
@@ -120,6 +137,11 @@ var commandExamples = map[string][]string{
 		"goldtrace sample --n 100 --by meta.cohort --alloc equal --turns calls --reviewers alice,bob --batch b2",
 		"goldtrace sample --from prod-traces.jsonl.gz --n 200 --reviewers alice,bob --seed 7",
 		"goldtrace sample --n 50 --where meta.cohort=billing --dry-run",
+	},
+	"serve": {
+		"goldtrace serve",
+		"goldtrace serve --listen :2222 --db support.db",
+		"goldtrace serve --listen 10.0.0.5:2222 --host-key /etc/goldtrace/host_key --grace 30s",
 	},
 	"settings": {
 		"goldtrace settings",
@@ -139,13 +161,14 @@ var commandExamples = map[string][]string{
 		"goldtrace traces --top 0 --json",
 	},
 	"users": {
-		"goldtrace users add alice",
 		"goldtrace users add carol --role lead --key ~/.ssh/carol.pub",
+		"goldtrace users add alice --as carol",
 		"goldtrace users list",
 	},
 	"users add": {
-		"goldtrace users add alice",
 		"goldtrace users add carol --role lead --key ~/.ssh/carol.pub",
+		"goldtrace users add alice --as carol",
+		"goldtrace users add ci --role ci --key ci_ed25519.pub --as carol",
 	},
 	"users key": {
 		"goldtrace users key add alice ~/.ssh/alice_laptop.pub",

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/trace/synth"
 )
@@ -53,7 +54,7 @@ func TestFullFlow(t *testing.T) {
 	flowMust(t, db, "users", "add", "bob")
 	flowMust(t, db, "users", "add", "carol", "--role", "lead")
 	out := flowMust(t, db, "sample", "--n", "30", "--seed", "5", "--by", "tool", "--reviewers", "alice,bob", "--batch", "b1", "--json")
-	var plan samplePlan
+	var plan gapp.SamplePlan
 	if err := json.Unmarshal([]byte(out), &plan); err != nil || len(plan.Items) != 30 {
 		t.Fatalf("sample plan: %v, %d items", err, len(plan.Items))
 	}

@@ -112,10 +112,9 @@ that is not UTF-8 is an invalid record.`,
 				}
 			}
 			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil {
-				if lastErr == nil {
-					return err
-				}
-				fmt.Fprintln(app.Err, err)
+				// The import's own failure (e.g. what stayed stored when
+				// a full disk refused its undo) comes first.
+				return errors.Join(lastErr, err)
 			}
 			return lastErr
 		},

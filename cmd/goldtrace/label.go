@@ -24,9 +24,6 @@ with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 			if err != nil {
 				return err
 			}
-			if who.Anonymous() {
-				return errors.New("label needs --as NAME (who is labeling)")
-			}
 			session := be.As(who)
 			if _, err := session.Open(cmd.Context(), gapp.ActQueueRead, "label queue"); err != nil {
 				return fmt.Errorf("label: %w", err)

@@ -103,6 +103,15 @@ labels only: whether the items agreed is for leads.`,
 			if err != nil {
 				return err
 			}
+			// Decided before the file is opened: a refusal says nothing
+			// about which files exist.
+			act := gapp.ActLabelsImport
+			if o.ForOthers {
+				act = gapp.ActLabelsImportOthers
+			}
+			if who, err = be.Permit(cmd.Context(), who, act, "labels from "+args[0]); err != nil {
+				return fmt.Errorf("labels import: %w", err)
+			}
 			o.File = args[0]
 			var r io.Reader = app.In
 			if o.File != "-" {

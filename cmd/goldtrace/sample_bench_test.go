@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -96,12 +97,12 @@ func BenchmarkSample(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		opts sampleOptions
+		opts gapp.SampleOptions
 	}{
-		{"uniform", sampleOptions{}},
-		{"by_tool", sampleOptions{By: "tool"}},
-		{"by_meta_equal", sampleOptions{By: "meta.cohort", Alloc: "equal"}},
-		{"where_calls", sampleOptions{By: "tool", Where: []string{"meta.cohort=cohort_3"}, Turns: "calls"}},
+		{"uniform", gapp.SampleOptions{}},
+		{"by_tool", gapp.SampleOptions{By: "tool"}},
+		{"by_meta_equal", gapp.SampleOptions{By: "meta.cohort", Alloc: "equal"}},
+		{"where_calls", gapp.SampleOptions{By: "tool", Where: []string{"meta.cohort=cohort_3"}, Turns: "calls"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			o := tc.opts
@@ -118,16 +119,13 @@ func BenchmarkSample(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			q, err := parseSampleOptions(o, true)
-			if err != nil {
-				b.Fatal(err)
-			}
+			be := gapp.New(st)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu0 := smpCPUTime()
 			defer func() { b.ReportMetric((smpCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
 			for i := 0; i < b.N; i++ {
-				p, err := planStoreSample(ctx, st, q)
+				p, err := be.Sample(ctx, gapp.Actor{Source: gapp.SourceLocal}, o, true, gapp.SampleIO{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -35,7 +36,7 @@ func smpWriteJSONL(t *testing.T, traces []trace.Trace, extra ...string) string {
 	return path
 }
 
-func smpItemIDs(p samplePlan) []string {
+func smpItemIDs(p gapp.SamplePlan) []string {
 	var out []string
 	for _, it := range p.Items {
 		out = append(out, it.ID)

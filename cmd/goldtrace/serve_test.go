@@ -148,7 +148,7 @@ func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []str
 	}
 	ts.keys["eve"], ts.priv["eve"] = newKeyPair(t)
 	out := must("", "sample", "--n", fmt.Sprint(nItems), "--seed", "3", "--reviewers", strings.Join(reviewers, ","), "--batch", "b1", "--json")
-	var plan samplePlan
+	var plan gapp.SamplePlan
 	if err := json.Unmarshal([]byte(out), &plan); err != nil {
 		t.Fatal(err)
 	}

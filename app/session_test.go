@@ -1,0 +1,172 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// project is a real temp-file store where alice and bob are assigned one
+// item (alice has submitted, bob not yet), carol is a lead and dave a
+// reviewer without assignments.
+func project(t *testing.T) (*App, *store.Store, string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gt.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, u := range []struct{ name, role string }{{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"dave", store.RoleReviewer}, {"carol", store.RoleLead}} {
+		if err := st.AddUser(ctx, u.name, u.role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.Trace{ID: "tr_1", Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		Tools: []trace.Tool{{Name: "get_order_status", Description: "Status of one order.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)}},
+		Messages: []trace.Message{
+			{Role: "user", Content: "where is ORD-1?"},
+			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
+		}}
+	item := trace.Items(tr)[0].ID
+	err = st.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
+			return err
+		}
+		for _, u := range []string{"alice", "bob"} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', 0, 'now')`, item, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SubmitLabel(ctx, label(item, "alice", "ORD-1")); err != nil {
+		t.Fatal(err)
+	}
+	return New(st), st, item
+}
+
+func label(item, who, order string) review.Label {
+	return review.Label{Item: item, Reviewer: who, Decision: review.DecisionCall, Rationale: who + "'s reason",
+		Calls: []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"` + order + `"}`)}}}
+}
+
+func actor(t *testing.T, a *App, name string) Actor {
+	t.Helper()
+	act, err := a.LocalActor(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return act
+}
+
+// TestSessionHidesOtherReviewers: through a reviewer's session another
+// reviewer's queue, drafts, labels and submissions read as not found, the
+// same answer as for a reviewer who has none.
+func TestSessionHidesOtherReviewers(t *testing.T) {
+	ctx := context.Background()
+	a, _, item := project(t)
+	bob := a.As(actor(t, a, "bob"))
+	if _, _, err := bob.Draft(ctx, item, "alice"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("alice's draft as bob: %v", err)
+	}
+	if _, err := bob.ItemLabels(ctx, item); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the item's labels as bob: %v", err)
+	}
+	_, errLabels := bob.ItemLabels(ctx, "it_does_not_exist")
+	_, errOther := bob.ItemLabels(ctx, item)
+	if errLabels.Error() != "labels of it_does_not_exist: not found" || errOther.Error() != "labels of "+item+": not found" {
+		t.Errorf("existing and missing items read differently: %v / %v", errOther, errLabels)
+	}
+	if _, err := bob.NextAssignment(ctx, "alice", ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("alice's queue as bob: %v", err)
+	}
+	if _, err := bob.SubmitLabel(ctx, label(item, "alice", "ORD-2")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("bob submitting as alice: %v", err)
+	}
+	if _, err := bob.Reopen(ctx, item, "alice", func(review.Label) ([]byte, error) { return nil, nil }); !errors.Is(err, ErrNotFound) {
+		t.Errorf("bob reopening alice's label: %v", err)
+	}
+	// dave, not assigned, cannot read the item at all.
+	dave := a.As(actor(t, a, "dave"))
+	if _, err := dave.Item(ctx, item); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an unassigned item as dave: %v", err)
+	}
+	// bob's own work goes through; then alice can no longer reopen.
+	if _, err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err != nil {
+		t.Fatal(err)
+	}
+	alice := a.As(actor(t, a, "alice"))
+	if _, err := alice.Reopen(ctx, item, "alice", func(l review.Label) ([]byte, error) { return json.Marshal(l) }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("alice reopening a compared item: %v", err)
+	}
+	// The lead sees both labels, and that read is audited.
+	carol := a.As(actor(t, a, "carol"))
+	ls, err := carol.ItemLabels(ctx, item)
+	if err != nil || len(ls) != 2 {
+		t.Fatalf("labels as the lead: %v %v", ls, err)
+	}
+	log, err := a.AuditLog(ctx, actor(t, a, "carol"), store.AuditFilter{Action: ActLabelsReadAll.String()})
+	if err != nil || len(log) != 1 || log[0].Actor != "carol" || log[0].Object != "labels of "+item {
+		t.Errorf("audit of the lead's read: %+v %v", log, err)
+	}
+}
+
+// TestSessionNotesAndLeadName: a reviewer sees only the send-back notes
+// addressed to them; a lead's send-back is recorded under the session's
+// lead whatever name the screen passes.
+func TestSessionNotesAndLeadName(t *testing.T) {
+	ctx := context.Background()
+	a, st, item := project(t)
+	if _, err := a.As(actor(t, a, "bob")).SubmitLabel(ctx, label(item, "bob", "ORD-2")); err != nil {
+		t.Fatal(err)
+	}
+	carol := a.As(actor(t, a, "carol"))
+	if err := carol.SendBack(ctx, item, "mallory", "alice: check the order id", []string{"alice"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := carol.ProposeGuideChange(ctx, item, "mallory", "bob's reading is right"); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := st.Notes(ctx, item)
+	if err != nil || len(notes) != 2 || notes[0].Author != "carol" || notes[1].Author != "carol" {
+		t.Fatalf("notes as stored: %+v %v", notes, err)
+	}
+	mine, err := a.As(actor(t, a, "alice")).Notes(ctx, item)
+	if err != nil || len(mine) != 1 || mine[0].Body != "alice: check the order id" {
+		t.Errorf("alice's notes: %+v %v", mine, err)
+	}
+	theirs, err := a.As(actor(t, a, "bob")).Notes(ctx, item)
+	if err != nil || len(theirs) != 0 {
+		t.Errorf("bob sees notes not addressed to him: %+v %v", theirs, err)
+	}
+	// A reviewer cannot send back or resolve.
+	if err := a.As(actor(t, a, "bob")).SendBack(ctx, item, "carol", "x", nil, false); !errors.Is(err, ErrForbidden) {
+		t.Errorf("send back as bob: %v", err)
+	}
+	// A removed or demoted user loses their powers at once (a session
+	// opened before the change).
+	if err := st.AddUser(ctx, "carol2", store.RoleLead); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddUser(ctx, "carol", store.RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := carol.DisputedQueue(ctx, store.DisputeFilter{}); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a demoted lead's open session: %v", err)
+	}
+}
