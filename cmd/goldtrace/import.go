@@ -66,7 +66,9 @@ that is not UTF-8 is an invalid record.`,
 			if !validFormat(format) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), format)
 			}
-			done, err := app.permit(cmd.Context(), gapp.ActImport, strings.Join(args, " "))
+			// The audit entry is written after the imports, also when they
+			// were interrupted (SIGINT, SIGHUP): what was written is recorded.
+			done, err := app.permit(context.WithoutCancel(cmd.Context()), gapp.ActImport, strings.Join(args, " "))
 			if err != nil {
 				return err
 			}
