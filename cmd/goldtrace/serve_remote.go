@@ -42,7 +42,7 @@ var remoteCommands = map[string]remoteCheck{
 		}
 		return keyLine(args, 1)
 	},
-	"score":  all(goldRef, stdinFlags("pred"), noFlags("baseline", "out")),
+	"score":  all(goldRef, stdinFlags("pred"), noFlags("baseline", "out"), noJudge),
 	"audit":  nil,
 	"check":  nil, // backup is not: it writes a file on the server
 	"whoami": nil,
@@ -151,6 +151,15 @@ func noFlags(names ...string) remoteCheck {
 		}
 		return nil
 	}
+}
+
+// noJudge: an LLM judge over SSH would spend the server's API key on a
+// reviewer's request; judge locally, with your own key.
+func noJudge(f *pflag.FlagSet, _ []string) error {
+	if f.Changed("judge") {
+		return fmt.Errorf("--judge is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get")
+	}
+	return nil
 }
 
 // goldRef: score's --gold names a dataset version or stdin.
