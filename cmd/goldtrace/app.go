@@ -26,6 +26,9 @@ type App struct {
 	// ReadOnly (--read-only) opens the database for reading only.
 	ReadOnly bool
 	store    *store.Store
+	// completionErr is why shell completion could offer nothing (no
+	// database): main reports it and exits 2.
+	completionErr error
 }
 
 // NewApp returns an App over the given streams.
@@ -78,6 +81,14 @@ func (e *exitError) Unwrap() error { return e.err }
 // failed is the error for "the check ran and did not pass" (exit 1).
 func failed(format string, args ...any) error {
 	return &exitError{code: 1, err: fmt.Errorf(format, args...)}
+}
+
+// runErr returns the error of a run: err, or why completion offered nothing.
+func (a *App) runErr(err error) error {
+	if err == nil {
+		return a.completionErr
+	}
+	return err
 }
 
 // exitCode maps an error to the process exit code; anything not marked is

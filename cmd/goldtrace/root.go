@@ -55,5 +55,6 @@ against them for CI.`,
 	)
 	root.InitDefaultCompletionCmd()
 	addExamples(root)
+	registerCompletions(root, app)
 	return root
 }
