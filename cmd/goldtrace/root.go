@@ -52,6 +52,7 @@ against them for CI.`,
 		newScoreCmd(app),
 		newCheckCmd(app),
 		newBackupCmd(app),
+		newManCmd(app),
 	)
 	root.InitDefaultCompletionCmd()
 	addExamples(root)
