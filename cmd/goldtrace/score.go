@@ -28,6 +28,7 @@ type scoreFlags struct {
 	asJSON       bool
 	failures     int
 	allowMissing bool
+	allowUnknown bool
 	paramMode    string
 	weights      string
 }
@@ -69,7 +70,8 @@ model did.`,
 	fl.StringVar(&f.format, "format", "text", "report format: text, json, junit or markdown")
 	fl.BoolVar(&f.asJSON, "json", false, "same as --format json")
 	fl.StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
-	fl.BoolVar(&f.allowMissing, "allow-missing", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
+	fl.BoolVar(&f.allowMissing, "allow-missing", false, "score gold items without a prediction as no call (counted in every report format) instead of failing")
+	fl.BoolVar(&f.allowUnknown, "allow-unknown", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
 	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
 	_ = cmd.MarkFlagRequired("gold")
 	return cmd
@@ -147,13 +149,16 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 			preds, err = loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
 		} else {
 			var unknown int
-			preds, unknown, err = loadPredictions(ctx, app, f.pred, cases, f.allowMissing)
+			preds, unknown, err = loadPredictions(ctx, app, f.pred, cases, f.allowUnknown)
 			if unknown > 0 {
-				fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-missing)\n", f.pred, unknown)
+				fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, unknown)
 			}
 		}
 		if err != nil {
 			return fmt.Errorf("read predictions: %w", err)
+		}
+		if err := checkMissing(f.pred, cases, preds, f.allowMissing); err != nil {
+			return err
 		}
 	} else {
 		preds = make([]score.Prediction, len(recs))
@@ -178,6 +183,29 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
 	}
 	return nil
+}
+
+// checkMissing refuses predictions that leave gold items without a line
+// (a truncated file would score every missing no-call item as correct),
+// unless allowed: then they are scored as no call and every report counts
+// them.
+func checkMissing(pred string, cases []score.Case, preds []score.Prediction, allowed bool) error {
+	var missing []string
+	for i := range preds {
+		if preds[i].Missing {
+			missing = append(missing, cases[i].ID)
+		}
+	}
+	if len(missing) == 0 || allowed {
+		return nil
+	}
+	first := missing[:min(3, len(missing))]
+	more := ""
+	if len(missing) > len(first) {
+		more = ", …"
+	}
+	return fmt.Errorf("%s: no prediction for %d of %d gold items (first: %s%s); a truncated run? --allow-missing scores them as no call",
+		pred, len(missing), len(cases), strings.Join(first, ", "), more)
 }
 
 // scoreProfile resolves --profile, with --param-mode and --weights for

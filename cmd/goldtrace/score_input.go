@@ -229,7 +229,7 @@ func loadPredictions(ctx context.Context, app *App, path string, cases []score.C
 				unknown++
 				return nil
 			}
-			return fmt.Errorf("prediction id %s is not in the gold (--allow-missing ignores such lines)", id)
+			return fmt.Errorf("prediction id %s is not in the gold (--allow-unknown ignores such lines)", id)
 		}
 		if seen[i] > 0 {
 			return fmt.Errorf("duplicate prediction for %s (first on line %d)", id, seen[i])

@@ -103,7 +103,11 @@ func TestScoreCommand(t *testing.T) {
 		}
 	})
 	t.Run("unparseable arguments are flagged, missing predictions listed", func(t *testing.T) {
-		out, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--json")
+		_, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--json")
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "no prediction for 1 of 3 gold items (first: it_b)") {
+			t.Fatalf("a missing prediction without --allow-missing: %v", err)
+		}
+		out, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--json", "--allow-missing")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,6 +129,22 @@ func TestScoreCommand(t *testing.T) {
 			t.Errorf("unparseable_rate %v", v)
 		}
 	})
+	t.Run("--allow-missing: the count is in every report format", func(t *testing.T) {
+		for format, want := range map[string]string{
+			"text":     "no prediction for 1 items",
+			"markdown": "1 items had no prediction",
+			"junit":    `<property name="missing_predictions" value="1">`,
+			"json":     `"missing_predictions": [`,
+		} {
+			out, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--allow-missing", "--format", format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q:\n%s", format, want, out)
+			}
+		}
+	})
 	t.Run("failed gate exits 1", func(t *testing.T) {
 		_, _, err := scoreTestRun(t, "--gold", gold, "--min", "exact_call=0.9")
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "exact_call >= 0.9") {
@@ -144,6 +164,7 @@ func TestScoreCommand(t *testing.T) {
 	t.Run("max gate and bfcl profile", func(t *testing.T) {
 		dotted := scoreTestWrite(t, dir, "dotted.jsonl", `{"id":"it_a","tool_calls":[{"name":"get_order_status","arguments":{"order_id":"a 1"}}]}
 {"id":"it_b","tool_calls":[{"name":"lookup","arguments":{}}]}
+{"id":"it_c"}
 `)
 		_, _, err := scoreTestRun(t, "--gold", gold, "--pred", dotted, "--max", "hallucinated_tool_rate=0.1")
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "hallucinated_tool_rate <= 0.1") {
@@ -226,8 +247,8 @@ func TestScoreCommand(t *testing.T) {
 			t.Fatalf("junit %+v %v:\n%s", v, err, out)
 		}
 	})
-	t.Run("allow-missing ignores unknown prediction ids", func(t *testing.T) {
-		_, stderr, err := scoreTestRun(t, "--gold", gold, "--pred", unknown, "--allow-missing", "--json")
+	t.Run("allow-unknown ignores unknown prediction ids", func(t *testing.T) {
+		_, stderr, err := scoreTestRun(t, "--gold", gold, "--pred", unknown, "--allow-unknown", "--allow-missing", "--json")
 		if err != nil || !strings.Contains(stderr, "ignored 1 predictions for items not in the gold") {
 			t.Fatalf("err %v, stderr %q", err, stderr)
 		}
@@ -346,7 +367,7 @@ func TestScorePredictionsFromTraces(t *testing.T) {
 		buf.WriteByte('\n')
 	}
 	runs := scoreTestWrite(t, dir, "run.jsonl", buf.String())
-	out, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "trace", "--json")
+	out, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "trace", "--json", "--allow-missing")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
