@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -82,4 +83,12 @@ func looksLikePath(arg string) bool {
 		return false
 	}
 	return strings.HasSuffix(arg, ".pub") || strings.Contains(arg, string(os.PathSeparator))
+}
+
+// UserKeys lists every user's keys by user name, for users list.
+func (a *App) UserKeys(ctx context.Context, actor Actor) (map[string][]store.UserKey, error) {
+	if _, err := a.authorize(ctx, actor, ActUsersRead, ""); err != nil {
+		return nil, err
+	}
+	return a.st.UserKeys(ctx)
 }

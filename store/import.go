@@ -65,6 +65,9 @@ type ImportResult struct {
 	Duplicates int    `json:"duplicates"`
 	Skipped    int    `json:"skipped"`
 	Items      int    `json:"items"`
+	// ReplacedUTF8 counts the traces whose records held bytes that are not
+	// UTF-8, stored with each replaced by U+FFFD.
+	ReplacedUTF8 int `json:"invalid_utf8_replaced"`
 }
 
 // importPace bounds how long an import holds the write lock at a time.
@@ -177,6 +180,9 @@ func (e *InterruptedError) Unwrap() error { return e.Err }
 // checkedInput is what the first pass learned about an input.
 type checkedInput struct {
 	records int
+	// replacedUTF8 is the reader's count of traces whose invalid UTF-8 was
+	// replaced.
+	replacedUTF8 int
 	// skip holds the record numbers (1-based, in reading order) reported
 	// invalid; the second pass skips them.
 	skip map[int]bool
@@ -265,10 +271,16 @@ func (s *Store) checkInput(ctx context.Context, open Opener, opt ImportOptions) 
 		}
 		for _, p := range pending {
 			h, isStored := stored[p.t.ID]
+			var mine string
+			if p.err == nil && isStored {
+				if mine, err = trace.ContentHash(p.t); err != nil {
+					p.err = &trace.RecordError{Line: p.line, Err: err}
+				}
+			}
 			switch {
 			case p.err != nil:
 				err = invalid(p.n, p.err)
-			case isStored && trace.ContentHash(p.t) != h:
+			case isStored && mine != h:
 				err = invalid(p.n, &trace.RecordError{Line: p.line, Err: fmt.Errorf("trace id %q %w", p.t.ID, errStoredDifferently)})
 			}
 			if err != nil {
@@ -306,6 +318,9 @@ func (s *Store) checkInput(ctx context.Context, open Opener, opt ImportOptions) 
 	}
 	if err := flush(); err != nil {
 		return checkedInput{}, err
+	}
+	if rr, ok := r.(interface{ ReplacedUTF8() int }); ok {
+		c.replacedUTF8 = rr.ReplacedUTF8()
 	}
 	closed = true
 	if err := closer.Close(); err != nil {

@@ -34,7 +34,7 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 		readErr <- s.readEncoded(readCtx, open, checked, ch)
 		close(ch)
 	}()
-	res := ImportResult{Source: opt.Source, Skipped: len(checked.skip)}
+	res := ImportResult{Source: opt.Source, Skipped: len(checked.skip), ReplacedUTF8: checked.replacedUTF8}
 	var inserted []string
 	done := 0
 	fail := func(err error) (ImportResult, []string, int, error) {

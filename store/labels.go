@@ -387,8 +387,10 @@ func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (stri
 // Reopen takes back a reviewer's submitted label so it can be changed: in one
 // transaction the label becomes a draft (toDraft renders it in the TUI's
 // draft format), the assignment is open again and any agreement or dispute
-// computed from it is undone. Items that are adjudicated or in an exported
-// dataset version cannot be reopened (ErrConflict).
+// computed from it is undone. Items that every assigned reviewer has
+// submitted (compared), that are adjudicated or in an exported dataset
+// version cannot be reopened (ErrConflict): from then on only a lead's
+// send-back reopens them.
 func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
 	var l review.Label
 	err := s.WithTx(ctx, func(tx *Tx) error {
@@ -404,6 +406,14 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 		}
 		if status == review.GoldAdjudicated {
 			return fmt.Errorf("item %s is already adjudicated and cannot be reopened: %w", itemID, ErrConflict)
+		}
+		// Once every assigned reviewer has submitted, the labels have been
+		// compared (agreed, or disputed: a dispute, or an agreement held for
+		// review). A reviewer taking theirs back now could turn a
+		// disagreement they learned of into agreement ("peek, reopen,
+		// match"): only the lead's send-back reopens it.
+		if status == "agreed" || status == "disputed" {
+			return fmt.Errorf("item %s has been compared (every assigned reviewer has submitted) and cannot be reopened; a lead can send it back: %w", itemID, ErrConflict)
 		}
 		var exported int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dataset_items WHERE item_id = ?`, itemID).Scan(&exported); err != nil {

@@ -83,6 +83,18 @@ func TestSubmitDisputeAndReopen(t *testing.T) {
 	if _, err := st.SubmitLabel(ctx, callLabel(item, "alice", `{"order_id":"ORD-1"}`)); err != nil {
 		t.Fatal(err)
 	}
+	// Before the other reviewer submits, alice may take hers back.
+	l, err := st.Reopen(ctx, item, "alice", func(l review.Label) ([]byte, error) { return json.Marshal(l) })
+	if err != nil || string(l.Calls[0].Args) != `{"order_id":"ORD-1"}` {
+		t.Fatalf("reopen: %+v %v", l, err)
+	}
+	body, _, err := st.Draft(ctx, item, "alice")
+	if err != nil || len(body) == 0 {
+		t.Fatalf("reopened label is not a draft: %v", err)
+	}
+	if _, err := st.SubmitLabel(ctx, callLabel(item, "alice", `{"order_id":"ORD-1"}`)); err != nil {
+		t.Fatal(err)
+	}
 	set, err := st.SubmitLabel(ctx, callLabel(item, "bob", `{"order_id":"ORD-2"}`))
 	if err != nil || !set.Settled || set.Comparison.Agreed || len(set.Comparison.Kinds) != 1 || set.Comparison.Kinds[0] != review.KindArgs {
 		t.Fatalf("dispute: %+v %v", set, err)
@@ -91,26 +103,17 @@ func TestSubmitDisputeAndReopen(t *testing.T) {
 	if err != nil || last != item {
 		t.Fatalf("last submitted: %q %v", last, err)
 	}
-	l, err := st.Reopen(ctx, item, "bob", func(l review.Label) ([]byte, error) { return json.Marshal(l) })
-	if err != nil || string(l.Calls[0].Args) != `{"order_id":"ORD-2"}` {
-		t.Fatalf("reopen: %+v %v", l, err)
-	}
-	body, _, err := st.Draft(ctx, item, "bob")
-	if err != nil || len(body) == 0 {
-		t.Fatalf("reopened label is not a draft: %v", err)
+	// Compared: neither reviewer can reopen ("peek, reopen, match").
+	for _, who := range []string{"alice", "bob"} {
+		if _, err := st.Reopen(ctx, item, who, func(l review.Label) ([]byte, error) { return json.Marshal(l) }); !errors.Is(err, ErrConflict) {
+			t.Errorf("%s reopened a compared item: %v", who, err)
+		}
 	}
 	var status string
 	var disputes int
 	st.Reader().QueryRowContext(ctx, `SELECT status, (SELECT count(*) FROM disputes) FROM items WHERE id = ?`, item).Scan(&status, &disputes)
-	if status != "labeling" || disputes != 0 {
-		t.Errorf("after reopen: status %s, disputes %d", status, disputes)
-	}
-	if _, err := st.SubmitLabel(ctx, callLabel(item, "bob", `{"order_id":"ORD-1"}`)); err != nil {
-		t.Fatal(err)
-	}
-	st.Reader().QueryRowContext(ctx, `SELECT status FROM items WHERE id = ?`, item).Scan(&status)
-	if status != "agreed" {
-		t.Errorf("after resubmit: %s", status)
+	if status != "disputed" || disputes != 1 {
+		t.Errorf("after refused reopens: status %s, disputes %d", status, disputes)
 	}
 }
 

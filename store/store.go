@@ -407,26 +407,61 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 		if applied[m.version] {
 			continue
 		}
-		err := s.withTxOn(ctx, w, func(tx *Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, s.now())
-			return err
-		})
-		if err != nil {
+		if err := s.applyMigration(ctx, w, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// foreignKeysOff, on a migration's first line, makes it run with foreign
+// keys off (a table rebuild: dropping a table others reference must neither
+// fail nor cascade) and checked with foreign_key_check before the commit.
+const foreignKeysOff = "-- migrate: foreign_keys=off"
+
+// applyMigration applies m in one transaction on the write pool w unless it
+// is recorded already.
+func (s *Store) applyMigration(ctx context.Context, w *sql.DB, m migration) error {
+	fkOff := strings.HasPrefix(m.sql, foreignKeysOff)
+	if fkOff {
+		// PRAGMA foreign_keys is a no-op inside a transaction, so it is set
+		// on the write pool's one connection before the transaction begins
+		// (and checked inside it).
+		if _, err := w.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		defer w.ExecContext(ctx, `PRAGMA foreign_keys = ON`)
+	}
+	return s.withTxOn(ctx, w, func(tx *Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if fkOff {
+			var on int
+			if err := tx.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 0 {
+				return fmt.Errorf("%s: foreign keys could not be turned off for a table rebuild", m.name)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if fkOff {
+			var table string
+			err := tx.QueryRowContext(ctx, `SELECT "table" FROM pragma_foreign_key_check LIMIT 1`).Scan(&table)
+			if err == nil {
+				return fmt.Errorf("%s: the rebuild left a broken reference in table %s", m.name, table)
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, s.now())
+		return err
+	})
 }
 
 // Tx is a write transaction handed to WithTx's function.

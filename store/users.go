@@ -11,9 +11,11 @@ import (
 const (
 	RoleReviewer = "reviewer"
 	RoleLead     = "lead"
+	RoleCI       = "ci"
 )
 
-// User is someone who may label (reviewer) or also adjudicate (lead).
+// User is someone who may label (reviewer), also adjudicate (lead), or only
+// read dataset versions and score against them (ci).
 type User struct {
 	Name      string `json:"name"`
 	Role      string `json:"role"`
@@ -22,8 +24,8 @@ type User struct {
 
 // AddUser creates a user, or changes the role of an existing one.
 func (s *Store) AddUser(ctx context.Context, name, role string) error {
-	if role != RoleReviewer && role != RoleLead {
-		return fmt.Errorf("role %q: must be %s or %s", role, RoleReviewer, RoleLead)
+	if role != RoleReviewer && role != RoleLead && role != RoleCI {
+		return fmt.Errorf("role %q: must be %s, %s or %s", role, RoleReviewer, RoleLead, RoleCI)
 	}
 	if name == "" {
 		return errors.New("user name is empty")
@@ -61,4 +63,9 @@ func (s *Store) Users(ctx context.Context) ([]User, error) {
 		out = append(out, u)
 	}
 	return out, rows.Err()
+}
+
+// UserCounts counts users by role.
+func (s *Store) UserCounts(ctx context.Context) (map[string]int, error) {
+	return queryCounts(ctx, s.r, `SELECT role, count(*) FROM users GROUP BY role`)
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,7 +81,7 @@ func (c chatCall) toCall() (Call, error) {
 		if name == "" {
 			name = c.Function.Name
 		}
-		if len(args) == 0 {
+		if a := bytes.TrimSpace(args); len(a) == 0 || string(a) == "null" {
 			args = c.Function.Arguments
 		}
 	}

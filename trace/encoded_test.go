@@ -63,8 +63,8 @@ func TestEncodedMatchesTheDefinitions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := ContentHash(tr); got.ContentHash != want {
-				t.Errorf("ContentHash %s, want %s", got.ContentHash, want)
+			if want, err := ContentHash(tr); err != nil || got.ContentHash != want {
+				t.Errorf("ContentHash %s, want %s (%v)", got.ContentHash, want, err)
 			}
 			wantMsgs, _ := MarshalCanonical(tr.Messages)
 			if !bytes.Equal(got.Messages, wantMsgs) {
@@ -74,8 +74,8 @@ func TestEncodedMatchesTheDefinitions(t *testing.T) {
 				t.Fatalf("%d tool hashes for %d tools", len(got.ToolHashes), len(tr.Tools))
 			}
 			for i, tool := range tr.Tools {
-				if got.ToolHashes[i] != ToolHash(tool) {
-					t.Errorf("tool %d: hash %s, want %s", i, got.ToolHashes[i], ToolHash(tool))
+				if want, err := ToolHash(tool); err != nil || got.ToolHashes[i] != want {
+					t.Errorf("tool %d: hash %s, want %s (%v)", i, got.ToolHashes[i], want, err)
 				}
 			}
 			want := itemsByOldFormula(tr)
@@ -117,5 +117,24 @@ func BenchmarkItems(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A trace or tool that cannot be encoded has no hash: the error is
+// returned, never the hash of nothing (two such traces would collide).
+func TestHashesReturnEncodingErrors(t *testing.T) {
+	bad := Trace{Messages: []Message{{Role: RoleAssistant, ToolCalls: []Call{{Name: "f", Arguments: json.RawMessage(`{"a":`)}}}}}
+	if h, err := ContentHash(bad); err == nil || h != "" {
+		t.Errorf("ContentHash = %q, %v; want an error", h, err)
+	}
+	if id, err := DeriveID(bad); err == nil || id != "" {
+		t.Errorf("DeriveID = %q, %v; want an error", id, err)
+	}
+	if h, err := ToolHash(Tool{Name: "f", Parameters: json.RawMessage(`{"type":`)}); err == nil || h != "" {
+		t.Errorf("ToolHash = %q, %v; want an error", h, err)
+	}
+	good, err := ContentHash(Trace{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
+	if err != nil || len(good) != 64 {
+		t.Errorf("ContentHash of a good trace = %q, %v", good, err)
 	}
 }

@@ -308,3 +308,71 @@ func TestSniff(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+// Input honesty: bytes that are not UTF-8 in a trace id refuse the record
+// (replacing them could make two ids equal); in content they are replaced
+// and counted. NUL bytes are reported on their own line.
+func TestInvalidUTF8AndBinaryLines(t *testing.T) {
+	badID := `{"id":"tr_` + "\xff\xfe" + `","messages":[{"role":"user","content":"hi"}]}`
+	badContent := `{"id":"tr_c","messages":[{"role":"user","content":"caf` + "\xe9" + `"}]}`
+	nul := `{"id":"tr_n","messages":[` + "\x00\x00\x00" + `]}`
+	garbage := "\x89PNG\r\x1a\x00\x00\x00\rIHDR"
+	tests := []struct {
+		name     string
+		input    string
+		traces   int
+		badLines []int
+		badWord  string
+		replaced int
+	}{
+		{"invalid UTF-8 id", okLine + "\n" + badID, 1, []int{2}, "is not valid UTF-8", 0},
+		{"invalid UTF-8 content", badContent + "\n" + okLine, 2, nil, "", 1},
+		{"NUL bytes on line 2", okLine + "\n" + nul + "\n" + strings.Replace(okLine, "tr_ok", "tr_3", 1), 2, []int{2}, "binary data", 0},
+		{"binary garbage on line 3", okLine + "\n" + strings.Replace(okLine, "tr_ok", "tr_2", 1) + "\n" + garbage + "\n", 2, []int{3}, "binary data", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewReader(strings.NewReader(tc.input), FormatAuto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			traces, bad, err := readAll(t, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []int
+			for _, b := range bad {
+				lines = append(lines, b.Line)
+			}
+			if len(traces) != tc.traces || !slices.Equal(lines, tc.badLines) {
+				t.Fatalf("%d traces, invalid lines %v (%v); want %d, %v", len(traces), lines, bad, tc.traces, tc.badLines)
+			}
+			if tc.badWord != "" && !strings.Contains(bad[0].Error(), tc.badWord) {
+				t.Errorf("error %q does not say %q", bad[0], tc.badWord)
+			}
+			if got := r.(interface{ ReplacedUTF8() int }).ReplacedUTF8(); got != tc.replaced {
+				t.Errorf("replaced = %d, want %d", got, tc.replaced)
+			}
+			if tc.replaced > 0 && traces[0].Messages[0].Content != "caf\uFFFD" {
+				t.Errorf("content = %q", traces[0].Messages[0].Content)
+			}
+		})
+	}
+}
+
+// A span whose start time is not a time is an invalid record with its
+// line, not a trace at time zero.
+func TestMalformedSpanTimestamp(t *testing.T) {
+	span := `{"traceId":"t1","startTimeUnixNano":"yesterday","attributes":{"gen_ai.input.messages":"[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"hi\"}]}]"}}`
+	for _, input := range []string{
+		span,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t1","startTimeUnixNano":"soon","attributes":[{"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":\"user\",\"content\":\"hi\"}]"}}]}]}]}]}`,
+	} {
+		traces, bad, err := readString(t, okLineSpan+"\n"+input, FormatOTLP)
+		if err != nil || len(traces) != 1 || len(bad) != 1 || bad[0].Line != 2 || !strings.Contains(bad[0].Error(), "timestamp") {
+			t.Errorf("%d traces, invalid %v, err %v; want the span on line 2 refused for its timestamp", len(traces), bad, err)
+		}
+	}
+}
+
+const okLineSpan = `{"traceId":"t0","startTimeUnixNano":"1700000000000000000","attributes":{"gen_ai.input.messages":"[{\"role\":\"user\",\"content\":\"hi\"}]"}}`

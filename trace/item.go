@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -118,16 +119,27 @@ func InputHash(context []Message, tools []Tool) string {
 
 // ContentHash is the hex sha256 of the canonical JSON of the whole trace
 // except its id, used to recognise a re-import of the same conversation.
-func ContentHash(t Trace) string {
+//
+// It returns the encoding's error rather than hashing nothing: two traces
+// whose encoding failed must not share the hash of "" (dedup would take
+// one for the other).
+func ContentHash(t Trace) (string, error) {
 	t.ID = ""
-	b, _ := MarshalCanonical(t)
+	b, err := MarshalCanonical(t)
+	if err != nil {
+		return "", fmt.Errorf("content hash: %w", err)
+	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // ToolHash is the hex sha256 of the canonical JSON of a tool definition.
-func ToolHash(tool Tool) string {
-	b, _ := MarshalCanonical(tool)
+// Like ContentHash, it returns the encoding's error.
+func ToolHash(tool Tool) (string, error) {
+	b, err := MarshalCanonical(tool)
+	if err != nil {
+		return "", fmt.Errorf("tool hash of %q: %w", tool.Name, err)
+	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:]), nil
 }

@@ -226,6 +226,13 @@ func parseTimestamp(raw json.RawMessage) (time.Time, error) {
 			if n, nerr := strconv.ParseInt(s, 10, 64); nerr == nil {
 				return unixAny(n), nil
 			}
+			// Without a zone (LangSmith, Python's isoformat of a naive
+			// UTC time): read as UTC.
+			for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00"} {
+				if t, err := time.Parse(layout, s); err == nil {
+					return t.UTC(), nil
+				}
+			}
 			return time.Time{}, fmt.Errorf("timestamp %q is not RFC 3339", s)
 		}
 		return t.UTC(), nil

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // Import formats (goldtrace import --format).
@@ -26,13 +27,16 @@ const (
 
 // Formats lists the accepted format names, auto first.
 var Formats = []string{FormatAuto, FormatTrace, FormatOpenAI, FormatResponses, FormatAnthropic, FormatGemini,
-	FormatBedrock, FormatOTLP, FormatOpenInference}
+	FormatBedrock, FormatOTLP, FormatOpenInference, FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow}
 
 // result is one trace, or one invalid record, produced by a decoder.
 type result struct {
 	line int
 	t    Trace
 	err  error
+	// invalidUTF8: the record held bytes that are not UTF-8, which
+	// decoding replaced with U+FFFD.
+	invalidUTF8 bool
 }
 
 func errResult(line int, err error) []result { return []result{{line: line, err: err}} }
@@ -57,6 +61,8 @@ func newDecoder(format string) (decoder, error) {
 		return newSpanDecoder(cache, FormatOTLP), nil
 	case FormatOpenInference:
 		return newSpanDecoder(cache, FormatOpenInference), nil
+	case FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow:
+		return newGroupDecoder(format, cache), nil
 	case FormatAuto, "":
 		return &autoDecoder{cache: cache}, nil
 	}
@@ -72,6 +78,8 @@ type streamReader struct {
 	line    int // line of the record the last result came from
 	flushed bool
 	err     error
+
+	replacedUTF8 int
 }
 
 // NewReader reads traces of the given format from r. Gzip input is
@@ -151,6 +159,11 @@ func (s *streamReader) Next() (Trace, error) {
 			s.queue = errResult(rec.line, rec.err)
 		default:
 			s.queue = s.dec.record(rec.line, rec.data)
+			if !utf8.Valid(rec.data) {
+				for i := range s.queue {
+					s.queue[i].invalidUTF8 = true
+				}
+			}
 		}
 	}
 	r := s.queue[0]
@@ -159,12 +172,23 @@ func (s *streamReader) Next() (Trace, error) {
 	if r.err != nil {
 		return Trace{}, &RecordError{Line: r.line, Err: r.err}
 	}
+	if r.invalidUTF8 && strings.ContainsRune(r.t.ID, utf8.RuneError) {
+		// Replacing would make distinct ids equal: refuse the record.
+		return Trace{}, &RecordError{Line: r.line, Err: fmt.Errorf("trace id %q is not valid UTF-8", r.t.ID)}
+	}
 	t, err := finish(r.t)
 	if err != nil {
 		return Trace{}, &RecordError{Line: r.line, Err: err}
 	}
+	if r.invalidUTF8 {
+		s.replacedUTF8++
+	}
 	return t, nil
 }
+
+// ReplacedUTF8 is how many of the traces returned so far came from records
+// holding bytes that are not UTF-8, each replaced with U+FFFD.
+func (s *streamReader) ReplacedUTF8() int { return s.replacedUTF8 }
 
 // Line is the line (of the input, 1-based) where the record of the trace or
 // RecordError last returned by Next starts.
@@ -179,8 +203,26 @@ func finish(t Trace) (Trace, error) {
 	if len(t.Messages) == 0 {
 		return Trace{}, errors.New("trace has no messages")
 	}
+	if allEmpty(t.Messages) {
+		// Never an empty trace: its content was in a shape not understood
+		// (or not captured), and every decision point would be "(none)".
+		return Trace{}, errors.New("every message decoded to nothing (content in an unrecognised shape?)")
+	}
 	if t.ID == "" {
-		t.ID = DeriveID(t)
+		id, err := DeriveID(t)
+		if err != nil {
+			return Trace{}, err
+		}
+		t.ID = id
 	}
 	return t, t.Validate()
+}
+
+func allEmpty(msgs []Message) bool {
+	for _, m := range msgs {
+		if strings.TrimSpace(m.Content) != "" || len(m.ToolCalls) > 0 {
+			return false
+		}
+	}
+	return true
 }

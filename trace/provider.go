@@ -180,23 +180,26 @@ func (d *providerDecoder) record(line int, data []byte) []result {
 	if ex.request == nil && format != FormatResponses {
 		return errResult(line, errors.New("no request (expected messages, contents, input, request, request_body or body)"))
 	}
-	var t Trace
-	switch format {
-	case FormatAnthropic:
-		t, err = anthropicTrace(ex, d.cache)
-	case FormatResponses:
-		t, err = responsesTrace(ex, d.cache)
-	case FormatGemini:
-		t, err = geminiTrace(ex, d.cache)
-	case FormatBedrock:
-		t, err = bedrockTrace(ex, d.cache)
-	default:
-		t, err = openAITrace(ex, d.cache)
-	}
+	t, err := decodeExchange(ex, format, d.cache)
 	if err != nil {
 		return errResult(line, err)
 	}
 	return []result{{line: line, t: t}}
+}
+
+// decodeExchange decodes one exchange with the decoder of its provider.
+func decodeExchange(ex exchange, format string, cache schemaCache) (Trace, error) {
+	switch format {
+	case FormatAnthropic:
+		return anthropicTrace(ex, cache)
+	case FormatResponses:
+		return responsesTrace(ex, cache)
+	case FormatGemini:
+		return geminiTrace(ex, cache)
+	case FormatBedrock:
+		return bedrockTrace(ex, cache)
+	}
+	return openAITrace(ex, cache)
 }
 
 func (d *providerDecoder) flush() []result { return nil }

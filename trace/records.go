@@ -56,14 +56,21 @@ type recordSource struct {
 
 const utf8BOM = "\xef\xbb\xbf"
 
+var (
+	errBinary     = errors.New("binary data, not JSON (compressed with something other than gzip?)")
+	errBinaryLine = errors.New("binary data (NUL bytes) on this line, not a JSON record")
+)
+
 func newRecordSource(r io.Reader) (*recordSource, error) {
 	s := &recordSource{br: bufio.NewReaderSize(r, 256<<10)}
 	head, err := s.br.Peek(512)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &ReadError{Line: 1, Err: err}
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return nil, &ReadError{Line: 1, Err: errors.New("binary data, not JSON (compressed with something other than gzip?)")}
+	if i := bytes.IndexByte(head, 0); i >= 0 && bytes.IndexByte(head[:i], '\n') < 0 {
+		// Binary from the first line on: not a text file at all. Binary
+		// data further down is reported on its own line (see next).
+		return nil, &ReadError{Line: 1, Err: errBinary}
 	}
 	if bytes.HasPrefix(head, []byte(utf8BOM)) {
 		_, _ = s.br.Discard(len(utf8BOM))
@@ -155,6 +162,9 @@ func (s *recordSource) next() (record, error) {
 			return record{}, err
 		}
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			if bytes.IndexByte(trimmed, 0) >= 0 {
+				return record{line: s.line, err: errBinaryLine}, nil
+			}
 			return record{line: s.line, data: trimmed}, nil
 		}
 	}

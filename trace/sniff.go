@@ -34,6 +34,14 @@ func sniff(data []byte) (string, error) {
 	}
 	has := func(k string) bool { _, ok := obj[k]; return ok }
 	switch {
+	case has("run_type") && (has("inputs") || has("outputs")):
+		return FormatLangSmith, nil
+	case has("observations"):
+		return FormatLangfuse, nil
+	case has("span_attributes"), has("root_span_id") && has("input"):
+		return FormatBraintrust, nil
+	case has("info") && has("data"):
+		return FormatMLflow, nil
 	case has("resourceSpans"), has("scopeSpans"), has("traceId") && has("spanId"):
 		return FormatOTLP, nil
 	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"),
@@ -91,6 +99,8 @@ func (d *autoDecoder) record(line int, data []byte) []result {
 			d.inner = &providerDecoder{cache: d.cache}
 		case FormatTrace:
 			d.inner = &canonicalDecoder{cache: d.cache}
+		case FormatLangSmith, FormatLangfuse, FormatBraintrust, FormatMLflow:
+			d.inner = newGroupDecoder(format, d.cache)
 		default:
 			d.inner = newSpanDecoder(d.cache, format)
 		}

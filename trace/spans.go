@@ -150,7 +150,7 @@ func mergeParts(parts []spanPart) result {
 		}
 	}
 	if best < 0 {
-		return result{line: parts[0].line, err: errors.New("no span with LLM messages (only tool or chain spans?)")}
+		return result{line: parts[0].line, err: errors.New("no span with LLM messages (only tool or chain spans or runs?)")}
 	}
 	t.Messages = parts[best].messages
 	return result{line: parts[0].line, t: t}
@@ -268,7 +268,10 @@ func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 		resource := kvMap(r.Resource.Attributes)
 		for _, ss := range r.ScopeSpans {
 			for _, s := range ss.Spans {
-				start, _ := parseTimestamp(s.StartTimeUnixNano)
+				start, err := parseTimestamp(s.StartTimeUnixNano)
+				if err != nil {
+					return nil, fmt.Errorf("span %s: startTimeUnixNano: %w", s.TraceID, err)
+				}
 				out = append(out, span{line: line, traceID: s.TraceID, start: start,
 					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource})
 			}
@@ -289,7 +292,10 @@ func parseSpanObject(line int, data, attrs json.RawMessage) (span, error) {
 	if s.traceID == "" && obj.Context != nil {
 		s.traceID = obj.Context.TraceID
 	}
-	s.start, _ = parseTimestamp(firstNonEmpty(obj.StartTimeUnixNano, obj.StartTime))
+	var err error
+	if s.start, err = parseTimestamp(firstNonEmpty(obj.StartTimeUnixNano, obj.StartTime)); err != nil {
+		return span{}, fmt.Errorf("span start time: %w", err)
+	}
 	attrs = bytes.TrimSpace(attrs)
 	switch {
 	case len(attrs) > 0 && attrs[0] == '[':

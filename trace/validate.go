@@ -66,6 +66,10 @@ func normaliseRole(role string) (string, error) {
 // DeriveID returns the id of a trace whose input had none: "tr_" and the
 // first 16 hex digits of its content hash, so the same conversation always
 // gets the same id.
-func DeriveID(t Trace) string {
-	return "tr_" + ContentHash(t)[:16]
+func DeriveID(t Trace) (string, error) {
+	h, err := ContentHash(t)
+	if err != nil {
+		return "", err
+	}
+	return "tr_" + h[:16], nil
 }

@@ -102,7 +102,7 @@ type AdjudicatePage struct {
 }
 
 // NewAdjudicatePage builds the adjudication screen for opts.Lead over
-// c.Store. The caller has checked that the lead is one (store.RequireLead).
+// c.API. The caller has checked that the lead is one (store.RequireLead).
 func NewAdjudicatePage(c *Common, opts AdjudicateOptions) *AdjudicatePage {
 	newInput := func(prompt, placeholder string) textinput.Model {
 		in := textinput.New()
@@ -126,7 +126,7 @@ func NewAdjudicatePage(c *Common, opts AdjudicateOptions) *AdjudicatePage {
 	}
 	return &AdjudicatePage{
 		c: c, opts: opts, kind: opts.Kind,
-		req:     adjRequest{st: c.Store, lead: opts.Lead},
+		req:     adjRequest{st: c.API, lead: opts.Lead},
 		reason:  newInput("Reason: ", "why, in a few words (required)"),
 		note:    newInput("Note: ", ""),
 		editor:  ed,

@@ -14,49 +14,15 @@ import (
 const roleColumn = 10
 
 // renderItemContext is a read-only view of an item's conversation up to the
-// decision point, wrapped to width: each message under its role (coloured
-// and named, so it reads without colour), the assistant's calls as
-// "→ tool {args}", tool results under the tool's name, and at the end the
-// calls the production model made at the decision point.
+// decision point, in full (the pane scrolls), through the renderer the label
+// screen uses, and after it the calls the production model made there.
 func renderItemContext(s *Styles, it trace.Item, width int) string {
-	var lines []string
-	add := func(role string, style lipgloss.Style, text string) {
-		textW := max(width-roleColumn, 8)
-		for i, part := range strings.Split(ansi.Wrap(text, textW, ""), "\n") {
-			label := strings.Repeat(" ", roleColumn)
-			if i == 0 {
-				label = style.Render(role) + strings.Repeat(" ", max(roleColumn-ansi.StringWidth(role), 1))
-			}
-			lines = append(lines, label+s.Role.Body.Render(part))
-		}
+	decision := "── decision point: the production model called no tool"
+	if len(it.Observed) > 0 {
+		decision = "── decision point: the production model called"
 	}
-	for _, m := range it.Context {
-		style, role := roleStyle(s, m.Role), m.Role
-		if strings.TrimSpace(m.Content) != "" || len(m.ToolCalls) == 0 {
-			text := strings.TrimRight(m.Content, "\n")
-			if m.Role == "tool" && m.Name != "" {
-				text = m.Name + " ⇒ " + text
-			}
-			if strings.TrimSpace(text) == "" {
-				text = "(empty)"
-			}
-			add(role, style, text)
-		}
-		for _, c := range m.ToolCalls {
-			add(role, style, "→ "+observedCallText(c))
-		}
-	}
-	rule := "── decision point: the production model "
-	switch len(it.Observed) {
-	case 0:
-		lines = append(lines, s.Muted.Render(ansi.Truncate(rule+"called no tool", width, "…")))
-	default:
-		lines = append(lines, s.Muted.Render(ansi.Truncate(rule+"called:", width, "…")))
-		for _, c := range it.Observed {
-			add("model", s.Muted, "→ "+observedCallText(c))
-		}
-	}
-	return strings.Join(lines, "\n")
+	cv := conversationView{Expanded: true, Decision: decision, Observed: it.Observed, ShowObserved: len(it.Observed) > 0}
+	return cv.Render(s, it.Context, width)
 }
 
 // renderNotes lists an item's earlier notes (send-backs, guide proposals)

@@ -110,7 +110,7 @@ func newAdjRoot(t testing.TB, f adjFixture, opts AdjudicateOptions, w, h int) (*
 	if opts.Lead == "" {
 		opts.Lead = "carol"
 	}
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return adjT0 }}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, f.st, opts.Lead), Now: func() time.Time { return adjT0 }}
 	r := NewAdjudicateRoot(c, opts)
 	r.status.after = noTimer // the status expiry timer is not run
 	r.Update(tea.WindowSizeMsg{Width: w, Height: h})

@@ -14,7 +14,7 @@ import (
 // adjRequest is what the adjudication screen's commands need: a copy made
 // when the screen is built, so no closure reads the model.
 type adjRequest struct {
-	st   *store.Store
+	st   AdjudicateAPI
 	lead string
 }
 

@@ -2,11 +2,8 @@ package tui
 
 import (
 	"context"
-	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // NewAdjudicateRoot is the router for a lead's adjudication session,
@@ -21,11 +18,9 @@ func NewAdjudicateRoot(c *Common, opts AdjudicateOptions) *Root {
 }
 
 // RunAdjudicate runs the adjudication screen full-screen for opts.Lead until
-// they quit or ctx ends. Only leads may: anyone else gets store.ErrForbidden
-// before the screen opens.
-func RunAdjudicate(ctx context.Context, st *store.Store, opts AdjudicateOptions, progOpts ...tea.ProgramOption) error {
-	if err := st.RequireLead(ctx, opts.Lead); err != nil {
-		return fmt.Errorf("adjudicate: %w", err)
-	}
-	return Run(ctx, NewAdjudicateRoot(NewCommon(st), opts), progOpts...)
+// they quit or ctx ends. api is the lead's session (app.App.As), which
+// refuses every call of anyone who is not a lead; the caller opens it with
+// app.Session.Open first, so a refusal comes before the screen.
+func RunAdjudicate(ctx context.Context, api API, opts AdjudicateOptions, progOpts ...tea.ProgramOption) error {
+	return Run(ctx, NewAdjudicateRoot(NewCommon(api), opts), progOpts...)
 }

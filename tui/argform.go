@@ -218,6 +218,17 @@ func (f *argForm) Blur() {
 	f.pick = nil
 }
 
+// nextNeeded moves to the next field that needs a value; leave is 1 when
+// there is none.
+func (f *argForm) nextNeeded() (leave int, cmd tea.Cmd) {
+	for i := f.at + 1; i < len(f.stops); i++ {
+		if f.needed(f.stops[i]) {
+			return 0, f.focus(i)
+		}
+	}
+	return 1, nil
+}
+
 // needed reports whether a stop is one enter stops at: a field that must be
 // present (all the way down), or "+ add" of a required list still empty.
 func (f *argForm) needed(s argStop) bool {
@@ -284,7 +295,8 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 	case key.Matches(k, f.keys.Pick):
 		f.openPick()
 		return false, 0, nil
-	case s.add && key.Matches(k, f.keys.Add):
+	case s.add && (key.Matches(k, f.keys.Add) || k.Type == tea.KeyRunes):
+		// enter adds an element; so does typing, into its first field
 		f.root.at(s.path).addElem()
 		f.touched(s.path, false)
 		f.rebuild(&s)
@@ -294,17 +306,18 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 			f.stops[first-1].path[len(s.path)] == len(f.root.at(s.path).elems)-1 {
 			first--
 		}
-		return true, 0, f.focus(first)
+		cmd := f.focus(first)
+		if k.Type == tea.KeyRunes {
+			_, _, typed := f.Update(k)
+			cmd = tea.Batch(cmd, typed)
+		}
+		return true, 0, cmd
 	case key.Matches(k, f.keys.Next):
 		leave, cmd := f.Step(1)
 		return false, leave, cmd
 	case key.Matches(k, f.keys.Skip):
-		for i := f.at + 1; i < len(f.stops); i++ {
-			if f.needed(f.stops[i]) {
-				return false, 0, f.focus(i)
-			}
-		}
-		return false, 1, nil
+		leave, cmd := f.nextNeeded()
+		return false, leave, cmd
 	case key.Matches(k, f.keys.Prev):
 		leave, cmd := f.Step(-1)
 		return false, leave, cmd

@@ -167,15 +167,22 @@ func fits(pv pickValue, s *argSchema) bool {
 	case argEnum:
 		return s.enumIndex(jsonLine(pv.value)) >= 0
 	case argObject:
+		// An object fits when it has every required field (some declared
+		// field when none is required): a flight from a search result fits
+		// a flights element; a whole user profile does not fit a passenger.
 		m, ok := pv.value.(map[string]any)
 		if !ok {
 			return false
 		}
+		some := false
 		for _, p := range s.props {
-			if _, ok := m[p.name]; ok {
-				return true
+			_, has := m[p.name]
+			if p.required && !has {
+				return false
 			}
+			some = some || has
 		}
+		return some
 	}
 	return false
 }
@@ -262,7 +269,7 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	if s.add {
 		e := v.addElem()
 		e.present = false
-		e.set(pv.value)
+		e.set(declaredOnly(pv.value, v.s.items))
 		f.touched(s.path, false)
 		f.rebuild(&s)
 		return true, 0, f.focus(f.at)
@@ -279,7 +286,7 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	}
 	f.touched(s.path, false)
 	f.rebuild(&s)
-	leave, cmd = f.Step(1)
+	leave, cmd = f.nextNeeded()
 	return true, leave, cmd
 }
 
@@ -359,4 +366,21 @@ func numberSeen(n, haystack string) bool {
 		}
 	}
 	return false
+}
+
+// declaredOnly is x without the fields an object schema does not declare:
+// a flight picked from a search result brings its number and date, not its
+// prices.
+func declaredOnly(x any, s *argSchema) any {
+	m, ok := x.(map[string]any)
+	if !ok || s.kind != argObject {
+		return x
+	}
+	out := map[string]any{}
+	for _, p := range s.props {
+		if v, ok := m[p.name]; ok {
+			out[p.name] = v
+		}
+	}
+	return out
 }

@@ -79,7 +79,7 @@ func BenchmarkLabel100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { st.Close() })
-		c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), Store: st, Now: func() time.Time { return t0 }}
+		c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(b, st, "alice"), Now: func() time.Time { return t0 }}
 		r := NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true)
 		page := r.Page(PageLabel).(*LabelPage)
 		page.after, r.status.after = noTimer, noTimer

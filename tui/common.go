@@ -1,25 +1,85 @@
 package tui
 
 import (
+	"context"
 	"time"
 
+	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // Common is what every page and component shares, passed explicitly: the
-// window size, styles, keys, the store and the clock.
+// window size, styles, keys, the app API and the clock.
 type Common struct {
 	Width, Height int
 	Styles        Styles
 	Keys          KeyMap
-	Store         *store.Store
-	Now           func() time.Time
+	// API is the project as the session's user may act on it (an
+	// *app.Session: every call is authorized for that user).
+	API API
+	Now func() time.Time
 }
 
-// NewCommon is a Common over st with the default keys, styles honouring
+// API is everything the screens read and write.
+type API interface {
+	LabelAPI
+	AdjudicateAPI
+	DashboardAPI
+}
+
+// GuideAPI is what the guide page reads.
+type GuideAPI interface {
+	EnsureGuide(ctx context.Context, id, body, author string) (store.GuideVersion, error)
+}
+
+// LabelAPI is what the label screen reads and writes: the reviewer's own
+// queue, items, drafts and labels.
+type LabelAPI interface {
+	GuideAPI
+	Progress(ctx context.Context, reviewer, batch string) (map[string]int, error)
+	NextAssignment(ctx context.Context, reviewer, batch string) (store.Assignment, error)
+	Item(ctx context.Context, id string) (trace.Item, error)
+	Draft(ctx context.Context, itemID, reviewer string) ([]byte, int, error)
+	Notes(ctx context.Context, itemID string) ([]store.Note, error)
+	SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error
+	SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error)
+	SkipItem(ctx context.Context, itemID, reviewer, reason string) error
+	LastSubmitted(ctx context.Context, reviewer, batch string) (string, error)
+	Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error)
+}
+
+// AdjudicateAPI is what the adjudication screen reads and writes.
+type AdjudicateAPI interface {
+	DisputedQueue(ctx context.Context, f store.DisputeFilter) ([]store.Dispute, error)
+	ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error)
+	Item(ctx context.Context, id string) (trace.Item, error)
+	ItemLabels(ctx context.Context, itemID string) ([]review.Label, error)
+	Notes(ctx context.Context, itemID string) ([]store.Note, error)
+	Resolve(ctx context.Context, r store.Resolution) (review.Gold, error)
+	SendBack(ctx context.Context, itemID, lead, note string, to []string, force bool) error
+	ProposeGuideChange(ctx context.Context, itemID, lead, body string) error
+}
+
+// GoldAPI reads the current (unexported) gold.
+type GoldAPI interface {
+	GoldTraces(ctx context.Context, f store.GoldFilter) ([]dataset.TraceGold, error)
+}
+
+// DashboardAPI is what the dashboard reads.
+type DashboardAPI interface {
+	GoldAPI
+	GoldFingerprint(ctx context.Context) (string, error)
+	Status(ctx context.Context, q store.StatusQuery) (store.Status, error)
+	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
+	Item(ctx context.Context, id string) (trace.Item, error)
+}
+
+// NewCommon is a Common over api with the default keys, styles honouring
 // NO_COLOR and the wall clock.
-func NewCommon(st *store.Store) *Common {
-	return &Common{Styles: NewStyles(), Keys: DefaultKeyMap(), Store: st, Now: time.Now}
+func NewCommon(api API) *Common {
+	return &Common{Styles: NewStyles(), Keys: DefaultKeyMap(), API: api, Now: time.Now}
 }
 
 // SetSize records the window size.

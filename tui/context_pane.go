@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -99,82 +98,18 @@ func (c *contextPane) refresh(toBottom bool) {
 }
 
 func (c *contextPane) render() string {
-	s := c.styles
-	var b strings.Builder
-	write := func(marker string, style func(...string) string, body string, collapse bool) {
-		body = strings.TrimRight(body, "\n ")
-		if collapse && !c.expanded {
-			flat := oneLine(body)
-			if flat != body || ansi.StringWidth(marker)+1+ansi.StringWidth(flat) > c.wrapWidth() {
-				hint := " [ctrl+e]"
-				body = ansi.Truncate(flat, max(c.wrapWidth()-ansi.StringWidth(marker)-1-len(hint), 8), "…") + hint
-			}
-		}
-		if body == "" {
-			body = s.Muted.Render("(empty)")
-		}
-		lines := strings.Split(wrapText(marker+" "+body, c.wrapWidth()), "\n")
-		lines[0] = style(marker) + strings.TrimPrefix(lines[0], marker)
-		for i := 1; i < len(lines); i++ {
-			lines[i] = "  " + lines[i]
-		}
-		b.WriteString(strings.Join(lines, "\n") + "\n")
+	cv := conversationView{
+		Expanded: c.expanded, ExpandKey: "ctrl+e",
+		Decision: "▶ decision point: what should the assistant do now?",
+		Observed: c.item.Observed, ShowObserved: c.revealed,
 	}
-	for _, m := range c.item.Context {
-		switch m.Role {
-		case trace.RoleSystem:
-			write("[system]", s.Role.System.Render, m.Content, true)
-		case trace.RoleUser:
-			write("[user]", s.Role.User.Render, m.Content, false)
-		case trace.RoleAssistant:
-			body := m.Content
-			for _, call := range m.ToolCalls {
-				if body != "" {
-					body += "\n"
-				}
-				body += "→ " + callText(call)
-			}
-			write("[assistant]", s.Role.Assistant.Render, body, false)
-		case trace.RoleTool:
-			marker := "[tool result]"
-			if m.Name != "" {
-				marker = "[" + m.Name + " result]"
-			}
-			write(marker, s.Role.Tool.Render, m.Content, true)
-		default:
-			write("["+m.Role+"]", s.Muted.Render, m.Content, false)
-		}
-	}
-	b.WriteString(s.Accent.Render(ansi.Truncate("▶ decision point: what should the assistant do now?", c.width, "…")))
 	for _, n := range c.notes {
-		b.WriteString("\n")
-		write("[sent back by "+n.Author+"]", s.Warn.Render, n.Body, false)
+		cv.Notes = append(cv.Notes, conversationNote{Marker: "[sent back by " + n.Author + "]", Body: n.Body})
 	}
-	if c.revealed {
-		b.WriteString("\n")
-		if len(c.item.Observed) == 0 {
-			write("[model did]", s.Warn.Render, "no tool call (answered in words)", false)
-		}
-		for _, call := range c.item.Observed {
-			write("[model did]", s.Warn.Render, "→ "+callText(call), false)
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return cv.Render(c.styles, c.item.Context, c.width)
 }
 
-// callText is name(args) with the arguments as the model wrote them.
-func callText(c trace.Call) string {
-	args := c.RawArguments()
-	if c.Unparseable {
-		args += "  (not valid JSON)"
-	}
-	return c.Name + "(" + args + ")"
-}
-
-// wrapWidth leaves room for the indent of continuation lines.
-func (c *contextPane) wrapWidth() int { return max(c.width-2, 10) }
-
-// wrapText wraps at spaces, breaking only words longer than a line.
+// wrapText wraps at spaces only: ids, dates and numbers stay whole.
 func wrapText(s string, width int) string {
-	return ansi.Hardwrap(ansi.Wordwrap(s, width, " "), width, true)
+	return strings.Join(wrapWords(s, width), "\n")
 }

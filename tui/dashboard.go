@@ -62,7 +62,7 @@ type DashboardPage struct {
 	pollGen int
 }
 
-// NewDashboardPage is the dashboard over c.Store.
+// NewDashboardPage is the dashboard over c.API.
 func NewDashboardPage(c *Common, opts DashboardOptions) *DashboardPage {
 	if opts.PollEvery <= 0 {
 		opts.PollEvery = defaultPoll
@@ -102,7 +102,7 @@ func (p *DashboardPage) Init() tea.Cmd {
 func (p *DashboardPage) load() tea.Cmd {
 	p.loadSeq++
 	p.loading = true
-	seq, st, lead, batch, now, cache := p.loadSeq, p.c.Store, p.opts.Lead, p.opts.Batch, p.c.Now, p.cache
+	seq, st, lead, batch, now, cache := p.loadSeq, p.c.API, p.opts.Lead, p.opts.Batch, p.c.Now, p.cache
 	return func() tea.Msg {
 		d, err := computeDashboard(context.Background(), st, lead, batch, now, cache)
 		return dashboardLoadedMsg{seq: seq, data: d, err: err}
@@ -115,7 +115,7 @@ func (p *DashboardPage) schedulePoll() tea.Cmd {
 }
 
 func (p *DashboardPage) fingerprint() tea.Cmd {
-	gen, st := p.pollGen, p.c.Store
+	gen, st := p.pollGen, p.c.API
 	return func() tea.Msg {
 		fp, err := st.GoldFingerprint(context.Background())
 		return dashboardFingerprintMsg{gen: gen, fp: fp, err: err}
@@ -299,7 +299,7 @@ func (p *DashboardPage) openItem(i int) tea.Cmd {
 	p.item.view.SetContent(p.item.render(&p.c.Styles, p.width))
 	p.item.view.GotoTop()
 	p.mode = modeItem
-	id, st := p.item.id, p.c.Store
+	id, st := p.item.id, p.c.API
 	return func() tea.Msg {
 		it, err := st.Item(context.Background(), id)
 		return dashboardItemMsg{id: id, item: it, err: err}

@@ -13,7 +13,7 @@ import (
 // traces into gold: items, batch, assignments, two labels and a gold row
 // each, written by batched INSERT … SELECT statements. It returns the
 // number of gold items.
-func dashboardBenchFixture(tb testing.TB, traces int) (*DashboardPage, int) {
+func dashboardBenchFixture(tb testing.TB, traces int) (*DashboardPage, *store.Store, int) {
 	tb.Helper()
 	st, _ := dashboardStore(tb, traces)
 	ctx := context.Background()
@@ -50,10 +50,10 @@ func dashboardBenchFixture(tb testing.TB, traces int) (*DashboardPage, int) {
 	if err := st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM gold`).Scan(&n); err != nil {
 		tb.Fatal(err)
 	}
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: st, Now: time.Now}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(tb, st, "carol"), Now: time.Now}
 	p := NewDashboardPage(c, DashboardOptions{Lead: "carol"})
 	p.SetSize(80, 22)
-	return p, n
+	return p, st, n
 }
 
 // BenchmarkDashboard10k: one computation of the dashboard (gold records
@@ -63,7 +63,7 @@ func dashboardBenchFixture(tb testing.TB, traces int) (*DashboardPage, int) {
 // 1 s. cpu-ms/op is the process's CPU time, which a loaded machine does not
 // inflate the way it does wall time.
 func BenchmarkDashboard10k(b *testing.B) {
-	p, n := dashboardBenchFixture(b, 3300)
+	p, st, n := dashboardBenchFixture(b, 3300)
 	if n < 10_000 {
 		b.Fatalf("fixture has %d gold items, want ≥ 10k", n)
 	}
@@ -92,7 +92,7 @@ func BenchmarkDashboard10k(b *testing.B) {
 		for b.Loop() {
 			i++
 			b.StopTimer()
-			if err := p.c.Store.WithTx(ctx, func(tx *store.Tx) error {
+			if err := st.WithTx(ctx, func(tx *store.Tx) error {
 				_, err := tx.ExecContext(ctx, `UPDATE gold SET rationale = ?, updated_at = ? WHERE item_id = (SELECT min(item_id) FROM gold)`,
 					fmt.Sprintf("edit %d", i), fmt.Sprint(i))
 				return err
@@ -117,7 +117,7 @@ func cpuTime() time.Duration {
 
 // BenchmarkDashboardFingerprint: the poll every two seconds over 10k gold.
 func BenchmarkDashboardFingerprint(b *testing.B) {
-	p, _ := dashboardBenchFixture(b, 3300)
+	p, _, _ := dashboardBenchFixture(b, 3300)
 	b.ResetTimer()
 	for b.Loop() {
 		if msg := p.fingerprint()().(dashboardFingerprintMsg); msg.err != nil {

@@ -60,7 +60,7 @@ type goldItem struct {
 // Scoring never reads the conversation, so only its skeleton goes through
 // the builder (roles and tool calls: the observed calls come from them); every
 // scored field takes the export's own path.
-func GoldRecords(ctx context.Context, st *store.Store, f store.GoldFilter) ([]dataset.Record, error) {
+func GoldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter) ([]dataset.Record, error) {
 	return goldRecords(ctx, st, f, nil)
 }
 
@@ -77,7 +77,7 @@ type cachedGold struct {
 	lines   []dataset.ScoringRecord
 }
 
-func goldRecords(ctx context.Context, st *store.Store, f store.GoldFilter, cache *goldRecordCache) ([]dataset.Record, error) {
+func goldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter, cache *goldRecordCache) ([]dataset.Record, error) {
 	tgs, err := st.GoldTraces(ctx, f)
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func ScoreObserved(recs []dataset.Record) *score.Report {
 
 // computeDashboard reads the fingerprint first, so a change made while the
 // rest is read shows up as a new fingerprint at the next poll.
-func computeDashboard(ctx context.Context, st *store.Store, lead, batch string, now func() time.Time, cache *goldRecordCache) (*dashboardData, error) {
+func computeDashboard(ctx context.Context, st DashboardAPI, lead, batch string, now func() time.Time, cache *goldRecordCache) (*dashboardData, error) {
 	fp, err := st.GoldFingerprint(ctx)
 	if err != nil {
 		return nil, err

@@ -220,35 +220,12 @@ func callLine(tool, args string, width int) string {
 	return "  " + tool + "\n    " + strings.ReplaceAll(wrapped, "\n", "\n    ")
 }
 
-// contextLines is the conversation before the decision, compact: one
-// header per message and at most three lines of its text; tool results and
-// calls on one line each.
+// contextLines is the conversation before the decision, through the
+// renderer the label and adjudication screens use: tool results cut to a
+// few lines (the gold and the observed calls above are what is judged).
 func contextLines(s *Styles, msgs []trace.Message, width int) []string {
-	var out []string
-	for _, m := range msgs {
-		role := roleStyle(s, m.Role).Render(m.Role)
-		switch {
-		case m.Role == trace.RoleTool:
-			out = append(out, role+" "+s.Muted.Render(m.Name+": ")+truncate(oneLine(m.Content), max(width-len(m.Name)-8, 8)))
-		default:
-			text := wrapText(strings.TrimSpace(m.Content), width-2)
-			lines := strings.Split(text, "\n")
-			if len(lines) > 3 {
-				lines = append(lines[:3], s.Muted.Render("… "+plural(len(lines)-3, "more line")))
-			}
-			out = append(out, role)
-			for _, l := range lines {
-				if l != "" {
-					out = append(out, "  "+l)
-				}
-			}
-			for _, c := range m.ToolCalls {
-				out = append(out, s.Role.Tool.Render("  → ")+truncate(c.Name+" "+oneLine(string(c.Arguments)), max(width-4, 8)))
-			}
-		}
+	if len(msgs) == 0 {
+		return []string{s.Muted.Render("(no messages before this turn)")}
 	}
-	if len(out) == 0 {
-		out = append(out, s.Muted.Render("(no messages before this turn)"))
-	}
-	return out
+	return strings.Split(conversationView{}.Render(s, msgs, width), "\n")
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // NewDashboardRoot is the router for a lead's dashboard session: the
@@ -19,12 +17,11 @@ func NewDashboardRoot(c *Common, opts DashboardOptions) *Root {
 }
 
 // RunDashboard runs the dashboard full-screen for lead until they quit or
-// ctx ends. Only leads may: the dashboard shows adjudicated answers, so
-// anyone else gets store.ErrForbidden before the screen opens.
-func RunDashboard(ctx context.Context, st *store.Store, lead string, opts DashboardOptions, progOpts ...tea.ProgramOption) error {
-	if err := st.RequireLead(ctx, lead); err != nil {
-		return err
-	}
+// ctx ends. Only leads may: the dashboard shows adjudicated answers. api is
+// the lead's session (app.App.As), which refuses anyone else; the caller
+// opens it with app.Session.Open first, so a refusal comes before the
+// screen.
+func RunDashboard(ctx context.Context, api API, lead string, opts DashboardOptions, progOpts ...tea.ProgramOption) error {
 	opts.Lead = lead
-	return Run(ctx, NewDashboardRoot(NewCommon(st), opts), progOpts...)
+	return Run(ctx, NewDashboardRoot(NewCommon(api), opts), progOpts...)
 }

@@ -16,7 +16,7 @@ import (
 // NO_COLOR styles, at w×h, with its first computation done.
 func newDashboardRoot(t *testing.T, st *store.Store, w, h int) (*Root, *DashboardPage) {
 	t.Helper()
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: st, Now: func() time.Time { return dashboardClock }}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, st, "carol"), Now: func() time.Time { return dashboardClock }}
 	p := NewDashboardPage(c, DashboardOptions{Lead: "carol"})
 	r := NewRoot(c, PageDashboard, map[PageID]Page{PageDashboard: p})
 	r.Update(tea.WindowSizeMsg{Width: w, Height: h})
@@ -324,7 +324,7 @@ func testDashboardToolsScreen(t *testing.T, st *store.Store) {
 }
 
 func testDashboardSwitchToAdjudicate(t *testing.T, st *store.Store) {
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: st, Now: func() time.Time { return dashboardClock }}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, st, "carol"), Now: func() time.Time { return dashboardClock }}
 	r := NewDashboardRoot(c, DashboardOptions{Lead: "carol"})
 	r.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	p := r.Page(PageDashboard).(*DashboardPage)

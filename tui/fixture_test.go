@@ -115,7 +115,7 @@ func (c *clock) Now() time.Time { return c.now }
 func newTestLabelRoot(t testing.TB, f labelFixture, reviewer string, w, h int) (*Root, *LabelPage, *clock) {
 	t.Helper()
 	clk := &clock{now: t0}
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: clk.Now}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, f.st, reviewer), Now: clk.Now}
 	r := NewLabelRoot(c, LabelOptions{Reviewer: reviewer}, true)
 	page := r.Page(PageLabel).(*LabelPage)
 	page.after, r.status.after = noTimer, noTimer

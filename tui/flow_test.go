@@ -21,7 +21,7 @@ import (
 func startFlow(t *testing.T, f labelFixture, reviewer string) *teatest.TestModel {
 	t.Helper()
 	lipgloss.SetColorProfile(termenv.Ascii)
-	c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return t0 }}
+	c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(t, f.st, reviewer), Now: func() time.Time { return t0 }}
 	tm := teatest.NewTestModel(t, NewLabelRoot(c, LabelOptions{Reviewer: reviewer}, true), teatest.WithInitialTermSize(80, 24))
 	t.Cleanup(func() { _ = tm.Quit() })
 	return tm

@@ -53,7 +53,7 @@ func NewGuidePage(c *Common, dark bool) *GuidePage {
 	return &GuidePage{c: c, style: style, vp: vp}
 }
 
-func loadGuideCmd(st *store.Store) tea.Cmd {
+func loadGuideCmd(st GuideAPI) tea.Cmd {
 	return func() tea.Msg {
 		v, err := st.EnsureGuide(context.Background(), guide.ID(guide.Default()), guide.Default(), "goldtrace")
 		if err != nil {
@@ -71,7 +71,7 @@ func (g *GuidePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case OpenGuideMsg:
 		g.tool, g.note = msg.Tool, ""
-		return g, loadGuideCmd(g.c.Store)
+		return g, loadGuideCmd(g.c.API)
 	case guideLoadedMsg:
 		if msg.Err != nil {
 			return g, ReportErr(msg.Err)

@@ -35,11 +35,59 @@ func (h *HelpLine) Full() bool { return h.model.ShowAll }
 func (h *HelpLine) View(page Page, global GlobalKeys) string {
 	if h.model.ShowAll {
 		groups := append(page.FullHelp(), []key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
-		return h.model.FullHelpView(groups)
+		wide := h.model
+		wide.Width = 0 // bubbles cuts with "…"; measure it whole
+		if full := wide.FullHelpView(groups); h.model.Width <= 0 || lipgloss.Width(full) <= h.model.Width {
+			return full
+		}
+		return h.gridView(groups)
 	}
-	short := append(page.ShortHelp(), global.Help)
-	// bubbles' help overflows when even its ellipsis does not fit; cut it.
-	return ansi.Truncate(h.model.ShortHelpView(short), h.model.Width, "…")
+	// The page lists its keys most important first; the help key always
+	// shows, so later page keys give way when the line is too narrow.
+	keys := page.ShortHelp()
+	wide := h.model
+	wide.Width = 0 // bubbles cuts with "…"; measure the line whole
+	for n := len(keys); n >= 0; n-- {
+		line := wide.ShortHelpView(append(keys[:n:n], global.Help))
+		if h.model.Width <= 0 || ansi.StringWidth(line) <= h.model.Width || n == 0 {
+			return ansi.Truncate(line, max(h.model.Width, 1), "…")
+		}
+	}
+	return ""
+}
+
+// gridView lays every enabled key out in as many columns as the width
+// holds, for screens whose grouped help is wider than the terminal.
+func (h *HelpLine) gridView(groups [][]key.Binding) string {
+	st := h.model.Styles
+	var all []key.Binding
+	keyW, descW := 0, 0
+	for _, g := range groups {
+		for _, b := range g {
+			if !b.Enabled() || b.Help().Key == "" {
+				continue
+			}
+			all = append(all, b)
+			keyW = max(keyW, ansi.StringWidth(b.Help().Key))
+			descW = max(descW, ansi.StringWidth(b.Help().Desc))
+		}
+	}
+	cell := keyW + 1 + descW + 2
+	cols := max(h.model.Width/cell, 1)
+	rows := (len(all) + cols - 1) / cols
+	lines := make([]string, rows)
+	for i, b := range all {
+		k, d := b.Help().Key, b.Help().Desc
+		text := st.FullKey.Render(k) + strings.Repeat(" ", keyW-ansi.StringWidth(k)+1) + st.FullDesc.Render(d)
+		if i/rows < cols-1 {
+			text += strings.Repeat(" ", max(cell-keyW-1-ansi.StringWidth(d), 0))
+		}
+		lines[i%rows] += text
+	}
+	for i := range lines {
+		lines[i] = ansi.Truncate(lines[i], h.model.Width, "…")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Height is the number of lines View takes for page.

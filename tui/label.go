@@ -74,7 +74,7 @@ type LabelPage struct {
 	height  int
 }
 
-// NewLabelPage builds the label screen for opts.Reviewer over c.Store.
+// NewLabelPage builds the label screen for opts.Reviewer over c.API.
 func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip := textinput.New()
 	skip.Prompt = "Why skip? "
@@ -84,7 +84,7 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
-		req:     labelRequest{st: c.Store, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
+		req:     labelRequest{st: c.API, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,
@@ -239,7 +239,9 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 			p.context.Reveal()
 			return p.edited()
 		}
-		return nil
+		cmd := p.form.CopyCalls(p.item.Observed) // the second ctrl+o
+		p.layout()
+		return tea.Batch(cmd, p.edited(), ReportStatus("copied the model's call: change what is wrong"))
 	case key.Matches(msg, k.Guide):
 		tool := ""
 		if !p.form.noTool {
@@ -314,9 +316,12 @@ func (p *LabelPage) Flush() tea.Cmd {
 	}
 }
 
-// Typing is true while any text field has focus, and while an item loads
-// (keys typed ahead go to its fields): only the empty screen takes q.
-func (p *LabelPage) Typing() bool { return p.state != stateEmpty || p.skipping }
+// Typing is true while a text field has focus, and while an item loads
+// (keys typed ahead go to its fields): q and ? work elsewhere (a yes/no
+// field, "+ add", the empty screen).
+func (p *LabelPage) Typing() bool {
+	return p.skipping || p.state == stateLoading || p.state == stateBusy || p.state == stateReady && p.form.Typing()
+}
 
 // SetSize lays the page out in w×h.
 func (p *LabelPage) SetSize(w, h int) {
@@ -331,9 +336,9 @@ func (p *LabelPage) ShortHelp() []key.Binding {
 		return []key.Binding{k.Choose, p.c.Keys.Global.Back}
 	}
 	if p.state == stateReady && p.form.focus == fieldTool {
-		return []key.Binding{k.Choose, k.NextField, k.Submit, k.Skip, k.Guide, p.c.Keys.Global.ForceQuit}
+		return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.Choose, k.NextField, k.Guide}
 	}
-	return []key.Binding{k.NextField, k.Submit, k.Skip, k.Reveal, k.Guide, k.Reopen, p.c.Keys.Global.ForceQuit}
+	return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.NextField, k.Reveal, k.Guide, k.Reopen}
 }
 
 // FullHelp lists every enabled key.
@@ -344,6 +349,7 @@ func (p *LabelPage) FullHelp() [][]key.Binding {
 		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip},
 		{k.AddCall, k.RemoveCall, k.MoveCallUp, k.MoveCallDn},
 		{k.Reveal, k.ExpandTools, k.Guide, k.Reopen, g.Back},
+		p.form.argHelp(),
 	}
 }
 
@@ -355,7 +361,12 @@ func (p *LabelPage) syncKeys() {
 		b.SetEnabled(ready)
 	}
 	k.Choose.SetEnabled(p.skipping || ready && p.form.focus == fieldTool)
-	k.Reveal.SetEnabled(ready && !p.revealed)
+	k.Reveal.SetEnabled(ready)
+	if p.revealed {
+		k.Reveal.SetHelp("ctrl+o", "copy model's call")
+	} else {
+		k.Reveal.SetHelp("ctrl+o", "show model's call")
+	}
 	multi := ready && len(p.form.calls) > 1
 	k.RemoveCall.SetEnabled(multi)
 	k.MoveCallUp.SetEnabled(multi && p.form.focus != fieldRationale)

@@ -386,6 +386,57 @@ func (f *labelForm) choose() (changed bool, cmd tea.Cmd) {
 	return changed, f.Move(2)
 }
 
+// Typing reports whether the focused field takes typed text.
+func (f *labelForm) Typing() bool {
+	if f.focus != fieldArgs || f.noTool {
+		return true
+	}
+	ce := f.calls[f.cur]
+	if !ce.useForm {
+		return ce.tool != "" // the JSON editor; with no tool there is nothing to type
+	}
+	if ce.form.pick != nil {
+		return true
+	}
+	st, v := ce.form.current()
+	return v != nil && !st.add && (textual(st, v) || v.kind() == argEnum)
+}
+
+// argHelp lists the argument form's keys while it has the focus.
+func (f *labelForm) argHelp() []key.Binding {
+	if f.focus != fieldArgs || f.noTool || !f.calls[f.cur].useForm {
+		if f.focus == fieldArgs && !f.noTool && f.calls[f.cur].form != nil {
+			return []key.Binding{f.argKeys.ToggleForm}
+		}
+		return nil
+	}
+	a := f.argKeys
+	return []key.Binding{a.Skip, a.Prev, a.Pick, a.Remove, a.MoveUp, a.MoveDown, a.Toggle, a.ToggleForm}
+}
+
+// CopyCalls replaces the label's calls with calls (the production model's),
+// to edit only what is wrong; no calls means no tool. The focus goes to the
+// first call whose arguments have a problem, else to the rationale.
+func (f *labelForm) CopyCalls(calls []trace.Call) tea.Cmd {
+	f.calls = nil
+	f.noTool = len(calls) == 0
+	for _, c := range calls {
+		ce := f.newCall()
+		f.setTool(ce, c.Name, c.RawArguments())
+		f.calls = append(f.calls, ce)
+	}
+	if len(f.calls) == 0 {
+		f.calls = []*callEditor{f.newCall()}
+	}
+	f.resize()
+	for i, ce := range f.calls {
+		if len(ce.problems) > 0 {
+			return f.setFocus(i, fieldArgs)
+		}
+	}
+	return f.setFocus(len(f.calls)-1, fieldRationale)
+}
+
 // AddCall appends a call after the focused one and focuses its tool.
 func (f *labelForm) AddCall() tea.Cmd {
 	f.noTool = false

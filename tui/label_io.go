@@ -37,7 +37,7 @@ type itemLoadedMsg struct {
 // labelRequest is what the label page's commands need from the store.
 // Writes in flight are counted so quitting can wait for them.
 type labelRequest struct {
-	st       *store.Store
+	st       LabelAPI
 	reviewer string
 	batch    string
 	writes   *sync.WaitGroup

@@ -78,7 +78,7 @@ func newImpatientRoot(t *testing.T, path, recovery string) (*Root, *LabelPage, *
 	st.Now = func() time.Time { return t0 }
 	t.Cleanup(func() { st.Close() })
 	clk := &clock{now: t0}
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: st, Now: clk.Now}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, st, "alice"), Now: clk.Now}
 	r := NewLabelRoot(c, LabelOptions{Reviewer: "alice", Recovery: recovery}, true)
 	page := r.Page(PageLabel).(*LabelPage)
 	tm := &timers{}

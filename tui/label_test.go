@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -211,13 +212,15 @@ func TestBlindAndReveal(t *testing.T) {
 	}
 	k.press(tea.KeyCtrlO)
 	v := view(r)
-	if !strings.Contains(v, `[model did] → get_order_status({"order_id":"ORD-10000"})`) || strings.Contains(v, "BOB-SECRET") {
+	if !strings.Contains(v, `[model did] → get_order_status {"order_id":"ORD-10000"}`) || strings.Contains(v, "BOB-SECRET") {
 		t.Fatalf("after ctrl+o:\n%s", v)
 	}
-	k.typ("stat")
-	k.press(tea.KeyEnter)
-	k.typ("ORD-10000")
-	k.press(tea.KeyTab)
+	// A second ctrl+o copies the model's call into the form, to edit only
+	// what is wrong; it is right here, so the focus goes to the rationale.
+	k.press(tea.KeyCtrlO)
+	if ce := page.form.calls[0]; ce.tool != "get_order_status" || !ce.useForm || !sameJSON(t, ce.value(), `{"order_id":"ORD-10000"}`) || page.form.focus != fieldRationale {
+		t.Fatalf("copy: tool %q form %v value %s focus %v", ce.tool, ce.useForm, ce.value(), page.form.focus)
+	}
 	k.typ("copied")
 	k.press(tea.KeyCtrlS)
 	if l := storedLabel(t, f, f.items[0], "alice"); !l.SawObserved {
@@ -559,7 +562,7 @@ func TestGuideSectionStartsAtTheTop(t *testing.T) {
 
 func TestHintLineForTheDemo(t *testing.T) {
 	f := newLabelFixture(t, 1, "alice")
-	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), Store: f.st, Now: func() time.Time { return t0 }}
+	c := &Common{Styles: StylesFor(true), Keys: DefaultKeyMap(), API: as(t, f.st, "alice"), Now: func() time.Time { return t0 }}
 	hint := "demo: you are alice; `goldtrace label --as bob --db /tmp/x.db` to be the second reviewer"
 	r := NewLabelRoot(c, LabelOptions{Reviewer: "alice", Hint: hint}, true)
 	r.Page(PageLabel).(*LabelPage).after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
@@ -568,5 +571,35 @@ func TestHintLineForTheDemo(t *testing.T) {
 	lines := strings.Split(view(r), "\n")
 	if !strings.Contains(lines[1], hint) || len(lines) != 24 {
 		t.Errorf("hint line:\n%s", view(r))
+	}
+}
+
+// TestReopenRefusedOnceCompared: "peek, reopen, match" — once bob has
+// submitted too, the item is compared (here disputed) and alice's ctrl+z is
+// refused; the dispute and both labels stay as they were.
+func TestReopenRefusedOnceCompared(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice", "bob")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	k.press(tea.KeyEnter)
+	k.typ("nothing to look up")
+	k.press(tea.KeyCtrlS)
+	ctx := context.Background()
+	bob := review.Label{Item: f.items[0], Reviewer: "bob", Decision: review.DecisionCall, Rationale: "look it up",
+		Calls: []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-10000"}`)}}}
+	if set, err := f.st.SubmitLabel(ctx, bob); err != nil || !set.Settled || set.Comparison.Agreed {
+		t.Fatalf("bob's label: %+v %v", set, err)
+	}
+	k.press(tea.KeyCtrlZ)
+	if !r.Status().IsError() || !strings.Contains(r.Status().Text(), "has been compared") || page.state == stateReady && page.item.ID == f.items[0] {
+		t.Errorf("reopen of a compared item: %q item %s state %v", r.Status().Text(), page.item.ID, page.state)
+	}
+	if l := storedLabel(t, f, f.items[0], "alice"); l.Rationale != "nothing to look up" {
+		t.Errorf("alice's label after the refusal: %+v", l)
+	}
+	var status string
+	if err := f.st.Reader().QueryRowContext(ctx, `SELECT status FROM items WHERE id = ?`, f.items[0]).Scan(&status); err != nil || status != "disputed" {
+		t.Errorf("item after the refusal: %s %v", status, err)
 	}
 }

@@ -5,8 +5,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // NewLabelRoot is the router for a reviewer's labeling session: the label
@@ -19,9 +17,10 @@ func NewLabelRoot(c *Common, opts LabelOptions, dark bool) *Root {
 }
 
 // RunLabel runs the labeling screen full-screen for opts.Reviewer until they
-// quit (drafts are saved first) or ctx ends.
-func RunLabel(ctx context.Context, st *store.Store, opts LabelOptions, progOpts ...tea.ProgramOption) error {
-	c := NewCommon(st)
+// quit (drafts are saved first) or ctx ends. api is the reviewer's session
+// (app.App.As).
+func RunLabel(ctx context.Context, api API, opts LabelOptions, progOpts ...tea.ProgramOption) error {
+	c := NewCommon(api)
 	dark := true
 	if !c.Styles.NoColor {
 		dark = lipgloss.HasDarkBackground()

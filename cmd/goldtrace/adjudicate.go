@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
@@ -29,37 +29,27 @@ reviewers (s) or propose a guide change (g). Every decision asks for a short
 reason and is recorded with it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Lead == "" {
-				return errors.New("adjudicate needs --as NAME (the lead adjudicating)")
-			}
 			if opts.Kind != "" && !slices.Contains(adjudicateKinds, opts.Kind) {
 				return fmt.Errorf("--kind %q: want one of %s", opts.Kind, strings.Join(adjudicateKinds, ", "))
 			}
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, opts.Lead)
 			if err != nil {
 				return err
 			}
-			if err := st.RequireLead(cmd.Context(), opts.Lead); err != nil {
-				return adjudicateUserError(opts.Lead, err)
+			if who.Anonymous() {
+				return errors.New("adjudicate needs --as NAME (the lead adjudicating)")
 			}
+			session := be.As(who)
+			if _, err := session.Open(cmd.Context(), gapp.ActAdjudicate, "adjudication"); err != nil {
+				return fmt.Errorf("adjudicate: %w", err)
+			}
+			opts.Lead = who.Name
 			opts.Dashboard = true // d shows the dashboard, a comes back
-			return tui.RunAdjudicate(cmd.Context(), st, opts, app.programOptions()...)
+			return tui.RunAdjudicate(cmd.Context(), session, opts, app.programOptions()...)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lead, "as", "", "the lead adjudicating")
 	cmd.Flags().StringVar(&opts.Batch, "batch", "", "only disputes in this batch")
 	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only disputes of this kind: "+strings.Join(adjudicateKinds, ", "))
 	return cmd
-}
-
-// adjudicateUserError says in one line why name may not adjudicate and how
-// to fix it.
-func adjudicateUserError(name string, err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("no user %q: add one with `goldtrace users add %s --role lead`", name, name)
-	case errors.Is(err, store.ErrForbidden):
-		return fmt.Errorf("%s may not adjudicate: only leads may (`goldtrace users add %s --role lead` makes them one)", name, name)
-	}
-	return fmt.Errorf("check user %s: %w", name, err)
 }

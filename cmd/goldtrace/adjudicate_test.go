@@ -68,8 +68,8 @@ func TestAdjudicateCommandRefuses(t *testing.T) {
 	}{
 		{"no lead named", []string{"adjudicate"}, "needs --as NAME"},
 		{"unknown kind", []string{"adjudicate", "--as", "carol", "--kind", "typo"}, "want one of decision, tool, args"},
-		{"a reviewer", []string{"adjudicate", "--as", "alice"}, "alice may not adjudicate: only leads may"},
-		{"no such user", []string{"adjudicate", "--as", "zed"}, "goldtrace users add zed --role lead"},
+		{"a reviewer", []string{"adjudicate", "--as", "alice"}, "alice is a reviewer; only a lead may adjudicate"},
+		{"no such user", []string{"adjudicate", "--as", "zed"}, "no user \"zed\" (users are alice, bob, carol, dave): add one with `goldtrace users add zed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -29,6 +30,7 @@ type App struct {
 	// completionErr is why shell completion could offer nothing (no
 	// database): main reports it and exits 2.
 	completionErr error
+	backend       *gapp.App
 }
 
 // NewApp returns an App over the given streams.
@@ -54,6 +56,7 @@ func (a *App) Close() {
 	if a.store != nil {
 		a.store.Close()
 		a.store = nil
+		a.backend = nil
 	}
 }
 

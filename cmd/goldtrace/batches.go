@@ -18,11 +18,11 @@ func newBatchesCmd(app *App) *cobra.Command {
 		Short: "List sampled batches: seed, items, reviewers and assignment progress",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			batches, err := st.Batches(cmd.Context())
+			batches, err := be.Batches(cmd.Context(), who)
 			if err != nil {
 				return fmt.Errorf("list batches: %w", err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -27,6 +28,14 @@ Write commands refuse a database that fails the quick version of this check.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("database %s does not exist", app.DBPath)
+			}
+			if who, ok := gapp.ActorFrom(cmd.Context()); ok {
+				// Over SSH: the check reads the whole database (it opens
+				// its own connection, without the schema, so it cannot go
+				// through the store the server holds).
+				if err := gapp.Authorize(who, gapp.ActMaintain); err != nil {
+					return err
+				}
 			}
 			st, err := store.OpenWith(cmd.Context(), app.DBPath, store.Options{ReadOnly: app.ReadOnly, NoSchema: true})
 			if err != nil {
@@ -77,11 +86,18 @@ copy before putting it in place.`,
 			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("database %s does not exist", app.DBPath)
 			}
+			done, err := app.permit(cmd.Context(), gapp.ActMaintain, "backup to "+args[0])
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if err := st.Backup(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			if err := done("done"); err != nil {
 				return err
 			}
 			fmt.Fprintf(app.Err, "backed up %s to %s\n", app.DBPath, args[0])

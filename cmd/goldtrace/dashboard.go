@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/goldtrace/goldtrace/store"
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
@@ -25,22 +25,23 @@ open it: it shows adjudicated answers.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if as == "" {
+			be, who, err := app.Actor(cmd, as)
+			if err != nil {
+				return err
+			}
+			if who.Anonymous() {
 				return errors.New("dashboard: --as LEAD is required")
 			}
-			st, err := app.Store(ctx)
-			if err != nil {
-				return fmt.Errorf("open store: %w", err)
-			}
-			if err := st.RequireLead(ctx, as); err != nil {
-				return dashboardUserError(as, err) // RunDashboard checks too; this says how to fix it
+			session := be.As(who)
+			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+				return fmt.Errorf("dashboard: %w", err)
 			}
 			if batch != "" {
-				if err := checkBatchExists(cmd, st, batch); err != nil {
+				if err := checkBatchExists(cmd, be, who, batch); err != nil {
 					return err
 				}
 			}
-			return tui.RunDashboard(ctx, st, as, tui.DashboardOptions{Batch: batch},
+			return tui.RunDashboard(ctx, session, who.Name, tui.DashboardOptions{Batch: batch},
 				app.programOptions()...)
 		},
 	}
@@ -49,8 +50,8 @@ open it: it shows adjudicated answers.`,
 	return cmd
 }
 
-func checkBatchExists(cmd *cobra.Command, st *store.Store, batch string) error {
-	batches, err := st.Batches(cmd.Context())
+func checkBatchExists(cmd *cobra.Command, be *gapp.App, who gapp.Actor, batch string) error {
+	batches, err := be.Batches(cmd.Context(), who)
 	if err != nil {
 		return fmt.Errorf("dashboard: %w", err)
 	}
@@ -60,15 +61,4 @@ func checkBatchExists(cmd *cobra.Command, st *store.Store, batch string) error {
 		}
 	}
 	return fmt.Errorf("dashboard: no batch %q (goldtrace batches lists them)", batch)
-}
-
-// dashboardUserError says in one line why name may not open the dashboard.
-func dashboardUserError(name string, err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("dashboard: no user %q: add one with `goldtrace users add %s --role lead`", name, name)
-	case errors.Is(err, store.ErrForbidden):
-		return fmt.Errorf("dashboard: %s is not a lead; the dashboard shows adjudicated answers, so only leads may open it", name)
-	}
-	return fmt.Errorf("dashboard: check user %s: %w", name, err)
 }

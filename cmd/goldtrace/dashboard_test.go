@@ -125,8 +125,8 @@ func TestDashboardCommandRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"a reviewer", []string{"dashboard", "--as", "alice"}, "alice is not a lead; the dashboard shows adjudicated answers"},
-		{"an unknown user", []string{"dashboard", "--as", "zed"}, `no user "zed": add one with`},
+		{"a reviewer", []string{"dashboard", "--as", "alice"}, "alice is a reviewer; only a lead may open the dashboard"},
+		{"an unknown user", []string{"dashboard", "--as", "zed"}, `no user "zed" (users are alice, bob, carol): add one with`},
 		{"no --as", []string{"dashboard"}, "--as LEAD is required"},
 		{"an unknown batch", []string{"dashboard", "--as", "carol", "--batch", "nope"}, `no batch "nope"`},
 	}

@@ -24,11 +24,11 @@ func newDatasetsCmd(app *App) *cobra.Command {
 				}
 				name = args[0]
 			}
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			versions, err := st.DatasetVersions(cmd.Context(), name)
+			versions, err := be.DatasetVersions(cmd.Context(), who, name)
 			if err != nil {
 				return err
 			}

@@ -230,7 +230,7 @@ func printDemoProject(w io.Writer, p demoProject, asJSON bool) error {
 	}
 	fmt.Fprintf(w, "  export GOLDTRACE_DB=%s\n", shellQuote(p.DB))
 	steps := []struct{ cmd, why string }{
-		{"label --as alice", "label the rest, blind (? lists keys)"},
+		{"label --as alice", "label the rest, blind (F1 lists keys)"},
 		{"label --as bob", "the second reviewer (bob is done)"},
 		{"status --as carol", "progress and agreement"},
 		{"adjudicate --as carol", "the lead resolves disputes"},

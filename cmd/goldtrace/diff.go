@@ -78,11 +78,11 @@ func openDiffSide(ctx context.Context, app *App, arg string) (diffSide, error) {
 	if refErr != nil {
 		return diffSide{}, refErr
 	}
-	st, err := app.Store(ctx)
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return diffSide{}, err
 	}
-	_, content, _, err := st.DatasetFiles(ctx, ref.Name, ref.Version)
+	_, content, _, err := be.DatasetFiles(ctx, who, ref.Name, ref.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		return diffSide{}, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
 	}

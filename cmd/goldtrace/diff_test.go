@@ -14,7 +14,7 @@ func TestDiffFilesAndStoredVersionsAgree(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gt.db")
 	expSeed(t, db, expGolds())
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol"); code != 0 {
 		t.Fatal(stderr)
 	}
 	if err := expExec(t, db, `UPDATE gold SET calls = ? WHERE item_id = ?`, `[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}]`,
@@ -24,7 +24,7 @@ func TestDiffFilesAndStoredVersionsAgree(t *testing.T) {
 	if err := expExec(t, db, `UPDATE gold SET rationale = 'changed mind' WHERE item_id = ?`, trace.ItemID("tr_1", 4)); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol"); code != 0 {
 		t.Fatal(stderr)
 	}
 	stored, _, code := expRun(t, db, "diff", "support@v1", "support@v2", "--json")

@@ -20,6 +20,10 @@ var commandExamples = map[string][]string{
 		"goldtrace adjudicate --as carol",
 		"goldtrace adjudicate --as carol --batch b1 --kind tool",
 	},
+	"audit": {
+		"goldtrace audit --as carol --last 20",
+		"goldtrace audit --as carol --actor alice --action labels.read-all --json",
+	},
 	"backup": {
 		"goldtrace backup goldtrace-2026-05-01.db",
 		"goldtrace backup /mnt/backups/support.db --db support.db",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
@@ -92,7 +93,19 @@ different keys must all hold.
 			if err := dataset.ValidName(args[0]); err != nil {
 				return err
 			}
-			return exportNext(cmd.Context(), app, args[0], o)
+			// Leads only, always with an identity (recorded as created_by).
+			be, who, err := app.Actor(cmd, o.as)
+			if err != nil {
+				return err
+			}
+			if who, err = be.Permit(cmd.Context(), who, gapp.ActExport, args[0]); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			o.as = who.Name
+			if err := exportNext(cmd.Context(), app, args[0], o); err != nil {
+				return err
+			}
+			return be.Audit(cmd.Context(), who, gapp.ActExport, args[0])
 		},
 	}
 	f := cmd.Flags()
@@ -167,15 +180,6 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	st, err := app.Store(ctx)
 	if err != nil {
 		return err
-	}
-	if o.as != "" {
-		u, err := st.User(ctx, o.as)
-		if err != nil {
-			return fmt.Errorf("--as: %w (add users with goldtrace users add)", err)
-		}
-		if u.Role != store.RoleLead {
-			return fmt.Errorf("--as %s: exporting needs a lead, %s is a %s", o.as, o.as, u.Role)
-		}
 	}
 	if err := checkOpenItems(ctx, app, st, name, filter.Batches, o.partial); err != nil {
 		return err
@@ -386,11 +390,11 @@ func describeSelection(batches, where []string) string {
 
 // rematerialise writes the stored files of an existing version again.
 func rematerialise(ctx context.Context, app *App, ref dataset.Ref, o exportOptions) error {
-	st, err := app.Store(ctx)
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return err
 	}
-	v, content, manifest, err := st.DatasetFiles(ctx, ref.Name, ref.Version)
+	v, content, manifest, err := be.DatasetFiles(ctx, who, ref.Name, ref.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
 	}

@@ -48,10 +48,17 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 		{Name: "escalate", Description: "Hand the conversation to a human.", Parameters: json.RawMessage(`{"properties":{"summary":{"type":"string"}},"type":"object"}`)},
 	}
 	const at = "2026-05-01T10:00:00Z"
-	var toolRows, traceRows, ttRows, metaRows, itemRows, goldRows, batchRows, asgRows, labelRows [][]any
+	var toolRows, traceRows, metaRows, itemRows, goldRows, batchRows, asgRows, labelRows [][]any
+	var toolHashes []string
 	for _, tool := range tools {
-		toolRows = append(toolRows, []any{trace.ToolHash(tool), tool.Name, tool.Description, string(tool.Parameters)})
+		h, err := trace.ToolHash(tool)
+		if err != nil {
+			b.Fatal(err)
+		}
+		toolHashes = append(toolHashes, h)
+		toolRows = append(toolRows, []any{h, tool.Name, tool.Description, string(tool.Parameters)})
 	}
+	toolset, _ := json.Marshal(toolHashes)
 	for i := 0; i < nTraces; i++ {
 		id := fmt.Sprintf("tr_%07d", i)
 		order := fmt.Sprintf("ORD-%05d", i)
@@ -65,10 +72,7 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 		}
 		mb, _ := trace.MarshalCanonical(msgs)
 		cohort := []string{"billing", "shipping", "refunds"}[i%3]
-		traceRows = append(traceRows, []any{id, "", nil, fmt.Sprintf("h%d", i), `{"cohort":"` + cohort + `"}`, string(mb), "bench", "now"})
-		for p, tool := range tools {
-			ttRows = append(ttRows, []any{id, p, trace.ToolHash(tool)})
-		}
+		traceRows = append(traceRows, []any{id, "", nil, fmt.Sprintf("h%d", i), `{"cohort":"` + cohort + `"}`, string(mb), 1, "bench", "now"})
 		metaRows = append(metaRows, []any{id, "cohort", cohort})
 		obs, _ := trace.MarshalCanonical([]trace.Call{call})
 		it2, it4 := trace.ItemID(id, 2), trace.ItemID(id, 4)
@@ -100,8 +104,8 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 			rows [][]any
 		}{
 			{"INSERT INTO tools(hash, name, description, parameters)", 4, toolRows},
-			{"INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, source, imported_at)", 8, traceRows},
-			{"INSERT INTO trace_tools(trace_id, position, tool_hash)", 3, ttRows},
+			{"INSERT INTO toolsets(id, hashes)", 2, [][]any{{1, string(toolset)}}},
+			{"INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, toolset, source, imported_at)", 9, traceRows},
 			{"INSERT INTO trace_meta(trace_id, key, value)", 3, metaRows},
 			{"INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, status)", 8, itemRows},
 			{"INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, updated_at)", 10, goldRows},

@@ -16,7 +16,7 @@ func TestExportBytesMatchTheGoldenHash(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gt.db")
 	expSeed(t, db, expGolds())
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	jsonl := expRead(t, filepath.Join(dir, "support-v1.jsonl"))

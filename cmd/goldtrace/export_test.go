@@ -156,7 +156,7 @@ func TestExportVersionsChangesAndNothingChanged(t *testing.T) {
 	}
 
 	// Nothing changed: nothing written.
-	stdout, _, code = expRun(t, db, "export", "support", "--out", out)
+	stdout, _, code = expRun(t, db, "export", "support", "--out", out, "--as", "carol")
 	if code != 0 || !strings.Contains(stdout, "nothing changed since v1") {
 		t.Errorf("unchanged export: exit %d: %s", code, stdout)
 	}
@@ -173,7 +173,7 @@ func TestExportVersionsChangesAndNothingChanged(t *testing.T) {
 	if err := expExec(t, db, `DELETE FROM gold WHERE item_id = ?`, trace.ItemID("tr_3", 4)); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code = expRun(t, db, "export", "support", "--out", out, "-m", "re-adjudicated")
+	stdout, stderr, code = expRun(t, db, "export", "support", "--out", out, "--as", "carol", "-m", "re-adjudicated")
 	if code != 0 || !strings.Contains(stdout, "exported support v2: 3 items (0 added, 1 removed, 1 changed)") {
 		t.Fatalf("export v2: exit %d: %s%s", code, stdout, stderr)
 	}
@@ -198,7 +198,7 @@ func TestExportVersionsChangesAndNothingChanged(t *testing.T) {
 	}
 
 	// --force writes a version even without changes.
-	if stdout, _, code = expRun(t, db, "export", "support", "--out", out, "--force", "--json"); code != 0 {
+	if stdout, _, code = expRun(t, db, "export", "support", "--out", out, "--as", "carol", "--force", "--json"); code != 0 {
 		t.Fatalf("forced export: exit %d", code)
 	}
 	var res exportResult
@@ -228,7 +228,7 @@ func TestExportIsByteIdenticalAcrossDatabases(t *testing.T) {
 		dir := t.TempDir()
 		db := filepath.Join(dir, "gt.db")
 		expSeed(t, db, gs)
-		if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--format", "openai-evals,langsmith,promptfoo"); code != 0 {
+		if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol", "--format", "openai-evals,langsmith,promptfoo"); code != 0 {
 			t.Fatalf("db %d: exit %d: %s", i, code, stderr)
 		}
 		jsonl := expRead(t, filepath.Join(dir, "support-v1.jsonl"))
@@ -275,7 +275,7 @@ func TestExportFiltersSelectItems(t *testing.T) {
 	}
 	for i, tc := range tests {
 		name := "sel" + string(rune('a'+i))
-		stdout, stderr, code := expRun(t, db, append([]string{"export", name, "--out", dir, "--json"}, tc.args...)...)
+		stdout, stderr, code := expRun(t, db, append([]string{"export", name, "--out", dir, "--as", "carol", "--json"}, tc.args...)...)
 		var res exportResult
 		if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.Count != tc.want {
 			t.Errorf("%v: exit %d, %s%s, want %d items", tc.args, code, stdout, stderr, tc.want)
@@ -297,6 +297,9 @@ func TestExportRejectsBadInputWritingNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(dir, "empty.db")
+	if _, stderr, code := expRun(t, empty, "users", "add", "carol", "--role", "lead"); code != 0 {
+		t.Fatal(stderr)
+	}
 	out := filepath.Join(dir, "out")
 	tests := []struct {
 		name string
@@ -309,13 +312,14 @@ func TestExportRejectsBadInputWritingNothing(t *testing.T) {
 		{"path separator", db, []string{"export", "a/b", "--out", out}, "path separator"},
 		{"space", db, []string{"export", "a b", "--out", out}, "white space"},
 		{"empty name", db, []string{"export", "", "--out", out}, "dataset name is empty"},
-		{"out is a file", db, []string{"export", "support", "--out", filepath.Join(notDir, "sub")}, "--out"},
-		{"no gold", empty, []string{"export", "support", "--out", out}, "no gold items to export"},
-		{"no gold matching", db, []string{"export", "support", "--out", out, "--batch", "nope"}, "no gold items to export matching batch nope"},
-		{"reviewer as exporter", db, []string{"export", "support", "--out", out, "--as", "alice"}, "needs a lead"},
+		{"out is a file", db, []string{"export", "support", "--out", filepath.Join(notDir, "sub"), "--as", "carol"}, "--out"},
+		{"no gold", empty, []string{"export", "support", "--out", out, "--as", "carol"}, "no gold items to export"},
+		{"no gold matching", db, []string{"export", "support", "--out", out, "--as", "carol", "--batch", "nope"}, "no gold items to export matching batch nope"},
+		{"reviewer as exporter", db, []string{"export", "support", "--out", out, "--as", "alice"}, "alice is a reviewer; only a lead may export"},
+		{"no identity", db, []string{"export", "support", "--out", out}, "only a lead may export a dataset version: --as LEAD is required"},
 		{"unknown user", db, []string{"export", "support", "--out", out, "--as", "mallory"}, `user "mallory"`},
-		{"bad where", db, []string{"export", "support", "--out", out, "--where", "cohort=x"}, "meta.NAME, status or tool"},
-		{"bad format", db, []string{"export", "support", "--out", out, "--format", "csv"}, `--format "csv"`},
+		{"bad where", db, []string{"export", "support", "--out", out, "--as", "carol", "--where", "cohort=x"}, "meta.NAME, status or tool"},
+		{"bad format", db, []string{"export", "support", "--out", out, "--as", "carol", "--format", "csv"}, `--format "csv"`},
 		{"flags on a stored version", db, []string{"export", "support@v1", "--out", out, "-m", "x"}, "does not apply"},
 		{"unknown dataset in diff", db, []string{"diff", "nope@v1", "nope@v2"}, "nope@v1: no such dataset version"},
 		{"unknown dataset listed", db, []string{"datasets", "nope"}, "no such dataset"},
@@ -336,7 +340,7 @@ func TestExportRejectsBadInputWritingNothing(t *testing.T) {
 		if err := os.Mkdir(ro, 0o500); err != nil {
 			t.Fatal(err)
 		}
-		_, stderr, code := expRun(t, db, "export", "support", "--out", ro)
+		_, stderr, code := expRun(t, db, "export", "support", "--out", ro, "--as", "carol")
 		if code != 2 || !strings.Contains(stderr, "not writable") {
 			t.Errorf("read-only --out: exit %d %s", code, stderr)
 		}
@@ -350,7 +354,7 @@ func TestExportLeavesNothingWhenTheStoreRefuses(t *testing.T) {
 	if err := expExec(t, db, `CREATE TRIGGER refuse BEFORE INSERT ON dataset_items BEGIN SELECT RAISE(ABORT, 'disk quota'); END`); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := expRun(t, db, "export", "support", "--out", out)
+	_, stderr, code := expRun(t, db, "export", "support", "--out", out, "--as", "carol")
 	if code != 2 || !strings.Contains(stderr, "disk quota") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -367,7 +371,7 @@ func TestExportLeavesNothingWhenTheStoreRefuses(t *testing.T) {
 	if err := expExec(t, db, `CREATE TRIGGER refuse BEFORE INSERT ON datasets BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", out); code != 2 || !strings.Contains(stderr, "disk full") {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", out, "--as", "carol"); code != 2 || !strings.Contains(stderr, "disk full") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if entries, _ := os.ReadDir(out); len(entries) > 0 {
@@ -384,7 +388,7 @@ func TestExportLeavesNothingWhenTheStoreRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "support-v1.jsonl"), []byte("other\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", out); code != 2 || !strings.Contains(stderr, "already exists") {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", out, "--as", "carol"); code != 2 || !strings.Contains(stderr, "already exists") {
 		t.Errorf("clobbering export: exit %d %s", code, stderr)
 	}
 	if stdout, _, _ := expRun(t, db, "datasets"); !strings.Contains(stdout, "no datasets yet") {

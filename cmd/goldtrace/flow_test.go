@@ -77,7 +77,7 @@ func TestFullFlow(t *testing.T) {
 	}
 	labelsFile := filepath.Join(dir, "labels.jsonl")
 	os.WriteFile(labelsFile, labels.Bytes(), 0o644)
-	if _, errOut, code := flowRun(t, db, "labels", "import", labelsFile); code != 0 {
+	if _, errOut, code := flowRun(t, db, "labels", "import", labelsFile, "--as", "carol", "--for-others"); code != 0 {
 		t.Fatalf("labels import: exit %d: %s", code, errOut)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/guide"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -27,17 +28,18 @@ func newGuideCmd(app *App) *cobra.Command {
 }
 
 // ensureGuide is the guide in force, storing the shipped default as the
-// first version when the project never set one.
-func ensureGuide(app *App, cmd *cobra.Command) (*store.Store, store.GuideVersion, error) {
-	st, err := app.Store(cmd.Context())
+// first version when the project never set one, with the actor and the
+// backend that read it.
+func ensureGuide(app *App, cmd *cobra.Command) (*gapp.App, gapp.Actor, store.GuideVersion, error) {
+	be, who, err := app.Actor(cmd, "")
 	if err != nil {
-		return nil, store.GuideVersion{}, err
+		return nil, who, store.GuideVersion{}, err
 	}
-	v, err := st.EnsureGuide(cmd.Context(), guide.ID(guide.Default()), guide.Default(), guideDefaultAuthor)
+	v, err := be.EnsureGuide(cmd.Context(), who, guide.ID(guide.Default()), guide.Default(), guideDefaultAuthor)
 	if err != nil {
-		return nil, v, fmt.Errorf("load guide: %w", err)
+		return nil, who, v, fmt.Errorf("load guide: %w", err)
 	}
-	return st, v, nil
+	return be, who, v, nil
 }
 
 func newGuideSetCmd(app *App) *cobra.Command {
@@ -47,9 +49,6 @@ func newGuideSetCmd(app *App) *cobra.Command {
 		Short: "Make the markdown in FILE the guide in force (a lead's job)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if as == "" {
-				return errors.New("guide set needs --as NAME (the lead making the change)")
-			}
 			body, err := os.ReadFile(args[0])
 			if err != nil {
 				return fmt.Errorf("read guide: %w", err)
@@ -57,20 +56,11 @@ func newGuideSetCmd(app *App) *cobra.Command {
 			if len(body) == 0 {
 				return fmt.Errorf("%s: the guide is empty", args[0])
 			}
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			u, err := st.User(cmd.Context(), as)
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("no user %q: add one with `goldtrace users add %s --role lead`", as, as)
-			} else if err != nil {
-				return err
-			}
-			if u.Role != store.RoleLead {
-				return fmt.Errorf("%s is a %s; only a lead sets the guide (`goldtrace users add %s --role lead`)", as, u.Role, as)
-			}
-			v, changed, err := st.SetGuide(cmd.Context(), guide.ID(string(body)), string(body), as)
+			v, changed, err := be.SetGuide(cmd.Context(), who, guide.ID(string(body)), string(body))
 			if err != nil {
 				return fmt.Errorf("set guide: %w", err)
 			}
@@ -94,12 +84,12 @@ func newGuideShowCmd(app *App) *cobra.Command {
 		Short: "Print the guide in force (or --version ID); rendered on a terminal, markdown otherwise",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, v, err := ensureGuide(app, cmd)
+			be, who, v, err := ensureGuide(app, cmd)
 			if err != nil {
 				return err
 			}
 			if id != "" {
-				if v, err = st.Guide(cmd.Context(), id); errors.Is(err, store.ErrNotFound) {
+				if v, err = be.Guide(cmd.Context(), who, id); errors.Is(err, store.ErrNotFound) {
 					return fmt.Errorf("no guide version %s (see `goldtrace guide log`)", id)
 				} else if err != nil {
 					return err
@@ -145,11 +135,11 @@ func newGuideLogCmd(app *App) *cobra.Command {
 		Short: "List guide versions, the one in force first, with how many labels used each",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := ensureGuide(app, cmd)
+			be, who, _, err := ensureGuide(app, cmd)
 			if err != nil {
 				return err
 			}
-			log, used, err := st.GuideLog(cmd.Context())
+			log, used, err := be.GuideLog(cmd.Context(), who)
 			if err != nil {
 				return fmt.Errorf("guide log: %w", err)
 			}

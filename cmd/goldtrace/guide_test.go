@@ -28,7 +28,7 @@ func TestGuideCommands(t *testing.T) {
 	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tuiRun(t, db, "guide", "set", file, "--as", "carol"); err == nil || !strings.Contains(err.Error(), "users add carol --role lead") {
+	if _, err := tuiRun(t, db, "guide", "set", file, "--as", "carol"); err == nil || !strings.Contains(err.Error(), `no user "carol"`) {
 		t.Fatalf("unknown author: %v", err)
 	}
 	if _, err := tuiRun(t, db, "users", "add", "carol", "--role", "lead"); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -55,6 +56,10 @@ empty file is an error.`,
 			if !validFormat(format) {
 				return fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), format)
 			}
+			done, err := app.permit(cmd.Context(), gapp.ActImport, strings.Join(args, " "))
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
@@ -77,6 +82,7 @@ empty file is an error.`,
 				rep.Total.Duplicates += res.Duplicates
 				rep.Total.Skipped += res.Skipped
 				rep.Total.Items += res.Items
+				rep.Total.ReplacedUTF8 += res.ReplacedUTF8
 			}
 			rep.Total.Source = "total"
 			if asJSON {
@@ -92,6 +98,9 @@ empty file is an error.`,
 				if len(rep.Files) > 1 {
 					printImportResult(app, rep.Total)
 				}
+			}
+			if err := done(fmt.Sprintf("%d traces imported", rep.Total.Imported)); err != nil {
+				return err
 			}
 			return lastErr
 		},
@@ -268,8 +277,12 @@ func formatImportError(file string, line int, msg string) string {
 }
 
 func printImportResult(app *App, r store.ImportResult) {
-	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created\n",
-		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items)
+	utf := ""
+	if r.ReplacedUTF8 > 0 {
+		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
+	}
+	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
+		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items, utf)
 }
 
 // warnUnfinishedImports tells on stderr about imports that were interrupted

@@ -76,7 +76,8 @@ func TestLabelsImportIsAtomicAndValidated(t *testing.T) {
 		`{"item":"x","reviewer":"alice","decision":"call","oops":1}`,
 		lblLine(items[0], "alice", "no_call", ""),
 	)
-	_, stderr, err := lblRunErr(t, db, "labels", "import", bad)
+	// The lead imports in others' names, so every check is reported as is.
+	_, stderr, err := lblRunErr(t, db, "labels", "import", bad, "--as", "carol", "--for-others")
 	if err == nil || !strings.Contains(err.Error(), "5 invalid label(s)") || exitCode(err) != 2 {
 		t.Fatalf("want a refusal, got %v", err)
 	}
@@ -91,20 +92,20 @@ func TestLabelsImportIsAtomicAndValidated(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if out, _, _ := lblRunErr(t, db, "labels", "export"); out != "" {
+	if out, _, _ := lblRunErr(t, db, "labels", "export", "--as", "carol"); out != "" {
 		t.Fatalf("a refused import stored labels:\n%s", out)
 	}
-	out, _, err := lblRunErr(t, db, "labels", "import", bad, "--skip-invalid")
+	out, _, err := lblRunErr(t, db, "labels", "import", bad, "--skip-invalid", "--as", "carol", "--for-others")
 	if err != nil || !strings.Contains(out, "imported 1 labels") || !strings.Contains(out, "5 invalid skipped") {
 		t.Fatalf("skip-invalid: %v %q", err, out)
 	}
-	// bob agrees with alice: the item settles as agreed.
+	// bob agrees with alice: the item settles, and bob is not told how.
 	good := lblWrite(t, lblLine(items[0], "bob", "no_call", ""))
-	out, _, err = lblRunErr(t, db, "labels", "import", good)
-	if err != nil || !strings.Contains(out, "1 items agreed") {
+	out, _, err = lblRunErr(t, db, "labels", "import", good, "--as", "bob")
+	if err != nil || out != "imported 1 labels from "+good+"\n" {
 		t.Fatalf("second reviewer: %v %q", err, out)
 	}
-	_, stderr, err = lblRunErr(t, db, "labels", "import", good)
+	_, stderr, err = lblRunErr(t, db, "labels", "import", good, "--as", "bob")
 	if err == nil || !strings.Contains(stderr, "bob already submitted a label for "+items[0]) {
 		t.Errorf("re-import: %v %s", err, stderr)
 	}
@@ -114,11 +115,11 @@ func TestLabelsExportRoundTrip(t *testing.T) {
 	db, items := lblProject(t, 2)
 	call := `[{"tool":"get_order_status","args":{"order_id":"ORD-12345"}}]`
 	in := lblWrite(t, lblLine(items[0], "alice", "call", call), lblLine(items[1], "bob", "no_call", ""))
-	if _, _, err := lblRunErr(t, db, "labels", "import", in); err != nil {
+	if _, _, err := lblRunErr(t, db, "labels", "import", in, "--as", "carol", "--for-others"); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	if _, stderr, err := lblRunErr(t, db, "labels", "export", "--out", out); err != nil || !strings.Contains(stderr, "exported 2 labels") {
+	if _, stderr, err := lblRunErr(t, db, "labels", "export", "--out", out, "--as", "carol"); err != nil || !strings.Contains(stderr, "exported 2 labels") {
 		t.Fatalf("export: %v %s", err, stderr)
 	}
 	b, _ := os.ReadFile(out)
@@ -127,7 +128,7 @@ func TestLabelsExportRoundTrip(t *testing.T) {
 		t.Fatalf("exported:\n%s", b)
 	}
 	var l review.Label
-	byBob, _, _ := lblRunErr(t, db, "labels", "export", "--reviewer", "bob", "--batch", "b1")
+	byBob, _, _ := lblRunErr(t, db, "labels", "export", "--reviewer", "bob", "--batch", "b1", "--as", "carol")
 	if err := json.Unmarshal([]byte(byBob), &l); err != nil || l.Reviewer != "bob" || l.Decision != "no_call" || l.Calls == nil || l.Seconds != 5 {
 		t.Errorf("bob's label: %+v %v\n%s", l, err, byBob)
 	}

@@ -66,9 +66,6 @@ adjudicated item (exported versions stay as they are; the next export has it).`,
 
 func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error {
 	ctx := cmd.Context()
-	if f.as == "" {
-		return errors.New("resolve: --as LEAD is required")
-	}
 	chosen := 0
 	for _, set := range []bool{f.pick != "", f.label != "", f.both != "", f.accept, f.sendBack} {
 		if set {
@@ -87,7 +84,7 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 	if strings.TrimSpace(f.reason) == "" && (chosen > 0 || len(f.rules) > 0) {
 		return errors.New("resolve: --reason is required (a few words on why)")
 	}
-	r := store.Resolution{Item: item, Lead: f.as, Reason: f.reason, Pick: f.pick, Accept: f.accept, Force: f.force}
+	r := store.Resolution{Item: item, Reason: f.reason, Pick: f.pick, Accept: f.accept, Force: f.force}
 	for _, s := range f.rules {
 		spec, err := review.ParseArgRuleSpec(s)
 		if err != nil {
@@ -111,18 +108,18 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 	if f.sendBack && len(f.rules) > 0 {
 		return errors.New("resolve: --rule does not go with --send-back")
 	}
-	st, err := app.Store(ctx)
+	be, who, err := app.Actor(cmd, f.as)
 	if err != nil {
 		return err
 	}
 	switch {
 	case f.sendBack:
-		if err := st.SendBack(ctx, item, f.as, f.reason, f.to, f.force); err != nil {
+		if err := be.SendBack(ctx, who, item, f.reason, f.to, f.force); err != nil {
 			return fmt.Errorf("resolve %s: %w", item, err)
 		}
 		fmt.Fprintf(app.Out, "%s sent back to its reviewers with your note\n", item)
 	case chosen > 0 || len(r.Rules) > 0:
-		g, err := st.Resolve(ctx, r)
+		g, err := be.Resolve(ctx, who, r)
 		if err != nil {
 			return fmt.Errorf("resolve %s: %w", item, err)
 		}
@@ -137,7 +134,7 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 		}
 	}
 	if f.propose != "" {
-		if err := st.ProposeGuideChange(ctx, item, f.as, f.propose); err != nil {
+		if err := be.ProposeGuideChange(ctx, who, item, f.propose); err != nil {
 			return fmt.Errorf("resolve %s: guide proposal: %w", item, err)
 		}
 		if !f.asJSON {

@@ -20,6 +20,8 @@ against them for CI.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Over SSH the context carries the key's user: no --as, no --db.
+		PersistentPreRunE: refuseIdentityFlags,
 	}
 	db := os.Getenv("GOLDTRACE_DB")
 	if db == "" {
@@ -50,6 +52,7 @@ against them for CI.`,
 		newSettingsCmd(app),
 		newDashboardCmd(app),
 		newScoreCmd(app),
+		newAuditCmd(app),
 		newCheckCmd(app),
 		newBackupCmd(app),
 		newManCmd(app),

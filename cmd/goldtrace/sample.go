@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -113,6 +114,14 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			if err != nil {
 				return err
 			}
+			action := gapp.ActSample
+			if o.DryRun {
+				action = gapp.ActTracesRead
+			}
+			done, err := app.permit(cmd.Context(), action, "")
+			if err != nil {
+				return err
+			}
 			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
@@ -131,6 +140,11 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			}
 			if err != nil {
 				return err
+			}
+			if !o.DryRun {
+				if err := done("batch " + plan.Batch); err != nil {
+					return err
+				}
 			}
 			return printSamplePlan(app.Out, plan, o.JSON)
 		},

@@ -85,11 +85,11 @@ func openGold(ctx context.Context, app *App, ref string) (name string, in io.Rea
 	if refErr != nil {
 		return "", nil, nil, refErr
 	}
-	st, err := app.Store(ctx)
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	_, content, _, err := st.DatasetFiles(ctx, dref.Name, dref.Version)
+	_, content, _, err := be.DatasetFiles(ctx, who, dref.Name, dref.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil, nil, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", dref)
 	}

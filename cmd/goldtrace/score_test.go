@@ -291,7 +291,7 @@ func TestScoreStoredVersion(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gt.db")
 	expSeed(t, db, expGolds())
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol"); code != 0 {
 		t.Fatal(stderr)
 	}
 	stored, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--json", "--by", "meta.cohort")
@@ -351,7 +351,7 @@ func TestScorePredictionsFromTraces(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gt.db")
 	expSeed(t, db, expGolds())
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol"); code != 0 {
 		t.Fatal(stderr)
 	}
 	// A new run: tr_2r now calls refund (right), tr_1 is not in the file.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,11 +21,11 @@ func newSettingsCmd(app *App) *cobra.Command {
                   otherwise. Default false: agreed items become gold at once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			settings, err := st.Settings(cmd.Context())
+			settings, err := be.Settings(cmd.Context(), who)
 			if err != nil {
 				return fmt.Errorf("settings: %w", err)
 			}
@@ -60,20 +59,14 @@ func newSettingsSetCmd(app *App) *cobra.Command {
 		Short: "Change a project setting (leads only)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if as == "" {
-				return errors.New("settings set: --as LEAD is required")
-			}
 			key := strings.ReplaceAll(args[0], "-", "_")
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.SetSetting(cmd.Context(), as, key, args[1]); err != nil {
+			v, err := be.SetSetting(cmd.Context(), who, key, args[1])
+			if err != nil {
 				return fmt.Errorf("settings set: %w", err)
-			}
-			v, err := st.Setting(cmd.Context(), key)
-			if err != nil {
-				return err
 			}
 			fmt.Fprintf(app.Out, "%s = %s\n", key, v)
 			return nil

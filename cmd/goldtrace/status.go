@@ -15,6 +15,7 @@ import (
 
 func newStatusCmd(app *App) *cobra.Command {
 	var q store.StatusQuery
+	var as string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -34,13 +35,17 @@ Reviewers never see agreement or the agreed/disputed split: with them a reviewer
 could tell how another reviewer answered an item they just submitted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			s, err := st.Status(cmd.Context(), q)
+			s, err := be.Status(cmd.Context(), who, q)
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
+			}
+			st, err := app.Store(cmd.Context()) // open already: Actor opened it
+			if err != nil {
+				return err
 			}
 			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
 				return err
@@ -54,7 +59,7 @@ could tell how another reviewer answered an item they just submitted.`,
 		},
 	}
 	cmd.Flags().StringVar(&q.Batch, "batch", "", "only this batch")
-	cmd.Flags().StringVar(&q.As, "as", "", "who is asking (a lead sees agreement and every reviewer)")
+	cmd.Flags().StringVar(&as, "as", "", "who is asking (a lead sees agreement and every reviewer)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -17,13 +17,17 @@ func newTracesCmd(app *App) *cobra.Command {
 		Short: "Summarise the stored traces: counts, tools, metadata, time range",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			sum, err := st.TraceSummary(cmd.Context(), top)
+			sum, err := be.TraceSummary(cmd.Context(), who, top)
 			if err != nil {
 				return fmt.Errorf("summarise traces: %w", err)
+			}
+			st, err := app.Store(cmd.Context()) // open already: Actor opened it
+			if err != nil {
+				return err
 			}
 			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
 				return err

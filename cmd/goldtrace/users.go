@@ -6,39 +6,37 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
 func newUsersCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "users",
-		Short: "Manage who may label (reviewer) and adjudicate (lead)",
+		Short: "Manage who may label (reviewer), adjudicate (lead) or read datasets (ci)",
 	}
 	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app), newUsersKeyCmd(app), newUsersRemoveCmd(app))
 	return cmd
 }
 
 func newUsersAddCmd(app *App) *cobra.Command {
-	var role string
+	var role, as string
 	var keyArgs []string
 	cmd := &cobra.Command{
-		Use:   "add NAME [--role reviewer|lead] [--key KEY]...",
-		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve",
+		Use:   "add NAME [--role reviewer|lead|ci] [--key KEY]...",
+		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve (a lead, --as LEAD; the first lead needs no identity)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if role != store.RoleReviewer && role != store.RoleLead {
-				return fmt.Errorf("--role must be %s or %s, not %q", store.RoleReviewer, store.RoleLead, role)
-			}
 			keys, err := parseKeys(keyArgs)
 			if err != nil {
 				return err
 			}
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.AddUserWithKeys(cmd.Context(), args[0], role, keys); err != nil {
-				return fmt.Errorf("add user %s: %w", args[0], keyError(err))
+			if err := be.AddUser(cmd.Context(), who, args[0], gapp.Role(role), keys...); err != nil {
+				return fmt.Errorf("users add: %w", keyError(err))
 			}
 			fmt.Fprintf(app.Out, "user %s is a %s\n", args[0], role)
 			for _, k := range keys {
@@ -47,7 +45,8 @@ func newUsersAddCmd(app *App) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer or lead")
+	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer, lead or ci")
+	cmd.Flags().StringVar(&as, "as", "", "the lead adding the user (not needed while the project has no lead)")
 	cmd.Flags().StringArrayVar(&keyArgs, "key", nil, "an SSH public key: an authorized_keys line or a .pub file (repeatable)")
 	return cmd
 }
@@ -59,15 +58,15 @@ func newUsersListCmd(app *App) *cobra.Command {
 		Short: "List users and their roles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := app.Store(cmd.Context())
+			be, who, err := app.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
-			users, err := st.Users(cmd.Context())
+			users, err := be.Users(cmd.Context(), who)
 			if err != nil {
 				return fmt.Errorf("list users: %w", err)
 			}
-			keys, err := st.UserKeys(cmd.Context())
+			keys, err := be.UserKeys(cmd.Context(), who)
 			if err != nil {
 				return fmt.Errorf("list users' keys: %w", err)
 			}

@@ -135,11 +135,11 @@ func verifyFailed(app *App, asJSON bool, res verifyResult, err error) error {
 // verifyStored checks a version kept in the database against its own
 // manifest.
 func verifyStored(cmd *cobra.Command, app *App, ref dataset.Ref, asJSON bool) error {
-	st, err := app.Store(cmd.Context())
+	be, who, err := app.Actor(cmd, "")
 	if err != nil {
 		return err
 	}
-	v, content, manifest, err := st.DatasetFiles(cmd.Context(), ref.Name, ref.Version)
+	v, content, manifest, err := be.DatasetFiles(cmd.Context(), who, ref.Name, ref.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
 	}

@@ -16,7 +16,7 @@ func vfyExport(t *testing.T) string {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gt.db")
 	expSeed(t, db, expGolds())
-	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir); code != 0 {
+	if _, stderr, code := expRun(t, db, "export", "support", "--out", dir, "--as", "carol"); code != 0 {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
 	return filepath.Join(dir, "support-v1.jsonl")

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// App is the project as its users act on it: every method takes the Actor it
+// runs as, asks Authorize, then reaches the store. The CLI, the TUI and the
+// SSH server hold an *App, never the store's write methods directly.
+type App struct {
+	st *store.Store
+}
+
+// New returns the App over an open store. The caller still owns (closes)
+// the store.
+func New(st *store.Store) *App { return &App{st: st} }
+
+// ErrNotFound is what a refused read of another user's data answers, the
+// same as for data that does not exist (store.ErrNotFound, so callers
+// match either with errors.Is).
+var ErrNotFound = store.ErrNotFound
+
+// LocalActor is the actor for --as NAME on the machine that holds the
+// database (trusted mode): the named user with their stored role, or the
+// anonymous actor for "". An unknown name is an error that says how to add
+// the user.
+func (a *App) LocalActor(ctx context.Context, name string) (Actor, error) {
+	if name == "" {
+		return Actor{Source: SourceLocal}, nil
+	}
+	u, err := a.st.User(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		users, _ := a.st.Users(ctx)
+		known := "there are no users yet"
+		if len(users) > 0 {
+			names := make([]string, len(users))
+			for i, u := range users {
+				names[i] = u.Name
+			}
+			known = "users are " + strings.Join(names, ", ")
+		}
+		return Actor{}, fmt.Errorf("no user %q (%s): add one with `goldtrace users add %s --role reviewer`", name, known, name)
+	} else if err != nil {
+		return Actor{}, fmt.Errorf("--as %s: %w", name, err)
+	}
+	return Actor{Name: u.Name, Role: Role(u.Role), Source: SourceLocal}, nil
+}
+
+// current re-reads a named actor's role, so a role change or a removed user
+// takes effect at once, also in an SSH session that is already open.
+func (a *App) current(ctx context.Context, actor Actor) (Actor, error) {
+	if actor.Anonymous() {
+		if actor.Source == "" {
+			actor.Source = SourceLocal
+		}
+		return actor, nil
+	}
+	u, err := a.st.User(ctx, actor.Name)
+	if errors.Is(err, store.ErrNotFound) {
+		return actor, fmt.Errorf("user %s no longer exists: %w", actor.Name, ErrForbidden)
+	} else if err != nil {
+		return actor, err
+	}
+	actor.Role = Role(u.Role)
+	return actor, nil
+}
+
+// authorize refreshes the actor and decides the action. A refusal is
+// recorded in the audit log and returned as a *DeniedError.
+func (a *App) authorize(ctx context.Context, actor Actor, action Action, object string) (Actor, error) {
+	actor, err := a.current(ctx, actor)
+	if err != nil {
+		return actor, err
+	}
+	if err := Authorize(actor, action); err != nil {
+		a.record(ctx, actor, action, object, store.AuditDenied)
+		return actor, err
+	}
+	return actor, nil
+}
+
+// audit records that actor did action to object.
+func (a *App) audit(ctx context.Context, actor Actor, action Action, object string) error {
+	return a.record(ctx, actor, action, object, store.AuditOK)
+}
+
+func (a *App) record(ctx context.Context, actor Actor, action Action, object, outcome string) error {
+	src := actor.Source
+	if src == "" {
+		src = SourceLocal
+	}
+	err := a.st.AppendAudit(ctx, store.AuditEntry{
+		Actor: actor.Name, Role: string(actor.Role), Source: string(src), KeyFingerprint: actor.KeyFingerprint,
+		Action: action.String(), Object: object, Outcome: outcome,
+	})
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	return nil
+}

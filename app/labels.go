@@ -1,0 +1,233 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// ExportLabels streams submitted labels to fn. A lead reads every
+// reviewer's labels; a reviewer only their own: asking for another
+// reviewer's gives nothing, exactly as for a reviewer without labels. With
+// no identity it is refused once the project has any user (before that
+// there can be no labels).
+func (a *App) ExportLabels(ctx context.Context, actor Actor, f store.LabelFilter, fn func(review.Label) error) error {
+	actor, err := a.current(ctx, actor)
+	if err != nil {
+		return err
+	}
+	object := "labels"
+	if f.Batch != "" {
+		object += " batch " + f.Batch
+	}
+	if f.Reviewer != "" {
+		object += " reviewer " + f.Reviewer
+	}
+	if actor.Anonymous() {
+		counts, err := a.st.UserCounts(ctx)
+		if err != nil {
+			return err
+		}
+		if len(counts) == 0 {
+			return nil
+		}
+		_, err = a.authorize(ctx, actor, ActLabelsReadOwn, object)
+		return err
+	}
+	if Authorize(actor, ActLabelsReadAll) != nil {
+		if _, err := a.authorize(ctx, actor, ActLabelsReadOwn, object); err != nil {
+			return err
+		}
+		if f.Reviewer != "" && f.Reviewer != actor.Name {
+			return nil // another reviewer's labels: as if there were none
+		}
+		f.Reviewer = actor.Name
+		return a.st.Labels(ctx, f, fn)
+	}
+	if err := a.st.Labels(ctx, f, fn); err != nil {
+		return err
+	}
+	return a.audit(ctx, actor, ActLabelsReadAll, object)
+}
+
+// LabelsImportOptions are labels import's choices.
+type LabelsImportOptions struct {
+	// File names the input in problems ("FILE:LINE: what").
+	File string
+	// SkipInvalid imports the valid labels when some lines are invalid.
+	SkipInvalid bool
+	// ForOthers lets a lead import labels in other reviewers' names
+	// (recorded in the audit log). Without it every line's reviewer must be
+	// the actor.
+	ForOthers bool
+}
+
+// LabelsImportReport is what a labels import did. Agreed and Disputed are
+// for leads only (nil for a reviewer): the split would tell a reviewer how
+// another reviewer answered.
+type LabelsImportReport struct {
+	File     string   `json:"file"`
+	Imported int      `json:"imported"`
+	Agreed   *int     `json:"agreed,omitempty"`
+	Disputed *int     `json:"disputed,omitempty"`
+	Invalid  []string `json:"invalid"`
+}
+
+// ImportLabels submits labels read from r as JSON Lines, each checked
+// exactly as the label screen checks a label, all in one transaction.
+// Invalid lines are reported in the report's Invalid ("FILE:LINE: what");
+// unless SkipInvalid, any invalid line means nothing is imported (the
+// report is returned with the error).
+func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o LabelsImportOptions) (LabelsImportReport, error) {
+	rep := LabelsImportReport{File: o.File, Invalid: []string{}}
+	act := ActLabelsImport
+	if o.ForOthers {
+		act = ActLabelsImportOthers
+	}
+	actor, err := a.authorize(ctx, actor, act, "labels from "+o.File)
+	if err != nil {
+		return rep, err
+	}
+	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, file: o.File, seen: map[[2]string]bool{}}
+	labels, lines, err := im.read(ctx, r)
+	if err != nil {
+		return rep, err
+	}
+	rep.Invalid = append(rep.Invalid, im.problems...)
+	if len(im.problems) > 0 && !o.SkipInvalid {
+		return rep, fmt.Errorf("%d invalid label(s) in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)", len(im.problems), o.File)
+	}
+	sets, err := a.st.SubmitLabels(ctx, labels)
+	var le *store.LabelError
+	if errors.As(err, &le) {
+		return rep, fmt.Errorf("%s:%d: %w; nothing imported", o.File, lines[le.Index], le.Err)
+	} else if err != nil {
+		return rep, fmt.Errorf("labels import: %w", err)
+	}
+	rep.Imported = len(labels)
+	if Authorize(actor, ActStatusDetails) == nil {
+		var agreed, disputed int
+		for _, s := range sets {
+			switch {
+			case s.Settled && s.Comparison.Agreed:
+				agreed++
+			case s.Settled:
+				disputed++
+			}
+		}
+		rep.Agreed, rep.Disputed = &agreed, &disputed
+	}
+	object := fmt.Sprintf("%d labels from %s", rep.Imported, o.File)
+	if im.others > 0 {
+		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
+	}
+	return rep, a.audit(ctx, actor, act, object)
+}
+
+// labelsImporter reads and checks labels line by line.
+type labelsImporter struct {
+	app       *App
+	actor     Actor
+	forOthers bool
+	file      string
+	seen      map[[2]string]bool
+	problems  []string
+	others    int // labels in other reviewers' names
+}
+
+// read returns the valid labels with their line numbers, recording a
+// "FILE:LINE: what" problem for every invalid one.
+func (im *labelsImporter) read(ctx context.Context, r io.Reader) ([]review.Label, []int, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var labels []review.Label
+	var lines []int
+	for line := 1; ; line++ {
+		raw, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(raw)) > 0 {
+			if l, problem := im.check(ctx, raw); problem != "" {
+				im.problems = append(im.problems, fmt.Sprintf("%s:%d: %s", im.file, line, problem))
+			} else {
+				labels, lines = append(labels, l), append(lines, line)
+				if l.Reviewer != im.actor.Name {
+					im.others++
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return labels, lines, nil
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", im.file, line, err)
+		}
+	}
+}
+
+// check parses one line and checks it like the label screen would.
+func (im *labelsImporter) check(ctx context.Context, raw []byte) (review.Label, string) {
+	st := im.app.st
+	var l review.Label
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return l, "not a label: " + err.Error()
+	}
+	switch {
+	case l.Item == "":
+		return l, `"item" is missing`
+	case l.Reviewer == "":
+		return l, `"reviewer" is missing`
+	case l.Seconds < 0:
+		return l, `"seconds" cannot be negative`
+	case l.Reviewer != im.actor.Name && !im.forOthers:
+		if Authorize(im.actor, ActLabelsImportOthers) == nil {
+			return l, fmt.Sprintf("reviewer %s is not you (%s): a lead imports labels in others' names only with --for-others", l.Reviewer, im.actor.Name)
+		}
+		return l, fmt.Sprintf("reviewer %s is not you (%s): you can import only your own labels", l.Reviewer, im.actor.Name)
+	}
+	key := [2]string{l.Item, l.Reviewer}
+	if im.seen[key] {
+		return l, fmt.Sprintf("a second label by %s for %s in this file", l.Reviewer, l.Item)
+	}
+	im.seen[key] = true
+	// A reviewer learns nothing about items outside their assignments: an
+	// unknown item and someone else's item read the same.
+	lead := Authorize(im.actor, ActLabelsReadAll) == nil
+	tools, err := st.ItemTools(ctx, l.Item)
+	if isNotFound(err) {
+		if !lead {
+			return l, fmt.Sprintf("%s is not assigned item %s", l.Reviewer, l.Item)
+		}
+		return l, fmt.Sprintf("unknown item %s", l.Item)
+	} else if err != nil {
+		return l, err.Error()
+	}
+	as, err := st.Assignment(ctx, l.Item, l.Reviewer)
+	if isNotFound(err) {
+		return l, fmt.Sprintf("%s is not assigned item %s", l.Reviewer, l.Item)
+	} else if err != nil {
+		return l, err.Error()
+	}
+	if as.Status == store.AssignSubmitted {
+		return l, fmt.Sprintf("%s already submitted a label for %s", l.Reviewer, l.Item)
+	}
+	for i, c := range l.Calls {
+		if canon, err := trace.Canonical(c.Args); err == nil {
+			l.Calls[i].Args = canon
+		}
+	}
+	if ps := review.ValidateLabel(l, tools); len(ps) > 0 {
+		msg := ps[0].Message
+		for _, p := range ps[1:] {
+			msg += "; " + p.Message
+		}
+		return l, msg
+	}
+	return l, ""
+}

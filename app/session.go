@@ -1,0 +1,271 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// Session is the App as one actor's screens use it: the method names and
+// arguments are the store's, so the screens' I/O reads as before, but every
+// call is authorized for the session's actor. A reviewer argument other than
+// the actor reads as "not found" (a reviewer cannot open another reviewer's
+// queue, drafts or labels); a lead argument is replaced by the actor.
+type Session struct {
+	app   *App
+	actor Actor
+}
+
+// As is the session of actor.
+func (a *App) As(actor Actor) *Session { return &Session{app: a, actor: actor} }
+
+// Actor is who the session acts as.
+func (s *Session) Actor() Actor { return s.actor }
+
+// Open authorizes opening a screen that needs action and records it (a
+// lead's adjudication or dashboard session is a lead read). It returns the
+// actor with its current role.
+func (s *Session) Open(ctx context.Context, action Action, object string) (Actor, error) {
+	actor, err := s.app.authorize(ctx, s.actor, action, object)
+	if err != nil {
+		return actor, err
+	}
+	s.actor = actor
+	if action == ActQueueRead {
+		return actor, nil // opening one's own queue reads nothing of others'
+	}
+	return actor, s.app.audit(ctx, actor, action, object+" (screen opened)")
+}
+
+// own authorizes action for the actor's own data: reviewer must be the
+// actor, or the answer is not found.
+func (s *Session) own(ctx context.Context, action Action, reviewer string) error {
+	actor, err := s.app.authorize(ctx, s.actor, action, "")
+	if err != nil {
+		return err
+	}
+	if reviewer != actor.Name {
+		return fmt.Errorf("%s's queue: %w", reviewer, ErrNotFound)
+	}
+	return nil
+}
+
+// lead authorizes an adjudication step and returns the lead's name.
+func (s *Session) lead(ctx context.Context, object string) (Actor, error) {
+	return s.app.authorize(ctx, s.actor, ActAdjudicate, object)
+}
+
+// Progress counts the actor's assignments by status.
+func (s *Session) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
+	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
+		return nil, err
+	}
+	return s.app.st.Progress(ctx, reviewer, batch)
+}
+
+// NextAssignment is the actor's next open assignment.
+func (s *Session) NextAssignment(ctx context.Context, reviewer, batch string) (store.Assignment, error) {
+	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
+		return store.Assignment{}, err
+	}
+	return s.app.st.NextAssignment(ctx, reviewer, batch)
+}
+
+// Item loads an item: a reviewer only one assigned to them (otherwise not
+// found); a lead any.
+func (s *Session) Item(ctx context.Context, id string) (trace.Item, error) {
+	actor, err := s.app.authorize(ctx, s.actor, ActQueueRead, "")
+	if err != nil {
+		return trace.Item{}, err
+	}
+	if Authorize(actor, ActAdjudicate) != nil {
+		if _, err := s.app.st.Assignment(ctx, id, actor.Name); err != nil {
+			return trace.Item{}, fmt.Errorf("item %s: %w", id, ErrNotFound)
+		}
+	}
+	return s.app.st.Item(ctx, id)
+}
+
+// Draft loads the actor's draft of an item.
+func (s *Session) Draft(ctx context.Context, itemID, reviewer string) ([]byte, int, error) {
+	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
+		return nil, 0, err
+	}
+	return s.app.st.Draft(ctx, itemID, reviewer)
+}
+
+// Notes are an item's notes: a lead sees all; a reviewer only the
+// send-backs addressed to them, on an item assigned to them (a note to
+// another reviewer may speak of that reviewer's answer).
+func (s *Session) Notes(ctx context.Context, itemID string) ([]store.Note, error) {
+	actor, err := s.app.authorize(ctx, s.actor, ActQueueRead, "")
+	if err != nil {
+		return nil, err
+	}
+	if Authorize(actor, ActAdjudicate) == nil {
+		return s.app.st.Notes(ctx, itemID)
+	}
+	if _, err := s.app.st.Assignment(ctx, itemID, actor.Name); err != nil {
+		return nil, fmt.Errorf("item %s: %w", itemID, ErrNotFound)
+	}
+	all, err := s.app.st.Notes(ctx, itemID)
+	if err != nil {
+		return nil, err
+	}
+	var mine []store.Note
+	for _, n := range all {
+		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, actor.Name)) {
+			mine = append(mine, n)
+		}
+	}
+	return mine, nil
+}
+
+// EnsureGuide is the guide in force (the shipped default stored when the
+// project has none).
+func (s *Session) EnsureGuide(ctx context.Context, id, body, author string) (store.GuideVersion, error) {
+	return s.app.EnsureGuide(ctx, s.actor, id, body, author)
+}
+
+// SaveDraft autosaves the actor's draft (not audited: it is saved every
+// few keystrokes and changes nothing anyone else sees).
+func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error {
+	if err := s.own(ctx, ActLabelSubmit, reviewer); err != nil {
+		return err
+	}
+	return s.app.st.SaveDraft(ctx, itemID, reviewer, body, seconds)
+}
+
+// SubmitLabel submits the actor's label.
+func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error) {
+	if err := s.own(ctx, ActLabelSubmit, l.Reviewer); err != nil {
+		return store.Settlement{}, err
+	}
+	set, err := s.app.st.SubmitLabel(ctx, l)
+	if err != nil {
+		return set, err
+	}
+	return set, s.app.audit(ctx, s.actor, ActLabelSubmit, "submit "+l.Item)
+}
+
+// SkipItem skips an item of the actor's queue.
+func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
+	if err := s.own(ctx, ActLabelSubmit, reviewer); err != nil {
+		return err
+	}
+	if err := s.app.st.SkipItem(ctx, itemID, reviewer, reason); err != nil {
+		return err
+	}
+	return s.app.audit(ctx, s.actor, ActLabelSubmit, "skip "+itemID)
+}
+
+// LastSubmitted is the item the actor submitted last.
+func (s *Session) LastSubmitted(ctx context.Context, reviewer, batch string) (string, error) {
+	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
+		return "", err
+	}
+	return s.app.st.LastSubmitted(ctx, reviewer, batch)
+}
+
+// Reopen takes back the actor's submitted label; the store refuses it once
+// the item has been compared.
+func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
+	if err := s.own(ctx, ActLabelReopen, reviewer); err != nil {
+		return review.Label{}, err
+	}
+	l, err := s.app.st.Reopen(ctx, itemID, reviewer, toDraft)
+	if err != nil {
+		return l, err
+	}
+	return l, s.app.audit(ctx, s.actor, ActLabelReopen, "reopen "+itemID)
+}
+
+// DisputedQueue is the lead's queue of disputes.
+func (s *Session) DisputedQueue(ctx context.Context, f store.DisputeFilter) ([]store.Dispute, error) {
+	if _, err := s.lead(ctx, ""); err != nil {
+		return nil, err
+	}
+	return s.app.st.DisputedQueue(ctx, f)
+}
+
+// ItemStatusCounts counts items by status (leads: it has the
+// agreed/disputed split).
+func (s *Session) ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error) {
+	if _, err := s.lead(ctx, ""); err != nil {
+		return nil, err
+	}
+	return s.app.st.ItemStatusCounts(ctx, batch)
+}
+
+// ItemLabels are every reviewer's labels of an item: a lead read, audited.
+// To anyone else they do not exist.
+func (s *Session) ItemLabels(ctx context.Context, itemID string) ([]review.Label, error) {
+	actor, err := s.app.current(ctx, s.actor)
+	if err != nil {
+		return nil, err
+	}
+	if Authorize(actor, ActAdjudicate) != nil {
+		return nil, fmt.Errorf("labels of %s: %w", itemID, ErrNotFound)
+	}
+	ls, err := s.app.st.ItemLabels(ctx, itemID)
+	if err != nil {
+		return nil, err
+	}
+	return ls, s.app.audit(ctx, actor, ActLabelsReadAll, "labels of "+itemID)
+}
+
+// Resolve records the lead's decision (the resolution's Lead is the actor).
+func (s *Session) Resolve(ctx context.Context, r store.Resolution) (review.Gold, error) {
+	return s.app.Resolve(ctx, s.actor, r)
+}
+
+// SendBack returns an item to its reviewers; lead is the actor whatever
+// the argument says.
+func (s *Session) SendBack(ctx context.Context, itemID, _, note string, to []string, force bool) error {
+	return s.app.SendBack(ctx, s.actor, itemID, note, to, force)
+}
+
+// ProposeGuideChange notes a guide proposal; lead is the actor.
+func (s *Session) ProposeGuideChange(ctx context.Context, itemID, _, body string) error {
+	return s.app.ProposeGuideChange(ctx, s.actor, itemID, body)
+}
+
+// GoldFingerprint changes whenever the gold does (the dashboard polls it).
+func (s *Session) GoldFingerprint(ctx context.Context) (string, error) {
+	if _, err := s.app.authorize(ctx, s.actor, ActDashboard, ""); err != nil {
+		return "", err
+	}
+	return s.app.st.GoldFingerprint(ctx)
+}
+
+// GoldTraces reads the current gold (unexported: leads only).
+func (s *Session) GoldTraces(ctx context.Context, f store.GoldFilter) ([]dataset.TraceGold, error) {
+	if _, err := s.app.authorize(ctx, s.actor, ActScoreStore, ""); err != nil {
+		return nil, err
+	}
+	return s.app.st.GoldTraces(ctx, f)
+}
+
+// Status is the status as the actor may see it (a lead's is not audited
+// per poll here: opening the dashboard was).
+func (s *Session) Status(ctx context.Context, q store.StatusQuery) (store.Status, error) {
+	actor, err := s.app.authorize(ctx, s.actor, ActStatusTotals, "")
+	if err != nil {
+		return store.Status{}, err
+	}
+	q.As = actor.Name
+	return s.app.st.Status(ctx, q)
+}
+
+// OpenItemCounts counts the items still sampled or being labeled.
+func (s *Session) OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error) {
+	if _, err := s.app.authorize(ctx, s.actor, ActStatusTotals, ""); err != nil {
+		return 0, 0, err
+	}
+	return s.app.st.OpenItemCounts(ctx, batch)
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestMigrationRebuildsUsersKeepingReferences applies 0008 (the users table
+// rebuild that adds the ci role) to a database that has users referenced by
+// labels' assignments and by a table that cascades on delete, as the SSH key
+// table does: nothing that references users may be lost or broken.
+func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	w, err := sql.Open("sqlite", dsn(path, true, busyTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetMaxOpenConns(1)
+	s := &Store{w: w, path: path, Now: func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }}
+	defer w.Close()
+	if _, err := w.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rebuild migration
+	for _, m := range ms {
+		if m.version == 8 {
+			// Applied last: a database that the releases before this
+			// one brought past 0008 (0009 and later) gets it then.
+			rebuild = m
+			continue
+		}
+		if err := s.applyMigration(ctx, w, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO users(name, role, created_at) VALUES ('alice', 'reviewer', 'x'), ('carol', 'lead', 'x')`,
+		`CREATE TABLE keys_like (user TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE, fp TEXT NOT NULL) STRICT`,
+		`INSERT INTO keys_like VALUES ('alice', 'SHA256:a'), ('carol', 'SHA256:c')`,
+		`INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'x')`,
+	} {
+		if _, err := w.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.applyMigration(ctx, w, rebuild); err != nil {
+		t.Fatalf("0008: %v", err)
+	}
+	var n int
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM keys_like`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows referencing users after the rebuild: %d %v", n, err)
+	}
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("users after the rebuild: %d %v", n, err)
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('ci-bot', 'ci', 'x')`); err != nil {
+		t.Errorf("ci role refused: %v", err)
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('eve', 'admin', 'x')`); err == nil {
+		t.Error("the role CHECK no longer holds")
+	}
+	// Foreign keys are on again, and still point at the rebuilt table.
+	if _, err := w.ExecContext(ctx, `INSERT INTO keys_like VALUES ('nobody', 'SHA256:n')`); err == nil {
+		t.Error("foreign keys are off after the migration")
+	}
+	if _, err := w.ExecContext(ctx, `DELETE FROM users WHERE name = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM keys_like WHERE user = 'alice'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("cascade from the rebuilt users table: %d %v", n, err)
+	}
+	// Applying it again is a no-op (it is recorded).
+	if err := s.applyMigration(ctx, w, rebuild); err != nil {
+		t.Errorf("second apply: %v", err)
+	}
+}
+
+func TestAuditLog(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	for _, e := range []AuditEntry{
+		{Actor: "carol", Role: RoleLead, Source: "local", Action: "export", Object: "support@v1"},
+		{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: "SHA256:x", Action: "labels.read-all", Outcome: AuditDenied},
+		{Actor: "carol", Role: RoleLead, Source: "local", Action: "settings.set", Object: "review_agreed=true"},
+	} {
+		if err := st.AppendAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := st.AuditLog(ctx, AuditFilter{})
+	if err != nil || len(all) != 3 || all[0].Action != "export" || all[1].Outcome != AuditDenied || all[2].At == "" {
+		t.Fatalf("log: %+v %v", all, err)
+	}
+	last, err := st.AuditLog(ctx, AuditFilter{Actor: "carol", Limit: 1})
+	if err != nil || len(last) != 1 || last[0].Action != "settings.set" {
+		t.Fatalf("carol's last: %+v %v", last, err)
+	}
+	if err := st.AppendAudit(ctx, AuditEntry{Actor: "x", Source: "telnet", Action: "a"}); err == nil {
+		t.Error("an unknown source was recorded")
+	}
+	if err := st.AddUser(ctx, "ci-bot", RoleCI); err != nil {
+		t.Errorf("add ci user: %v", err)
+	}
+	if err := st.AddUser(ctx, "eve", "admin"); err == nil || errors.Is(err, ErrConflict) {
+		t.Errorf("bad role: %v", err)
+	}
+}
