@@ -269,7 +269,7 @@ func TestScoreCommand(t *testing.T) {
 		{"bad gold line", []string{"--gold", badGold}, badGold + ":2: expected call x: args must be a JSON object"},
 		{"dangling pointer rule", []string{"--gold", scoreTestWrite(t, dir, "ptr.jsonl", `{"id":"it_a","expected_calls":[{"tool":"book","args":{"flights":[{"date":"d"}]},"arg_rules":{"/flights/1/date":{"optional":true}}}]}`+"\n")},
 			`ptr.jsonl:1: expected call book: arg_rules "/flights/1/date" points to flights[1], which the expected args do not have (an array of 1)`},
-		{"unknown dataset version", []string{"--gold", "support@v3"}, "support@v3: no such dataset version"},
+		{"dataset version without a database", []string{"--gold", "support@v3"}, "no goldtrace database at "},
 		{"bad dataset reference", []string{"--gold", "support@vx"}, "version must look like v1"},
 		{"bad gate", []string{"--gold", gold, "--min", "accuracy=0.9"}, `unknown metric "accuracy"`},
 		{"bad format", []string{"--gold", gold, "--format", "yaml"}, "--format must be one of"},
