@@ -67,6 +67,12 @@ func (a *App) current(ctx context.Context, actor Actor) (Actor, error) {
 		return actor, err
 	}
 	actor.Role = Role(u.Role)
+	if actor.Source == SourceSSH {
+		// The key may have been removed since the session began.
+		if k, err := a.st.KeyUser(ctx, actor.KeyFingerprint); err != nil || k.Name != actor.Name {
+			return actor, fmt.Errorf("key %s no longer belongs to %s: %w", actor.KeyFingerprint, actor.Name, ErrForbidden)
+		}
+	}
 	return actor, nil
 }
 

@@ -19,22 +19,32 @@ import (
 // certificates and authorized_keys options are refused, each with a one-line
 // reason.
 func ParseKey(arg string) (store.UserKey, error) {
-	line, where := strings.TrimSpace(arg), "--key"
 	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
 		b, err := os.ReadFile(arg)
 		if err != nil {
 			return store.UserKey{}, fmt.Errorf("key file %s: %w", arg, err)
 		}
-		if bytes.Contains(b, []byte("PRIVATE KEY")) {
-			return store.UserKey{}, fmt.Errorf("key file %s is a private key: give the public half (%s.pub)", arg, arg)
-		}
-		line, where = firstKeyLine(b), "key file "+arg
-		if line == "" {
-			return store.UserKey{}, fmt.Errorf("%s: no public key in it", where)
-		}
+		return ParseKeyText(b, "key file "+arg)
 	} else if looksLikePath(arg) {
 		return store.UserKey{}, fmt.Errorf("--key %s: no such file (give a .pub file or an authorized_keys line)", arg)
 	}
+	return parseKeyLine(strings.TrimSpace(arg), "--key")
+}
+
+// ParseKeyText reads a key from the text of a .pub file (or stdin), named
+// where in errors.
+func ParseKeyText(b []byte, where string) (store.UserKey, error) {
+	if bytes.Contains(b, []byte("PRIVATE KEY")) {
+		return store.UserKey{}, fmt.Errorf("%s is a private key: give the public half (the .pub file)", where)
+	}
+	line := firstKeyLine(b)
+	if line == "" {
+		return store.UserKey{}, fmt.Errorf("%s: no public key in it", where)
+	}
+	return parseKeyLine(line, where)
+}
+
+func parseKeyLine(line, where string) (store.UserKey, error) {
 	pub, comment, opts, _, err := ssh.ParseAuthorizedKey([]byte(line))
 	if err != nil {
 		return store.UserKey{}, fmt.Errorf("%s: not an SSH public key (want an authorized_keys line such as \"ssh-ed25519 AAAA… you@host\" or a .pub file)", where)
@@ -85,10 +95,83 @@ func looksLikePath(arg string) bool {
 	return strings.HasSuffix(arg, ".pub") || strings.Contains(arg, string(os.PathSeparator))
 }
 
+// KeyActor is the user an SSH key belongs to, by fingerprint, as an actor
+// with source ssh: how goldtrace serve authenticates. store.ErrNotFound when
+// the key is nobody's.
+func (a *App) KeyActor(ctx context.Context, fingerprint string) (Actor, error) {
+	u, err := a.st.KeyUser(ctx, fingerprint)
+	if err != nil {
+		return Actor{}, err
+	}
+	return Actor{Name: u.Name, Role: Role(u.Role), Source: SourceSSH, KeyFingerprint: fingerprint}, nil
+}
+
 // UserKeys lists every user's keys by user name, for users list.
 func (a *App) UserKeys(ctx context.Context, actor Actor) (map[string][]store.UserKey, error) {
 	if _, err := a.authorize(ctx, actor, ActUsersRead, ""); err != nil {
 		return nil, err
 	}
 	return a.st.UserKeys(ctx)
+}
+
+// AddUserKey gives a user another key. Like AddUser: a lead, or anyone
+// while the project has no lead.
+func (a *App) AddUserKey(ctx context.Context, actor Actor, name string, k store.UserKey) error {
+	object := name + " key " + k.Fingerprint
+	actor, err := a.manageUsers(ctx, actor, object)
+	if err != nil {
+		return err
+	}
+	if err := a.st.AddUserKey(ctx, name, k); err != nil {
+		return err
+	}
+	return a.audit(ctx, actor, ActUsersManage, "add "+object)
+}
+
+// RemoveUserKey takes a key from a user: from then on it opens nothing,
+// also on SSH connections made with it before.
+func (a *App) RemoveUserKey(ctx context.Context, actor Actor, name, fingerprint string) error {
+	object := name + " key " + fingerprint
+	actor, err := a.manageUsers(ctx, actor, object)
+	if err != nil {
+		return err
+	}
+	if err := a.st.RemoveUserKey(ctx, name, fingerprint); err != nil {
+		return err
+	}
+	return a.audit(ctx, actor, ActUsersManage, "remove "+object)
+}
+
+// RemoveUser takes a user out of the project (store.RemoveUser): their keys
+// stop working at once. The project's only lead cannot be removed: with no
+// lead, anyone could make themselves one.
+func (a *App) RemoveUser(ctx context.Context, actor Actor, name string) (kept bool, err error) {
+	actor, err = a.manageUsers(ctx, actor, "remove "+name)
+	if err != nil {
+		return false, err
+	}
+	counts, err := a.st.UserCounts(ctx)
+	if err != nil {
+		return false, err
+	}
+	if u, err := a.st.User(ctx, name); err == nil && u.Role == store.RoleLead && counts[store.RoleLead] == 1 {
+		return false, fmt.Errorf("%s is the project's only lead: add another lead before removing %s", name, name)
+	}
+	if kept, err = a.st.RemoveUser(ctx, name); err != nil {
+		return false, err
+	}
+	return kept, a.audit(ctx, actor, ActUsersManage, "remove "+name)
+}
+
+// manageUsers decides a change to users or keys: a lead's, or anyone's
+// while the project has no lead (the bootstrap AddUser describes).
+func (a *App) manageUsers(ctx context.Context, actor Actor, object string) (Actor, error) {
+	counts, err := a.st.UserCounts(ctx)
+	if err != nil {
+		return actor, err
+	}
+	if counts[store.RoleLead] == 0 {
+		return a.current(ctx, actor)
+	}
+	return a.authorize(ctx, actor, ActUsersManage, object)
 }

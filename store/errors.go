@@ -44,7 +44,7 @@ type DBError struct {
 func (e *DBError) Error() string {
 	switch e.Kind {
 	case ErrBusy:
-		return fmt.Sprintf("database %s is busy: another process held the write lock too long; nothing was written, try again", e.Path)
+		return fmt.Sprintf("database %s is busy: another process held the write lock too long; try again", e.Path)
 	case ErrReadOnly:
 		why := "it is read-only"
 		if e.Err != nil && !isSQLite(e.Err) {
@@ -54,7 +54,7 @@ func (e *DBError) Error() string {
 	case ErrDamaged:
 		return fmt.Sprintf("database %s is damaged: run `goldtrace check --db %s` (writes are refused until it passes; if it does not, go back to your last `goldtrace backup` copy)", e.Path, e.Path)
 	case ErrDiskFull:
-		return fmt.Sprintf("database %s: the disk is full; nothing was written, free space and try again", e.Path)
+		return fmt.Sprintf("database %s: the disk is full; free space and try again", e.Path)
 	}
 	why := "cannot read or write it"
 	if e.Err != nil && !isSQLite(e.Err) {

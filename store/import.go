@@ -77,11 +77,12 @@ type importPace struct {
 	yield       time.Duration // the lock is left free this long between chunks
 }
 
-// defaultPace keeps every write transaction of an import short and leaves
-// the lock free long enough between them for a writer waiting on its busy
-// timeout (SQLite retries every 100 ms at most) to get in.
+// defaultPace keeps every write transaction of an import short (about
+// 200 ms, within DESIGN.md's ~250 ms of lock at a time, commit included) and
+// leaves the lock free long enough between them for a writer waiting on its
+// busy timeout (SQLite retries every 100 ms at most) to get in.
 func defaultPace() importPace {
-	return importPace{chunkTraces: 1000, chunkTime: 400 * time.Millisecond, yield: 110 * time.Millisecond}
+	return importPace{chunkTraces: 2000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
 }
 
 // ImportTraces imports one input, all of it or nothing, without holding

@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,14 +49,44 @@ func importBenchTracesTurns(n int, seed uint64, maxTurns int) []byte {
 // database: one ImportTraces (two passes over the input, the second one
 // writing in short transactions) per iteration. "short" traces have 1-3
 // tool-calling turns, "long" ones 1-60 (where per-item hashing used to be
-// quadratic).
+// quadratic); "100MB" is a generated 100 MB file of short traces (run it
+// with -benchtime=1x). Besides MB/s it reports the bytes the process wrote
+// (write syscalls: log, checkpoints, database) and the store's size, both
+// per input byte.
 func BenchmarkImport(b *testing.B) {
 	for _, bc := range []struct {
 		name     string
 		n, turns int
-	}{{"short", 5000, 3}, {"long", 300, 60}} {
+	}{{"short", 5000, 3}, {"long", 300, 60}, {"100MB", 32000, 3}} {
 		b.Run(bc.name, func(b *testing.B) { benchmarkImport(b, importBenchTracesTurns(bc.n, 1, bc.turns)) })
 	}
+}
+
+// writtenBytes is how many bytes this process has passed to write calls
+// (/proc/self/io wchar; 0 where that is not available).
+func writtenBytes() int64 {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// storeSize is the database's size on disk with its log.
+func storeSize(path string) int64 {
+	var n int64
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(path + suffix); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 func benchmarkImport(b *testing.B, data []byte) {
@@ -62,13 +95,16 @@ func benchmarkImport(b *testing.B, data []byte) {
 	ctx := context.Background()
 	traces := 0
 	var cpu time.Duration
+	var written, stored int64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		st, err := Open(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("bench%d.db", i)))
+		path := filepath.Join(b.TempDir(), fmt.Sprintf("bench%d.db", i))
+		st, err := Open(ctx, path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		cpu0, _ := processCPU()
+		w0 := writtenBytes()
 		b.StartTimer()
 		res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "bench.jsonl"})
 		if err != nil {
@@ -78,9 +114,14 @@ func benchmarkImport(b *testing.B, data []byte) {
 		b.StopTimer()
 		cpu1, _ := processCPU()
 		cpu += cpu1 - cpu0
+		written += writtenBytes() - w0
 		st.Close()
+		stored += storeSize(path)
 		b.StartTimer()
 	}
+	in := float64(len(data)) * float64(b.N)
 	b.ReportMetric(float64(traces)/b.Elapsed().Seconds(), "traces/s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(written)/in, "written-B/in-B")
+	b.ReportMetric(float64(stored)/in, "store-B/in-B")
 }

@@ -92,10 +92,12 @@ func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 		return func() {} // the import's first write reports it
 	}
 	if _, err := w.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err == nil {
-		_, _ = w.ExecContext(ctx, `PRAGMA cache_size = -65536`)
+		_, _ = w.ExecContext(ctx, `PRAGMA cache_size = -32768`)
+		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 16384`)
 	}
 	return func() {
 		bg := context.WithoutCancel(ctx)
+		_, _ = w.ExecContext(bg, `PRAGMA wal_autocheckpoint = 1000`)
 		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
 		_, _ = w.ExecContext(bg, `PRAGMA synchronous = FULL`)
 	}

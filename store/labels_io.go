@@ -47,24 +47,6 @@ func (s *Store) Assignment(ctx context.Context, itemID, reviewer string) (Assign
 	return a, err
 }
 
-// SubmitLabels records many labels in one transaction, each exactly as
-// SubmitLabel would (items settle as their last label arrives). Nothing is
-// stored when any label fails; the error names the failing label's index.
-func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
-	out := make([]Settlement, len(labels))
-	err := s.WithTx(ctx, func(tx *Tx) error {
-		for i, l := range labels {
-			set, err := s.submitLabel(ctx, tx, l)
-			if err != nil {
-				return &LabelError{Index: i, Err: err}
-			}
-			out[i] = set
-		}
-		return nil
-	})
-	return out, err
-}
-
 // LabelError says which label of a batch failed.
 type LabelError struct {
 	Index int

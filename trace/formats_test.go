@@ -50,6 +50,11 @@ func TestFormatFixtures(t *testing.T) {
 		{"langfuse.jsonl", FormatLangfuse},
 		{"braintrust.jsonl", FormatBraintrust},
 		{"mlflow.jsonl", FormatMLflow},
+		{"otel_indexed.json", FormatOTLP},
+		{"otel_events_v126.json", FormatOTLP},
+		{"otel_logs.json", FormatOTLP},
+		{"otel_operation_details.json", FormatOTLP},
+		{"otlp_openinference.json", FormatOpenInference},
 	} {
 		for _, format := range []string{FormatAuto, tc.format} {
 			r, c, err := OpenFile(filepath.Join("..", "testdata", tc.file), format, nil)
@@ -67,7 +72,7 @@ func TestFormatFixtures(t *testing.T) {
 				descs = append(descs, describe(tr))
 			}
 			got := strings.Join(descs, "--\n")
-			golden := filepath.Join("..", "testdata", strings.TrimSuffix(tc.file, ".jsonl")+".golden")
+			golden := filepath.Join("..", "testdata", strings.TrimSuffix(strings.TrimSuffix(tc.file, ".jsonl"), ".json")+".golden")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
@@ -94,6 +99,8 @@ func TestFormatBadInput(t *testing.T) {
 		{"Bedrock blocks all unrecognised", FormatBedrock, `{"messages":[{"role":"user","content":[{"audio":{}}]}]}`, "no content block"},
 		{"every message empty", FormatAuto, `{"messages":[{"role":"user","content":[{"text":""}]},{"role":"assistant","content":[{"image":{}}]}],"toolConfig":{"tools":[]}}`, "decoded to nothing"},
 		{"LangChain message of unknown type", FormatAuto, `{"id":"r1","run_type":"llm","inputs":{"messages":[[{"lc":1,"type":"constructor","id":["langchain","schema","messages","WizardMessage"],"kwargs":{"content":"hi"}}]]},"outputs":{"generations":[[{"text":"x"}]]}}`, `unknown type "WizardMessage"`},
+		{"content not captured", FormatAuto, `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t1","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.request.model","value":{"stringValue":"gpt-4o"}}]}]}]}]}`, "content not captured"},
+		{"OTLP log with no body", FormatAuto, `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"t1","spanId":"s1","eventName":"gen_ai.user.message"}]}]}]}`, "has no body"},
 		{"truncated SSE stream", FormatAuto, `{"request_body":{"model":"claude","messages":[{"role":"user","content":"hi"}]},"response_body":"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"content\":[]}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n"}`, "before its start"},
 		{"cut-short Responses stream", FormatAuto, `{"request_body":{"model":"m","input":"hi"},"response_body":"event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n\n"}`, "no response.completed"},
 	}

@@ -80,3 +80,23 @@ func FuzzReadOpenInference(f *testing.F) {
 func FuzzReadAuto(f *testing.F) {
 	fuzzReader(f, FormatAuto, "canonical.jsonl", "openai.jsonl", "anthropic.jsonl", "otlp.json", "openinference.jsonl")
 }
+
+// The formats whose fixtures live in the project's testdata/.
+func FuzzReadResponses(f *testing.F) {
+	fuzzReader(f, FormatResponses, "../../testdata/openai_responses.jsonl")
+}
+func FuzzReadGemini(f *testing.F) { fuzzReader(f, FormatGemini, "../../testdata/gemini.jsonl") }
+func FuzzReadBedrock(f *testing.F) {
+	fuzzReader(f, FormatBedrock, "../../testdata/bedrock_converse.jsonl")
+}
+func FuzzReadStreams(f *testing.F) {
+	fuzzReader(f, FormatAuto, "../../testdata/openai_stream.jsonl", "../../testdata/anthropic_stream.jsonl")
+}
+func FuzzReadObservability(f *testing.F) {
+	fuzzReader(f, FormatAuto, "../../testdata/langsmith.jsonl", "../../testdata/langfuse.jsonl",
+		"../../testdata/braintrust.jsonl", "../../testdata/mlflow.jsonl")
+}
+func FuzzReadOTelVariants(f *testing.F) {
+	fuzzReader(f, FormatOTLP, "../../testdata/otel_indexed.json", "../../testdata/otel_events_v126.json",
+		"../../testdata/otel_logs.json", "../../testdata/otel_operation_details.json", "../../testdata/otlp_openinference.json")
+}

@@ -156,6 +156,20 @@ func parseGenAIMessages(raw json.RawMessage, defaultRole string) ([]Message, err
 func genAISpanPart(s span, cache schemaCache) (spanPart, error) {
 	p := spanPart{line: s.line, traceID: s.traceID, start: s.start, meta: spanMeta(s)}
 	a := s.attrs
+	var fromEvents []Message
+	if len(s.events) > 0 {
+		a = make(map[string]json.RawMessage, len(s.attrs)+4)
+		for k, v := range s.attrs {
+			a[k] = v
+		}
+		var err error
+		if fromEvents, err = eventMessages(s.events, a); err != nil {
+			return p, err
+		}
+		if p.meta == nil {
+			p.meta = spanMeta(span{attrs: a, resource: s.resource})
+		}
+	}
 	if raw := attrJSON(a, "gen_ai.system_instructions"); raw != nil {
 		msgs, err := parseGenAIMessages(wrapParts(raw), RoleSystem)
 		if err != nil {
@@ -192,8 +206,32 @@ func genAISpanPart(s span, cache schemaCache) (spanPart, error) {
 		}
 		p.tools = tools
 	}
+	if len(p.messages) == 0 {
+		in, err := indexedGenAIMessages(a, "gen_ai.prompt.", RoleUser)
+		if err != nil {
+			return p, err
+		}
+		out, err := indexedGenAIMessages(a, "gen_ai.completion.", RoleAssistant)
+		if err != nil {
+			return p, err
+		}
+		p.messages = append(in, out...)
+	}
+	if len(p.messages) == 0 {
+		p.messages = fromEvents
+	}
+	if p.tools == nil {
+		tools, err := indexedFunctions(a, cache)
+		if err != nil {
+			return p, err
+		}
+		p.tools = tools
+	}
 	if name := attrString(a, "gen_ai.tool.name"); name != "" {
 		p.tools = append(p.tools, Tool{Name: name, Description: attrString(a, "gen_ai.tool.description")})
+	}
+	if len(p.messages) == 0 && isModelCall(a) {
+		return p, errContentNotCaptured
 	}
 	return p, nil
 }

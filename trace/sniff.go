@@ -42,7 +42,7 @@ func sniff(data []byte) (string, error) {
 		return FormatBraintrust, nil
 	case has("info") && has("data"):
 		return FormatMLflow, nil
-	case has("resourceSpans"), has("scopeSpans"), has("traceId") && has("spanId"):
+	case has("resourceSpans"), has("resourceLogs"), has("scopeSpans"), has("traceId") && has("spanId"):
 		return FormatOTLP, nil
 	case has("request"), has("response"), has("request_body"), has("response_body"), has("body"), has("choices"),
 		has("contents"), has("inputText"), has("object") && has("output"), has("input") && has("model"):
@@ -65,17 +65,16 @@ func sniff(data []byte) (string, error) {
 
 // sniffAttributes recognises flattened span attributes.
 func sniffAttributes(attrs map[string]json.RawMessage) string {
-	genAI := false
-	for k := range attrs {
-		switch {
-		case strings.HasPrefix(k, "llm."), strings.HasPrefix(k, "openinference."), k == "input.value":
-			return FormatOpenInference
-		case strings.HasPrefix(k, "gen_ai."):
-			genAI = true
-		}
-	}
-	if genAI {
+	switch {
+	case isOpenInference(attrs):
+		return FormatOpenInference
+	case hasGenAI(attrs):
 		return FormatOTLP
+	}
+	for k := range attrs {
+		if strings.HasPrefix(k, "llm.") {
+			return FormatOTLP // OpenLLMetry's llm.request.* beside gen_ai.*
+		}
 	}
 	return ""
 }

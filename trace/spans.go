@@ -18,6 +18,7 @@ type span struct {
 	start    time.Time
 	attrs    map[string]json.RawMessage
 	resource map[string]json.RawMessage
+	events   []spanEvent
 }
 
 // spanPart is what one span contributes to its trace. Every LLM span
@@ -49,11 +50,22 @@ func newSpanDecoder(cache schemaCache, format string) *spanDecoder {
 	return &spanDecoder{cache: cache, format: format}
 }
 
+// part reads one span by the conventions its attributes follow (an OTLP
+// export may carry OpenInference spans, and the reverse).
 func (d *spanDecoder) part(s span) (spanPart, error) {
-	if d.format == FormatOpenInference {
+	if isOpenInference(s.attrs) || d.format == FormatOpenInference && len(s.events) == 0 && !hasGenAI(s.attrs) {
 		return openInferencePart(s, d.cache)
 	}
 	return genAISpanPart(s, d.cache)
+}
+
+func hasGenAI(a map[string]json.RawMessage) bool {
+	for k := range a {
+		if strings.HasPrefix(k, "gen_ai.") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *spanDecoder) record(line int, data []byte) []result {
@@ -170,6 +182,11 @@ type otlpAnyValue struct {
 	} `json:"kvlistValue"`
 }
 
+// otlpResource is the resource of a batch of spans or log records.
+type otlpResource struct {
+	Attributes []otlpKeyValue `json:"attributes"`
+}
+
 type otlpKeyValue struct {
 	Key   string       `json:"key"`
 	Value otlpAnyValue `json:"value"`
@@ -240,6 +257,10 @@ func parseSpans(line int, data []byte) (spans []span, batch bool, err error) {
 		spans, err := parseResourceSpans(line, raw)
 		return spans, true, err
 	}
+	if raw, ok := probe["resourceLogs"]; ok {
+		spans, err := otlpLogs(line, raw)
+		return spans, true, err
+	}
 	if raw, ok := probe["attributes"]; ok {
 		s, err := parseSpanObject(line, data, raw)
 		return []span{s}, false, err
@@ -249,14 +270,16 @@ func parseSpans(line int, data []byte) (spans []span, batch bool, err error) {
 
 func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 	var rs []struct {
-		Resource struct {
-			Attributes []otlpKeyValue `json:"attributes"`
-		} `json:"resource"`
+		Resource   otlpResource `json:"resource"`
 		ScopeSpans []struct {
 			Spans []struct {
 				TraceID           string          `json:"traceId"`
 				StartTimeUnixNano json.RawMessage `json:"startTimeUnixNano"`
 				Attributes        []otlpKeyValue  `json:"attributes"`
+				Events            []struct {
+					Name       string         `json:"name"`
+					Attributes []otlpKeyValue `json:"attributes"`
+				} `json:"events"`
 			} `json:"spans"`
 		} `json:"scopeSpans"`
 	}
@@ -272,8 +295,12 @@ func parseResourceSpans(line int, raw json.RawMessage) ([]span, error) {
 				if err != nil {
 					return nil, fmt.Errorf("span %s: startTimeUnixNano: %w", s.TraceID, err)
 				}
-				out = append(out, span{line: line, traceID: s.TraceID, start: start,
-					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource})
+				sp := span{line: line, traceID: s.TraceID, start: start,
+					attrs: flattenAttributes(kvMap(s.Attributes)), resource: resource}
+				for _, e := range s.Events {
+					sp.events = append(sp.events, spanEvent{name: e.Name, attrs: kvMap(e.Attributes)})
+				}
+				out = append(out, sp)
 			}
 		}
 	}

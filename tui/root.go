@@ -208,3 +208,10 @@ func Run(ctx context.Context, root *Root, opts ...tea.ProgramOption) error {
 	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, opts...)
 	return root.runFlushing(ctx, tea.NewProgram(root, opts...))
 }
+
+// RunProgram runs prog, a program over r that the caller built (goldtrace
+// serve builds one on each SSH session's streams), until the user quits or
+// ctx ends, and flushes the pages' work however it ends, exactly as Run.
+func (r *Root) RunProgram(ctx context.Context, prog *tea.Program) error {
+	return r.runFlushing(ctx, prog)
+}

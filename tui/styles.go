@@ -92,14 +92,22 @@ func NewStyles() Styles {
 	return StylesFor(os.Getenv("NO_COLOR") != "")
 }
 
-// StylesFor builds the styles with or without colour.
+// StylesFor builds the styles with or without colour, for this process's
+// terminal.
 func StylesFor(noColor bool) Styles {
+	return StylesWith(lipgloss.DefaultRenderer(), noColor)
+}
+
+// StylesWith builds the styles for the terminal r renders to (an SSH
+// client's, in goldtrace serve): its colour profile and background decide
+// how the palette is drawn.
+func StylesWith(r *lipgloss.Renderer, noColor bool) Styles {
 	p := DefaultPalette()
 	if noColor {
 		p = NoColorPalette()
 	}
 	s := Styles{NoColor: noColor, Palette: p}
-	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return r.NewStyle().Foreground(c) }
 
 	s.Title = fg(p.Accent).Bold(true)
 	s.Header = fg(p.Muted)
@@ -109,7 +117,7 @@ func StylesFor(noColor bool) Styles {
 	s.Warn = fg(p.Warning).Bold(true)
 	s.Error = fg(p.Error).Bold(true)
 
-	s.Pane.Blurred = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(p.Subtle).Padding(0, 1)
+	s.Pane.Blurred = r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(p.Subtle).Padding(0, 1)
 	s.Pane.Focused = s.Pane.Blurred.BorderForeground(p.Accent)
 	if noColor {
 		// Without colour the focused pane needs another shape to stand out.

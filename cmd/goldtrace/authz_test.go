@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	gossh "golang.org/x/crypto/ssh"
+
 	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -201,8 +203,9 @@ func TestStatusDetailsAreALeads(t *testing.T) {
 		t.Errorf("alice's status: %v\n%s", err, out)
 	}
 	// Over SSH, --as is refused: alice's key cannot ask as carol.
-	alice := gapp.Actor{Name: "alice", Role: gapp.RoleReviewer, Source: gapp.SourceSSH, KeyFingerprint: "SHA256:alice"}
-	if _, errs, code := runAs(db, alice, "", "status", "--as", "carol"); code != 2 || !strings.Contains(errs, "--as is not accepted here: you are alice (ssh key SHA256:alice)") {
+	// (An SSH actor's key must be theirs: app re-checks it on every action.)
+	alice := gapp.Actor{Name: "alice", Role: gapp.RoleReviewer, Source: gapp.SourceSSH, KeyFingerprint: addTestKey(t, db, "alice")}
+	if _, errs, code := runAs(db, alice, "", "status", "--as", "carol"); code != 2 || !strings.Contains(errs, "--as is not accepted here: you are "+alice.String()) {
 		t.Errorf("--as over ssh: %d %s", code, errs)
 	}
 	if _, errs, code := runAs(db, alice, "", "--db", db, "status"); code != 2 || !strings.Contains(errs, "--db is not accepted here") {
@@ -216,13 +219,24 @@ func TestStatusDetailsAreALeads(t *testing.T) {
 	if _, errs, code := rvRun(t, db, "", "users", "add", "ci-bot", "--role", "ci", "--as", "carol"); code != 0 {
 		t.Fatal(errs)
 	}
-	bot := gapp.Actor{Name: "ci-bot", Role: gapp.RoleCI, Source: gapp.SourceSSH, KeyFingerprint: "SHA256:ci"}
+	bot := gapp.Actor{Name: "ci-bot", Role: gapp.RoleCI, Source: gapp.SourceSSH, KeyFingerprint: addTestKey(t, db, "ci-bot")}
 	for _, cmd := range [][]string{{"status"}, {"labels", "export"}, {"traces"}} {
-		if _, errs, code := runAs(db, bot, "", cmd...); code != 2 || !strings.Contains(errs, "ci-bot (ssh key SHA256:ci) is a ci; only a") {
+		if _, errs, code := runAs(db, bot, "", cmd...); code != 2 || !strings.Contains(errs, bot.String()+" is a ci; only a") {
 			t.Errorf("%v as ci: %d %s", cmd, code, errs)
 		}
 	}
 	if out, errs, code := runAs(db, bot, "", "datasets"); code != 0 {
 		t.Errorf("datasets as ci: %d %s %s", code, out, errs)
 	}
+}
+
+// addTestKey gives user a fresh SSH key (as lead carol) and returns its
+// fingerprint.
+func addTestKey(t *testing.T, db, user string) string {
+	t.Helper()
+	k := newKey(t)
+	if _, errs, code := rvRun(t, db, keyLineOf(k, user)+"\n", "users", "key", "add", user, "-", "--as", "carol"); code != 0 {
+		t.Fatalf("users key add %s: %s", user, errs)
+	}
+	return gossh.FingerprintSHA256(k.PublicKey())
 }

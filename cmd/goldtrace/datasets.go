@@ -58,5 +58,6 @@ func newDatasetsCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(newDatasetsGetCmd(app))
 	return cmd
 }

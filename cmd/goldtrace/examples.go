@@ -65,6 +65,14 @@ var commandExamples = map[string][]string{
 		"goldtrace datasets",
 		"goldtrace datasets support --json",
 	},
+	"datasets get": {
+		"goldtrace datasets get support@v3 > support-v3.jsonl",
+		"goldtrace datasets get support@v3 --manifest > support-v3.manifest.json",
+	},
+	"serve": {
+		"goldtrace serve",
+		"goldtrace serve --listen :2222 --host-key /etc/goldtrace/host_ed25519",
+	},
 	"diff": {
 		"goldtrace diff support@v2 support@v3",
 		"goldtrace diff datasets/support-v2.jsonl datasets/support-v3.jsonl --json",

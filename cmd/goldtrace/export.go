@@ -184,6 +184,7 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	if err := checkOpenItems(ctx, app, st, name, filter.Batches, o.partial); err != nil {
 		return err
 	}
+	defer claimExportDir(o.out, name)()
 	latest, err := st.LatestDatasetVersion(ctx, name)
 	hasParent := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -232,6 +233,12 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	// The same records as the last version: the same bytes (whose hash is
 	// still being computed).
 	if hasParent && content.Same(parent) && !o.force {
+		if versionFilesMissing(o.out, name, latest.Version) {
+			// Stored, but its files never reached --out (a crash between
+			// the commit and the rename, or a new --out): write them.
+			fmt.Fprintf(app.Err, "dataset %s: nothing changed since v%d, but v%d had no files in %s: writing them\n", name, latest.Version, latest.Version, o.out)
+			return rematerialise(ctx, app, dataset.Ref{Name: name, Version: latest.Version}, o)
+		}
 		res := exportResult{Name: name, Version: latest.Version, Unchanged: true, Count: latest.Count, SHA256: latest.SHA256, Files: []string{}}
 		if o.asJSON {
 			return printJSON(app, res)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"text/tabwriter"
 
@@ -46,10 +47,10 @@ func newGuideSetCmd(app *App) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "set FILE",
-		Short: "Make the markdown in FILE the guide in force (a lead's job)",
+		Short: "Make the markdown in FILE (- for stdin) the guide in force (a lead's job)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, err := os.ReadFile(args[0])
+			body, err := readFileOrStdin(app, args[0])
 			if err != nil {
 				return fmt.Errorf("read guide: %w", err)
 			}
@@ -171,4 +172,13 @@ func newGuideLogCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// readFileOrStdin reads name, or the command's stdin for "-" (how a file
+// reaches a command over SSH).
+func readFileOrStdin(app *App, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(app.In)
+	}
+	return os.ReadFile(name)
 }

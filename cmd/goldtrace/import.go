@@ -38,7 +38,7 @@ func newImportCmd(app *App) *cobra.Command {
 	var skipInvalid, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import traces (JSONL, OTLP, OpenInference, OpenAI or Anthropic logs; .gz ok; - is stdin)",
+		Short: "Import traces (trace JSONL, provider logs, OTel GenAI, OpenInference, LangSmith, Langfuse, Braintrust, MLflow; .gz ok; - is stdin)",
 		Long: `Import traces into the store. Each file is imported all or nothing: it is read
 and validated first, then written in short transactions (reviewers can keep
 labeling meanwhile, and may see its traces appear progressively); if writing
@@ -50,7 +50,17 @@ same import is run again to finish it. Without
 imported) and is reported as FILE:LINE: what. With --skip-invalid the valid
 records are imported and every invalid one is reported on stderr. Traces already
 stored (same id and content, or same content) are counted, not duplicated. An
-empty file is an error.`,
+empty file is an error.
+
+Formats (--format auto detects them): trace (goldtrace's own JSONL), openai
+(chat completions), openai-responses, anthropic (Messages), gemini
+(generateContent), bedrock (Converse, Nova, Agents traces) — as logged
+request/response pairs, cassettes or bare bodies, streamed bodies (server-sent
+events, AWS event streams) included —, otlp (OTel GenAI spans in every
+generation of the conventions, span events, OTLP logs), openinference,
+langsmith (runs), langfuse (traces with observations), braintrust (spans) and
+mlflow (traces). Text that is not UTF-8 is replaced and counted; a trace id
+that is not UTF-8 is an invalid record.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !validFormat(format) {

@@ -10,8 +10,11 @@ import (
 	"syscall"
 )
 
+// main cancels the command's context on SIGINT, SIGTERM and SIGHUP (the
+// terminal or SSH connection closed): every command then leaves by its own
+// exit path (an import undoes itself, an export removes its temporary
+// files, the label screen saves drafts).
 func main() {
-	// SIGHUP (the terminal or SSH connection closed) stops work like SIGINT.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
 	err := app.runErr(newRootCmd(app).ExecuteContext(ctx))

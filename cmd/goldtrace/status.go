@@ -43,7 +43,7 @@ could tell how another reviewer answered an item they just submitted.`,
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
-			st, err := app.Store(cmd.Context()) // open already: Actor opened it
+			st, err := app.Store(cmd.Context())
 			if err != nil {
 				return err
 			}

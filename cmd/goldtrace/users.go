@@ -27,7 +27,7 @@ func newUsersAddCmd(app *App) *cobra.Command {
 		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve (a lead, --as LEAD; the first lead needs no identity)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keys, err := parseKeys(keyArgs)
+			keys, err := app.parseKeys(keyArgs)
 			if err != nil {
 				return err
 			}
@@ -47,7 +47,7 @@ func newUsersAddCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer, lead or ci")
 	cmd.Flags().StringVar(&as, "as", "", "the lead adding the user (not needed while the project has no lead)")
-	cmd.Flags().StringArrayVar(&keyArgs, "key", nil, "an SSH public key: an authorized_keys line or a .pub file (repeatable)")
+	cmd.Flags().StringArrayVar(&keyArgs, "key", nil, "an SSH public key: an authorized_keys line, a .pub file or - for stdin (repeatable)")
 	return cmd
 }
 

@@ -14,24 +14,25 @@ import (
 )
 
 func newUsersKeyCmd(a *App) *cobra.Command {
+	var as string
 	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Add or remove a user's SSH keys (who they are under goldtrace serve)",
 	}
 	add := &cobra.Command{
 		Use:   "add NAME KEY",
-		Short: "Give NAME another SSH key: an authorized_keys line or a .pub file",
+		Short: "Give NAME another SSH key: an authorized_keys line, a .pub file, or - to read it from stdin",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := app.ParseKey(args[1])
+			k, err := a.parseKey(args[1])
 			if err != nil {
 				return err
 			}
-			st, err := a.Store(cmd.Context())
+			be, who, err := a.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.AddUserKey(cmd.Context(), args[0], k); err != nil {
+			if err := be.AddUserKey(cmd.Context(), who, args[0], k); err != nil {
 				return fmt.Errorf("add key to %s: %w", args[0], keyError(err))
 			}
 			fmt.Fprintf(a.Out, "user %s: key %s added\n", args[0], k.Fingerprint)
@@ -47,23 +48,25 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := a.Store(cmd.Context())
+			be, who, err := a.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := st.RemoveUserKey(cmd.Context(), args[0], fp); err != nil {
+			if err := be.RemoveUserKey(cmd.Context(), who, args[0], fp); err != nil {
 				return fmt.Errorf("remove key from %s: %w", args[0], keyError(err))
 			}
 			fmt.Fprintf(a.Out, "user %s: key %s removed\n", args[0], fp)
 			return nil
 		},
 	}
+	cmd.PersistentFlags().StringVar(&as, "as", "", "the lead changing the keys")
 	cmd.AddCommand(add, remove)
 	return cmd
 }
 
 func newUsersRemoveCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	var as string
+	cmd := &cobra.Command{
 		Use:   "remove NAME",
 		Short: "Take a user out: their SSH keys stop working at once",
 		Long: `remove deletes NAME's SSH keys, so goldtrace serve refuses them from now on, and
@@ -71,11 +74,11 @@ deletes the user. A user whose name is on assignments, labels or adjudications
 stays listed (that work names them) but has no keys.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := a.Store(cmd.Context())
+			be, who, err := a.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			kept, err := st.RemoveUser(cmd.Context(), args[0])
+			kept, err := be.RemoveUser(cmd.Context(), who, args[0])
 			if err != nil {
 				return fmt.Errorf("remove user %s: %w", args[0], keyError(err))
 			}
@@ -87,14 +90,29 @@ stays listed (that work names them) but has no keys.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&as, "as", "", "the lead removing the user")
+	return cmd
+}
+
+// parseKey reads a KEY operand: a line, a .pub file, or - for a key on
+// stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
+func (a *App) parseKey(arg string) (store.UserKey, error) {
+	if arg != "-" {
+		return app.ParseKey(arg)
+	}
+	b, err := io.ReadAll(io.LimitReader(a.In, 64<<10))
+	if err != nil {
+		return store.UserKey{}, fmt.Errorf("read the key from stdin: %w", err)
+	}
+	return app.ParseKeyText(b, "the key on stdin")
 }
 
 // parseKeys parses every --key argument, stopping at the first bad one.
-func parseKeys(args []string) ([]store.UserKey, error) {
+func (a *App) parseKeys(args []string) ([]store.UserKey, error) {
 	var keys []store.UserKey
 	seen := map[string]bool{}
 	for _, arg := range args {
-		k, err := app.ParseKey(arg)
+		k, err := a.parseKey(arg)
 		if err != nil {
 			return nil, err
 		}

@@ -37,3 +37,9 @@ CREATE VIEW trace_tools AS
     SELECT t.id AS trace_id, CAST(j.key AS INTEGER) AS position, j.value AS tool_hash
     FROM traces t JOIN toolsets s ON s.id = t.toolset JOIN json_each(s.hashes) j;
 CREATE INDEX traces_toolset ON traces(toolset);
+
+-- No query looks items up by input_hash (sampling reads it from
+-- items_sampling, which covers it); its index cost every import three random
+-- index pages per trace (rewritten into the log chunk after chunk) and 8% of
+-- the store.
+DROP INDEX items_input_hash;

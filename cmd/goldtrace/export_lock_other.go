@@ -1,0 +1,6 @@
+//go:build !unix
+
+package main
+
+// lockExclusive is not available here: stale temporary files stay.
+func lockExclusive(path string) (release func(), ok bool) { return nil, false }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/dataset"
+)
+
+// What export does about the files an earlier export left behind: hidden
+// temporary files of an export that was killed (kill -9, a power cut: no
+// exit path of its own could remove them), and a version stored in the
+// database whose files never reached --out (a crash between the commit and
+// the rename).
+
+// claimExportDir takes the export lock of dataset name in dir (an flock,
+// released by the kernel when the process dies however it dies) and, when
+// no other export of name into dir is running, removes the temporary files
+// earlier exports of it left there. release drops the lock.
+func claimExportDir(dir, name string) (release func()) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return func() {} // stageVersionFiles reports the directory
+	}
+	lock, ok := lockExclusive(filepath.Join(dir, "."+name+".export-lock"))
+	if !ok {
+		return func() {} // another export of name is writing here now
+	}
+	prefix := "." + name + "-v"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, prefix) && strings.Contains(n, ".tmp-") {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+	return lock
+}
+
+// versionFilesMissing reports whether version's JSONL or manifest is not in
+// dir.
+func versionFilesMissing(dir, name string, version int) bool {
+	for _, f := range []string{dataset.FileName(name, version), dataset.ManifestName(name, version)} {
+		if _, err := os.Stat(filepath.Join(dir, f)); errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}

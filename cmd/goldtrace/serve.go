@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/spf13/cobra"
+
+	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/server"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/tui"
+)
+
+func newServeCmd(app *App) *cobra.Command {
+	var listen, hostKey string
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve [--listen ADDR] [--host-key FILE]",
+		Short: "Team mode: an SSH server where each user's key is who they are",
+		Long: `serve opens the project to a team over SSH. A user is whoever holds one of their
+keys (goldtrace users add NAME --key KEY); nobody else gets in. Reviewers need only
+ssh: "ssh -p 2222 HOST" opens their label queue (a lead's dashboard), and
+"ssh -p 2222 HOST -- COMMAND ARGS…" runs a goldtrace command as the key's user,
+e.g. "-- datasets get NAME@vN" for CI. The host key is created on the first start
+(beside the database unless --host-key) and its fingerprint printed, so users can
+check it. SIGTERM or ctrl+c stops accepting connections, saves open screens'
+drafts, lets running commands finish (up to --grace) and exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			st, err := app.Store(ctx)
+			if err != nil {
+				return err
+			}
+			be, err := app.Backend(ctx)
+			if err != nil {
+				return err
+			}
+			if hostKey == "" {
+				hostKey = server.HostKeyPath(app.DBPath)
+			}
+			signer, created, err := server.LoadHostKey(hostKey)
+			if err != nil {
+				return err
+			}
+			l, err := server.Listen(listen)
+			if err != nil {
+				return err
+			}
+			srv, err := server.New(server.Config{
+				HostKey:  signer,
+				KeyActor: be.KeyActor,
+				Home:     homeScreen(be, app.DBPath),
+				Exec:     remoteExec(st, be, app.DBPath),
+				Log:      app.Err,
+				Version:  version,
+			})
+			if err != nil {
+				l.Close()
+				return err
+			}
+			keyNote := "host key " + hostKey
+			if created {
+				keyNote = "host key created: " + hostKey
+			}
+			fmt.Fprintf(app.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
+				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
+			served := make(chan error, 1)
+			go func() { served <- srv.Serve(l) }()
+			select {
+			case err := <-served:
+				return fmt.Errorf("serve: %w", err)
+			case <-ctx.Done():
+			}
+			fmt.Fprintln(app.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
+			sctx, cancel := context.WithTimeout(context.Background(), grace)
+			defer cancel()
+			err = srv.Shutdown(sctx)
+			<-served
+			if err != nil {
+				fmt.Fprintln(app.Err, "goldtrace serve: "+err.Error())
+			}
+			fmt.Fprintln(app.Err, "goldtrace serve: stopped")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; :2222 for every interface)")
+	cmd.Flags().StringVar(&hostKey, "host-key", "", "the server's private host key (default: beside the database, created on first start)")
+	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "on shutdown, how long running commands may take to finish")
+	return cmd
+}
+
+func port(addr net.Addr) string {
+	_, p, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	return p
+}
+
+// homeScreen is the screen a user lands on: a reviewer's label queue, a
+// lead's dashboard (adjudication one key away), each through the actor's
+// app session, as label and dashboard open them. A ci key has no screen.
+func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
+	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
+		session := be.As(actor)
+		c := tui.NewCommon(session)
+		c.Styles = tui.StylesWith(r, r.ColorProfile() == termenv.Ascii)
+		switch actor.Role {
+		case gapp.RoleReviewer:
+			if _, err := session.Open(ctx, gapp.ActQueueRead, "label queue"); err != nil {
+				return nil, err
+			}
+			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: tui.RecoveryPath(dbPath, actor.Name)}
+			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
+		case gapp.RoleLead:
+			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+				return nil, err
+			}
+			return tui.NewDashboardRoot(c, tui.DashboardOptions{Lead: actor.Name}), nil
+		}
+		return nil, fmt.Errorf("%s is a %s key: it runs commands only (ssh HOST -- datasets get NAME@vN)", actor.Name, actor.Role)
+	}
+}
+
+// remoteExec runs a command line from an SSH client through the same
+// command tree as the terminal, on the server's open store, as the actor
+// the context carries. export writes its files beside the database, never
+// where a client says; datasets get fetches them.
+func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
+	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
+		a := &App{In: in, Out: out, Err: errw, store: st, backend: be}
+		path, err := checkRemote(ctx, args)
+		if path == "export" {
+			args = withFlag(args, "out", filepath.Dir(dbPath))
+		}
+		if err == nil {
+			root := newRootCmd(a)
+			a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says (--db is refused)
+			root.SetArgs(args)
+			err = root.ExecuteContext(ctx)
+		}
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				err = errors.New("cancelled: the server is shutting down")
+			}
+			fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
+			return exitCode(err)
+		}
+		return 0
+	}
+}

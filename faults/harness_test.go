@@ -1,0 +1,384 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	_ "modernc.org/sqlite"
+)
+
+// bin is the goldtrace binary TestMain builds.
+var bin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("faults: skipped in -short mode (the suite runs the real binary for a few minutes)")
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "goldtrace-faults-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "goldtrace")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/goldtrace").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build goldtrace: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one finished command.
+type result struct {
+	out, err string
+	code     int
+}
+
+// run runs goldtrace against db and waits for it.
+func run(t *testing.T, db string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{out: out.String(), err: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return r
+}
+
+// must runs goldtrace and fails the test unless it exits 0.
+func must(t *testing.T, db string, args ...string) result {
+	t.Helper()
+	r := run(t, db, args...)
+	if r.code != 0 {
+		t.Fatalf("goldtrace %v: exit %d: %s", args, r.code, r.err)
+	}
+	noRawSQLite(t, r.err)
+	return r
+}
+
+// rawSQLite is text only SQLite itself writes; a user never sees it.
+var rawSQLite = regexp.MustCompile(`(?i)SQLITE_|database is locked|disk image is malformed|attempt to write a readonly database|database or disk is full|file is not a database|database table is locked|\(\d+\)$`)
+
+func noRawSQLite(t *testing.T, text string) {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if rawSQLite.MatchString(strings.TrimSpace(line)) {
+			t.Errorf("raw SQLite error shown to the user: %q", line)
+		}
+	}
+}
+
+// checkPasses asserts `goldtrace check` finds nothing wrong.
+func checkPasses(t *testing.T, db string) {
+	t.Helper()
+	r := run(t, db, "check")
+	if r.code != 0 {
+		t.Fatalf("goldtrace check: exit %d:\n%s%s", r.code, r.out, r.err)
+	}
+}
+
+// project makes a database with traces traces imported, users alice and
+// bob (reviewers) and carol (lead), and a batch of n items for reviewers.
+func project(t *testing.T, dir string, traces, n int, reviewers ...string) (db, traceFile string) {
+	t.Helper()
+	db = filepath.Join(dir, "gt.db")
+	traceFile = filepath.Join(dir, "traces.jsonl")
+	must(t, db, "demo", "--write-traces", fmt.Sprint(traces), traceFile)
+	must(t, db, "import", traceFile)
+	must(t, db, "users", "add", "carol", "--role", "lead")
+	for _, r := range reviewers {
+		must(t, db, "users", "add", r, "--role", "reviewer")
+	}
+	if n > 0 {
+		must(t, db, "sample", "--n", fmt.Sprint(n), "--seed", "1", "--reviewers", strings.Join(reviewers, ","))
+	}
+	return db, traceFile
+}
+
+// sqlCount runs a count query on db directly.
+func sqlCount(t *testing.T, db, query string, args ...any) int {
+	t.Helper()
+	h, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var n int
+	if err := h.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// labelStored reports whether reviewer's label of item is in db.
+func labelStored(t *testing.T, db, item, reviewer string) bool {
+	return sqlCount(t, db, `SELECT count(*) FROM labels WHERE item_id = ? AND reviewer = ?`, item, reviewer) == 1
+}
+
+// labeler is `goldtrace label` running on a pseudo-terminal of 80×24.
+type labeler struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	pty    *os.File
+	stderr bytes.Buffer
+	mu     sync.Mutex
+	screen bytes.Buffer // everything written to the terminal
+	done   chan struct{}
+	code   int
+}
+
+func startLabeler(t *testing.T, db, reviewer string, extra ...string) *labeler {
+	t.Helper()
+	master, slave, err := openPTY(80, 24)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	l := &labeler{t: t, pty: master, done: make(chan struct{})}
+	l.cmd = exec.Command(bin, append([]string{"--db", db, "label", "--as", reviewer}, extra...)...)
+	l.cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
+	l.cmd.Stdin, l.cmd.Stdout, l.cmd.Stderr = slave, slave, &l.stderr
+	setControllingTTY(l.cmd)
+	if err := l.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	go l.read()
+	go func() {
+		err := l.cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); ok {
+			l.code = ee.ExitCode()
+		}
+		close(l.done)
+	}()
+	t.Cleanup(func() { l.kill(); master.Close() })
+	return l
+}
+
+// read copies the terminal output, answering the queries a terminal
+// answers (background colour, cursor position).
+func (l *labeler) read() {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := l.pty.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if bytes.Contains(chunk, []byte("\x1b]11;?")) {
+				l.pty.Write([]byte("\x1b]11;rgb:0000/0000/0000\x1b\\"))
+			}
+			if bytes.Contains(chunk, []byte("\x1b[6n")) {
+				l.pty.Write([]byte("\x1b[1;1R"))
+			}
+			l.mu.Lock()
+			l.screen.Write(chunk)
+			l.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// text is what was written to the terminal so far, escapes removed.
+func (l *labeler) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return ansi.Strip(l.screen.String())
+}
+
+// keys types s (bubbletea reads the bytes as keys: \r enter, \x13 ctrl+s).
+func (l *labeler) keys(s string) {
+	for _, ch := range s {
+		l.pty.Write([]byte(string(ch)))
+	}
+}
+
+// waitFor waits until the screen matches re, failing after limit.
+func (l *labeler) waitFor(re *regexp.Regexp, limit time.Duration) []string {
+	l.t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(l.text()); m != nil {
+			return m
+		}
+		select {
+		case <-l.done:
+			if m := re.FindStringSubmatch(l.text()); m != nil {
+				return m
+			}
+			l.t.Fatalf("labeler exited (%d) before %s; stderr: %s\nscreen tail: %q", l.code, re, l.stderr.String(), tail(l.text(), 400))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	l.t.Fatalf("no %s on screen within %s; screen tail: %q", re, limit, tail(l.text(), 600))
+	return nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+var submittedRE = regexp.MustCompile(`submitted (it_[0-9a-f]{16})`)
+
+// acknowledged lists the items the screen said were submitted.
+func (l *labeler) acknowledged() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range submittedRE.FindAllStringSubmatch(l.text(), -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// kill sends SIGKILL and waits for the process to end.
+func (l *labeler) kill() {
+	if l.cmd.Process != nil {
+		l.cmd.Process.Kill()
+	}
+	<-l.done
+}
+
+// wait waits for the labeler to exit on its own.
+func (l *labeler) wait(limit time.Duration) int {
+	l.t.Helper()
+	select {
+	case <-l.done:
+		return l.code
+	case <-time.After(limit):
+		l.t.Fatalf("labeler did not exit within %s; screen tail: %q", limit, tail(l.text(), 400))
+	}
+	return -1
+}
+
+// noLabelForm is a label with no tool and a rationale, then submit.
+func noToolLabel(rationale string) string { return "(no\r" + rationale + "\x13" }
+
+// holdWriteLock takes the database's write lock from this process, as a
+// long writer elsewhere would, until release.
+func holdWriteLock(t *testing.T, db string) (release func()) {
+	t.Helper()
+	h, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(20000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := h.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+			conn.Close()
+			h.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// lockProbe measures, from outside, how long a writer has to wait for the
+// write lock: it takes and drops the lock every few milliseconds and keeps
+// the longest wait, which is the longest any process held it meanwhile.
+type lockProbe struct {
+	stop    chan struct{}
+	done    chan struct{}
+	longest time.Duration
+	busy    int
+	err     error
+}
+
+func startLockProbe(t *testing.T, db string) *lockProbe {
+	t.Helper()
+	h, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(15000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &lockProbe{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer h.Close()
+		conn, err := h.Conn(context.Background())
+		if err != nil {
+			p.err = err
+			return
+		}
+		defer conn.Close()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			start := time.Now()
+			if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+				p.busy++
+				continue
+			}
+			p.longest = max(p.longest, time.Since(start))
+			conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	return p
+}
+
+func (p *lockProbe) finish() (time.Duration, int) {
+	close(p.stop)
+	<-p.done
+	return p.longest, p.busy
+}
+
+func regexpMust(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// sqlStrings runs a one-column text query on db directly.
+func sqlStrings(t *testing.T, db, query string, args ...any) []string {
+	t.Helper()
+	h, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	rows, err := h.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/ssh"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/goldtrace/goldtrace/app"
+)
+
+// fingerprintExt is the Permissions extension that carries the fingerprint
+// of the key a connection authenticated with. x/crypto's public-key
+// callback also runs for keys a client offers and then does not use
+// (CVE-2024-45337), so identity is never kept from the callback itself: the
+// extension travels with the permissions of the key that was finally used,
+// and each session checks it against Session.PublicKey().
+const fingerprintExt = "goldtrace-key-fingerprint"
+
+// authenticate is the public-key callback: the key must belong to a user.
+// It runs before the client can send anything else, so an unknown key is
+// refused before any data is read.
+func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
+	host := remoteHost(ctx.RemoteAddr())
+	fp := gossh.FingerprintSHA256(key)
+	if s.limiter.blocked(host) {
+		s.log.Warn("auth refused: too many failures from this host", "from", host, "key", fp, "ssh_user", ctx.User())
+		return false
+	}
+	if _, err := s.cfg.KeyActor(ctx, fp); err != nil {
+		if s.limiter.fail(host) {
+			s.log.Warn("auth failures over the limit: host blocked", "from", host,
+				"failures", s.cfg.AuthFailures, "for", s.cfg.AuthWindow.String())
+		}
+		s.log.Warn("auth refused: unknown key", "from", host, "key", fp, "ssh_user", ctx.User())
+		return false
+	}
+	perms := ctx.Permissions()
+	if perms.Extensions == nil {
+		perms.Extensions = map[string]string{}
+	}
+	perms.Extensions[fingerprintExt] = fp
+	return true
+}
+
+// sessionActor is the user of the key this session's connection really
+// authenticated with, looked up again now (a key removed since the
+// handshake is refused).
+func (s *Server) sessionActor(sess ssh.Session) (app.Actor, error) {
+	fp := sess.Permissions().Extensions[fingerprintExt]
+	pk := sess.PublicKey()
+	if fp == "" || pk == nil || gossh.FingerprintSHA256(pk) != fp {
+		return app.Actor{}, fmt.Errorf("the key this connection authenticated with is not the key it was accepted for")
+	}
+	actor, err := s.cfg.KeyActor(sess.Context(), fp)
+	if err != nil {
+		return app.Actor{}, fmt.Errorf("key %s no longer belongs to a user", fp)
+	}
+	actor.Source = app.SourceSSH
+	actor.KeyFingerprint = fp
+	return actor, nil
+}
+
+func remoteHost(addr net.Addr) string {
+	if addr == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	return host
+}
+
+// authLimiter counts refused keys per host: limit failures within window
+// block the host for window.
+type authLimiter struct {
+	mu     sync.Mutex
+	limit  int
+	window time.Duration
+	now    func() time.Time
+	hosts  map[string]*hostFailures
+}
+
+type hostFailures struct {
+	n            int
+	since        time.Time
+	blockedUntil time.Time
+}
+
+func newAuthLimiter(limit int, window time.Duration, now func() time.Time) *authLimiter {
+	return &authLimiter{limit: limit, window: window, now: now, hosts: map[string]*hostFailures{}}
+}
+
+func (l *authLimiter) blocked(host string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := l.hosts[host]
+	return h != nil && l.now().Before(h.blockedUntil)
+}
+
+// fail records a refused key from host and reports whether that put the
+// host over the limit just now.
+func (l *authLimiter) fail(host string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	l.forgetOld(now)
+	h := l.hosts[host]
+	if h == nil || now.Sub(h.since) > l.window {
+		h = &hostFailures{since: now}
+		l.hosts[host] = h
+	}
+	h.n++
+	if h.n >= l.limit && !now.Before(h.blockedUntil) {
+		h.blockedUntil = now.Add(l.window)
+		h.n, h.since = 0, h.blockedUntil
+		return true
+	}
+	return false
+}
+
+// forgetOld drops hosts with nothing recent, so the map stays small.
+func (l *authLimiter) forgetOld(now time.Time) {
+	if len(l.hosts) < 1024 {
+		return
+	}
+	for host, h := range l.hosts {
+		if now.Sub(h.since) > l.window && !now.Before(h.blockedUntil) {
+			delete(l.hosts, host)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/tui"
+)
+
+// KeyActorFunc is the user a key fingerprint belongs to, as an actor; an
+// error (any) refuses the key.
+type KeyActorFunc func(ctx context.Context, fingerprint string) (app.Actor, error)
+
+// HomeFunc builds the actor's home screen for a session with a terminal:
+// styles come from r, the client's renderer (its colour profile).
+type HomeFunc func(ctx context.Context, actor app.Actor, r *lipgloss.Renderer) (*tui.Root, error)
+
+// ExecFunc runs one goldtrace command line for an SSH client, with the
+// session's streams and a context carrying the actor, and returns the exit
+// code. The server cannot import package main, so cmd/goldtrace hands its
+// command tree over as this function.
+type ExecFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// Config is what a Server needs.
+type Config struct {
+	HostKey  gossh.Signer
+	KeyActor KeyActorFunc
+	Home     HomeFunc
+	Exec     ExecFunc
+	// Log receives one line per connection event (auth refusals, sessions);
+	// nil discards them.
+	Log io.Writer
+	// AuthFailures refused keys from one host within AuthWindow block that
+	// host for AuthWindow (defaults 10 and one minute).
+	AuthFailures int
+	AuthWindow   time.Duration
+	// Version is sent in the SSH banner ("SSH-2.0-goldtrace-VERSION").
+	Version string
+}
+
+// Server is goldtrace's SSH front door: public-key authentication against
+// the users' keys, home screens for terminals, commands for exec requests.
+type Server struct {
+	cfg     Config
+	ssh     *ssh.Server
+	log     *slog.Logger
+	limiter *authLimiter
+
+	mu       sync.Mutex
+	sessions map[*liveSession]struct{}
+	closing  atomic.Bool
+	// hardStop ends exec commands that outlive the shutdown grace period.
+	hardStop context.Context
+	stopAll  context.CancelFunc
+}
+
+// New builds a server from cfg; it serves nothing until Serve.
+func New(cfg Config) (*Server, error) {
+	if cfg.HostKey == nil || cfg.KeyActor == nil || cfg.Home == nil || cfg.Exec == nil {
+		return nil, errors.New("server: HostKey, KeyActor, Home and Exec are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.AuthFailures <= 0 {
+		cfg.AuthFailures = 10
+	}
+	if cfg.AuthWindow <= 0 {
+		cfg.AuthWindow = time.Minute
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      slog.New(slog.NewTextHandler(cfg.Log, nil)),
+		limiter:  newAuthLimiter(cfg.AuthFailures, cfg.AuthWindow, time.Now),
+		sessions: map[*liveSession]struct{}{},
+	}
+	s.hardStop, s.stopAll = context.WithCancel(context.Background())
+	version := "goldtrace"
+	if cfg.Version != "" {
+		version += "-" + cfg.Version
+	}
+	srv, err := wish.NewServer(
+		// The host key first: wish.NewServer writes a key file of its own
+		// into the working directory when none is set.
+		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
+		wish.WithVersion(version),
+		// Public keys only: no password or keyboard-interactive handler,
+		// so clients are not offered those methods at all.
+		wish.WithPublicKeyAuth(s.authenticate),
+		wish.WithMiddleware(s.handle),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	srv.ConnectionFailedCallback = func(conn net.Conn, err error) {
+		if !errors.Is(err, io.EOF) {
+			s.log.Info("connection failed", "from", conn.RemoteAddr().String(), "reason", err.Error())
+		}
+	}
+	s.ssh = srv
+	return s, nil
+}
+
+// HostKeyFingerprint is the host key's SHA256 fingerprint, for users to
+// check on their first connection.
+func (s *Server) HostKeyFingerprint() string {
+	return gossh.FingerprintSHA256(s.cfg.HostKey.PublicKey())
+}
+
+// Listen opens addr for Serve; a port in use is one line that says so.
+func Listen(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			return nil, fmt.Errorf("--listen %s: %s", addr, op.Err.Error())
+		}
+		return nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	return l, nil
+}
+
+// Serve accepts connections on l until Shutdown; it returns nil then.
+func (s *Server) Serve(l net.Listener) error {
+	err := s.ssh.Serve(l)
+	if s.closing.Load() || errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections, tells every open screen the server
+// is going away and has it save its drafts and end, lets running commands
+// finish, then closes every connection. When ctx ends first, commands still
+// running are cancelled and their connections cut.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	listenersClosed := make(chan struct{})
+	go func() {
+		// Closes the listeners at once, then waits for connections, which
+		// Close below ends.
+		_ = s.ssh.Shutdown(ctx)
+		close(listenersClosed)
+	}()
+	s.mu.Lock()
+	for ls := range s.sessions {
+		ls.shutdown()
+	}
+	s.mu.Unlock()
+	finished := s.waitSessions(ctx)
+	s.stopAll()
+	// Connections with no session left (a client that keeps its connection
+	// open after its session ended) are closed here.
+	_ = s.ssh.Close()
+	<-listenersClosed
+	if !finished {
+		return fmt.Errorf("shutdown: sessions still running after the grace period were cut")
+	}
+	return nil
+}
+
+// waitSessions waits until no session is open, or ctx ends (false).
+func (s *Server) waitSessions(ctx context.Context) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		n := len(s.sessions)
+		s.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Server) track(ls *liveSession) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return false
+	}
+	s.sessions[ls] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(ls *liveSession) {
+	s.mu.Lock()
+	delete(s.sessions, ls)
+	s.mu.Unlock()
+}
