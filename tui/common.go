@@ -40,6 +40,7 @@ type LabelAPI interface {
 	GuideAPI
 	Progress(ctx context.Context, reviewer, batch string) (map[string]int, error)
 	NextAssignment(ctx context.Context, reviewer, batch string) (store.Assignment, error)
+	ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (item, reason string, err error)
 	Item(ctx context.Context, id string) (trace.Item, error)
 	Draft(ctx context.Context, itemID, reviewer string) ([]byte, int, error)
 	Notes(ctx context.Context, itemID string) ([]store.Note, error)

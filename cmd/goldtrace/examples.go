@@ -21,8 +21,8 @@ var commandExamples = map[string][]string{
 		"goldtrace adjudicate --as carol --batch b1 --kind tool",
 	},
 	"audit": {
-		"goldtrace audit --as carol --last 20",
-		"goldtrace audit --as carol --actor alice --action labels.read-all --json",
+		"goldtrace audit --as carol --last 50",
+		"goldtrace audit --as carol --actor alice --action labels.import --json",
 	},
 	"backup": {
 		"goldtrace backup goldtrace-2026-05-01.db",
@@ -66,12 +66,8 @@ var commandExamples = map[string][]string{
 		"goldtrace datasets support --json",
 	},
 	"datasets get": {
-		"goldtrace datasets get support@v3 > support-v3.jsonl",
+		"goldtrace datasets get support@v3 > gold.jsonl",
 		"goldtrace datasets get support@v3 --manifest > support-v3.manifest.json",
-	},
-	"serve": {
-		"goldtrace serve",
-		"goldtrace serve --listen :2222 --host-key /etc/goldtrace/host_ed25519",
 	},
 	"diff": {
 		"goldtrace diff support@v2 support@v3",
@@ -132,6 +128,11 @@ var commandExamples = map[string][]string{
 		"goldtrace sample --n 100 --by meta.cohort --alloc equal --turns calls --reviewers alice,bob --batch b2",
 		"goldtrace sample --from prod-traces.jsonl.gz --n 200 --reviewers alice,bob --seed 7",
 		"goldtrace sample --n 50 --where meta.cohort=billing --dry-run",
+	},
+	"serve": {
+		"goldtrace serve",
+		"goldtrace serve --listen :2222 --db support.db",
+		"goldtrace serve --listen 10.0.0.5:2222 --host-key /etc/goldtrace/host_key --grace 30s",
 	},
 	"settings": {
 		"goldtrace settings",
