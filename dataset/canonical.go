@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -115,53 +117,24 @@ func (s *canonScanner) str() ([]byte, bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return nil, false
 	}
-	start := s.i + 1
-	for j := start; j < len(s.b); j++ {
-		switch c := s.b[j]; {
-		case c == '"':
-			s.i = j + 1
-			return s.b[start:j], true
-		case c < 0x20 || c >= 0x7f || c == '\\' || c == '<' || c == '>' || c == '&':
-			return nil, false
-		}
+	end, escaped, ascii := jsonlex.StringEnd(s.b, s.i)
+	if end < 0 || escaped || !ascii {
+		return nil, false
 	}
-	return nil, false
+	content := s.b[s.i+1 : end-1]
+	if bytes.ContainsAny(content, "<>&\x7f") {
+		return nil, false
+	}
+	s.i = end
+	return content, true
 }
 
-// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number scans a JSON number (jsonlex's grammar).
 func (s *canonScanner) number() bool {
-	b, i := s.b, s.i
-	digits := func() bool {
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
+	end := jsonlex.NumberEnd(s.b, s.i)
+	if end < 0 {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	s.i = i
+	s.i = end
 	return true
 }

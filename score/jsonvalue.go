@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // kind is the JSON type of a parsed value.
@@ -57,7 +59,7 @@ type forest struct {
 func (f *forest) reset() { f.nodes = f.nodes[:0] }
 
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxDepth = 512
+const maxDepth = jsonlex.MaxDepth
 
 var errSyntax = errors.New("invalid JSON")
 
@@ -109,13 +111,8 @@ type parser struct {
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+	for p.pos < len(p.data) && jsonlex.IsSpace(p.data[p.pos]) {
+		p.pos++
 	}
 }
 
@@ -174,72 +171,34 @@ func (p *parser) literal(word string, n node) (int32, error) {
 	return p.add(n), nil
 }
 
-func (p *parser) digits() int {
-	n := 0
-	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-		p.pos++
-		n++
-	}
-	return n
-}
-
-// number checks the JSON number grammar and advances past it.
+// number checks the JSON number grammar (jsonlex) and advances past it.
 func (p *parser) number() error {
-	if p.data[p.pos] == '-' {
-		p.pos++
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '0' {
-		p.pos++
-	} else if p.digits() == 0 {
+	end := jsonlex.NumberEnd(p.data, p.pos)
+	if end < 0 {
 		return p.fail("bad number")
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if p.digits() == 0 {
-			return p.fail("bad fraction")
-		}
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if p.digits() == 0 {
-			return p.fail("bad exponent")
-		}
-	}
+	p.pos = end
 	return nil
 }
 
-// str reads a string and returns its content: a slice of the input when it
-// has no escapes, a decoded copy otherwise.
+// str reads a string (jsonlex's rules) and returns its content: a slice of
+// the input when it reads as itself, a decoded copy otherwise.
 func (p *parser) str() ([]byte, error) {
 	start := p.pos
-	p.pos++
-	escaped := false
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			if !escaped {
-				return p.data[start+1 : p.pos-1], nil
-			}
-			var s string
-			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
-				return nil, fmt.Errorf("%w: bad string at offset %d", errSyntax, start)
-			}
-			return []byte(s), nil
-		case c == '\\':
-			escaped = true
-			p.pos += 2
-		case c < 0x20:
-			return nil, p.fail("control character in string")
-		default:
-			p.pos++
-		}
+	end, escaped, ascii := jsonlex.StringEnd(p.data, p.pos)
+	if end < 0 {
+		return nil, p.fail("bad string")
 	}
-	return nil, p.fail("unterminated string")
+	p.pos = end
+	content := p.data[start+1 : end-1]
+	if jsonlex.Plain(content, escaped, ascii) {
+		return content, nil
+	}
+	var s string
+	if err := json.Unmarshal(p.data[start:end], &s); err != nil {
+		return nil, fmt.Errorf("%w: bad string at offset %d", errSyntax, start)
+	}
+	return []byte(s), nil
 }
 
 // closes steps past close when it comes next, ending the container idx that

@@ -29,14 +29,15 @@ type Report struct {
 	// Judge summarises the optional LLM judge (judge_fields.go).
 	Judge *JudgeSummary `json:"judge,omitempty"`
 
-	Items []ItemResult `json:"items"`
-
 	// Trajectories are the futureagi profile's per-trace scores (items of
 	// one trace together), sorted by trace id; absent in other profiles.
 	Trajectories []Trajectory `json:"trajectories,omitempty"`
 	// ParamMode and Weights are the tutorial profile's settings.
 	ParamMode string      `json:"param_mode,omitempty"`
 	Weights   *[3]float64 `json:"weights,omitempty"`
+
+	// Items stay last: the JSON writer streams them after the rest.
+	Items []ItemResult `json:"items"`
 }
 
 // Trajectory is ToolSelectionAccuracy over the items of one trace: the

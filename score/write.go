@@ -1,7 +1,6 @@
 package score
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -30,10 +29,7 @@ func (r *Report) Write(w io.Writer, format string, opts WriteOptions) error {
 	case "text":
 		return r.writeText(w, opts)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return r.writeJSON(w)
 	case "junit":
 		return r.writeJUnit(w)
 	case "markdown":

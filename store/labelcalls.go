@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/review"
 )
 
@@ -58,7 +59,7 @@ type labelCallsParser struct {
 }
 
 func (p *labelCallsParser) space() {
-	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
+	for p.i < len(p.b) && jsonlex.IsSpace(p.b[p.i]) {
 		p.i++
 	}
 }
@@ -83,15 +84,12 @@ func (p *labelCallsParser) plainString() ([]byte, bool) {
 	if !p.byte('"') {
 		return nil, false
 	}
-	start := p.i
-	for p.i < len(p.b) && p.b[p.i] != '"' {
-		if p.b[p.i] == '\\' || p.b[p.i] >= 0x80 {
-			return nil, false // escapes and non-ASCII (encoding/json fixes bad UTF-8)
-		}
-		p.i++
+	end, escaped, ascii := jsonlex.StringEnd(p.b, p.i-1)
+	if end < 0 || escaped || !ascii {
+		return nil, false // escapes and non-ASCII (encoding/json fixes bad UTF-8)
 	}
-	s := p.b[start:p.i]
-	p.i++
+	s := p.b[p.i : end-1]
+	p.i = end
 	return s, true
 }
 
@@ -121,9 +119,13 @@ func (p *labelCallsParser) call(name func([]byte) string) (c review.LabelCall, o
 			if p.i >= len(p.b) || (p.b[p.i] != '{' && p.b[p.i] != '[') {
 				return c, false
 			}
-			start := p.i
-			p.skipComposite()
-			c.Args = json.RawMessage(p.b[start:p.i:p.i])
+			l := jsonlex.Lexer{Data: p.b, Pos: p.i}
+			raw, err := l.Skip()
+			if err != nil {
+				return c, false
+			}
+			p.i = l.Pos
+			c.Args = json.RawMessage(raw[:len(raw):len(raw)])
 		default:
 			return c, false
 		}
@@ -132,29 +134,6 @@ func (p *labelCallsParser) call(name func([]byte) string) (c review.LabelCall, o
 		}
 		if !p.byte(',') {
 			return c, false
-		}
-	}
-}
-
-// skipComposite moves past the (valid) object or array at p.i.
-func (p *labelCallsParser) skipComposite() {
-	depth := 0
-	for ; p.i < len(p.b); p.i++ {
-		switch p.b[p.i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				p.i++
-				return
-			}
-		case '"':
-			for p.i++; p.i < len(p.b) && p.b[p.i] != '"'; p.i++ {
-				if p.b[p.i] == '\\' {
-					p.i++
-				}
-			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -26,7 +27,8 @@ const (
 
 var ruleCycle = []string{ruleExact, ruleFuzzy, ruleAny, ruleOptional, ruleAnyOf}
 
-// ruleRow is one argument of the chosen answer in the rules form.
+// ruleRow is one argument of the chosen answer in the rules form, or a
+// value nested in one (arg is then a JSON Pointer).
 type ruleRow struct {
 	tool, arg string
 	value     json.RawMessage
@@ -133,6 +135,9 @@ func (r ruleRow) spec() (review.ArgRuleSpec, bool) {
 	return s, true
 }
 
+// name is the row's tool and argument path ("book.flights[0].date").
+func (r ruleRow) name() string { return r.tool + "." + score.DisplayPath(r.arg) }
+
 // describe is the rule in a few words ("any_of: "ORD-2"").
 func (r ruleRow) describe() string {
 	if r.rule != ruleAnyOf {
@@ -161,7 +166,7 @@ func rulesSummary(rows []ruleRow) string {
 	var parts []string
 	for _, r := range rows {
 		if r.rule != ruleExact {
-			parts = append(parts, r.arg+"="+r.describe())
+			parts = append(parts, score.DisplayPath(r.arg)+"="+r.describe())
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -214,7 +219,7 @@ func (f *rulesForm) View() string {
 	s := f.styles
 	nameW := 0
 	for _, r := range f.rows {
-		nameW = max(nameW, ansi.StringWidth(r.tool+"."+r.arg))
+		nameW = max(nameW, ansi.StringWidth(r.name()))
 	}
 	first := 0
 	if f.cursor >= f.height {
@@ -223,7 +228,7 @@ func (f *rulesForm) View() string {
 	var lines []string
 	for i := first; i < len(f.rows) && i < first+f.height; i++ {
 		r := f.rows[i]
-		name := r.tool + "." + r.arg
+		name := r.name()
 		name += strings.Repeat(" ", nameW-ansi.StringWidth(name))
 		rule := fmt.Sprintf("[%s]", r.describe())
 		valW := max(f.width-nameW-ansi.StringWidth(rule)-6, 4)
@@ -239,28 +244,92 @@ func (f *rulesForm) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// argKeys are the top-level keys of an arguments object, sorted; none when
+// maxRuleDepth bounds how deep the rules form lists nested values.
+const maxRuleDepth = 4
+
+// argKeys are the rule keys of an arguments object: each top-level
+// argument by name, then (depth first, in key order) every value nested in
+// an object or array by its JSON Pointer ("/flights/0/date"), so a lead can
+// make a nested field optional, any or one of several values. None when
 // the arguments are not an object.
 func argKeys(args json.RawMessage) []string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
+	var root any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&root) != nil {
 		return nil
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	m, ok := root.(map[string]any)
+	if !ok {
+		return nil
 	}
-	sort.Strings(keys)
+	var keys []string
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		keys = append(keys, score.RuleKey(path))
+		if len(path) >= maxRuleDepth {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			names := make([]string, 0, len(t))
+			for k := range t {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			for _, k := range names {
+				walk(t[k], append(path[:len(path):len(path)], k))
+			}
+		case []any:
+			for i, e := range t {
+				walk(e, append(path[:len(path):len(path)], strconv.Itoa(i)))
+			}
+		}
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		walk(m[k], []string{k})
+	}
 	return keys
 }
 
-// argValue is one argument's raw value, nil when absent.
+// argValue is the raw value a rule key names (an argument, or a JSON
+// Pointer into the arguments), nil when absent.
 func argValue(args json.RawMessage, name string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return nil
+	tokens := []string{name}
+	if score.IsPointer(name) {
+		var err error
+		if tokens, err = score.ParsePointer(name); err != nil {
+			return nil
+		}
 	}
-	return m[name]
+	cur := args
+	for _, t := range tokens {
+		trimmed := bytes.TrimSpace(cur)
+		if len(trimmed) > 0 && trimmed[0] == '[' {
+			var arr []json.RawMessage
+			i, err := strconv.Atoi(t)
+			if json.Unmarshal(trimmed, &arr) != nil || err != nil || i < 0 || i >= len(arr) {
+				return nil
+			}
+			cur = arr[i]
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &m) != nil {
+			return nil
+		}
+		v, ok := m[t]
+		if !ok {
+			return nil
+		}
+		cur = v
+	}
+	return cur
 }
 
 // compactJSON is raw on one line (verbatim when it is not JSON).

@@ -75,6 +75,7 @@ type DashboardAPI interface {
 	Status(ctx context.Context, q store.StatusQuery) (store.Status, error)
 	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
 	Item(ctx context.Context, id string) (trace.Item, error)
+	CalibrationAPI // dashboard_judge.go
 }
 
 // NewCommon is a Common over api with the default keys, styles honouring

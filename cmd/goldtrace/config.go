@@ -163,7 +163,8 @@ func tomlString(s string) (string, error) {
 // createsDatabase are the commands that may create a missing database:
 // everything else refuses, so a forgotten GOLDTRACE_DB never forks a
 // project into a new empty file.
-var createsDatabase = map[string]bool{"import": true, "demo": true, "users add": true, "init": true}
+var createsDatabase = map[string]bool{"import": true, "demo": true, "users add": true, "init": true,
+	"judge calibrate": true, "predict": true} // the judge keeps its verdict cache in the database (score --judge too)
 
 // applyConfig is the root's pre-run: it settles which database the command
 // uses (--db, GOLDTRACE_DB, a config file, ./goldtrace.db) and fills --as
@@ -173,6 +174,9 @@ var createsDatabase = map[string]bool{"import": true, "demo": true, "users add":
 func (a *App) applyConfig(cmd *cobra.Command) error {
 	path := strings.TrimSpace(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()))
 	a.mayCreate = createsDatabase[path]
+	if f := cmd.Flags().Lookup("judge"); path == "score" && f != nil && f.Changed {
+		a.mayCreate = true // the judge's verdict cache lives in the database
+	}
 	if _, ok := gapp.ActorFrom(cmd.Context()); ok {
 		a.dbFrom = "the server"
 		return nil

@@ -28,6 +28,14 @@ var commandExamples = map[string][]string{
 		"goldtrace backup goldtrace-2026-05-01.db",
 		"goldtrace backup /mnt/backups/support.db --db support.db",
 	},
+	"judge": {
+		"goldtrace judge prompt args > args.tmpl",
+		"goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06",
+	},
+	"judge prompt": {
+		"goldtrace judge prompt args",
+		"goldtrace judge prompt quality > quality.tmpl",
+	},
 	"batches": {
 		"goldtrace batches",
 		"goldtrace batches --json",

@@ -31,6 +31,7 @@ type scoreFlags struct {
 	allowUnknown bool
 	paramMode    string
 	weights      string
+	judge        judgeFlags // judge_run.go
 }
 
 func newScoreCmd(app *App) *cobra.Command {
@@ -73,6 +74,8 @@ model did.`,
 	fl.BoolVar(&f.allowMissing, "allow-missing", false, "score gold items without a prediction as no call (counted in every report format) instead of failing")
 	fl.BoolVar(&f.allowUnknown, "allow-unknown", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
 	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
+	addJudgeFlags(fl, &f.judge, true)
+	fl.BoolVar(&f.judge.bestEffort, "judge-best-effort", false, "when the judge's endpoint fails, warn and still write the deterministic report")
 	_ = cmd.MarkFlagRequired("gold")
 	return cmd
 }
@@ -130,46 +133,21 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
 		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
 	}
-	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, f.predFormat != "")
+	cases, preds, source, err := readScoreInput(ctx, app, f)
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
+		return err
 	}
-	if len(recs) == 0 {
-		return fmt.Errorf("read gold: %s has no records", f.gold)
-	}
-	cases := make([]score.Case, len(recs))
-	for i := range recs {
-		cases[i] = recs[i].ScoreCase()
-	}
-	var preds []score.Prediction
-	source := "observed_calls"
 	if f.pred != "" {
-		source = f.pred
-		if f.predFormat != "" {
-			preds, err = loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
-		} else {
-			var unknown int
-			preds, unknown, err = loadPredictions(ctx, app, f.pred, cases, f.allowUnknown)
-			if unknown > 0 {
-				fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, unknown)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("read predictions: %w", err)
-		}
 		if err := checkMissing(f.pred, cases, preds, f.allowMissing); err != nil {
 			return err
 		}
-	} else {
-		preds = make([]score.Prediction, len(recs))
-		for i := range recs {
-			preds[i] = recs[i].ObservedPrediction()
-		}
 	}
-	recs, hashes = nil, nil
 
 	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
 	report.Gold, report.Predictions = f.gold, source
+	if err := scoreJudge(ctx, app, &f.judge, f.gold, cases, preds, report, gates); err != nil {
+		return err
+	}
 	report.ApplyGates(gates, f.minSupport)
 	if base != nil {
 		report.CompareBaseline(base, f.maxDrop, f.minSupport)

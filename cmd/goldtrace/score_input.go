@@ -18,6 +18,74 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
+// readScoreInput reads the gold cases and what to score against them: the
+// predictions file (in parallel, by the score package's reader), the
+// traces of --pred-format matched by input hash, or the gold's own
+// observed_calls.
+func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
+	if f.predFormat != "" {
+		return readTraceScoreInput(ctx, app, f)
+	}
+	progress := func(name string) score.ReadOptions {
+		if !IsTerminal(app.Err) {
+			return score.ReadOptions{}
+		}
+		return score.ReadOptions{Progress: func(n int) { fmt.Fprintf(app.Err, "\rreading %s: %d lines\033[K", name, n) }}
+	}
+	name, in, closeIn, err := openGold(ctx, app, f.gold)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read gold: %w", err)
+	}
+	g, err := score.ReadGold(ctx, in, name, score.GoldOptions{ReadOptions: progress(name), Observed: f.pred == ""})
+	closeIn()
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read gold: %w", err)
+	}
+	if len(g.Cases) == 0 {
+		return nil, nil, "", fmt.Errorf("read gold: %s has no records", f.gold)
+	}
+	if f.pred == "" {
+		return g.Cases, g.Observed, "observed_calls", nil
+	}
+	in, closeIn, err = openInput(app, f.pred)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
+	}
+	defer closeIn()
+	preds, unknown, err := score.ReadPredictions(ctx, in, f.pred, g.Cases, score.PredictionOptions{ReadOptions: progress(f.pred), AllowUnknown: f.allowUnknown})
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
+	}
+	if IsTerminal(app.Err) {
+		fmt.Fprint(app.Err, "\r\033[K")
+	}
+	if unknown > 0 {
+		fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, unknown)
+	}
+	return g.Cases, preds, f.pred, nil
+}
+
+// readTraceScoreInput reads the gold with its input hashes and the
+// predictions as traces (--pred-format), matched by input hash.
+func readTraceScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
+	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, true)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read gold: %w", err)
+	}
+	if len(recs) == 0 {
+		return nil, nil, "", fmt.Errorf("read gold: %s has no records", f.gold)
+	}
+	cases := make([]score.Case, len(recs))
+	for i := range recs {
+		cases[i] = recs[i].ScoreCase()
+	}
+	preds, err := loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
+	}
+	return cases, preds, f.pred, nil
+}
+
 // loadGold reads the gold records named by ref: a dataset JSONL file (.gz
 // accepted, "-" for stdin) or NAME@vN from the store. Records come back
 // without Input.Messages (scoring never reads the conversation) and records
@@ -89,14 +157,14 @@ func openGold(ctx context.Context, app *App, ref string) (name string, in io.Rea
 	if err != nil {
 		return "", nil, nil, err
 	}
-	_, content, _, err := be.DatasetFiles(ctx, who, dref.Name, dref.Version)
+	content, err := be.DatasetContent(ctx, who, dref.Name, dref.Version)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil, nil, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", dref)
 	}
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return dref.String(), bytes.NewReader(content), func() {}, nil
+	return dref.String(), content, func() { content.Close() }, nil
 }
 
 // checkGoldCalls rejects gold whose expected arguments are not JSON objects.
@@ -119,145 +187,17 @@ func checkGoldCalls(r *dataset.Record) error {
 	return nil
 }
 
-// predictionLine is one line of a predictions file (DESIGN.md
-// "Predictions"); each call is {name, arguments} or OpenAI's
-// {function:{name, arguments}}, arguments an object or a JSON string.
-type predictionLine struct {
-	ID        *string          `json:"id"`
-	ToolCalls []predictionCall `json:"tool_calls"`
-}
-
-type predictionCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Function  *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
-	Error json.RawMessage `json:"error"` // absent, null (succeeded) or a message (failed)
-}
-
-// parsePredictionLine turns one predictions line into an id and calls.
-func parsePredictionLine(data []byte) (string, []trace.Call, error) {
-	id, p, err := parsePrediction(data)
-	return id, p.Calls, err
-}
-
-// parsePrediction turns one predictions line into an id and a prediction,
-// with each call's outcome when a call carries an "error" key.
-func parsePrediction(data []byte) (string, score.Prediction, error) {
-	var pl predictionLine
-	if err := json.Unmarshal(data, &pl); err != nil {
-		return "", score.Prediction{}, fmt.Errorf("not a prediction: %v", err)
-	}
-	if pl.ID == nil || *pl.ID == "" {
-		return "", score.Prediction{}, errors.New("prediction without id")
-	}
-	var p score.Prediction
-	for i, pc := range pl.ToolCalls {
-		switch e := bytes.TrimSpace(pc.Error); {
-		case len(e) == 0:
-			continue
-		case string(e) == "null":
-			p.Errors = growOutcomes(p.Errors, i, score.CallOK)
-		case e[0] == '"':
-			p.Errors = growOutcomes(p.Errors, i, score.CallFailed)
-		default:
-			return "", p, fmt.Errorf("tool_calls[%d].error must be null or a string", i)
-		}
-	}
-	calls, err := predictionCalls(pl.ToolCalls)
-	p.Calls = calls
-	return *pl.ID, p, err
-}
-
-func growOutcomes(out []int8, i int, v int8) []int8 {
-	for len(out) <= i {
-		out = append(out, score.CallUnknown)
-	}
-	out[i] = v
-	return out
-}
-
-func predictionCalls(tcs []predictionCall) ([]trace.Call, error) {
-	calls := make([]trace.Call, 0, len(tcs))
-	for i, pc := range tcs {
-		name, args := pc.Name, pc.Arguments
-		if pc.Function != nil {
-			name, args = pc.Function.Name, pc.Function.Arguments
-		}
-		if name == "" {
-			return nil, fmt.Errorf("tool_calls[%d] has no name", i)
-		}
-		raw := string(bytes.TrimSpace(args))
-		if raw == "null" {
-			raw = ""
-		}
-		if strings.HasPrefix(raw, `"`) {
-			var s string
-			if err := json.Unmarshal(args, &s); err != nil {
-				return nil, fmt.Errorf("tool_calls[%d].arguments: %v", i, err)
-			}
-			raw = s // a JSON string holding the arguments: parsed, or flagged unparseable
-		}
-		calls = append(calls, trace.NewCall(pc.ID, name, raw))
-	}
-	return calls, nil
-}
-
 // loadPredictions reads a predictions file into one Prediction per case
-// (same order). An id that is not in the gold is an error, or with
-// allowUnknown is skipped and counted; a case without a prediction is
-// Missing (scored as no call).
+// (same order) with the score package's reader. An id that is not in the
+// gold is an error, or with allowUnknown is skipped and counted; a case
+// without a prediction is Missing (scored as no call).
 func loadPredictions(ctx context.Context, app *App, path string, cases []score.Case, allowUnknown bool) ([]score.Prediction, int, error) {
-	index := make(map[string]int, len(cases))
-	for i := range cases {
-		index[cases[i].ID] = i
-	}
-	preds := make([]score.Prediction, len(cases))
-	seen := make([]int, len(cases))
-	unknown := 0
-	err := readJSONLines(ctx, app, path, func(line int, data []byte) error {
-		id, pred, err := parsePrediction(data)
-		if err != nil {
-			return err
-		}
-		i, ok := index[id]
-		if !ok {
-			if allowUnknown {
-				unknown++
-				return nil
-			}
-			return fmt.Errorf("prediction id %s is not in the gold (--allow-unknown ignores such lines)", id)
-		}
-		if seen[i] > 0 {
-			return fmt.Errorf("duplicate prediction for %s (first on line %d)", id, seen[i])
-		}
-		seen[i] = line
-		preds[i] = pred
-		return nil
-	})
+	in, closeIn, err := openInput(app, path)
 	if err != nil {
 		return nil, 0, err
 	}
-	for i := range preds {
-		if seen[i] == 0 {
-			preds[i].Missing = true
-		}
-	}
-	return preds, unknown, nil
-}
-
-// readJSONLines calls fn for every non-blank line of path ("-" = stdin,
-// .gz decompressed); an error from fn becomes "PATH:LINE: error".
-func readJSONLines(ctx context.Context, app *App, path string, fn func(line int, data []byte) error) error {
-	in, closeIn, err := openInput(app, path)
-	if err != nil {
-		return err
-	}
 	defer closeIn()
-	return scanJSONLines(ctx, app, path, in, fn)
+	return score.ReadPredictions(ctx, in, path, cases, score.PredictionOptions{AllowUnknown: allowUnknown})
 }
 
 // openInput opens path for reading: "-" is stdin, .gz is decompressed.

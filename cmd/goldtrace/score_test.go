@@ -325,26 +325,6 @@ func TestScoreStoredVersion(t *testing.T) {
 	}
 }
 
-func FuzzParsePredictionLine(f *testing.F) {
-	f.Add([]byte(`{"id":"a","tool_calls":[{"name":"x","arguments":{"k":1}}]}`))
-	f.Add([]byte(`{"id":"a","tool_calls":[{"function":{"name":"x","arguments":"{\"k\":"}}]}`))
-	f.Add([]byte(`{"id":"a"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		id, calls, err := parsePredictionLine(data)
-		if err != nil {
-			return
-		}
-		if id == "" {
-			t.Fatal("accepted a line without id")
-		}
-		for _, c := range calls {
-			if c.Name == "" || !json.Valid(c.Arguments) {
-				t.Fatalf("call %+v: empty name or invalid arguments", c)
-			}
-		}
-	})
-}
-
 // TestScorePredictionsFromTraces reads predictions as canonical traces,
 // matched to the exported gold items by input hash.
 func TestScorePredictionsFromTraces(t *testing.T) {
