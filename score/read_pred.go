@@ -41,7 +41,7 @@ func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case
 					unknown++
 					return nil
 				}
-				return fmt.Errorf("prediction id %s is not in the gold (--allow-missing ignores such lines)", ip.ID)
+				return fmt.Errorf("prediction id %s is not in the gold (--allow-unknown ignores such lines)", ip.ID)
 			}
 			if seen[i] > 0 {
 				return fmt.Errorf("duplicate prediction for %s (first on line %d)", ip.ID, seen[i])

@@ -64,6 +64,9 @@ func (r *Report) writeJUnit(out io.Writer) error {
 			items.Properties = append(items.Properties, junitProperty{Name: sr.Name, Value: exactRate(sr.Value)})
 		}
 	}
+	if n := len(r.MissingPredictions); n > 0 {
+		items.Properties = append(items.Properties, junitProperty{Name: "missing_predictions", Value: fmt.Sprint(n)})
+	}
 	suites := junitSuites{Name: "goldtrace score", Suites: []junitSuite{items}}
 	if len(r.Gates) > 0 {
 		gates := junitSuite{Name: "goldtrace score gates"}

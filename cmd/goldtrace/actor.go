@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -39,6 +40,9 @@ func (a *App) Actor(cmd *cobra.Command, as string) (*gapp.App, gapp.Actor, error
 		return be, who, nil
 	}
 	who, err := be.LocalActor(ctx, as)
+	if err != nil && !strings.Contains(err.Error(), a.DBPath) {
+		err = fmt.Errorf("%w (in %s)", err, a.DBPath)
+	}
 	return be, who, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -27,7 +28,16 @@ type App struct {
 	// ReadOnly (--read-only) opens the database for reading only.
 	ReadOnly bool
 	store    *store.Store
-	backend  *gapp.App
+	// completionErr is why shell completion could offer nothing (no
+	// database): main reports it and exits 2.
+	completionErr error
+	backend       *gapp.App
+	// dbFrom says where DBPath came from (whoami); config is what the
+	// config files set; mayCreate lets the command create a missing
+	// database (import, demo, users add, init).
+	dbFrom    string
+	config    config
+	mayCreate bool
 }
 
 // NewApp returns an App over the given streams.
@@ -40,9 +50,17 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
+	if !a.mayCreate {
+		if _, err := os.Stat(a.DBPath); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no goldtrace database at %s (set --db or GOLDTRACE_DB, or run goldtrace init)", a.DBPath)
+		}
+	}
 	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly})
 	if err != nil {
-		return nil, err
+		if strings.Contains(err.Error(), a.DBPath) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("database %s: %w", a.DBPath, err)
 	}
 	a.store = st
 	return st, nil
@@ -81,6 +99,14 @@ func (e *exitError) Unwrap() error { return e.err }
 // failed is the error for "the check ran and did not pass" (exit 1).
 func failed(format string, args ...any) error {
 	return &exitError{code: 1, err: fmt.Errorf(format, args...)}
+}
+
+// runErr returns the error of a run: err, or why completion offered nothing.
+func (a *App) runErr(err error) error {
+	if err == nil {
+		return a.completionErr
+	}
+	return err
 }
 
 // exitCode maps an error to the process exit code; anything not marked is

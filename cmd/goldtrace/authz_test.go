@@ -72,6 +72,9 @@ func TestDishonestReviewerCannotReadOtherLabels(t *testing.T) {
 	}
 	// A new project with no users: nothing to hide, nothing exported.
 	empty := filepath.Join(t.TempDir(), "empty.db")
+	if _, errs, code := rvRun(t, empty, "", "init"); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
 	if out, errs, code := rvRun(t, empty, "", "labels", "export"); code != 0 || out != "" {
 		t.Errorf("anonymous export of an empty project: %d %q %s", code, out, errs)
 	}

@@ -14,7 +14,7 @@ func runCLI(db, stdin string, args ...string) (stdout, stderr string, code int, 
 	app := NewApp(strings.NewReader(stdin), &out, &errb)
 	root := newRootCmd(app)
 	root.SetArgs(append([]string{"--db", db}, args...))
-	err = root.ExecuteContext(context.Background())
+	err = app.runErr(root.ExecuteContext(context.Background()))
 	app.Close()
 	if err != nil {
 		var line string

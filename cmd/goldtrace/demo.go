@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -227,14 +228,54 @@ func printDemoProject(w io.Writer, p demoProject, asJSON bool) error {
 	fmt.Fprintf(w, "  batch:    %s, %d items for alice and bob; bob labeled %d, alice %d (%d left for you)\n",
 		p.Work.Batch, p.Work.Items, p.Work.BobLabeled, p.Work.AliceLabeled, p.Work.AliceLeft)
 	fmt.Fprintf(w, "            so far %d agreed, %d disputed; guide %s\n", p.Work.Agreed, p.Work.Disputed, p.Work.Guide)
-	fmt.Fprintf(w, "\nnext:\n")
-	fmt.Fprintf(w, "  export GOLDTRACE_DB=%s\n", p.DB)
-	fmt.Fprintf(w, "  goldtrace label --as alice        # label the rest, blind (F1 lists keys)\n")
-	fmt.Fprintf(w, "  goldtrace label --as bob          # the second reviewer (bob is done)\n")
-	fmt.Fprintf(w, "  goldtrace status --as carol       # progress and agreement\n")
-	fmt.Fprintf(w, "  goldtrace adjudicate --as carol   # the lead resolves disputes\n")
-	fmt.Fprintf(w, "  goldtrace dashboard --as carol    # production model vs gold so far\n")
-	fmt.Fprintf(w, "  goldtrace export support --as carol --out %s -m 'first cut'\n", p.Dir)
-	fmt.Fprintf(w, "  goldtrace score --gold support@v1 # grade the production model\n")
+	gt := selfCommand()
+	fmt.Fprintf(w, "\nnext (")
+	if strings.HasPrefix(gt, "go run") {
+		fmt.Fprintf(w, "from this checkout; or go install ./cmd/goldtrace and type goldtrace):\n")
+	} else {
+		fmt.Fprintf(w, "as printed):\n")
+	}
+	fmt.Fprintf(w, "  export GOLDTRACE_DB=%s\n", shellQuote(p.DB))
+	steps := []struct{ cmd, why string }{
+		{"label --as alice", "label the rest, blind (F1 lists keys)"},
+		{"label --as bob", "the second reviewer (bob is done)"},
+		{"status --as carol", "progress and agreement"},
+		{"adjudicate --as carol", "the lead resolves disputes"},
+		{"dashboard --as carol", "production model vs gold so far"},
+		{"export support --as carol --out " + shellQuote(p.Dir) + " -m 'first cut'", "once every item is settled (or add --allow-partial)"},
+		{"score --gold support@v1", "grade the production model"},
+	}
+	for _, s := range steps {
+		fmt.Fprintf(w, "  %-50s # %s\n", gt+" "+s.cmd, s.why)
+	}
 	return nil
+}
+
+// selfCommand is how to run this goldtrace again from a shell: "goldtrace"
+// when that is what PATH finds, "go run ./cmd/goldtrace" under go run (or
+// go test), else the binary's own path.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "goldtrace"
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ./cmd/goldtrace"
+	}
+	if onPath, err := exec.LookPath("goldtrace"); err == nil {
+		a, errA := os.Stat(onPath)
+		b, errB := os.Stat(exe)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return "goldtrace"
+		}
+	}
+	return shellQuote(exe)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=@:+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -28,6 +28,7 @@ type exportOptions struct {
 	where   []string
 	as      string
 	force   bool
+	partial bool
 	formats []string
 	asJSON  bool
 }
@@ -114,6 +115,7 @@ different keys must all hold.
 	f.StringArrayVar(&o.where, "where", nil, "only items with KEY=VALUE: meta.NAME, status, tool (repeatable)")
 	f.StringVar(&o.as, "as", "", "the lead exporting (recorded as created_by)")
 	f.BoolVar(&o.force, "force", false, "write a new version even when nothing changed")
+	f.BoolVar(&o.partial, "allow-partial", false, "export although items of the selected batches are still open (being labeled or disputed)")
 	f.StringSliceVar(&o.formats, "format", nil, "also write "+strings.Join(dataset.Formats, "|")+" (repeatable)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 	return cmd
@@ -177,6 +179,9 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 	filter.Batches = distinctSorted(o.batches)
 	st, err := app.Store(ctx)
 	if err != nil {
+		return err
+	}
+	if err := checkOpenItems(ctx, app, st, name, filter.Batches, o.partial); err != nil {
 		return err
 	}
 	defer claimExportDir(o.out, name)()
@@ -339,6 +344,43 @@ func exportManifest(info dataset.VersionInfo, content dataset.Content, labels *a
 	m := dataset.NewManifest(info, content)
 	b, err := dataset.EncodeManifest(m)
 	return m, b, err
+}
+
+// checkOpenItems counts the items of the selected batches (all batches when
+// none is named) that are not gold yet: not started, being labeled or
+// disputed. A version exported now would lack them: refused unless
+// allowPartial, which says on stderr how many are left out.
+func checkOpenItems(ctx context.Context, app *App, st *store.Store, name string, batches []string, allowPartial bool) error {
+	scope := batches
+	if len(scope) == 0 {
+		scope = []string{""}
+	}
+	var notStarted, labeling, disputed int
+	for _, b := range scope {
+		s, l, err := st.OpenItemCounts(ctx, b)
+		if err != nil {
+			return err
+		}
+		d, err := st.DisputedQueue(ctx, store.DisputeFilter{Batch: b})
+		if err != nil {
+			return err
+		}
+		notStarted, labeling, disputed = notStarted+s, labeling+l, disputed+len(d)
+	}
+	open := notStarted + labeling + disputed
+	if open == 0 {
+		return nil
+	}
+	where := "all batches"
+	if len(batches) > 0 {
+		where = "batch " + strings.Join(batches, ", ")
+	}
+	what := fmt.Sprintf("%d items of %s are still open (%d not started, %d being labeled, %d disputed)", open, where, notStarted, labeling, disputed)
+	if !allowPartial {
+		return fmt.Errorf("export %s: %s, so the version would be partial: finish them (goldtrace status), pick settled batches with --batch, or export anyway with --allow-partial", name, what)
+	}
+	fmt.Fprintf(app.Err, "export %s: %s; they are not in this version (--allow-partial)\n", name, what)
+	return nil
 }
 
 func describeSelection(batches, where []string) string {

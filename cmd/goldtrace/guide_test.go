@@ -19,6 +19,9 @@ func tuiRun(t *testing.T, db string, args ...string) (string, error) {
 func TestGuideCommands(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "gt.db")
+	if _, err := tuiRun(t, db, "init"); err != nil {
+		t.Fatal(err)
+	}
 	out, err := tuiRun(t, db, "guide", "show")
 	if err != nil || out != guide.Default() {
 		t.Fatalf("show before any set should print the default: %v\n%.200s", err, out)

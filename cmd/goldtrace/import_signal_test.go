@@ -46,7 +46,7 @@ func TestImportSIGHUPStopsAndIsRecorded(t *testing.T) {
 		err := cmd.Run()
 		return out.String(), errb.String(), err
 	}
-	if _, stderr, err := run("users", "list"); err != nil { // creates the database
+	if _, stderr, err := run("init"); err != nil { // creates the database
 		t.Fatalf("%v: %s", err, stderr)
 	}
 

@@ -17,7 +17,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
-	err := newRootCmd(app).ExecuteContext(ctx)
+	err := app.runErr(newRootCmd(app).ExecuteContext(ctx))
 	app.Close()
 	stop()
 	if err != nil {

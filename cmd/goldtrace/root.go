@@ -21,7 +21,12 @@ against them for CI.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Over SSH the context carries the key's user: no --as, no --db.
-		PersistentPreRunE: refuseIdentityFlags,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseIdentityFlags(cmd, args); err != nil {
+				return err
+			}
+			return app.applyConfig(cmd)
+		},
 	}
 	db := os.Getenv("GOLDTRACE_DB")
 	if db == "" {
@@ -59,8 +64,12 @@ against them for CI.`,
 		newServeCmd(app),
 		newCheckCmd(app),
 		newBackupCmd(app),
+		newManCmd(app),
+		newInitCmd(app),
+		newWhoamiCmd(app),
 	)
 	root.InitDefaultCompletionCmd()
 	addExamples(root)
+	registerCompletions(root, app)
 	return root
 }

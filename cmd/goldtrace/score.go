@@ -28,6 +28,7 @@ type scoreFlags struct {
 	asJSON       bool
 	failures     int
 	allowMissing bool
+	allowUnknown bool
 	paramMode    string
 	weights      string
 	judge        judgeFlags // judge_run.go
@@ -70,7 +71,8 @@ model did.`,
 	fl.StringVar(&f.format, "format", "text", "report format: text, json, junit or markdown")
 	fl.BoolVar(&f.asJSON, "json", false, "same as --format json")
 	fl.StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
-	fl.BoolVar(&f.allowMissing, "allow-missing", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
+	fl.BoolVar(&f.allowMissing, "allow-missing", false, "score gold items without a prediction as no call (counted in every report format) instead of failing")
+	fl.BoolVar(&f.allowUnknown, "allow-unknown", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
 	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
 	addJudgeFlags(fl, &f.judge, true)
 	fl.BoolVar(&f.judge.bestEffort, "judge-best-effort", false, "when the judge's endpoint fails, warn and still write the deterministic report")
@@ -135,6 +137,11 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.pred != "" {
+		if err := checkMissing(f.pred, cases, preds, f.allowMissing); err != nil {
+			return err
+		}
+	}
 
 	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
 	report.Gold, report.Predictions = f.gold, source
@@ -154,6 +161,29 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
 	}
 	return nil
+}
+
+// checkMissing refuses predictions that leave gold items without a line
+// (a truncated file would score every missing no-call item as correct),
+// unless allowed: then they are scored as no call and every report counts
+// them.
+func checkMissing(pred string, cases []score.Case, preds []score.Prediction, allowed bool) error {
+	var missing []string
+	for i := range preds {
+		if preds[i].Missing {
+			missing = append(missing, cases[i].ID)
+		}
+	}
+	if len(missing) == 0 || allowed {
+		return nil
+	}
+	first := missing[:min(3, len(missing))]
+	more := ""
+	if len(missing) > len(first) {
+		more = ", …"
+	}
+	return fmt.Errorf("%s: no prediction for %d of %d gold items (first: %s%s); a truncated run? --allow-missing scores them as no call",
+		pred, len(missing), len(cases), strings.Join(first, ", "), more)
 }
 
 // scoreProfile resolves --profile, with --param-mode and --weights for

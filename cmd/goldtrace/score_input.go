@@ -52,7 +52,7 @@ func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case,
 		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
 	}
 	defer closeIn()
-	preds, unknown, err := score.ReadPredictions(ctx, in, f.pred, g.Cases, score.PredictionOptions{ReadOptions: progress(f.pred), AllowUnknown: f.allowMissing})
+	preds, unknown, err := score.ReadPredictions(ctx, in, f.pred, g.Cases, score.PredictionOptions{ReadOptions: progress(f.pred), AllowUnknown: f.allowUnknown})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
 	}
@@ -60,7 +60,7 @@ func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case,
 		fmt.Fprint(app.Err, "\r\033[K")
 	}
 	if unknown > 0 {
-		fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-missing)\n", f.pred, unknown)
+		fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, unknown)
 	}
 	return g.Cases, preds, f.pred, nil
 }

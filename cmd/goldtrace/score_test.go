@@ -103,7 +103,11 @@ func TestScoreCommand(t *testing.T) {
 		}
 	})
 	t.Run("unparseable arguments are flagged, missing predictions listed", func(t *testing.T) {
-		out, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--json")
+		_, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--json")
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "no prediction for 1 of 3 gold items (first: it_b)") {
+			t.Fatalf("a missing prediction without --allow-missing: %v", err)
+		}
+		out, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--json", "--allow-missing")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,6 +129,22 @@ func TestScoreCommand(t *testing.T) {
 			t.Errorf("unparseable_rate %v", v)
 		}
 	})
+	t.Run("--allow-missing: the count is in every report format", func(t *testing.T) {
+		for format, want := range map[string]string{
+			"text":     "no prediction for 1 items",
+			"markdown": "1 items had no prediction",
+			"junit":    `<property name="missing_predictions" value="1">`,
+			"json":     `"missing_predictions": [`,
+		} {
+			out, _, err := scoreTestRun(t, "--gold", gold, "--pred", badArgs, "--allow-missing", "--format", format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q:\n%s", format, want, out)
+			}
+		}
+	})
 	t.Run("failed gate exits 1", func(t *testing.T) {
 		_, _, err := scoreTestRun(t, "--gold", gold, "--min", "exact_call=0.9")
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "exact_call >= 0.9") {
@@ -144,6 +164,7 @@ func TestScoreCommand(t *testing.T) {
 	t.Run("max gate and bfcl profile", func(t *testing.T) {
 		dotted := scoreTestWrite(t, dir, "dotted.jsonl", `{"id":"it_a","tool_calls":[{"name":"get_order_status","arguments":{"order_id":"a 1"}}]}
 {"id":"it_b","tool_calls":[{"name":"lookup","arguments":{}}]}
+{"id":"it_c"}
 `)
 		_, _, err := scoreTestRun(t, "--gold", gold, "--pred", dotted, "--max", "hallucinated_tool_rate=0.1")
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "hallucinated_tool_rate <= 0.1") {
@@ -226,8 +247,8 @@ func TestScoreCommand(t *testing.T) {
 			t.Fatalf("junit %+v %v:\n%s", v, err, out)
 		}
 	})
-	t.Run("allow-missing ignores unknown prediction ids", func(t *testing.T) {
-		_, stderr, err := scoreTestRun(t, "--gold", gold, "--pred", unknown, "--allow-missing", "--json")
+	t.Run("allow-unknown ignores unknown prediction ids", func(t *testing.T) {
+		_, stderr, err := scoreTestRun(t, "--gold", gold, "--pred", unknown, "--allow-unknown", "--allow-missing", "--json")
 		if err != nil || !strings.Contains(stderr, "ignored 1 predictions for items not in the gold") {
 			t.Fatalf("err %v, stderr %q", err, stderr)
 		}
@@ -248,7 +269,7 @@ func TestScoreCommand(t *testing.T) {
 		{"bad gold line", []string{"--gold", badGold}, badGold + ":2: expected call x: args must be a JSON object"},
 		{"dangling pointer rule", []string{"--gold", scoreTestWrite(t, dir, "ptr.jsonl", `{"id":"it_a","expected_calls":[{"tool":"book","args":{"flights":[{"date":"d"}]},"arg_rules":{"/flights/1/date":{"optional":true}}}]}`+"\n")},
 			`ptr.jsonl:1: expected call book: arg_rules "/flights/1/date" points to flights[1], which the expected args do not have (an array of 1)`},
-		{"unknown dataset version", []string{"--gold", "support@v3"}, "support@v3: no such dataset version"},
+		{"dataset version without a database", []string{"--gold", "support@v3"}, "no goldtrace database at "},
 		{"bad dataset reference", []string{"--gold", "support@vx"}, "version must look like v1"},
 		{"bad gate", []string{"--gold", gold, "--min", "accuracy=0.9"}, `unknown metric "accuracy"`},
 		{"bad format", []string{"--gold", gold, "--format", "yaml"}, "--format must be one of"},
@@ -326,7 +347,7 @@ func TestScorePredictionsFromTraces(t *testing.T) {
 		buf.WriteByte('\n')
 	}
 	runs := scoreTestWrite(t, dir, "run.jsonl", buf.String())
-	out, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "trace", "--json")
+	out, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "trace", "--json", "--allow-missing")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -51,7 +51,7 @@ func TestServeAuthorizationTable(t *testing.T) {
 			t.Fatalf("%s labels import: %s", r, errOut)
 		}
 	}
-	if _, errOut, code := ts.run("carol", "", "export", "gold"); code != 0 {
+	if _, errOut, code := ts.run("carol", "", "export", "gold", "--allow-partial"); code != 0 {
 		t.Fatalf("export gold: %s", errOut)
 	}
 	disputed := ts.items[0]
@@ -108,7 +108,7 @@ func TestServeAuthorizationTable(t *testing.T) {
 		gapp.ActSettingsSet:  {args: cmd("settings", "set", "review_agreed", "false")},
 		gapp.ActUsersRead:    {args: cmd("users", "list")},
 		gapp.ActUsersManage:  {args: func(role string) []string { return []string{"users", "add", "zed-" + role} }},
-		gapp.ActExport:       {args: func(role string) []string { return []string{"export", "gold-" + role} }},
+		gapp.ActExport:       {args: func(role string) []string { return []string{"export", "gold-" + role, "--allow-partial"} }},
 		gapp.ActDatasetRead:  {args: cmd("datasets", "get", "gold@v1")},
 		gapp.ActScoreDataset: {args: cmd("score", "--gold", "gold@v1")},
 		gapp.ActAuditRead:    {args: cmd("audit")},

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// The shell completion of values that live in the database (user names,
+// batches, dataset names and versions, metadata keys) and of the fixed
+// choices of --format and --profile. The database is opened read-only and
+// never created; when it is missing or unreadable completion offers
+// nothing, and `goldtrace __complete …` says why on stderr in one line and
+// exits 2.
+
+type completer func(ctx context.Context, st *store.Store, toComplete string) ([]string, error)
+
+// completeFrom turns a completer into a cobra completion function.
+func completeFrom(app *App, fn completer) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		st, err := completionStore(ctx, app)
+		if err != nil {
+			app.completionErr = err
+			return nil, cobra.ShellCompDirectiveError
+		}
+		defer st.Close()
+		values, err := fn(ctx, st, toComplete)
+		if err != nil {
+			app.completionErr = fmt.Errorf("complete from %s: %w", app.DBPath, err)
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []cobra.Completion
+		for _, v := range values {
+			if strings.HasPrefix(v, toComplete) {
+				out = append(out, v)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completionStore opens the database read-only, refusing one that does not
+// exist.
+func completionStore(ctx context.Context, app *App) (*store.Store, error) {
+	if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no goldtrace database at %s to complete from (set --db or GOLDTRACE_DB)", app.DBPath)
+	}
+	st, err := store.OpenWith(ctx, app.DBPath, store.Options{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("complete from %s: %w", app.DBPath, err)
+	}
+	return st, nil
+}
+
+func userNames(role string) completer {
+	return func(ctx context.Context, st *store.Store, _ string) ([]string, error) {
+		users, err := st.Users(ctx)
+		var out []string
+		for _, u := range users {
+			if role == "" || u.Role == role {
+				out = append(out, u.Name)
+			}
+		}
+		return out, err
+	}
+}
+
+// userList completes a comma-separated list of user names (--reviewers).
+func userList(ctx context.Context, st *store.Store, toComplete string) ([]string, error) {
+	names, err := userNames("")(ctx, st, "")
+	done := toComplete[:strings.LastIndex(toComplete, ",")+1]
+	var out []string
+	for _, n := range names {
+		if !strings.Contains(","+done, ","+n+",") {
+			out = append(out, done+n)
+		}
+	}
+	return out, err
+}
+
+func batchNames(ctx context.Context, st *store.Store, _ string) ([]string, error) {
+	batches, err := st.Batches(ctx)
+	var out []string
+	for _, b := range batches {
+		out = append(out, b.Name)
+	}
+	return out, err
+}
+
+func datasetNames(ctx context.Context, st *store.Store, _ string) ([]string, error) {
+	versions, err := st.DatasetVersions(ctx, "")
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range versions {
+		if !seen[v.Name] {
+			seen[v.Name] = true
+			out = append(out, v.Name)
+		}
+	}
+	return out, err
+}
+
+// datasetRefs completes NAME@vN of the stored versions.
+func datasetRefs(ctx context.Context, st *store.Store, _ string) ([]string, error) {
+	versions, err := st.DatasetVersions(ctx, "")
+	var out []string
+	for _, v := range versions {
+		out = append(out, dataset.Ref{Name: v.Name, Version: v.Version}.String())
+	}
+	return out, err
+}
+
+// metaKeys completes meta.KEY (and, with extra, fixed choices before them).
+func metaKeys(extra ...string) completer {
+	return func(ctx context.Context, st *store.Store, _ string) ([]string, error) {
+		keys, err := st.MetaKeys(ctx)
+		out := append([]string(nil), extra...)
+		for _, k := range keys {
+			out = append(out, "meta."+k)
+		}
+		return out, err
+	}
+}
+
+// fixed completes one of a fixed list of values, without the database.
+func fixed(values ...string) cobra.CompletionFunc {
+	return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+}
+
+// registerCompletions attaches completion to every command's flags and
+// arguments that name something.
+func registerCompletions(root *cobra.Command, app *App) {
+	flag := func(path, name string, fn cobra.CompletionFunc) {
+		cmd, _, err := root.Find(strings.Fields(path))
+		if err != nil || cmd.Flags().Lookup(name) == nil {
+			return // the command or flag is gone: nothing to complete
+		}
+		_ = cmd.RegisterFlagCompletionFunc(name, fn)
+	}
+	args := func(path string, fn cobra.CompletionFunc) {
+		if cmd, _, err := root.Find(strings.Fields(path)); err == nil && cmd.ValidArgsFunction == nil {
+			cmd.ValidArgsFunction = fn
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if f := c.Flags().Lookup("as"); f != nil {
+			role := ""
+			switch c.Name() {
+			case "adjudicate", "dashboard", "resolve", "export":
+				role = store.RoleLead
+			case "label":
+				role = store.RoleReviewer
+			}
+			_ = c.RegisterFlagCompletionFunc("as", completeFrom(app, userNames(role)))
+		}
+		if c.Flags().Lookup("batch") != nil && c.Name() != "sample" {
+			_ = c.RegisterFlagCompletionFunc("batch", completeFrom(app, batchNames))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	flag("sample", "reviewers", completeFrom(app, userList))
+	flag("sample", "by", completeFrom(app, metaKeys("tool")))
+	flag("sample", "format", fixed(trace.Formats...))
+	flag("sample", "alloc", fixed("proportional", "equal"))
+	flag("sample", "turns", fixed("calls", "no-calls", "all"))
+	flag("import", "format", fixed(trace.Formats...))
+	flag("export", "format", fixed(append([]string{"jsonl"}, dataset.Formats...)...))
+	flag("score", "format", fixed(score.Formats...))
+	flag("score", "profile", fixed(score.ProfileNames...))
+	flag("score", "by", completeFrom(app, metaKeys()))
+	flag("score", "gold", func(cmd *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		refs, dir := completeFrom(app, datasetRefs)(cmd, a, toComplete)
+		if dir == cobra.ShellCompDirectiveError {
+			app.completionErr = nil // a gold file needs no database
+		}
+		return refs, cobra.ShellCompDirectiveDefault // files too
+	})
+	flag("score", "pred-format", fixed(trace.Formats...))
+	flag("resolve", "pick", completeFrom(app, userNames(store.RoleReviewer)))
+	flag("resolve", "to", completeFrom(app, userNames(store.RoleReviewer)))
+	flag("labels export", "reviewer", completeFrom(app, userNames(store.RoleReviewer)))
+	flag("users add", "role", fixed(store.RoleReviewer, store.RoleLead))
+	args("export", completeFrom(app, func(ctx context.Context, st *store.Store, tc string) ([]string, error) {
+		names, err := datasetNames(ctx, st, tc)
+		if err != nil {
+			return nil, err
+		}
+		refs, err := datasetRefs(ctx, st, tc)
+		return append(names, refs...), err
+	}))
+	args("datasets", completeFrom(app, datasetNames))
+	refsOrFiles := func(cmd *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(a) >= 2 && cmd.Name() == "diff" || len(a) >= 1 && cmd.Name() != "diff" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		refs, dir := completeFrom(app, datasetRefs)(cmd, a, toComplete)
+		if dir == cobra.ShellCompDirectiveError {
+			app.completionErr = nil // files need no database
+		}
+		return refs, cobra.ShellCompDirectiveDefault
+	}
+	args("diff", refsOrFiles)
+	args("verify", refsOrFiles)
+	args("users remove", completeFrom(app, userNames("")))
+	args("users key add", completeFrom(app, userNames("")))
+	args("users key remove", completeFrom(app, userNames("")))
+	args("settings set", func(_ *cobra.Command, a []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(a) == 0 {
+			return []cobra.Completion{"review_agreed"}, cobra.ShellCompDirectiveNoFileComp
+		}
+		return []cobra.Completion{"true", "false"}, cobra.ShellCompDirectiveNoFileComp
+	})
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func newInitCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create a new, empty goldtrace database (the project)",
+		Long: `init creates the database named by --db, GOLDTRACE_DB or a config file
+(./goldtrace.db otherwise) with the current schema, and refuses when one is
+already there. Other commands never create a database (import, demo and users add
+aside), so a mistyped path fails instead of starting an empty project.`,
+		Example: `  goldtrace init --db support.db
+  goldtrace init && goldtrace users add carol --role lead`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := os.Stat(app.DBPath); !errors.Is(err, fs.ErrNotExist) {
+				if err != nil {
+					return fmt.Errorf("init %s: %w", app.DBPath, unwrapPath(err))
+				}
+				return fmt.Errorf("init: there is already a goldtrace database at %s", app.DBPath)
+			}
+			if _, err := app.Store(cmd.Context()); err != nil {
+				return err
+			}
+			fmt.Fprintf(app.Out, "created %s\nnext:\n", app.DBPath)
+			fmt.Fprintf(app.Out, "  goldtrace users add carol --role lead --db %s\n", shellQuote(app.DBPath))
+			fmt.Fprintf(app.Out, "  goldtrace import traces.jsonl.gz --db %s\n", shellQuote(app.DBPath))
+			return nil
+		},
+	}
+}
