@@ -176,3 +176,17 @@ func (a *App) DatasetFiles(ctx context.Context, actor Actor, name string, versio
 	}
 	return a.st.DatasetFiles(ctx, name, version)
 }
+
+// ReleaseAssignments moves a reviewer's skipped (and stalled) items to
+// another reviewer: a lead's decision about who labels what, like sampling.
+func (a *App) ReleaseAssignments(ctx context.Context, actor Actor, req store.ReleaseRequest) (released, kept []store.Release, err error) {
+	actor, err = a.authorize(ctx, actor, ActSample, "release "+req.From+" to "+req.To)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Lead = actor.Name
+	if released, kept, err = a.st.ReleaseAssignments(ctx, req); err != nil {
+		return nil, nil, err
+	}
+	return released, kept, a.audit(ctx, actor, ActSample, fmt.Sprintf("release %d item(s) from %s to %s", len(released), req.From, req.To))
+}

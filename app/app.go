@@ -96,6 +96,12 @@ func (a *App) audit(ctx context.Context, actor Actor, action Action, object stri
 }
 
 func (a *App) record(ctx context.Context, actor Actor, action Action, object, outcome string) error {
+	if a.st.ReadOnly() {
+		// A read-only database (--read-only, an archived copy, a
+		// read-only share) cannot take an entry; its reads must work
+		// still, and every write fails in the store anyway.
+		return nil
+	}
 	src := actor.Source
 	if src == "" {
 		src = SourceLocal

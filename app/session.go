@@ -76,6 +76,15 @@ func (s *Session) NextAssignment(ctx context.Context, reviewer, batch string) (s
 	return s.app.st.NextAssignment(ctx, reviewer, batch)
 }
 
+// ReturnSkipped brings the actor's longest-skipped item back to the end of
+// their queue (see store.ReturnSkipped).
+func (s *Session) ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (string, string, error) {
+	if err := s.own(ctx, ActLabelSubmit, reviewer); err != nil {
+		return "", "", err
+	}
+	return s.app.st.ReturnSkipped(ctx, reviewer, batch, exclude)
+}
+
 // Item loads an item: a reviewer only one assigned to them (otherwise not
 // found); a lead any.
 func (s *Session) Item(ctx context.Context, id string) (trace.Item, error) {

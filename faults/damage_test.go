@@ -81,8 +81,9 @@ func TestReadOnlyDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := goldProject(t, dir, 30)
-	must(t, db, "export", "support", "--out", filepath.Join(dir, "out"))
+	must(t, db, "export", "support", "--as", "carol", "--out", filepath.Join(dir, "out"))
 	reads := [][]string{{"status"}, {"traces"}, {"batches"}, {"datasets"}, {"check"}, {"users", "list"},
+		{"status", "--as", "carol"}, {"labels", "export", "--as", "carol"}, {"audit", "--as", "carol"},
 		{"diff", "support@v1", "support@v1"}, {"backup", filepath.Join(dir, "copy.db")}}
 	for _, args := range reads {
 		must(t, db, append([]string{"--read-only"}, args...)...)

@@ -31,7 +31,7 @@ type Confusion struct {
 // Agreement is how often a judge agrees with the humans.
 type Agreement struct {
 	// Items counts the pairs where both verdicts exist.
-	Items     int       `json:"items"`
+	Items     int       `json:"judged"`
 	Agreement *float64  `json:"agreement"` // null with no items
 	Kappa     *float64  `json:"kappa"`     // null when chance agreement is 1 (one class only)
 	Confusion Confusion `json:"confusion"`

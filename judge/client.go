@@ -275,8 +275,14 @@ func (c *Client) send(ctx context.Context, req Request, n int) ([]Choice, error)
 	if err != nil {
 		return nil, err
 	}
+	var last *transientError
 	for attempt := 0; ; attempt++ {
 		if !c.Budget.take() {
+			if last != nil {
+				// the endpoint failed and the budget ran out retrying it:
+				// that is the endpoint's failure, not a partial run
+				return nil, fmt.Errorf("%w: %s %v (the request budget ran out retrying)", ErrFatal, c.host, last.err)
+			}
 			return nil, ErrBudget
 		}
 		choices, retryAfter, err := c.once(ctx, payload, n)
@@ -290,6 +296,7 @@ func (c *Client) send(ctx context.Context, req Request, n int) ([]Choice, error)
 			}
 			return nil, err
 		}
+		last = tr
 		if attempt >= c.Retries {
 			return nil, fmt.Errorf("%w: %s %v (after %d attempts)", ErrFatal, c.host, tr.err, attempt+1)
 		}

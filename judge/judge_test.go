@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/judge/judgetest"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -39,37 +40,37 @@ func newJudge(t *testing.T, kind Kind, c *Client, cache Cache) *Judge {
 }
 
 func TestRequestShape(t *testing.T) {
-	fs := newFakeServer(t, ok(`{"explanation":"fits","answer":"yes"}`))
+	fs := judgetest.New(t, judgetest.Same(`{"explanation":"fits","answer":"yes"}`))
 	j := newJudge(t, KindQuality, testClient(t, fs.URL), nil)
 	res, st, err := j.Run(context.Background(), sampleInputs(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := fs.requests()
+	reqs := fs.Requests()
 	if len(reqs) != 1 || st.Requests != 1 {
 		t.Fatalf("requests = %d (stats %d), want 1", len(reqs), st.Requests)
 	}
 	r := reqs[0]
-	if r.path != "/v1/chat/completions" {
-		t.Errorf("path = %q", r.path)
+	if r.Path != "/v1/chat/completions" {
+		t.Errorf("path = %q", r.Path)
 	}
-	if r.auth != "Bearer sk-test" {
-		t.Errorf("Authorization = %q", r.auth)
+	if r.Auth != "Bearer sk-test" {
+		t.Errorf("Authorization = %q", r.Auth)
 	}
-	if r.body.Model != "judge-model-2024-08-06" {
-		t.Errorf("model = %q", r.body.Model)
+	if r.Body.Model != "judge-model-2024-08-06" {
+		t.Errorf("model = %q", r.Body.Model)
 	}
-	if r.body.Temperature == nil || *r.body.Temperature != 0 {
-		t.Errorf("temperature = %v, want an explicit 0", r.body.Temperature)
+	if r.Body.Temperature == nil || *r.Body.Temperature != 0 {
+		t.Errorf("temperature = %v, want an explicit 0", r.Body.Temperature)
 	}
-	if r.body.N == nil || *r.body.N != 5 {
-		t.Errorf("n = %v, want 5 (quality default samples)", r.body.N)
+	if r.Body.N == nil || *r.Body.N != 5 {
+		t.Errorf("n = %v, want 5 (quality default samples)", r.Body.N)
 	}
-	if r.body.ResponseFormat == nil || r.body.ResponseFormat.Type != "json_object" {
-		t.Errorf("response_format = %+v", r.body.ResponseFormat)
+	if r.Body.ResponseFormat == nil || r.Body.ResponseFormat.Type != "json_object" {
+		t.Errorf("response_format = %+v", r.Body.ResponseFormat)
 	}
-	if len(r.body.Messages) != 1 || r.body.Messages[0].Role != "user" || !contains(r.body.Messages[0].Content, "where is order ORD-9000?") {
-		t.Errorf("messages = %+v", r.body.Messages)
+	if len(r.Body.Messages) != 1 || r.Body.Messages[0].Role != "user" || !contains(r.Body.Prompt(), "where is order ORD-9000?") {
+		t.Errorf("messages = %+v", r.Body.Messages)
 	}
 	v := res[0].Verdict
 	if !res[0].Judged || v.Score != 1 || v.Yes != 5 || v.Samples != 5 || v.Reason != "fits" {
@@ -81,14 +82,14 @@ func TestRequestShape(t *testing.T) {
 }
 
 func TestSelectionAndArgsRequestOnce(t *testing.T) {
-	fs := newFakeServer(t, func(_ int, req *chatRequestSeen) (int, map[string]string, string) {
+	fs := judgetest.New(t, func(_ int, req *judgetest.Request) (int, map[string]string, string) {
 		if req.N != nil {
 			return 400, nil, `{"error":{"message":"n given"}}`
 		}
-		if contains(req.Messages[0].Content, "reference label") {
-			return 200, nil, completion(`{"score":0.5,"reason":"derivable"}`)
+		if contains(req.Prompt(), "reference label") {
+			return 200, nil, judgetest.Completion(`{"score":0.5,"reason":"derivable"}`)
 		}
-		return 200, nil, completion(`{"explanation":"right tool","label":"Correct"}`)
+		return 200, nil, judgetest.Completion(`{"explanation":"right tool","label":"Correct"}`)
 	})
 	c := testClient(t, fs.URL)
 	res, _, err := newJudge(t, KindSelection, c, nil).Run(context.Background(), sampleInputs(1))
@@ -105,9 +106,9 @@ func TestQualityWithoutN(t *testing.T) {
 	// a server that ignores n (one choice per request): the client asks
 	// for the remaining samples one by one, then stops sending n.
 	answers := []string{"yes", "no", "yes", "no", "no"}
-	fs := newFakeServer(t, func(n int, _ *chatRequestSeen) (int, map[string]string, string) {
+	fs := judgetest.New(t, func(n int, _ *judgetest.Request) (int, map[string]string, string) {
 		a := answers[n%5]
-		return 200, nil, completion(fmt.Sprintf(`{"explanation":"because %s","answer":"%s"}`, a, a))
+		return 200, nil, judgetest.Completion(fmt.Sprintf(`{"explanation":"because %s","answer":"%s"}`, a, a))
 	})
 	j := newJudge(t, KindQuality, testClient(t, fs.URL), nil)
 	res, _, err := j.Run(context.Background(), sampleInputs(1))
@@ -115,34 +116,34 @@ func TestQualityWithoutN(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := res[0].Verdict
-	if fs.count() != 5 || v.Samples != 5 || v.Yes != 2 || v.Score != 0.4 || v.Reason != "because no" {
-		t.Fatalf("requests %d, verdict %+v; want 5 requests, 2/5 yes, the majority's (no) explanation", fs.count(), v)
+	if fs.Count() != 5 || v.Samples != 5 || v.Yes != 2 || v.Score != 0.4 || v.Reason != "because no" {
+		t.Fatalf("requests %d, verdict %+v; want 5 requests, 2/5 yes, the majority's (no) explanation", fs.Count(), v)
 	}
 	if _, _, err := j.Run(context.Background(), sampleInputs(1)); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range fs.requests()[5:] {
-		if r.body.N != nil {
+	for _, r := range fs.Requests()[5:] {
+		if r.Body.N != nil {
 			t.Fatalf("n sent again after the server ignored it")
 		}
 	}
 }
 
 func TestCacheSecondRunSendsNothing(t *testing.T) {
-	fs := newFakeServer(t, ok(`{"score":1,"reason":"same order"}`))
+	fs := judgetest.New(t, judgetest.Same(`{"score":1,"reason":"same order"}`))
 	cache := &memCache{}
 	c := testClient(t, fs.URL)
 	first, st1, err := newJudge(t, KindArgs, c, cache).Run(context.Background(), sampleInputs(6))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := fs.count()
+	sent := fs.Count()
 	second, st2, err := newJudge(t, KindArgs, c, cache).Run(context.Background(), sampleInputs(6))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent != 6 || fs.count() != 6 || st1.Requests != 6 || st2.Requests != 0 || st2.CacheHits != 6 {
-		t.Fatalf("server saw %d then %d requests; stats %+v / %+v", sent, fs.count(), st1, st2)
+	if sent != 6 || fs.Count() != 6 || st1.Requests != 6 || st2.Requests != 0 || st2.CacheHits != 6 {
+		t.Fatalf("server saw %d then %d requests; stats %+v / %+v", sent, fs.Count(), st1, st2)
 	}
 	for i := range first {
 		if first[i].Verdict != second[i].Verdict || !second[i].Cached {
@@ -169,14 +170,14 @@ func TestCacheSecondRunSendsNothing(t *testing.T) {
 }
 
 func TestRetriesHonourRetryAfter(t *testing.T) {
-	fs := newFakeServer(t, func(n int, req *chatRequestSeen) (int, map[string]string, string) {
+	fs := judgetest.New(t, func(n int, req *judgetest.Request) (int, map[string]string, string) {
 		switch n {
 		case 0:
 			return 429, map[string]string{"Retry-After": "1"}, `{"error":{"message":"rate limited"}}`
 		case 1:
 			return 500, map[string]string{"Retry-After": "0"}, `{"error":{"message":"overloaded"}}`
 		}
-		return ok(`{"score":1,"reason":"ok"}`)(n, req)
+		return judgetest.Same(`{"score":1,"reason":"ok"}`)(n, req)
 	})
 	c := testClient(t, fs.URL)
 	c.MaxBackoff = 5 * time.Second
@@ -188,28 +189,28 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 	if el := time.Since(start); el < time.Second {
 		t.Errorf("finished in %s: Retry-After: 1 not honoured", el)
 	}
-	if fs.count() != 3 || st.Requests != 3 || !res[0].Judged {
-		t.Fatalf("requests %d (stats %d), result %+v", fs.count(), st.Requests, res[0])
+	if fs.Count() != 3 || st.Requests != 3 || !res[0].Judged {
+		t.Fatalf("requests %d (stats %d), result %+v", fs.Count(), st.Requests, res[0])
 	}
 }
 
 func TestConcurrencyBound(t *testing.T) {
-	fs := newFakeServer(t, func(n int, req *chatRequestSeen) (int, map[string]string, string) {
+	fs := judgetest.New(t, func(n int, req *judgetest.Request) (int, map[string]string, string) {
 		time.Sleep(15 * time.Millisecond)
-		return ok(`{"score":1,"reason":"ok"}`)(n, req)
+		return judgetest.Same(`{"score":1,"reason":"ok"}`)(n, req)
 	})
 	j := newJudge(t, KindArgs, testClient(t, fs.URL), nil)
 	j.Runner.Concurrency = 3
 	if _, _, err := j.Run(context.Background(), sampleInputs(24)); err != nil {
 		t.Fatal(err)
 	}
-	if p := fs.peak.Load(); p > 3 || p < 2 {
+	if p := fs.Peak(); p > 3 || p < 2 {
 		t.Fatalf("peak in-flight requests = %d, want 2..3", p)
 	}
 }
 
 func TestBudgetStopsCleanly(t *testing.T) {
-	fs := newFakeServer(t, ok(`{"score":0,"reason":"wrong order"}`))
+	fs := judgetest.New(t, judgetest.Same(`{"score":0,"reason":"wrong order"}`))
 	c := testClient(t, fs.URL)
 	c.Budget = NewBudget(3)
 	j := newJudge(t, KindArgs, c, nil)
@@ -224,20 +225,20 @@ func TestBudgetStopsCleanly(t *testing.T) {
 			judged++
 		}
 	}
-	if fs.count() != 3 || judged != 3 || st.Skipped != 7 || !st.Partial {
-		t.Fatalf("sent %d, judged %d, stats %+v", fs.count(), judged, st)
+	if fs.Count() != 3 || judged != 3 || st.Skipped != 7 || !st.Partial {
+		t.Fatalf("sent %d, judged %d, stats %+v", fs.Count(), judged, st)
 	}
 }
 
 func TestMalformedRetriedOnceThenError(t *testing.T) {
-	fs := newFakeServer(t, func(n int, req *chatRequestSeen) (int, map[string]string, string) {
-		if contains(req.Messages[0].Content, "ORD-9000") {
-			return 200, nil, completion(`{"score": 3, "reason":"very good"}`) // out of range, always
+	fs := judgetest.New(t, func(n int, req *judgetest.Request) (int, map[string]string, string) {
+		if contains(req.Prompt(), "ORD-9000") {
+			return 200, nil, judgetest.Completion(`{"score": 3, "reason":"very good"}`) // out of range, always
 		}
 		if n == 2 {
-			return 200, nil, completion(`I think the score is 1`) // not JSON, then fine
+			return 200, nil, judgetest.Completion(`I think the score is 1`) // not JSON, then fine
 		}
-		return 200, nil, completion(`{"score":1,"reason":"ok"}`)
+		return 200, nil, judgetest.Completion(`{"score":1,"reason":"ok"}`)
 	})
 	cache := &memCache{}
 	j := newJudge(t, KindArgs, testClient(t, fs.URL), cache)
@@ -252,8 +253,8 @@ func TestMalformedRetriedOnceThenError(t *testing.T) {
 	if !res[1].Judged || res[1].Verdict.Score != 1 {
 		t.Fatalf("item 1 = %+v, want judged after one retry", res[1])
 	}
-	if st.Errors != 1 || fs.count() != 4 {
-		t.Fatalf("stats %+v, %d requests; want 1 error, 2+2 requests", st, fs.count())
+	if st.Errors != 1 || fs.Count() != 4 {
+		t.Fatalf("stats %+v, %d requests; want 1 error, 2+2 requests", st, fs.Count())
 	}
 	if len(cache.m) != 1 {
 		t.Fatalf("cache has %d rows; the malformed verdict must not be cached", len(cache.m))
@@ -274,14 +275,14 @@ func TestFatalEndpointErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := newFakeServer(t, func(int, *chatRequestSeen) (int, map[string]string, string) { return tc.status, nil, tc.body })
+			fs := judgetest.New(t, func(int, *judgetest.Request) (int, map[string]string, string) { return tc.status, nil, tc.body })
 			cache := &memCache{}
 			_, _, err := newJudge(t, KindArgs, testClient(t, fs.URL), cache).Run(context.Background(), sampleInputs(5))
 			if !errors.Is(err, ErrFatal) || !contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want ErrFatal with %q", err, tc.want)
 			}
-			if fs.count() > 4 {
-				t.Errorf("%d requests after a fatal answer", fs.count())
+			if fs.Count() > 4 {
+				t.Errorf("%d requests after a fatal answer", fs.Count())
 			}
 			if len(cache.m) != 0 {
 				t.Errorf("cache rows written on a failed run: %d", len(cache.m))
@@ -289,7 +290,7 @@ func TestFatalEndpointErrors(t *testing.T) {
 		})
 	}
 	t.Run("unreachable", func(t *testing.T) {
-		fs := newFakeServer(t, ok(`{}`))
+		fs := judgetest.New(t, judgetest.Same(`{}`))
 		url := fs.URL
 		fs.Close()
 		c := testClient(t, url)
@@ -301,9 +302,9 @@ func TestFatalEndpointErrors(t *testing.T) {
 	})
 	t.Run("never answers", func(t *testing.T) {
 		release := make(chan struct{})
-		fs := newFakeServer(t, func(int, *chatRequestSeen) (int, map[string]string, string) {
+		fs := judgetest.New(t, func(int, *judgetest.Request) (int, map[string]string, string) {
 			<-release
-			return 200, nil, completion(`{"score":1,"reason":"late"}`)
+			return 200, nil, judgetest.Completion(`{"score":1,"reason":"late"}`)
 		})
 		defer close(release)
 		c := testClient(t, fs.URL)
@@ -316,7 +317,7 @@ func TestFatalEndpointErrors(t *testing.T) {
 }
 
 func TestAzureStyleURL(t *testing.T) {
-	fs := newFakeServer(t, ok(`{"score":1,"reason":"ok"}`))
+	fs := judgetest.New(t, judgetest.Same(`{"score":1,"reason":"ok"}`))
 	c, err := NewClient(fs.URL+"/openai/deployments/judge?api-version=2024-10-21", "azkey", "gpt-4o-2024-08-06")
 	if err != nil {
 		t.Fatal(err)
@@ -324,9 +325,9 @@ func TestAzureStyleURL(t *testing.T) {
 	if _, _, err := newJudge(t, KindArgs, c, nil).Run(context.Background(), sampleInputs(1)); err != nil {
 		t.Fatal(err)
 	}
-	r := fs.requests()[0]
-	if r.path != "/openai/deployments/judge/chat/completions" || r.apiKey != "azkey" || r.auth != "" {
-		t.Fatalf("path %q api-key %q auth %q", r.path, r.apiKey, r.auth)
+	r := fs.Requests()[0]
+	if r.Path != "/openai/deployments/judge/chat/completions" || r.APIKey != "azkey" || r.Auth != "" {
+		t.Fatalf("path %q api-key %q auth %q", r.Path, r.APIKey, r.Auth)
 	}
 }
 

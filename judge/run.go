@@ -117,8 +117,9 @@ func (r *Runner) Run(ctx context.Context, tasks []Task, decode Decoder) ([]Outco
 		total    int
 		startReq int
 	)
+	var startUse Usage
 	if r.Client != nil {
-		startReq = r.Client.Requests()
+		startReq, startUse = r.Client.Requests(), r.Client.Usage()
 	}
 	for i := range tasks {
 		if !tasks[i].Skip {
@@ -203,7 +204,8 @@ loop:
 	}
 	if r.Client != nil {
 		st.Requests = r.Client.Requests() - startReq
-		st.Tokens = r.Client.Usage()
+		u := r.Client.Usage()
+		st.Tokens = Usage{Prompt: u.Prompt - startUse.Prompt, Completion: u.Completion - startUse.Completion, Total: u.Total - startUse.Total}
 	}
 	st.Partial = budget && st.Skipped > 0
 	if fatal != nil {

@@ -22,7 +22,7 @@ func (s *Store) JudgeVerdict(ctx context.Context, k JudgeKey) (verdict []byte, o
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read judge cache: %w", err)
+		return nil, false, s.wrap("read judge cache", err)
 	}
 	return verdict, true, nil
 }
@@ -30,12 +30,16 @@ func (s *Store) JudgeVerdict(ctx context.Context, k JudgeKey) (verdict []byte, o
 // PutJudgeVerdict caches a validated answer (one statement: the row is
 // written whole or not at all). An existing answer for k is kept.
 func (s *Store) PutJudgeVerdict(ctx context.Context, k JudgeKey, verdict []byte) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO judge_verdicts
+	w, err := s.writer(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = w.ExecContext(ctx, `INSERT INTO judge_verdicts
 		(endpoint, model, template_sha256, kind, input_sha256, verdict, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		k.Endpoint, k.Model, k.TemplateSHA256, k.Kind, k.InputSHA256, string(verdict), s.now())
 	if err != nil {
-		return fmt.Errorf("write judge cache: %w", classify(err))
+		return s.wrap("write judge cache", err)
 	}
 	return nil
 }
@@ -53,24 +57,28 @@ type JudgeCalibration struct {
 
 // AddJudgeCalibration records a calibration run.
 func (s *Store) AddJudgeCalibration(ctx context.Context, c JudgeCalibration) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO judge_calibrations
+	w, err := s.writer(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = w.ExecContext(ctx, `INSERT INTO judge_calibrations
 		(created_at, gold, kind, model, endpoint, prompt_sha256, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		s.now(), c.Gold, c.Kind, c.Model, c.Endpoint, c.PromptSHA256, string(c.Summary))
 	if err != nil {
-		return fmt.Errorf("record calibration: %w", classify(err))
+		return s.wrap("record calibration", err)
 	}
 	return nil
 }
 
-// LatestJudgeCalibrations returns the newest calibration run of each
+// JudgeCalibrations returns the newest calibration run of each
 // (gold, kind, model), newest first; at most limit.
-func (s *Store) LatestJudgeCalibrations(ctx context.Context, limit int) ([]JudgeCalibration, error) {
+func (s *Store) JudgeCalibrations(ctx context.Context, limit int) ([]JudgeCalibration, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT created_at, gold, kind, model, endpoint, prompt_sha256, summary
 		FROM judge_calibrations c
 		WHERE id = (SELECT max(id) FROM judge_calibrations d WHERE d.gold = c.gold AND d.kind = c.kind AND d.model = c.model)
 		ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read calibrations: %w", err)
+		return nil, s.wrap("read calibrations", err)
 	}
 	defer rows.Close()
 	var out []JudgeCalibration

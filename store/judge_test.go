@@ -61,7 +61,7 @@ func TestJudgeCalibrations(t *testing.T) {
 	if err := st.AddJudgeCalibration(ctx, JudgeCalibration{Gold: "support@v1", Kind: "selection", Model: "m", Endpoint: "e", PromptSHA256: "p", Summary: []byte(`{"agreement":1}`)}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.LatestJudgeCalibrations(ctx, 10)
+	got, err := st.JudgeCalibrations(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

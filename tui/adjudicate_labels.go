@@ -106,13 +106,20 @@ const fieldColumn = 10 // "decision  "
 // word boundaries.
 func (b *blockLines) field(name, value string, marked, hard bool) {
 	textW := max(b.width-len(diffMarker)-fieldColumn, 4)
-	var wrapped string
+	// Wrapped at spaces only (JSON keeps its indent): an id, date or
+	// number is never cut in two unless it alone is wider than the column.
+	indent := ""
 	if hard {
-		wrapped = ansi.Hardwrap(value, textW, true)
-	} else {
-		wrapped = ansi.Wrap(value, textW, "")
+		indent = value[:len(value)-len(strings.TrimLeft(value, " "))]
 	}
-	for i, part := range strings.Split(wrapped, "\n") {
+	parts := wrapWords(strings.TrimLeft(value, " "), max(textW-len(indent), 4))
+	for i := range parts {
+		parts[i] = indent + parts[i]
+	}
+	if len(parts) == 0 {
+		parts = []string{""}
+	}
+	for i, part := range parts {
 		label := strings.Repeat(" ", fieldColumn)
 		if i == 0 && name != "" {
 			label = name + strings.Repeat(" ", max(fieldColumn-ansi.StringWidth(name), 1))
@@ -246,5 +253,6 @@ func renderLabels(s *Styles, labels []review.Label, width int) (view string, sta
 	return strings.Join(rows, "\n\n"), starts
 }
 
-// sideBySideWidth is the narrowest page that shows two labels across.
-const sideBySideWidth = 100
+// sideBySideWidth is the narrowest page that shows two labels across: an
+// 80-column terminal does, in columns of 38.
+const sideBySideWidth = 76

@@ -303,3 +303,55 @@ func TestArgFormPicksFromTheConversation(t *testing.T) {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
+
+// FuzzArgForm: any schema and any arguments load without a panic, render,
+// survive keys, and a JSON object comes back out as the same value.
+func FuzzArgForm(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer"}},"required":["a"]}`, `{"a":"x","n":2,"z":[1]}`)
+	f.Add(`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"k":{"enum":[1,"b",null]}}}}}}`, `{"l":[{"k":1},{"k":"q"},3]}`)
+	f.Add(`{"properties":{"r":{"$ref":"#"},"u":{"type":["string","null"]}}}`, `{"r":{"r":{}},"u":null}`)
+	f.Add(`{"type":"object","properties":{"b":{"type":"boolean"},"o":{"type":"object","properties":{"x":{"type":"number"}}}}}`, `{"b":"yes","o":{"x":1e400}}`)
+	f.Add(``, `[1,2`)
+	s := StylesFor(true)
+	keys := defaultArgKeys()
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		form := newArgForm(&s, &keys, parseArgSchema(json.RawMessage(schema)), args)
+		form.SetSize(60, 8)
+		_ = form.View()
+		var obj map[string]any
+		if form.Usable() && json.Unmarshal([]byte(args), &obj) == nil {
+			if !sameJSON(t, form.JSON(), args) {
+				t.Fatalf("value changed:\n got %s\nwant %s", form.JSON(), args)
+			}
+		}
+		for _, k := range []tea.KeyType{tea.KeyTab, tea.KeyEnter, tea.KeyCtrlX, tea.KeyBackspace, tea.KeyShiftUp, tea.KeyCtrlF, tea.KeyEnter, tea.KeyUp} {
+			form.Update(tea.KeyMsg{Type: k})
+			form.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a1 ")})
+			_ = form.View()
+		}
+		_ = form.JSON()
+	})
+}
+
+// q typed on "+ add" starts an element (it is text there), it does not quit;
+// on a yes/no field q and ? are the screen's.
+func TestTypingOnAddIsText(t *testing.T) {
+	s := StylesFor(true)
+	keys := DefaultKeyMap()
+	f := newLabelForm(&s, &keys.Label)
+	tool := trace.Tool{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}},"ok":{"type":"boolean"}},"required":["tags","ok"]}`)}
+	f.Load([]trace.Tool{tool}, draftBody{Calls: []draftCall{{Tool: "t"}}})
+	f.setFocus(0, fieldArgs)
+	if st, _ := f.calls[0].form.current(); !st.add || !f.Typing() {
+		t.Fatalf("on + add: typing %v", f.Typing())
+	}
+	f.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	if got := f.calls[0].value(); !sameJSON(t, got, `{"tags":["q"]}`) {
+		t.Errorf("value %s", got)
+	}
+	f.Update(tea.KeyMsg{Type: tea.KeyTab})
+	f.Update(tea.KeyMsg{Type: tea.KeyTab})
+	if _, v := f.calls[0].form.current(); v == nil || v.kind() != argBool || f.Typing() {
+		t.Errorf("on the yes/no field typing should be off")
+	}
+}

@@ -257,7 +257,7 @@ func (f *argForm) pickView() string {
 		if pv.key != "" {
 			from = pv.key + " · " + from
 		}
-		text := ansi.Truncate(pv.text, max(f.width*2/3, 10), "…")
+		text := ansi.Truncate(f.pickText(pv), max(f.width*2/3, 10), "…")
 		line := "  " + text + "  " + s.Muted.Render(from)
 		if i == p.sel {
 			line = s.Form.Selected.Render("▸ "+text) + "  " + s.Muted.Render(from)
@@ -265,4 +265,25 @@ func (f *argForm) pickView() string {
 		lines = append(lines, ansi.Truncate(line, f.width, "…"))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// pickText shows an object as the fields a pick would fill, in form order
+// ("flight_number HAT069 · date 2024-05-26"), anything else as itself.
+func (f *argForm) pickText(pv pickValue) string {
+	m, ok := pv.value.(map[string]any)
+	target, _ := f.pickTarget()
+	if !ok || target == nil || target.kind != argObject {
+		return pv.text
+	}
+	var parts []string
+	for _, p := range target.props {
+		if v, ok := m[p.name]; ok {
+			text, isText := v.(string)
+			if !isText {
+				text = jsonLine(v)
+			}
+			parts = append(parts, p.name+" "+text)
+		}
+	}
+	return strings.Join(parts, " · ")
 }

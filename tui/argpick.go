@@ -311,7 +311,7 @@ func conversationText(it trace.Item) string {
 // unseenValues warns about ids, codes and numbers in args that appear
 // nowhere in the conversation (a typo, or a value from memory). Short
 // values, true/false and whole numbers under 100 are too common to check.
-func unseenValues(args json.RawMessage, haystack string) []review.Problem {
+func unseenValues(args json.RawMessage, haystack string, choices map[string]bool) []review.Problem {
 	if haystack == "" {
 		return nil
 	}
@@ -338,7 +338,7 @@ func unseenValues(args json.RawMessage, haystack string) []review.Problem {
 				walk(el, path+"["+itoa(i)+"]")
 			}
 		case string:
-			if len(v) >= 3 && !strings.Contains(haystack, strings.ToLower(v)) {
+			if len(v) >= 3 && !choices[v] && !strings.Contains(haystack, strings.ToLower(v)) {
 				out = append(out, review.Problem{Call: -1, Field: path, Message: fmt.Sprintf("%s %q appears nowhere in the conversation", path, v)})
 			}
 		case json.Number:
@@ -383,4 +383,25 @@ func declaredOnly(x any, s *argSchema) any {
 		}
 	}
 	return out
+}
+
+// choiceTexts are the text values a schema's enums allow anywhere in it:
+// they come from the tool, not the conversation.
+func choiceTexts(s *argSchema, out map[string]bool) map[string]bool {
+	if out == nil {
+		out = map[string]bool{}
+	}
+	if s == nil {
+		return out
+	}
+	for _, e := range s.enum {
+		var t string
+		if json.Unmarshal(e, &t) == nil {
+			out[t] = true
+		}
+	}
+	for _, p := range s.props {
+		choiceTexts(p.schema, out)
+	}
+	return choiceTexts(s.items, out)
 }

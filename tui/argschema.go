@@ -154,11 +154,20 @@ func parseArgObject(s *argSchema, node map[string]json.RawMessage, depth int) *a
 	for _, r := range required {
 		isReq[r] = true
 	}
-	for _, pass := range []bool{true, false} {
-		for _, n := range names {
-			if isReq[n] == pass {
-				s.props = append(s.props, argProp{name: n, required: pass, schema: parseArgNode(props[n], depth+1)})
-			}
+	// Required fields first, in the order "required" lists them (an array
+	// keeps its order where a stored schema's properties may have been
+	// sorted), then the optional ones in the order they are written.
+	seen := map[string]bool{}
+	for _, n := range required {
+		if _, ok := props[n]; ok && !seen[n] {
+			seen[n] = true
+			s.props = append(s.props, argProp{name: n, required: true, schema: parseArgNode(props[n], depth+1)})
+		}
+	}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			s.props = append(s.props, argProp{name: n, required: isReq[n], schema: parseArgNode(props[n], depth+1)})
 		}
 	}
 	return s

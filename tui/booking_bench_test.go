@@ -229,3 +229,47 @@ func sameJSONB(got, want string) bool {
 	w, err2 := trace.Canonical(json.RawMessage(want))
 	return err1 == nil && err2 == nil && string(g) == string(w)
 }
+
+// The booking form at 80×24 and 120×40: halfway through (flights picked,
+// the passenger list focused), and the picker open on it.
+func TestBookingGoldens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		st, items := bookingStore(t, 1)
+		r, _, _ := newTestLabelRoot(t, labelFixture{st: st, items: items}, "alice", size[0], size[1])
+		send := func(k tea.KeyMsg) {
+			_, cmd := r.Update(k)
+			drain(r, cmd)
+		}
+		runBooking([]any{pick("book"), tea.KeyEnter, "omar_rossi_1241", tea.KeyEnter, "JFK", tea.KeyEnter, "SEA", tea.KeyEnter,
+			pick("o"), tea.KeyEnter, pick("e"), tea.KeyEnter,
+			tea.KeyCtrlF, pick("069"), tea.KeyEnter, tea.KeyCtrlF, pick("258"), tea.KeyEnter, tea.KeyTab}, send)
+		suffix := "_" + itoa(size[0]) + "x" + itoa(size[1])
+		assertGolden(t, "booking_form"+suffix, r.View())
+		runBooking([]any{tea.KeyCtrlF}, send)
+		assertGolden(t, "booking_pick"+suffix, r.View())
+	}
+}
+
+// Warnings name values that appear nowhere in the conversation, never a
+// choice the schema offers.
+func TestBookingWarnsAboutUnseenValues(t *testing.T) {
+	tools := airlineTools(t)
+	items := trace.Items(bookingTrace(tools, 0))
+	it := items[len(items)-1]
+	s := StylesFor(true)
+	keys := DefaultKeyMap()
+	f := newLabelForm(&s, &keys.Label)
+	args := strings.Replace(strings.Replace(bookingWant, "HAT258", "HAT259", 1), "\n", "", -1)
+	f.LoadItem(it, draftBody{Calls: []draftCall{{Tool: "book_reservation", Args: args}}})
+	ce := f.calls[0]
+	if len(ce.problems) != 0 {
+		t.Fatalf("problems %v", ce.problems)
+	}
+	var got []string
+	for _, w := range ce.warnings {
+		got = append(got, w.Message)
+	}
+	if len(got) != 1 || got[0] != `flights[1].flight_number "HAT259" appears nowhere in the conversation` {
+		t.Errorf("warnings %q", got)
+	}
+}

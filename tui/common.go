@@ -40,6 +40,7 @@ type LabelAPI interface {
 	GuideAPI
 	Progress(ctx context.Context, reviewer, batch string) (map[string]int, error)
 	NextAssignment(ctx context.Context, reviewer, batch string) (store.Assignment, error)
+	ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (item, reason string, err error)
 	Item(ctx context.Context, id string) (trace.Item, error)
 	Draft(ctx context.Context, itemID, reviewer string) ([]byte, int, error)
 	Notes(ctx context.Context, itemID string) ([]store.Note, error)
@@ -74,6 +75,7 @@ type DashboardAPI interface {
 	Status(ctx context.Context, q store.StatusQuery) (store.Status, error)
 	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
 	Item(ctx context.Context, id string) (trace.Item, error)
+	CalibrationAPI // dashboard_judge.go
 }
 
 // NewCommon is a Common over api with the default keys, styles honouring

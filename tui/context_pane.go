@@ -43,9 +43,14 @@ func (c *contextPane) SetItem(it trace.Item, revealed bool, notes []store.Note) 
 // SetSize sets the pane's size; content is re-wrapped to the width.
 func (c *contextPane) SetSize(w, h int) {
 	changed := w != c.width
+	atBottom := c.vp.AtBottom()
 	c.width, c.vp.Width, c.vp.Height = w, w, max(h, 1)
 	if changed {
 		c.refresh(false)
+	}
+	if atBottom {
+		// The decision point stays in view when the form takes more lines.
+		c.vp.GotoBottom()
 	}
 }
 

@@ -35,6 +35,8 @@ type dashboardData struct {
 	// Sampled and Labeling split the open items: none of their labels in
 	// yet, or some.
 	Sampled, Labeling int
+	// Calibration is the newest LLM judge calibration (dashboard_judge.go).
+	Calibration *judgeCalibration
 }
 
 // goldItem is what the dashboard keeps of one gold record to list it and
@@ -263,6 +265,9 @@ func computeDashboard(ctx context.Context, st DashboardAPI, lead, batch string, 
 	d := &dashboardData{Fingerprint: fp, ComputedAt: now(), Report: ScoreObserved(recs), Status: status,
 		Items: make([]goldItem, len(recs)), Sampled: sampled, Labeling: labeling}
 	d.WorstTools = sortWorst(d.Report.PerTool)
+	if d.Calibration, err = loadCalibration(ctx, st); err != nil {
+		return nil, err
+	}
 	for i := range recs {
 		r := &recs[i]
 		d.Items[i] = goldItem{ID: r.ID, TraceID: r.Input.Context.TraceID, Turn: r.Input.Context.Turn,

@@ -102,6 +102,9 @@ func (p *DashboardPage) headerLines() []string {
 		metric("hallucinated_tool_rate", m.HallucinatedToolRate), s.Muted.Render("n ")+fmt.Sprint(m.Items))...)
 	out = append(out, wrapParts(s, w, progressParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
+	if c := calibrationParts(s, d.Calibration); c != nil {
+		out = append(out, wrapParts(s, w, c...)...)
+	}
 	for i := range out {
 		out[i] = lipgloss.NewStyle().MaxWidth(w).Render(out[i])
 	}

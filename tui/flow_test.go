@@ -88,6 +88,12 @@ func TestFlowLabelSkipReopenResume(t *testing.T) {
 	tm.Send(keyOf(tea.KeyEnter)) // nothing more required: to the rationale
 	tm.Type("ship it")
 	tm.Send(keyOf(tea.KeyCtrlS))
+	// The item skipped in the first session comes back at the end of the
+	// queue; skipped again, it waits for the next session.
+	waitFor(t, tm, "back from your skips")
+	tm.Send(keyOf(tea.KeyCtrlN))
+	tm.Type("still cut off")
+	tm.Send(keyOf(tea.KeyEnter))
 	waitFor(t, tm, "Nothing to label, alice.")
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))

@@ -10,6 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/goldtrace/goldtrace/review"
 )
 
 // -update rewrites the goldens. teatest's golden package registers the flag
@@ -96,7 +98,7 @@ func TestGoldenViews(t *testing.T) {
 		{"guide", nil, func(k *keys) { k.press(tea.KeyCtrlG) }},
 		{"full_help", nil, func(k *keys) { k.press(tea.KeyF1) }},
 		{"empty_queue", func(t *testing.T, f labelFixture) {
-			if err := f.st.SkipItem(context.Background(), f.items[0], "alice", "test"); err != nil {
+			if _, err := f.st.SubmitLabel(context.Background(), review.Label{Item: f.items[0], Reviewer: "alice", Decision: review.DecisionNoCall, Rationale: "test"}); err != nil {
 				t.Fatal(err)
 			}
 		}, func(k *keys) {}},

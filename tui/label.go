@@ -58,6 +58,8 @@ type LabelPage struct {
 	saveQueued bool
 	retrySeq   int // the pending submit retry (submitRetryMsg.seq)
 
+	submitted int // labels submitted in this session, for the quit summary
+
 	skipping bool
 	skipIn   textinput.Model
 
@@ -181,6 +183,9 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.form.LoadItem(msg.Item, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
 	p.layout()
+	if msg.Returned != "" {
+		return tea.Batch(p.replayTypedAhead(), ReportStatus("back from your skips (\""+oneLine(msg.Returned)+"\"): label it, or ctrl+n to skip it again"))
+	}
 	return p.replayTypedAhead()
 }
 
@@ -307,18 +312,20 @@ func (p *LabelPage) Flush() tea.Cmd {
 	save := p.item.ID != "" && p.dirty && (p.state == stateReady || p.state == stateBusy)
 	id, d, secs := p.item.ID, p.form.Draft(p.revealed), p.seconds()
 	p.dirty = false
+	submitted := p.submitted
 	return func() tea.Msg {
 		req.waitWrites(flushWait)
-		if !save {
-			return nil
+		var rep tea.Msg
+		if save {
+			rep = req.flushDraft(id, d, secs)
 		}
-		return req.flushDraft(id, d, secs)
+		return withSummary(rep, req.quitSummary(submitted))
 	}
 }
 
 // Typing is true while a text field has focus, and while an item loads
 // (keys typed ahead go to its fields): q and ? work elsewhere (a yes/no
-// field, "+ add", the empty screen).
+// field, the empty screen).
 func (p *LabelPage) Typing() bool {
 	return p.skipping || p.state == stateLoading || p.state == stateBusy || p.state == stateReady && p.form.Typing()
 }

@@ -60,6 +60,9 @@ func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 	verb := "submitted"
 	if msg.Skipped {
 		verb = "skipped"
+		p.req.skipped = append(p.req.skipped, msg.ItemID)
+	} else {
+		p.submitted++
 	}
 	return tea.Batch(p.load(""), ReportStatus(fmt.Sprintf("%s %s", verb, msg.ItemID)))
 }

@@ -186,7 +186,11 @@ func (f *labelForm) validate(ce *callEditor) {
 	}
 	v := json.RawMessage(ce.value())
 	ce.problems = ce.validator.Validate(v)
-	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack)...)
+	var choices map[string]bool
+	if ce.form != nil {
+		choices = choiceTexts(ce.form.schema, nil)
+	}
+	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, choices)...)
 }
 
 // toggleArgs switches a call between the form and JSON text; the JSON is
@@ -398,8 +402,10 @@ func (f *labelForm) Typing() bool {
 	if ce.form.pick != nil {
 		return true
 	}
+	// Typing on "+ add" starts an element, so only yes/no and null fields
+	// leave q and ? to the screen.
 	st, v := ce.form.current()
-	return v != nil && !st.add && (textual(st, v) || v.kind() == argEnum)
+	return st.add || v != nil && (textual(st, v) || v.kind() == argEnum)
 }
 
 // argHelp lists the argument form's keys while it has the focus.

@@ -31,6 +31,7 @@ type itemLoadedMsg struct {
 	Guide        string
 	Notes        []store.Note // the lead's send-back notes to this reviewer
 	Empty        bool
+	Returned     string // the skip reason of a skipped item back in the queue
 	Err          error
 }
 
@@ -41,7 +42,8 @@ type labelRequest struct {
 	reviewer string
 	batch    string
 	writes   *sync.WaitGroup
-	recovery string // the recovery file for drafts the database refused on quit ("" = none)
+	recovery string   // the recovery file for drafts the database refused on quit ("" = none)
+	skipped  []string // items skipped in this session: they come back next session
 }
 
 // write wraps a command that writes: counted from creation to completion.
@@ -90,12 +92,20 @@ func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
 	if itemID == "" {
 		a, err := r.st.NextAssignment(ctx, r.reviewer, r.batch)
 		if errors.Is(err, store.ErrNotFound) {
-			msg.Empty = true
-			return msg, nil
+			// The queue is done: skipped items come back at its end, each
+			// once a session.
+			if itemID, msg.Returned, err = r.st.ReturnSkipped(ctx, r.reviewer, r.batch, r.skipped); errors.Is(err, store.ErrNotFound) {
+				msg.Empty = true
+				return msg, nil
+			} else if err != nil {
+				return msg, fmt.Errorf("load skipped items: %w", err)
+			}
+			msg.Done-- // it is open again
 		} else if err != nil {
 			return msg, fmt.Errorf("load queue: %w", err)
+		} else {
+			itemID = a.ItemID
 		}
-		itemID = a.ItemID
 	}
 	if msg.Item, err = r.st.Item(ctx, itemID); err != nil {
 		return msg, fmt.Errorf("load item %s: %w", itemID, err)

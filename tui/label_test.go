@@ -574,6 +574,25 @@ func TestHintLineForTheDemo(t *testing.T) {
 	}
 }
 
+// Quitting tells the reviewer where they are: "N submitted, M left in
+// BATCH, K drafts saved" (printed by the command once the screen is gone).
+func TestQuitSummary(t *testing.T) {
+	f := newLabelFixture(t, 3, "alice")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("no tool")
+	k.press(tea.KeyEnter)
+	k.typ("just answer")
+	k.press(tea.KeyCtrlS)
+	k.typ("stat") // the second item: a draft when quitting
+	k.press(tea.KeyEnter)
+	msg := page.Flush()()
+	rep, ok := msg.(FlushReportMsg)
+	if !ok || rep.Err != nil || rep.Notice != "1 submitted, 2 left in your queue, 1 draft saved" {
+		t.Fatalf("quit report %#v", msg)
+	}
+}
+
 // TestReopenRefusedOnceCompared: "peek, reopen, match" — once bob has
 // submitted too, the item is compared (here disputed) and alice's ctrl+z is
 // refused; the dispute and both labels stay as they were.

@@ -24,6 +24,8 @@ assignment has its label, every gold item its source labels, every exported
 version its records and content hash, no draft left on a finished assignment,
 no half-written batch). Exit 0 when healthy, 1 with the list of problems.
 Write commands refuse a database that fails the quick version of this check.`,
+		Example: `  goldtrace check
+  goldtrace check --db archive/2026-q1.db --read-only --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
@@ -81,6 +83,8 @@ func newBackupCmd(app *App) *cobra.Command {
 		Long: `Copies one consistent snapshot of the database into FILE (which must not
 exist) with SQLite's VACUUM INTO, while reviewers keep labeling, and checks the
 copy before putting it in place.`,
+		Example: `  goldtrace backup backups/goldtrace-2026-05-02.db
+  goldtrace backup /mnt/share/goldtrace.db --db project/goldtrace.db`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {

@@ -83,6 +83,13 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 			}
 			hint := "demo: you are alice · ctrl+c quits (work is saved) and shows how to switch"
 			err = tui.RunLabel(cmd.Context(), st, tui.LabelOptions{Reviewer: "alice", Batch: demoBatch, Hint: hint})
+			var notice *tui.QuitNotice
+			if errors.As(err, &notice) {
+				for _, line := range notice.Lines {
+					fmt.Fprintln(app.Err, line)
+				}
+				err = nil
+			}
 			if err != nil {
 				return fmt.Errorf("label screen: %w", err)
 			}

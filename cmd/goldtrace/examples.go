@@ -20,9 +20,21 @@ var commandExamples = map[string][]string{
 		"goldtrace adjudicate --as carol",
 		"goldtrace adjudicate --as carol --batch b1 --kind tool",
 	},
+	"audit": {
+		"goldtrace audit --as carol --last 50",
+		"goldtrace audit --as carol --actor alice --action labels.import --json",
+	},
 	"backup": {
 		"goldtrace backup goldtrace-2026-05-01.db",
 		"goldtrace backup /mnt/backups/support.db --db support.db",
+	},
+	"judge": {
+		"goldtrace judge prompt args > args.tmpl",
+		"goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06",
+	},
+	"judge prompt": {
+		"goldtrace judge prompt args",
+		"goldtrace judge prompt quality > quality.tmpl",
 	},
 	"batches": {
 		"goldtrace batches",
@@ -60,6 +72,10 @@ var commandExamples = map[string][]string{
 	"datasets": {
 		"goldtrace datasets",
 		"goldtrace datasets support --json",
+	},
+	"datasets get": {
+		"goldtrace datasets get support@v3 > gold.jsonl",
+		"goldtrace datasets get support@v3 --manifest > support-v3.manifest.json",
 	},
 	"diff": {
 		"goldtrace diff support@v2 support@v3",
@@ -120,6 +136,11 @@ var commandExamples = map[string][]string{
 		"goldtrace sample --n 100 --by meta.cohort --alloc equal --turns calls --reviewers alice,bob --batch b2",
 		"goldtrace sample --from prod-traces.jsonl.gz --n 200 --reviewers alice,bob --seed 7",
 		"goldtrace sample --n 50 --where meta.cohort=billing --dry-run",
+	},
+	"serve": {
+		"goldtrace serve",
+		"goldtrace serve --listen :2222 --db support.db",
+		"goldtrace serve --listen 10.0.0.5:2222 --host-key /etc/goldtrace/host_key --grace 30s",
 	},
 	"settings": {
 		"goldtrace settings",

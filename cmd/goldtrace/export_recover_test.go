@@ -28,7 +28,7 @@ func TestExportCleansUpAfterAKilledExport(t *testing.T) {
 	if err := os.WriteFile(stale, []byte("half a dataset"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := expRun(t, db, "export", "support", "--out", out)
+	stdout, stderr, code := expRun(t, db, "export", "support", "--out", out, "--as", "carol")
 	if code != 0 || !strings.Contains(stderr, "v1 had no files") || !strings.Contains(stdout, "wrote support@v1") {
 		t.Fatalf("export after a crash: exit %d\n%s%s", code, stdout, stderr)
 	}

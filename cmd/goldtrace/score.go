@@ -30,6 +30,7 @@ type scoreFlags struct {
 	allowMissing bool
 	paramMode    string
 	weights      string
+	judge        judgeFlags // judge_run.go
 }
 
 func newScoreCmd(app *App) *cobra.Command {
@@ -71,6 +72,8 @@ model did.`,
 	fl.StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
 	fl.BoolVar(&f.allowMissing, "allow-missing", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
 	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
+	addJudgeFlags(fl, &f.judge, true)
+	fl.BoolVar(&f.judge.bestEffort, "judge-best-effort", false, "when the judge's endpoint fails, warn and still write the deterministic report")
 	_ = cmd.MarkFlagRequired("gold")
 	return cmd
 }
@@ -135,6 +138,9 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 
 	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
 	report.Gold, report.Predictions = f.gold, source
+	if err := scoreJudge(ctx, app, &f.judge, f.gold, cases, preds, report, gates); err != nil {
+		return err
+	}
 	report.ApplyGates(gates, f.minSupport)
 	if base != nil {
 		report.CompareBaseline(base, f.maxDrop, f.minSupport)

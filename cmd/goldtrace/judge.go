@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/judge"
+	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+func newJudgeCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "judge",
+		Short: "The LLM judges: their prompts, and their calibration against the human gold",
+		Long: `goldtrace's optional LLM judges grade what rules cannot decide (see
+docs/judge.md): args (arguments against the reference label: 1, 0.5 or 0),
+selection (correct or incorrect from the conversation and the tools alone) and
+quality (the share of yes among several yes/no judgments). score --judge adds
+them beside the deterministic scores; judge calibrate measures one against the
+adjudicated gold.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newJudgePromptCmd(app), newJudgeCalibrateCmd(app))
+	return cmd
+}
+
+func newJudgePromptCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "prompt KIND",
+		Short: "Print the built-in prompt template of a judge (args, selection or quality)",
+		Long: `prompt prints the Go text/template a judge sends, to copy, edit and pass back
+with --judge-template FILE. Fields: ` + judge.Fields + `. The sha256 of
+the template in effect is recorded in every report.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			kind, err := judge.ParseKind(args[0])
+			if err != nil {
+				return err
+			}
+			t, err := judge.DefaultTemplate(kind)
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(app.Out, t.Text)
+			return err
+		},
+	}
+}
+
+type calibrateFlags struct {
+	gold, pred string
+	format     string
+	asJSON     bool
+	judge      judgeFlags
+}
+
+func newJudgeCalibrateCmd(app *App) *cobra.Command {
+	var f calibrateFlags
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Run a judge on calls the human gold already settles and measure how often it agrees",
+		Long: `calibrate runs the judge on every item whose correctness the adjudicated gold
+settles — the production model's observed calls, or --pred — and compares its
+verdict (score >= --judge-threshold) with the human one (score's "correct":
+the deterministic verdict against the gold with its rules and acceptable
+alternatives): agreement, Cohen's kappa, the 2×2 confusion, per tool, and
+every item. The run is recorded for the lead's dashboard.`,
+		Example: `  goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06
+  goldtrace judge calibrate --gold support-v3.jsonl --pred run.jsonl --judge selection --judge-model qwen2.5-7b-instruct-v1 --judge-url http://127.0.0.1:8000/v1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd.Context(), app, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
+	fl.StringVar(&f.pred, "pred", "", "predictions JSONL (default: the gold records' observed_calls)")
+	fl.StringVar(&f.format, "format", "text", "text or json")
+	fl.BoolVar(&f.asJSON, "json", false, "same as --format json")
+	addJudgeFlags(fl, &f.judge, true)
+	_ = cmd.MarkFlagRequired("gold")
+	_ = cmd.MarkFlagRequired("judge")
+	return cmd
+}
+
+// calibrationReport is judge calibrate's JSON output.
+type calibrationReport struct {
+	Gold         string      `json:"gold"`
+	Predictions  string      `json:"predictions"`
+	Kind         string      `json:"kind"`
+	Model        string      `json:"model"`
+	Endpoint     string      `json:"endpoint"`
+	PromptSHA256 string      `json:"prompt_sha256"`
+	Samples      int         `json:"samples"`
+	Threshold    float64     `json:"threshold"`
+	Stats        judge.Stats `json:"run"`
+	judge.Calibration
+	Items []judge.Pair `json:"items"`
+}
+
+func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
+	if f.asJSON {
+		f.format = "json"
+	}
+	if f.format != "text" && f.format != "json" {
+		return fmt.Errorf("--format must be text or json, not %q", f.format)
+	}
+	j, err := f.judge.setup()
+	if err != nil {
+		return err
+	}
+	recs, err := loadGold(ctx, app, f.gold)
+	if err != nil {
+		return fmt.Errorf("read gold: %w", err)
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("read gold: %s has no records", f.gold)
+	}
+	cases := make([]score.Case, len(recs))
+	preds := make([]score.Prediction, len(recs))
+	for i := range recs {
+		cases[i] = recs[i].ScoreCase()
+		preds[i] = recs[i].ObservedPrediction()
+	}
+	source := "observed_calls"
+	if f.pred != "" {
+		source = f.pred
+		if preds, _, err = loadPredictions(ctx, app, f.pred, cases, false); err != nil {
+			return fmt.Errorf("read predictions: %w", err)
+		}
+	}
+	human := score.Score(cases, preds, score.Options{})
+	runner, err := f.judge.runner(ctx, app, "judge-")
+	if err != nil {
+		return judgeError(err)
+	}
+	gc, err := loadGoldContext(ctx, app, f.gold)
+	if err != nil {
+		return fmt.Errorf("read gold: %w", err)
+	}
+	// the args judge too is asked about every call: calibration needs both classes
+	inputs, _ := judgeInputs(j.Kind, true, human.Items, cases, preds, gc)
+	j.Runner = runner
+	res, st, err := runJudge(ctx, app, j, inputs, "calibrating")
+	if err != nil {
+		return judgeError(err)
+	}
+	rep := calibrationReport{
+		Gold: f.gold, Predictions: source, Kind: string(j.Kind), Model: f.judge.model, Endpoint: hostOf(f.judge.url),
+		PromptSHA256: j.Template.SHA256, Samples: j.SamplesUsed(), Threshold: f.judge.threshold, Stats: st,
+		Items: []judge.Pair{},
+	}
+	for i, r := range res {
+		if inputs[i] == nil || r.Skipped {
+			continue
+		}
+		it := &human.Items[i]
+		p := judge.Pair{ID: it.ID, Tool: it.ExpectedTool, Human: it.Correct}
+		if r.Judged {
+			ok := r.Verdict.Score >= f.judge.threshold
+			s := r.Verdict.Score
+			p.Judge, p.Score, p.Reason = &ok, &s, r.Verdict.Reason
+		} else if r.Err != nil {
+			p.Error = r.Err.Error()
+		}
+		rep.Items = append(rep.Items, p)
+	}
+	rep.Calibration = judge.Calibrate(rep.Items)
+	if st.Partial {
+		fmt.Fprintf(app.Err, "judge: request budget spent (--judge-max-requests %d): %d items not judged, the calibration is partial\n", f.judge.maxRequests, st.Skipped)
+	}
+	if err := recordCalibration(ctx, app, &rep); err != nil {
+		return err
+	}
+	if f.format == "json" {
+		enc := json.NewEncoder(app.Out)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(&rep)
+	}
+	return writeCalibrationText(app.Out, &rep)
+}
+
+// recordCalibration stores the summary (without items) for the dashboard.
+func recordCalibration(ctx context.Context, app *App, rep *calibrationReport) error {
+	if rep.Calibration.Items == 0 {
+		return nil
+	}
+	summary, err := json.Marshal(struct {
+		judge.Calibration
+		Threshold float64 `json:"threshold"`
+		Partial   bool    `json:"partial,omitempty"`
+	}{rep.Calibration, rep.Threshold, rep.Stats.Partial})
+	if err != nil {
+		return err
+	}
+	st, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	return st.AddJudgeCalibration(ctx, store.JudgeCalibration{
+		Gold: rep.Gold, Kind: rep.Kind, Model: rep.Model, Endpoint: rep.Endpoint,
+		PromptSHA256: rep.PromptSHA256, Summary: summary,
+	})
+}
+
+func writeCalibrationText(out io.Writer, r *calibrationReport) error {
+	w := bufio.NewWriter(out)
+	fmt.Fprintf(w, "goldtrace judge calibrate: %s judge, model %s at %s (prompt %s)\n", r.Kind, r.Model, r.Endpoint, r.PromptSHA256[:12])
+	fmt.Fprintf(w, "gold %s, calls %s; judge correct when score >= %g\n\n", r.Gold, r.Predictions, r.Threshold)
+	fmt.Fprintf(w, "agreement %s, Cohen's kappa %s over %d items", score.FormatRate(r.Agreement.Agreement), fmtKappa(r.Kappa), r.Calibration.Items)
+	if r.NotJudged > 0 {
+		fmt.Fprintf(w, " (%d not judged)", r.NotJudged)
+	}
+	fmt.Fprintf(w, "\nrequests %d, cache hits %d, errors %d, tokens %d\n\n", r.Stats.Requests, r.Stats.CacheHits, r.Stats.Errors+r.Stats.Missing, r.Stats.Tokens.Total)
+	c := r.Confusion
+	fmt.Fprintf(w, "%-18s %14s %16s\n", "", "judge correct", "judge incorrect")
+	fmt.Fprintf(w, "%-18s %14d %16d\n", "human correct", c.BothCorrect, c.HumanCorrectOnly)
+	fmt.Fprintf(w, "%-18s %14d %16d\n\n", "human incorrect", c.JudgeCorrectOnly, c.BothIncorrect)
+	// the tools with the most judged items first; --json lists every tool
+	tools := slices.Clone(r.PerTool)
+	sort.SliceStable(tools, func(i, j int) bool { return tools[i].Items > tools[j].Items })
+	fmt.Fprintf(w, "%-32s %6s %10s %8s\n", "TOOL (expected; most items first)", "items", "agreement", "kappa")
+	for i, t := range tools {
+		if i == 20 {
+			fmt.Fprintf(w, "… %d more tools (--json lists every tool)\n", len(tools)-20)
+			break
+		}
+		fmt.Fprintf(w, "%-32s %6d %10s %8s\n", clipName(t.Tool, 32), t.Items, score.FormatRate(t.Agreement.Agreement), fmtKappa(t.Kappa))
+	}
+	var dis []string
+	for _, p := range r.Items {
+		if p.Judge != nil && *p.Judge != p.Human {
+			dis = append(dis, fmt.Sprintf("%s  human %s, judge %s (%s): %s", p.ID, verdictWord(p.Human), verdictWord(*p.Judge),
+				score.FormatRate(p.Score), oneLine(p.Reason)))
+		}
+	}
+	if len(dis) > 0 {
+		fmt.Fprintf(w, "\nDISAGREEMENTS (%d)\n", len(dis))
+		for i, d := range dis {
+			if i == 20 {
+				fmt.Fprintf(w, "… %d more (--json lists every item)\n", len(dis)-20)
+				break
+			}
+			fmt.Fprintln(w, clipName(d, 100))
+		}
+	}
+	return w.Flush()
+}
+
+func fmtKappa(k *float64) string {
+	if k == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", *k)
+}
+
+func verdictWord(ok bool) string {
+	if ok {
+		return "correct"
+	}
+	return "incorrect"
+}
+
+func clipName(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
