@@ -140,7 +140,7 @@ func BenchmarkExport(b *testing.B) {
 		var out, errb strings.Builder
 		app := NewApp(strings.NewReader(""), &out, &errb)
 		root := newRootCmd(app)
-		root.SetArgs([]string{"--db", db, "export", "bench", "--out", filepath.Join(dir, "out"), "--force"})
+		root.SetArgs([]string{"--db", db, "export", "bench", "--as", "carol", "--out", filepath.Join(dir, "out"), "--force"})
 		err := root.ExecuteContext(context.Background())
 		app.Close()
 		if err != nil {
