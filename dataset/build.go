@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -296,7 +297,7 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 	if err != nil {
 		return dst[:start], fmt.Errorf("trace %s: metadata: %w", t.ID, err)
 	}
-	traceIDJSON := appendJSONString(nil, t.ID)
+	traceIDJSON := jsonlex.AppendString(nil, t.ID, false)
 	for _, a := range tg.Answers {
 		rec, err := newRecord(t.ID, conv.msgs, a)
 		if err != nil {

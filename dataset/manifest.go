@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // Manifest describes one exported version (DESIGN.md "Manifest"). Field order
@@ -213,27 +215,11 @@ func EncodeManifest(m Manifest) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, "\n    "...)
-		out = appendJSONString(out, id)
+		out = jsonlex.AppendString(out, id, false)
 		out = append(out, ": "...)
-		out = appendJSONString(out, hashes[id])
+		out = jsonlex.AppendString(out, hashes[id], false)
 	}
 	return append(out, "\n  }\n}\n"...), nil
-}
-
-// appendJSONString appends s as encoding/json writes it (HTML not escaped).
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			enc.Encode(s) // a string always encodes
-			return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }
 
 // ParseManifest reads a manifest file's bytes.

@@ -7,7 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // The JSON report is what encoding/json writes for a Report with two-space
@@ -56,26 +57,26 @@ func (it *ItemResult) appendIndented(b []byte) []byte {
 	}
 	b = append(b, "\n    {"...)
 	key("id")
-	b = appendJSONString(b, it.ID)
+	b = jsonlex.AppendString(b, it.ID, false)
 	b = append(b, ',')
 	key("correct")
 	b = strconv.AppendBool(b, it.Correct)
 	if it.Kind != "" {
 		b = append(b, ',')
 		key("kind")
-		b = appendJSONString(b, string(it.Kind))
+		b = jsonlex.AppendString(b, string(it.Kind), false)
 	}
 	if it.Message != "" {
 		b = append(b, ',')
 		key("message")
-		b = appendJSONString(b, it.Message)
+		b = jsonlex.AppendString(b, it.Message, false)
 	}
 	b = append(b, ',')
 	key("expected_tool")
-	b = appendJSONString(b, it.ExpectedTool)
+	b = jsonlex.AppendString(b, it.ExpectedTool, false)
 	b = append(b, ',')
 	key("predicted_tool")
-	b = appendJSONString(b, it.PredictedTool)
+	b = jsonlex.AppendString(b, it.PredictedTool, false)
 	b = append(b, ',')
 	key("list")
 	b = strconv.AppendInt(b, int64(it.List), 10)
@@ -97,12 +98,12 @@ func (it *ItemResult) appendIndented(b []byte) []byte {
 		if j.JudgeReason == nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, *j.JudgeReason)
+			b = jsonlex.AppendString(b, *j.JudgeReason, false)
 		}
 		if j.JudgeError != "" {
 			b = append(b, ',')
 			key("judge_error")
-			b = appendJSONString(b, j.JudgeError)
+			b = jsonlex.AppendString(b, j.JudgeError, false)
 		}
 	}
 	lo, hi := seedRange(int(it.seed))
@@ -135,59 +136,4 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does with HTML escaping off:
-// control characters, invalid UTF-8 (as \ufffd) and U+2028/U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

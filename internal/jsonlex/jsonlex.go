@@ -2,8 +2,9 @@
 // escape rules of RFC 8259 (as encoding/json applies them) over a byte
 // slice, in place and without allocating. The fast read paths (the
 // scorer's value parser and gold/prediction readers, the dataset's
-// canonical-form check, the store's label-call decoder) scan with it; the
-// bytes goldtrace hashes or exports are still written by encoding/json.
+// canonical-form check, the store's label-call decoder) scan with it. The
+// one string writer, AppendString, writes exactly encoding/json's bytes (a
+// fuzz test holds it there), so hand-written encoders stay reproducible.
 package jsonlex
 
 import (

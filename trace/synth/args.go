@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // kv is one argument or result field. Values are string, int, float64, bool,
@@ -72,7 +74,7 @@ func appendObj(dst []byte, o obj) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, f.k, false)
+		dst = jsonlex.AppendString(dst, f.k, false)
 		dst = append(dst, ':')
 		dst = appendValue(dst, f.v)
 	}
@@ -84,7 +86,7 @@ func compareKV(a, b kv) int { return strings.Compare(a.k, b.k) }
 func appendValue(dst []byte, v any) []byte {
 	switch x := v.(type) {
 	case string:
-		return appendJSONString(dst, x, false)
+		return jsonlex.AppendString(dst, x, false)
 	case int:
 		return strconv.AppendInt(dst, int64(x), 10)
 	case float64:
@@ -108,7 +110,7 @@ func appendValue(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, e, false)
+			dst = jsonlex.AppendString(dst, e, false)
 		}
 		return append(dst, ']')
 	case nil:

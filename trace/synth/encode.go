@@ -2,8 +2,8 @@ package synth
 
 import (
 	"time"
-	"unicode/utf8"
 
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -16,7 +16,7 @@ import (
 // appendTrace appends the JSON of t followed by a newline.
 func appendTrace(dst []byte, t trace.Trace, encodedTools map[string][]byte) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = appendJSONString(dst, t.ID, true)
+	dst = jsonlex.AppendString(dst, t.ID, true)
 	if !t.Timestamp.IsZero() {
 		dst = append(dst, `,"timestamp":"`...)
 		dst = t.Timestamp.AppendFormat(dst, time.RFC3339Nano)
@@ -28,9 +28,9 @@ func appendTrace(dst []byte, t trace.Trace, encodedTools map[string][]byte) []by
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k, true)
+			dst = jsonlex.AppendString(dst, k, true)
 			dst = append(dst, ':')
-			dst = appendJSONString(dst, t.Metadata[k], true)
+			dst = jsonlex.AppendString(dst, t.Metadata[k], true)
 		}
 		dst = append(dst, '}')
 	}
@@ -69,10 +69,10 @@ func appendTrace(dst []byte, t trace.Trace, encodedTools map[string][]byte) []by
 
 func appendTool(dst []byte, t trace.Tool) []byte {
 	dst = append(dst, `{"name":`...)
-	dst = appendJSONString(dst, t.Name, true)
+	dst = jsonlex.AppendString(dst, t.Name, true)
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = appendJSONString(dst, t.Description, true)
+		dst = jsonlex.AppendString(dst, t.Description, true)
 	}
 	if len(t.Parameters) > 0 {
 		dst = append(dst, `,"parameters":`...)
@@ -83,16 +83,16 @@ func appendTool(dst []byte, t trace.Tool) []byte {
 
 func appendMessage(dst []byte, m trace.Message) []byte {
 	dst = append(dst, `{"role":`...)
-	dst = appendJSONString(dst, m.Role, true)
+	dst = jsonlex.AppendString(dst, m.Role, true)
 	dst = append(dst, `,"content":`...)
-	dst = appendJSONString(dst, m.Content, true)
+	dst = jsonlex.AppendString(dst, m.Content, true)
 	if m.Name != "" {
 		dst = append(dst, `,"name":`...)
-		dst = appendJSONString(dst, m.Name, true)
+		dst = jsonlex.AppendString(dst, m.Name, true)
 	}
 	if m.ToolCallID != "" {
 		dst = append(dst, `,"tool_call_id":`...)
-		dst = appendJSONString(dst, m.ToolCallID, true)
+		dst = jsonlex.AppendString(dst, m.ToolCallID, true)
 	}
 	if len(m.ToolCalls) > 0 {
 		dst = append(dst, `,"tool_calls":[`...)
@@ -111,11 +111,11 @@ func appendCall(dst []byte, c trace.Call) []byte {
 	dst = append(dst, '{')
 	if c.ID != "" {
 		dst = append(dst, `"id":`...)
-		dst = appendJSONString(dst, c.ID, true)
+		dst = jsonlex.AppendString(dst, c.ID, true)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"name":`...)
-	dst = appendJSONString(dst, c.Name, true)
+	dst = jsonlex.AppendString(dst, c.Name, true)
 	dst = append(dst, `,"arguments":`...)
 	if len(c.Arguments) == 0 {
 		dst = append(dst, "null"...)
@@ -139,73 +139,16 @@ func appendRawHTMLSafe(dst []byte, raw []byte) []byte {
 		switch {
 		case b == '<' || b == '>' || b == '&':
 			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			dst = append(dst, '\\', 'u', '0', '0', jsonlex.HexDigits[b>>4], jsonlex.HexDigits[b&0xF])
 			start = i + 1
 		case b == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9):
 			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[raw[i+2]&0xF])
+			dst = append(dst, '\\', 'u', '2', '0', '2', jsonlex.HexDigits[raw[i+2]&0xF])
 			i += 2
 			start = i + 1
 		}
 	}
 	return append(dst, raw[start:]...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString is encoding/json's string encoder: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028/U+2029
-// escaped, and <, >, & escaped when html is set.
-func appendJSONString(dst []byte, s string, html bool) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && (!html || (b != '<' && b != '>' && b != '&')) {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -71,25 +71,6 @@ func TestAppendTraceMatchesMarshal(t *testing.T) {
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", "<&>", "\x00\x1f\"\\", "\u2028é\xff", "日本語"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s, true); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSONString(%q) = %s, json.Marshal gives %s", s, got, want)
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s)
-		if got := appendJSONString(nil, s, false); !bytes.Equal(got, bytes.TrimRight(buf.Bytes(), "\n")) {
-			t.Fatalf("appendJSONString(%q, no HTML) = %s, want %s", s, got, buf.Bytes())
-		}
-	})
-}
-
 func TestObjJSONIsCanonical(t *testing.T) {
 	o := obj{{"z", 1}, {"a", "x<y"}, {"m", obj{{"b", true}, {"a", 2.5}}}, {"l", []obj{{{"k", "v"}}}}, {"s", []string{"p"}}}
 	got := o.json()
