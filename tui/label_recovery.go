@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -21,15 +21,10 @@ import (
 // restored into the database the next time that reviewer opens the screen.
 
 // RecoveryPath is where the label screen keeps reviewer's unsaved drafts
-// for the database at dbPath.
+// for the database at dbPath. The name is path-escaped, which is one-to-one:
+// two reviewers ("a/b", "a_b") never share a file.
 func RecoveryPath(dbPath, reviewer string) string {
-	safe := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == 0 || r == ':' {
-			return '_'
-		}
-		return r
-	}, reviewer)
-	return dbPath + ".recovery-" + safe + ".json"
+	return dbPath + ".recovery-" + url.PathEscape(reviewer) + ".json"
 }
 
 type recoveryFile struct {
@@ -124,6 +119,10 @@ func (r labelRequest) restoreCmd() tea.Cmd {
 		}
 		if err != nil {
 			return recoveryRestoredMsg{Err: err}
+		}
+		if f.Reviewer != r.reviewer {
+			// Not this reviewer's work: never saved under their name.
+			return recoveryRestoredMsg{Err: fmt.Errorf("%s holds %q's drafts, not %q's: left as it is", r.recovery, f.Reviewer, r.reviewer)}
 		}
 		var msg recoveryRestoredMsg
 		var left []recoveredDraft

@@ -195,3 +195,27 @@ func TestFailedSubmitRetriesUntilStored(t *testing.T) {
 		t.Errorf("after the retried submit: item %s dirty %v", page.item.ID, page.dirty)
 	}
 }
+
+// Recovery files are one per reviewer name, and a file holding another
+// reviewer's drafts is never saved under the one who opens the screen.
+func TestRecoveryFileIsTheReviewersOwn(t *testing.T) {
+	if a, b := RecoveryPath("p.db", "a/b"), RecoveryPath("p.db", "a_b"); a == b {
+		t.Fatalf("reviewers a/b and a_b share %s", a)
+	}
+	f := newLabelFixture(t, 2, "alice")
+	path := f.st.Path()
+	recovery := RecoveryPath(path, "alice")
+	if err := writeRecovery(recovery, "bob", recoveredDraft{Item: f.items[0], Body: draftBody{Rationale: "bob's words"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _, st := newImpatientRoot(t, path, recovery)
+	if status := r.Status().Text(); !r.Status().IsError() || !strings.Contains(status, `"bob"`) {
+		t.Errorf("status %q", status)
+	}
+	if body, _, err := st.Draft(context.Background(), f.items[0], "alice"); err == nil && strings.Contains(string(body), "bob's words") {
+		t.Fatalf("bob's draft saved as alice's: %s", body)
+	}
+	if _, err := os.Stat(recovery); err != nil {
+		t.Errorf("the other reviewer's recovery file was removed: %v", err)
+	}
+}
