@@ -131,7 +131,7 @@ type ItemResult struct {
 	Pairs []Pair `json:"-"`
 
 	// Seed holds the seed profile's per-item numbers (NaN = null); written
-	// at the item's top level under their names (SeedMetrics).
+	// at the item's top level under their names (seedNames).
 	Seed      SeedScores    `json:"-"`
 	Trace     string        `json:"-"`
 	seed      int8          // the seed profile that filled Seed

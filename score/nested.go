@@ -1,5 +1,7 @@
 package score
 
+import "strconv"
+
 // Matching under JSON-Pointer rules (pointer.go): an argument whose value
 // has rules below it is compared member by member and element by element,
 // each nested value under the rule its pointer names (exact by default,
@@ -124,7 +126,7 @@ func (s *Scorer) matchNested(x, pv int32, fuzzy bool) bool {
 	}
 	a, b := nx.first, np.first
 	for i := 0; a >= 0 || b >= 0; i++ {
-		if !s.child(itoa(i), a, b, fuzzy) {
+		if !s.child(strconv.Itoa(i), a, b, fuzzy) {
 			return false
 		}
 		if a >= 0 {
@@ -202,19 +204,4 @@ func (s *Scorer) failHere(want, got []byte) bool {
 		s.fail = nestFail{set: true, path: displayTokens(s.path), want: want, got: got}
 	}
 	return false
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	const digits = "0123456789"
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = digits[i%10]
-		i /= 10
-	}
-	return string(b[n:])
 }

@@ -62,22 +62,6 @@ func seedRange(seed int) (lo, hi int) {
 // computable (null).
 type SeedScores [len(seedNames)]float64
 
-// SeedMetrics names the per-item numbers of the profile (none for default
-// and bfcl).
-func (p Profile) SeedMetrics() []string {
-	lo, hi := seedRange(p.seed)
-	return seedNames[lo:hi]
-}
-
-// SeedRates are the profile's overall rates beyond its per-item numbers.
-func (p Profile) SeedRates() []string {
-	names := p.SeedMetrics()
-	if p.seed == seedFutureAGI {
-		names = append(names[:len(names):len(names)], SeedInvalidToolRate)
-	}
-	return names
-}
-
 // Param match modes of the tutorial profile (the seed's param_match_mode).
 const (
 	ParamExact  = "exact"
