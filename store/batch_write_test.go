@@ -97,6 +97,14 @@ func TestAbandonedBatchIsHiddenReportedAndRemoved(t *testing.T) {
 	if q, _ := st.Queue(ctx, "alice", ""); len(q) != 0 {
 		t.Errorf("queue %v", q)
 	}
+	// Nor can its items be opened or drafted by id: a label there would pin
+	// a batch that the next sample must remove.
+	if _, err := st.Assignment(ctx, ids[0], "alice"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an assignment of a writing batch opens: %v", err)
+	}
+	if err := st.SaveDraft(ctx, ids[0], "alice", []byte(`{}`), 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a draft saved in a writing batch: %v", err)
+	}
 	if p, _ := st.Check(ctx); len(p) != 0 {
 		t.Errorf("a batch being written is reported: %v", p)
 	}

@@ -72,10 +72,12 @@ func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[strin
 }
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the
-// reviewer is not assigned the item.
+// reviewer is not assigned the item, or its batch is still being written (a
+// label there would pin a batch that a failed sample must remove).
 func assignmentStatus(ctx context.Context, q Queryer, itemID, reviewer string) (string, error) {
 	var st string
-	err := q.QueryRowContext(ctx, `SELECT status FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).Scan(&st)
+	err := q.QueryRowContext(ctx, `SELECT status FROM assignments WHERE item_id = ? AND reviewer = ?
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, itemID, reviewer).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
 	}

@@ -37,10 +37,11 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 }
 
 // Assignment loads one (item, reviewer) assignment; ErrNotFound when the
-// reviewer is not assigned the item.
+// reviewer is not assigned the item or its batch is still being written.
 func (s *Store) Assignment(ctx context.Context, itemID, reviewer string) (Assignment, error) {
 	a, err := scanAssignment(s.r.QueryRowContext(ctx, `SELECT `+assignmentColumns+`
-		FROM assignments WHERE item_id = ? AND reviewer = ?`, itemID, reviewer))
+		FROM assignments WHERE item_id = ? AND reviewer = ?
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, itemID, reviewer))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("%s is not assigned item %s: %w", reviewer, itemID, ErrNotFound)
 	}
