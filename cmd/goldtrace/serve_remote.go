@@ -26,7 +26,7 @@ var remoteCommands = map[string]remoteCheck{
 	"labels import": stdinOnly,
 	"import":        stdinOnly,
 	"sample":        stdinFlags("from"),
-	"export":        noFlags("out"), // the files go beside the database: remoteExec
+	"export":        all(noFlags("out"), newVersionOnly), // the files go beside the database: remoteExec
 	"resolve":       stdinFlags("label"),
 	"guide show":    nil, "guide log": nil,
 	"guide set": stdinOnly,
@@ -151,6 +151,16 @@ func noFlags(names ...string) remoteCheck {
 		}
 		return nil
 	}
+}
+
+// newVersionOnly: export NAME@vN re-writes a stored version's files, which
+// any dataset reader may ask for; over SSH that would have a reviewer or a
+// ci key write files on the server for nothing datasets get does not give.
+func newVersionOnly(_ *pflag.FlagSet, args []string) error {
+	if len(args) > 0 && strings.Contains(args[0], "@") {
+		return fmt.Errorf("export %s writes files on the server: over SSH fetch a version with datasets get %s", args[0], args[0])
+	}
+	return nil
 }
 
 // noJudge: an LLM judge over SSH would spend the server's API key on a

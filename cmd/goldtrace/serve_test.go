@@ -347,6 +347,7 @@ func TestServeExec(t *testing.T) {
 		{[]string{"serve"}, "not available over SSH"},
 		{[]string{"datasets", "get", "gold@v9"}, "no such version"},
 		{[]string{"score", "--gold", "/etc/passwd"}, "--gold /etc/passwd: over SSH give a dataset version"},
+		{[]string{"export", "gold@v1"}, "over SSH fetch a version with datasets get gold@v1"},
 		{[]string{"score", "--gold", "gold@v1", "--judge", "args", "--judge-model", "m-2024-01-01"}, "--judge is not available over SSH"},
 		{[]string{"users", "add", "mallory", "--key", "/root/.ssh/id_ed25519.pub"}, "give - and the key on stdin"},
 	} {
