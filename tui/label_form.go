@@ -32,9 +32,12 @@ type callEditor struct {
 	form      *argForm // nil until a tool is chosen
 	useForm   bool
 	validator *review.ArgsValidator
-	problems  []review.Problem
-	warnings  []review.Problem
-	hint      string
+	// choices are the schema's enum texts (never "appears nowhere"), read
+	// once per tool chosen.
+	choices  map[string]bool
+	problems []review.Problem
+	warnings []review.Problem
+	hint     string
 }
 
 // value is the call's arguments as JSON text, from whichever editor is on.
@@ -53,7 +56,7 @@ type labelForm struct {
 	argKeys   *ArgKeys
 	tools     []trace.Tool
 	values    []pickValue // what the conversation offers to copy
-	haystack  string      // the conversation's text, lower-cased, for "seen nowhere"
+	haystack  *haystack   // the conversation, for "appears nowhere"
 	byName    map[string]trace.Tool
 	noTool    bool
 	calls     []*callEditor
@@ -151,7 +154,7 @@ func (f *labelForm) newCall() *callEditor {
 // the schema allows one, else the JSON skeleton.
 func (f *labelForm) setTool(ce *callEditor, name, args string) {
 	ce.tool = name
-	ce.validator, ce.hint, ce.form, ce.useForm = nil, "", nil, false
+	ce.validator, ce.hint, ce.form, ce.useForm, ce.choices = nil, "", nil, false, nil
 	if name == "" {
 		ce.args.SetValue("")
 		ce.problems, ce.warnings = nil, nil
@@ -186,11 +189,10 @@ func (f *labelForm) validate(ce *callEditor) {
 	}
 	v := json.RawMessage(ce.value())
 	ce.problems = ce.validator.Validate(v)
-	var choices map[string]bool
-	if ce.form != nil {
-		choices = choiceTexts(ce.form.schema, nil)
+	if ce.choices == nil && ce.form != nil {
+		ce.choices = choiceTexts(ce.form.schema, nil)
 	}
-	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, choices)...)
+	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, ce.choices)...)
 }
 
 // toggleArgs switches a call between the form and JSON text; the JSON is
