@@ -66,6 +66,10 @@ type labelForm struct {
 	rationale textarea.Model
 	width     int
 	argsH     int
+	// spareArgs are the argument editors of the item before, reused: a
+	// bubbles textarea allocates room for 10,000 lines (240 KB) when made
+	// or emptied, so a screen that made one per item churned the heap.
+	spareArgs []textarea.Model
 }
 
 func newLabelForm(styles *Styles, keys *LabelKeys) *labelForm {
@@ -122,6 +126,10 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 		f.byName[t.Name] = t
 	}
 	f.noTool = d.NoTool
+	for _, ce := range f.calls {
+		ce.args.Blur()
+		f.spareArgs = append(f.spareArgs, ce.args)
+	}
 	f.calls = nil
 	for _, c := range d.Calls {
 		ce := f.newCall()
@@ -131,7 +139,7 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 	if len(f.calls) == 0 {
 		f.calls = []*callEditor{f.newCall()}
 	}
-	f.rationale.SetValue(d.Rationale)
+	setText(&f.rationale, d.Rationale)
 	f.cur = 0
 	f.resize()
 	f.setFocus(0, fieldTool)
@@ -147,7 +155,22 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 }
 
 func (f *labelForm) newCall() *callEditor {
+	if n := len(f.spareArgs); n > 0 {
+		ta := f.spareArgs[n-1]
+		f.spareArgs = f.spareArgs[:n-1]
+		setText(&ta, "")
+		return &callEditor{args: ta}
+	}
 	return &callEditor{args: f.newTextarea("{ }")}
+}
+
+// setText puts s in ta (cursor at its end), leaving an editor that is
+// empty already as it is: emptying one allocates its whole line buffer.
+func setText(ta *textarea.Model, s string) {
+	if s == "" && ta.Length() == 0 {
+		return
+	}
+	ta.SetValue(s)
 }
 
 // setTool chooses a tool for a call; args "" starts empty: the form when
@@ -156,7 +179,7 @@ func (f *labelForm) setTool(ce *callEditor, name, args string) {
 	ce.tool = name
 	ce.validator, ce.hint, ce.form, ce.useForm, ce.choices = nil, "", nil, false, nil
 	if name == "" {
-		ce.args.SetValue("")
+		setText(&ce.args, "")
 		ce.problems, ce.warnings = nil, nil
 		return
 	}
