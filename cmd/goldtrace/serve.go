@@ -140,7 +140,7 @@ func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
-		bout := bufio.NewWriterSize(out, 32<<10)
+		bout := bufio.NewWriterSize(out, 8<<10)
 		defer bout.Flush()
 		out = bout
 		a := &App{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
