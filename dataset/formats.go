@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -70,28 +69,18 @@ func WriteFormat(w io.Writer, format string, content io.Reader) error {
 	if !ok {
 		return fmt.Errorf("unknown row format %q (want openai-evals, langsmith, promptfoo or inspect)", format)
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	sc := bufio.NewScanner(content)
-	sc.Buffer(make([]byte, 0, 1<<20), maxFormatLine)
-	for n := 1; sc.Scan(); n++ {
-		var rec Record
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		row, err := convert(rec)
+	lines := newJSONLines(w)
+	err := eachRecord(content, func(r Record) error {
+		row, err := convert(r)
 		if err != nil {
-			return fmt.Errorf("line %d (%s): %w", n, rec.ID, err)
+			return err
 		}
-		if err := enc.Encode(row); err != nil {
-			return fmt.Errorf("line %d (%s): %w", n, rec.ID, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return lines.write(row)
+	})
+	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	return lines.flush()
 }
 
 // maxFormatLine bounds one record line WriteFormat reads.
@@ -167,6 +156,20 @@ func idealCalls(calls []score.ExpectedCall) (string, error) {
 	return string(b), err
 }
 
+// idealLists is every correct call list of r as canonical JSON text: the
+// expected calls first, then each acceptable alternative.
+func idealLists(r Record) ([]string, error) {
+	ideal := []string{}
+	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
+		s, err := idealCalls(calls)
+		if err != nil {
+			return nil, err
+		}
+		ideal = append(ideal, s)
+	}
+	return ideal, nil
+}
+
 // rowMetadata is what every shape carries about where a row came from.
 type rowMetadata struct {
 	ID            string            `json:"id"`
@@ -187,13 +190,9 @@ func metadataOf(r Record) rowMetadata {
 }
 
 func openAIEvalsRow(r Record) (any, error) {
-	ideal := []string{}
-	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
-		s, err := idealCalls(calls)
-		if err != nil {
-			return nil, err
-		}
-		ideal = append(ideal, s)
+	ideal, err := idealLists(r)
+	if err != nil {
+		return nil, err
 	}
 	return struct {
 		Input    []oaMessage `json:"input"`

@@ -66,20 +66,6 @@ func isJSONObject(raw json.RawMessage) bool {
 	return false
 }
 
-// idealLists is every correct call list of r as canonical JSON text: the
-// expected calls first, then each acceptable alternative.
-func idealLists(r Record) ([]string, error) {
-	ideal := []string{}
-	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
-		s, err := idealCalls(calls)
-		if err != nil {
-			return nil, err
-		}
-		ideal = append(ideal, s)
-	}
-	return ideal, nil
-}
-
 func inspectRow(r Record) (any, error) {
 	target, err := idealLists(r)
 	if err != nil {
