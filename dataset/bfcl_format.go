@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // The bfcl format is what the Berkeley Function Calling Leaderboard's AST
@@ -47,10 +48,10 @@ func writeBFCLQuestions(w io.Writer, content io.Reader, _ *Manifest) error {
 			fns[i] = function{t.Name, t.Description, params}
 		}
 		return lines.write(struct {
-			ID       string        `json:"id"`
-			Question [][]oaMessage `json:"question"`
-			Function []function    `json:"function"`
-		}{r.ID, [][]oaMessage{openAIMessages(r.Input.Messages)}, fns})
+			ID       string                `json:"id"`
+			Question [][]trace.ChatMessage `json:"question"`
+			Function []function            `json:"function"`
+		}{r.ID, [][]trace.ChatMessage{trace.ChatMessages(r.Input.Messages)}, fns})
 	})
 	if err != nil {
 		return err

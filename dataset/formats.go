@@ -86,64 +86,10 @@ func WriteFormat(w io.Writer, format string, content io.Reader) error {
 // maxFormatLine bounds one record line WriteFormat reads.
 const maxFormatLine = 1 << 30
 
-type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    string       `json:"content"`
-	Name       string       `json:"name,omitempty"`
-	ToolCallID string       `json:"tool_call_id,omitempty"`
-	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
-}
-
-type oaToolCall struct {
-	ID       string     `json:"id,omitempty"`
-	Type     string     `json:"type"`
-	Function oaFunction `json:"function"`
-}
-
-type oaFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-type oaTool struct {
-	Type     string    `json:"type"`
-	Function oaToolDef `json:"function"`
-}
-
-type oaToolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-}
-
 // nameArgs is a call as {"name","arguments"} with arguments as JSON.
 type nameArgs struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-}
-
-func openAIMessages(msgs []trace.Message) []oaMessage {
-	out := make([]oaMessage, len(msgs))
-	for i, m := range msgs {
-		om := oaMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
-		if m.Role == trace.RoleTool {
-			om.Name = ""
-		}
-		for _, c := range m.ToolCalls {
-			om.ToolCalls = append(om.ToolCalls, oaToolCall{ID: c.ID, Type: "function",
-				Function: oaFunction{Name: c.Name, Arguments: c.RawArguments()}})
-		}
-		out[i] = om
-	}
-	return out
-}
-
-func openAITools(tools []trace.Tool) []oaTool {
-	out := make([]oaTool, len(tools))
-	for i, t := range tools {
-		out[i] = oaTool{Type: "function", Function: oaToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
-	}
-	return out
 }
 
 // idealCalls encodes one correct call list as canonical JSON text.
@@ -195,17 +141,17 @@ func openAIEvalsRow(r Record) (any, error) {
 		return nil, err
 	}
 	return struct {
-		Input    []oaMessage `json:"input"`
-		Ideal    []string    `json:"ideal"`
-		Tools    []oaTool    `json:"tools"`
-		Metadata rowMetadata `json:"metadata"`
-	}{openAIMessages(r.Input.Messages), ideal, openAITools(r.AvailableTools), metadataOf(r)}, nil
+		Input    []trace.ChatMessage `json:"input"`
+		Ideal    []string            `json:"ideal"`
+		Tools    []trace.ChatTool    `json:"tools"`
+		Metadata rowMetadata         `json:"metadata"`
+	}{trace.ChatMessages(r.Input.Messages), ideal, trace.ChatTools(r.AvailableTools), metadataOf(r)}, nil
 }
 
 func langSmithRow(r Record) (any, error) {
 	type inputs struct {
-		Messages []oaMessage `json:"messages"`
-		Tools    []oaTool    `json:"tools"`
+		Messages []trace.ChatMessage `json:"messages"`
+		Tools    []trace.ChatTool    `json:"tools"`
 	}
 	type outputs struct {
 		ExpectedTool  *string                `json:"expected_tool"`
@@ -219,7 +165,7 @@ func langSmithRow(r Record) (any, error) {
 		Outputs  outputs     `json:"outputs"`
 		Metadata rowMetadata `json:"metadata"`
 	}{
-		inputs{openAIMessages(r.Input.Messages), openAITools(r.AvailableTools)},
+		inputs{trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools)},
 		outputs{r.ExpectedTool, r.ExpectedArgs, nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable), r.Rationale},
 		metadataOf(r),
 	}, nil
@@ -241,12 +187,12 @@ type promptfooAssert struct {
 func promptfooRow(r Record) (any, error) {
 	type vars struct {
 		ID            string                 `json:"id"`
-		Messages      []oaMessage            `json:"messages"`
+		Messages      []trace.ChatMessage    `json:"messages"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
 	}
 	type options struct {
-		Tools []oaTool `json:"tools"`
+		Tools []trace.ChatTool `json:"tools"`
 	}
 	asserts := []promptfooAssert{{Type: "javascript", Value: promptfooCallCheck, Metric: "gold_match"}}
 	desc := r.ID + ": no tool call"
@@ -260,8 +206,8 @@ func promptfooRow(r Record) (any, error) {
 		Options     options           `json:"options"`
 		Assert      []promptfooAssert `json:"assert"`
 		Metadata    rowMetadata       `json:"metadata"`
-	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)},
-		options{openAITools(r.AvailableTools)}, asserts, metadataOf(r)}, nil
+	}{desc, vars{r.ID, trace.ChatMessages(r.Input.Messages), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)},
+		options{trace.ChatTools(r.AvailableTools)}, asserts, metadataOf(r)}, nil
 }
 
 // promptfooF1 is tool-call-f1 on the expected tool names. It gates (threshold

@@ -74,7 +74,7 @@ func writeHFRows(w io.Writer, content io.Reader, _ *Manifest) error {
 			dst *string
 			v   any
 		}{
-			{&row.Messages, msgs}, {&row.Tools, openAITools(r.AvailableTools)},
+			{&row.Messages, msgs}, {&row.Tools, trace.ChatTools(r.AvailableTools)},
 			{&row.ExpectedArgs, r.ExpectedArgs}, {&row.ArgRules, rules},
 			{&row.ExpectedCalls, nonNilCalls(r.ExpectedCalls)}, {&row.Acceptable, nonNilAlts(r.Acceptable)},
 			{&row.Metadata, meta},

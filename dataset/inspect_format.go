@@ -73,7 +73,7 @@ func inspectRow(r Record) (any, error) {
 	}
 	type metadata struct {
 		rowMetadata
-		Tools         []oaTool               `json:"tools"`
+		Tools         []trace.ChatTool       `json:"tools"`
 		ExpectedTool  *string                `json:"expected_tool"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
@@ -84,7 +84,7 @@ func inspectRow(r Record) (any, error) {
 		Input    []inspectMessage `json:"input"`
 		Target   []string         `json:"target"`
 		Metadata metadata         `json:"metadata"`
-	}{r.ID, inspectMessages(r.Input.Messages), target, metadata{metadataOf(r), openAITools(r.AvailableTools),
+	}{r.ID, inspectMessages(r.Input.Messages), target, metadata{metadataOf(r), trace.ChatTools(r.AvailableTools),
 		r.ExpectedTool, nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable), r.Rationale}}, nil
 }
 
@@ -104,8 +104,8 @@ type deepEvalToolCall struct {
 func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 	type metadata struct {
 		rowMetadata
-		Messages      []oaMessage            `json:"messages"`
-		Tools         []oaTool               `json:"tools"`
+		Messages      []trace.ChatMessage    `json:"messages"`
+		Tools         []trace.ChatTool       `json:"tools"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
 	}
@@ -123,7 +123,7 @@ func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 	first := true
 	err := eachRecord(content, func(r Record) error {
 		g := golden{Name: r.ID, Input: lastUserMessage(r.Input.Messages), ExpectedTools: []deepEvalToolCall{}, Comments: r.Rationale,
-			AdditionalMetadata: metadata{metadataOf(r), openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
+			AdditionalMetadata: metadata{metadataOf(r), trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
 		for _, c := range r.ExpectedCalls {
 			g.ExpectedTools = append(g.ExpectedTools, deepEvalToolCall{Name: c.Tool, InputParameters: c.Args})
 		}
