@@ -319,5 +319,5 @@ func (p *DashboardPage) releaseHelp() []key.Binding {
 	case releaseConfirm:
 		return []key.Binding{withHelp(k.Yes, "move them"), withHelp(k.No, "back")}
 	}
-	return []key.Binding{helpOnly("↑↓", "move"), withHelp(k.Open, "their items"), k.Stalled, withHelp(k.No, "back to matrix")}
+	return []key.Binding{helpOnly("↑↓", "move"), withHelp(k.Open, "their items"), k.Stalled, withHelp(k.No, "back")}
 }
