@@ -182,6 +182,9 @@ func TestSessionReleaseLeadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := store.ReleaseRequest{From: "bob", To: "dave", Lead: "alice"}
+	if _, _, err := a.ReleaseAssignments(ctx, Actor{}, req); !errors.Is(err, ErrForbidden) || err.Error() != "only a lead may sample items: --as LEAD is required" {
+		t.Fatalf("a release without --as: %v", err)
+	}
 	if _, _, err := a.As(actor(t, a, "alice")).ReleaseAssignments(ctx, req); !errors.Is(err, ErrForbidden) {
 		t.Fatalf("a reviewer releasing: %v, want forbidden", err)
 	}
