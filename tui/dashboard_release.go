@@ -132,29 +132,24 @@ func (p *DashboardPage) releaseKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	switch r.step {
-	case releaseFrom:
-		switch {
-		case key.Matches(msg, k.No):
-			p.mode = modeOverview
-		case key.Matches(msg, k.Up):
-			r.fromCur = max(r.fromCur-1, 0)
-		case key.Matches(msg, k.Down):
-			r.fromCur = min(r.fromCur+1, max(len(r.from)-1, 0))
-		case key.Matches(msg, k.Open):
-			return p.chooseFrom()
+	case releaseFrom, releaseTo:
+		cur, n := &r.fromCur, len(r.from)
+		if r.step == releaseTo {
+			cur, n = &r.toCur, len(r.to)
 		}
-	case releaseTo:
 		switch {
+		case key.Matches(msg, k.Up):
+			*cur = max(*cur-1, 0)
+		case key.Matches(msg, k.Down):
+			*cur = min(*cur+1, max(n-1, 0))
+		case key.Matches(msg, k.No) && r.step == releaseFrom:
+			p.mode = modeOverview
 		case key.Matches(msg, k.No):
 			r.step = releaseFrom
-		case key.Matches(msg, k.Up):
-			r.toCur = max(r.toCur-1, 0)
-		case key.Matches(msg, k.Down):
-			r.toCur = min(r.toCur+1, max(len(r.to)-1, 0))
-		case key.Matches(msg, k.Open):
-			if len(r.to) > 0 {
-				r.step = releaseConfirm
-			}
+		case key.Matches(msg, k.Open) && r.step == releaseFrom:
+			return p.chooseFrom()
+		case key.Matches(msg, k.Open) && n > 0:
+			r.step = releaseConfirm
 		}
 	case releaseConfirm:
 		switch {
