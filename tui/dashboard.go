@@ -348,7 +348,10 @@ func (p *DashboardPage) ShortHelp() []key.Binding {
 	case modeRelease:
 		return p.releaseHelp()
 	}
-	if p.data == nil || p.matrix.Empty() {
+	switch {
+	case p.data == nil: // computing, or it failed: nothing to release from yet
+		return []key.Binding{k.Adjudicate, k.Refresh}
+	case p.matrix.Empty():
 		return []key.Binding{k.Adjudicate, k.Release, k.Refresh}
 	}
 	// Most important first: at 80 columns the line ends after release (the
