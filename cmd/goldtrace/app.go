@@ -146,3 +146,12 @@ func (a *App) programOptions() []tea.ProgramOption {
 	}
 	return opts
 }
+
+// unwrapPath drops the *PathError wrapper (its path is already named).
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
