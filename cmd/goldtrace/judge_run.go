@@ -14,7 +14,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -109,16 +108,20 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	if judge.Unpinned(f.model) {
 		fmt.Fprintf(app.Err, "warning: --%smodel %s has no date or version suffix: pin a snapshot (e.g. gpt-4o-2024-08-06) or the numbers drift with the alias\n", prefix, f.model)
 	}
-	st, err := app.Store(ctx)
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
-	if st.ReadOnly() && !f.offline {
-		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", st.Path())
+	cache, err := be.JudgeCache(ctx, who)
+	if err != nil {
+		return nil, fmt.Errorf("judge cache: %w", err)
+	}
+	if !cache.Kept() && !f.offline {
+		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", be.DatabasePath())
 	}
 	r := &judge.Runner{
 		Client:      c,
-		Cache:       storeCache{st},
+		Cache:       cache,
 		Offline:     f.offline,
 		Concurrency: f.concurrency,
 		Endpoint:    c.Host(),
@@ -157,20 +160,6 @@ func (f *judgeFlags) loadTemplate(kind judge.Kind) (*judge.Template, error) {
 func judgeProgress(app *App, label string) (func(done, total int), func()) {
 	p := judge.NewProgress(app.Err, IsTerminal(app.Err), label)
 	return p.Update, p.Done
-}
-
-// storeCache is the judge cache in the project database.
-type storeCache struct{ st *store.Store }
-
-func (c storeCache) Get(ctx context.Context, k judge.CacheKey) ([]byte, bool, error) {
-	return c.st.JudgeVerdict(ctx, store.JudgeKey(k))
-}
-
-func (c storeCache) Put(ctx context.Context, k judge.CacheKey, v []byte) error {
-	if c.st.ReadOnly() {
-		return nil // warned once in runner: answers are used, not kept
-	}
-	return c.st.PutJudgeVerdict(ctx, store.JudgeKey(k), v)
 }
 
 // goldContext is what a judge reads of a gold record besides what scoring
