@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/trace"
 )
 
 // judgeFlags are the LLM client's flags, shared by score --judge, judge
@@ -162,15 +161,8 @@ func judgeProgress(app *App, label string) (func(done, total int), func()) {
 	return p.Update, p.Done
 }
 
-// goldContext is what a judge reads of a gold record besides what scoring
-// keeps: the conversation and the reviewers' rationale.
-type goldContext struct {
-	Messages  []trace.Message
-	Rationale string
-}
-
 // loadGoldContext reads each gold record's conversation and rationale by id.
-func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]goldContext, error) {
+func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]dataset.RecordContext, error) {
 	if ref == "-" {
 		// scoring has read stdin already; the conversations need a second pass
 		return nil, errors.New("the judge and predict read the gold twice: give --gold as a file or NAME@vN, not -")
@@ -180,22 +172,8 @@ func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]gold
 		return nil, err
 	}
 	defer closeIn()
-	out := map[string]goldContext{}
-	err = scanJSONLines(ctx, app, name, in, func(line int, data []byte) error {
-		var r struct {
-			ID    string `json:"id"`
-			Input struct {
-				Messages []trace.Message `json:"messages"`
-			} `json:"input"`
-			Rationale string `json:"rationale"`
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("not a gold record: %v", err)
-		}
-		out[r.ID] = goldContext{Messages: r.Input.Messages, Rationale: r.Rationale}
-		return nil
-	})
-	return out, err
+	defer linesProgress(app, name)()
+	return dataset.ReadRecordContexts(ctx, in, name, linesRead(app, name))
 }
 
 // judgeError words a run's failure for the one-line error.
@@ -231,7 +209,7 @@ func (f *judgeFlags) setup() (*judge.Judge, error) {
 
 // judgeInputs builds the judge's input for every selected item (nil for the
 // others) and counts them.
-func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]goldContext) ([]*judge.Input, int) {
+func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]dataset.RecordContext) ([]*judge.Input, int) {
 	inputs := make([]*judge.Input, len(cases))
 	n := 0
 	for i := range cases {
