@@ -152,6 +152,14 @@ func (a *App) TraceSummary(ctx context.Context, actor Actor, n int) (store.Trace
 	return a.st.TraceSummary(ctx, n)
 }
 
+// TraceMetaKeys lists the trace metadata keys in the store.
+func (a *App) TraceMetaKeys(ctx context.Context, actor Actor) ([]string, error) {
+	if _, err := a.authorize(ctx, actor, ActTracesRead, ""); err != nil {
+		return nil, err
+	}
+	return a.st.MetaKeys(ctx)
+}
+
 // Batches lists the batches.
 func (a *App) Batches(ctx context.Context, actor Actor) ([]store.BatchSummary, error) {
 	if _, err := a.authorize(ctx, actor, ActBatchesRead, ""); err != nil {
