@@ -40,8 +40,11 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 // The statements InsertTrace runs; an import prepares them once per
 // transaction.
 const (
-	sqlTraceHash   = `SELECT content_hash FROM traces WHERE id = ?`
-	sqlTraceByHash = `SELECT id FROM traces WHERE content_hash = ? LIMIT 1`
+	sqlTraceHash = `SELECT content_hash FROM traces WHERE id = ?`
+	// The hash in two halves, never content_hash = ?: SQLite would
+	// propagate that constant into substr(content_hash, 1, 16), which then
+	// no longer matches the index traces_content_key.
+	sqlTraceByHash = `SELECT id FROM traces WHERE substr(content_hash, 1, 16) = ? AND substr(content_hash, 17) = ? LIMIT 1`
 	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, toolset, source, imported_at)
 		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
 	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
@@ -191,7 +194,7 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		return 0, 0, err
 	}
 	var other string
-	err = w.queryRow(ctx, sqlTraceByHash, r.hash).Scan(&other)
+	err = w.queryRow(ctx, sqlTraceByHash, r.hash[:min(16, len(r.hash))], r.hash[min(16, len(r.hash)):]).Scan(&other)
 	if err == nil {
 		return DuplicateContent, 0, nil
 	} else if !errors.Is(err, sql.ErrNoRows) {
