@@ -20,6 +20,9 @@ type App struct {
 // the store.
 func New(st *store.Store) *App { return &App{st: st} }
 
+// DatabasePath is the file the project's database was opened from.
+func (a *App) DatabasePath() string { return a.st.Path() }
+
 // ErrNotFound is what a refused read of another user's data answers, the
 // same as for data that does not exist (store.ErrNotFound, so callers
 // match either with errors.Is).

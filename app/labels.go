@@ -81,12 +81,13 @@ type LabelsImportReport struct {
 	Invalid  []string `json:"invalid"`
 }
 
-// ImportLabels submits labels read from r as JSON Lines, each checked
-// exactly as the label screen checks a label, all in one transaction.
-// Invalid lines are reported in the report's Invalid ("FILE:LINE: what");
-// unless SkipInvalid, any invalid line means nothing is imported (the
-// report is returned with the error).
-func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o LabelsImportOptions) (LabelsImportReport, error) {
+// ImportLabels submits labels read as JSON Lines from what open opens (once
+// the actor is authorized: a refusal says nothing about which files exist),
+// each checked exactly as the label screen checks a label, all in one
+// transaction. Invalid lines are reported in the report's Invalid
+// ("FILE:LINE: what"); unless SkipInvalid, any invalid line means nothing is
+// imported (the report is returned with the error).
+func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.ReadCloser, error), o LabelsImportOptions) (LabelsImportReport, error) {
 	rep := LabelsImportReport{File: o.File, Invalid: []string{}}
 	act := ActLabelsImport
 	if o.ForOthers {
@@ -94,8 +95,13 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o Labe
 	}
 	actor, err := a.authorize(ctx, actor, act, "labels from "+o.File)
 	if err != nil {
+		return rep, fmt.Errorf("labels import: %w", err)
+	}
+	r, err := open()
+	if err != nil {
 		return rep, err
 	}
+	defer r.Close()
 	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, file: o.File, seen: map[[2]string]bool{}}
 	labels, lines, err := im.read(ctx, r)
 	if err != nil {

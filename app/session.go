@@ -290,3 +290,15 @@ func (s *Session) OpenItemCounts(ctx context.Context, batch string) (sampled, la
 	}
 	return s.app.st.OpenItemCounts(ctx, batch)
 }
+
+// ReleaseAssignments moves a reviewer's skipped (and stalled) items to
+// another reviewer, as goldtrace assign --release does: a lead's decision,
+// authorized and audited the same way (the request's Lead is the actor).
+func (s *Session) ReleaseAssignments(ctx context.Context, req store.ReleaseRequest) (released, kept []store.Release, err error) {
+	return s.app.ReleaseAssignments(ctx, s.actor, req)
+}
+
+// Users lists the project's users (who may receive released items).
+func (s *Session) Users(ctx context.Context) ([]store.User, error) {
+	return s.app.Users(ctx, s.actor)
+}
