@@ -57,13 +57,13 @@ type JudgeCalibration struct {
 
 // AddJudgeCalibration records a calibration run.
 func (s *Store) AddJudgeCalibration(ctx context.Context, c JudgeCalibration) error {
-	w, err := s.writer(ctx)
-	if err != nil {
+	// A transaction, for the audit entry the context may carry.
+	err := s.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO judge_calibrations
+			(created_at, gold, kind, model, endpoint, prompt_sha256, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			s.now(), c.Gold, c.Kind, c.Model, c.Endpoint, c.PromptSHA256, string(c.Summary))
 		return err
-	}
-	_, err = w.ExecContext(ctx, `INSERT INTO judge_calibrations
-		(created_at, gold, kind, model, endpoint, prompt_sha256, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		s.now(), c.Gold, c.Kind, c.Model, c.Endpoint, c.PromptSHA256, string(c.Summary))
+	})
 	if err != nil {
 		return s.wrap("record calibration", err)
 	}
