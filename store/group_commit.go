@@ -79,6 +79,16 @@ func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error
 // leader's role to the oldest request still waiting (or leaves it free).
 func (s *Store) lead(w *sql.DB, own *writeReq) {
 	q := &s.writes
+	// Deferred, so that even a panic here leaves the queue a leader.
+	defer func() {
+		q.mu.Lock()
+		if len(q.pending) > 0 {
+			q.pending[0].lead <- struct{}{}
+		} else {
+			q.leading = false
+		}
+		q.mu.Unlock()
+	}()
 	for {
 		q.mu.Lock()
 		n := min(len(q.pending), maxGroup)
@@ -93,13 +103,6 @@ func (s *Store) lead(w *sql.DB, own *writeReq) {
 		}
 		select {
 		case <-own.done:
-			q.mu.Lock()
-			if len(q.pending) > 0 {
-				q.pending[0].lead <- struct{}{}
-			} else {
-				q.leading = false
-			}
-			q.mu.Unlock()
 			return
 		default:
 		}
