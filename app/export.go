@@ -276,7 +276,9 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 			return made.bytes, err
 		}, o.Formats, false)
 	})
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
+	// Alone: the transaction waits for the files and the compression, and
+	// must not hold back the commit of reviewers' writes grouped with it.
+	err = st.WithTx(store.Alone(ctx), func(tx *store.Tx) error {
 		return st.InsertDatasetVersion(ctx, tx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
 			made, err := manifesting.wait()
 			if err != nil {

@@ -111,7 +111,11 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		return err
 	}
 	now := s.now()
-	err = s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
+	first := withoutAudit(ctx)
+	if before != nil {
+		first = Alone(first) // it inserts a stream sample's traces: maybe many
+	}
+	err = s.WithTx(first, func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ?`, b.Name).Scan(&n); err != nil {
 			return err

@@ -284,3 +284,54 @@ func TestGroupCommitBoundsLockHold(t *testing.T) {
 		t.Errorf("%d users stored, want 3", n)
 	}
 }
+
+// TestGroupCommitAlone: a write under Alone shares its transaction with no
+// other, so the writes queued before it commit without waiting for it.
+func TestGroupCommitAlone(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	var groups []int
+	st.writes.grouped = func(size int) { groups = append(groups, size) }
+	release, held := holdWrites(t, st)
+	var wg sync.WaitGroup
+	committed := make(chan string, 4)
+	write := func(c context.Context, name string, work time.Duration) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := st.WithTx(c, func(tx *Tx) error {
+				time.Sleep(work)
+				_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, 'reviewer', 'now')`, name)
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			committed <- name
+		}()
+	}
+	write(ctx, "a", 0)
+	waitQueued(t, st, 1)
+	write(ctx, "b", 0)
+	waitQueued(t, st, 2)
+	write(Alone(ctx), "slow", 300*time.Millisecond)
+	waitQueued(t, st, 3)
+	write(ctx, "c", 0)
+	waitQueued(t, st, 4)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(committed)
+	var order []string
+	for n := range committed {
+		order = append(order, n)
+	}
+	if fmt.Sprint(groups) != "[1 2 1 1]" {
+		t.Errorf("groups %v, want [1 2 1 1]: the held write, a+b, slow alone, c", groups)
+	}
+	if len(order) != 4 || order[2] != "slow" {
+		t.Errorf("commit order %v: a and b must not wait for the slow write", order)
+	}
+}
