@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
+// Two keys, alice's and bob's, for the tests below.
+var (
+	ka = UserKey{Fingerprint: "SHA256:aaa", Key: "ssh-ed25519 AAAA alice"}
+	kb = UserKey{Fingerprint: "SHA256:bbb", Key: "ssh-ed25519 BBBB bob"}
+)
+
 func TestUserKeysAreUniqueAcrossUsersAndRemovable(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
-	ka := UserKey{Fingerprint: "SHA256:aaa", Key: "ssh-ed25519 AAAA alice"}
-	kb := UserKey{Fingerprint: "SHA256:bbb", Key: "ssh-ed25519 BBBB bob"}
 	if err := st.AddUserWithKeys(ctx, "alice", RoleReviewer, []UserKey{ka}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +74,13 @@ func TestUserKeysAreUniqueAcrossUsersAndRemovable(t *testing.T) {
 func TestUserWithKey(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
-	ka := UserKey{Fingerprint: "SHA256:aaa", Key: "ssh-ed25519 AAAA alice"}
-	kb := UserKey{Fingerprint: "SHA256:bbb", Key: "ssh-ed25519 BBBB bob"}
-	if err := st.AddUserWithKeys(ctx, "alice", RoleReviewer, []UserKey{ka}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.AddUserWithKeys(ctx, "bob", RoleLead, []UserKey{kb}); err != nil {
-		t.Fatal(err)
+	for _, u := range []struct {
+		name, role string
+		key        UserKey
+	}{{"alice", RoleReviewer, ka}, {"bob", RoleLead, kb}} {
+		if err := st.AddUserWithKeys(ctx, u.name, u.role, []UserKey{u.key}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	check := func(name, fp string, wantRole string, wantTheirs bool) {
 		t.Helper()
