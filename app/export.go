@@ -91,11 +91,14 @@ func (a *App) Export(ctx context.Context, actor Actor, name string, o ExportOpti
 	if err != nil {
 		return ExportResult{}, fmt.Errorf("export: %w", err)
 	}
+	// The entry rides the transaction that stores the version; an export
+	// that stores none (nothing changed) records it on its own.
+	ctx = a.auditing(ctx, actor, ActExport, name)
 	res, err := a.exportNext(ctx, actor.Name, name, o, eio)
 	if err != nil {
 		return res, err
 	}
-	return res, a.audit(ctx, actor, ActExport, name)
+	return res, a.audited(ctx)
 }
 
 // Rematerialise writes the stored files of an existing version (and the
