@@ -57,7 +57,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		}
 		var began time.Time
 		var work time.Duration
-		err := s.WithTx(ctx, func(tx *Tx) error {
+		// A chunk is not the whole action: the action's audit entry goes
+		// in the transaction that completes it, or on its own after.
+		err := s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.chunkTime))
@@ -105,11 +107,11 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 	if err != nil {
 		return fmt.Errorf("batch params: %w", err)
 	}
-	if err := s.removeAbandonedBatches(ctx, pace); err != nil {
+	if err := s.removeAbandonedBatches(withoutAudit(ctx), pace); err != nil {
 		return err
 	}
 	now := s.now()
-	err = s.WithTx(ctx, func(tx *Tx) error {
+	err = s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ?`, b.Name).Scan(&n); err != nil {
 			return err
@@ -137,13 +139,14 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		return s.writeBatchChunk(ctx, tx, b, from, deadline, next, now)
 	})
 	if err == nil {
+		// The batch appears in reviewers' queues with its audit entry.
 		err = s.WithTx(ctx, func(tx *Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE batches SET state = 'ready', heartbeat_at = '' WHERE name = ?`, b.Name)
 			return err
 		})
 	}
 	if err != nil {
-		if uerr := s.removeBatch(context.WithoutCancel(ctx), b.Name, pace); uerr != nil {
+		if uerr := s.removeBatch(withoutAudit(context.WithoutCancel(ctx)), b.Name, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written batch %s failed: %v; the next sample removes it)", err, b.Name, uerr)
 		}
 		return err
