@@ -111,6 +111,13 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	if len(im.problems) > 0 && !o.SkipInvalid {
 		return rep, fmt.Errorf("%d invalid label(s) in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)", len(im.problems), o.File)
 	}
+	object := fmt.Sprintf("%d labels from %s", len(labels), o.File)
+	if im.others > 0 {
+		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
+	}
+	// The labels are written in several short transactions; the entry
+	// follows the last of them.
+	ctx = a.auditing(ctx, actor, act, object)
 	sets, err := a.st.SubmitLabels(ctx, labels)
 	var le *store.LabelError
 	if errors.As(err, &le) {
@@ -131,11 +138,7 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 		}
 		rep.Agreed, rep.Disputed = &agreed, &disputed
 	}
-	object := fmt.Sprintf("%d labels from %s", rep.Imported, o.File)
-	if im.others > 0 {
-		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
-	}
-	return rep, a.audit(ctx, actor, act, object)
+	return rep, a.audited(ctx)
 }
 
 // labelsImporter reads and checks labels line by line.

@@ -134,3 +134,43 @@ func TestSessionNotesAndLeadName(t *testing.T) {
 		t.Errorf("a demoted lead's open session: %v", err)
 	}
 }
+
+// TestSessionReleaseLeadOnly: the dashboard's release goes through the same
+// authorization as goldtrace assign --release: a reviewer is refused and
+// nothing moves; the lead's release moves bob's skipped item to dave and is
+// audited under the lead's name.
+func TestSessionReleaseLeadOnly(t *testing.T) {
+	ctx := context.Background()
+	a, st, item := project(t)
+	if err := st.SkipItem(ctx, item, "bob", "unclear"); err != nil {
+		t.Fatal(err)
+	}
+	req := store.ReleaseRequest{From: "bob", To: "dave", Lead: "alice"}
+	if _, _, err := a.ReleaseAssignments(ctx, Actor{}, req); !errors.Is(err, ErrForbidden) || err.Error() != "only a lead may sample items: --as LEAD is required" {
+		t.Fatalf("a release without --as: %v", err)
+	}
+	if _, _, err := a.As(actor(t, a, "alice")).ReleaseAssignments(ctx, req); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("a reviewer releasing: %v, want forbidden", err)
+	}
+	if _, err := st.Assignment(ctx, item, "bob"); err != nil {
+		t.Fatalf("bob's item moved after a refused release: %v", err)
+	}
+	released, kept, err := a.As(actor(t, a, "carol")).ReleaseAssignments(ctx, req)
+	if err != nil || len(released) != 1 || len(kept) != 0 || released[0].Item != item {
+		t.Fatalf("the lead's release: %+v %+v %v", released, kept, err)
+	}
+	if _, err := st.Assignment(ctx, item, "dave"); err != nil {
+		t.Errorf("dave does not have the item: %v", err)
+	}
+	log, err := st.AuditLog(ctx, store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range log {
+		found = found || (e.Actor == "carol" && e.Object == "release 1 item(s) from bob to dave")
+	}
+	if !found {
+		t.Errorf("release not audited as carol: %+v", log)
+	}
+}
