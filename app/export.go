@@ -63,16 +63,16 @@ type ExportIO struct {
 	Warn func(line string)
 }
 
-func (io ExportIO) progress(what, unit string) Progress {
-	if io.Progress == nil {
+func (eio ExportIO) progress(what, unit string) Progress {
+	if eio.Progress == nil {
 		return noProgress{}
 	}
-	return io.Progress(what, unit)
+	return eio.Progress(what, unit)
 }
 
-func (io ExportIO) warn(format string, args ...any) {
-	if io.Warn != nil {
-		io.Warn(fmt.Sprintf(format, args...))
+func (eio ExportIO) warn(format string, args ...any) {
+	if eio.Warn != nil {
+		eio.Warn(fmt.Sprintf(format, args...))
 	}
 }
 
