@@ -63,16 +63,16 @@ type ExportIO struct {
 	Warn func(line string)
 }
 
-func (io ExportIO) progress(what, unit string) Progress {
-	if io.Progress == nil {
+func (eio ExportIO) progress(what, unit string) Progress {
+	if eio.Progress == nil {
 		return noProgress{}
 	}
-	return io.Progress(what, unit)
+	return eio.Progress(what, unit)
 }
 
-func (io ExportIO) warn(format string, args ...any) {
-	if io.Warn != nil {
-		io.Warn(fmt.Sprintf(format, args...))
+func (eio ExportIO) warn(format string, args ...any) {
+	if eio.Warn != nil {
+		eio.Warn(fmt.Sprintf(format, args...))
 	}
 }
 
@@ -91,11 +91,14 @@ func (a *App) Export(ctx context.Context, actor Actor, name string, o ExportOpti
 	if err != nil {
 		return ExportResult{}, fmt.Errorf("export: %w", err)
 	}
+	// The new version's transaction records the export; an unchanged gold
+	// writes none, and the entry is written on its own.
+	ctx = a.auditing(ctx, actor, ActExport, name)
 	res, err := a.exportNext(ctx, actor.Name, name, o, eio)
 	if err != nil {
 		return res, err
 	}
-	return res, a.audit(ctx, actor, ActExport, name)
+	return res, a.audited(ctx)
 }
 
 // Rematerialise writes the stored files of an existing version (and the

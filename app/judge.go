@@ -42,6 +42,7 @@ func (a *App) RecordCalibration(ctx context.Context, actor Actor, run Calibratio
 	if err != nil {
 		return err
 	}
+	ctx = a.auditing(ctx, actor, ActScoreDataset, object)
 	err = a.st.AddJudgeCalibration(ctx, store.JudgeCalibration{
 		Gold: run.Gold, Kind: run.Kind, Model: run.Model, Endpoint: run.Endpoint,
 		PromptSHA256: run.PromptSHA256, Summary: summary,
@@ -49,7 +50,7 @@ func (a *App) RecordCalibration(ctx context.Context, actor Actor, run Calibratio
 	if err != nil {
 		return err
 	}
-	return a.audit(ctx, actor, ActScoreDataset, object)
+	return a.audited(ctx)
 }
 
 // JudgeCache is the LLM judges' answer cache in the project database

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // quickCheckEvery is how old the last passed quick check may be before a
@@ -254,7 +256,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("backup %s: %w", dest, unwrapPathError(err))
+		return fmt.Errorf("backup %s: %w", dest, fserr.Bare(err))
 	}
 	tmpName := tmp.Name()
 	tmp.Close()
@@ -290,7 +292,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 		return fmt.Errorf("backup %s: %w", dest, err)
 	}
 	if err := os.Rename(tmpName, abs); err != nil {
-		return fmt.Errorf("backup %s: %w", dest, unwrapPathError(err))
+		return fmt.Errorf("backup %s: %w", dest, fserr.Bare(err))
 	}
 	return nil
 }
@@ -302,13 +304,4 @@ func syncFile(name string) error {
 	}
 	defer f.Close()
 	return f.Sync()
-}
-
-// unwrapPathError drops the *fs.PathError's path (the message names it).
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
