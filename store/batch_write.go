@@ -75,13 +75,16 @@ func (s *Store) heartbeat(at time.Time) string { return at.UTC().Format(time.RFC
 // reviewer's queue, until its last chunk commits; a failure (or a cancelled
 // context) removes what was written, and a batch left 'writing' by a
 // killed process is removed by the next CreateBatch. A batch name in use is
-// an ErrConflict. before, when not nil, runs in the first transaction (stream
-// sampling inserts its traces there).
-func (s *Store) CreateBatch(ctx context.Context, b NewBatch, before func(tx *Tx) error) error {
-	return s.createBatch(ctx, b, before, defaultBulkPace)
+// an ErrConflict. b.Traces are written first, in short transactions of
+// their own, while the batch is 'writing'; a failure deletes the ones this
+// call inserted again (a trace another process sampled meanwhile stays, and
+// the error says so). A killed process leaves those traces stored, complete,
+// as a killed import does: sampling the file again finds them stored.
+func (s *Store) CreateBatch(ctx context.Context, b NewBatch) error {
+	return s.createBatch(ctx, b, defaultBulkPace)
 }
 
-func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx) error, pace bulkPace) error {
+func (s *Store) createBatch(ctx context.Context, b NewBatch, pace bulkPace) error {
 	if b.Name == "" {
 		return errors.New("batch name is empty")
 	}
@@ -101,11 +104,6 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		if n > 0 {
 			return fmt.Errorf("%w: batch %q already exists", ErrConflict, b.Name)
 		}
-		if before != nil {
-			if err := before(tx); err != nil {
-				return err
-			}
-		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, params, created_by, created_at, state, heartbeat_at)
 			VALUES (?, ?, ?, ?, ?, ?, 'writing', ?)`,
 			b.Name, b.Seed, b.PerItem, string(params), b.CreatedBy, now, s.heartbeat(s.Now())); err != nil {
@@ -116,10 +114,20 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 	if err != nil {
 		return err
 	}
-	next := map[string]int{}
-	err = s.inChunks(ctx, len(b.Items), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
-		return s.writeBatchChunk(ctx, tx, b, from, deadline, next, now)
+	var inserted []string
+	err = s.inChunks(ctx, len(b.Traces), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+		done, ids, err := s.writeBatchTraces(ctx, tx, b, from, deadline)
+		if err == nil {
+			inserted = append(inserted, ids...)
+		}
+		return done, err
 	})
+	next := map[string]int{}
+	if err == nil {
+		err = s.inChunks(ctx, len(b.Items), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+			return s.writeBatchChunk(ctx, tx, b, from, deadline, next, now)
+		})
+	}
 	if err == nil {
 		err = s.WithTx(ctx, func(tx *Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE batches SET state = 'ready', heartbeat_at = '' WHERE name = ?`, b.Name)
@@ -130,9 +138,36 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		if uerr := s.removeBatch(context.WithoutCancel(ctx), b.Name, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written batch %s failed: %v; the next sample removes it)", err, b.Name, uerr)
 		}
+		if uerr := s.undoImport(context.WithoutCancel(ctx), inserted, defaultPace()); uerr != nil {
+			return fmt.Errorf("%w (removing the traces it stored: %s)", err, uerr.Note())
+		}
 		return err
 	}
 	return nil
+}
+
+// writeBatchTraces stores b.Traces[from:] until deadline: how many it went
+// through, and the ids of those it inserted (not stored before). It renews
+// the batch's heartbeat, so a long file is not taken for abandoned.
+func (s *Store) writeBatchTraces(ctx context.Context, tx *Tx, b NewBatch, from int, deadline time.Time) (int, []string, error) {
+	var ids []string
+	done := 0
+	for i := from; i < len(b.Traces) && (done == 0 || time.Now().Before(deadline)); i++ {
+		t := b.Traces[i]
+		outcome, err := s.InsertTrace(ctx, tx, t, b.Source)
+		if err != nil {
+			return 0, nil, fmt.Errorf("import trace %s: %w", t.ID, err)
+		}
+		switch outcome {
+		case DuplicateContent:
+			return 0, nil, fmt.Errorf("trace %s from %s is already stored under another id: sample it from the store instead", t.ID, b.Source)
+		case Inserted:
+			ids = append(ids, t.ID)
+		}
+		done++
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE batches SET heartbeat_at = ? WHERE name = ?`, s.heartbeat(s.Now()), b.Name)
+	return done, ids, err
 }
 
 // writeBatchChunk writes items from b.Items[from:] until deadline.

@@ -40,7 +40,7 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 		}
 	}
 	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil); err != nil {
+	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SaveDraft(ctx, ids[0], "alice", []byte(`{"rationale":"half"}`), 7); err != nil {
@@ -106,7 +106,7 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 	}
 	ids := allItems(t, st)
 	a, b, c, d, e := ids[0], ids[1], ids[2], ids[3], ids[4]
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil); err != nil {
+	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
 		t.Fatal(err)
 	}
 	callLabel := func(item, reviewer string) review.Label {
