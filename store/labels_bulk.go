@@ -130,7 +130,8 @@ func (s *Store) writeUndoable(ctx context.Context, tx *Tx, l review.Label, set *
 	u := labelUndo{item: l.Item, reviewer: l.Reviewer}
 	if err := tx.QueryRowContext(ctx, `SELECT a.status, a.skip_reason, i.status,
 		(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = a.item_id),
-		(SELECT count(*) FROM dataset_items WHERE item_id = a.item_id)
+		(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
+			WHERE di.item_id = a.item_id AND d.state = 'ready')
 		FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.item_id = ? AND a.reviewer = ?`, l.Item, l.Reviewer).
 		Scan(&u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return u, err
@@ -232,7 +233,8 @@ func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, 
 	var exports int
 	if err := tx.QueryRowContext(ctx, `SELECT status,
 		(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = items.id),
-		(SELECT count(*) FROM dataset_items WHERE item_id = items.id)
+		(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
+			WHERE di.item_id = items.id AND d.state = 'ready')
 		FROM items WHERE id = ?`, u.item).Scan(&status, &adjudications, &exports); err != nil {
 		return false, err
 	}

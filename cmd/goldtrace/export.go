@@ -278,23 +278,21 @@ func exportNext(ctx context.Context, app *App, name string, o exportOptions) err
 			return made.bytes, err
 		}, o.formats, false)
 	})
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
-			made, err := manifesting.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			blob, err := compressing.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			if _, err := staging.wait(); err != nil {
-				return store.NewVersion{}, err
-			}
-			row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
-				CreatedBy: o.as, Message: o.message, SHA256: made.m.SHA256, Count: made.m.Count}
-			return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
-		})
+	err = st.WriteDatasetVersion(ctx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
+		made, err := manifesting.wait()
+		if err != nil {
+			return store.NewVersion{}, err
+		}
+		blob, err := compressing.wait()
+		if err != nil {
+			return store.NewVersion{}, err
+		}
+		if _, err := staging.wait(); err != nil {
+			return store.NewVersion{}, err
+		}
+		row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
+			CreatedBy: o.as, Message: o.message, SHA256: made.m.SHA256, Count: made.m.Count}
+		return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
 	})
 	files, stageErr := staging.wait()
 	manifesting.wait() // it reads the store: done before export returns
