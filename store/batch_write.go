@@ -2,22 +2,32 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 )
 
 // bulkPace bounds how long a bulk write holds the write lock at a time: a
 // transaction stops taking work once it has run chunkTime, and its commit
-// (a WAL fsync with synchronous=FULL, measured at up to ~100 ms here) keeps
-// the whole hold under 250 ms; the lock is then left free for yield, long
-// enough for a writer waiting on its busy timeout (SQLite retries every
-// 100 ms at most) to get in.
+// keeps the whole hold under 250 ms; the lock is then left free for yield,
+// long enough for a writer waiting on its busy timeout (SQLite retries
+// every 100 ms at most) to get in.
 type bulkPace struct {
 	chunkTime time.Duration
 	yield     time.Duration
+	// full commits every chunk with synchronous=FULL (a WAL fsync each,
+	// which on a loaded disk alone can pass the bound). Without it chunks
+	// commit with synchronous=NORMAL, and the write-ahead log is synced
+	// once the last chunk is in: every bulk writer is all or nothing
+	// (a batch 'writing', a version 'staging', labels taken back), so a
+	// crash that loses the last unsynced chunks loses nothing anyone was
+	// told was written, and the database stays consistent (WAL).
+	full bool
 	// held, when set, is told how long each transaction worked (its
 	// statements) and held the lock (from its first statement to the end of
 	// its commit); tests measure with it.
@@ -28,7 +38,7 @@ var defaultBulkPace = bulkPace{chunkTime: 80 * time.Millisecond, yield: 110 * ti
 
 // inChunks runs a bulk write of n units in short transactions: chunk is
 // called with the first unit not yet done and a deadline, does at least one
-// unit, and says how many it did.
+// unit, and says how many it did. Once all are done the write is durable.
 func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(tx *Tx, from int, deadline time.Time) (int, error)) error {
 	var last time.Time
 	for from := 0; from < n; {
@@ -40,13 +50,19 @@ func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(t
 		var done int
 		var began time.Time
 		var work time.Duration
-		err := s.WithTx(ctx, func(tx *Tx) error {
+		fn := func(tx *Tx) error {
 			var err error
 			began = time.Now()
 			done, err = chunk(tx, from, began.Add(pace.chunkTime))
 			work = time.Since(began)
 			return err
-		})
+		}
+		var err error
+		if pace.full {
+			err = s.WithTx(ctx, fn)
+		} else {
+			err = s.withRelaxedTx(ctx, fn)
+		}
 		if err != nil {
 			return err
 		}
@@ -55,6 +71,62 @@ func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(t
 			pace.held(work, last.Sub(began))
 		}
 		from += max(done, 1)
+	}
+	if n > 0 && !pace.full {
+		return s.syncLog()
+	}
+	return nil
+}
+
+// withRelaxedTx is WithTx committed with synchronous=NORMAL: the commit
+// writes the log without waiting for the disk. The write connection is
+// held for the transaction, so no other write of this process commits
+// relaxed, and is put back to FULL after it (or discarded if it cannot be).
+func (s *Store) withRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
+	w, err := s.writer(ctx)
+	if err != nil {
+		return err
+	}
+	conn, err := w.Conn(ctx)
+	if err != nil {
+		return s.wrap("begin", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		return s.wrap("begin", err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused relaxed
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap("begin", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return s.wrap("", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.wrap("commit", err)
+	}
+	return nil
+}
+
+// syncLog makes what relaxed commits wrote durable: it syncs the
+// write-ahead log to disk (its frames are the commits, in order).
+func (s *Store) syncLog() error {
+	f, err := os.OpenFile(s.path+"-wal", os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // checkpointed and removed: in the database file, synced
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", s.path, unwrapPathError(err))
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("the write reached %s but could not be synced to disk: %w", s.path, unwrapPathError(err))
 	}
 	return nil
 }

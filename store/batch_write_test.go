@@ -240,3 +240,32 @@ func TestWritesGoThroughWhileALargeBatchIsWritten(t *testing.T) {
 		t.Errorf("a chunk worked %s with the lock held (it stops taking work after %s)", worked, defaultBulkPace.chunkTime)
 	}
 }
+
+// Bulk chunks commit with synchronous=NORMAL, and every other write on the
+// same connection afterwards (a label submit) with FULL again.
+func TestBulkChunksCommitRelaxedAndSubmitsStayFull(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	syncMode := func(tx *Tx) int {
+		var mode int
+		if err := tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		return mode
+	}
+	var inChunk []int
+	err := st.inChunks(ctx, 3, bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond}, func(tx *Tx, from int, _ time.Time) (int, error) {
+		inChunk = append(inChunk, syncMode(tx))
+		return 1, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after int
+	if err := st.WithTx(ctx, func(tx *Tx) error { after = syncMode(tx); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(inChunk) != "[1 1 1]" || after != 2 {
+		t.Errorf("synchronous in the chunks %v, after them %d; want NORMAL (1) then FULL (2)", inChunk, after)
+	}
+}
