@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -56,8 +59,8 @@ func (s *Store) writeDatasetVersion(ctx context.Context, name string, version in
 		if version != latest+1 {
 			return fmt.Errorf("%w: dataset %s is at v%d, cannot add v%d (another export ran meanwhile; retry)", ErrConflict, name, latest, version)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state, heartbeat_at)
-			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?)`, name, version, s.now(), contentGzip, s.heartbeat(s.Now()))
+		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state, heartbeat_at, writer)
+			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?, ?)`, name, version, s.now(), contentGzip, s.heartbeat(s.Now()), thisWriter())
 		return err
 	})
 	if err != nil {
@@ -176,10 +179,10 @@ func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int
 }
 
 // removeAbandonedVersions removes staging versions a killed export left
-// behind (no heartbeat for abandonedAfter).
+// behind: its process is gone, or no heartbeat for abandonedAfter.
 func (s *Store) removeAbandonedVersions(ctx context.Context, pace bulkPace) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT name, version FROM datasets WHERE state = 'staging' AND heartbeat_at < ?`,
-		s.heartbeat(s.Now().Add(-abandonedAfter)))
+	rows, err := s.r.QueryContext(ctx, `SELECT name, version FROM datasets WHERE state = 'staging' AND (heartbeat_at < ? OR writer IN (SELECT value FROM json_each(?)))`,
+		s.heartbeat(s.Now().Add(-abandonedAfter)), s.goneWriters(ctx))
 	if err != nil {
 		return s.wrap("read datasets", err)
 	}
@@ -242,4 +245,27 @@ func (s *Store) removeStagingVersion(ctx context.Context, name string, version i
 		}
 		return err
 	})
+}
+
+// thisWriter names this process as the writer of a staging version.
+func thisWriter() string {
+	host, _ := os.Hostname()
+	return host + " " + strconv.Itoa(os.Getpid())
+}
+
+// goneWriters lists, as a JSON array, the writers of staging versions that
+// are processes of this host that no longer run.
+func (s *Store) goneWriters(ctx context.Context) string {
+	writers, _ := queryStrings(ctx, s.r, `SELECT DISTINCT writer FROM datasets WHERE state = 'staging'`) // none: the heartbeat decides
+	host, _ := os.Hostname()
+	gone := []string{}
+	for _, w := range writers {
+		h, pid, ok := strings.Cut(w, " ")
+		n, err := strconv.Atoi(pid)
+		if ok && err == nil && h == host && processGone(n) {
+			gone = append(gone, w)
+		}
+	}
+	b, _ := json.Marshal(gone) // strings: no error
+	return string(b)
 }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +186,44 @@ func TestWriteDatasetVersionIsChunkedAndAllOrNothing(t *testing.T) {
 	}
 	if got, err := st.DatasetRecordHashes(ctx, "d", 2); err != nil || len(got) != 1 || got["it_2"] != "h" {
 		t.Errorf("v2 items: %v %v", got, err)
+	}
+}
+
+// A staging version whose writer process is gone is removed by the next
+// export at once, before its heartbeat is old; one whose writer runs is
+// left to it, and the next export is refused meanwhile.
+func TestStagingVersionOfAGoneWriterIsRemovedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	st.Now = time.Now
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skipf("no process to outlive: %v", err)
+	}
+	host, _ := os.Hostname()
+	stage := func(writer string) {
+		t.Helper()
+		err := st.WithTx(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, state, heartbeat_at, writer)
+				VALUES ('d', 1, 'x', '', 0, '', x'', 'staging', ?, ?)`, st.heartbeat(st.Now()), writer)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
+	stage(fmt.Sprintf("%s %d", host, os.Getpid()))
+	if err := insertVersion(t, st, v1, map[string]string{"it_1": "h"}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("beside a running writer's staging v1: %v, want ErrConflict", err)
+	}
+	if err := st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE datasets SET writer = ? WHERE state = 'staging'`, fmt.Sprintf("%s %d", host, gone.Process.Pid))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := insertVersion(t, st, v1, map[string]string{"it_1": "h"}); err != nil {
+		t.Fatalf("after the writer is gone: %v", err)
 	}
 }

@@ -5,11 +5,15 @@
 -- items and its compressed content (dataset_parts, one gzip member a row)
 -- follow chunk by chunk, and the last transaction fills in the manifest and
 -- the hash and flips it to 'ready' in one statement. A failed export removes
--- its staging version; one whose writer was killed (no heartbeat for a
--- minute) is removed by the next export and reported by `goldtrace check`.
+-- its staging version; one whose writer was killed (its process is gone, or
+-- no heartbeat for a minute) is removed by the next export and reported by
+-- `goldtrace check`.
 ALTER TABLE datasets ADD COLUMN state TEXT NOT NULL DEFAULT 'ready'
     CHECK (state IN ('staging', 'ready'));
 ALTER TABLE datasets ADD COLUMN heartbeat_at TEXT NOT NULL DEFAULT '';
+-- Who writes a staging version: 'HOST PID'. A version whose writer process
+-- is gone (same host) is abandoned at once, not only after a minute.
+ALTER TABLE datasets ADD COLUMN writer TEXT NOT NULL DEFAULT '';
 
 -- The content of a version written in parts: the gzip members of its
 -- content, in order (seq from 0), joined they are the gzip stream. A
