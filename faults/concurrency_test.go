@@ -127,4 +127,6 @@ func TestConcurrentLabelersBulkSampleAndReaders(t *testing.T) {
 	checkPasses(t, db)
 	t.Logf("FIGURES concurrency: 8 labelers, %d labels acknowledged, %d stored; bulk sample of 2500 items took %s; %d reads, slowest %s; longest write-lock wait seen by a probe %s; busy errors seen %d",
 		acked, stored, sampleTook.Round(time.Millisecond), reads, slowest.Round(time.Millisecond), longest.Round(time.Millisecond), busyShown+probeBusy+len(readerErrs))
+	addLabels(acked, stored)
+	addLockWait(longest, busyShown+probeBusy+len(readerErrs))
 }

@@ -60,6 +60,8 @@ func TestKillLabelerAfterSubmit(t *testing.T) {
 	}
 	stored := sqlCount(t, db, `SELECT count(*) FROM labels WHERE reviewer = 'alice'`)
 	t.Logf("FIGURES labeler: %d kills survived; %d labels acknowledged, %d stored (%d lost)", kills, len(acked), stored, lost)
+	addKills("labeler", kills)
+	addLabels(len(acked), len(acked)-lost)
 	if stored < len(acked) {
 		t.Errorf("%d labels stored, fewer than the %d acknowledged", stored, len(acked))
 	}
@@ -129,6 +131,7 @@ func TestKillImport(t *testing.T) {
 	}
 	checkPasses(t, db)
 	t.Logf("FIGURES import: %d kills survived (full import %s, %d finished before the kill)", kills, full.Round(time.Millisecond), completed)
+	addKills("import", kills)
 }
 
 // goldProject is a project whose n sampled items are gold: alice and bob
@@ -202,4 +205,5 @@ func TestKillExport(t *testing.T) {
 	}
 	checkPasses(t, db)
 	t.Logf("FIGURES export: %d kills survived (full export %s); %d version(s) stored, all with verified files", kills, full.Round(time.Millisecond), len(versions))
+	addKills("export", kills)
 }
