@@ -29,9 +29,10 @@ func (s *Store) GoldFingerprint(ctx context.Context) (string, error) {
 // OpenItemCounts splits the open items of one batch ("" = all) into those
 // no reviewer has submitted yet (sampled) and those in progress (labeling).
 func (s *Store) OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error) {
+	// status != 'new' lets SQLite use the partial index items_status.
 	err = s.r.QueryRowContext(ctx, `SELECT
 		count(*) FILTER (WHERE i.status = 'sampled'), count(*) FILTER (WHERE i.status = 'labeling')
-		FROM items i WHERE i.status IN ('sampled', 'labeling')
+		FROM items i WHERE i.status != 'new' AND i.status IN ('sampled', 'labeling')
 		AND (?1 = '' OR EXISTS (SELECT 1 FROM batch_items b WHERE b.item_id = i.id AND b.batch = ?1))`, batch).
 		Scan(&sampled, &labeling)
 	if err != nil {

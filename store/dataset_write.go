@@ -43,10 +43,12 @@ func (s *Store) WriteDatasetVersion(ctx context.Context, name string, version in
 }
 
 func (s *Store) writeDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error), pace bulkPace) error {
-	if err := s.removeAbandonedVersions(ctx, pace); err != nil {
+	// Only the transaction that makes the version ready completes the
+	// action: it takes ctx's audit entry, if any.
+	if err := s.removeAbandonedVersions(withoutAudit(ctx), pace); err != nil {
 		return err
 	}
-	err := s.WithTx(ctx, func(tx *Tx) error {
+	err := s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
 		var latest int
 		var staging int
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0), coalesce(max(version) FILTER (WHERE state = 'staging'), 0)
@@ -66,11 +68,11 @@ func (s *Store) writeDatasetVersion(ctx context.Context, name string, version in
 	if err != nil {
 		return err
 	}
-	alive := s.keepVersionAlive(ctx, name, version)
+	alive := s.keepVersionAlive(withoutAudit(ctx), name, version)
 	err = s.fillDatasetVersion(ctx, name, version, hashes, rest, pace)
 	alive()
 	if err != nil {
-		if uerr := s.removeStagingVersion(context.WithoutCancel(ctx), name, version, pace); uerr != nil {
+		if uerr := s.removeStagingVersion(withoutAudit(context.WithoutCancel(ctx)), name, version, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written v%d failed: %v; the next export removes it)", err, version, uerr)
 		}
 		return err

@@ -187,7 +187,7 @@ var invariants = []struct{ kind, query string }{
 		WHERE a.status = 'submitted' AND l.item_id IS NULL`},
 	{"gold", `SELECT 'item ' || i.id || ' is ' || i.status || ' but has no gold answer'
 		FROM items i LEFT JOIN gold g ON g.item_id = i.id
-		WHERE i.status IN ('agreed', 'adjudicated') AND g.item_id IS NULL`},
+		WHERE i.status != 'new' AND i.status IN ('agreed', 'adjudicated') AND g.item_id IS NULL`},
 	{"gold", `SELECT 'gold answer of ' || g.item_id || ' names reviewer ' || r.value || ', who has no label for it'
 		FROM gold g, json_each(g.reviewers) r
 		LEFT JOIN labels l ON l.item_id = g.item_id AND l.reviewer = r.value

@@ -2,12 +2,10 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,12 +15,8 @@ import (
 // ErrNoRecords is the import of an input that holds no records at all.
 var ErrNoRecords = errors.New("no records")
 
-// ErrInputChanged: the input read differently the second time.
-var ErrInputChanged = errors.New("input changed while it was being imported")
-
-// Opener opens one input. ImportTraces calls it once per pass and closes
-// what it returns; an error from Close fails that pass (an Opener may use it
-// to report that the bytes read differ from the first pass).
+// Opener opens one input. ImportTraces calls it once and closes what it
+// returns; an error from Close fails the import.
 type Opener func() (trace.Reader, io.Closer, error)
 
 // ImportOptions say how ImportTraces treats one input.
@@ -68,65 +62,82 @@ type ImportResult struct {
 	// ReplacedUTF8 counts the traces whose records held bytes that are not
 	// UTF-8, stored with each replaced by U+FFFD.
 	ReplacedUTF8 int `json:"invalid_utf8_replaced"`
+
+	chunks       int           // write transactions
+	longestChunk time.Duration // the longest a write transaction held the lock
 }
 
 // importPace bounds how long an import holds the write lock at a time.
 type importPace struct {
 	chunkTraces int           // traces per write transaction at most
-	chunkTime   time.Duration // a transaction commits once it has run this long
+	chunkTime   time.Duration // a transaction holds the lock this long at most, commit included
 	yield       time.Duration // the lock is left free this long between chunks
 }
 
-// defaultPace keeps every write transaction of an import short (about
-// 200 ms, within DESIGN.md's ~250 ms of lock at a time, commit included) and
+// defaultPace keeps every write transaction of an import short (200 ms,
+// within DESIGN.md's ~250 ms of lock at a time, commit included; the count
+// only bounds the memory a chunk holds) and
 // leaves the lock free long enough between them for a writer waiting on its
 // busy timeout (SQLite retries every 100 ms at most) to get in.
 func defaultPace() importPace {
-	return importPace{chunkTraces: 2000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
+	return importPace{chunkTraces: 10000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
 }
 
 // ImportTraces imports one input, all of it or nothing, without holding
 // the database's write lock for long, so reviewers can label during an
 // import of any size.
 //
-// The first pass reads and validates every record with no lock held and
-// writes nothing: an invalid record (a *trace.RecordError, also for a trace
-// id stored with other content) aborts the import unless opt.SkipInvalid,
-// an input that cannot be read (a *trace.ReadError) always does, and an
-// input with no records is ErrNoRecords. The second pass opens the input
-// again and writes its traces in short transactions (opt.pace), remembering
-// each trace it inserted. If the second pass fails (the context is
-// cancelled, the input cannot be read or reads differently than the first
-// time — ErrInputChanged —, a concurrent writer stored one of its trace ids
-// with other content), the traces it inserted are deleted again, in short
-// transactions too, and the error is returned: nothing is half-imported.
-// (A trace id that appears twice in the input with different content is
-// caught there too; with opt.SkipInvalid it is reported after the first
-// pass's reports.)
+// The input is read once. In the reading pass one goroutine parses and
+// validates the records while this one encodes each (canonical JSON,
+// hashes, items, the compressed body), looks its trace id up among the
+// stored traces (through the read pool: no lock) and spools its rows to a
+// temporary file (importSpool); nothing is written to the database. An
+// invalid record (a *trace.RecordError, also for a trace id stored with
+// other content) aborts the import unless opt.SkipInvalid, an input that
+// cannot be read (a *trace.ReadError) always does, and an input with no
+// records is ErrNoRecords. The writing pass then writes the spooled rows in
+// short transactions (opt.pace), remembering each trace it inserted. If it
+// fails (a concurrent writer stored one of its trace ids with other
+// content, the disk is full, …), the traces it inserted are deleted again,
+// in short transactions too, and the error is returned: nothing is
+// half-imported. (A trace id that appears twice in the input with
+// different content is caught there too; with opt.SkipInvalid it is
+// reported after the reading pass's reports.)
 //
 // Trade-offs: other connections see the input's traces appear chunk by
 // chunk while it is written, and may see them vanish if the import then
 // fails. A trace another process has already sampled into a batch cannot be
 // deleted (its items are referenced); it stays stored and the error says so
-// (*UndoError). A process killed during the second pass leaves the traces
-// written so far (each complete); importing the input again completes it.
-// Traces already stored are counted as duplicates.
+// (*UndoError). When the undo itself fails (a full disk), what was written
+// stays and the import stays recorded as unfinished: running it again
+// completes it. A process killed during the writing pass leaves the traces
+// written so far (each complete) and the import's record; importing the
+// input again completes it. Traces already stored are counted as
+// duplicates.
 func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions) (ImportResult, error) {
 	if opt.pace == (importPace{}) {
 		opt.pace = defaultPace()
 	}
-	checked, err := s.checkInput(ctx, open, opt)
+	spool, err := newImportSpool(filepath.Dir(s.path))
+	if err != nil {
+		return ImportResult{Source: opt.Source}, err
+	}
+	defer spool.close()
+	checked, err := s.readInput(ctx, open, opt, spool)
+	if err == nil {
+		err = spool.rewind()
+	}
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
 	if opt.OnProgress != nil {
-		opt.OnProgress(ImportProgress{Total: checked.records, ImportResult: ImportResult{Source: opt.Source, Skipped: len(checked.skip)}})
+		opt.OnProgress(ImportProgress{Total: checked.records, ImportResult: ImportResult{Source: opt.Source, Skipped: checked.skipped}})
 	}
 	if err := s.recordImport(ctx, opt.Source, checked.records); err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
 	restore := s.bulkWrites(ctx)
-	res, inserted, done, err := s.writeInput(ctx, open, opt, checked)
+	res, inserted, done, err := s.writeInput(ctx, spool, opt, checked)
 	restore()
 	if err != nil && ctx.Err() != nil {
 		// Interrupted: the chunks committed so far stay (the unfinished one
@@ -142,8 +153,16 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	if err != nil {
 		bg := context.WithoutCancel(ctx)
 		uerr := s.undoImport(bg, inserted, opt.pace)
-		_ = s.forgetImport(bg, opt.Source) // what was written is undone: nothing to finish
-		s.checkpoint(bg)
+		switch {
+		case uerr != nil && uerr.UndoErr != nil:
+			// What was written stays, recorded as an unfinished import (if
+			// even this update fails, the last chunk's progress stands):
+			// running the import again finishes it.
+			_ = s.stopImport(bg, opt.Source, done)
+		default:
+			_ = s.forgetImport(bg, opt.Source) // what was written is undone: nothing to finish
+			s.checkpoint(bg)
+		}
 		if uerr != nil {
 			uerr.Err = err
 			return ImportResult{Source: opt.Source}, uerr
@@ -178,43 +197,13 @@ func (e *InterruptedError) Note() string {
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
-// checkedInput is what the first pass learned about an input.
+// checkedInput is what the reading pass learned about an input.
 type checkedInput struct {
-	records int
+	records int // records read, valid or not
+	skipped int // invalid records reported and left out (SkipInvalid)
 	// replacedUTF8 is the reader's count of traces whose invalid UTF-8 was
 	// replaced.
 	replacedUTF8 int
-	// skip holds the record numbers (1-based, in reading order) reported
-	// invalid; the second pass skips them.
-	skip map[int]bool
-	// digest fingerprints the sequence of records (number, line, trace id
-	// and size, or error) so the second pass can tell it reads the same
-	// input; an Opener's Close can compare the bytes themselves.
-	digest [sha256.Size]byte
-}
-
-// recordDigest fingerprints the records of one pass.
-type recordDigest struct{ h hash.Hash }
-
-func newRecordDigest() recordDigest { return recordDigest{sha256.New()} }
-
-func (d recordDigest) add(n, line int, t trace.Trace, err error) {
-	var b [24]byte
-	binary.LittleEndian.PutUint64(b[:8], uint64(n))
-	binary.LittleEndian.PutUint64(b[8:], uint64(line))
-	binary.LittleEndian.PutUint64(b[16:], uint64(approxSize(t)))
-	id := t.ID
-	d.h.Write(b[:])
-	if err != nil {
-		id = "\x00invalid"
-	}
-	d.h.Write([]byte(id))
-	d.h.Write([]byte{0})
-}
-
-func (d recordDigest) sum() (out [sha256.Size]byte) {
-	copy(out[:], d.h.Sum(nil))
-	return out
 }
 
 func lineOf(r trace.Reader) int {
@@ -224,42 +213,56 @@ func lineOf(r trace.Reader) int {
 	return 0
 }
 
-// pendingRecord is a record of the first pass waiting for the conflict
-// check of its batch, so that reports keep the input's order.
-type pendingRecord struct {
+// parsedRecord is one record as the parsing goroutine read it.
+type parsedRecord struct {
 	n, line int
 	t       trace.Trace
+	err     error // a *trace.RecordError, or what ended the input
+}
+
+// pendingRecord is an encoded record waiting for the conflict check of its
+// batch, so that reports keep the input's order.
+type pendingRecord struct {
+	n, line int
+	rows    traceRows
 	err     *trace.RecordError
 }
 
-// conflictBatch is how many records the first pass looks up at once.
 const (
+	// conflictBatch is how many records the reading pass looks up at once
+	// (conflictBatchBytes of rows at most).
 	conflictBatch      = 256
 	conflictBatchBytes = 16 << 20
+	// parseAhead is how many parsed records may wait for the encoder.
+	parseAhead = 256
 )
 
-// checkInput is the first pass: read and validate every record, and look
-// up each trace id among the stored traces (through the read pool: no lock).
-func (s *Store) checkInput(ctx context.Context, open Opener, opt ImportOptions) (checkedInput, error) {
+// readInput is the reading pass: parse every record (on a goroutine of its
+// own), validate, encode and look up each trace id among the stored traces
+// (through the read pool: no lock), and spool the valid records.
+func (s *Store) readInput(ctx context.Context, open Opener, opt ImportOptions, spool *importSpool) (checkedInput, error) {
 	r, closer, err := open()
 	if err != nil {
 		return checkedInput{}, err
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			closer.Close()
+	parseCtx, cancel := context.WithCancel(ctx)
+	parsed := make(chan parsedRecord, parseAhead)
+	go parseRecords(parseCtx, r, parsed)
+	fail := func(err error) (checkedInput, error) {
+		cancel()
+		for range parsed {
 		}
-	}()
-	c := checkedInput{skip: map[int]bool{}}
-	digest := newRecordDigest()
+		closer.Close()
+		return checkedInput{}, err
+	}
+	var c checkedInput
 	var pending []pendingRecord
 	pendingBytes := 0
-	invalid := func(n int, rerr *trace.RecordError) error {
+	invalid := func(rerr *trace.RecordError) error {
 		if !opt.SkipInvalid {
 			return rerr
 		}
-		c.skip[n] = true
+		c.skipped++
 		if opt.OnInvalid != nil {
 			opt.OnInvalid(rerr)
 		}
@@ -270,80 +273,87 @@ func (s *Store) checkInput(ctx context.Context, open Opener, opt ImportOptions) 
 		if err != nil {
 			return err
 		}
-		for _, p := range pending {
-			h, isStored := stored[p.t.ID]
-			var mine string
-			if p.err == nil && isStored {
-				if mine, err = trace.ContentHash(p.t); err != nil {
-					p.err = &trace.RecordError{Line: p.line, Err: err}
-				}
-			}
+		for i := range pending {
+			p := &pending[i]
+			h, isStored := stored[p.rows.id]
 			switch {
 			case p.err != nil:
-				err = invalid(p.n, p.err)
-			case isStored && mine != h:
-				err = invalid(p.n, &trace.RecordError{Line: p.line, Err: fmt.Errorf("trace id %q %w", p.t.ID, errStoredDifferently)})
+				err = invalid(p.err)
+			case isStored && p.rows.hash != h:
+				err = invalid(&trace.RecordError{Line: p.line, Err: fmt.Errorf("trace id %q %w", p.rows.id, errStoredDifferently)})
+			default:
+				err = spool.put(p.n, p.line, &p.rows)
 			}
 			if err != nil {
 				return err
 			}
 		}
+		clear(pending)
 		pending, pendingBytes = pending[:0], 0
 		return nil
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return checkedInput{}, err
-		}
-		t, err := r.Next()
-		if err == io.EOF {
-			break
-		}
+	enc := trace.NewEncoder()
+	for rec := range parsed {
 		var rerr *trace.RecordError
-		if err != nil && !errors.As(err, &rerr) {
-			return checkedInput{}, err
+		if rec.err != nil && !errors.As(rec.err, &rerr) {
+			return fail(rec.err)
 		}
-		c.records++
-		line := lineOf(r)
-		digest.add(c.records, line, t, err)
-		pending = append(pending, pendingRecord{n: c.records, line: line, t: t, err: rerr})
-		pendingBytes += approxSize(t)
+		c.records = rec.n
+		p := pendingRecord{n: rec.n, line: rec.line, err: rerr}
+		if rerr == nil {
+			if p.rows, err = encodeRows(enc, rec.t); err != nil {
+				p.err = &trace.RecordError{Line: rec.line, Err: err}
+			}
+		}
+		pending = append(pending, p)
+		pendingBytes += len(p.rows.body) + len(p.rows.meta) + 256*len(p.rows.items)
 		if len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {
 			if err := flush(); err != nil {
-				return checkedInput{}, err
+				return fail(err)
 			}
 		}
 		if opt.OnProgress != nil && c.records%ProgressEvery == 0 {
-			opt.OnProgress(ImportProgress{Checking: true, Records: c.records, ImportResult: ImportResult{Source: opt.Source, Skipped: len(c.skip)}})
+			opt.OnProgress(ImportProgress{Checking: true, Records: c.records, ImportResult: ImportResult{Source: opt.Source, Skipped: c.skipped}})
 		}
 	}
-	if err := flush(); err != nil {
-		return checkedInput{}, err
+	if err := ctx.Err(); err != nil {
+		return fail(err)
 	}
+	if err := flush(); err != nil {
+		return fail(err)
+	}
+	cancel()
 	if rr, ok := r.(interface{ ReplacedUTF8() int }); ok {
 		c.replacedUTF8 = rr.ReplacedUTF8()
 	}
-	closed = true
 	if err := closer.Close(); err != nil {
 		return checkedInput{}, err
 	}
 	if c.records == 0 {
 		return checkedInput{}, ErrNoRecords
 	}
-	c.digest = digest.sum()
 	return c, nil
 }
 
-// approxSize is roughly how much memory t holds.
-func approxSize(t trace.Trace) int {
-	n := 0
-	for _, m := range t.Messages {
-		n += len(m.Content) + 64
-		for _, c := range m.ToolCalls {
-			n += len(c.Arguments) + 64
+// parseRecords reads r to its end, or to an error that ends the input
+// (sent last), and closes out.
+func parseRecords(ctx context.Context, r trace.Reader, out chan<- parsedRecord) {
+	defer close(out)
+	for n := 1; ctx.Err() == nil; n++ {
+		t, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		select {
+		case out <- parsedRecord{n: n, line: lineOf(r), t: t, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		var rerr *trace.RecordError
+		if err != nil && !errors.As(err, &rerr) {
+			return
 		}
 	}
-	return n
 }
 
 // storedHashes returns the content hash of each pending trace id that is
@@ -352,7 +362,7 @@ func (s *Store) storedHashes(ctx context.Context, pending []pendingRecord) (map[
 	args := []any{}
 	for _, p := range pending {
 		if p.err == nil {
-			args = append(args, p.t.ID)
+			args = append(args, p.rows.id)
 		}
 	}
 	out := map[string]string{}

@@ -93,8 +93,8 @@ func benchmarkImport(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	ctx := context.Background()
-	traces := 0
-	var cpu time.Duration
+	traces, chunks := 0, 0
+	var cpu, longest time.Duration
 	var written, stored int64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -111,6 +111,8 @@ func benchmarkImport(b *testing.B, data []byte) {
 			b.Fatal(err)
 		}
 		traces += res.Imported
+		chunks += res.chunks
+		longest = max(longest, res.longestChunk)
 		b.StopTimer()
 		cpu1, _ := processCPU()
 		cpu += cpu1 - cpu0
@@ -124,4 +126,6 @@ func benchmarkImport(b *testing.B, data []byte) {
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(written)/in, "written-B/in-B")
 	b.ReportMetric(float64(stored)/in, "store-B/in-B")
+	b.ReportMetric(float64(chunks)/float64(b.N), "chunks/op")
+	b.ReportMetric(float64(longest.Milliseconds()), "max-lock-ms")
 }

@@ -11,30 +11,30 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// readAhead is how many encoded traces the second pass's reader may hold
+// readAhead is how many spooled traces the writing pass's reader may hold
 // ready while a chunk is written.
 const readAhead = 256
 
-// encodedRecord is one trace of the second pass, ready to write.
+// encodedRecord is one trace of the writing pass, ready to write.
 type encodedRecord struct {
 	n, line int
 	rows    traceRows
 }
 
-// writeInput is the second pass: a goroutine re-reads and encodes the
-// input while this one writes it in short transactions. It returns the ids
-// of the traces it inserted (committed), also on failure, so they can be
-// deleted again, and how many records its committed chunks covered.
-func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, checked checkedInput) (ImportResult, []string, int, error) {
+// writeInput is the writing pass: a goroutine reads the spool while this
+// one writes its records in short transactions. It returns the ids of the
+// traces it inserted (committed), also on failure, so they can be deleted
+// again, and how many records its committed chunks covered.
+func (s *Store) writeInput(ctx context.Context, spool *importSpool, opt ImportOptions, checked checkedInput) (ImportResult, []string, int, error) {
 	readCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch := make(chan encodedRecord, readAhead)
 	readErr := make(chan error, 1)
 	go func() {
-		readErr <- s.readEncoded(readCtx, open, checked, ch)
+		readErr <- readSpool(readCtx, spool, ch)
 		close(ch)
 	}()
-	res := ImportResult{Source: opt.Source, Skipped: len(checked.skip), ReplacedUTF8: checked.replacedUTF8}
+	res := ImportResult{Source: opt.Source, Skipped: checked.skipped, ReplacedUTF8: checked.replacedUTF8}
 	var inserted []string
 	done := 0
 	fail := func(err error) (ImportResult, []string, int, error) {
@@ -50,24 +50,23 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 		return res, inserted, done, err
 	}
 	cache := newWriteCache()
-	var lastCommit time.Time
+	pacer := newChunkPacer(opt.pace)
 	batch := make([]encodedRecord, 0, opt.pace.chunkTraces)
 	for closed := false; !closed; {
 		var err error
-		batch, closed, err = collect(ctx, ch, batch[:0], opt.pace.chunkTraces, lastCommit.Add(opt.pace.yield))
+		batch, closed, err = collect(ctx, ch, batch[:0], opt.pace.chunkTraces, pacer.nextStart())
 		if err != nil {
 			return fail(err)
 		}
 		for len(batch) > 0 {
-			if err := sleepUntil(ctx, lastCommit.Add(opt.pace.yield)); err != nil {
+			if err := sleepUntil(ctx, pacer.nextStart()); err != nil {
 				return fail(err)
 			}
-			written, delta, ids, err := s.writeChunk(ctx, batch, opt, cache)
+			written, delta, ids, err := s.writeChunk(ctx, batch, opt, cache, pacer)
 			if err != nil {
 				return fail(err)
 			}
 			done = batch[written-1].n
-			lastCommit = time.Now()
 			inserted = append(inserted, ids...)
 			res.Imported += delta.Imported
 			res.Duplicates += delta.Duplicates
@@ -79,10 +78,67 @@ func (s *Store) writeInput(ctx context.Context, open Opener, opt ImportOptions, 
 			batch = batch[written:]
 		}
 	}
+	res.chunks, res.longestChunk = pacer.chunks, pacer.longest
 	if err := <-readErr; err != nil {
 		return res, inserted, done, err
 	}
 	return res, inserted, done, nil
+}
+
+// readSpool sends the spooled records on out.
+func readSpool(ctx context.Context, spool *importSpool, out chan<- encodedRecord) error {
+	for {
+		n, line, rows, err := spool.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case out <- encodedRecord{n: n, line: line, rows: rows}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// chunkPacer sizes an import's write transactions by time: each holds the
+// write lock for pace.chunkTime at most, its commit included (predicted
+// from the commits before it), and the next begins pace.yield after it.
+type chunkPacer struct {
+	pace       importPace
+	lastCommit time.Time     // when the last chunk's commit returned
+	commit     time.Duration // predicted time of the next commit
+	longest    time.Duration // the longest a chunk has held the lock
+	chunks     int
+}
+
+func newChunkPacer(p importPace) *chunkPacer {
+	return &chunkPacer{pace: p, commit: p.chunkTime / 4}
+}
+
+// nextStart is when the next chunk may take the lock.
+func (p *chunkPacer) nextStart() time.Time { return p.lastCommit.Add(p.pace.yield) }
+
+// workUntil is when a chunk that took the lock at start stops adding rows.
+func (p *chunkPacer) workUntil(start time.Time) time.Time {
+	return start.Add(max(p.pace.chunkTime-p.commit, p.pace.chunkTime/8))
+}
+
+// committed records a chunk that took the lock at start and whose commit
+// began at commitStart and has just returned.
+func (p *chunkPacer) committed(start, commitStart time.Time) {
+	p.lastCommit = time.Now()
+	p.chunks++
+	p.longest = max(p.longest, p.lastCommit.Sub(start))
+	c := p.lastCommit.Sub(commitStart)
+	// Up fast (a commit that grew is a lock held too long), down slowly.
+	if c > p.commit {
+		p.commit = c
+	} else {
+		p.commit = (7*p.commit + c) / 8
+	}
 }
 
 // collect appends records from ch to batch: it waits for the first one,
@@ -146,30 +202,33 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// writeChunk writes a prefix of batch in one transaction that runs for
-// opt.pace.chunkTime at most, and returns how many records it took, what it
-// did, and the ids of the traces it inserted.
-func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, cache *writeCache) (int, ImportResult, []string, error) {
+// writeChunk writes a prefix of batch in one transaction that holds the
+// write lock as long as pacer allows, and returns how many records it took,
+// what it did, and the ids of the traces it inserted.
+func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, cache *writeCache, pacer *chunkPacer) (int, ImportResult, []string, error) {
 	var written int
 	var delta ImportResult
 	var ids []string
 	var reports []*trace.RecordError
+	var start, commitStart time.Time
 	err := s.WithTx(ctx, func(tx *Tx) error {
-		start := time.Now()
+		start = time.Now()
+		defer func() { commitStart = time.Now() }()
+		until := pacer.workUntil(start)
 		w, err := s.prepareWriter(ctx, tx, cache)
 		if err != nil {
 			return err
 		}
 		defer w.close()
 		for _, rec := range batch {
-			if written > 0 && time.Since(start) >= opt.pace.chunkTime {
+			if written > 0 && time.Now().After(until) {
 				break
 			}
 			written++
-			id := rec.rows.enc.Trace.ID
+			id := rec.rows.id
 			outcome, items, err := w.insert(ctx, rec.rows, opt.Source)
 			if errors.Is(err, errStoredDifferently) {
-				// Stored since the first pass looked, or twice in this input.
+				// Stored since the reading pass looked, or twice in this input.
 				rerr := &trace.RecordError{Line: rec.line, Err: fmt.Errorf("trace id %q %w", id, errStoredDifferently)}
 				if !opt.SkipInvalid {
 					return rerr
@@ -195,69 +254,13 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 	if err != nil {
 		return 0, ImportResult{}, nil, err
 	}
+	pacer.committed(start, commitStart)
 	if opt.OnInvalid != nil {
 		for _, rerr := range reports {
 			opt.OnInvalid(rerr)
 		}
 	}
 	return written, delta, ids, nil
-}
-
-// readEncoded re-reads the input, checks that it reads as in the first
-// pass, and sends each trace to import, encoded, on out.
-func (s *Store) readEncoded(ctx context.Context, open Opener, checked checkedInput, out chan<- encodedRecord) error {
-	r, closer, err := open()
-	if err != nil {
-		return err
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			closer.Close()
-		}
-	}()
-	enc := trace.NewEncoder()
-	digest := newRecordDigest()
-	n := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		t, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		var rerr *trace.RecordError
-		if err != nil && !errors.As(err, &rerr) {
-			return err
-		}
-		n++
-		line := lineOf(r)
-		digest.add(n, line, t, err)
-		if checked.skip[n] {
-			continue
-		}
-		if rerr != nil {
-			return fmt.Errorf("%w: line %d is invalid now: %v", ErrInputChanged, rerr.Line, rerr.Err)
-		}
-		rows, err := encodeRows(enc, t)
-		if err != nil {
-			return &trace.RecordError{Line: line, Err: err}
-		}
-		select {
-		case out <- encodedRecord{n: n, line: line, rows: rows}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	closed = true
-	if err := closer.Close(); err != nil {
-		return err
-	}
-	if n != checked.records || digest.sum() != checked.digest {
-		return fmt.Errorf("%w (%d records the first time, %d now)", ErrInputChanged, checked.records, n)
-	}
-	return nil
 }
 
 // UndoError is an import that failed (Err) and whose traces could not all

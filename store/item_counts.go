@@ -7,7 +7,7 @@ import "context"
 // "". Only items assigned to reviewers count; statuses with no items are
 // absent.
 func (s *Store) ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error) {
-	return queryCounts(ctx, s.r, `SELECT i.status, count(*) FROM items i
-		WHERE EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id AND (?1 = '' OR a.batch = ?1))
+	return queryCounts(ctx, s.r, `SELECT i.status, count(*)
+		FROM (SELECT DISTINCT item_id FROM assignments WHERE ?1 = '' OR batch = ?1) a CROSS JOIN items i ON i.id = a.item_id
 		GROUP BY i.status`, batch)
 }

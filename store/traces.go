@@ -40,8 +40,11 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 // The statements InsertTrace runs; an import prepares them once per
 // transaction.
 const (
-	sqlTraceHash   = `SELECT content_hash FROM traces WHERE id = ?`
-	sqlTraceByHash = `SELECT id FROM traces WHERE content_hash = ? LIMIT 1`
+	sqlTraceHash = `SELECT content_hash FROM traces WHERE id = ?`
+	// The hash in two halves, never content_hash = ?: SQLite would
+	// propagate that constant into substr(content_hash, 1, 16), which then
+	// no longer matches the index traces_content_key.
+	sqlTraceByHash = `SELECT id FROM traces WHERE substr(content_hash, 1, 16) = ? AND substr(content_hash, 17) = ? LIMIT 1`
 	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, toolset, source, imported_at)
 		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
 	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
@@ -57,17 +60,25 @@ var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sq
 	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
-// computed without touching the database (an import does it while the
-// previous chunk is being written).
+// computed without touching the database. An import computes them once, in
+// its reading pass, and spools them (see importSpool) for its writing pass.
 type traceRows struct {
-	enc      trace.Encoded
-	body     []byte   // the JSON array of messages, zstd-compressed
-	toolset  string   // JSON array of the tool hashes, "" when no tools
-	meta     string   // JSON object
-	metaKeys []string // sorted
+	id, hash string
 	ts       string
-	tsUnix   any
-	observed []string // JSON of each item's observed calls
+	tsUnix   any // int64, or nil when the trace has no timestamp
+	meta     string
+	metaKV   [][2]string // sorted by key
+	toolset  string      // JSON array of the tool hashes, "" when no tools
+	tools    []toolRow
+	body     []byte // the JSON array of messages, zstd-compressed
+	items    []itemRow
+}
+
+type toolRow struct{ hash, name, description, parameters string }
+
+type itemRow struct {
+	id, inputHash, firstTool, observed string
+	turn, nCalls                       int
 }
 
 func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
@@ -79,7 +90,7 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 	if t.Messages == nil {
 		msgs = []byte("[]")
 	}
-	r := traceRows{enc: enc, body: compressBody(msgs)}
+	r := traceRows{id: t.ID, hash: enc.ContentHash, body: compressBody(msgs)}
 	if len(enc.ToolHashes) > 0 {
 		set, err := json.Marshal(enc.ToolHashes)
 		if err != nil {
@@ -87,24 +98,29 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 		}
 		r.toolset = string(set)
 	}
+	r.tools = make([]toolRow, len(t.Tools))
+	for i, tool := range t.Tools {
+		r.tools[i] = toolRow{hash: enc.ToolHashes[i], name: tool.Name, description: tool.Description, parameters: string(tool.Parameters)}
+	}
 	meta, err := json.Marshal(nonNilMeta(t.Metadata))
 	if err != nil {
 		return traceRows{}, err
 	}
 	r.meta = string(meta)
-	r.metaKeys = make([]string, 0, len(t.Metadata))
-	for k := range t.Metadata {
-		r.metaKeys = append(r.metaKeys, k)
+	r.metaKV = make([][2]string, 0, len(t.Metadata))
+	for k, v := range t.Metadata {
+		r.metaKV = append(r.metaKV, [2]string{k, v})
 	}
-	sort.Strings(r.metaKeys)
+	sort.Slice(r.metaKV, func(i, j int) bool { return r.metaKV[i][0] < r.metaKV[j][0] })
 	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
-	r.observed = make([]string, len(enc.Items))
+	r.items = make([]itemRow, len(enc.Items))
 	for i, it := range enc.Items {
 		obs, err := trace.MarshalCanonical(it.Observed)
 		if err != nil {
 			return traceRows{}, err
 		}
-		r.observed[i] = string(obs)
+		r.items[i] = itemRow{id: it.ID, inputHash: it.InputHash, firstTool: it.FirstTool(), observed: string(obs),
+			turn: it.Turn, nCalls: len(it.Observed)}
 	}
 	return r, nil
 }
@@ -167,33 +183,31 @@ var errStoredDifferently = errors.New("is already stored with different content"
 // insert stores one trace and returns what it did and how many items it
 // created.
 func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (InsertOutcome, int, error) {
-	t, hash := r.enc.Trace, r.enc.ContentHash
 	var stored string
-	err := w.queryRow(ctx, sqlTraceHash, t.ID).Scan(&stored)
+	err := w.queryRow(ctx, sqlTraceHash, r.id).Scan(&stored)
 	switch {
-	case err == nil && stored == hash:
+	case err == nil && stored == r.hash:
 		return DuplicateID, 0, nil
 	case err == nil:
-		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, t.ID, errStoredDifferently)
+		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
 	case !errors.Is(err, sql.ErrNoRows):
 		return 0, 0, err
 	}
 	var other string
-	err = w.queryRow(ctx, sqlTraceByHash, hash).Scan(&other)
+	err = w.queryRow(ctx, sqlTraceByHash, r.hash[:min(16, len(r.hash))], r.hash[min(16, len(r.hash)):]).Scan(&other)
 	if err == nil {
 		return DuplicateContent, 0, nil
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, err
 	}
 
-	for i, tool := range t.Tools {
-		th := r.enc.ToolHashes[i]
-		if !w.toolsSeen[th] {
-			if err := w.exec(ctx, sqlToolInsert, th, tool.Name, tool.Description, string(tool.Parameters)); err != nil {
+	for _, tool := range r.tools {
+		if !w.toolsSeen[tool.hash] {
+			if err := w.exec(ctx, sqlToolInsert, tool.hash, tool.name, tool.description, tool.parameters); err != nil {
 				return 0, 0, err
 			}
 			if w.toolsSeen != nil {
-				w.toolsSeen[th] = true
+				w.toolsSeen[tool.hash] = true
 			}
 		}
 	}
@@ -205,20 +219,20 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		}
 		toolset = id
 	}
-	if err := w.exec(ctx, sqlTraceInsert, t.ID, r.ts, r.tsUnix, hash, r.meta, r.body, toolset, source, w.s.now()); err != nil {
+	if err := w.exec(ctx, sqlTraceInsert, r.id, r.ts, r.tsUnix, r.hash, r.meta, r.body, toolset, source, w.s.now()); err != nil {
 		return 0, 0, classify(err)
 	}
-	for _, k := range r.metaKeys {
-		if err := w.exec(ctx, sqlMetaInsert, t.ID, k, t.Metadata[k]); err != nil {
+	for _, kv := range r.metaKV {
+		if err := w.exec(ctx, sqlMetaInsert, r.id, kv[0], kv[1]); err != nil {
 			return 0, 0, err
 		}
 	}
-	for i, it := range r.enc.Items {
-		if err := w.exec(ctx, sqlItemInsert, it.ID, t.ID, it.Turn, it.InputHash, r.observed[i], it.FirstTool(), len(it.Observed), r.tsUnix); err != nil {
+	for _, it := range r.items {
+		if err := w.exec(ctx, sqlItemInsert, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix); err != nil {
 			return 0, 0, classify(err)
 		}
 	}
-	return Inserted, len(r.enc.Items), nil
+	return Inserted, len(r.items), nil
 }
 
 // toolsetID returns the id of a list of tool hashes, storing it if new.

@@ -47,19 +47,19 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 			var reading *meter
 			sio := gapp.SampleIO{
 				Open: func(path, format string) (trace.Reader, io.Closer, error) {
-					reading = newMeter(app, displayName(path), "MB", 0)
+					reading = newMeter(app, gapp.DisplayName(path), "MB", 0)
 					return openMeteredTraces(path, format, app.In, reading)
 				},
 				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
-					fmt.Fprintln(app.Err, formatImportError(file, e.Line, e.Err.Error()))
+					fmt.Fprintln(app.Err, gapp.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 			}
 			plan, err := be.Sample(cmd.Context(), who, o, cmd.Flags().Changed("seed"), sio)
 			var ie *gapp.InputError
 			if errors.As(err, &ie) {
-				line, msg := importErrorParts(ie.Err)
-				return errors.New(formatImportError(ie.File, line, msg+": nothing sampled"))
+				line, msg := gapp.InputErrorParts(ie.Err)
+				return errors.New(gapp.FormatInputError(ie.File, line, msg+": nothing sampled"))
 			} else if err != nil {
 				return err
 			}

@@ -1,0 +1,186 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// ImportOptions say how Import reads its files: the flags of
+// `goldtrace import` and where its reports go.
+type ImportOptions struct {
+	// Format is one of trace.Formats (trace.FormatAuto sniffs).
+	Format string
+	// SkipInvalid imports a file's valid records and reports the others.
+	SkipInvalid bool
+	// Stdin is what the file name "-" reads.
+	Stdin io.Reader
+	// OnInvalid receives each invalid record that SkipInvalid skips.
+	OnInvalid func(file string, e *trace.RecordError)
+	// Progress, when set, is called as each file's import begins; the
+	// returned update receives its progress, done is called when it ends.
+	Progress func(file string) (update func(store.ImportProgress), done func())
+}
+
+// ImportReport is what Import did, per file and in total (`import --json`).
+type ImportReport struct {
+	Files  []store.ImportResult `json:"files"`
+	Failed []ImportFailure      `json:"failed"`
+	Total  store.ImportResult   `json:"total"`
+}
+
+// ImportFailure is a file that was not imported (or not completely: an
+// interrupted import, or one whose undo failed, says so in Error).
+type ImportFailure struct {
+	File  string `json:"file"`
+	Line  int    `json:"line,omitempty"`
+	Error string `json:"error"`
+}
+
+// String is the failure's one line: FILE:LINE: what.
+func (f ImportFailure) String() string { return FormatInputError(f.File, f.Line, f.Error) }
+
+// Import imports each file ("-" is opts.Stdin), each all or nothing (see
+// store.ImportTraces), and records what it did in the audit log, also when
+// it was interrupted. A file that fails does not stop the others; the
+// report lists it, and the error is the last failure's line.
+func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportOptions) (ImportReport, error) {
+	if !slices.Contains(trace.Formats, o.Format) {
+		return ImportReport{}, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
+	}
+	object := strings.Join(files, " ")
+	// Authorized (and later audited) without the command's cancellation:
+	// an interrupted import is recorded with what it wrote.
+	actor, err := a.authorize(context.WithoutCancel(ctx), actor, ActImport, object)
+	if err != nil {
+		return ImportReport{}, err
+	}
+	rep := ImportReport{Files: []store.ImportResult{}, Failed: []ImportFailure{}}
+	for _, path := range files {
+		res, err := a.importFile(ctx, path, o)
+		if err != nil {
+			line, msg := InputErrorParts(err)
+			rep.Failed = append(rep.Failed, ImportFailure{File: DisplayName(path), Line: line, Error: msg})
+			continue
+		}
+		rep.Files = append(rep.Files, res)
+		rep.Total.Imported += res.Imported
+		rep.Total.Duplicates += res.Duplicates
+		rep.Total.Skipped += res.Skipped
+		rep.Total.Items += res.Items
+		rep.Total.ReplacedUTF8 += res.ReplacedUTF8
+	}
+	rep.Total.Source = "total"
+	var failed error
+	if n := len(rep.Failed); n > 0 {
+		failed = errors.New(rep.Failed[n-1].String())
+	}
+	if err := a.audit(ctx, actor, ActImport, fmt.Sprintf("%s: %d traces imported", object, rep.Total.Imported)); err != nil {
+		// The import's own failure (e.g. what stayed stored when a full
+		// disk refused its undo) comes first.
+		return rep, errors.Join(failed, err)
+	}
+	return rep, failed
+}
+
+// importFile imports one file.
+func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (store.ImportResult, error) {
+	name := DisplayName(path)
+	opt := store.ImportOptions{Source: name, SkipInvalid: o.SkipInvalid}
+	if o.OnInvalid != nil {
+		opt.OnInvalid = func(e *trace.RecordError) { o.OnInvalid(name, e) }
+	}
+	if o.Progress != nil {
+		update, done := o.Progress(name)
+		opt.OnProgress = update
+		defer done()
+	}
+	open := func() (trace.Reader, io.Closer, error) { return openTraceFile(path, o.Format, o.Stdin) }
+	return a.st.ImportTraces(ctx, open, opt)
+}
+
+// openTraceFile opens one import argument ("-" is stdin).
+func openTraceFile(path, format string, stdin io.Reader) (trace.Reader, io.Closer, error) {
+	if path == "-" {
+		r, err := trace.NewReader(stdin, format)
+		return r, io.NopCloser(nil), err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, errors.New("no such file")
+		}
+		var perr *os.PathError
+		if errors.As(err, &perr) {
+			return nil, nil, perr.Err // the file's name starts the line already
+		}
+		return nil, nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, nil, errors.New("is a directory")
+	}
+	r, err := trace.NewReader(f, format)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, f, nil
+}
+
+// DisplayName is how an input is named in messages: its path, or stdin.
+func DisplayName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
+// InputErrorParts splits the failure of reading or importing an input into
+// its input line (0 when none) and message.
+func InputErrorParts(err error) (int, string) {
+	var uerr *store.UndoError
+	if errors.As(err, &uerr) {
+		line, msg := InputErrorParts(uerr.Err)
+		return line, msg + "; " + uerr.Note()
+	}
+	var ierr *store.InterruptedError
+	if errors.As(err, &ierr) {
+		return 0, ierr.Error()
+	}
+	if errors.Is(err, context.Canceled) {
+		return 0, "interrupted: nothing imported"
+	}
+	var rerr *trace.RecordError
+	if errors.As(err, &rerr) {
+		return rerr.Line, rerr.Err.Error()
+	}
+	var readErr *trace.ReadError
+	if errors.As(err, &readErr) {
+		msg := readErr.Err.Error()
+		if strings.Contains(msg, "unexpected EOF") {
+			msg = "input ends unexpectedly (truncated gzip file?): nothing imported"
+		}
+		return readErr.Line, msg
+	}
+	if errors.Is(err, store.ErrNoRecords) {
+		return 0, "no records (empty file): nothing imported"
+	}
+	return 0, err.Error()
+}
+
+// FormatInputError is the one line of an input's failure: FILE:LINE: what,
+// or FILE: what.
+func FormatInputError(file string, line int, msg string) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d: %s", file, line, msg)
+	}
+	return fmt.Sprintf("%s: %s", file, msg)
+}
