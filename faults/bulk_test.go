@@ -1,9 +1,7 @@
 package faults
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,18 +27,8 @@ func TestBulkLabelsImportExportAndSampleFromBesideLabelers(t *testing.T) {
 	must(t, db, "sample", "--n", "1200", "--seed", "3", "--reviewers", "alice,bob", "--batch", "big")
 	big := sqlStrings(t, db, `SELECT item_id FROM batch_items WHERE batch = 'big' ORDER BY position`)
 	labelsFile := func(name string, items []string) string {
-		var b strings.Builder
-		for _, item := range items {
-			for _, r := range []string{"alice", "bob"} {
-				line, _ := json.Marshal(map[string]any{"item": item, "reviewer": r, "decision": "no_call", "calls": []any{},
-					"rationale": "nothing to look up", "seconds": 5})
-				b.Write(append(line, '\n'))
-			}
-		}
 		file := filepath.Join(dir, name)
-		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeAgreedLabels(t, file, items, "alice", "bob")
 		return file
 	}
 	// A first part is gold before the run, so the export has something
@@ -81,44 +69,11 @@ func TestBulkLabelsImportExportAndSampleFromBesideLabelers(t *testing.T) {
 			b.took = time.Since(start)
 		}()
 	}
-	var lwg sync.WaitGroup
-	for i, l := range labelers {
-		i, l := i, l
-		lwg.Add(1)
-		go func() {
-			defer lwg.Done()
-			for k := 0; k < perReviewer; k++ {
-				l.keys(noToolLabel(fmt.Sprintf("reviewer %d label %d", i, k)))
-				deadline := time.Now().Add(30 * time.Second)
-				for len(l.acknowledged()) < k+1 && time.Now().Before(deadline) {
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-		}()
-	}
-	lwg.Wait()
+	labelInTurn(labelers, perReviewer)
 	bwg.Wait()
 	longest, probeBusy := probe.finish()
 
-	busyShown, acked, stored := 0, 0, 0
-	for i, l := range labelers {
-		text := l.text()
-		busyShown += strings.Count(text, "busy") + strings.Count(text, "locked")
-		noRawSQLite(t, text)
-		l.keys("\x03")
-		l.wait(20 * time.Second)
-		for _, item := range l.acknowledged() {
-			acked++
-			if labelStored(t, db, item, reviewers[i]) {
-				stored++
-			} else {
-				t.Errorf("acknowledged label of %s by %s is not stored", item, reviewers[i])
-			}
-		}
-		if n := len(l.acknowledged()); n != perReviewer {
-			t.Errorf("%s: %d labels acknowledged, want %d", reviewers[i], n, perReviewer)
-		}
-	}
+	busyShown, acked, stored := finishLabelers(t, db, labelers, reviewers, perReviewer)
 	var took []string
 	for _, b := range bulks {
 		if b.res.code != 0 {

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -140,18 +139,8 @@ func goldProject(t *testing.T, dir string, n int) string {
 	t.Helper()
 	db, _ := project(t, dir, 300, n, "alice", "bob")
 	h := sqlItems(t, db)
-	var b strings.Builder
-	for _, item := range h {
-		for _, r := range []string{"alice", "bob"} {
-			line, _ := json.Marshal(map[string]any{"item": item, "reviewer": r, "decision": "no_call", "calls": []any{},
-				"rationale": "nothing to look up", "seconds": 5})
-			b.Write(append(line, '\n'))
-		}
-	}
 	file := filepath.Join(dir, "labels.jsonl")
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeAgreedLabels(t, file, h, "alice", "bob")
 	must(t, db, "labels", "import", file, "--as", "carol", "--for-others")
 	if g := sqlCount(t, db, `SELECT count(*) FROM gold`); g != len(h) {
 		t.Fatalf("%d gold items, want %d", g, len(h))

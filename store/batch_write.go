@@ -119,18 +119,7 @@ func (s *Store) withRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error 
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused relaxed
 		}
 	}()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return s.wrap("begin", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return s.wrap("", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.wrap("commit", err)
-	}
-	return nil
+	return s.withTxOn(ctx, conn, fn)
 }
 
 // syncLog makes what relaxed commits wrote durable: it syncs the
