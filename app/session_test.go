@@ -168,7 +168,7 @@ func TestSessionReleaseLeadOnly(t *testing.T) {
 	}
 	found := false
 	for _, e := range log {
-		found = found || (e.Actor == "carol" && e.Object == "release 1 item(s) from bob to dave")
+		found = found || (e.Actor == "carol" && e.Object == "release from bob to dave (1 item(s) released, 0 kept)" && e.Outcome == store.AuditOK)
 	}
 	if !found {
 		t.Errorf("release not audited as carol: %+v", log)
