@@ -254,11 +254,12 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	// Once the content is known the rest runs at once: the data files are
 	// written (and fsynced), the content is compressed for the store, the
-	// manifest is made, and the version's items go into the database. The
-	// version row follows when the manifest and the compressed content are
-	// ready, the manifest file when the data files are; the files are
-	// renamed into place only after the transaction committed, and removed
-	// otherwise.
+	// manifest is made, and the version's items go into the database (a
+	// staging version, in short transactions: store.WriteDatasetVersion).
+	// Its content and row follow when the manifest and the compressed
+	// content are ready, the manifest file when the data files are; the
+	// files are renamed into place only after the version is ready, and
+	// removed otherwise.
 	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
 	type madeManifest struct {
 		m     dataset.Manifest
