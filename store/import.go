@@ -80,7 +80,7 @@ type importPace struct {
 // leaves the lock free long enough between them for a writer waiting on its
 // busy timeout (SQLite retries every 100 ms at most) to get in.
 func defaultPace() importPace {
-	return importPace{chunkTraces: 10000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
+	return importPace{chunkTraces: 4000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
 }
 
 // ImportTraces imports one input, all of it or nothing, without holding

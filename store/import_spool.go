@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // importSpool holds what an import's reading pass computed (each valid
@@ -102,10 +103,10 @@ func (sp *importSpool) put(n, line int, r *traceRows) error {
 	sp.scratch = b
 	var size [binary.MaxVarintLen64]byte
 	if _, err := sp.w.Write(size[:binary.PutUvarint(size[:], uint64(len(b)))]); err != nil {
-		return fmt.Errorf("write the import's spool file: %w", err)
+		return sp.writeError(err)
 	}
 	if _, err := sp.w.Write(b); err != nil {
-		return fmt.Errorf("write the import's spool file: %w", err)
+		return sp.writeError(err)
 	}
 	sp.records++
 	return nil
@@ -114,7 +115,7 @@ func (sp *importSpool) put(n, line int, r *traceRows) error {
 // rewind ends writing and starts reading from the first record.
 func (sp *importSpool) rewind() error {
 	if err := sp.w.Flush(); err != nil {
-		return fmt.Errorf("write the import's spool file: %w", err)
+		return sp.writeError(err)
 	}
 	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("read the import's spool file: %w", err)
@@ -122,6 +123,15 @@ func (sp *importSpool) rewind() error {
 	sp.r = bufio.NewReaderSize(sp.f, 1<<20)
 	clear(sp.tools)
 	return nil
+}
+
+// writeError words a failed spool write; nothing has been imported yet.
+func (sp *importSpool) writeError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: no room in %s for the import's spool file (about half the input's size): nothing imported; free space and try again",
+			ErrDiskFull, filepath.Dir(sp.f.Name()))
+	}
+	return fmt.Errorf("write the import's spool file %s: %w", sp.f.Name(), err)
 }
 
 // errSpoolDamaged is a spool that does not read back as written.

@@ -67,6 +67,9 @@ func (s *Store) writeInput(ctx context.Context, spool *importSpool, opt ImportOp
 				return fail(err)
 			}
 			done = batch[written-1].n
+			if s.logSize() >= checkpointLog {
+				s.checkpoint(ctx) // in the pause between chunks: the lock is free
+			}
 			inserted = append(inserted, ids...)
 			res.Imported += delta.Imported
 			res.Duplicates += delta.Duplicates
@@ -248,6 +251,9 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 				delta.Duplicates++
 			}
 		}
+		if err := w.flush(ctx); err != nil {
+			return fmt.Errorf("store traces: %w", err)
+		}
 		// The chunk and the import's progress commit together.
 		return w.exec(ctx, sqlImportProgress, batch[written-1].n, s.now(), opt.Source)
 	})
@@ -276,11 +282,12 @@ func (e *UndoError) Error() string { return fmt.Sprintf("%v; %s", e.Err, e.Note(
 
 // Note says what stays stored and why.
 func (e *UndoError) Note() string {
-	why := "another process sampled them into a batch meanwhile"
 	if e.UndoErr != nil {
-		why = "undoing the import failed: " + e.UndoErr.Error()
+		// The import stays recorded as unfinished (see ImportTraces).
+		return fmt.Sprintf("%d traces it wrote stay stored (undoing the import failed: %v) — free space if the disk is full, then run the same import again to finish it",
+			len(e.Kept), e.UndoErr)
 	}
-	return fmt.Sprintf("%d traces it wrote stay stored (%s), e.g. %q", len(e.Kept), why, e.Kept[0])
+	return fmt.Sprintf("%d traces it wrote stay stored (another process sampled them into a batch meanwhile), e.g. %q", len(e.Kept), e.Kept[0])
 }
 
 func (e *UndoError) Unwrap() error { return e.Err }

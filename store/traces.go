@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -34,6 +35,9 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 	}
 	w := &traceWriter{s: s, q: q}
 	out, _, err := w.insert(ctx, rows, source)
+	if err == nil {
+		err = w.flush(ctx)
+	}
 	return out, err
 }
 
@@ -56,8 +60,25 @@ const (
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
+// rowsPerInsert is how many item or metadata rows one INSERT writes: an
+// import buffers them across the traces of a chunk, so that a statement's
+// fixed cost is paid once per rowsPerInsert rows, not once per row.
+const rowsPerInsert = 32
+
+var (
+	sqlMetaInsertMany = multiRowInsert(sqlMetaInsert, 3, rowsPerInsert)
+	sqlItemInsertMany = multiRowInsert(sqlItemInsert, 8, rowsPerInsert)
+)
+
+// multiRowInsert repeats the VALUES tuple of insert (cols parameters) n times.
+func multiRowInsert(insert string, cols, n int) string {
+	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	head := insert[:strings.Index(insert, "VALUES")+len("VALUES")]
+	return head + " " + tuple + strings.Repeat(", "+tuple, n-1)
+}
+
 var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sqlToolInsert,
-	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlImportProgress}
+	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database. An import computes them once, in
@@ -135,6 +156,9 @@ type traceWriter struct {
 	toolsSeen map[string]bool
 	// toolsets remembers the ids of tool lists (nil: none are known).
 	toolsets map[string]int64
+	// metaArgs and itemArgs hold the parameters of the metadata and item
+	// rows not written yet (see flush).
+	metaArgs, itemArgs []any
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
@@ -223,16 +247,42 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		return 0, 0, classify(err)
 	}
 	for _, kv := range r.metaKV {
-		if err := w.exec(ctx, sqlMetaInsert, r.id, kv[0], kv[1]); err != nil {
+		w.metaArgs = append(w.metaArgs, r.id, kv[0], kv[1])
+	}
+	for _, it := range r.items {
+		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix)
+	}
+	if len(w.itemArgs) >= 8*rowsPerInsert || len(w.metaArgs) >= 3*rowsPerInsert {
+		if err := w.flush(ctx); err != nil {
 			return 0, 0, err
 		}
 	}
-	for _, it := range r.items {
-		if err := w.exec(ctx, sqlItemInsert, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix); err != nil {
-			return 0, 0, classify(err)
-		}
-	}
 	return Inserted, len(r.items), nil
+}
+
+// flush writes the buffered metadata and item rows: rowsPerInsert at a time,
+// the rest one by one. Their traces are written already (foreign keys).
+func (w *traceWriter) flush(ctx context.Context) error {
+	for _, b := range []struct {
+		args      *[]any
+		cols      int
+		one, many string
+	}{{&w.metaArgs, 3, sqlMetaInsert, sqlMetaInsertMany}, {&w.itemArgs, 8, sqlItemInsert, sqlItemInsertMany}} {
+		args := *b.args
+		for len(args) > 0 {
+			n, query := b.cols, b.one
+			if len(args) >= b.cols*rowsPerInsert {
+				n, query = b.cols*rowsPerInsert, b.many
+			}
+			if err := w.exec(ctx, query, args[:n]...); err != nil {
+				return classify(err)
+			}
+			args = args[n:]
+		}
+		clear(*b.args)
+		*b.args = (*b.args)[:0]
+	}
+	return nil
 }
 
 // toolsetID returns the id of a list of tool hashes, storing it if new.

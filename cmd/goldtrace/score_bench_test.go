@@ -126,10 +126,13 @@ func scoreBenchData(b *testing.B, dir string) (db, gold, pred string) {
 	return db, gold, pred
 }
 
-// run is one timed process: wall time, CPU time and peak RSS.
+// run is one timed process: wall time, CPU time, peak RSS and the bytes it
+// wrote to files (its rusage output blocks: bytes dirtied, not rewrites of
+// a page still dirty).
 type run struct {
 	wall, cpu time.Duration
 	rssMB     float64
+	written   int64
 	out       []byte
 }
 
@@ -153,6 +156,9 @@ func timed(b *testing.B, name string, args ...string) run {
 	}
 	r := run{wall: time.Since(start), out: out.Bytes()}
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.written = ru.Oublock * 512 // GNU time's usage includes its child's
+	}
 	if rssFile != "" {
 		if kb, err := os.ReadFile(rssFile); err == nil {
 			if v, err := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64); err == nil {
