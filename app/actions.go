@@ -56,10 +56,6 @@ func (a *App) Resolve(ctx context.Context, actor Actor, r store.Resolution) (rev
 		return review.Gold{}, err
 	}
 	r.Lead = actor.Name
-	g, err := a.st.Resolve(ctx, r)
-	if err != nil {
-		return g, err
-	}
 	how := "pick " + r.Pick
 	switch {
 	case r.Label != nil:
@@ -71,7 +67,12 @@ func (a *App) Resolve(ctx context.Context, actor Actor, r store.Resolution) (rev
 	case r.Pick == "":
 		how = "rules"
 	}
-	return g, a.audit(ctx, actor, ActAdjudicate, fmt.Sprintf("resolve %s (%s)", r.Item, how))
+	ctx = a.auditing(ctx, actor, ActAdjudicate, fmt.Sprintf("resolve %s (%s)", r.Item, how))
+	g, err := a.st.Resolve(ctx, r)
+	if err != nil {
+		return g, err
+	}
+	return g, a.audited(ctx)
 }
 
 // SendBack returns an item to its reviewers (or to), with note (leads only).
@@ -80,14 +81,15 @@ func (a *App) SendBack(ctx context.Context, actor Actor, item, note string, to [
 	if err != nil {
 		return err
 	}
-	if err := a.st.SendBack(ctx, item, actor.Name, note, to, force); err != nil {
-		return err
-	}
 	object := "send back " + item
 	if len(to) > 0 {
 		object += " to " + strings.Join(to, ",")
 	}
-	return a.audit(ctx, actor, ActAdjudicate, object)
+	ctx = a.auditing(ctx, actor, ActAdjudicate, object)
+	if err := a.st.SendBack(ctx, item, actor.Name, note, to, force); err != nil {
+		return err
+	}
+	return a.audited(ctx)
 }
 
 // ProposeGuideChange notes a proposed guide change on an item (leads only).
@@ -96,10 +98,11 @@ func (a *App) ProposeGuideChange(ctx context.Context, actor Actor, item, body st
 	if err != nil {
 		return err
 	}
+	ctx = a.auditing(ctx, actor, ActAdjudicate, "propose guide change on "+item)
 	if err := a.st.ProposeGuideChange(ctx, item, actor.Name, body); err != nil {
 		return err
 	}
-	return a.audit(ctx, actor, ActAdjudicate, "propose guide change on "+item)
+	return a.audited(ctx)
 }
 
 // SetGuide makes body (whose id is id) the guide in force (leads only);
@@ -109,11 +112,14 @@ func (a *App) SetGuide(ctx context.Context, actor Actor, id, body string) (v sto
 	if err != nil {
 		return v, false, err
 	}
+	// The store rolls back (entry included) when the text is in force
+	// already: nothing changed, nothing is recorded.
+	ctx = a.auditing(ctx, actor, ActGuideSet, "guide "+id)
 	if v, changed, err = a.st.SetGuide(ctx, id, body, actor.Name); err != nil {
 		return v, false, err
 	}
 	if changed {
-		err = a.audit(ctx, actor, ActGuideSet, "guide "+v.ID)
+		err = a.audited(ctx)
 	}
 	return v, changed, err
 }
@@ -152,6 +158,14 @@ func (a *App) TraceSummary(ctx context.Context, actor Actor, n int) (store.Trace
 	return a.st.TraceSummary(ctx, n)
 }
 
+// TraceMetaKeys lists the trace metadata keys in the store.
+func (a *App) TraceMetaKeys(ctx context.Context, actor Actor) ([]string, error) {
+	if _, err := a.authorize(ctx, actor, ActTracesRead, ""); err != nil {
+		return nil, err
+	}
+	return a.st.MetaKeys(ctx)
+}
+
 // Batches lists the batches.
 func (a *App) Batches(ctx context.Context, actor Actor) ([]store.BatchSummary, error) {
 	if _, err := a.authorize(ctx, actor, ActBatchesRead, ""); err != nil {
@@ -180,13 +194,22 @@ func (a *App) DatasetFiles(ctx context.Context, actor Actor, name string, versio
 // ReleaseAssignments moves a reviewer's skipped (and stalled) items to
 // another reviewer: a lead's decision about who labels what, like sampling.
 func (a *App) ReleaseAssignments(ctx context.Context, actor Actor, req store.ReleaseRequest) (released, kept []store.Release, err error) {
-	actor, err = a.authorize(ctx, actor, ActSample, "release "+req.From+" to "+req.To)
+	object := "release " + req.From + " to " + req.To
+	actor, err = a.authorize(ctx, actor, ActSample, object)
 	if err != nil {
 		return nil, nil, err
 	}
+	if actor.Anonymous() {
+		// Sampling is open to nobody in trusted local mode, but a release
+		// is recorded under the lead who decided it.
+		a.record(ctx, actor, ActSample, object, store.AuditDenied)
+		return nil, nil, &DeniedError{Actor: actor, Action: ActSample}
+	}
 	req.Lead = actor.Name
+	// The store completes the entry with how many items moved.
+	ctx = a.auditing(ctx, actor, ActSample, fmt.Sprintf("release from %s to %s", req.From, req.To))
 	if released, kept, err = a.st.ReleaseAssignments(ctx, req); err != nil {
 		return nil, nil, err
 	}
-	return released, kept, a.audit(ctx, actor, ActSample, fmt.Sprintf("release %d item(s) from %s to %s", len(released), req.From, req.To))
+	return released, kept, a.audited(ctx)
 }

@@ -20,6 +20,9 @@ type App struct {
 // the store.
 func New(st *store.Store) *App { return &App{st: st} }
 
+// DatabasePath is the file the project's database was opened from.
+func (a *App) DatabasePath() string { return a.st.Path() }
+
 // ErrNotFound is what a refused read of another user's data answers, the
 // same as for data that does not exist (store.ErrNotFound, so callers
 // match either with errors.Is).
@@ -90,31 +93,50 @@ func (a *App) authorize(ctx context.Context, actor Actor, action Action, object 
 	return actor, nil
 }
 
-// audit records that actor did action to object.
+// audit records, in a transaction of its own, that actor did action to
+// object: for reads (a lead's) and other actions that write nothing.
 func (a *App) audit(ctx context.Context, actor Actor, action Action, object string) error {
-	return a.record(ctx, actor, action, object, store.AuditOK)
+	return a.audited(a.auditing(ctx, actor, action, object))
 }
 
-func (a *App) record(ctx context.Context, actor Actor, action Action, object, outcome string) error {
-	// What was done is recorded even when the request was interrupted
-	// (ctrl+c, a dropped SSH client) right after it.
-	ctx = context.WithoutCancel(ctx)
+// auditing returns ctx carrying the audit entry of actor doing action to
+// object. The store writes it inside the transaction that does the action,
+// so the action and its entry commit or roll back together (a crash
+// between them cannot lose the entry). Call audited once the action
+// succeeded.
+func (a *App) auditing(ctx context.Context, actor Actor, action Action, object string) context.Context {
+	return store.WithAudit(ctx, entry(actor, action, object, store.AuditOK))
+}
+
+// audited writes ctx's audit entry on its own if the action committed no
+// transaction that took it (a read; a bulk write, whose chunks do not).
+// What was done is recorded even when the request was interrupted (ctrl+c,
+// a dropped SSH client) right after it.
+func (a *App) audited(ctx context.Context) error {
 	if a.st.ReadOnly() {
 		// A read-only database (--read-only, an archived copy, a
 		// read-only share) cannot take an entry; its reads must work
 		// still, and every write fails in the store anyway.
 		return nil
 	}
+	if err := a.st.CommitAudit(ctx); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	return nil
+}
+
+// record writes an entry of its own (a refusal: no action ran).
+func (a *App) record(ctx context.Context, actor Actor, action Action, object, outcome string) error {
+	return a.audited(store.WithAudit(ctx, entry(actor, action, object, outcome)))
+}
+
+func entry(actor Actor, action Action, object, outcome string) store.AuditEntry {
 	src := actor.Source
 	if src == "" {
 		src = SourceLocal
 	}
-	err := a.st.AppendAudit(ctx, store.AuditEntry{
+	return store.AuditEntry{
 		Actor: actor.Name, Role: string(actor.Role), Source: string(src), KeyFingerprint: actor.KeyFingerprint,
 		Action: action.String(), Object: object, Outcome: outcome,
-	})
-	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
 	}
-	return nil
 }

@@ -81,12 +81,13 @@ type LabelsImportReport struct {
 	Invalid  []string `json:"invalid"`
 }
 
-// ImportLabels submits labels read from r as JSON Lines, each checked
-// exactly as the label screen checks a label, all in one transaction.
-// Invalid lines are reported in the report's Invalid ("FILE:LINE: what");
-// unless SkipInvalid, any invalid line means nothing is imported (the
-// report is returned with the error).
-func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o LabelsImportOptions) (LabelsImportReport, error) {
+// ImportLabels submits labels read as JSON Lines from what open opens (once
+// the actor is authorized: a refusal says nothing about which files exist),
+// each checked exactly as the label screen checks a label, all in one
+// transaction. Invalid lines are reported in the report's Invalid
+// ("FILE:LINE: what"); unless SkipInvalid, any invalid line means nothing is
+// imported (the report is returned with the error).
+func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.ReadCloser, error), o LabelsImportOptions) (LabelsImportReport, error) {
 	rep := LabelsImportReport{File: o.File, Invalid: []string{}}
 	act := ActLabelsImport
 	if o.ForOthers {
@@ -94,8 +95,13 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o Labe
 	}
 	actor, err := a.authorize(ctx, actor, act, "labels from "+o.File)
 	if err != nil {
+		return rep, fmt.Errorf("labels import: %w", err)
+	}
+	r, err := open()
+	if err != nil {
 		return rep, err
 	}
+	defer r.Close()
 	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, file: o.File, seen: map[[2]string]bool{}}
 	labels, lines, err := im.read(ctx, r)
 	if err != nil {
@@ -105,6 +111,13 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o Labe
 	if len(im.problems) > 0 && !o.SkipInvalid {
 		return rep, fmt.Errorf("%d invalid label(s) in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)", len(im.problems), o.File)
 	}
+	object := fmt.Sprintf("%d labels from %s", len(labels), o.File)
+	if im.others > 0 {
+		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
+	}
+	// The labels are written in several short transactions; the entry
+	// follows the last of them.
+	ctx = a.auditing(ctx, actor, act, object)
 	sets, err := a.st.SubmitLabels(ctx, labels)
 	var le *store.LabelError
 	if errors.As(err, &le) {
@@ -125,11 +138,7 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, r io.Reader, o Labe
 		}
 		rep.Agreed, rep.Disputed = &agreed, &disputed
 	}
-	object := fmt.Sprintf("%d labels from %s", rep.Imported, o.File)
-	if im.others > 0 {
-		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
-	}
-	return rep, a.audit(ctx, actor, act, object)
+	return rep, a.audited(ctx)
 }
 
 // labelsImporter reads and checks labels line by line.

@@ -34,6 +34,9 @@ func (a *App) Sample(ctx context.Context, actor Actor, o SampleOptions, seedGive
 	if !seedGiven {
 		q.seed = st.Now().UnixNano() % 1_000_000_000
 	}
+	q.audit = func(ctx context.Context, p SamplePlan) context.Context {
+		return a.auditing(ctx, actor, ActSample, fmt.Sprintf("batch %s: %d items", p.Batch, p.Sampled))
+	}
 	var plan SamplePlan
 	if o.From != "" {
 		plan, err = runStreamSample(ctx, st, q, sio)
@@ -46,7 +49,7 @@ func (a *App) Sample(ctx context.Context, actor Actor, o SampleOptions, seedGive
 	if err != nil || o.DryRun {
 		return plan, err
 	}
-	return plan, a.audit(ctx, actor, ActSample, fmt.Sprintf("batch %s: %d items", plan.Batch, plan.Sampled))
+	return plan, nil
 }
 
 // SampleOptions are what to sample: the flags of `goldtrace sample`.
@@ -76,6 +79,9 @@ type sampleQuery struct {
 	seed       int64
 	seedChosen bool // no --seed: taken from the clock
 	filter     sampling.Filter
+	// audit attaches the sample's audit entry to the context the batch is
+	// written under: the batch becomes visible with its entry.
+	audit func(context.Context, SamplePlan) context.Context
 }
 
 // SamplePlan is what `sample` did (or, with --dry-run, would do).
@@ -377,6 +383,9 @@ func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p Samp
 		Seed int64 `json:"seed"`
 	}{q.opts, q.seed}
 	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params}
+	if q.audit != nil {
+		ctx = q.audit(ctx, p)
+	}
 	for _, it := range p.Items {
 		b.Items = append(b.Items, store.BatchItem{ItemID: it.ID, Stratum: it.Stratum, Reviewers: it.Reviewers})
 	}

@@ -45,14 +45,20 @@ func (s *Session) Open(ctx context.Context, action Action, object string) (Actor
 // own authorizes action for the actor's own data: reviewer must be the
 // actor, or the answer is not found.
 func (s *Session) own(ctx context.Context, action Action, reviewer string) error {
+	_, err := s.ownAs(ctx, action, reviewer)
+	return err
+}
+
+// ownAs is own, returning the actor with its current role.
+func (s *Session) ownAs(ctx context.Context, action Action, reviewer string) (Actor, error) {
 	actor, err := s.app.authorize(ctx, s.actor, action, "")
 	if err != nil {
-		return err
+		return actor, err
 	}
 	if reviewer != actor.Name {
-		return fmt.Errorf("%s's queue: %w", reviewer, ErrNotFound)
+		return actor, fmt.Errorf("%s's queue: %w", reviewer, ErrNotFound)
 	}
-	return nil
+	return actor, nil
 }
 
 // lead authorizes an adjudication step and returns the lead's name.
@@ -152,25 +158,29 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 
 // SubmitLabel submits the actor's label.
 func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error) {
-	if err := s.own(ctx, ActLabelSubmit, l.Reviewer); err != nil {
+	actor, err := s.ownAs(ctx, ActLabelSubmit, l.Reviewer)
+	if err != nil {
 		return store.Settlement{}, err
 	}
+	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "submit "+l.Item)
 	set, err := s.app.st.SubmitLabel(ctx, l)
 	if err != nil {
 		return set, err
 	}
-	return set, s.app.audit(ctx, s.actor, ActLabelSubmit, "submit "+l.Item)
+	return set, s.app.audited(ctx)
 }
 
 // SkipItem skips an item of the actor's queue.
 func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
-	if err := s.own(ctx, ActLabelSubmit, reviewer); err != nil {
+	actor, err := s.ownAs(ctx, ActLabelSubmit, reviewer)
+	if err != nil {
 		return err
 	}
+	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "skip "+itemID)
 	if err := s.app.st.SkipItem(ctx, itemID, reviewer, reason); err != nil {
 		return err
 	}
-	return s.app.audit(ctx, s.actor, ActLabelSubmit, "skip "+itemID)
+	return s.app.audited(ctx)
 }
 
 // LastSubmitted is the item the actor submitted last.
@@ -184,14 +194,16 @@ func (s *Session) LastSubmitted(ctx context.Context, reviewer, batch string) (st
 // Reopen takes back the actor's submitted label; the store refuses it once
 // the item has been compared.
 func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
-	if err := s.own(ctx, ActLabelReopen, reviewer); err != nil {
+	actor, err := s.ownAs(ctx, ActLabelReopen, reviewer)
+	if err != nil {
 		return review.Label{}, err
 	}
+	ctx = s.app.auditing(ctx, actor, ActLabelReopen, "reopen "+itemID)
 	l, err := s.app.st.Reopen(ctx, itemID, reviewer, toDraft)
 	if err != nil {
 		return l, err
 	}
-	return l, s.app.audit(ctx, s.actor, ActLabelReopen, "reopen "+itemID)
+	return l, s.app.audited(ctx)
 }
 
 // DisputedQueue is the lead's queue of disputes.
@@ -277,4 +289,16 @@ func (s *Session) OpenItemCounts(ctx context.Context, batch string) (sampled, la
 		return 0, 0, err
 	}
 	return s.app.st.OpenItemCounts(ctx, batch)
+}
+
+// ReleaseAssignments moves a reviewer's skipped (and stalled) items to
+// another reviewer, as goldtrace assign --release does: a lead's decision,
+// authorized and audited the same way (the request's Lead is the actor).
+func (s *Session) ReleaseAssignments(ctx context.Context, req store.ReleaseRequest) (released, kept []store.Release, err error) {
+	return s.app.ReleaseAssignments(ctx, s.actor, req)
+}
+
+// Users lists the project's users (who may receive released items).
+func (s *Session) Users(ctx context.Context) ([]store.User, error) {
+	return s.app.Users(ctx, s.actor)
 }

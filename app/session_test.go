@@ -6,11 +6,10 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/goldtrace/goldtrace/internal/storetest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
-	"github.com/goldtrace/goldtrace/trace"
 )
 
 // project is a real temp-file store where alice and bob are assigned one
@@ -18,43 +17,8 @@ import (
 // reviewer without assignments.
 func project(t *testing.T) (*App, *store.Store, string) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gt.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	for _, u := range []struct{ name, role string }{{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"dave", store.RoleReviewer}, {"carol", store.RoleLead}} {
-		if err := st.AddUser(ctx, u.name, u.role); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr := trace.Trace{ID: "tr_1", Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
-		Tools: []trace.Tool{{Name: "get_order_status", Description: "Status of one order.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)}},
-		Messages: []trace.Message{
-			{Role: "user", Content: "where is ORD-1?"},
-			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
-		}}
-	item := trace.Items(tr)[0].ID
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
-			return err
-		}
-		for _, u := range []string{"alice", "bob"} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', 0, 'now')`, item, u); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.SubmitLabel(ctx, label(item, "alice", "ORD-1")); err != nil {
+	st, item := storetest.OneItem(t, filepath.Join(t.TempDir(), "gt.db"))
+	if _, err := st.SubmitLabel(context.Background(), label(item, "alice", "ORD-1")); err != nil {
 		t.Fatal(err)
 	}
 	return New(st), st, item
@@ -168,5 +132,45 @@ func TestSessionNotesAndLeadName(t *testing.T) {
 	}
 	if _, err := carol.DisputedQueue(ctx, store.DisputeFilter{}); !errors.Is(err, ErrForbidden) {
 		t.Errorf("a demoted lead's open session: %v", err)
+	}
+}
+
+// TestSessionReleaseLeadOnly: the dashboard's release goes through the same
+// authorization as goldtrace assign --release: a reviewer is refused and
+// nothing moves; the lead's release moves bob's skipped item to dave and is
+// audited under the lead's name.
+func TestSessionReleaseLeadOnly(t *testing.T) {
+	ctx := context.Background()
+	a, st, item := project(t)
+	if err := st.SkipItem(ctx, item, "bob", "unclear"); err != nil {
+		t.Fatal(err)
+	}
+	req := store.ReleaseRequest{From: "bob", To: "dave", Lead: "alice"}
+	if _, _, err := a.ReleaseAssignments(ctx, Actor{}, req); !errors.Is(err, ErrForbidden) || err.Error() != "only a lead may sample items: --as LEAD is required" {
+		t.Fatalf("a release without --as: %v", err)
+	}
+	if _, _, err := a.As(actor(t, a, "alice")).ReleaseAssignments(ctx, req); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("a reviewer releasing: %v, want forbidden", err)
+	}
+	if _, err := st.Assignment(ctx, item, "bob"); err != nil {
+		t.Fatalf("bob's item moved after a refused release: %v", err)
+	}
+	released, kept, err := a.As(actor(t, a, "carol")).ReleaseAssignments(ctx, req)
+	if err != nil || len(released) != 1 || len(kept) != 0 || released[0].Item != item {
+		t.Fatalf("the lead's release: %+v %+v %v", released, kept, err)
+	}
+	if _, err := st.Assignment(ctx, item, "dave"); err != nil {
+		t.Errorf("dave does not have the item: %v", err)
+	}
+	log, err := st.AuditLog(ctx, store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range log {
+		found = found || (e.Actor == "carol" && e.Object == "release from bob to dave (1 item(s) released, 0 kept)" && e.Outcome == store.AuditOK)
+	}
+	if !found {
+		t.Errorf("release not audited as carol: %+v", log)
 	}
 }

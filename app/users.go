@@ -36,16 +36,17 @@ func (a *App) AddUser(ctx context.Context, actor Actor, name string, role Role, 
 			return fmt.Errorf("%s is the project's only lead: add another lead before changing %s's role", name, name)
 		}
 	}
-	if err := a.st.AddUserWithKeys(ctx, name, string(role), keys); err != nil {
-		return fmt.Errorf("add user %s: %w", name, err)
-	}
 	for _, k := range keys {
 		object += ", key " + k.Fingerprint
 	}
 	if bootstrap {
 		object += " (bootstrap: no lead yet)"
 	}
-	return a.audit(ctx, actor, ActUsersManage, object)
+	ctx = a.auditing(ctx, actor, ActUsersManage, object)
+	if err := a.st.AddUserWithKeys(ctx, name, string(role), keys); err != nil {
+		return fmt.Errorf("add user %s: %w", name, err)
+	}
+	return a.audited(ctx)
 }
 
 // Users lists the users.
@@ -72,10 +73,11 @@ func (a *App) SetSetting(ctx context.Context, actor Actor, key, value string) (s
 	if err != nil {
 		return "", err
 	}
+	ctx = a.auditing(ctx, actor, ActSettingsSet, object)
 	if err := a.st.SetSetting(ctx, actor.Name, key, value); err != nil {
 		return "", err
 	}
-	if err := a.audit(ctx, actor, ActSettingsSet, object); err != nil {
+	if err := a.audited(ctx); err != nil {
 		return "", err
 	}
 	return a.st.Setting(ctx, key)

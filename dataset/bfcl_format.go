@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // The bfcl format is what the Berkeley Function Calling Leaderboard's AST
@@ -47,10 +48,10 @@ func writeBFCLQuestions(w io.Writer, content io.Reader, _ *Manifest) error {
 			fns[i] = function{t.Name, t.Description, params}
 		}
 		return lines.write(struct {
-			ID       string        `json:"id"`
-			Question [][]oaMessage `json:"question"`
-			Function []function    `json:"function"`
-		}{r.ID, [][]oaMessage{openAIMessages(r.Input.Messages)}, fns})
+			ID       string                `json:"id"`
+			Question [][]trace.ChatMessage `json:"question"`
+			Function []function            `json:"function"`
+		}{r.ID, [][]trace.ChatMessage{trace.ChatMessages(r.Input.Messages)}, fns})
 	})
 	if err != nil {
 		return err
@@ -204,8 +205,8 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 	// Rules by pointer: a plain key K is the pointer /K.
 	rules := map[string]score.ArgRule{}
 	for k, r := range c.ArgRules {
-		if !strings.HasPrefix(k, "/") {
-			k = "/" + escapePointer(k)
+		if !score.IsPointer(k) {
+			k = score.Pointer(k)
 		}
 		rules[k] = r
 	}
@@ -214,8 +215,8 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 		names[k] = true
 	}
 	for k := range rules {
-		if rest := strings.TrimPrefix(k, "/"); !strings.Contains(rest, "/") {
-			names[unescapePointer(rest)] = true
+		if name, ok := childToken(k, ""); ok {
+			names[name] = true
 		}
 	}
 	used := map[string]bool{}
@@ -227,7 +228,7 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 	props, _ := schema["properties"].(map[string]any)
 	out := map[string]any{}
 	for _, name := range sortedKeys(names) {
-		ptr := "/" + escapePointer(name)
+		ptr := score.Pointer(name)
 		prop, _ := props[name].(map[string]any)
 		vals, err := bfclValues(args[name], args[name] != nil, prop, ptr, rules, used, note, 0)
 		if err != nil {
@@ -321,10 +322,9 @@ func bfclDict(raw json.RawMessage, schema map[string]any, ptr string, rules map[
 	for k := range obj {
 		keys[k] = true
 	}
-	prefix := ptr + "/"
 	for r := range rules {
-		if rest, ok := strings.CutPrefix(r, prefix); ok && !strings.Contains(rest, "/") {
-			keys[unescapePointer(rest)] = true
+		if k, ok := childToken(r, ptr); ok {
+			keys[k] = true
 		}
 	}
 	props, _ := schema["properties"].(map[string]any)
@@ -332,7 +332,7 @@ func bfclDict(raw json.RawMessage, schema map[string]any, ptr string, rules map[
 	for _, k := range sortedKeys(keys) {
 		prop, _ := props[k].(map[string]any)
 		v, ok := obj[k]
-		vals, err := bfclValues(v, ok, prop, prefix+escapePointer(k), rules, used, note, 1)
+		vals, err := bfclValues(v, ok, prop, ptr+score.Pointer(k), rules, used, note, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -356,11 +356,16 @@ func isObjectList(v any) bool {
 	return true
 }
 
-// escapePointer escapes one RFC 6901 reference token.
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func unescapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+// childToken is the last reference token of the JSON Pointer ptr when ptr
+// names a direct child of the value at parent ("" is the whole args).
+func childToken(ptr, parent string) (string, bool) {
+	rest, ok := strings.CutPrefix(ptr, parent)
+	if !ok || strings.Count(rest, "/") != 1 {
+		return "", false
+	}
+	tokens, err := score.ParsePointer(rest)
+	if err != nil {
+		return "", false
+	}
+	return tokens[0], true
 }

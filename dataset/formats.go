@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -70,91 +69,27 @@ func WriteFormat(w io.Writer, format string, content io.Reader) error {
 	if !ok {
 		return fmt.Errorf("unknown row format %q (want openai-evals, langsmith, promptfoo or inspect)", format)
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	sc := bufio.NewScanner(content)
-	sc.Buffer(make([]byte, 0, 1<<20), maxFormatLine)
-	for n := 1; sc.Scan(); n++ {
-		var rec Record
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		row, err := convert(rec)
+	lines := newJSONLines(w)
+	err := eachRecord(content, func(r Record) error {
+		row, err := convert(r)
 		if err != nil {
-			return fmt.Errorf("line %d (%s): %w", n, rec.ID, err)
+			return err
 		}
-		if err := enc.Encode(row); err != nil {
-			return fmt.Errorf("line %d (%s): %w", n, rec.ID, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return lines.write(row)
+	})
+	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	return lines.flush()
 }
 
 // maxFormatLine bounds one record line WriteFormat reads.
 const maxFormatLine = 1 << 30
 
-type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    string       `json:"content"`
-	Name       string       `json:"name,omitempty"`
-	ToolCallID string       `json:"tool_call_id,omitempty"`
-	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
-}
-
-type oaToolCall struct {
-	ID       string     `json:"id,omitempty"`
-	Type     string     `json:"type"`
-	Function oaFunction `json:"function"`
-}
-
-type oaFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-type oaTool struct {
-	Type     string    `json:"type"`
-	Function oaToolDef `json:"function"`
-}
-
-type oaToolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-}
-
 // nameArgs is a call as {"name","arguments"} with arguments as JSON.
 type nameArgs struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-}
-
-func openAIMessages(msgs []trace.Message) []oaMessage {
-	out := make([]oaMessage, len(msgs))
-	for i, m := range msgs {
-		om := oaMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
-		if m.Role == trace.RoleTool {
-			om.Name = ""
-		}
-		for _, c := range m.ToolCalls {
-			om.ToolCalls = append(om.ToolCalls, oaToolCall{ID: c.ID, Type: "function",
-				Function: oaFunction{Name: c.Name, Arguments: c.RawArguments()}})
-		}
-		out[i] = om
-	}
-	return out
-}
-
-func openAITools(tools []trace.Tool) []oaTool {
-	out := make([]oaTool, len(tools))
-	for i, t := range tools {
-		out[i] = oaTool{Type: "function", Function: oaToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
-	}
-	return out
 }
 
 // idealCalls encodes one correct call list as canonical JSON text.
@@ -165,6 +100,20 @@ func idealCalls(calls []score.ExpectedCall) (string, error) {
 	}
 	b, err := trace.MarshalCanonical(list)
 	return string(b), err
+}
+
+// idealLists is every correct call list of r as canonical JSON text: the
+// expected calls first, then each acceptable alternative.
+func idealLists(r Record) ([]string, error) {
+	ideal := []string{}
+	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
+		s, err := idealCalls(calls)
+		if err != nil {
+			return nil, err
+		}
+		ideal = append(ideal, s)
+	}
+	return ideal, nil
 }
 
 // rowMetadata is what every shape carries about where a row came from.
@@ -187,26 +136,22 @@ func metadataOf(r Record) rowMetadata {
 }
 
 func openAIEvalsRow(r Record) (any, error) {
-	ideal := []string{}
-	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
-		s, err := idealCalls(calls)
-		if err != nil {
-			return nil, err
-		}
-		ideal = append(ideal, s)
+	ideal, err := idealLists(r)
+	if err != nil {
+		return nil, err
 	}
 	return struct {
-		Input    []oaMessage `json:"input"`
-		Ideal    []string    `json:"ideal"`
-		Tools    []oaTool    `json:"tools"`
-		Metadata rowMetadata `json:"metadata"`
-	}{openAIMessages(r.Input.Messages), ideal, openAITools(r.AvailableTools), metadataOf(r)}, nil
+		Input    []trace.ChatMessage `json:"input"`
+		Ideal    []string            `json:"ideal"`
+		Tools    []trace.ChatTool    `json:"tools"`
+		Metadata rowMetadata         `json:"metadata"`
+	}{trace.ChatMessages(r.Input.Messages), ideal, trace.ChatTools(r.AvailableTools), metadataOf(r)}, nil
 }
 
 func langSmithRow(r Record) (any, error) {
 	type inputs struct {
-		Messages []oaMessage `json:"messages"`
-		Tools    []oaTool    `json:"tools"`
+		Messages []trace.ChatMessage `json:"messages"`
+		Tools    []trace.ChatTool    `json:"tools"`
 	}
 	type outputs struct {
 		ExpectedTool  *string                `json:"expected_tool"`
@@ -220,7 +165,7 @@ func langSmithRow(r Record) (any, error) {
 		Outputs  outputs     `json:"outputs"`
 		Metadata rowMetadata `json:"metadata"`
 	}{
-		inputs{openAIMessages(r.Input.Messages), openAITools(r.AvailableTools)},
+		inputs{trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools)},
 		outputs{r.ExpectedTool, r.ExpectedArgs, nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable), r.Rationale},
 		metadataOf(r),
 	}, nil
@@ -242,12 +187,12 @@ type promptfooAssert struct {
 func promptfooRow(r Record) (any, error) {
 	type vars struct {
 		ID            string                 `json:"id"`
-		Messages      []oaMessage            `json:"messages"`
+		Messages      []trace.ChatMessage    `json:"messages"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
 	}
 	type options struct {
-		Tools []oaTool `json:"tools"`
+		Tools []trace.ChatTool `json:"tools"`
 	}
 	asserts := []promptfooAssert{{Type: "javascript", Value: promptfooCallCheck, Metric: "gold_match"}}
 	desc := r.ID + ": no tool call"
@@ -261,8 +206,8 @@ func promptfooRow(r Record) (any, error) {
 		Options     options           `json:"options"`
 		Assert      []promptfooAssert `json:"assert"`
 		Metadata    rowMetadata       `json:"metadata"`
-	}{desc, vars{r.ID, openAIMessages(r.Input.Messages), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)},
-		options{openAITools(r.AvailableTools)}, asserts, metadataOf(r)}, nil
+	}{desc, vars{r.ID, trace.ChatMessages(r.Input.Messages), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)},
+		options{trace.ChatTools(r.AvailableTools)}, asserts, metadataOf(r)}, nil
 }
 
 // promptfooF1 is tool-call-f1 on the expected tool names. It gates (threshold

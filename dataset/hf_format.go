@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func writeHFRows(w io.Writer, content io.Reader, _ *Manifest) error {
 			dst *string
 			v   any
 		}{
-			{&row.Messages, msgs}, {&row.Tools, openAITools(r.AvailableTools)},
+			{&row.Messages, msgs}, {&row.Tools, trace.ChatTools(r.AvailableTools)},
 			{&row.ExpectedArgs, r.ExpectedArgs}, {&row.ArgRules, rules},
 			{&row.ExpectedCalls, nonNilCalls(r.ExpectedCalls)}, {&row.Acceptable, nonNilAlts(r.Acceptable)},
 			{&row.Metadata, meta},
@@ -134,7 +135,7 @@ func writeHFCard(w io.Writer, _ io.Reader, m *Manifest) error {
 	if m.ParentVersion != nil {
 		fmt.Fprintf(bw, "| parent version | %d |\n", *m.ParentVersion)
 	}
-	fmt.Fprintf(bw, "| created | %s by %s |\n", m.CreatedAt, orDash(m.CreatedBy))
+	fmt.Fprintf(bw, "| created | %s by %s |\n", m.CreatedAt, cmp.Or(m.CreatedBy, "-"))
 	if m.Message != "" {
 		fmt.Fprintf(bw, "| message | %s |\n", mdCell(m.Message))
 	}
@@ -145,7 +146,7 @@ func writeHFCard(w io.Writer, _ io.Reader, m *Manifest) error {
 	fmt.Fprintf(bw, "| reviewers' percent agreement | %s |\n", optNumber(a.PercentAgreement))
 	fmt.Fprintf(bw, "| Cohen's kappa (tool) | %s |\n", optNumber(a.KappaTool))
 	fmt.Fprintf(bw, "| Krippendorff's alpha (tool) | %s |\n", optNumber(a.AlphaTool))
-	fmt.Fprintf(bw, "| labeling guide versions | %s |\n", orDash(strings.Join(m.GuideVersions, ", ")))
+	fmt.Fprintf(bw, "| labeling guide versions | %s |\n", cmp.Or(strings.Join(m.GuideVersions, ", "), "-"))
 	fmt.Fprintf(bw, "\n## Expected tools\n\n| tool | items |\n|---|---|\n")
 	for _, t := range sortedKeys(m.ToolCounts) {
 		fmt.Fprintf(bw, "| %s | %d |\n", mdCell(t), m.ToolCounts[t])
@@ -158,13 +159,6 @@ func writeHFCard(w io.Writer, _ io.Reader, m *Manifest) error {
 	fmt.Fprintf(bw, "argument (or a JSON Pointer such as `/flights/0/date`) to `{\"match\": \"exact\"|\"fuzzy\"|\"any\",\n")
 	fmt.Fprintf(bw, "\"optional\": bool, \"any_of\": [...]}`; `acceptable` lists other complete call lists that are also correct.\n")
 	return bw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func mdCell(s string) string {

@@ -66,20 +66,6 @@ func isJSONObject(raw json.RawMessage) bool {
 	return false
 }
 
-// idealLists is every correct call list of r as canonical JSON text: the
-// expected calls first, then each acceptable alternative.
-func idealLists(r Record) ([]string, error) {
-	ideal := []string{}
-	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
-		s, err := idealCalls(calls)
-		if err != nil {
-			return nil, err
-		}
-		ideal = append(ideal, s)
-	}
-	return ideal, nil
-}
-
 func inspectRow(r Record) (any, error) {
 	target, err := idealLists(r)
 	if err != nil {
@@ -87,7 +73,7 @@ func inspectRow(r Record) (any, error) {
 	}
 	type metadata struct {
 		rowMetadata
-		Tools         []oaTool               `json:"tools"`
+		Tools         []trace.ChatTool       `json:"tools"`
 		ExpectedTool  *string                `json:"expected_tool"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
@@ -98,7 +84,7 @@ func inspectRow(r Record) (any, error) {
 		Input    []inspectMessage `json:"input"`
 		Target   []string         `json:"target"`
 		Metadata metadata         `json:"metadata"`
-	}{r.ID, inspectMessages(r.Input.Messages), target, metadata{metadataOf(r), openAITools(r.AvailableTools),
+	}{r.ID, inspectMessages(r.Input.Messages), target, metadata{metadataOf(r), trace.ChatTools(r.AvailableTools),
 		r.ExpectedTool, nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable), r.Rationale}}, nil
 }
 
@@ -118,8 +104,8 @@ type deepEvalToolCall struct {
 func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 	type metadata struct {
 		rowMetadata
-		Messages      []oaMessage            `json:"messages"`
-		Tools         []oaTool               `json:"tools"`
+		Messages      []trace.ChatMessage    `json:"messages"`
+		Tools         []trace.ChatTool       `json:"tools"`
 		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
 		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
 	}
@@ -137,7 +123,7 @@ func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 	first := true
 	err := eachRecord(content, func(r Record) error {
 		g := golden{Name: r.ID, Input: lastUserMessage(r.Input.Messages), ExpectedTools: []deepEvalToolCall{}, Comments: r.Rationale,
-			AdditionalMetadata: metadata{metadataOf(r), openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
+			AdditionalMetadata: metadata{metadataOf(r), trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
 		for _, c := range r.ExpectedCalls {
 			g.ExpectedTools = append(g.ExpectedTools, deepEvalToolCall{Name: c.Tool, InputParameters: c.Args})
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // The current OpenAI Evals API reads a run's data source as JSONL rows
@@ -19,12 +20,12 @@ import (
 
 // openAIEvalItem is one item of the current Evals API shape.
 type openAIEvalItem struct {
-	ID            string      `json:"id"`
-	Input         []oaMessage `json:"input"`
-	Tools         []oaTool    `json:"tools"`
-	Ideal         []string    `json:"ideal"`
-	ExpectedCalls string      `json:"expected_calls"`
-	Metadata      rowMetadata `json:"metadata"`
+	ID            string              `json:"id"`
+	Input         []trace.ChatMessage `json:"input"`
+	Tools         []trace.ChatTool    `json:"tools"`
+	Ideal         []string            `json:"ideal"`
+	ExpectedCalls string              `json:"expected_calls"`
+	Metadata      rowMetadata         `json:"metadata"`
 }
 
 func writeOpenAIEvalItems(w io.Writer, content io.Reader, _ *Manifest) error {
@@ -43,7 +44,7 @@ func writeOpenAIEvalItems(w io.Writer, content io.Reader, _ *Manifest) error {
 		}
 		return lines.write(struct {
 			Item openAIEvalItem `json:"item"`
-		}{openAIEvalItem{r.ID, openAIMessages(r.Input.Messages), openAITools(r.AvailableTools), ideal, alts, metadataOf(r)}})
+		}{openAIEvalItem{r.ID, trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools), ideal, alts, metadataOf(r)}})
 	})
 	if err != nil {
 		return err

@@ -60,15 +60,10 @@ type ScoringRecord struct {
 
 // Interner shares decoded tool lists and metadata between ScoringRecords:
 // the records of one trace carry the same bytes, so they get one value.
-type Interner struct {
-	tools map[string][]trace.Tool
-	metas map[string]map[string]string
-}
+type Interner = score.Interner
 
 // NewInterner returns an empty Interner.
-func NewInterner() *Interner {
-	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
-}
+func NewInterner() *Interner { return score.NewInterner() }
 
 // Record is the gold record g holds, without its conversation, with tools
 // and metadata decoded once per distinct text through in.
@@ -78,29 +73,11 @@ func (g *ScoringRecord) Record(in *Interner) (Record, error) {
 		ObservedCalls: g.ObservedCalls, Provenance: g.Provenance}
 	r.Input.Context.TraceID, r.Input.Context.Turn = g.Input.Context.TraceID, g.Input.Context.Turn
 	var err error
-	if r.AvailableTools, err = intern(in.tools, g.AvailableTools); err != nil {
+	if r.AvailableTools, err = in.Tools(g.AvailableTools); err != nil {
 		return r, fmt.Errorf("available_tools: %v", err)
 	}
-	if r.Input.Context.Metadata, err = intern(in.metas, g.Input.Context.Metadata); err != nil {
+	if r.Input.Context.Metadata, err = in.Metadata(g.Input.Context.Metadata); err != nil {
 		return r, fmt.Errorf("input.context.metadata: %v", err)
 	}
 	return r, nil
-}
-
-// intern decodes raw into a T, one value per distinct text; absent or null
-// is the zero value.
-func intern[T any](seen map[string]T, raw json.RawMessage) (T, error) {
-	var zero T
-	if len(raw) == 0 || string(raw) == "null" {
-		return zero, nil
-	}
-	if v, ok := seen[string(raw)]; ok {
-		return v, nil
-	}
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return zero, err
-	}
-	seen[string(raw)] = v
-	return v, nil
 }

@@ -51,6 +51,15 @@ type Calibration struct {
 	PerTool   []ToolAgreement `json:"per_tool"`
 }
 
+// CalibrationSummary is what is kept of a calibration run for the lead's
+// dashboard: its statistics without the items, the verdict threshold, and
+// whether the request budget ran out before every item was judged.
+type CalibrationSummary struct {
+	Calibration
+	Threshold float64 `json:"threshold"`
+	Partial   bool    `json:"partial,omitempty"`
+}
+
 // Calibrate computes agreement, Cohen's kappa and the confusion of the
 // judged pairs, overall and per tool (tools sorted by name, (none) last).
 func Calibrate(pairs []Pair) Calibration {

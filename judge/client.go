@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // DefaultURL is the OpenAI API; any chat-completions compatible server
@@ -153,34 +155,13 @@ func (u *usageCounter) get() Usage {
 	return u.u
 }
 
-// Message is one chat-completions message.
-type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
-	Name       string     `json:"name,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-}
-
-// ToolCall is a call in chat-completions form: arguments are a JSON string.
-type ToolCall struct {
-	ID       string `json:"id,omitempty"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// ToolSpec is a tool in chat-completions form.
-type ToolSpec struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
-	} `json:"function"`
-}
+// Message, ToolCall and ToolSpec are the chat-completions shapes: the
+// canonical conversation as trace.ChatMessages and trace.ChatTools write it.
+type (
+	Message  = trace.ChatMessage
+	ToolCall = trace.ChatToolCall
+	ToolSpec = trace.ChatTool
+)
 
 // Request is what one completion asks for.
 type Request struct {

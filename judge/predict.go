@@ -8,37 +8,13 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// ChatMessages converts a conversation to chat-completions messages (tool
-// call arguments as JSON strings, verbatim when they were unparseable).
-func ChatMessages(msgs []trace.Message) []Message {
-	out := make([]Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-		if m.Role == trace.RoleTool {
-			out[i].Name = m.Name
-		}
-		for _, c := range m.ToolCalls {
-			out[i].ToolCalls = append(out[i].ToolCalls, chatCall(c))
-		}
-	}
-	return out
-}
-
-func chatCall(c trace.Call) ToolCall {
-	var tc ToolCall
-	tc.ID, tc.Type = c.ID, "function"
-	tc.Function.Name, tc.Function.Arguments = c.Name, c.RawArguments()
-	return tc
-}
-
-// ChatTools converts tools to the chat-completions tools format.
-func ChatTools(tools []trace.Tool) []ToolSpec {
-	out := make([]ToolSpec, len(tools))
-	for i, t := range tools {
-		out[i].Type = "function"
-		out[i].Function.Name, out[i].Function.Description = t.Name, t.Description
-		out[i].Function.Parameters = t.Parameters
-		if len(t.Parameters) == 0 || string(t.Parameters) == "null" {
+// chatTools are the tools of a request to the model under test: a tool
+// without a schema is sent with an empty object schema, which every
+// OpenAI-compatible server accepts.
+func chatTools(tools []trace.Tool) []ToolSpec {
+	out := trace.ChatTools(tools)
+	for i := range out {
+		if p := out[i].Function.Parameters; len(p) == 0 || string(p) == "null" {
 			out[i].Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 	}
@@ -67,7 +43,7 @@ type Prediction struct {
 func Predict(ctx context.Context, r *Runner, inputs []PredictInput) ([]Prediction, Stats, error) {
 	tasks := make([]Task, len(inputs))
 	for i, in := range inputs {
-		tasks[i].Request = Request{Messages: ChatMessages(in.Messages), Tools: ChatTools(in.Tools)}
+		tasks[i].Request = Request{Messages: trace.ChatMessages(in.Messages), Tools: chatTools(in.Tools)}
 	}
 	r.Kind, r.TemplateSHA256 = "predict", ""
 	outs, st, err := r.Run(ctx, tasks, func(i int, choices []Choice) (json.RawMessage, error) {

@@ -38,9 +38,9 @@ type GoldOptions struct {
 func ReadGold(ctx context.Context, r io.Reader, name string, opts GoldOptions) (Gold, error) {
 	var g Gold
 	workers := max(1, runtime.GOMAXPROCS(0))
-	interns := make([]goldInterner, workers)
+	interns := make([]*Interner, workers)
 	for i := range interns {
-		interns[i] = goldInterner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
+		interns[i] = NewInterner()
 	}
 	ids := map[string]int{}
 	var cases [][]Case // per block of about blockCases, joined once at the end
@@ -48,7 +48,7 @@ func ReadGold(ctx context.Context, r io.Reader, name string, opts GoldOptions) (
 	const blockCases = 4096
 	err := parallelLines(ctx, r, name, opts.ReadOptions,
 		func(w, line int, data []byte) (goldLine, error) {
-			return parseGoldLine(data, &interns[w], opts.Observed)
+			return parseGoldLine(data, interns[w], opts.Observed)
 		},
 		func(line int, gl goldLine) error {
 			if prev, dup := ids[gl.c.ID]; dup {
@@ -85,12 +85,25 @@ type goldLine struct {
 	observed Prediction
 }
 
-// goldInterner shares decoded tool lists and metadata between records with
-// the same bytes (the records of one trace): one per worker.
-type goldInterner struct {
+// Interner shares decoded tool lists and metadata between gold records
+// with the same bytes (the records of one trace carry the same ones), so
+// they get one value. One per goroutine.
+type Interner struct {
 	tools map[string][]trace.Tool
 	metas map[string]map[string]string
 }
+
+// NewInterner returns an empty Interner.
+func NewInterner() *Interner {
+	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
+}
+
+// Tools decodes a tool list (absent or null: none), once per distinct text.
+func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) { return intern(in.tools, raw) }
+
+// Metadata decodes a metadata object (absent or null: none), once per
+// distinct text.
+func (in *Interner) Metadata(raw []byte) (map[string]string, error) { return intern(in.metas, raw) }
 
 func intern[T any](seen map[string]T, raw []byte) (T, error) {
 	var zero T
@@ -133,7 +146,7 @@ func stringOrNull(l *jsonlex.Lexer, what string) (string, bool, error) {
 	return str(content, esc, ascii), true, nil
 }
 
-func parseGoldLine(data []byte, in *goldInterner, withObserved bool) (goldLine, error) {
+func parseGoldLine(data []byte, in *Interner, withObserved bool) (goldLine, error) {
 	var gl goldLine
 	c := &gl.c
 	var expTool string
@@ -162,7 +175,7 @@ func parseGoldLine(data []byte, in *goldInterner, withObserved bool) (goldLine, 
 						if err != nil {
 							return err
 						}
-						if c.Meta, err = intern(in.metas, raw); err != nil {
+						if c.Meta, err = in.Metadata(raw); err != nil {
 							return fmt.Errorf("input.context.metadata: %v", err)
 						}
 						return nil
@@ -174,7 +187,7 @@ func parseGoldLine(data []byte, in *goldInterner, withObserved bool) (goldLine, 
 		case "available_tools":
 			var raw []byte
 			if raw, err = l.Skip(); err == nil {
-				if c.Tools, err = intern(in.tools, raw); err != nil {
+				if c.Tools, err = in.Tools(raw); err != nil {
 					err = fmt.Errorf("available_tools: %v", err)
 				}
 			}

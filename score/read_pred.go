@@ -219,3 +219,37 @@ func predictedCall(id, name string, args []byte) (trace.Call, error) {
 	}
 	return c, nil
 }
+
+// TracePredictions takes, for each gold case (whose input hash is
+// hashes[i]), the calls made at the decision point of r's traces with the
+// same input hash (the first one when several share it). Decision points
+// that match no case are ignored; cases without one are Missing.
+func TracePredictions(r trace.Reader, hashes []string) ([]Prediction, error) {
+	want := make(map[string][]int, len(hashes))
+	for i, h := range hashes {
+		want[h] = append(want[h], i)
+	}
+	preds := make([]Prediction, len(hashes))
+	found := make([]bool, len(hashes))
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range trace.Items(t) {
+			for _, i := range want[it.InputHash] {
+				if !found[i] {
+					found[i] = true
+					preds[i].Calls = it.Observed
+				}
+			}
+		}
+	}
+	for i := range preds {
+		preds[i].Missing = !found[i]
+	}
+	return preds, nil
+}

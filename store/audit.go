@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // Audit outcomes.
@@ -25,22 +26,105 @@ type AuditEntry struct {
 	Outcome        string `json:"outcome"`
 }
 
-// AppendAudit records an entry (At is set from the store clock when empty).
+// AppendAudit records an entry on its own, in a transaction of its own (At
+// is set from the store clock when empty): a refusal, or a read that is
+// audited. An action's entry goes in the action's own transaction instead
+// (WithAudit).
 func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
+	return s.CommitAudit(WithAudit(ctx, e))
+}
+
+// pendingAudit is an audit entry waiting for the transaction that does
+// what it records.
+type pendingAudit struct {
+	entry AuditEntry
+	// detail is what the action's transaction found out (how many items
+	// it moved), added to the entry's object.
+	detail string
+	mu     sync.Mutex
+	// written: a transaction holding the entry committed.
+	written bool
+}
+
+type auditKey struct{}
+
+// WithAudit returns a context whose next committed write transaction
+// records e: WithTx writes the entry inside that transaction, so the action
+// and its audit row commit (or roll back) together. A call that commits no
+// transaction under the context (a read, nothing to change) leaves the
+// entry for CommitAudit. Bulk writes that span several transactions keep
+// the entry out of all but the one that completes the action.
+func WithAudit(ctx context.Context, e AuditEntry) context.Context {
+	return context.WithValue(ctx, auditKey{}, &pendingAudit{entry: e})
+}
+
+// withoutAudit hides ctx's audit entry from the transactions run under the
+// returned context (a bulk write's chunks, housekeeping before the action).
+func withoutAudit(ctx context.Context) context.Context {
+	if ctx.Value(auditKey{}) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, auditKey{}, (*pendingAudit)(nil))
+}
+
+// CommitAudit writes ctx's audit entry in a transaction of its own unless a
+// transaction under ctx has already committed it. It is written even when
+// ctx is cancelled: what was done is recorded.
+func (s *Store) CommitAudit(ctx context.Context) error {
+	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
+	if p == nil || p.isWritten() {
+		return nil
+	}
+	return s.WithTx(context.WithoutCancel(ctx), func(tx *Tx) error { return nil })
+}
+
+func (p *pendingAudit) isWritten() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.written
+}
+
+// writePendingAudit inserts ctx's audit entry into tx, unless it has been
+// committed already.
+func (s *Store) writePendingAudit(ctx context.Context, tx *Tx) error {
+	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
+	if p == nil || p.isWritten() {
+		return nil
+	}
+	e := p.entry
+	if p.detail != "" {
+		e.Object += " (" + p.detail + ")"
+	}
 	if e.At == "" {
 		e.At = s.now()
 	}
 	if e.Outcome == "" {
 		e.Outcome = AuditOK
 	}
-	return s.WithTx(ctx, func(tx *Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome)
-		if err != nil {
-			return fmt.Errorf("audit: %w", err)
-		}
-		return nil
-	})
+	_, err := tx.ExecContext(context.WithoutCancel(ctx), `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// auditDetail adds what the transaction under way found out to the object
+// of ctx's audit entry, if it carries one.
+func auditDetail(ctx context.Context, detail string) {
+	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil {
+		p.detail = detail
+	}
+}
+
+// auditCommitted marks ctx's audit entry written once its transaction has
+// committed.
+func auditCommitted(ctx context.Context) {
+	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil {
+		p.mu.Lock()
+		p.written = true
+		p.mu.Unlock()
+	}
 }
 
 // AuditFilter narrows AuditLog: by actor, by action, the last Limit entries

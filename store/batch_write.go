@@ -30,20 +30,39 @@ var defaultBulkPace = bulkPace{chunkTime: 80 * time.Millisecond, yield: 110 * ti
 // called with the first unit not yet done and a deadline, does at least one
 // unit, and says how many it did.
 func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(tx *Tx, from int, deadline time.Time) (int, error)) error {
+	from := 0
+	if n == 0 {
+		return nil
+	}
+	return s.paced(ctx, pace, func(tx *Tx, deadline time.Time) (bool, error) {
+		done, err := chunk(tx, from, deadline)
+		if err != nil {
+			return false, err
+		}
+		from += max(done, 1)
+		return from < n, nil
+	})
+}
+
+// paced runs a bulk write in short transactions until step says nothing is
+// left: step gets a deadline after which it stops taking work, and the
+// lock is left free for pace.yield between transactions.
+func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
 	var last time.Time
-	for from := 0; from < n; {
+	for more := true; more; {
 		if !last.IsZero() {
 			if err := sleepUntil(ctx, last.Add(pace.yield)); err != nil {
 				return err
 			}
 		}
-		var done int
 		var began time.Time
 		var work time.Duration
-		err := s.WithTx(ctx, func(tx *Tx) error {
+		// A chunk is not the whole action: the action's audit entry goes
+		// in the transaction that completes it, or on its own after.
+		err := s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
 			var err error
 			began = time.Now()
-			done, err = chunk(tx, from, began.Add(pace.chunkTime))
+			more, err = step(tx, began.Add(pace.chunkTime))
 			work = time.Since(began)
 			return err
 		})
@@ -54,7 +73,6 @@ func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(t
 		if pace.held != nil {
 			pace.held(work, last.Sub(began))
 		}
-		from += max(done, 1)
 	}
 	return nil
 }
@@ -89,11 +107,11 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 	if err != nil {
 		return fmt.Errorf("batch params: %w", err)
 	}
-	if err := s.removeAbandonedBatches(ctx, pace); err != nil {
+	if err := s.removeAbandonedBatches(withoutAudit(ctx), pace); err != nil {
 		return err
 	}
 	now := s.now()
-	err = s.WithTx(ctx, func(tx *Tx) error {
+	err = s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ?`, b.Name).Scan(&n); err != nil {
 			return err
@@ -121,13 +139,14 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		return s.writeBatchChunk(ctx, tx, b, from, deadline, next, now)
 	})
 	if err == nil {
+		// The batch appears in reviewers' queues with its audit entry.
 		err = s.WithTx(ctx, func(tx *Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE batches SET state = 'ready', heartbeat_at = '' WHERE name = ?`, b.Name)
 			return err
 		})
 	}
 	if err != nil {
-		if uerr := s.removeBatch(context.WithoutCancel(ctx), b.Name, pace); uerr != nil {
+		if uerr := s.removeBatch(withoutAudit(context.WithoutCancel(ctx)), b.Name, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written batch %s failed: %v; the next sample removes it)", err, b.Name, uerr)
 		}
 		return err
@@ -204,62 +223,58 @@ func (s *Store) removeAbandonedBatches(ctx context.Context, pace bulkPace) error
 }
 
 // removeBatch undoes a batch that never became 'ready', in short
-// transactions: its assignments (no reviewer could see them), its items
-// (back to 'new' unless another batch holds them), then the batch.
+// transactions (pace): its assignments and their drafts (no reviewer could
+// see them), its items (back to 'new' unless another batch holds them),
+// then the batch.
 func (s *Store) removeBatch(ctx context.Context, name string, pace bulkPace) error {
 	const step = 500
-	for {
-		var n int64
-		err := s.WithTx(ctx, func(tx *Tx) error {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE rowid IN (SELECT d.rowid FROM drafts d
-				JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer WHERE a.batch = ? LIMIT ?)`, name, step); err != nil {
-				return err
+	// A transaction removes steps of up to 500 rows until its deadline.
+	untilDone := func(remove func(tx *Tx) (int, error)) func(tx *Tx, deadline time.Time) (bool, error) {
+		return func(tx *Tx, deadline time.Time) (bool, error) {
+			for {
+				n, err := remove(tx)
+				if err != nil || n == 0 {
+					return false, err
+				}
+				if !time.Now().Before(deadline) {
+					return true, nil
+				}
 			}
-			res, err := tx.ExecContext(ctx, `DELETE FROM assignments WHERE rowid IN (SELECT rowid FROM assignments WHERE batch = ? LIMIT ?)`, name, step)
-			if err != nil {
-				return err
-			}
-			n, _ = res.RowsAffected()
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			break
-		}
-		if err := sleepUntil(ctx, time.Now().Add(pace.yield)); err != nil {
-			return err
 		}
 	}
-	for {
-		var n int
-		err := s.WithTx(ctx, func(tx *Tx) error {
-			ids, err := queryStrings(ctx, tx, `SELECT item_id FROM batch_items WHERE batch = ? LIMIT ?`, name, step)
-			if err != nil {
-				return err
-			}
-			n = len(ids)
-			for _, id := range ids {
-				if _, err := tx.ExecContext(ctx, `DELETE FROM batch_items WHERE batch = ? AND item_id = ?`, name, id); err != nil {
-					return err
-				}
-				if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'new' WHERE id = ? AND status = 'sampled'
-					AND NOT EXISTS (SELECT 1 FROM batch_items WHERE item_id = ?)`, id, id); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	err := s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE rowid IN (SELECT d.rowid FROM drafts d
+			JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer WHERE a.batch = ? LIMIT ?)`, name, step); err != nil {
+			return 0, err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM assignments WHERE rowid IN (SELECT rowid FROM assignments WHERE batch = ? LIMIT ?)`, name, step)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if n == 0 {
-			break
+		n, err := res.RowsAffected()
+		return int(n), err
+	}))
+	if err != nil {
+		return err
+	}
+	err = s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+		ids, err := queryStrings(ctx, tx, `SELECT item_id FROM batch_items WHERE batch = ? LIMIT ?`, name, step)
+		if err != nil {
+			return 0, err
 		}
-		if err := sleepUntil(ctx, time.Now().Add(pace.yield)); err != nil {
-			return err
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM batch_items WHERE batch = ? AND item_id = ?`, name, id); err != nil {
+				return 0, err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'new' WHERE id = ? AND status = 'sampled'
+				AND NOT EXISTS (SELECT 1 FROM batch_items WHERE item_id = ?)`, id, id); err != nil {
+				return 0, err
+			}
 		}
+		return len(ids), nil
+	}))
+	if err != nil {
+		return err
 	}
 	return s.WithTx(ctx, func(tx *Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM batches WHERE name = ? AND state = 'writing'`, name)

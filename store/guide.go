@@ -24,7 +24,9 @@ func (s *Store) SetGuide(ctx context.Context, id, body, author string) (v GuideV
 		cur, err := currentGuide(ctx, tx)
 		if err == nil && cur.ID == id {
 			v = cur
-			return nil
+			// Rolled back: an audit entry the context carries is not
+			// written for a change that was not made.
+			return errUnchanged
 		} else if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -47,8 +49,14 @@ func (s *Store) SetGuide(ctx context.Context, id, body, author string) (v GuideV
 		v, err = guideBy(ctx, tx, `id = ?`, id)
 		return err
 	})
+	if errors.Is(err, errUnchanged) {
+		err = nil
+	}
 	return v, changed, err
 }
+
+// errUnchanged rolls back a transaction that found nothing to change.
+var errUnchanged = errors.New("nothing to change")
 
 // EnsureGuide returns the guide in force, storing body (the default guide)
 // as the first version when none was ever set.

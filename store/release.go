@@ -103,6 +103,7 @@ func (s *Store) ReleaseAssignments(ctx context.Context, req ReleaseRequest) (rel
 			}
 			released = append(released, r)
 		}
+		auditDetail(ctx, fmt.Sprintf("%d item(s) released, %d kept", len(released), len(kept)))
 		return nil
 	})
 	if err != nil {

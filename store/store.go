@@ -44,6 +44,8 @@ type Store struct {
 	wmu  sync.Mutex
 	w    *sql.DB // nil until the first write
 	busy time.Duration
+	// writes queues concurrent WithTx calls for group commit.
+	writes writeQueue
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -270,13 +272,20 @@ func (s *Store) Close() error {
 func (s *Store) Reader() Queryer { return s.r }
 
 // WithTx runs fn in one immediate write transaction, committing when fn
-// returns nil and rolling back otherwise.
+// returns nil and rolling back otherwise, and returns once that is done.
+// An audit entry ctx carries (WithAudit) is written in the same
+// transaction. Calls from several goroutines at once share a transaction
+// and its commit (see group_commit.go): each fn runs in a savepoint of its
+// own, so one that fails rolls back only itself. Should SQLite roll the
+// shared transaction back under them (a statement interrupted by a
+// cancelled context), the others' fn run again in a new transaction, so fn
+// must leave nothing outside the database that a second run would repeat.
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	w, err := s.writer(ctx)
 	if err != nil {
 		return err
 	}
-	return s.withTxOn(ctx, w, fn)
+	return s.runGrouped(ctx, w, fn)
 }
 
 func (s *Store) withTxOn(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {

@@ -157,8 +157,8 @@ func checkRole(name, role string) error {
 		return errors.New("user name is empty")
 	}
 	switch role {
-	case RoleReviewer, RoleLead, "ci":
+	case RoleReviewer, RoleLead, RoleCI:
 		return nil
 	}
-	return fmt.Errorf("role %q: must be reviewer, lead or ci", role)
+	return fmt.Errorf("role %q: must be %s, %s or %s", role, RoleReviewer, RoleLead, RoleCI)
 }

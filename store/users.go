@@ -22,19 +22,10 @@ type User struct {
 	CreatedAt string `json:"created_at"`
 }
 
-// AddUser creates a user, or changes the role of an existing one.
+// AddUser creates a user, or changes the role of an existing one
+// (AddUserWithKeys without keys).
 func (s *Store) AddUser(ctx context.Context, name, role string) error {
-	if role != RoleReviewer && role != RoleLead && role != RoleCI {
-		return fmt.Errorf("role %q: must be %s, %s or %s", role, RoleReviewer, RoleLead, RoleCI)
-	}
-	if name == "" {
-		return errors.New("user name is empty")
-	}
-	return s.WithTx(ctx, func(tx *Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, ?, ?)
-			ON CONFLICT(name) DO UPDATE SET role = excluded.role`, name, role, s.now())
-		return err
-	})
+	return s.AddUserWithKeys(ctx, name, role, nil)
 }
 
 // User loads one user; ErrNotFound when there is none by that name.

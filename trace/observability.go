@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,7 +305,7 @@ func langSmithParts(line int, data []byte, cache schemaCache) ([]spanPart, bool,
 		return []spanPart{{line: line, traceID: traceID}}, false, nil
 	}
 	ip := run.Extra.InvocationParams
-	model := firstNonBlank(ip.Model, ip.ModelName, attrString(run.Extra.Metadata, "ls_model_name"))
+	model := cmp.Or(ip.Model, ip.ModelName, attrString(run.Extra.Metadata, "ls_model_name"))
 	tools := ip.Tools
 	if len(tools) == 0 {
 		tools = ip.Functions
@@ -388,7 +389,7 @@ func braintrustParts(line int, data []byte, cache schemaCache) ([]spanPart, bool
 	if err := json.Unmarshal(data, &sp); err != nil {
 		return nil, false, describeJSONError(err)
 	}
-	traceID := firstNonBlank(sp.RootSpanID, sp.SpanID, sp.ID)
+	traceID := cmp.Or(sp.RootSpanID, sp.SpanID, sp.ID)
 	if sp.SpanAttributes.Type != "llm" {
 		return []spanPart{{line: line, traceID: traceID}}, false, nil
 	}
@@ -422,7 +423,7 @@ func mlflowParts(line int, data []byte, cache schemaCache) ([]spanPart, bool, er
 	if err := json.Unmarshal(data, &tr); err != nil {
 		return nil, false, describeJSONError(err)
 	}
-	traceID := firstNonBlank(tr.Info.TraceID, tr.Info.RequestID)
+	traceID := cmp.Or(tr.Info.TraceID, tr.Info.RequestID)
 	var parts []spanPart
 	for i, s := range tr.Data.Spans {
 		a := s.Attributes
@@ -446,13 +447,4 @@ func mlflowParts(line int, data []byte, cache schemaCache) ([]spanPart, bool, er
 		return nil, true, errors.New("trace has no LLM or CHAT_MODEL span (no model call)")
 	}
 	return parts, true, nil
-}
-
-func firstNonBlank(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -76,6 +76,7 @@ type DashboardAPI interface {
 	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
 	Item(ctx context.Context, id string) (trace.Item, error)
 	CalibrationAPI // dashboard_judge.go
+	ReleaseAPI     // dashboard_release.go
 }
 
 // NewCommon is a Common over api with the default keys, styles honouring

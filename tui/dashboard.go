@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -36,6 +37,7 @@ const (
 	modeCell                          // the items of one confusion cell or tool
 	modeTools                         // every tool, worst first
 	modeItem                          // one item, read-only
+	modeRelease                       // move a reviewer's items to another (dashboard_release.go)
 )
 
 // DashboardPage previews how the production model's observed calls score
@@ -59,7 +61,11 @@ type DashboardPage struct {
 	cell    cellList
 	tools   cellCursor // over data.WorstTools in modeTools
 	item    itemView
+	release releasePanel
 	pollGen int
+	// profile indexes score.ProfileNames: the gold is scored as goldtrace
+	// score --profile does; p switches to the next one.
+	profile int
 }
 
 // NewDashboardPage is the dashboard over c.API.
@@ -103,8 +109,9 @@ func (p *DashboardPage) load() tea.Cmd {
 	p.loadSeq++
 	p.loading = true
 	seq, st, lead, batch, now, cache := p.loadSeq, p.c.API, p.opts.Lead, p.opts.Batch, p.c.Now, p.cache
+	profile, _ := score.ProfileByName(score.ProfileNames[p.profile])
 	return func() tea.Msg {
-		d, err := computeDashboard(context.Background(), st, lead, batch, now, cache)
+		d, err := computeDashboard(context.Background(), st, lead, batch, profile, now, cache)
 		return dashboardLoadedMsg{seq: seq, data: d, err: err}
 	}
 }
@@ -153,6 +160,10 @@ func (p *DashboardPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 			p.item.loaded(msg, &p.c.Styles)
 		}
 		return p, nil
+	case releaseUsersMsg:
+		return p, p.releaseUsersLoaded(msg)
+	case releaseDoneMsg:
+		return p, p.releaseDone(msg)
 	}
 	if p.mode == modeItem {
 		var cmd tea.Cmd
@@ -187,6 +198,9 @@ func (p *DashboardPage) loaded(msg dashboardLoadedMsg) tea.Cmd {
 
 func (p *DashboardPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
+	if p.mode == modeRelease {
+		return p.releaseKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Refresh):
 		if p.loading {
@@ -195,6 +209,11 @@ func (p *DashboardPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return p.load()
 	case key.Matches(msg, k.Adjudicate):
 		return SwitchPage(PageAdjudicate, nil)
+	case key.Matches(msg, k.Profile):
+		p.profile = (p.profile + 1) % len(score.ProfileNames)
+		return p.load()
+	case key.Matches(msg, k.Release) && p.mode != modeItem:
+		return p.openRelease()
 	}
 	switch p.mode {
 	case modeOverview:
@@ -326,11 +345,18 @@ func (p *DashboardPage) ShortHelp() []key.Binding {
 		return []key.Binding{helpOnly("↑↓", "move"), withHelp(k.Open, "items of tool"), withHelp(k.Close, "back to matrix"), k.Refresh}
 	case modeItem:
 		return []key.Binding{helpOnly("↑↓ pgup/pgdn", "scroll"), withHelp(k.Close, "back to list")}
+	case modeRelease:
+		return p.releaseHelp()
 	}
-	if p.data == nil || p.matrix.Empty() {
-		return []key.Binding{k.Refresh, k.Adjudicate}
+	switch {
+	case p.data == nil: // computing, or it failed: nothing to release from yet
+		return []key.Binding{k.Adjudicate, k.Refresh}
+	case p.matrix.Empty():
+		return []key.Binding{k.Adjudicate, k.Release, k.Refresh}
 	}
-	return []key.Binding{helpOnly("←↑↓→", "move"), withHelp(k.Open, "items"), withHelp(k.Tools, "tools"), k.Refresh, k.Adjudicate}
+	// Most important first: at 80 columns the line ends after release (the
+	// overview itself offers t under the worst tools).
+	return []key.Binding{helpOnly("←↑↓→", "move"), withHelp(k.Open, "items"), k.Adjudicate, k.Profile, k.Release, withHelp(k.Tools, "tools"), k.Refresh}
 }
 
 // FullHelp is the short help in one column.

@@ -29,7 +29,7 @@ type dashboardData struct {
 	// Items is parallel to Report.Items (sorted by id, as an export is).
 	Items  []goldItem
 	Status store.Status
-	// WorstTools is Report.PerTool, lowest exact_call first (sortWorst),
+	// WorstTools is Report.PerTool, lowest exact_call first (Report.WorstTools),
 	// sorted once here rather than on every frame.
 	WorstTools []score.Group
 	// Sampled and Labeling split the open items: none of their labels in
@@ -223,18 +223,25 @@ func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]dataset.Scorin
 // ScoreObserved scores the records' observed calls against their gold, as
 // goldtrace score does without --pred.
 func ScoreObserved(recs []dataset.Record) *score.Report {
+	return scoreObserved(recs, score.ProfileDefault)
+}
+
+// scoreObserved is ScoreObserved under a profile, as goldtrace score
+// --profile does.
+func scoreObserved(recs []dataset.Record, profile score.Profile) *score.Report {
 	cases := make([]score.Case, len(recs))
 	preds := make([]score.Prediction, len(recs))
 	for i := range recs {
 		cases[i] = recs[i].ScoreCase()
 		preds[i] = recs[i].ObservedPrediction()
 	}
-	return score.Score(cases, preds, score.Options{})
+	return score.Score(cases, preds, score.Options{Profile: profile})
 }
 
-// computeDashboard reads the fingerprint first, so a change made while the
-// rest is read shows up as a new fingerprint at the next poll.
-func computeDashboard(ctx context.Context, st DashboardAPI, lead, batch string, now func() time.Time, cache *goldRecordCache) (*dashboardData, error) {
+// computeDashboard scores the gold under profile. It reads the fingerprint
+// first, so a change made while the rest is read shows up as a new
+// fingerprint at the next poll.
+func computeDashboard(ctx context.Context, st DashboardAPI, lead, batch string, profile score.Profile, now func() time.Time, cache *goldRecordCache) (*dashboardData, error) {
 	fp, err := st.GoldFingerprint(ctx)
 	if err != nil {
 		return nil, err
@@ -262,9 +269,9 @@ func computeDashboard(ctx context.Context, st DashboardAPI, lead, batch string, 
 	if err != nil {
 		return nil, err
 	}
-	d := &dashboardData{Fingerprint: fp, ComputedAt: now(), Report: ScoreObserved(recs), Status: status,
+	d := &dashboardData{Fingerprint: fp, ComputedAt: now(), Report: scoreObserved(recs, profile), Status: status,
 		Items: make([]goldItem, len(recs)), Sampled: sampled, Labeling: labeling}
-	d.WorstTools = sortWorst(d.Report.PerTool)
+	d.WorstTools = d.Report.WorstTools()
 	if d.Calibration, err = loadCalibration(ctx, st); err != nil {
 		return nil, err
 	}
@@ -302,29 +309,6 @@ func (d *dashboardData) toolItems(tool string) []int {
 		}
 	}
 	return append(failing, passing...)
-}
-
-// sortWorst is a copy of the per-tool metrics, lowest exact_call first
-// (ties: more items first, then name).
-func sortWorst(perTool []score.Group) []score.Group {
-	out := append([]score.Group(nil), perTool...)
-	val := func(g score.Group) float64 {
-		if g.ExactCall == nil {
-			return 2
-		}
-		return *g.ExactCall
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := val(out[i]), val(out[j])
-		if a != b {
-			return a < b
-		}
-		if out[i].Items != out[j].Items {
-			return out[i].Items > out[j].Items
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
 }
 
 // topErrorKind is the most frequent error kind of m ("" when none failed).

@@ -13,8 +13,7 @@ import (
 // an LLM judge agrees with the human gold, shown in the dashboard header.
 type judgeCalibration struct {
 	Gold, Kind, Model string
-	judge.Calibration
-	Partial bool
+	judge.CalibrationSummary
 }
 
 // CalibrationAPI is what the dashboard reads of the judge calibrations.
@@ -30,14 +29,9 @@ func loadCalibration(ctx context.Context, api CalibrationAPI) (*judgeCalibration
 	}
 	r := runs[0]
 	c := &judgeCalibration{Gold: r.Gold, Kind: r.Kind, Model: r.Model}
-	var sum struct {
-		judge.Calibration
-		Partial bool `json:"partial"`
-	}
-	if err := json.Unmarshal(r.Summary, &sum); err != nil {
+	if err := json.Unmarshal(r.Summary, &c.CalibrationSummary); err != nil {
 		return nil, fmt.Errorf("judge calibration of %s: %w", r.Gold, err)
 	}
-	c.Calibration, c.Partial = sum.Calibration, sum.Partial
 	return c, nil
 }
 

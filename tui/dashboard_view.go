@@ -44,6 +44,8 @@ func (p *DashboardPage) View() string {
 		return strings.Join(p.toolTable(p.data.WorstTools, p.height, &p.tools), "\n")
 	case p.mode == modeItem:
 		return p.item.view.View()
+	case p.mode == modeRelease:
+		return p.viewRelease()
 	}
 	return p.viewOverview()
 }
@@ -92,14 +94,13 @@ func (p *DashboardPage) headerLines() []string {
 	} else {
 		first = s.Title.Render(truncate(title, w-lipgloss.Width(right)-2)) + "  " + s.Muted.Render(truncate(right, w))
 	}
-	metric := func(name string, v *float64) string {
-		return s.Muted.Render(name+" ") + score.FormatRate(v)
-	}
+	metric := func(name string, v *float64) string { return metricPart(s, name, v) }
 	out := []string{first}
 	out = append(out, wrapParts(s, w, metric("exact_call", m.ExactCall), metric("tool_name", m.ToolName),
 		metric("args_value", m.ArgsValue), metric("call_f1", m.F1))...)
 	out = append(out, wrapParts(s, w, metric("no_tool_accuracy", m.NoToolAccuracy),
 		metric("hallucinated_tool_rate", m.HallucinatedToolRate), s.Muted.Render("n ")+fmt.Sprint(m.Items))...)
+	out = append(out, wrapParts(s, w, profileParts(s, d.Report)...)...)
 	out = append(out, wrapParts(s, w, progressParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
 	if c := calibrationParts(s, d.Calibration); c != nil {
@@ -109,6 +110,29 @@ func (p *DashboardPage) headerLines() []string {
 		out[i] = lipgloss.NewStyle().MaxWidth(w).Render(out[i])
 	}
 	return out
+}
+
+// metricPart is one metric of the header: its name (the key goldtrace
+// score --min takes) and its value.
+func metricPart(s *Styles, name string, v *float64) string {
+	return s.Muted.Render(name+" ") + score.FormatRate(v)
+}
+
+// profileParts is the header's profile line: the profile the gold is
+// scored under (p switches) and, for a seed system's profile, that
+// system's own metrics.
+func profileParts(s *Styles, r *score.Report) []string {
+	parts := []string{s.Muted.Render("profile ") + r.Profile}
+	switch r.Profile {
+	case score.ProfileDefault.Name:
+		parts = append(parts, s.Muted.Render("goldtrace's matching"))
+	case score.ProfileBFCL.Name:
+		parts = append(parts, s.Muted.Render("BFCL's checker: its string normalisation, . and _ alike in names"))
+	}
+	for _, sr := range r.Overall.Seed {
+		parts = append(parts, metricPart(s, sr.Name, sr.Value))
+	}
+	return parts
 }
 
 // wrapParts joins parts with " · ", starting a new line where the next

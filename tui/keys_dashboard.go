@@ -13,6 +13,11 @@ type DashboardKeys struct {
 	Refresh    key.Binding
 	Tools      key.Binding // every tool, worst first
 	Adjudicate key.Binding
+	Profile    key.Binding // score under the next profile
+	Release    key.Binding // move a reviewer's skipped or stalled items to another
+	Stalled    key.Binding // release: also pending items untouched for longer
+	Yes        key.Binding // release: confirm
+	No         key.Binding // release: go back
 }
 
 func defaultDashboardKeys() DashboardKeys {
@@ -29,5 +34,10 @@ func defaultDashboardKeys() DashboardKeys {
 		Refresh:    b("r", "refresh", "r"),
 		Tools:      b("t", "all tools", "t"),
 		Adjudicate: b("a", "adjudicate", "a"),
+		Profile:    b("p", "profile", "p"),
+		Release:    b("m", "release", "m"),
+		Stalled:    b("s", "stalled too", "s"),
+		Yes:        b("y", "release", "y"),
+		No:         b("n/esc", "back", "n", "esc"),
 	}
 }

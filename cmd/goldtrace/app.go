@@ -66,6 +66,20 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 	return st, nil
 }
 
+// completionBackend opens the database read-only for shell completion
+// (never creating it, apart from the store the command would use);
+// closeStore closes it.
+func (a *App) completionBackend(ctx context.Context) (be *gapp.App, closeStore func(), err error) {
+	if _, err := os.Stat(a.DBPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("no goldtrace database at %s to complete from (set --db or GOLDTRACE_DB)", a.DBPath)
+	}
+	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("complete from %s: %w", a.DBPath, err)
+	}
+	return gapp.New(st), func() { st.Close() }, nil
+}
+
 // Close closes the store if it was opened.
 func (a *App) Close() {
 	if a.store != nil {
@@ -145,4 +159,13 @@ func (a *App) programOptions() []tea.ProgramOption {
 		opts = append(opts, tea.WithOutput(a.Out))
 	}
 	return opts
+}
+
+// unwrapPath drops the *PathError wrapper (its path is already named).
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

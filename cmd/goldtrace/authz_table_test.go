@@ -69,6 +69,7 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 		{gapp.ActDashboard, func() []string { return []string{"dashboard"} }, true, true},
 		{gapp.ActAuditRead, func() []string { return []string{"audit"} }, true, false},
 		{gapp.ActMaintain, func() []string { return []string{"backup", unique("copy.db")} }, false, false},
+		{gapp.ActMaintain, func() []string { return []string{"check"} }, false, false},
 	}
 	actors := []gapp.Actor{
 		{Name: "alice", Role: gapp.RoleReviewer},

@@ -31,20 +31,10 @@ Write commands refuse a database that fails the quick version of this check.`,
 			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("database %s does not exist", app.DBPath)
 			}
-			if who, ok := gapp.ActorFrom(cmd.Context()); ok {
-				// Over SSH: the check reads the whole database (it opens
-				// its own connection, without the schema, so it cannot go
-				// through the store the server holds).
-				if err := gapp.Authorize(who, gapp.ActMaintain); err != nil {
-					return err
-				}
-			}
-			st, err := store.OpenWith(cmd.Context(), app.DBPath, store.Options{ReadOnly: app.ReadOnly, NoSchema: true})
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			problems, err := st.Check(cmd.Context())
+			// Locally no identity is needed (trusted mode); over SSH the
+			// key's user must be a lead.
+			who, _ := gapp.ActorFrom(cmd.Context())
+			problems, err := gapp.CheckDatabase(cmd.Context(), who, app.DBPath, app.ReadOnly)
 			if err != nil {
 				return err
 			}
@@ -90,18 +80,11 @@ copy before putting it in place.`,
 			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("database %s does not exist", app.DBPath)
 			}
-			done, err := app.permit(cmd.Context(), gapp.ActMaintain, "backup to "+args[0])
+			be, who, err := app.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
-			st, err := app.Store(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if err := st.Backup(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			if err := done("done"); err != nil {
+			if err := be.Backup(cmd.Context(), who, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(app.Err, "backed up %s to %s\n", app.DBPath, args[0])

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -23,7 +20,12 @@ import (
 // nothing, and `goldtrace __complete …` says why on stderr in one line and
 // exits 2.
 
-type completer func(ctx context.Context, st *store.Store, toComplete string) ([]string, error)
+// A completer reads the names it offers through app as nobody (no
+// identity): completion shows only what anyone may list.
+type completer func(ctx context.Context, be *gapp.App, toComplete string) ([]string, error)
+
+// nobody is the actor completion reads as.
+var nobody = gapp.Actor{Source: gapp.SourceLocal}
 
 // completeFrom turns a completer into a cobra completion function.
 func completeFrom(app *App, fn completer) cobra.CompletionFunc {
@@ -32,13 +34,13 @@ func completeFrom(app *App, fn completer) cobra.CompletionFunc {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		st, err := completionStore(ctx, app)
+		be, closeStore, err := app.completionBackend(ctx)
 		if err != nil {
 			app.completionErr = err
 			return nil, cobra.ShellCompDirectiveError
 		}
-		defer st.Close()
-		values, err := fn(ctx, st, toComplete)
+		defer closeStore()
+		values, err := fn(ctx, be, toComplete)
 		if err != nil {
 			app.completionErr = fmt.Errorf("complete from %s: %w", app.DBPath, err)
 			return nil, cobra.ShellCompDirectiveError
@@ -53,22 +55,9 @@ func completeFrom(app *App, fn completer) cobra.CompletionFunc {
 	}
 }
 
-// completionStore opens the database read-only, refusing one that does not
-// exist.
-func completionStore(ctx context.Context, app *App) (*store.Store, error) {
-	if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no goldtrace database at %s to complete from (set --db or GOLDTRACE_DB)", app.DBPath)
-	}
-	st, err := store.OpenWith(ctx, app.DBPath, store.Options{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("complete from %s: %w", app.DBPath, err)
-	}
-	return st, nil
-}
-
 func userNames(role string) completer {
-	return func(ctx context.Context, st *store.Store, _ string) ([]string, error) {
-		users, err := st.Users(ctx)
+	return func(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+		users, err := be.Users(ctx, nobody)
 		var out []string
 		for _, u := range users {
 			if role == "" || u.Role == role {
@@ -80,8 +69,8 @@ func userNames(role string) completer {
 }
 
 // userList completes a comma-separated list of user names (--reviewers).
-func userList(ctx context.Context, st *store.Store, toComplete string) ([]string, error) {
-	names, err := userNames("")(ctx, st, "")
+func userList(ctx context.Context, be *gapp.App, toComplete string) ([]string, error) {
+	names, err := userNames("")(ctx, be, "")
 	done := toComplete[:strings.LastIndex(toComplete, ",")+1]
 	var out []string
 	for _, n := range names {
@@ -92,8 +81,8 @@ func userList(ctx context.Context, st *store.Store, toComplete string) ([]string
 	return out, err
 }
 
-func batchNames(ctx context.Context, st *store.Store, _ string) ([]string, error) {
-	batches, err := st.Batches(ctx)
+func batchNames(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+	batches, err := be.Batches(ctx, nobody)
 	var out []string
 	for _, b := range batches {
 		out = append(out, b.Name)
@@ -101,8 +90,8 @@ func batchNames(ctx context.Context, st *store.Store, _ string) ([]string, error
 	return out, err
 }
 
-func datasetNames(ctx context.Context, st *store.Store, _ string) ([]string, error) {
-	versions, err := st.DatasetVersions(ctx, "")
+func datasetNames(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+	versions, err := be.DatasetVersions(ctx, nobody, "")
 	seen := map[string]bool{}
 	var out []string
 	for _, v := range versions {
@@ -115,8 +104,8 @@ func datasetNames(ctx context.Context, st *store.Store, _ string) ([]string, err
 }
 
 // datasetRefs completes NAME@vN of the stored versions.
-func datasetRefs(ctx context.Context, st *store.Store, _ string) ([]string, error) {
-	versions, err := st.DatasetVersions(ctx, "")
+func datasetRefs(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+	versions, err := be.DatasetVersions(ctx, nobody, "")
 	var out []string
 	for _, v := range versions {
 		out = append(out, dataset.Ref{Name: v.Name, Version: v.Version}.String())
@@ -126,8 +115,8 @@ func datasetRefs(ctx context.Context, st *store.Store, _ string) ([]string, erro
 
 // metaKeys completes meta.KEY (and, with extra, fixed choices before them).
 func metaKeys(extra ...string) completer {
-	return func(ctx context.Context, st *store.Store, _ string) ([]string, error) {
-		keys, err := st.MetaKeys(ctx)
+	return func(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+		keys, err := be.TraceMetaKeys(ctx, nobody)
 		out := append([]string(nil), extra...)
 		for _, k := range keys {
 			out = append(out, "meta."+k)
@@ -162,9 +151,9 @@ func registerCompletions(root *cobra.Command, app *App) {
 			role := ""
 			switch c.Name() {
 			case "adjudicate", "dashboard", "resolve", "export":
-				role = store.RoleLead
+				role = string(gapp.RoleLead)
 			case "label":
-				role = store.RoleReviewer
+				role = string(gapp.RoleReviewer)
 			}
 			_ = c.RegisterFlagCompletionFunc("as", completeFrom(app, userNames(role)))
 		}
@@ -194,16 +183,16 @@ func registerCompletions(root *cobra.Command, app *App) {
 		return refs, cobra.ShellCompDirectiveDefault // files too
 	})
 	flag("score", "pred-format", fixed(trace.Formats...))
-	flag("resolve", "pick", completeFrom(app, userNames(store.RoleReviewer)))
-	flag("resolve", "to", completeFrom(app, userNames(store.RoleReviewer)))
-	flag("labels export", "reviewer", completeFrom(app, userNames(store.RoleReviewer)))
-	flag("users add", "role", fixed(store.RoleReviewer, store.RoleLead))
-	args("export", completeFrom(app, func(ctx context.Context, st *store.Store, tc string) ([]string, error) {
-		names, err := datasetNames(ctx, st, tc)
+	flag("resolve", "pick", completeFrom(app, userNames(string(gapp.RoleReviewer))))
+	flag("resolve", "to", completeFrom(app, userNames(string(gapp.RoleReviewer))))
+	flag("labels export", "reviewer", completeFrom(app, userNames(string(gapp.RoleReviewer))))
+	flag("users add", "role", fixed(string(gapp.RoleReviewer), string(gapp.RoleLead)))
+	args("export", completeFrom(app, func(ctx context.Context, be *gapp.App, tc string) ([]string, error) {
+		names, err := datasetNames(ctx, be, tc)
 		if err != nil {
 			return nil, err
 		}
-		refs, err := datasetRefs(ctx, st, tc)
+		refs, err := datasetRefs(ctx, be, tc)
 		return append(names, refs...), err
 	}))
 	args("datasets", completeFrom(app, datasetNames))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/goldtrace/goldtrace/store"
-	"github.com/goldtrace/goldtrace/trace"
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/trace/synth"
 	"github.com/goldtrace/goldtrace/tui"
 )
@@ -69,21 +67,23 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("create demo directory: %w", err)
 			}
-			opts := synth.Options{Seed: seed, N: nTraces}
-			st, project, err := setupDemo(cmd.Context(), dir, opts)
+			be, project, closeStore, err := gapp.NewDemo(cmd.Context(), dir, synth.Options{Seed: seed, N: nTraces})
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			project.Work, err = seedDemoWork(cmd.Context(), st, project.cases, seed, batchN, aliceDone)
-			if err != nil {
+			defer closeStore()
+			if err := be.SeedDemoWork(cmd.Context(), &project, seed, batchN, aliceDone); err != nil {
 				return err
 			}
 			if asJSON || noTUI || !IsTerminal(app.Out) || !IsTerminal(app.In) {
 				return printDemoProject(app.Out, project, asJSON)
 			}
 			hint := "demo: you are alice · ctrl+c quits (work is saved) and shows how to switch"
-			err = tui.RunLabel(cmd.Context(), st, tui.LabelOptions{Reviewer: "alice", Batch: demoBatch, Hint: hint})
+			alice, err := be.LocalActor(cmd.Context(), "alice")
+			if err != nil {
+				return err
+			}
+			err = tui.RunLabel(cmd.Context(), be.As(alice), tui.LabelOptions{Reviewer: "alice", Batch: gapp.DemoBatch, Hint: hint})
 			var notice *tui.QuitNotice
 			if errors.As(err, &notice) {
 				for _, line := range notice.Lines {
@@ -142,78 +142,7 @@ func writeDemoTraces(app *App, path string, opts synth.Options) error {
 	return nil
 }
 
-// demoProject is what setupDemo made.
-type demoProject struct {
-	Dir             string   `json:"dir"`
-	DB              string   `json:"db"`
-	Seed            int64    `json:"seed"`
-	Traces          int      `json:"traces"`
-	Items           int      `json:"items"`
-	ItemsWithCalls  int      `json:"items_with_calls"`
-	ItemsNoCalls    int      `json:"items_without_calls"`
-	Reviewers       []string `json:"reviewers"`
-	Leads           []string `json:"leads"`
-	DeliberateWrong int      `json:"deliberately_wrong_items"`
-	Work            demoWork `json:"work"`
-	// cases are the generated traces with their simulated truth.
-	cases []synth.Case
-}
-
-// setupDemo creates the demo database in dir: the users and the synthetic
-// traces of opts, inserted in one transaction. The caller closes the store.
-func setupDemo(ctx context.Context, dir string, opts synth.Options) (*store.Store, demoProject, error) {
-	p := demoProject{Dir: dir, DB: filepath.Join(dir, "goldtrace.db"), Seed: opts.Seed}
-	st, err := store.Open(ctx, p.DB)
-	if err != nil {
-		return nil, p, fmt.Errorf("open demo store: %w", err)
-	}
-	users := []struct{ name, role string }{
-		{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"carol", store.RoleLead},
-	}
-	for _, u := range users {
-		if err := st.AddUser(ctx, u.name, u.role); err != nil {
-			st.Close()
-			return nil, p, fmt.Errorf("add demo user %s: %w", u.name, err)
-		}
-		if u.role == store.RoleLead {
-			p.Leads = append(p.Leads, u.name)
-		} else {
-			p.Reviewers = append(p.Reviewers, u.name)
-		}
-	}
-	cases := synth.GenerateCases(opts)
-	p.cases = cases
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		for _, c := range cases {
-			// Re-running in the same directory finds the same traces stored.
-			if _, err := st.InsertTrace(ctx, tx, c.Trace, "demo"); err != nil {
-				return fmt.Errorf("insert demo trace %s: %w", c.Trace.ID, err)
-			}
-			p.Traces++
-			for _, it := range trace.Items(c.Trace) {
-				p.Items++
-				if len(it.Observed) > 0 {
-					p.ItemsWithCalls++
-				} else {
-					p.ItemsNoCalls++
-				}
-			}
-			for _, e := range c.Expected {
-				if e.Mistake != synth.MistakeNone {
-					p.DeliberateWrong++
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		st.Close()
-		return nil, p, err
-	}
-	return st, p, nil
-}
-
-func printDemoProject(w io.Writer, p demoProject, asJSON bool) error {
+func printDemoProject(w io.Writer, p gapp.DemoProject, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

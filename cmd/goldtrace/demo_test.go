@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 	"github.com/goldtrace/goldtrace/trace/synth"
@@ -107,7 +108,7 @@ func TestDemoCreatesProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p demoProject
+	var p gapp.DemoProject
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("--json output %q: %v", out, err)
 	}
@@ -163,7 +164,7 @@ func TestDemoSeedsWork(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
-		var p demoProject
+		var p gapp.DemoProject
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out)
 		}
@@ -177,11 +178,11 @@ func TestDemoSeedsWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	queue, err := st.Queue(context.Background(), "alice", demoBatch)
+	queue, err := st.Queue(context.Background(), "alice", gapp.DemoBatch)
 	if err != nil || len(queue) != 8 {
 		t.Fatalf("alice's queue after two runs: %d items, %v", len(queue), err)
 	}
-	if q, _ := st.Queue(context.Background(), "bob", demoBatch); len(q) != 0 {
+	if q, _ := st.Queue(context.Background(), "bob", gapp.DemoBatch); len(q) != 0 {
 		t.Errorf("bob has %d items left, want none", len(q))
 	}
 }

@@ -70,7 +70,7 @@ func TestFullFlow(t *testing.T) {
 	var labels bytes.Buffer
 	for i, it := range plan.Items {
 		for _, r := range []string{"alice", "bob"} {
-			l := demoLabel(synth.SimulatedLabel(truth[it.ID], r, 5), "", i)
+			l := gapp.DemoLabel(synth.SimulatedLabel(truth[it.ID], r, 5), "", i)
 			l.Rationale = "per the guide"
 			b, _ := json.Marshal(l)
 			labels.Write(append(b, '\n'))

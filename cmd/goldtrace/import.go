@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -94,17 +93,4 @@ func printImportResult(app *App, r store.ImportResult) {
 	}
 	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
 		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items, utf)
-}
-
-// warnUnfinishedImports tells on stderr about imports that were interrupted
-// (or are still running) and how to finish them.
-func warnUnfinishedImports(ctx context.Context, app *App, st *store.Store) error {
-	unfinished, err := st.UnfinishedImports(ctx)
-	if err != nil {
-		return err
-	}
-	for _, u := range unfinished {
-		fmt.Fprintln(app.Err, "goldtrace: "+u.Note())
-	}
-	return nil
 }

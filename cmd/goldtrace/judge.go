@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newJudgeCmd(app *App) *cobra.Command {
@@ -190,24 +190,13 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 
 // recordCalibration stores the summary (without items) for the dashboard.
 func recordCalibration(ctx context.Context, app *App, rep *calibrationReport) error {
-	if rep.Calibration.Items == 0 {
-		return nil
-	}
-	summary, err := json.Marshal(struct {
-		judge.Calibration
-		Threshold float64 `json:"threshold"`
-		Partial   bool    `json:"partial,omitempty"`
-	}{rep.Calibration, rep.Threshold, rep.Stats.Partial})
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return err
 	}
-	st, err := app.Store(ctx)
-	if err != nil {
-		return err
-	}
-	return st.AddJudgeCalibration(ctx, store.JudgeCalibration{
-		Gold: rep.Gold, Kind: rep.Kind, Model: rep.Model, Endpoint: rep.Endpoint,
-		PromptSHA256: rep.PromptSHA256, Summary: summary,
+	return be.RecordCalibration(ctx, who, gapp.CalibrationRun{
+		Gold: rep.Gold, Kind: rep.Kind, Model: rep.Model, Endpoint: rep.Endpoint, PromptSHA256: rep.PromptSHA256,
+		Summary: judge.CalibrationSummary{Calibration: rep.Calibration, Threshold: rep.Threshold, Partial: rep.Stats.Partial},
 	})
 }
 

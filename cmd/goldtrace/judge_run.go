@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
-	"github.com/goldtrace/goldtrace/trace"
 )
 
 // judgeFlags are the LLM client's flags, shared by score --judge, judge
@@ -109,16 +107,20 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	if judge.Unpinned(f.model) {
 		fmt.Fprintf(app.Err, "warning: --%smodel %s has no date or version suffix: pin a snapshot (e.g. gpt-4o-2024-08-06) or the numbers drift with the alias\n", prefix, f.model)
 	}
-	st, err := app.Store(ctx)
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
-	if st.ReadOnly() && !f.offline {
-		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", st.Path())
+	cache, err := be.JudgeCache(ctx, who)
+	if err != nil {
+		return nil, fmt.Errorf("judge cache: %w", err)
+	}
+	if !cache.Kept() && !f.offline {
+		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", be.DatabasePath())
 	}
 	r := &judge.Runner{
 		Client:      c,
-		Cache:       storeCache{st},
+		Cache:       cache,
 		Offline:     f.offline,
 		Concurrency: f.concurrency,
 		Endpoint:    c.Host(),
@@ -159,29 +161,8 @@ func judgeProgress(app *App, label string) (func(done, total int), func()) {
 	return p.Update, p.Done
 }
 
-// storeCache is the judge cache in the project database.
-type storeCache struct{ st *store.Store }
-
-func (c storeCache) Get(ctx context.Context, k judge.CacheKey) ([]byte, bool, error) {
-	return c.st.JudgeVerdict(ctx, store.JudgeKey(k))
-}
-
-func (c storeCache) Put(ctx context.Context, k judge.CacheKey, v []byte) error {
-	if c.st.ReadOnly() {
-		return nil // warned once in runner: answers are used, not kept
-	}
-	return c.st.PutJudgeVerdict(ctx, store.JudgeKey(k), v)
-}
-
-// goldContext is what a judge reads of a gold record besides what scoring
-// keeps: the conversation and the reviewers' rationale.
-type goldContext struct {
-	Messages  []trace.Message
-	Rationale string
-}
-
 // loadGoldContext reads each gold record's conversation and rationale by id.
-func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]goldContext, error) {
+func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]dataset.RecordContext, error) {
 	if ref == "-" {
 		// scoring has read stdin already; the conversations need a second pass
 		return nil, errors.New("the judge and predict read the gold twice: give --gold as a file or NAME@vN, not -")
@@ -191,22 +172,8 @@ func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]gold
 		return nil, err
 	}
 	defer closeIn()
-	out := map[string]goldContext{}
-	err = scanJSONLines(ctx, app, name, in, func(line int, data []byte) error {
-		var r struct {
-			ID    string `json:"id"`
-			Input struct {
-				Messages []trace.Message `json:"messages"`
-			} `json:"input"`
-			Rationale string `json:"rationale"`
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("not a gold record: %v", err)
-		}
-		out[r.ID] = goldContext{Messages: r.Input.Messages, Rationale: r.Rationale}
-		return nil
-	})
-	return out, err
+	defer linesProgress(app, name)()
+	return dataset.ReadRecordContexts(ctx, in, name, linesRead(app, name))
 }
 
 // judgeError words a run's failure for the one-line error.
@@ -242,7 +209,7 @@ func (f *judgeFlags) setup() (*judge.Judge, error) {
 
 // judgeInputs builds the judge's input for every selected item (nil for the
 // others) and counts them.
-func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]goldContext) ([]*judge.Input, int) {
+func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]dataset.RecordContext) ([]*judge.Input, int) {
 	inputs := make([]*judge.Input, len(cases))
 	n := 0
 	for i := range cases {

@@ -103,26 +103,18 @@ labels only: whether the items agreed is for leads.`,
 			if err != nil {
 				return err
 			}
-			// Decided before the file is opened: a refusal says nothing
-			// about which files exist.
-			act := gapp.ActLabelsImport
-			if o.ForOthers {
-				act = gapp.ActLabelsImportOthers
-			}
-			if who, err = be.Permit(cmd.Context(), who, act, "labels from "+args[0]); err != nil {
-				return fmt.Errorf("labels import: %w", err)
-			}
 			o.File = args[0]
-			var r io.Reader = app.In
-			if o.File != "-" {
+			open := func() (io.ReadCloser, error) {
+				if o.File == "-" {
+					return io.NopCloser(app.In), nil
+				}
 				f, err := os.Open(o.File)
 				if err != nil {
-					return fmt.Errorf("labels import: %w", err)
+					return nil, fmt.Errorf("labels import: %w", err)
 				}
-				defer f.Close()
-				r = f
+				return f, nil
 			}
-			rep, err := be.ImportLabels(cmd.Context(), who, r, o)
+			rep, err := be.ImportLabels(cmd.Context(), who, open, o)
 			for _, p := range rep.Invalid {
 				fmt.Fprintln(app.Err, p)
 			}

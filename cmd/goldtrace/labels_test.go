@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace/synth"
@@ -17,15 +18,15 @@ import (
 func lblProject(t *testing.T, n int) (db string, items []string) {
 	t.Helper()
 	dir := t.TempDir()
-	st, p, err := setupDemo(context.Background(), dir, synth.Options{Seed: 3, N: 20})
+	_, p, closeStore, err := gapp.NewDemo(context.Background(), dir, synth.Options{Seed: 3, N: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	closeStore()
 	if _, err := tuiRun(t, p.DB, "sample", "--n", itoaTest(n), "--seed", "1", "--reviewers", "alice,bob", "--batch", "b1"); err != nil {
 		t.Fatal(err)
 	}
-	st, err = store.Open(context.Background(), p.DB)
+	st, err := store.Open(context.Background(), p.DB)
 	if err != nil {
 		t.Fatal(err)
 	}

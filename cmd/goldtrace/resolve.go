@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,8 +159,8 @@ func goldSummary(g review.Gold) string {
 	return s
 }
 
-// readResolveLabel reads one Label JSON object (DESIGN.md "Label"; reviewer
-// ignored). Its item, when given, must be the item being resolved.
+// readResolveLabel reads one Label JSON object from path ("-" is stdin) for
+// item (review.ParseAdjudicationLabel).
 func readResolveLabel(app *App, path, item string) (review.Label, error) {
 	var data []byte
 	var err error
@@ -173,36 +172,9 @@ func readResolveLabel(app *App, path, item string) (review.Label, error) {
 	if err != nil {
 		return review.Label{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var l review.Label
-	if err := dec.Decode(&l); err != nil {
-		return l, fmt.Errorf("%s: not a Label JSON object: %w", path, err)
+	l, err := review.ParseAdjudicationLabel(data, item)
+	if err != nil {
+		return l, fmt.Errorf("%s: %w", path, err)
 	}
-	if dec.More() {
-		return l, fmt.Errorf("%s: more than one JSON value; give one label", path)
-	}
-	if l.Item != "" && l.Item != item {
-		return l, fmt.Errorf("%s: label is for item %s, not %s", path, l.Item, item)
-	}
-	switch l.Decision {
-	case review.DecisionCall:
-		if len(l.Calls) == 0 {
-			return l, fmt.Errorf("%s: decision call needs at least one call", path)
-		}
-	case review.DecisionNoCall:
-		l.Calls = nil
-	default:
-		return l, fmt.Errorf("%s: decision %q: must be call or no_call", path, l.Decision)
-	}
-	for i, c := range l.Calls {
-		if c.Tool == "" {
-			return l, fmt.Errorf("%s: call %d has no tool", path, i+1)
-		}
-		if len(c.Args) == 0 || string(c.Args) == "null" {
-			l.Calls[i].Args = json.RawMessage(`{}`)
-		}
-	}
-	l.Item, l.Reviewer = item, ""
 	return l, nil
 }

@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/goldtrace/goldtrace/internal/storetest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
-	"github.com/goldtrace/goldtrace/trace"
 )
 
 // rvDisputed creates a database where reviewers alice and bob disagree on
@@ -21,41 +20,8 @@ func rvDisputed(t *testing.T) (string, string) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gt.db")
-	st, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, item := storetest.OneItem(t, path)
 	defer st.Close()
-	for _, u := range []struct{ name, role string }{{"alice", store.RoleReviewer}, {"bob", store.RoleReviewer}, {"dave", store.RoleReviewer}, {"carol", store.RoleLead}} {
-		if err := st.AddUser(ctx, u.name, u.role); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr := trace.Trace{ID: "tr_1", Timestamp: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
-		Tools: []trace.Tool{{Name: "get_order_status", Description: "Status of one order.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`)}},
-		Messages: []trace.Message{
-			{Role: "user", Content: "where is ORD-1, or was it ORD-2?"},
-			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_order_status", `{"order_id":"ORD-1"}`)}},
-		}}
-	item := trace.Items(tr)[0].ID
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
-			return err
-		}
-		for _, u := range []string{"alice", "bob"} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, ?, 'b1', 0, 'now')`, item, u); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, l := range []struct{ who, order string }{{"alice", "ORD-1"}, {"bob", "ORD-2"}} {
 		_, err := st.SubmitLabel(ctx, review.Label{Item: item, Reviewer: l.who, Decision: review.DecisionCall, Seconds: 30,
 			Calls: []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"` + l.order + `"}`)}}, Rationale: l.who + " thinks so"})

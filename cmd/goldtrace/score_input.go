@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -79,7 +76,7 @@ func readTraceScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.
 	for i := range recs {
 		cases[i] = recs[i].ScoreCase()
 	}
-	preds, err := loadTracePredictions(app, f.pred, f.predFormat, cases, hashes)
+	preds, err := loadTracePredictions(app, f.pred, f.predFormat, hashes)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
 	}
@@ -104,42 +101,8 @@ func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool)
 		return nil, nil, err
 	}
 	defer closeIn()
-	var recs []dataset.Record
-	var hashes []string
-	ids := map[string]int{}
-	interner := dataset.NewInterner()
-	err = scanJSONLines(ctx, app, name, in, func(line int, data []byte) error {
-		var g dataset.ScoringRecord
-		if err := json.Unmarshal(data, &g); err != nil {
-			return fmt.Errorf("not a gold record: %v", err)
-		}
-		if g.ID == "" {
-			return errors.New("gold record without id")
-		}
-		if prev, dup := ids[g.ID]; dup {
-			return fmt.Errorf("duplicate id %s (first on line %d)", g.ID, prev)
-		}
-		ids[g.ID] = line
-		r, err := g.Record(interner)
-		if err != nil {
-			return err
-		}
-		if err := checkGoldCalls(&r); err != nil {
-			return err
-		}
-		if withHashes {
-			var msgs []trace.Message
-			if len(g.Input.Messages) > 0 {
-				if err := json.Unmarshal(g.Input.Messages, &msgs); err != nil {
-					return fmt.Errorf("input.messages: %v", err)
-				}
-			}
-			hashes = append(hashes, trace.InputHash(msgs, r.AvailableTools))
-		}
-		recs = append(recs, r)
-		return nil
-	})
-	return recs, hashes, err
+	defer linesProgress(app, name)()
+	return dataset.ReadRecords(ctx, in, name, withHashes, linesRead(app, name))
 }
 
 // openGold opens a gold file, or the stored version when ref is NAME@vN and
@@ -158,33 +121,13 @@ func openGold(ctx context.Context, app *App, ref string) (name string, in io.Rea
 		return "", nil, nil, err
 	}
 	content, err := be.DatasetContent(ctx, who, dref.Name, dref.Version)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, gapp.ErrNotFound) {
 		return "", nil, nil, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", dref)
 	}
 	if err != nil {
 		return "", nil, nil, err
 	}
 	return dref.String(), content, func() { content.Close() }, nil
-}
-
-// checkGoldCalls rejects gold whose expected arguments are not JSON objects.
-func checkGoldCalls(r *dataset.Record) error {
-	lists := append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...)
-	for _, list := range lists {
-		for _, c := range list {
-			if c.Tool == "" {
-				return errors.New("expected call without a tool name")
-			}
-			args := bytes.TrimSpace(c.Args)
-			if len(args) > 0 && string(args) != "null" && args[0] != '{' {
-				return fmt.Errorf("expected call %s: args must be a JSON object", c.Tool)
-			}
-			if err := c.CheckArgRules(); err != nil {
-				return fmt.Errorf("expected call %w", err)
-			}
-		}
-	}
-	return nil
 }
 
 // loadPredictions reads a predictions file into one Prediction per case
@@ -220,73 +163,35 @@ func openInput(app *App, path string) (io.Reader, func(), error) {
 	return gz, func() { gz.Close(); f.Close() }, nil
 }
 
-// scanJSONLines calls fn for every non-blank line of in; an error from fn
-// becomes "NAME:LINE: error".
-func scanJSONLines(ctx context.Context, app *App, name string, in io.Reader, fn func(line int, data []byte) error) error {
-	br := bufio.NewReaderSize(in, 1<<16)
-	progress := IsTerminal(app.Err)
-	if progress {
-		defer fmt.Fprint(app.Err, "\r\033[K")
+// linesRead reports on stderr, when it is a terminal, how many lines of
+// name have been read; nil (no report) otherwise.
+func linesRead(app *App, name string) func(lines int) {
+	if !IsTerminal(app.Err) {
+		return nil
 	}
-	for line := 1; ; line++ {
-		data, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(data)) > 0 {
-			if line%8192 == 0 {
-				if cerr := ctx.Err(); cerr != nil {
-					return cerr
-				}
-				if progress {
-					fmt.Fprintf(app.Err, "\rreading %s: %d lines", name, line)
-				}
-			}
-			if ferr := fn(line, data); ferr != nil {
-				return fmt.Errorf("%s:%d: %w", name, line, ferr)
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
-		}
+	return func(n int) { fmt.Fprintf(app.Err, "\rreading %s: %d lines", name, n) }
+}
+
+// linesProgress returns what clears linesRead's line once reading is done.
+func linesProgress(app *App, name string) (clear func()) {
+	if !IsTerminal(app.Err) {
+		return func() {}
 	}
+	return func() { fmt.Fprint(app.Err, "\r\033[K") }
 }
 
 // loadTracePredictions reads a trace file in an import format and takes, for
 // each gold record, the calls made at the decision point with the same input
-// hash (the first one when several share it). Decision points that match no
-// gold record are ignored; gold records without one are Missing.
-func loadTracePredictions(app *App, path, format string, cases []score.Case, hashes []string) ([]score.Prediction, error) {
-	want := make(map[string][]int, len(hashes))
-	for i, h := range hashes {
-		want[h] = append(want[h], i)
-	}
-	preds := make([]score.Prediction, len(cases))
-	found := make([]bool, len(cases))
+// hash (score.TracePredictions).
+func loadTracePredictions(app *App, path, format string, hashes []string) ([]score.Prediction, error) {
 	r, closer, err := trace.OpenFile(path, format, app.In)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer closer.Close()
-	for {
-		t, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for _, it := range trace.Items(t) {
-			for _, i := range want[it.InputHash] {
-				if !found[i] {
-					found[i] = true
-					preds[i].Calls = it.Observed
-				}
-			}
-		}
-	}
-	for i := range preds {
-		preds[i].Missing = !found[i]
+	preds, err := score.TracePredictions(r, hashes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return preds, nil
 }

@@ -291,7 +291,7 @@ func TestServeExec(t *testing.T) {
 	for _, r := range []string{"alice", "bob"} {
 		var in bytes.Buffer
 		for i, id := range ts.items {
-			l := demoLabel(synth.SimulatedLabel(truth[id], r, 5), "", i)
+			l := gapp.DemoLabel(synth.SimulatedLabel(truth[id], r, 5), "", i)
 			l.Rationale = "per the guide"
 			b, _ := json.Marshal(l)
 			in.Write(append(b, '\n'))

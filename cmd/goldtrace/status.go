@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -43,11 +45,7 @@ could tell how another reviewer answered an item they just submitted.`,
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
-			st, err := app.Store(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
+			if err := warnUnfinishedImports(cmd.Context(), app, be, who); err != nil {
 				return err
 			}
 			if asJSON {
@@ -181,4 +179,17 @@ func writeAgreement(w io.Writer, s store.Status) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// warnUnfinishedImports tells on stderr about imports that were interrupted
+// (or are still running) and how to finish them (status and traces).
+func warnUnfinishedImports(ctx context.Context, app *App, be *gapp.App, who gapp.Actor) error {
+	unfinished, err := be.UnfinishedImports(ctx, who)
+	if err != nil {
+		return err
+	}
+	for _, u := range unfinished {
+		fmt.Fprintln(app.Err, "goldtrace: "+u.Note())
+	}
+	return nil
 }

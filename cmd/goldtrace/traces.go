@@ -25,11 +25,7 @@ func newTracesCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("summarise traces: %w", err)
 			}
-			st, err := app.Store(cmd.Context()) // open already: Actor opened it
-			if err != nil {
-				return err
-			}
-			if err := warnUnfinishedImports(cmd.Context(), app, st); err != nil {
+			if err := warnUnfinishedImports(cmd.Context(), app, be, who); err != nil {
 				return err
 			}
 			if asJSON {

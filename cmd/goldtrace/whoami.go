@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // whoamiResult is what whoami reports (--json).
@@ -61,17 +60,19 @@ or "as" in a config file) with your role, and the config files read:
 			}
 			res.Exists = true
 			if res.As != "" {
-				st, err := app.Store(ctx)
+				be, who, err := app.ActorCtx(ctx)
 				if err != nil {
 					return err
 				}
-				u, err := st.User(ctx, res.As)
-				if errors.Is(err, store.ErrNotFound) {
-					res.Role = "(no such user in this database)"
-				} else if err != nil {
+				users, err := be.Users(ctx, who)
+				if err != nil {
 					return err
-				} else {
-					res.Role = u.Role
+				}
+				res.Role = "(no such user in this database)"
+				for _, u := range users {
+					if u.Name == res.As {
+						res.Role = u.Role
+					}
 				}
 			}
 			return printWhoami(app, res, asJSON)

@@ -37,9 +37,10 @@ type Recorded struct {
 type Request struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string `json:"role"`
-		Content    string `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
+		Role       string  `json:"role"`
+		Content    string  `json:"content"`
+		Name       *string `json:"name"`
+		ToolCallID string  `json:"tool_call_id"`
 		ToolCalls  []struct {
 			ID       string `json:"id"`
 			Type     string `json:"type"`

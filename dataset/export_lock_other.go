@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package dataset
 
 // lockExclusive is not available here: stale temporary files stay.
 func lockExclusive(path string) (release func(), ok bool) { return nil, false }

@@ -1,4 +1,4 @@
-package main
+package dataset
 
 import (
 	"errors"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/goldtrace/goldtrace/dataset"
 )
 
 // What export does about the files an earlier export left behind: hidden
@@ -16,13 +14,13 @@ import (
 // database whose files never reached --out (a crash between the commit and
 // the rename).
 
-// claimExportDir takes the export lock of dataset name in dir (an flock,
+// ClaimExportDir takes the export lock of dataset name in dir (an flock,
 // released by the kernel when the process dies however it dies) and, when
 // no other export of name into dir is running, removes the temporary files
 // earlier exports of it left there. release drops the lock.
-func claimExportDir(dir, name string) (release func()) {
+func ClaimExportDir(dir, name string) (release func()) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return func() {} // stageVersionFiles reports the directory
+		return func() {} // StageVersionFiles reports the directory
 	}
 	lock, ok := lockExclusive(filepath.Join(dir, "."+name+".export-lock"))
 	if !ok {
@@ -38,10 +36,10 @@ func claimExportDir(dir, name string) (release func()) {
 	return lock
 }
 
-// versionFilesMissing reports whether version's JSONL or manifest is not in
+// VersionFilesMissing reports whether version's JSONL or manifest is not in
 // dir.
-func versionFilesMissing(dir, name string, version int) bool {
-	for _, f := range []string{dataset.FileName(name, version), dataset.ManifestName(name, version)} {
+func VersionFilesMissing(dir, name string, version int) bool {
+	for _, f := range []string{FileName(name, version), ManifestName(name, version)} {
 		if _, err := os.Stat(filepath.Join(dir, f)); errors.Is(err, fs.ErrNotExist) {
 			return true
 		}

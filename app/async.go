@@ -1,4 +1,4 @@
-package main
+package app
 
 // async is the result of a function running in its own goroutine.
 type async[T any] struct {

@@ -1,0 +1,33 @@
+package dataset
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/score"
+)
+
+// TestBFCLCallEscapedNames pins the JSON Pointer tokens of argument names
+// holding "/" and "~": a rule reaches the value it names through the
+// escaped pointer (~1, ~0), and a rule on a member the gold omits still
+// adds that member.
+func TestBFCLCallEscapedNames(t *testing.T) {
+	c := score.ExpectedCall{Tool: "route", Args: json.RawMessage(`{"a/b":{"x~y":"v"},"c":"d"}`),
+		ArgRules: map[string]score.ArgRule{
+			"/a~1b/x~0y": {AnyOf: []json.RawMessage{json.RawMessage(`"w"`)}},
+			"/a~1b/z~1q": {Optional: true},
+			"c~d":        {Optional: true}, // a plain key: the argument c~d, which the gold omits
+		}}
+	schema := map[string]any{"properties": map[string]any{"a/b": map[string]any{"type": "object"}}}
+	got, unexpressed, err := bfclCall(c, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"a/b":[{"x~y":["v","w"],"z/q":[""]}],"c":["d"],"c~d":[""]}`; string(b) != want {
+		t.Errorf("possible answer %s, want %s", b, want)
+	}
+	if len(unexpressed) != 0 {
+		t.Errorf("unexpressed %q, want none", unexpressed)
+	}
+}

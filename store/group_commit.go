@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+)
+
+// Group commit: the SSH server runs every reviewer's writes in one process,
+// on the store's one write connection, and each commit waits for an fsync
+// (synchronous=FULL). WithTx calls that arrive while a transaction is being
+// written queue up, and the next transaction runs all of them, each in a
+// savepoint of its own, and commits them with one fsync. A request that
+// fails rolls back to its savepoint and fails alone; every caller returns
+// only after the commit that holds its work (a label is acknowledged only
+// once it is durable), with its own result.
+
+// maxGroup bounds how many requests share one transaction, so a burst does
+// not hold the write lock much longer than one request would.
+const maxGroup = 64
+
+// writeReq is one WithTx call waiting for its transaction.
+type writeReq struct {
+	ctx context.Context
+	fn  func(tx *Tx) error
+	// lead is signalled when this request's caller is to run the queue.
+	lead chan struct{}
+	done chan struct{}
+	err  error
+	// panicked is a panic of fn, raised again in the caller's goroutine.
+	panicked any
+}
+
+// writeQueue is the requests waiting for the write connection. One caller
+// at a time, the leader, runs transactions for the queue; it hands the
+// role to the oldest waiting request once its own work is committed.
+type writeQueue struct {
+	mu      sync.Mutex
+	pending []*writeReq
+	leading bool
+	// grouped, when set, is told the size of each group run (tests).
+	grouped func(n int)
+}
+
+// runGrouped queues fn and returns once the transaction holding it has
+// committed (or fn failed, or the transaction did).
+func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+	r := &writeReq{ctx: ctx, fn: fn, lead: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &s.writes
+	q.mu.Lock()
+	q.pending = append(q.pending, r)
+	leader := !q.leading
+	q.leading = true
+	q.mu.Unlock()
+	if !leader {
+		select {
+		case <-r.done:
+		case <-r.lead:
+			leader = true
+		}
+	}
+	if leader {
+		s.lead(w, r)
+	}
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
+	return r.err
+}
+
+// lead runs groups of queued requests until own is done, then passes the
+// leader's role to the oldest request still waiting (or leaves it free).
+func (s *Store) lead(w *sql.DB, own *writeReq) {
+	q := &s.writes
+	for {
+		q.mu.Lock()
+		n := min(len(q.pending), maxGroup)
+		group := q.pending[:n:n]
+		q.pending = q.pending[n:]
+		q.mu.Unlock()
+		if n > 0 {
+			if q.grouped != nil {
+				q.grouped(n)
+			}
+			s.commitGroup(w, group)
+		}
+		select {
+		case <-own.done:
+			q.mu.Lock()
+			if len(q.pending) > 0 {
+				q.pending[0].lead <- struct{}{}
+			} else {
+				q.leading = false
+			}
+			q.mu.Unlock()
+			return
+		default:
+		}
+	}
+}
+
+// commitGroup runs a group of requests in one transaction and commits it;
+// every request is done (its done channel closed) when it returns.
+func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
+	defer func() {
+		for _, r := range group {
+			close(r.done)
+		}
+	}()
+	if len(group) == 1 {
+		// Alone: a plain transaction, bound to the caller's context as
+		// always.
+		r := group[0]
+		r.err = s.withTxOn(r.ctx, w, func(tx *Tx) error { return s.runRequest(tx, r) })
+		if r.err == nil {
+			auditCommitted(r.ctx)
+		}
+		return
+	}
+	todo := group
+	for len(todo) > 0 {
+		todo = s.commitShared(w, todo)
+	}
+}
+
+// commitShared runs todo in one transaction, each request in a savepoint,
+// and commits. It returns the requests still to run, in a new transaction:
+// those after one whose failure took the whole transaction with it (SQLite
+// rolls a transaction back when a write statement is interrupted, as a
+// caller's cancelled context does). The requests that had run in it fail
+// with a retryable error (ErrBusy): nothing of theirs was saved, and their
+// functions are not run twice behind their callers' backs.
+func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
+	// The transaction belongs to no one caller: a caller's cancelled
+	// context fails that caller's statements, not the others' commit.
+	tx, err := w.BeginTx(context.Background(), nil)
+	if err != nil {
+		for _, r := range todo {
+			r.err = s.wrap("begin", err)
+		}
+		return nil
+	}
+	var ok []*writeReq
+	for i, r := range todo {
+		if err := r.ctx.Err(); err != nil {
+			r.err = s.wrap("begin", err)
+			continue
+		}
+		if _, err := tx.Exec(`SAVEPOINT grouped`); err != nil {
+			_ = tx.Rollback()
+			undone(ok)
+			r.err = s.wrap("begin", err)
+			return todo[i+1:]
+		}
+		err := s.runRequest(tx, r)
+		if err == nil {
+			if _, err = tx.Exec(`RELEASE grouped`); err == nil {
+				ok = append(ok, r)
+				continue
+			}
+		}
+		r.err = s.wrap("", err)
+		_, rerr := tx.Exec(`ROLLBACK TO grouped`)
+		if rerr == nil {
+			_, rerr = tx.Exec(`RELEASE grouped`)
+		}
+		if rerr != nil {
+			// The savepoint is gone with the whole transaction.
+			_ = tx.Rollback()
+			undone(ok)
+			return todo[i+1:]
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for _, r := range ok {
+			r.err = s.wrap("commit", err)
+		}
+		return nil
+	}
+	for _, r := range ok {
+		auditCommitted(r.ctx)
+	}
+	return nil
+}
+
+// ErrUndone is the error of a request whose work was rolled back with the
+// transaction it shared, because another request in it failed in a way
+// that ends the whole transaction. It is an ErrBusy: try again.
+var ErrUndone = fmt.Errorf("%w: the write was undone with the transaction it shared with another, which was interrupted; nothing of it was saved, try again", ErrBusy)
+
+// undone fails the requests whose work a lost transaction took with it.
+func undone(ran []*writeReq) {
+	for _, r := range ran {
+		r.err = ErrUndone
+	}
+}
+
+// runRequest runs one request's function in tx and, when it succeeds, the
+// audit entry its context carries. A panic in fn becomes the request's
+// (the caller panics with it); the group goes on.
+func (s *Store) runRequest(tx *Tx, r *writeReq) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.panicked = p
+			err = fmt.Errorf("panic in a write transaction: %v", p)
+		}
+	}()
+	r.err, r.panicked = nil, nil
+	if err := r.fn(tx); err != nil {
+		return err
+	}
+	return s.writePendingAudit(r.ctx, tx)
+}

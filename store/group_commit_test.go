@@ -1,0 +1,242 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// assignMany stores n traces and assigns each one's first item to alice.
+func assignMany(t *testing.T, st *Store, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 1, 'now')`); err != nil {
+			return err
+		}
+		for i := range n {
+			tr := sampleTrace(fmt.Sprintf("tr_%03d", i))
+			tr.Messages[0].Content = fmt.Sprintf("where is package %d?", i) // not a duplicate
+			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+				return err
+			}
+			id := trace.Items(tr)[0].ID
+			if _, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, 'alice', 'b1', ?, 'now')`, id, i); err != nil {
+				return err
+			}
+			items = append(items, id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// holdWrites runs a write that waits until release is closed, and returns
+// once it holds the write connection; writes queued meanwhile form one
+// group when it ends.
+func holdWrites(t *testing.T, st *Store) (release chan struct{}, done chan error) {
+	t.Helper()
+	started := make(chan struct{})
+	release, done = make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- st.WithTx(context.Background(), func(tx *Tx) error {
+			close(started)
+			<-release
+			return nil
+		})
+	}()
+	<-started
+	return release, done
+}
+
+// waitQueued waits until n write requests wait in the queue.
+func waitQueued(t *testing.T, st *Store, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st.writes.mu.Lock()
+		got := len(st.writes.pending)
+		st.writes.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestGroupCommitSubmitsConcurrently: 40 reviewers' submits arrive while
+// the write connection is busy; they commit as one group (one
+// transaction), each label stored once with its own audit entry, and the
+// requests in the group that fail — a write that then errs, a duplicate
+// submit, one that panics — roll back alone and get their own errors.
+func TestGroupCommitSubmitsConcurrently(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	const n = 40
+	items := assignMany(t, st, n)
+	var groups []int
+	st.writes.grouped = func(size int) { groups = append(groups, size) }
+
+	release, held := holdWrites(t, st)
+	type result struct {
+		err      error
+		panicked any
+	}
+	results := make([]result, n+3)
+	var wg sync.WaitGroup
+	run := func(i int, fn func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { results[i].panicked = recover() }()
+			results[i].err = fn()
+		}()
+	}
+	for i, id := range items {
+		run(i, func() error {
+			l := review.Label{Item: id, Reviewer: "alice", Decision: review.DecisionNoCall, Rationale: "none needed"}
+			actx := WithAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", Action: "label.submit", Object: "submit " + id})
+			_, err := st.SubmitLabel(actx, l)
+			return err
+		})
+	}
+	// Writes, then fails: its user must not exist afterwards.
+	run(n, func() error {
+		return st.WithTx(WithAudit(ctx, AuditEntry{Actor: "x", Action: "users.manage", Object: "mallory"}), func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('mallory', 'lead', 'now')`); err != nil {
+				return err
+			}
+			return errors.New("refused after writing")
+		})
+	})
+	// A label for an item alice is not assigned.
+	run(n+1, func() error {
+		_, err := st.SubmitLabel(ctx, review.Label{Item: "it_unknown", Reviewer: "alice", Decision: review.DecisionNoCall, Rationale: "x"})
+		return err
+	})
+	run(n+2, func() error {
+		return st.WithTx(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('trudy', 'lead', 'now')`); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	})
+	waitQueued(t, st, n+3)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+
+	for i := range n {
+		if results[i].err != nil || results[i].panicked != nil {
+			t.Errorf("submit %d: %v %v", i, results[i].err, results[i].panicked)
+		}
+	}
+	if err := results[n].err; err == nil || err.Error() != "refused after writing" {
+		t.Errorf("the failing write: %v", err)
+	}
+	if !errors.Is(results[n+1].err, ErrNotFound) {
+		t.Errorf("a submit for an unassigned item: %v", results[n+1].err)
+	}
+	if results[n+2].panicked != "boom" {
+		t.Errorf("the panicking write: %v %v", results[n+2].err, results[n+2].panicked)
+	}
+	if len(groups) != 2 || groups[1] != n+3 {
+		t.Errorf("groups %v, want the held write and then one group of %d", groups, n+3)
+	}
+
+	var labels, audits, users int
+	if err := st.Reader().QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM labels WHERE reviewer = 'alice'),
+		(SELECT count(*) FROM audit),
+		(SELECT count(*) FROM users WHERE name IN ('mallory', 'trudy'))`).Scan(&labels, &audits, &users); err != nil {
+		t.Fatal(err)
+	}
+	if labels != n || audits != n || users != 0 {
+		t.Errorf("stored %d labels, %d audit entries, %d users of failed writes; want %d, %d, 0", labels, audits, users, n, n)
+	}
+	var submitted int
+	st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM assignments WHERE status = 'submitted'`).Scan(&submitted)
+	if submitted != n {
+		t.Errorf("%d assignments submitted, want %d", submitted, n)
+	}
+}
+
+// TestGroupCommitInterruptedWrite: a write statement interrupted by its
+// caller's cancelled context makes SQLite roll back the whole shared
+// transaction. The requests that ran before it in the group fail with
+// ErrUndone (retryable, nothing half-written, not run twice); the ones
+// after it commit in a new transaction.
+func TestGroupCommitInterruptedWrite(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	insert := func(name string) func() error {
+		return func() error {
+			return st.WithTx(ctx, func(tx *Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, 'reviewer', 'now')`, name)
+				return err
+			})
+		}
+	}
+	release, held := holdWrites(t, st)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	start := func(i int, fn func() error) {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = fn() }()
+	}
+	start(0, insert("before"))
+	waitQueued(t, st, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start(1, func() error {
+		return st.WithTx(cctx, func(tx *Tx) error {
+			// A long write, interrupted while it runs.
+			time.AfterFunc(50*time.Millisecond, cancel)
+			_, err := tx.ExecContext(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)
+				INSERT INTO settings(key, value, updated_by, updated_at) SELECT 'k' || i, 'v', 'x', 'now' FROM n`)
+			return err
+		})
+	})
+	waitQueued(t, st, 2)
+	start(2, insert("after"))
+	waitQueued(t, st, 3)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if !errors.Is(errs[0], ErrUndone) || !errors.Is(errs[0], ErrBusy) {
+		t.Errorf("the write before the interrupted one: %v, want ErrUndone", errs[0])
+	}
+	if errs[1] == nil {
+		t.Error("the interrupted write succeeded")
+	}
+	if errs[2] != nil {
+		t.Errorf("the write after the interrupted one: %v", errs[2])
+	}
+	var before, after, settings int
+	st.Reader().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users WHERE name = 'before'),
+		(SELECT count(*) FROM users WHERE name = 'after'), (SELECT count(*) FROM settings)`).Scan(&before, &after, &settings)
+	if before != 0 || after != 1 || settings != 0 {
+		t.Errorf("stored before=%d after=%d settings=%d; want 0 1 0", before, after, settings)
+	}
+}
