@@ -139,6 +139,7 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	restore := s.bulkWrites(ctx)
 	res, inserted, done, err := s.writeInput(ctx, spool, opt, checked)
 	restore()
+	spool.close() // read to its end or abandoned: its space is free for an undo
 	if err != nil && ctx.Err() != nil {
 		// Interrupted: the chunks committed so far stay (the unfinished one
 		// was rolled back), and the import is recorded as stopped, so
@@ -152,7 +153,7 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	}
 	if err != nil {
 		bg := context.WithoutCancel(ctx)
-		uerr := s.undoImport(bg, inserted, opt.pace)
+		uerr := s.undoImport(bg, inserted, opt.Source, opt.pace)
 		switch {
 		case uerr != nil && uerr.UndoErr != nil:
 			// What was written stays, recorded as an unfinished import (if

@@ -46,10 +46,15 @@ func newImportSpool(dir string) (*importSpool, error) {
 	return &importSpool{f: f, w: bufio.NewWriterSize(f, 1<<20), tools: map[string]toolRow{}}, nil
 }
 
-// close releases the spool and removes its file.
+// close releases the spool and removes its file; closing again does
+// nothing.
 func (sp *importSpool) close() {
+	if sp.f == nil {
+		return
+	}
 	name := sp.f.Name()
 	sp.f.Close()
+	sp.f = nil
 	_ = os.Remove(filepath.Clean(name)) // where the first removal was refused (Windows)
 }
 

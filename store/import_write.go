@@ -297,7 +297,11 @@ func (e *UndoError) Unwrap() error { return e.Err }
 // Tool definitions stay: they are shared, content-addressed rows. A trace
 // whose items another process has sampled meanwhile cannot be deleted
 // (batch_items refers to them); it is kept and reported, not forced.
-func (s *Store) undoImport(ctx context.Context, ids []string, pace importPace) *UndoError {
+//
+// The last transaction also removes the import's record (source), so that
+// a disk too full for one more transaction after the undo does not leave
+// the import recorded as unfinished.
+func (s *Store) undoImport(ctx context.Context, ids []string, source string, pace importPace) *UndoError {
 	var kept []string
 	var lastCommit time.Time
 	for start := 0; start < len(ids); {
@@ -327,7 +331,11 @@ func (s *Store) undoImport(ctx context.Context, ids []string, pace importPace) *
 					return err
 				}
 			}
-			return nil
+			if start+done < len(ids) {
+				return nil
+			}
+			_, err = tx.ExecContext(ctx, `DELETE FROM imports WHERE source = ?`, source)
+			return err
 		})
 		if err != nil {
 			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}
