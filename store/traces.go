@@ -44,11 +44,13 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 // The statements InsertTrace runs; an import prepares them once per
 // transaction.
 const (
-	sqlTraceHash = `SELECT content_hash FROM traces WHERE id = ?`
-	// The hash in two halves, never content_hash = ?: SQLite would
-	// propagate that constant into substr(content_hash, 1, 16), which then
-	// no longer matches the index traces_content_key.
-	sqlTraceByHash = `SELECT id FROM traces WHERE substr(content_hash, 1, 16) = ? AND substr(content_hash, 17) = ? LIMIT 1`
+	// The content hash stored under the trace's id (NULL when none), and
+	// whether its content is stored under any id. The hash comes in two
+	// halves, never content_hash = ?: SQLite would propagate that constant
+	// into substr(content_hash, 1, 16), which then no longer matches the
+	// index traces_content_key.
+	sqlTraceStored = `SELECT (SELECT content_hash FROM traces WHERE id = ?1),
+		EXISTS (SELECT 1 FROM traces WHERE substr(content_hash, 1, 16) = ?2 AND substr(content_hash, 17) = ?3)`
 	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, toolset, source, imported_at)
 		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
 	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
@@ -77,7 +79,7 @@ func multiRowInsert(insert string, cols, n int) string {
 	return head + " " + tuple + strings.Repeat(", "+tuple, n-1)
 }
 
-var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sqlToolInsert,
+var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
 	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
@@ -207,22 +209,19 @@ var errStoredDifferently = errors.New("is already stored with different content"
 // insert stores one trace and returns what it did and how many items it
 // created.
 func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (InsertOutcome, int, error) {
-	var stored string
-	err := w.queryRow(ctx, sqlTraceHash, r.id).Scan(&stored)
-	switch {
-	case err == nil && stored == r.hash:
-		return DuplicateID, 0, nil
-	case err == nil:
-		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
-	case !errors.Is(err, sql.ErrNoRows):
+	var stored sql.NullString
+	var sameContent bool
+	cut := min(16, len(r.hash))
+	if err := w.queryRow(ctx, sqlTraceStored, r.id, r.hash[:cut], r.hash[cut:]).Scan(&stored, &sameContent); err != nil {
 		return 0, 0, err
 	}
-	var other string
-	err = w.queryRow(ctx, sqlTraceByHash, r.hash[:min(16, len(r.hash))], r.hash[min(16, len(r.hash)):]).Scan(&other)
-	if err == nil {
+	switch {
+	case stored.Valid && stored.String == r.hash:
+		return DuplicateID, 0, nil
+	case stored.Valid:
+		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
+	case sameContent:
 		return DuplicateContent, 0, nil
-	} else if !errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, err
 	}
 
 	for _, tool := range r.tools {
