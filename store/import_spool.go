@@ -151,7 +151,10 @@ func (sp *importSpool) next() (n, line int, r traceRows, err error) {
 	if err != nil {
 		return 0, 0, r, fmt.Errorf("%w: %v", errSpoolDamaged, err)
 	}
-	buf := make([]byte, size)
+	if size > uint64(cap(sp.scratch)) {
+		sp.scratch = make([]byte, size)
+	}
+	buf := sp.scratch[:size] // reused: every field is copied out of it
 	if _, err := io.ReadFull(sp.r, buf); err != nil {
 		return 0, 0, r, fmt.Errorf("%w: %v", errSpoolDamaged, err)
 	}
