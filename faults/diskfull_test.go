@@ -16,11 +16,7 @@ import (
 // otherwise.
 func TestDiskFull(t *testing.T) {
 	t.Parallel()
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs here (%v: %s): the disk-full case is not run", err, strings.TrimSpace(string(out)))
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	mnt := smallTmpfs(t)
 	outside := t.TempDir()
 	db := filepath.Join(mnt, "gt.db")
 	small := filepath.Join(outside, "small.jsonl")
@@ -63,11 +59,7 @@ func TestDiskFull(t *testing.T) {
 // the same way with nothing written.
 func TestDiskFullDuringImportWrites(t *testing.T) {
 	t.Parallel()
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs here (%v: %s): the disk-full case is not run", err, strings.TrimSpace(string(out)))
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	mnt := smallTmpfs(t)
 	db := filepath.Join(mnt, "gt.db")
 	in := filepath.Join(t.TempDir(), "in.jsonl")
 	must(t, db, "demo", "--write-traces", "1100", in) // ~6 MB of input
@@ -88,4 +80,15 @@ func TestDiskFullDuringImportWrites(t *testing.T) {
 	}
 	checkPasses(t, db)
 	t.Logf("FIGURES disk full while writing: %q", lastLine(r.err))
+}
+
+// smallTmpfs mounts a 6 MB tmpfs for the test, or skips it saying why not.
+func smallTmpfs(t *testing.T) string {
+	t.Helper()
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v: %s): the disk-full case is not run", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	return mnt
 }

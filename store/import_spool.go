@@ -227,17 +227,10 @@ func (d *spoolDecoder) uvarint() uint64 {
 	return v
 }
 
+// varint reads binary.AppendVarint's zig-zag encoding.
 func (d *spoolDecoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, k := binary.Varint(d.b)
-	if k <= 0 {
-		d.err = errors.New("bad number")
-		return 0
-	}
-	d.b = d.b[k:]
-	return v
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // count is a length that must fit in what is left of the record.

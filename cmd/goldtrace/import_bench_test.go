@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -23,18 +22,7 @@ import (
 //
 // $GOLDTRACE_IMPORT_BENCH_DIR keeps the generated files between runs.
 func BenchmarkImportCLI(b *testing.B) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		b.Skip("python3 not installed: no reference to measure against")
-	}
-	dir := os.Getenv("GOLDTRACE_IMPORT_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	bin := filepath.Join(dir, "goldtrace")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	py, dir, bin := cliBenchSetup(b, "GOLDTRACE_IMPORT_BENCH_DIR")
 	const parse = `import json, sys
 for line in open(sys.argv[1], "rb"):
     json.loads(line)
