@@ -62,25 +62,28 @@ const (
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// rowsPerInsert is how many item or metadata rows one INSERT writes: an
-// import buffers them across the traces of a chunk, so that a statement's
-// fixed cost is paid once per rowsPerInsert rows, not once per row.
+// rowsPerInsert is how many trace, item or metadata rows one INSERT writes:
+// an import buffers them across the traces of a chunk, so that a
+// statement's fixed cost is paid once per rowsPerInsert rows, not once per
+// row.
 const rowsPerInsert = 32
 
 var (
-	sqlMetaInsertMany = multiRowInsert(sqlMetaInsert, 3, rowsPerInsert)
-	sqlItemInsertMany = multiRowInsert(sqlItemInsert, 8, rowsPerInsert)
+	sqlTraceInsertMany = multiRowInsert(sqlTraceInsert, rowsPerInsert)
+	sqlMetaInsertMany  = multiRowInsert(sqlMetaInsert, rowsPerInsert)
+	sqlItemInsertMany  = multiRowInsert(sqlItemInsert, rowsPerInsert)
 )
 
-// multiRowInsert repeats the VALUES tuple of insert (cols parameters) n times.
-func multiRowInsert(insert string, cols, n int) string {
-	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
-	head := insert[:strings.Index(insert, "VALUES")+len("VALUES")]
-	return head + " " + tuple + strings.Repeat(", "+tuple, n-1)
+// multiRowInsert repeats the VALUES tuple of insert (its last clause) n
+// times.
+func multiRowInsert(insert string, n int) string {
+	at := strings.Index(insert, "VALUES") + len("VALUES")
+	tuple := strings.TrimSpace(insert[at:])
+	return insert[:at] + " " + tuple + strings.Repeat(", "+tuple, n-1)
 }
 
 var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
-	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
+	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlTraceInsertMany, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database. An import computes them once, in
@@ -158,9 +161,13 @@ type traceWriter struct {
 	toolsSeen map[string]bool
 	// toolsets remembers the ids of tool lists (nil: none are known).
 	toolsets map[string]int64
-	// metaArgs and itemArgs hold the parameters of the metadata and item
-	// rows not written yet (see flush).
-	metaArgs, itemArgs []any
+	// traceArgs, metaArgs and itemArgs hold the parameters of the rows not
+	// written yet (see flush); buffered maps the ids of those traces to
+	// their content hashes, and bufferedHash the other way, so that the
+	// lookups of insert see them.
+	traceArgs, metaArgs, itemArgs []any
+	buffered                      map[string]string
+	bufferedHash                  map[string]bool
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
@@ -209,6 +216,15 @@ var errStoredDifferently = errors.New("is already stored with different content"
 // insert stores one trace and returns what it did and how many items it
 // created.
 func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (InsertOutcome, int, error) {
+	if h, ok := w.buffered[r.id]; ok {
+		if h == r.hash {
+			return DuplicateID, 0, nil
+		}
+		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
+	}
+	if w.bufferedHash[r.hash] {
+		return DuplicateContent, 0, nil
+	}
 	var stored sql.NullString
 	var sameContent bool
 	cut := min(16, len(r.hash))
@@ -242,16 +258,18 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		}
 		toolset = id
 	}
-	if err := w.exec(ctx, sqlTraceInsert, r.id, r.ts, r.tsUnix, r.hash, r.meta, r.body, toolset, source, w.s.now()); err != nil {
-		return 0, 0, classify(err)
+	w.traceArgs = append(w.traceArgs, r.id, r.ts, r.tsUnix, r.hash, r.meta, r.body, toolset, source, w.s.now())
+	if w.buffered == nil {
+		w.buffered, w.bufferedHash = map[string]string{}, map[string]bool{}
 	}
+	w.buffered[r.id], w.bufferedHash[r.hash] = r.hash, true
 	for _, kv := range r.metaKV {
 		w.metaArgs = append(w.metaArgs, r.id, kv[0], kv[1])
 	}
 	for _, it := range r.items {
 		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix)
 	}
-	if len(w.itemArgs) >= 8*rowsPerInsert || len(w.metaArgs) >= 3*rowsPerInsert {
+	if len(w.traceArgs) >= 9*rowsPerInsert || len(w.itemArgs) >= 8*rowsPerInsert || len(w.metaArgs) >= 3*rowsPerInsert {
 		if err := w.flush(ctx); err != nil {
 			return 0, 0, err
 		}
@@ -259,14 +277,18 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 	return Inserted, len(r.items), nil
 }
 
-// flush writes the buffered metadata and item rows: rowsPerInsert at a time,
-// the rest one by one. Their traces are written already (foreign keys).
+// flush writes the buffered rows, traces first (the others refer to them):
+// rowsPerInsert at a time, the rest one by one.
 func (w *traceWriter) flush(ctx context.Context) error {
 	for _, b := range []struct {
 		args      *[]any
 		cols      int
 		one, many string
-	}{{&w.metaArgs, 3, sqlMetaInsert, sqlMetaInsertMany}, {&w.itemArgs, 8, sqlItemInsert, sqlItemInsertMany}} {
+	}{
+		{&w.traceArgs, 9, sqlTraceInsert, sqlTraceInsertMany},
+		{&w.metaArgs, 3, sqlMetaInsert, sqlMetaInsertMany},
+		{&w.itemArgs, 8, sqlItemInsert, sqlItemInsertMany},
+	} {
 		args := *b.args
 		for len(args) > 0 {
 			n, query := b.cols, b.one
@@ -281,6 +303,8 @@ func (w *traceWriter) flush(ctx context.Context) error {
 		clear(*b.args)
 		*b.args = (*b.args)[:0]
 	}
+	clear(w.buffered)
+	clear(w.bufferedHash)
 	return nil
 }
 
