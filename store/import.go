@@ -234,8 +234,9 @@ const (
 	// (conflictBatchBytes of rows at most).
 	conflictBatch      = 256
 	conflictBatchBytes = 16 << 20
-	// parseAhead is how many parsed records may wait for the encoder.
-	parseAhead = 256
+	// parseAhead is how many parsed records may wait for the encoder (few:
+	// a decoded trace can be large).
+	parseAhead = 32
 )
 
 // readInput is the reading pass: parse every record (on a goroutine of its
@@ -307,7 +308,7 @@ func (s *Store) readInput(ctx context.Context, open Opener, opt ImportOptions, s
 			}
 		}
 		pending = append(pending, p)
-		pendingBytes += len(p.rows.body) + len(p.rows.meta) + 256*len(p.rows.items)
+		pendingBytes += p.rows.size()
 		if len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {
 			if err := flush(); err != nil {
 				return fail(err)

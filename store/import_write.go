@@ -13,7 +13,7 @@ import (
 
 // readAhead is how many spooled traces the writing pass's reader may hold
 // ready while a chunk is written.
-const readAhead = 256
+const readAhead = 64
 
 // encodedRecord is one trace of the writing pass, ready to write.
 type encodedRecord struct {
@@ -144,9 +144,13 @@ func (p *chunkPacer) committed(start, commitStart time.Time) {
 	}
 }
 
+// batchBytes bounds the rows a batch of the writing pass holds (about:
+// see traceRows.size), whatever their number.
+const batchBytes = 16 << 20
+
 // collect appends records from ch to batch: it waits for the first one,
-// then takes more until batch holds max, or deadline has passed and no more
-// are ready. closed reports that ch is closed (the reader is done).
+// then takes more until batch holds max (or batchBytes), or deadline has
+// passed and no more are ready. closed reports that ch is closed (the reader is done).
 func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord, max int, deadline time.Time) ([]encodedRecord, bool, error) {
 	var timer *time.Timer
 	defer func() {
@@ -154,7 +158,11 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 			timer.Stop()
 		}
 	}()
-	for len(batch) < max {
+	size := 0
+	for _, rec := range batch {
+		size += rec.rows.size()
+	}
+	for len(batch) < max && size < batchBytes {
 		var wait <-chan time.Time
 		if len(batch) > 0 {
 			d := time.Until(deadline)
@@ -165,6 +173,7 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 						return batch, true, nil
 					}
 					batch = append(batch, rec)
+					size += rec.rows.size()
 					continue
 				default:
 					return batch, false, nil
@@ -181,6 +190,7 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 				return batch, true, nil
 			}
 			batch = append(batch, rec)
+			size += rec.rows.size()
 		case <-wait:
 			deadline = time.Time{}
 		case <-ctx.Done():

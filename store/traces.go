@@ -102,6 +102,19 @@ type traceRows struct {
 
 type toolRow struct{ hash, name, description, parameters string }
 
+// size is about how much memory r holds (its tools are shared with other
+// traces' rows and not counted).
+func (r *traceRows) size() int {
+	n := 256 + len(r.body) + len(r.meta) + 2*len(r.toolset)
+	for _, kv := range r.metaKV {
+		n += len(kv[0]) + len(kv[1])
+	}
+	for _, it := range r.items {
+		n += 128 + len(it.observed)
+	}
+	return n
+}
+
 type itemRow struct {
 	id, inputHash, firstTool, observed string
 	turn, nCalls                       int
