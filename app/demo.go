@@ -89,8 +89,8 @@ func NewDemo(ctx context.Context, dir string, opts synth.Options) (a *App, p Dem
 	}
 	cases := synth.GenerateCases(opts)
 	p.cases = cases
-	tctx := a.auditing(ctx, adder, ActImport, fmt.Sprintf("demo traces: %d synthetic (seed %d)", len(cases), opts.Seed))
-	err = st.WithTx(tctx, func(tx *store.Tx) error {
+	imported := a.auditing(ctx, adder, ActImport, fmt.Sprintf("demo: %d synthetic traces (seed %d)", len(cases), opts.Seed))
+	err = st.WithTx(imported, func(tx *store.Tx) error {
 		for _, c := range cases {
 			if _, err := st.InsertTrace(ctx, tx, c.Trace, "demo"); err != nil {
 				return fmt.Errorf("insert demo trace %s: %w", c.Trace.ID, err)
@@ -113,7 +113,7 @@ func NewDemo(ctx context.Context, dir string, opts synth.Options) (a *App, p Dem
 		return nil
 	})
 	if err == nil {
-		err = a.audited(tctx)
+		err = a.audited(imported)
 	}
 	if err != nil {
 		return fail(err)

@@ -63,16 +63,16 @@ type ExportIO struct {
 	Warn func(line string)
 }
 
-func (io ExportIO) progress(what, unit string) Progress {
-	if io.Progress == nil {
+func (eio ExportIO) progress(what, unit string) Progress {
+	if eio.Progress == nil {
 		return noProgress{}
 	}
-	return io.Progress(what, unit)
+	return eio.Progress(what, unit)
 }
 
-func (io ExportIO) warn(format string, args ...any) {
-	if io.Warn != nil {
-		io.Warn(fmt.Sprintf(format, args...))
+func (eio ExportIO) warn(format string, args ...any) {
+	if eio.Warn != nil {
+		eio.Warn(fmt.Sprintf(format, args...))
 	}
 }
 
@@ -91,8 +91,8 @@ func (a *App) Export(ctx context.Context, actor Actor, name string, o ExportOpti
 	if err != nil {
 		return ExportResult{}, fmt.Errorf("export: %w", err)
 	}
-	// The entry rides the transaction that stores the version; an export
-	// that stores none (nothing changed) records it on its own.
+	// The new version's transaction records the export; an unchanged gold
+	// writes none, and the entry is written on its own.
 	ctx = a.auditing(ctx, actor, ActExport, name)
 	res, err := a.exportNext(ctx, actor.Name, name, o, eio)
 	if err != nil {
@@ -257,11 +257,12 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	// Once the content is known the rest runs at once: the data files are
 	// written (and fsynced), the content is compressed for the store, the
-	// manifest is made, and the version's items go into the database. The
-	// version row follows when the manifest and the compressed content are
-	// ready, the manifest file when the data files are; the files are
-	// renamed into place only after the transaction committed, and removed
-	// otherwise.
+	// manifest is made, and the version's items go into the database (a
+	// staging version, in short transactions: store.WriteDatasetVersion).
+	// Its content and row follow when the manifest and the compressed
+	// content are ready, the manifest file when the data files are; the
+	// files are renamed into place only after the version is ready, and
+	// removed otherwise.
 	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
 	type madeManifest struct {
 		m     dataset.Manifest
@@ -279,25 +280,21 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 			return made.bytes, err
 		}, o.Formats, false)
 	})
-	// Alone: the transaction waits for the files and the compression, and
-	// must not hold back the commit of reviewers' writes grouped with it.
-	err = st.WithTx(store.Alone(ctx), func(tx *store.Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
-			made, err := manifesting.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			blob, err := compressing.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			if _, err := staging.wait(); err != nil {
-				return store.NewVersion{}, err
-			}
-			row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
-				CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count}
-			return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
-		})
+	err = st.WriteDatasetVersion(ctx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
+		made, err := manifesting.wait()
+		if err != nil {
+			return store.NewVersion{}, err
+		}
+		blob, err := compressing.wait()
+		if err != nil {
+			return store.NewVersion{}, err
+		}
+		if _, err := staging.wait(); err != nil {
+			return store.NewVersion{}, err
+		}
+		row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
+			CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count}
+		return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
 	})
 	files, stageErr := staging.wait()
 	manifesting.wait() // it reads the store: done before export returns

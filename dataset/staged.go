@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // StagedFiles are files written completely (and fsynced) under temporary
@@ -28,7 +30,7 @@ func (s *StagedFiles) mkdirs(root, dir string) error {
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		if err := os.Mkdir(missing[i], 0o755); err != nil && !os.IsExist(err) {
-			return fmt.Errorf("--out: make %s: %w", missing[i], unwrapPath(err))
+			return fmt.Errorf("--out: make %s: %w", missing[i], fserr.Bare(err))
 		}
 		s.dirs = append(s.dirs, missing[i])
 	}
@@ -42,23 +44,23 @@ func (s *StagedFiles) add(final string, write func(io.Writer) error) error {
 	dir := filepath.Dir(final)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("--out %s is not writable: %w", dir, unwrapPath(err))
+		return fmt.Errorf("--out %s is not writable: %w", dir, fserr.Bare(err))
 	}
 	s.files = append(s.files, stagedFile{tmp: f.Name(), final: final})
 	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", final, unwrapPath(err))
+		return fmt.Errorf("write %s: %w", final, fserr.Bare(err))
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("sync %s: %w", final, unwrapPath(err))
+		return fmt.Errorf("sync %s: %w", final, fserr.Bare(err))
 	}
 	if err := f.Chmod(0o644); err != nil {
 		f.Close()
-		return fmt.Errorf("chmod %s: %w", final, unwrapPath(err))
+		return fmt.Errorf("chmod %s: %w", final, fserr.Bare(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", final, unwrapPath(err))
+		return fmt.Errorf("close %s: %w", final, fserr.Bare(err))
 	}
 	return nil
 }
@@ -72,7 +74,7 @@ func (s *StagedFiles) Commit() ([]string, error) {
 			for _, rest := range s.files[i:] {
 				os.Remove(rest.tmp)
 			}
-			return paths, fmt.Errorf("rename %s: %w", f.final, unwrapPath(err))
+			return paths, fmt.Errorf("rename %s: %w", f.final, fserr.Bare(err))
 		}
 		paths = append(paths, f.final)
 	}
@@ -111,15 +113,6 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// unwrapPath drops the *PathError wrapper (its path is already named).
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // StageVersionFiles writes the canonical JSONL (content), the files of any
 // other formats and the manifest of a version to temporary files in dir
 // (content is written once per file). manifest blocks until the manifest is
@@ -132,7 +125,7 @@ func StageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 		return nil, fmt.Errorf("--out %s is a file, not a directory", dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--out %s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("--out %s: %w", dir, fserr.Bare(err))
 	}
 	var others []FormatFile
 	for _, f := range slices.Compact(slices.Sorted(slices.Values(formats))) {

@@ -26,21 +26,6 @@ const (
 	groupWork = 40 * time.Millisecond
 )
 
-type aloneKey struct{}
-
-// Alone returns a context under which WithTx runs its function in a
-// transaction of its own, never shared: for a function that may work long
-// (one that waits for an export's files), which would otherwise hold back
-// the commit of the writes grouped before it.
-func Alone(ctx context.Context) context.Context {
-	return context.WithValue(ctx, aloneKey{}, true)
-}
-
-func alone(ctx context.Context) bool {
-	b, _ := ctx.Value(aloneKey{}).(bool)
-	return b
-}
-
 // writeReq is one WithTx call waiting for its transaction.
 type writeReq struct {
 	ctx context.Context
@@ -106,16 +91,7 @@ func (s *Store) lead(w *sql.DB, own *writeReq) {
 	}()
 	for {
 		q.mu.Lock()
-		n := 0
-		for n < len(q.pending) && n < maxGroup {
-			if alone(q.pending[n].ctx) {
-				if n == 0 {
-					n = 1
-				}
-				break
-			}
-			n++
-		}
+		n := min(len(q.pending), maxGroup)
 		group := q.pending[:n:n]
 		q.pending = q.pending[n:]
 		q.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // quickCheckEvery is how old the last passed quick check may be before a
@@ -126,6 +128,12 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		return nil, s.wrap("check", err)
 	}
 	add("batch", left)
+	staged, err := queryStrings(ctx, s.r, `SELECT 'dataset ' || name || '@v' || version || ' was left half-written by an export that did not finish (the next export removes it)'
+		FROM datasets WHERE state = 'staging' AND heartbeat_at < ?`, s.heartbeat(s.Now().Add(-abandonedAfter)))
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	add("dataset", staged)
 	ds, err := s.datasetProblems(ctx)
 	if err != nil {
 		return nil, err
@@ -201,7 +209,7 @@ var invariants = []struct{ kind, query string }{
 func (s *Store) datasetProblems(ctx context.Context) ([]string, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT d.name, d.version, d.count,
 		(SELECT count(*) FROM dataset_items di WHERE di.name = d.name AND di.version = d.version)
-		FROM datasets d ORDER BY d.name, d.version`)
+		FROM datasets d WHERE d.state = 'ready' ORDER BY d.name, d.version`)
 	if err != nil {
 		return nil, s.wrap("check", err)
 	}
@@ -254,7 +262,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("backup %s: %w", dest, unwrapPathError(err))
+		return fmt.Errorf("backup %s: %w", dest, fserr.Bare(err))
 	}
 	tmpName := tmp.Name()
 	tmp.Close()
@@ -290,7 +298,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 		return fmt.Errorf("backup %s: %w", dest, err)
 	}
 	if err := os.Rename(tmpName, abs); err != nil {
-		return fmt.Errorf("backup %s: %w", dest, unwrapPathError(err))
+		return fmt.Errorf("backup %s: %w", dest, fserr.Bare(err))
 	}
 	return nil
 }
@@ -302,13 +310,4 @@ func syncFile(name string) error {
 	}
 	defer f.Close()
 	return f.Sync()
-}
-
-// unwrapPathError drops the *fs.PathError's path (the message names it).
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

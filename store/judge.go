@@ -56,11 +56,11 @@ type JudgeCalibration struct {
 }
 
 // AddJudgeCalibration records a calibration run.
+// The run and the context's audit entry (WithAudit) commit together.
 func (s *Store) AddJudgeCalibration(ctx context.Context, c JudgeCalibration) error {
-	// A transaction, for the audit entry the context may carry.
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO judge_calibrations
-			(created_at, gold, kind, model, endpoint, prompt_sha256, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		(created_at, gold, kind, model, endpoint, prompt_sha256, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			s.now(), c.Gold, c.Kind, c.Model, c.Endpoint, c.PromptSHA256, string(c.Summary))
 		return err
 	})

@@ -37,7 +37,7 @@ type ChatFunctionCall struct {
 
 // ChatTool is a tool in chat-completions form.
 type ChatTool struct {
-	Type     string          `json:"type"`
+	Type     string           `json:"type"`
 	Function ChatToolFunction `json:"function"`
 }
 

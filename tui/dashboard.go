@@ -209,10 +209,10 @@ func (p *DashboardPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return p.load()
 	case key.Matches(msg, k.Adjudicate):
 		return SwitchPage(PageAdjudicate, nil)
-	case key.Matches(msg, k.Profile):
+	case key.Matches(msg, k.Profile) && p.mode == modeOverview:
 		p.profile = (p.profile + 1) % len(score.ProfileNames)
 		return p.load()
-	case key.Matches(msg, k.Release) && p.mode != modeItem:
+	case key.Matches(msg, k.Release) && p.mode == modeOverview:
 		return p.openRelease()
 	}
 	switch p.mode {

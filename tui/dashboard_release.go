@@ -256,7 +256,7 @@ func (p *DashboardPage) viewRelease() string {
 		left = append(left, s.Muted.Render("nobody has assignments here"))
 	}
 	const countsW = 23 // "  2 skipped   2 pending"
-	nameW := max(colW-2-countsW, 6)
+	nameW := min(max(colW-2-countsW, 6), 20)
 	for i, l := range r.from {
 		row := padRight(truncate(l.Name, nameW-1), nameW) + fmt.Sprintf("%3d skipped %3d pending", l.Skipped, l.Pending)
 		left = append(left, cursorRow(s, row, i == r.fromCur, r.step == releaseFrom))

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -165,10 +166,4 @@ func (a *App) programOptions() []tea.ProgramOption {
 }
 
 // unwrapPath drops the *PathError wrapper (its path is already named).
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+func unwrapPath(err error) error { return fserr.Bare(err) }
