@@ -56,11 +56,12 @@ func BenchmarkServe(b *testing.B) {
 		b.ReportMetric(ms(percentile(res.submits, 50)), "submit_p50_ms")
 		b.ReportMetric(ms(percentile(res.submits, 99)), "submit_p99_ms")
 		b.ReportMetric(float64(res.rssKB)/1024, "server_peak_rss_MB")
+		b.ReportMetric(res.cpu.Seconds(), "server_cpu_s")
 		b.ReportMetric(float64(res.statusRuns), "status_execs")
-		b.Logf("%d reviewers × %d labels in %s: %d labels lost, %d errors (first: %v), %d status execs; frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms; server peak RSS %.0f MB; load average %s before, %s after (the machine is shared: compare runs made side by side)",
+		b.Logf("%d reviewers × %d labels in %s: %d labels lost, %d errors (first: %v), %d status execs; frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms; server peak RSS %.0f MB, CPU %.1f s; load average %s before, %s after (the machine is shared: compare runs made side by side)",
 			reviewers, perReviewer, res.took.Round(time.Millisecond), res.lost, res.errors, res.firstErr, res.statusRuns,
 			ms(percentile(res.frames, 50)), ms(percentile(res.frames, 99)), len(res.frames),
-			ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), float64(res.rssKB)/1024, before, loadAverage())
+			ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), float64(res.rssKB)/1024, res.cpu.Seconds(), before, loadAverage())
 	}
 }
 
@@ -69,6 +70,7 @@ type loadResult struct {
 	firstErr                 error
 	frames, submits          []time.Duration
 	rssKB                    int
+	cpu                      time.Duration // the server's user+system time, start to end of the load
 	took                     time.Duration
 }
 
@@ -166,6 +168,7 @@ func runServeLoad(b *testing.B, bin string, names []string, perReviewer, execCli
 			}
 		}()
 	}
+	cpu0 := cpuTime(srv.Process.Pid)
 	b.StartTimer()
 	start := time.Now()
 	for _, n := range names {
@@ -190,6 +193,7 @@ func runServeLoad(b *testing.B, bin string, names []string, perReviewer, execCli
 	ewg.Wait()
 	res.statusRuns = int(statusOK.Load())
 	res.rssKB = peakRSSKB(srv.Process.Pid)
+	res.cpu = cpuTime(srv.Process.Pid) - cpu0
 
 	st, err = store.Open(context.Background(), ts.db)
 	if err != nil {
@@ -340,6 +344,25 @@ func labelSession(ts *teamServer, user string, n int) (frames, submits []time.Du
 	}
 	in.Write([]byte("\x03"))
 	return frames, submits, nil
+}
+
+// cpuTime is a process's user plus system CPU time so far (0 when
+// unknown): /proc/PID/stat fields 14 and 15, in clock ticks (100 a second
+// on Linux).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; the fields after it are
+	// counted from its closing parenthesis.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * time.Second / 100
 }
 
 // loadAverage is the machine's 1-minute load average ("?" when unknown).
