@@ -254,11 +254,12 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	// Once the content is known the rest runs at once: the data files are
 	// written (and fsynced), the content is compressed for the store, the
-	// manifest is made, and the version's items go into the database. The
-	// version row follows when the manifest and the compressed content are
-	// ready, the manifest file when the data files are; the files are
-	// renamed into place only after the transaction committed, and removed
-	// otherwise.
+	// manifest is made, and the version's items go into the database (a
+	// staging version, in short transactions: store.WriteDatasetVersion).
+	// Its content and row follow when the manifest and the compressed
+	// content are ready, the manifest file when the data files are; the
+	// files are renamed into place only after the version is ready, and
+	// removed otherwise.
 	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
 	type madeManifest struct {
 		m     dataset.Manifest
@@ -276,23 +277,21 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 			return made.bytes, err
 		}, o.Formats, false)
 	})
-	err = st.WithTx(ctx, func(tx *store.Tx) error {
-		return st.InsertDatasetVersion(ctx, tx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
-			made, err := manifesting.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			blob, err := compressing.wait()
-			if err != nil {
-				return store.NewVersion{}, err
-			}
-			if _, err := staging.wait(); err != nil {
-				return store.NewVersion{}, err
-			}
-			row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
-				CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count}
-			return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
-		})
+	err = st.WriteDatasetVersion(ctx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
+		made, err := manifesting.wait()
+		if err != nil {
+			return store.NewVersion{}, err
+		}
+		blob, err := compressing.wait()
+		if err != nil {
+			return store.NewVersion{}, err
+		}
+		if _, err := staging.wait(); err != nil {
+			return store.NewVersion{}, err
+		}
+		row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
+			CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count}
+		return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
 	})
 	files, stageErr := staging.wait()
 	manifesting.wait() // it reads the store: done before export returns

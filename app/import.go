@@ -173,6 +173,9 @@ func InputErrorParts(err error) (int, string) {
 	if errors.Is(err, store.ErrNoRecords) {
 		return 0, "no records (empty file): nothing imported"
 	}
+	if errors.Is(err, store.ErrDiskFull) && !strings.Contains(err.Error(), "nothing imported") {
+		return 0, err.Error() + " (what the import wrote was removed again: nothing imported)"
+	}
 	return 0, err.Error()
 }
 

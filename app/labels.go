@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
@@ -120,9 +121,14 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	ctx = a.auditing(ctx, actor, act, object)
 	sets, err := a.st.SubmitLabels(ctx, labels)
 	var le *store.LabelError
-	if errors.As(err, &le) {
+	var kept *store.KeptLabelsError
+	switch {
+	case errors.As(err, &le) && errors.As(err, &kept):
+		return rep, fmt.Errorf("%s:%d: %w; the labels already written were taken back except %d whose items a lead adjudicated or exported meanwhile (%s)",
+			o.File, lines[le.Index], le.Err, len(kept.Items), strings.Join(kept.Items, ", "))
+	case errors.As(err, &le):
 		return rep, fmt.Errorf("%s:%d: %w; nothing imported", o.File, lines[le.Index], le.Err)
-	} else if err != nil {
+	case err != nil:
 		return rep, fmt.Errorf("labels import: %w", err)
 	}
 	rep.Imported = len(labels)

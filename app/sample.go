@@ -43,7 +43,7 @@ func (a *App) Sample(ctx context.Context, actor Actor, o SampleOptions, seedGive
 	} else {
 		plan, err = planStoreSample(ctx, st, q)
 		if err == nil && !o.DryRun {
-			err = writeSamplePlan(ctx, st, q, plan, nil)
+			err = writeSamplePlan(ctx, st, q, plan, nil, "")
 		}
 	}
 	if err != nil || o.DryRun {
@@ -375,21 +375,22 @@ func noMatchMessage(q sampleQuery, dups, excluded int) string {
 	return msg + ": nothing sampled"
 }
 
-// writeSamplePlan stores the batch and its assignments in one transaction;
-// before runs first inside it.
-func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p SamplePlan, before func(*store.Tx) error) error {
+// writeSamplePlan stores the batch and its assignments (store.CreateBatch:
+// all or nothing, in short transactions), after traces (from source) when
+// the sample was drawn from a file.
+func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p SamplePlan, traces []trace.Trace, source string) error {
 	params := struct {
 		SampleOptions
 		Seed int64 `json:"seed"`
 	}{q.opts, q.seed}
-	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params}
+	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: source}
 	if q.audit != nil {
 		ctx = q.audit(ctx, p)
 	}
 	for _, it := range p.Items {
 		b.Items = append(b.Items, store.BatchItem{ItemID: it.ID, Stratum: it.Stratum, Reviewers: it.Reviewers})
 	}
-	if err := st.CreateBatch(ctx, b, before); err != nil {
+	if err := st.CreateBatch(ctx, b); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return fmt.Errorf("--batch %s: a batch with that name exists; choose another name", p.Batch)
 		}

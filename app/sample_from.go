@@ -35,7 +35,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // runStreamSample draws the sample from a trace file in one pass (memory
 // bounded by the sample, see sampling.SampleReader), then imports only the
-// traces holding sampled items and writes the batch, in one transaction.
+// traces holding sampled items and writes the batch, all or nothing, in
+// short transactions (store.CreateBatch).
 func runStreamSample(ctx context.Context, st *store.Store, q sampleQuery, sio SampleIO) (SamplePlan, error) {
 	if _, err := checkSampleStore(ctx, st, q); err != nil {
 		return SamplePlan{}, err
@@ -91,19 +92,7 @@ func runStreamSample(ctx context.Context, st *store.Store, q sampleQuery, sio Sa
 	if q.opts.DryRun {
 		return plan, nil
 	}
-	insert := func(tx *store.Tx) error {
-		for _, t := range res.Traces {
-			outcome, err := st.InsertTrace(ctx, tx, t, name)
-			if err != nil {
-				return fmt.Errorf("import trace %s: %w", t.ID, err)
-			}
-			if outcome == store.DuplicateContent {
-				return fmt.Errorf("trace %s from %s is already stored under another id: sample it from the store instead", t.ID, name)
-			}
-		}
-		return nil
-	}
-	return plan, writeSamplePlan(ctx, st, q, plan, insert)
+	return plan, writeSamplePlan(ctx, st, q, plan, res.Traces, name)
 }
 
 // ctxReader stops a trace stream when the context ends (Ctrl-C).

@@ -167,6 +167,11 @@ func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (store.Settle
 	if err != nil {
 		return set, err
 	}
+	if actor.Role != RoleLead {
+		// Whether this label settled the item, and how it compared with
+		// the other reviewers', is theirs to keep blind.
+		set = store.Settlement{}
+	}
 	return set, s.app.audited(ctx)
 }
 

@@ -71,8 +71,12 @@ func TestSessionHidesOtherReviewers(t *testing.T) {
 		t.Errorf("an unassigned item as dave: %v", err)
 	}
 	// bob's own work goes through; then alice can no longer reopen.
-	if _, err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err != nil {
+	// The submit that settles the item (a dispute: ORD-2 against alice's
+	// ORD-1) tells bob nothing of it: no comparison, no settled flag.
+	if set, err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err != nil {
 		t.Fatal(err)
+	} else if set.Settled || len(set.Comparison.Pairs) > 0 || len(set.Comparison.Kinds) > 0 {
+		t.Errorf("bob's submit revealed the comparison: %+v", set)
 	}
 	alice := a.As(actor(t, a, "alice"))
 	if _, err := alice.Reopen(ctx, item, "alice", func(l review.Label) ([]byte, error) { return json.Marshal(l) }); !errors.Is(err, store.ErrConflict) {

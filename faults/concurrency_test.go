@@ -70,47 +70,13 @@ func TestConcurrentLabelersBulkSampleAndReaders(t *testing.T) {
 		}()
 	}
 	// The reviewers label, each waiting for every acknowledgement.
-	var lwg sync.WaitGroup
-	for i, l := range labelers {
-		i, l := i, l
-		lwg.Add(1)
-		go func() {
-			defer lwg.Done()
-			for k := 0; k < perReviewer; k++ {
-				l.keys(noToolLabel(fmt.Sprintf("reviewer %d label %d", i, k)))
-				deadline := time.Now().Add(30 * time.Second)
-				for len(l.acknowledged()) < k+1 && time.Now().Before(deadline) {
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-		}()
-	}
-	lwg.Wait()
+	labelInTurn(labelers, perReviewer)
 	<-sampled
 	close(stop)
 	wg.Wait()
 	longest, probeBusy := probe.finish()
 
-	busyShown := 0
-	acked, stored := 0, 0
-	for i, l := range labelers {
-		text := l.text()
-		busyShown += strings.Count(text, "busy") + strings.Count(text, "locked")
-		noRawSQLite(t, text)
-		l.keys("\x03")
-		l.wait(20 * time.Second)
-		for _, item := range l.acknowledged() {
-			acked++
-			if labelStored(t, db, item, reviewers[i]) {
-				stored++
-			} else {
-				t.Errorf("acknowledged label of %s by %s is not stored", item, reviewers[i])
-			}
-		}
-		if n := len(l.acknowledged()); n != perReviewer {
-			t.Errorf("%s: %d labels acknowledged, want %d", reviewers[i], n, perReviewer)
-		}
-	}
+	busyShown, acked, stored := finishLabelers(t, db, labelers, reviewers, perReviewer)
 	if sampleRes.code != 0 {
 		t.Errorf("bulk sample: exit %d: %s", sampleRes.code, sampleRes.err)
 	}
@@ -127,4 +93,6 @@ func TestConcurrentLabelersBulkSampleAndReaders(t *testing.T) {
 	checkPasses(t, db)
 	t.Logf("FIGURES concurrency: 8 labelers, %d labels acknowledged, %d stored; bulk sample of 2500 items took %s; %d reads, slowest %s; longest write-lock wait seen by a probe %s; busy errors seen %d",
 		acked, stored, sampleTook.Round(time.Millisecond), reads, slowest.Round(time.Millisecond), longest.Round(time.Millisecond), busyShown+probeBusy+len(readerErrs))
+	addLabels(acked, stored)
+	addLockWait(longest, busyShown+probeBusy+len(readerErrs))
 }

@@ -16,11 +16,7 @@ import (
 // otherwise.
 func TestDiskFull(t *testing.T) {
 	t.Parallel()
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a small tmpfs here (%v: %s): the disk-full case is not run", err, strings.TrimSpace(string(out)))
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	mnt := smallTmpfs(t)
 	outside := t.TempDir()
 	db := filepath.Join(mnt, "gt.db")
 	small := filepath.Join(outside, "small.jsonl")
@@ -53,4 +49,46 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("%d assignments after the full disk, 40 before", n)
 	}
 	t.Logf("FIGURES disk full: import failed with %q; %d traces kept; check passes", errLine, before)
+}
+
+// TestDiskFullDuringImportWrites fills a 6 MB tmpfs with an import whose
+// spooled rows still fit (the reading pass succeeds) but whose store does
+// not: the writing pass fails, its undo (after the spool's space is freed)
+// removes what it wrote and the import's record, and the error says nothing
+// was imported. Should the spool not fit either, the reading pass fails
+// the same way with nothing written.
+func TestDiskFullDuringImportWrites(t *testing.T) {
+	t.Parallel()
+	mnt := smallTmpfs(t)
+	db := filepath.Join(mnt, "gt.db")
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	must(t, db, "demo", "--write-traces", "1100", in) // ~6 MB of input
+	r := run(t, db, "import", in)
+	if r.code == 0 {
+		fi, _ := os.Stat(db)
+		t.Skipf("the import fit in the tmpfs (%d bytes): nothing learned", fi.Size())
+	}
+	noRawSQLite(t, r.err)
+	if !strings.Contains(r.err, "disk is full") || !strings.Contains(r.err, "nothing imported") {
+		t.Errorf("import onto a full disk: %q", r.err)
+	}
+	if n := sqlCount(t, db, `SELECT count(*) FROM traces`); n != 0 {
+		t.Errorf("%d traces stayed after the failed import: %s", n, r.err)
+	}
+	if n := sqlCount(t, db, `SELECT count(*) FROM imports`); n != 0 {
+		t.Errorf("the failed import is still recorded as unfinished")
+	}
+	checkPasses(t, db)
+	t.Logf("FIGURES disk full while writing: %q", lastLine(r.err))
+}
+
+// smallTmpfs mounts a 6 MB tmpfs for the test, or skips it saying why not.
+func smallTmpfs(t *testing.T) string {
+	t.Helper()
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v: %s): the disk-full case is not run", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	return mnt
 }

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -60,6 +59,8 @@ func TestKillLabelerAfterSubmit(t *testing.T) {
 	}
 	stored := sqlCount(t, db, `SELECT count(*) FROM labels WHERE reviewer = 'alice'`)
 	t.Logf("FIGURES labeler: %d kills survived; %d labels acknowledged, %d stored (%d lost)", kills, len(acked), stored, lost)
+	addKills("labeler", kills)
+	addLabels(len(acked), len(acked)-lost)
 	if stored < len(acked) {
 		t.Errorf("%d labels stored, fewer than the %d acknowledged", stored, len(acked))
 	}
@@ -129,6 +130,7 @@ func TestKillImport(t *testing.T) {
 	}
 	checkPasses(t, db)
 	t.Logf("FIGURES import: %d kills survived (full import %s, %d finished before the kill)", kills, full.Round(time.Millisecond), completed)
+	addKills("import", kills)
 }
 
 // goldProject is a project whose n sampled items are gold: alice and bob
@@ -137,18 +139,8 @@ func goldProject(t *testing.T, dir string, n int) string {
 	t.Helper()
 	db, _ := project(t, dir, 300, n, "alice", "bob")
 	h := sqlItems(t, db)
-	var b strings.Builder
-	for _, item := range h {
-		for _, r := range []string{"alice", "bob"} {
-			line, _ := json.Marshal(map[string]any{"item": item, "reviewer": r, "decision": "no_call", "calls": []any{},
-				"rationale": "nothing to look up", "seconds": 5})
-			b.Write(append(line, '\n'))
-		}
-	}
 	file := filepath.Join(dir, "labels.jsonl")
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeAgreedLabels(t, file, h, "alice", "bob")
 	must(t, db, "labels", "import", file, "--as", "carol", "--for-others")
 	if g := sqlCount(t, db, `SELECT count(*) FROM gold`); g != len(h) {
 		t.Fatalf("%d gold items, want %d", g, len(h))
@@ -202,4 +194,5 @@ func TestKillExport(t *testing.T) {
 	}
 	checkPasses(t, db)
 	t.Logf("FIGURES export: %d kills survived (full export %s); %d version(s) stored, all with verified files", kills, full.Round(time.Millisecond), len(versions))
+	addKills("export", kills)
 }

@@ -2,22 +2,32 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 )
 
 // bulkPace bounds how long a bulk write holds the write lock at a time: a
 // transaction stops taking work once it has run chunkTime, and its commit
-// (a WAL fsync with synchronous=FULL, measured at up to ~100 ms here) keeps
-// the whole hold under 250 ms; the lock is then left free for yield, long
-// enough for a writer waiting on its busy timeout (SQLite retries every
-// 100 ms at most) to get in.
+// keeps the whole hold under 250 ms; the lock is then left free for yield,
+// long enough for a writer waiting on its busy timeout (SQLite retries
+// every 100 ms at most) to get in.
 type bulkPace struct {
 	chunkTime time.Duration
 	yield     time.Duration
+	// full commits every chunk with synchronous=FULL (a WAL fsync each,
+	// which on a loaded disk alone can pass the bound). Without it chunks
+	// commit with synchronous=NORMAL, and the write-ahead log is synced
+	// once the last chunk is in: every bulk writer is all or nothing
+	// (a batch 'writing', a version 'staging', labels taken back), so a
+	// crash that loses the last unsynced chunks loses nothing anyone was
+	// told was written, and the database stays consistent (WAL).
+	full bool
 	// held, when set, is told how long each transaction worked (its
 	// statements) and held the lock (from its first statement to the end of
 	// its commit); tests measure with it.
@@ -46,7 +56,8 @@ func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(t
 
 // paced runs a bulk write in short transactions until step says nothing is
 // left: step gets a deadline after which it stops taking work, and the
-// lock is left free for pace.yield between transactions.
+// lock is left free for pace.yield between transactions. Once step is done
+// the write is durable.
 func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
 	var last time.Time
 	for more := true; more; {
@@ -57,15 +68,21 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		}
 		var began time.Time
 		var work time.Duration
-		// A chunk is not the whole action: the action's audit entry goes
-		// in the transaction that completes it, or on its own after.
-		err := s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
+		fn := func(tx *Tx) error {
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.chunkTime))
 			work = time.Since(began)
 			return err
-		})
+		}
+		// A chunk is not the whole action: the action's audit entry goes
+		// in the transaction that completes it, or on its own after.
+		var err error
+		if pace.full {
+			err = s.WithTx(withoutAudit(ctx), fn)
+		} else {
+			err = s.withRelaxedTx(withoutAudit(ctx), fn)
+		}
 		if err != nil {
 			return err
 		}
@@ -73,6 +90,51 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		if pace.held != nil {
 			pace.held(work, last.Sub(began))
 		}
+	}
+	if !pace.full {
+		return s.syncLog()
+	}
+	return nil
+}
+
+// withRelaxedTx is WithTx committed with synchronous=NORMAL: the commit
+// writes the log without waiting for the disk. The write connection is
+// held for the transaction, so no other write of this process commits
+// relaxed, and is put back to FULL after it (or discarded if it cannot be).
+func (s *Store) withRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
+	w, err := s.writer(ctx)
+	if err != nil {
+		return err
+	}
+	conn, err := w.Conn(ctx)
+	if err != nil {
+		return s.wrap("begin", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		return s.wrap("begin", err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused relaxed
+		}
+	}()
+	return s.withTxOn(ctx, conn, fn)
+}
+
+// syncLog makes what relaxed commits wrote durable: it syncs the
+// write-ahead log to disk (its frames are the commits, in order).
+func (s *Store) syncLog() error {
+	f, err := os.OpenFile(s.path+"-wal", os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // checkpointed and removed: in the database file, synced
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", s.path, unwrapPathError(err))
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("the write reached %s but could not be synced to disk: %w", s.path, unwrapPathError(err))
 	}
 	return nil
 }
@@ -93,13 +155,16 @@ func (s *Store) heartbeat(at time.Time) string { return at.UTC().Format(time.RFC
 // reviewer's queue, until its last chunk commits; a failure (or a cancelled
 // context) removes what was written, and a batch left 'writing' by a
 // killed process is removed by the next CreateBatch. A batch name in use is
-// an ErrConflict. before, when not nil, runs in the first transaction (stream
-// sampling inserts its traces there).
-func (s *Store) CreateBatch(ctx context.Context, b NewBatch, before func(tx *Tx) error) error {
-	return s.createBatch(ctx, b, before, defaultBulkPace)
+// an ErrConflict. b.Traces are written first, in short transactions of
+// their own, while the batch is 'writing'; a failure deletes the ones this
+// call inserted again (a trace another process sampled meanwhile stays, and
+// the error says so). A killed process leaves those traces stored, complete,
+// as a killed import does: sampling the file again finds them stored.
+func (s *Store) CreateBatch(ctx context.Context, b NewBatch) error {
+	return s.createBatch(ctx, b, defaultBulkPace)
 }
 
-func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx) error, pace bulkPace) error {
+func (s *Store) createBatch(ctx context.Context, b NewBatch, pace bulkPace) error {
 	if b.Name == "" {
 		return errors.New("batch name is empty")
 	}
@@ -119,11 +184,6 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		if n > 0 {
 			return fmt.Errorf("%w: batch %q already exists", ErrConflict, b.Name)
 		}
-		if before != nil {
-			if err := before(tx); err != nil {
-				return err
-			}
-		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, params, created_by, created_at, state, heartbeat_at)
 			VALUES (?, ?, ?, ?, ?, ?, 'writing', ?)`,
 			b.Name, b.Seed, b.PerItem, string(params), b.CreatedBy, now, s.heartbeat(s.Now())); err != nil {
@@ -134,10 +194,20 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 	if err != nil {
 		return err
 	}
-	next := map[string]int{}
-	err = s.inChunks(ctx, len(b.Items), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
-		return s.writeBatchChunk(ctx, tx, b, from, deadline, next, now)
+	var inserted []string
+	err = s.inChunks(ctx, len(b.Traces), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+		done, ids, err := s.writeBatchTraces(ctx, tx, b, from, deadline)
+		if err == nil {
+			inserted = append(inserted, ids...)
+		}
+		return done, err
 	})
+	next := map[string]int{}
+	if err == nil {
+		err = s.inChunks(ctx, len(b.Items), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+			return s.writeBatchChunk(ctx, tx, b, from, deadline, next, now)
+		})
+	}
 	if err == nil {
 		// The batch appears in reviewers' queues with its audit entry.
 		err = s.WithTx(ctx, func(tx *Tx) error {
@@ -149,9 +219,36 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, before func(tx *Tx)
 		if uerr := s.removeBatch(withoutAudit(context.WithoutCancel(ctx)), b.Name, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written batch %s failed: %v; the next sample removes it)", err, b.Name, uerr)
 		}
+		if uerr := s.undoImport(withoutAudit(context.WithoutCancel(ctx)), inserted, defaultPace()); uerr != nil {
+			return fmt.Errorf("%w (removing the traces it stored: %s)", err, uerr.Note())
+		}
 		return err
 	}
 	return nil
+}
+
+// writeBatchTraces stores b.Traces[from:] until deadline: how many it went
+// through, and the ids of those it inserted (not stored before). It renews
+// the batch's heartbeat, so a long file is not taken for abandoned.
+func (s *Store) writeBatchTraces(ctx context.Context, tx *Tx, b NewBatch, from int, deadline time.Time) (int, []string, error) {
+	var ids []string
+	done := 0
+	for i := from; i < len(b.Traces) && (done == 0 || time.Now().Before(deadline)); i++ {
+		t := b.Traces[i]
+		outcome, err := s.InsertTrace(ctx, tx, t, b.Source)
+		if err != nil {
+			return 0, nil, fmt.Errorf("import trace %s: %w", t.ID, err)
+		}
+		switch outcome {
+		case DuplicateContent:
+			return 0, nil, fmt.Errorf("trace %s from %s is already stored under another id: sample it from the store instead", t.ID, b.Source)
+		case Inserted:
+			ids = append(ids, t.ID)
+		}
+		done++
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE batches SET heartbeat_at = ? WHERE name = ?`, s.heartbeat(s.Now()), b.Name)
+	return done, ids, err
 }
 
 // writeBatchChunk writes items from b.Items[from:] until deadline.

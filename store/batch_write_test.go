@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 func allItems(t *testing.T, st *Store) []string {
@@ -49,7 +52,7 @@ func TestCreateBatchFailingMidwayLeavesNothing(t *testing.T) {
 	}
 	ids := append(allItems(t, st), "it_missing")
 	tiny := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond} // one item per transaction
-	err := st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil, tiny)
+	err := st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), tiny)
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -57,7 +60,7 @@ func TestCreateBatchFailingMidwayLeavesNothing(t *testing.T) {
 		t.Errorf("after a failed batch: %d batches, %d assignments, %d items not new", b, a, s)
 	}
 	// The same batch without the bad item is written whole.
-	if err := st.createBatch(ctx, newBatchOf("b1", ids[:len(ids)-1], "alice", "bob"), nil, tiny); err != nil {
+	if err := st.createBatch(ctx, newBatchOf("b1", ids[:len(ids)-1], "alice", "bob"), tiny); err != nil {
 		t.Fatal(err)
 	}
 	if b, a, s := counts(t, st); b != 1 || a != 2*(len(ids)-1) || s != len(ids)-1 {
@@ -65,6 +68,53 @@ func TestCreateBatchFailingMidwayLeavesNothing(t *testing.T) {
 	}
 	if a, err := st.NextAssignment(ctx, "alice", ""); err != nil || a.Position != 0 {
 		t.Errorf("first assignment %+v %v", a, err)
+	}
+}
+
+// A batch drawn from a file writes its traces in short transactions too,
+// and a failure deletes the traces it stored (not those stored before).
+func TestCreateBatchWithTracesChunksAndUndoesThem(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	fillTraces(t, st, 2) // tr_00000 and tr_00001 are stored before
+	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatch{Name: "b1", Seed: 1, PerItem: 1, Source: "file.jsonl"}
+	for i := 0; i < 6; i++ {
+		tr := sampleTrace(fmt.Sprintf("tr_%05d", i))
+		tr.Messages[0].Content = strings.Repeat("where is my package? ", 20) + tr.ID
+		b.Traces = append(b.Traces, tr)
+		for _, it := range trace.Items(tr) {
+			b.Items = append(b.Items, BatchItem{ItemID: it.ID, Reviewers: []string{"alice"}})
+		}
+	}
+	good := b.Items
+	b.Items = append(b.Items, BatchItem{ItemID: "it_missing", Reviewers: []string{"alice"}})
+	txs := 0
+	tiny := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond, held: func(_, _ time.Duration) { txs++ }}
+	if err := st.createBatch(ctx, b, tiny); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	if txs < len(b.Traces)+len(good) {
+		t.Errorf("%d transactions for %d traces and %d items: not one per unit", txs, len(b.Traces), len(good))
+	}
+	stored, err := queryStrings(ctx, st.r, `SELECT id FROM traces ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(stored, ",") != "tr_00000,tr_00001" {
+		t.Errorf("traces after the failed batch: %v, want the two stored before", stored)
+	}
+	if bs, a, smp := counts(t, st); bs != 0 || a != 0 || smp != 0 {
+		t.Errorf("after a failed batch: %d batches, %d assignments, %d items not new", bs, a, smp)
+	}
+	b.Items = good
+	if err := st.createBatch(ctx, b, tiny); err != nil {
+		t.Fatal(err)
+	}
+	if bs, a, smp := counts(t, st); bs != 1 || a != len(good) || smp != len(good) {
+		t.Errorf("after the batch: %d batches, %d assignments, %d items sampled", bs, a, smp)
 	}
 }
 
@@ -78,7 +128,7 @@ func TestAbandonedBatchIsHiddenReportedAndRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := allItems(t, st)
-	if err := st.createBatch(ctx, newBatchOf("b1", ids, "alice"), nil, defaultBulkPace); err != nil {
+	if err := st.createBatch(ctx, newBatchOf("b1", ids, "alice"), defaultBulkPace); err != nil {
 		t.Fatal(err)
 	}
 	// As if killed before the last chunk: flip it back to writing.
@@ -113,7 +163,7 @@ func TestAbandonedBatchIsHiddenReportedAndRemoved(t *testing.T) {
 	if p, _ := st.Check(ctx); len(p) != 1 || p[0].Kind != "batch" {
 		t.Errorf("abandoned batch not reported: %v", p)
 	}
-	if err := st.createBatch(ctx, newBatchOf("b2", ids[:1], "alice"), nil, defaultBulkPace); err != nil {
+	if err := st.createBatch(ctx, newBatchOf("b2", ids[:1], "alice"), defaultBulkPace); err != nil {
 		t.Fatal(err)
 	}
 	if b, a, s := counts(t, st); b != 1 || a != 1 || s != 1 {
@@ -159,7 +209,7 @@ func TestWritesGoThroughWhileALargeBatchIsWritten(t *testing.T) {
 	var chunks int
 	pace := defaultBulkPace
 	pace.held = func(work, total time.Duration) { worked, held = max(worked, work), max(held, total); chunks++ }
-	go func() { done <- st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil, pace) }()
+	go func() { done <- st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), pace) }()
 	var mu sync.Mutex
 	var longest time.Duration
 	var writes int
@@ -188,5 +238,34 @@ func TestWritesGoThroughWhileALargeBatchIsWritten(t *testing.T) {
 	// take longer than the bound, so the bound is asserted on the work.
 	if worked > defaultBulkPace.chunkTime+100*time.Millisecond && !raceEnabled {
 		t.Errorf("a chunk worked %s with the lock held (it stops taking work after %s)", worked, defaultBulkPace.chunkTime)
+	}
+}
+
+// Bulk chunks commit with synchronous=NORMAL, and every other write on the
+// same connection afterwards (a label submit) with FULL again.
+func TestBulkChunksCommitRelaxedAndSubmitsStayFull(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	syncMode := func(tx *Tx) int {
+		var mode int
+		if err := tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		return mode
+	}
+	var inChunk []int
+	err := st.inChunks(ctx, 3, bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond}, func(tx *Tx, from int, _ time.Time) (int, error) {
+		inChunk = append(inChunk, syncMode(tx))
+		return 1, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after int
+	if err := st.WithTx(ctx, func(tx *Tx) error { after = syncMode(tx); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(inChunk) != "[1 1 1]" || after != 2 {
+		t.Errorf("synchronous in the chunks %v, after them %d; want NORMAL (1) then FULL (2)", inChunk, after)
 	}
 }

@@ -26,21 +26,35 @@ type Parts interface {
 }
 
 // Compressed is the content of a version as the store keeps it; only
-// CompressContent makes one.
-type Compressed struct{ blob []byte }
+// CompressContent makes one. ends[i] is where gzip member i ends in blob.
+type Compressed struct {
+	blob []byte
+	ends []int
+}
 
-// CompressContent compresses content for InsertDatasetVersion. It needs no
+// members are the gzip members of the content, in order.
+func (c Compressed) members() [][]byte {
+	out := make([][]byte, len(c.ends))
+	start := 0
+	for i, end := range c.ends {
+		out[i], start = c.blob[start:end], end
+	}
+	return out
+}
+
+// CompressContent compresses content for WriteDatasetVersion. It needs no
 // database, so an export runs it alongside other work.
 func CompressContent(content Parts) (Compressed, error) {
-	blob, err := compressContent(content)
-	return Compressed{blob}, err
+	blob, ends, err := compressContent(content)
+	return Compressed{blob, ends}, err
 }
 
 // compressContent gzips content (BestSpeed), each part as one gzip member,
 // compressed on up to GOMAXPROCS goroutines, the members concatenated: one
 // valid gzip stream (RFC 1952 allows several members; gzip -d and Go's
 // reader join them). Decompressing gives the joined parts back exactly.
-func compressContent(content Parts) ([]byte, error) {
+// ends says where each member ends.
+func compressContent(content Parts) ([]byte, []int, error) {
 	n := max(1, content.NumParts()) // no parts: one empty member
 	members := make([][]byte, n)
 	errs := make([]error, n)
@@ -82,15 +96,17 @@ func compressContent(content Parts) ([]byte, error) {
 	size := 0
 	for i, m := range members {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("compress content: %w", errs[i])
+			return nil, nil, fmt.Errorf("compress content: %w", errs[i])
 		}
 		size += len(m)
 	}
 	out := make([]byte, 0, size)
-	for _, m := range members {
+	ends := make([]int, len(members))
+	for i, m := range members {
 		out = append(out, m...)
+		ends[i] = len(out)
 	}
-	return out, nil
+	return out, ends, nil
 }
 
 // decodeContent returns the JSONL bytes of a content BLOB stored with

@@ -18,9 +18,13 @@ import (
 func (s *Store) DatasetContent(ctx context.Context, name string, version int) (io.ReadCloser, error) {
 	var encoding string
 	var blob []byte
-	err := s.r.QueryRowContext(ctx, `SELECT content_encoding, content FROM datasets WHERE name = ? AND version = ?`, name, version).Scan(&encoding, &blob)
+	err := s.r.QueryRowContext(ctx, `SELECT content_encoding, content FROM datasets WHERE name = ? AND version = ? AND state = 'ready'`,
+		name, version).Scan(&encoding, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("dataset %s@v%d: %w", name, version, ErrNotFound)
+	}
+	if err == nil {
+		blob, err = s.storedContent(ctx, name, version, blob)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s@v%d: %w", name, version, err)

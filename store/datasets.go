@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 )
 
 // DatasetVersion is one exported version as the store lists it.
@@ -32,10 +30,10 @@ func scanDatasetVersion(sc interface{ Scan(...any) error }) (DatasetVersion, err
 // DatasetVersions lists exported versions, of one dataset when name is not
 // empty, by name and version.
 func (s *Store) DatasetVersions(ctx context.Context, name string) ([]DatasetVersion, error) {
-	q := `SELECT ` + datasetColumns + ` FROM datasets`
+	q := `SELECT ` + datasetColumns + ` FROM datasets WHERE state = 'ready'`
 	var args []any
 	if name != "" {
-		q += ` WHERE name = ?`
+		q += ` AND name = ?`
 		args = append(args, name)
 	}
 	rows, err := s.r.QueryContext(ctx, q+` ORDER BY name, version`, args...)
@@ -58,7 +56,7 @@ func (s *Store) DatasetVersions(ctx context.Context, name string) ([]DatasetVers
 // dataset has none.
 func (s *Store) LatestDatasetVersion(ctx context.Context, name string) (DatasetVersion, error) {
 	v, err := scanDatasetVersion(s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+` FROM datasets
-		WHERE name = ? ORDER BY version DESC LIMIT 1`, name))
+		WHERE name = ? AND state = 'ready' ORDER BY version DESC LIMIT 1`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, fmt.Errorf("dataset %q: %w", name, ErrNotFound)
 	}
@@ -71,13 +69,16 @@ func (s *Store) DatasetFiles(ctx context.Context, name string, version int) (Dat
 	var manifest, encoding string
 	var blob []byte
 	row := s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+`, manifest, content_encoding, content FROM datasets
-		WHERE name = ? AND version = ?`, name, version)
+		WHERE name = ? AND version = ? AND state = 'ready'`, name, version)
 	var v DatasetVersion
 	err := row.Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &manifest, &encoding, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, ErrNotFound)
 	}
 	if err != nil {
+		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, err)
+	}
+	if blob, err = s.storedContent(ctx, name, version, blob); err != nil {
 		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, err)
 	}
 	content, err := decodeContent(encoding, blob)
@@ -89,7 +90,8 @@ func (s *Store) DatasetFiles(ctx context.Context, name string, version int) (Dat
 
 // DatasetRecordHashes maps each item of a version to its record hash.
 func (s *Store) DatasetRecordHashes(ctx context.Context, name string, version int) (map[string]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT item_id, record_hash FROM dataset_items WHERE name = ? AND version = ?`, name, version)
+	rows, err := s.r.QueryContext(ctx, `SELECT item_id, record_hash FROM dataset_items WHERE name = ? AND version = ?
+		AND EXISTS (SELECT 1 FROM datasets WHERE name = ? AND version = ? AND state = 'ready')`, name, version, name, version)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s@v%d items: %w", name, version, err)
 	}
@@ -105,75 +107,30 @@ func (s *Store) DatasetRecordHashes(ctx context.Context, name string, version in
 	return out, rows.Err()
 }
 
-// datasetItemsPerInsert is how many dataset_items rows one INSERT carries.
-const datasetItemsPerInsert = 500
-
-// NewVersion is a version being inserted, besides its items: the row, the
-// manifest, and the content as CompressContent made it.
-type NewVersion struct {
-	Row      DatasetVersion
-	Manifest []byte
-	Content  Compressed
-}
-
-// InsertDatasetVersion stores version v of dataset name with q (a
-// transaction): one dataset_items row per record (hashes: item id → record
-// hash), then what rest returns: the version row with its manifest and
-// content (DatasetFiles gives the bytes back exactly). rest is called once
-// the items are in, so an export can still be making it meanwhile (the
-// items' foreign key on the version row is checked at commit). The version
-// must be the next one of its dataset (else ErrConflict: another export got
-// there first).
-func (s *Store) InsertDatasetVersion(ctx context.Context, q Queryer, name string, version int, hashes map[string]string, rest func() (NewVersion, error)) error {
-	v := DatasetVersion{Name: name, Version: version}
-	var latest int
-	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM datasets WHERE name = ?`, v.Name).Scan(&latest); err != nil {
-		return fmt.Errorf("dataset %s: %w", v.Name, err)
+// storedContent is the content BLOB of a version as stored: blob itself, or
+// when that is empty, the version's parts (dataset_parts) joined.
+func (s *Store) storedContent(ctx context.Context, name string, version int, blob []byte) ([]byte, error) {
+	if len(blob) > 0 {
+		return blob, nil
 	}
-	if v.Version != latest+1 {
-		return fmt.Errorf("%w: dataset %s is at v%d, cannot add v%d (another export ran meanwhile; retry)", ErrConflict, v.Name, latest, v.Version)
-	}
-	if _, err := q.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil { // until this transaction ends
-		return err
-	}
-	ids := make([]string, 0, len(hashes))
-	for id := range hashes {
-		ids = append(ids, id)
-	}
-	// In primary-key order the rows append to the index B-tree instead of
-	// dirtying pages all over it.
-	sort.Strings(ids)
-	for start := 0; start < len(ids); start += datasetItemsPerInsert {
-		end := min(start+datasetItemsPerInsert, len(ids))
-		args := make([]any, 0, 4*(end-start))
-		for _, id := range ids[start:end] {
-			args = append(args, v.Name, v.Version, id, hashes[id])
-		}
-		query := `INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", end-start), ",")
-		if _, err := q.ExecContext(ctx, query, args...); err != nil {
-			return fmt.Errorf("dataset %s@v%d items: %w", v.Name, v.Version, classify(err))
-		}
-	}
-	nv, err := rest()
+	rows, err := s.r.QueryContext(ctx, `SELECT data FROM dataset_parts WHERE name = ? AND version = ? ORDER BY seq`, name, version)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if nv.Row.Name != name || nv.Row.Version != version {
-		return fmt.Errorf("dataset %s@v%d: the row is %s@v%d", name, version, nv.Row.Name, nv.Row.Version)
+	defer rows.Close()
+	var out []byte
+	for rows.Next() {
+		var part sql.RawBytes
+		if err := rows.Scan(&part); err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
 	}
-	if nv.Content.blob == nil {
-		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", name, version)
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	v = nv.Row
-	var parent any
-	if v.ParentVersion > 0 {
-		parent = v.ParentVersion
+	if out == nil {
+		out = blob
 	}
-	if _, err := q.ExecContext(ctx, `INSERT INTO datasets(name, version, parent_version, created_at, created_by, message, sha256, count, manifest, content_encoding, content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v.Name, v.Version, parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count,
-		string(nv.Manifest), contentGzip, nv.Content.blob); err != nil {
-		return fmt.Errorf("dataset %s@v%d: %w", v.Name, v.Version, classify(err))
-	}
-	return nil
+	return out, nil
 }

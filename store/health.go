@@ -128,6 +128,12 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		return nil, s.wrap("check", err)
 	}
 	add("batch", left)
+	staged, err := queryStrings(ctx, s.r, `SELECT 'dataset ' || name || '@v' || version || ' was left half-written by an export that did not finish (the next export removes it)'
+		FROM datasets WHERE state = 'staging' AND heartbeat_at < ?`, s.heartbeat(s.Now().Add(-abandonedAfter)))
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	add("dataset", staged)
 	ds, err := s.datasetProblems(ctx)
 	if err != nil {
 		return nil, err
@@ -203,7 +209,7 @@ var invariants = []struct{ kind, query string }{
 func (s *Store) datasetProblems(ctx context.Context) ([]string, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT d.name, d.version, d.count,
 		(SELECT count(*) FROM dataset_items di WHERE di.name = d.name AND di.version = d.version)
-		FROM datasets d ORDER BY d.name, d.version`)
+		FROM datasets d WHERE d.state = 'ready' ORDER BY d.name, d.version`)
 	if err != nil {
 		return nil, s.wrap("check", err)
 	}

@@ -76,11 +76,11 @@ type importPace struct {
 
 // defaultPace keeps every write transaction of an import short (200 ms,
 // within DESIGN.md's ~250 ms of lock at a time, commit included; the count
-// only bounds the memory a chunk holds) and
-// leaves the lock free long enough between them for a writer waiting on its
-// busy timeout (SQLite retries every 100 ms at most) to get in.
+// only bounds the memory a chunk holds) and leaves the lock free long enough
+// between them for a writer waiting on its busy timeout (SQLite retries
+// every 100 ms at most) to get in.
 func defaultPace() importPace {
-	return importPace{chunkTraces: 10000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
+	return importPace{chunkTraces: 4000, chunkTime: 200 * time.Millisecond, yield: 110 * time.Millisecond}
 }
 
 // ImportTraces imports one input, all of it or nothing, without holding
@@ -139,6 +139,7 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	restore := s.bulkWrites(ctx)
 	res, inserted, done, err := s.writeInput(ctx, spool, opt, checked)
 	restore()
+	spool.close() // read to its end or abandoned: its space is free for an undo
 	if err != nil && ctx.Err() != nil {
 		// Interrupted: the chunks committed so far stay (the unfinished one
 		// was rolled back), and the import is recorded as stopped, so
@@ -152,7 +153,7 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	}
 	if err != nil {
 		bg := context.WithoutCancel(ctx)
-		uerr := s.undoImport(bg, inserted, opt.pace)
+		uerr := s.undoImport(bg, inserted, opt.Source, opt.pace)
 		switch {
 		case uerr != nil && uerr.UndoErr != nil:
 			// What was written stays, recorded as an unfinished import (if
@@ -233,8 +234,9 @@ const (
 	// (conflictBatchBytes of rows at most).
 	conflictBatch      = 256
 	conflictBatchBytes = 16 << 20
-	// parseAhead is how many parsed records may wait for the encoder.
-	parseAhead = 256
+	// parseAhead is how many parsed records may wait for the encoder (few:
+	// a decoded trace can be large).
+	parseAhead = 32
 )
 
 // readInput is the reading pass: parse every record (on a goroutine of its
@@ -306,7 +308,7 @@ func (s *Store) readInput(ctx context.Context, open Opener, opt ImportOptions, s
 			}
 		}
 		pending = append(pending, p)
-		pendingBytes += len(p.rows.body) + len(p.rows.meta) + 256*len(p.rows.items)
+		pendingBytes += p.rows.size()
 		if len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {
 			if err := flush(); err != nil {
 				return fail(err)

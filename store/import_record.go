@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -83,9 +84,15 @@ func (s *Store) forgetImport(ctx context.Context, source string) error {
 // bulkWrites makes the write connection fit for an import's bulk writes:
 // commits not synced to disk one by one (synchronous=NORMAL: in WAL mode the
 // database stays consistent; a crash may lose the last chunks, which the
-// import record shows and the next import redoes) and a page cache large
-// enough that a chunk does not spill. The returned func restores the
-// defaults; the next commit, synced again, makes everything durable.
+// import record shows and the next import redoes), a page cache large
+// enough that a chunk does not spill, statement journals in memory, and no
+// automatic checkpoints (one
+// would run inside a chunk's commit, timed as lock held): the import
+// checkpoints between chunks instead, once the log has grown past
+// checkpointLog (a log that was checkpointed to its end is truncated when
+// the next chunk starts it again, so its size is what was written since).
+// The returned func restores the defaults; the next commit, synced again,
+// makes everything durable.
 func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 	w, err := s.writer(ctx)
 	if err != nil {
@@ -93,14 +100,34 @@ func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 	}
 	if _, err := w.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err == nil {
 		_, _ = w.ExecContext(ctx, `PRAGMA cache_size = -32768`)
-		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 16384`)
+		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
+		_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
+		// A multi-row insert keeps the pages it changes in a statement
+		// journal (to undo that statement alone): in memory, not in a
+		// temporary file rewritten for every statement.
+		_, _ = w.ExecContext(ctx, `PRAGMA temp_store = MEMORY`)
 	}
 	return func() {
 		bg := context.WithoutCancel(ctx)
+		_, _ = w.ExecContext(bg, `PRAGMA temp_store = DEFAULT`)
+		_, _ = w.ExecContext(bg, `PRAGMA journal_size_limit = -1`)
 		_, _ = w.ExecContext(bg, `PRAGMA wal_autocheckpoint = 1000`)
 		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
 		_, _ = w.ExecContext(bg, `PRAGMA synchronous = FULL`)
 	}
+}
+
+// checkpointLog is the size of the log past which an import checkpoints
+// between two chunks.
+const checkpointLog = 64 << 20
+
+// logSize is the size of the database's write-ahead log file (0 if none).
+func (s *Store) logSize() int64 {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // checkpoint copies the write-ahead log back into the database file after a

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // importSpool holds what an import's reading pass computed (each valid
@@ -45,10 +46,15 @@ func newImportSpool(dir string) (*importSpool, error) {
 	return &importSpool{f: f, w: bufio.NewWriterSize(f, 1<<20), tools: map[string]toolRow{}}, nil
 }
 
-// close releases the spool and removes its file.
+// close releases the spool and removes its file; closing again does
+// nothing.
 func (sp *importSpool) close() {
+	if sp.f == nil {
+		return
+	}
 	name := sp.f.Name()
 	sp.f.Close()
+	sp.f = nil
 	_ = os.Remove(filepath.Clean(name)) // where the first removal was refused (Windows)
 }
 
@@ -102,10 +108,10 @@ func (sp *importSpool) put(n, line int, r *traceRows) error {
 	sp.scratch = b
 	var size [binary.MaxVarintLen64]byte
 	if _, err := sp.w.Write(size[:binary.PutUvarint(size[:], uint64(len(b)))]); err != nil {
-		return fmt.Errorf("write the import's spool file: %w", err)
+		return sp.writeError(err)
 	}
 	if _, err := sp.w.Write(b); err != nil {
-		return fmt.Errorf("write the import's spool file: %w", err)
+		return sp.writeError(err)
 	}
 	sp.records++
 	return nil
@@ -114,7 +120,7 @@ func (sp *importSpool) put(n, line int, r *traceRows) error {
 // rewind ends writing and starts reading from the first record.
 func (sp *importSpool) rewind() error {
 	if err := sp.w.Flush(); err != nil {
-		return fmt.Errorf("write the import's spool file: %w", err)
+		return sp.writeError(err)
 	}
 	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("read the import's spool file: %w", err)
@@ -122,6 +128,15 @@ func (sp *importSpool) rewind() error {
 	sp.r = bufio.NewReaderSize(sp.f, 1<<20)
 	clear(sp.tools)
 	return nil
+}
+
+// writeError words a failed spool write; nothing has been imported yet.
+func (sp *importSpool) writeError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: no room in %s for the import's spool file (about half the input's size): nothing imported; free space and try again",
+			ErrDiskFull, filepath.Dir(sp.f.Name()))
+	}
+	return fmt.Errorf("write the import's spool file %s: %w", sp.f.Name(), err)
 }
 
 // errSpoolDamaged is a spool that does not read back as written.
@@ -136,7 +151,10 @@ func (sp *importSpool) next() (n, line int, r traceRows, err error) {
 	if err != nil {
 		return 0, 0, r, fmt.Errorf("%w: %v", errSpoolDamaged, err)
 	}
-	buf := make([]byte, size)
+	if size > uint64(cap(sp.scratch)) {
+		sp.scratch = make([]byte, size)
+	}
+	buf := sp.scratch[:size] // reused: every field is copied out of it
 	if _, err := io.ReadFull(sp.r, buf); err != nil {
 		return 0, 0, r, fmt.Errorf("%w: %v", errSpoolDamaged, err)
 	}
@@ -209,17 +227,10 @@ func (d *spoolDecoder) uvarint() uint64 {
 	return v
 }
 
+// varint reads binary.AppendVarint's zig-zag encoding.
 func (d *spoolDecoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, k := binary.Varint(d.b)
-	if k <= 0 {
-		d.err = errors.New("bad number")
-		return 0
-	}
-	d.b = d.b[k:]
-	return v
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // count is a length that must fit in what is left of the record.

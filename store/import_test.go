@@ -115,3 +115,26 @@ func TestTraceSummaryCounts(t *testing.T) {
 		t.Errorf("time range without timestamps: %v", sum.From)
 	}
 }
+
+// TestImportDuplicatesWithinOneInput: a trace twice, its content again under
+// another id, and its id again with other content, all in one input (one
+// chunk: the writer buffers rows it has not written yet, and must see them).
+func TestImportDuplicatesWithinOneInput(t *testing.T) {
+	st := openTemp(t)
+	sameContent := strings.Replace(impA, `"id":"a"`, `"id":"a2"`, 1)
+	otherContent := strings.Replace(impA, `"content":"done"`, `"content":"changed"`, 1)
+	input := impA + "\n" + impB + "\n" + impA + "\n" + sameContent + "\n" + otherContent + "\n"
+	res, lines, err := importString(t, st, input, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Imported != 2 || res.Duplicates != 2 || res.Skipped != 1 || len(lines) != 1 || lines[0] != 5 {
+		t.Fatalf("result %+v, invalid lines %v; want 2 imported, 2 duplicates, line 5 skipped", res, lines)
+	}
+	if n := countRows(t, st, "traces"); n != 2 {
+		t.Errorf("%d traces stored, want 2", n)
+	}
+	if _, _, err := importString(t, st, input, false); err == nil || !strings.Contains(err.Error(), "different content") {
+		t.Errorf("without --skip-invalid: %v, want the id stored with different content", err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // readAhead is how many spooled traces the writing pass's reader may hold
 // ready while a chunk is written.
-const readAhead = 256
+const readAhead = 64
 
 // encodedRecord is one trace of the writing pass, ready to write.
 type encodedRecord struct {
@@ -67,6 +67,9 @@ func (s *Store) writeInput(ctx context.Context, spool *importSpool, opt ImportOp
 				return fail(err)
 			}
 			done = batch[written-1].n
+			if s.logSize() >= checkpointLog {
+				s.checkpoint(ctx) // in the pause between chunks: the lock is free
+			}
 			inserted = append(inserted, ids...)
 			res.Imported += delta.Imported
 			res.Duplicates += delta.Duplicates
@@ -141,9 +144,13 @@ func (p *chunkPacer) committed(start, commitStart time.Time) {
 	}
 }
 
+// batchBytes bounds the rows a batch of the writing pass holds (about:
+// see traceRows.size), whatever their number.
+const batchBytes = 16 << 20
+
 // collect appends records from ch to batch: it waits for the first one,
-// then takes more until batch holds max, or deadline has passed and no more
-// are ready. closed reports that ch is closed (the reader is done).
+// then takes more until batch holds max (or batchBytes), or deadline has
+// passed and no more are ready. closed reports that ch is closed (the reader is done).
 func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord, max int, deadline time.Time) ([]encodedRecord, bool, error) {
 	var timer *time.Timer
 	defer func() {
@@ -151,7 +158,11 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 			timer.Stop()
 		}
 	}()
-	for len(batch) < max {
+	size := 0
+	for _, rec := range batch {
+		size += rec.rows.size()
+	}
+	for len(batch) < max && size < batchBytes {
 		var wait <-chan time.Time
 		if len(batch) > 0 {
 			d := time.Until(deadline)
@@ -162,6 +173,7 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 						return batch, true, nil
 					}
 					batch = append(batch, rec)
+					size += rec.rows.size()
 					continue
 				default:
 					return batch, false, nil
@@ -178,6 +190,7 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 				return batch, true, nil
 			}
 			batch = append(batch, rec)
+			size += rec.rows.size()
 		case <-wait:
 			deadline = time.Time{}
 		case <-ctx.Done():
@@ -248,6 +261,9 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 				delta.Duplicates++
 			}
 		}
+		if err := w.flush(ctx); err != nil {
+			return fmt.Errorf("store traces: %w", err)
+		}
 		// The chunk and the import's progress commit together.
 		return w.exec(ctx, sqlImportProgress, batch[written-1].n, s.now(), opt.Source)
 	})
@@ -276,11 +292,12 @@ func (e *UndoError) Error() string { return fmt.Sprintf("%v; %s", e.Err, e.Note(
 
 // Note says what stays stored and why.
 func (e *UndoError) Note() string {
-	why := "another process sampled them into a batch meanwhile"
 	if e.UndoErr != nil {
-		why = "undoing the import failed: " + e.UndoErr.Error()
+		// The import stays recorded as unfinished (see ImportTraces).
+		return fmt.Sprintf("%d traces it wrote stay stored (undoing the import failed: %v) — free space if the disk is full, then run the same import again to finish it",
+			len(e.Kept), e.UndoErr)
 	}
-	return fmt.Sprintf("%d traces it wrote stay stored (%s), e.g. %q", len(e.Kept), why, e.Kept[0])
+	return fmt.Sprintf("%d traces it wrote stay stored (another process sampled them into a batch meanwhile), e.g. %q", len(e.Kept), e.Kept[0])
 }
 
 func (e *UndoError) Unwrap() error { return e.Err }
@@ -290,7 +307,11 @@ func (e *UndoError) Unwrap() error { return e.Err }
 // Tool definitions stay: they are shared, content-addressed rows. A trace
 // whose items another process has sampled meanwhile cannot be deleted
 // (batch_items refers to them); it is kept and reported, not forced.
-func (s *Store) undoImport(ctx context.Context, ids []string, pace importPace) *UndoError {
+//
+// The last transaction also removes the import's record (source), so that
+// a disk too full for one more transaction after the undo does not leave
+// the import recorded as unfinished.
+func (s *Store) undoImport(ctx context.Context, ids []string, source string, pace importPace) *UndoError {
 	var kept []string
 	var lastCommit time.Time
 	for start := 0; start < len(ids); {
@@ -320,7 +341,11 @@ func (s *Store) undoImport(ctx context.Context, ids []string, pace importPace) *
 					return err
 				}
 			}
-			return nil
+			if start+done < len(ids) {
+				return nil
+			}
+			_, err = tx.ExecContext(ctx, `DELETE FROM imports WHERE source = ?`, source)
+			return err
 		})
 		if err != nil {
 			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}

@@ -418,7 +418,8 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 			return fmt.Errorf("item %s has been compared (every assigned reviewer has submitted) and cannot be reopened; a lead can send it back: %w", itemID, ErrConflict)
 		}
 		var exported int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dataset_items WHERE item_id = ?`, itemID).Scan(&exported); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
+			WHERE di.item_id = ? AND d.state = 'ready'`, itemID).Scan(&exported); err != nil {
 			return err
 		}
 		if exported > 0 {

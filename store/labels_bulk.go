@@ -2,7 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,8 +20,16 @@ import (
 // before anything is written, as a *LabelError naming its index), then the
 // labels are written in short transactions (bulkPace). If a transaction
 // fails (a reviewer submitted the same assignment meanwhile, the disk is
-// full, the context is cancelled), what the earlier ones wrote is undone
-// from the rows they replaced, and the error is returned.
+// full, the context is cancelled), the labels the earlier ones wrote are
+// taken back (undoLabel), and the error is returned.
+//
+// Taking back removes only what this call wrote: its labels, and the
+// assignments and drafts its submits changed, put back as they were; the
+// item's state is then recomputed from the labels that remain, as Reopen
+// does. What other connections wrote between the chunks (other reviewers'
+// submits, drafts) stays. An item a lead acted on meanwhile (adjudicated,
+// accepted, rules changed, exported) is left alone with the imported label
+// in it: the error then names those items (a *KeptLabelsError in its chain).
 //
 // Trade-offs: other connections see the labels arrive chunk by chunk, and
 // may see them vanish if the import then fails; a process killed while
@@ -40,15 +52,10 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 		var chunkUndo []labelUndo
 		done := 0
 		for i := from; i < len(labels) && (done == 0 || time.Now().Before(deadline)); i++ {
-			u, err := snapshotLabel(ctx, tx, labels[i])
+			u, err := s.writeUndoable(ctx, tx, labels[i], &out[i])
 			if err != nil {
 				return 0, &LabelError{Index: i, Err: err}
 			}
-			set, err := s.submitLabel(ctx, tx, labels[i])
-			if err != nil {
-				return 0, &LabelError{Index: i, Err: err}
-			}
-			out[i] = set
 			chunkUndo = append(chunkUndo, u)
 			done++
 		}
@@ -56,13 +63,32 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 		return done, nil
 	})
 	if err != nil {
-		if uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace); uerr != nil {
+		kept, uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace)
+		if uerr != nil {
 			return nil, fmt.Errorf("%w (and undoing the %d labels already written failed: %v)", err, len(undo), uerr)
+		}
+		if len(kept) > 0 {
+			return nil, &KeptLabelsError{Err: err, Items: kept}
 		}
 		return nil, err
 	}
 	return out, nil
 }
+
+// KeptLabelsError is a failed SubmitLabels that could not take back all of
+// its labels: Items (in the order written) were adjudicated, accepted or
+// exported by a lead while the labels were being written, and keep the
+// label this call gave them.
+type KeptLabelsError struct {
+	Err   error
+	Items []string
+}
+
+func (e *KeptLabelsError) Error() string {
+	return fmt.Sprintf("%v; %d label(s) kept because a lead acted on their items meanwhile: %s",
+		e.Err, len(e.Items), strings.Join(e.Items, ", "))
+}
+func (e *KeptLabelsError) Unwrap() error { return e.Err }
 
 // checkSubmittable is submitLabel's refusals, read without a lock.
 func (s *Store) checkSubmittable(ctx context.Context, l review.Label) error {
@@ -83,46 +109,57 @@ func (s *Store) checkSubmittable(ctx context.Context, l review.Label) error {
 	return nil
 }
 
-// labelUndo is what submitting one label replaced: the rows it changes,
-// as they were.
+// labelUndo is what taking back one written label needs: the label row as
+// written (a label taken back and submitted again by someone else is not
+// this call's any more), the assignment's status and the draft the submit
+// replaced, the item's status before, and how far the item's adjudication
+// and export history went when the label was written.
 type labelUndo struct {
 	item, reviewer string
-	rows           []savedRow
+	written        savedRow // the labels row
+	assignStatus   string
+	skipReason     string
+	draft          savedRow
+	itemStatus     string
+	adjudications  int64 // max adjudications.id of the item, 0: none
+	exports        int   // dataset_items rows of the item
 }
 
-// savedRow is one row as it was (found) or its absence, by key.
+// writeUndoable submits l with tx and returns how to take it back.
+func (s *Store) writeUndoable(ctx context.Context, tx *Tx, l review.Label, set *Settlement) (labelUndo, error) {
+	u := labelUndo{item: l.Item, reviewer: l.Reviewer}
+	if err := tx.QueryRowContext(ctx, `SELECT a.status, a.skip_reason, i.status,
+		(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = a.item_id),
+		(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
+			WHERE di.item_id = a.item_id AND d.state = 'ready')
+		FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.item_id = ? AND a.reviewer = ?`, l.Item, l.Reviewer).
+		Scan(&u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return u, err
+	}
+	var err error
+	if u.draft, err = saveRow(ctx, tx, "drafts", labelKey, l.Item, l.Reviewer); err != nil {
+		return u, err
+	}
+	if *set, err = s.submitLabel(ctx, tx, l); err != nil {
+		return u, err
+	}
+	u.written, err = saveRow(ctx, tx, "labels", labelKey, l.Item, l.Reviewer)
+	return u, err
+}
+
+// labelKey selects one (item, reviewer) row of labels, drafts or
+// assignments.
+const labelKey = "item_id = ? AND reviewer = ?"
+
+// savedRow is one row as it was (found) or its absence.
 type savedRow struct {
-	table string
-	where string // "item_id = ?" or "item_id = ? AND reviewer = ?"
-	key   []any
 	found bool
 	cols  []string
 	vals  []any
 }
 
-func snapshotLabel(ctx context.Context, tx *Tx, l review.Label) (labelUndo, error) {
-	u := labelUndo{item: l.Item, reviewer: l.Reviewer}
-	for _, r := range []struct {
-		table, where string
-		key          []any
-	}{
-		{"assignments", "item_id = ? AND reviewer = ?", []any{l.Item, l.Reviewer}},
-		{"drafts", "item_id = ? AND reviewer = ?", []any{l.Item, l.Reviewer}},
-		{"items", "id = ?", []any{l.Item}},
-		{"gold", "item_id = ?", []any{l.Item}},
-		{"disputes", "item_id = ?", []any{l.Item}},
-	} {
-		row, err := saveRow(ctx, tx, r.table, r.where, r.key)
-		if err != nil {
-			return u, err
-		}
-		u.rows = append(u.rows, row)
-	}
-	return u, nil
-}
-
-func saveRow(ctx context.Context, tx *Tx, table, where string, key []any) (savedRow, error) {
-	row := savedRow{table: table, where: where, key: key}
+func saveRow(ctx context.Context, tx *Tx, table, where string, key ...any) (savedRow, error) {
+	var row savedRow
 	rows, err := tx.QueryContext(ctx, `SELECT * FROM `+table+` WHERE `+where, key...)
 	if err != nil {
 		return row, err
@@ -145,49 +182,101 @@ func saveRow(ctx context.Context, tx *Tx, table, where string, key []any) (saved
 	return row, rows.Err()
 }
 
-// restore puts the row back as it was: rows others refer to (assignments,
-// items) are updated in place, the others deleted and re-inserted.
-func (r savedRow) restore(ctx context.Context, tx *Tx) error {
-	switch {
-	case r.table == "assignments" || r.table == "items":
-		if !r.found {
-			return nil
-		}
-		sets := make([]string, len(r.cols))
-		for i, c := range r.cols {
-			sets[i] = c + " = ?"
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE `+r.table+` SET `+strings.Join(sets, ", ")+` WHERE `+r.where, append(append([]any{}, r.vals...), r.key...)...)
-		return err
-	default:
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+r.table+` WHERE `+r.where, r.key...); err != nil {
-			return err
-		}
-		if !r.found {
-			return nil
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO `+r.table+`(`+strings.Join(r.cols, ", ")+`) VALUES (?`+strings.Repeat(", ?", len(r.cols)-1)+`)`, r.vals...)
-		return err
-	}
+// insert puts a saved row back into table.
+func (r savedRow) insert(ctx context.Context, tx *Tx, table string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO `+table+`(`+strings.Join(r.cols, ", ")+`) VALUES (?`+strings.Repeat(", ?", len(r.cols)-1)+`)`, r.vals...)
+	return err
 }
 
 // undoLabels takes back written labels, the last first, in short
-// transactions.
-func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace) error {
-	return s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+// transactions, and returns the items left alone because a lead acted on
+// them meanwhile.
+func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace) ([]string, error) {
+	var kept []string
+	err := s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+		var chunkKept []string
 		done := 0
 		for i := len(undo) - 1 - from; i >= 0 && (done == 0 || time.Now().Before(deadline)); i-- {
-			u := undo[i]
-			if _, err := tx.ExecContext(ctx, `DELETE FROM labels WHERE item_id = ? AND reviewer = ?`, u.item, u.reviewer); err != nil {
-				return 0, err
+			k, err := s.undoLabel(ctx, tx, undo[i])
+			if err != nil {
+				return 0, fmt.Errorf("undo the label of %s by %s: %w", undo[i].item, undo[i].reviewer, err)
 			}
-			for _, r := range u.rows {
-				if err := r.restore(ctx, tx); err != nil {
-					return 0, fmt.Errorf("undo %s of %s: %w", r.table, u.item, err)
-				}
+			if k {
+				chunkKept = append(chunkKept, undo[i].item)
 			}
 			done++
 		}
+		kept = append(kept, chunkKept...)
 		return done, nil
 	})
+	slices.Reverse(kept)
+	return kept, err
+}
+
+// undoLabel takes back one written label with tx, unless it is no longer
+// there as written (a lead sent it back, the reviewer reopened it: nothing
+// of this call is left) or a lead acted on its item since (kept reports
+// that). The assignment and draft go back to what they were, and the item
+// is recomputed from the labels that remain: its agreement or dispute is
+// undone, as Reopen does, and it is settled again if its open assignments
+// allow (an assignment that was skipped before).
+func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, err error) {
+	cur, err := saveRow(ctx, tx, "labels", labelKey, u.item, u.reviewer)
+	if err != nil {
+		return false, err
+	}
+	if !cur.found || !reflect.DeepEqual(cur.vals, u.written.vals) {
+		return false, nil
+	}
+	var status string
+	var adjudications int64
+	var exports int
+	if err := tx.QueryRowContext(ctx, `SELECT status,
+		(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = items.id),
+		(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
+			WHERE di.item_id = items.id AND d.state = 'ready')
+		FROM items WHERE id = ?`, u.item).Scan(&status, &adjudications, &exports); err != nil {
+		return false, err
+	}
+	if status == review.GoldAdjudicated || adjudications > u.adjudications || exports > u.exports {
+		return true, nil
+	}
+	now := s.now()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM labels WHERE `+labelKey, u.item, u.reviewer); err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = ?, skip_reason = ?, updated_at = ? WHERE `+labelKey,
+		u.assignStatus, u.skipReason, now, u.item, u.reviewer); err != nil {
+		return false, err
+	}
+	if u.draft.found {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE `+labelKey, u.item, u.reviewer); err != nil {
+			return false, err
+		}
+		if err := u.draft.insert(ctx, tx, "drafts"); err != nil {
+			return false, err
+		}
+	}
+	var remaining int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM labels WHERE item_id = ?`, u.item).Scan(&remaining); err != nil {
+		return false, err
+	}
+	next := "labeling"
+	if remaining == 0 && u.itemStatus == "sampled" {
+		next = "sampled"
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM gold WHERE item_id = ?`, []any{u.item}},
+		{`DELETE FROM disputes WHERE item_id = ?`, []any{u.item}},
+		{`UPDATE items SET status = ?, updated_at = ? WHERE id = ?`, []any{next, now, u.item}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return false, err
+		}
+	}
+	_, err = s.settle(ctx, tx, u.item)
+	return false, err
 }

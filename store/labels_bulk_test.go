@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 		}
 	}
 	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), nil); err != nil {
+	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SaveDraft(ctx, ids[0], "alice", []byte(`{"rationale":"half"}`), 7); err != nil {
@@ -87,5 +88,121 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 	}
 	if c := tableCounts(t, st); c[0] != 2*len(ids) || settled != len(ids) || c[1]+c[2] != len(ids) {
 		t.Errorf("after the import: %v, %d settled", c, settled)
+	}
+}
+
+// A labels import that fails after other connections wrote between its
+// chunks takes back only its own labels: another reviewer's submits stay
+// (an item they settled with an imported label goes back to labeling), and
+// items a lead adjudicated or exported meanwhile keep the imported label.
+func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	fillTraces(t, st, 5)
+	for _, u := range []struct{ name, role string }{{"alice", RoleReviewer}, {"bob", RoleReviewer}, {"carol", RoleLead}} {
+		if err := st.AddUser(ctx, u.name, u.role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := allItems(t, st)
+	a, b, c, d, e := ids[0], ids[1], ids[2], ids[3], ids[4]
+	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
+		t.Fatal(err)
+	}
+	callLabel := func(item, reviewer string) review.Label {
+		l := noCallLabel(item, reviewer)
+		l.Decision, l.Calls = review.DecisionCall, []review.LabelCall{{Tool: "get_order_status", Args: []byte(`{"order_id":"ORD-1"}`)}}
+		return l
+	}
+	if err := st.SaveDraft(ctx, a, "alice", []byte(`{"rationale":"half"}`), 7); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []review.Label{callLabel(b, "bob"), noCallLabel(d, "bob")} {
+		if _, err := st.SubmitLabel(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The others write through a connection of their own to the same file.
+	other, err := Open(ctx, st.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	chunks := 0
+	var otherErr error
+	between := func() error {
+		switch chunks {
+		case 1: // alice's A is in: bob submits A (agreeing) and C
+			for _, item := range []string{a, c} {
+				if _, err := other.SubmitLabel(ctx, noCallLabel(item, "bob")); err != nil {
+					return err
+				}
+			}
+		case 2: // alice's B disputed it: the lead adjudicates
+			_, err := other.Resolve(ctx, Resolution{Item: b, Lead: "carol", Reason: "bob is right", Pick: "bob"})
+			return err
+		case 3: // alice's D agreed: the lead exports it
+			v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
+			return other.WriteDatasetVersion(ctx, "d", 1, map[string]string{d: "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte("{}\n"))))
+		}
+		return nil
+	}
+	pace := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond, held: func(_, _ time.Duration) {
+		chunks++
+		if err := between(); err != nil && otherErr == nil {
+			otherErr = err
+		}
+	}}
+	// The fourth chunk fails: alice's A a second time.
+	labels := []review.Label{noCallLabel(a, "alice"), noCallLabel(b, "alice"), noCallLabel(d, "alice"), noCallLabel(a, "alice")}
+	_, err = st.submitLabels(ctx, labels, pace)
+	if otherErr != nil {
+		t.Fatalf("the other connection's writes: %v", otherErr)
+	}
+	var le *LabelError
+	var kept *KeptLabelsError
+	if !errors.As(err, &le) || le.Index != 3 || !errors.Is(err, ErrConflict) || !errors.As(err, &kept) {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Join(kept.Items, ",") != b+","+d {
+		t.Errorf("kept %v, want %s and %s", kept.Items, b, d)
+	}
+
+	for _, tt := range []struct {
+		item                   string
+		status, labels, gold   string
+		disputes               int
+		aliceAssign, bobAssign string
+	}{
+		// alice's label taken back, bob's submit kept; no longer agreed.
+		{a, "labeling", "bob", "", 0, AssignDraft, AssignSubmitted},
+		// adjudicated meanwhile: left alone.
+		{b, "adjudicated", "alice,bob", "adjudicated:carol", 1, AssignSubmitted, AssignSubmitted},
+		// bob's unrelated submit.
+		{c, "labeling", "bob", "", 0, AssignPending, AssignSubmitted},
+		// exported meanwhile: left alone.
+		{d, "agreed", "alice,bob", "agreed:", 0, AssignSubmitted, AssignSubmitted},
+		{e, "sampled", "", "", 0, AssignPending, AssignPending},
+	} {
+		var status, labels, gold, aliceAssign, bobAssign string
+		var disputes int
+		err := st.r.QueryRowContext(ctx, `SELECT i.status,
+			(SELECT coalesce(group_concat(reviewer), '') FROM (SELECT reviewer FROM labels WHERE item_id = i.id ORDER BY reviewer)),
+			coalesce((SELECT status || ':' || adjudicator FROM gold WHERE item_id = i.id), ''),
+			(SELECT count(*) FROM disputes WHERE item_id = i.id),
+			(SELECT status FROM assignments WHERE item_id = i.id AND reviewer = 'alice'),
+			(SELECT status FROM assignments WHERE item_id = i.id AND reviewer = 'bob')
+			FROM items i WHERE i.id = ?`, tt.item).Scan(&status, &labels, &gold, &disputes, &aliceAssign, &bobAssign)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != tt.status || labels != tt.labels || gold != tt.gold || disputes != tt.disputes || aliceAssign != tt.aliceAssign || bobAssign != tt.bobAssign {
+			t.Errorf("%s: status %s, labels by %q, gold %q, %d disputes, assignments alice %s bob %s; want %s, %q, %q, %d, %s, %s",
+				tt.item, status, labels, gold, disputes, aliceAssign, bobAssign, tt.status, tt.labels, tt.gold, tt.disputes, tt.aliceAssign, tt.bobAssign)
+		}
+	}
+	if body, secs, err := st.Draft(ctx, a, "alice"); err != nil || string(body) != `{"rationale":"half"}` || secs != 7 {
+		t.Errorf("alice's draft of A after the undo: %s %d %v", body, secs, err)
 	}
 }

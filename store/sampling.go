@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/sampling"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // CandidateFilter says which stored items sampling may draw and how they are
@@ -261,6 +262,11 @@ type NewBatch struct {
 	Params    any // the sampling flags, stored as JSON
 	CreatedBy string
 	Items     []BatchItem
+	// Traces are stored before the items (sample --from a file: the
+	// traces holding the sampled items), from Source. A trace whose content
+	// is stored under another id fails the batch.
+	Traces []trace.Trace
+	Source string
 }
 
 // BatchItem is one sampled item with its stratum and reviewers.

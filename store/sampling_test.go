@@ -126,7 +126,7 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 	both := []string{"alice", "bob"}
 	good := NewBatch{Name: "b1", Seed: 9, PerItem: 2, Params: map[string]int{"n": 2},
 		Items: []BatchItem{{ids[1], "refund", both}, {ids[0], "refund", both}}}
-	if err := st.CreateBatch(ctx, good, nil); err != nil {
+	if err := st.CreateBatch(ctx, good); err != nil {
 		t.Fatal(err)
 	}
 	// An unknown reviewer or item anywhere undoes the whole batch.
@@ -134,11 +134,11 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 		{Name: "b2", Seed: 1, PerItem: 1, Items: []BatchItem{{ids[2], "", []string{"alice"}}, {ids[3], "", []string{"zed"}}}},
 		{Name: "b2", Seed: 1, PerItem: 1, Items: []BatchItem{{ids[2], "", []string{"alice"}}, {"it_missing", "", []string{"bob"}}}},
 	} {
-		if err := st.CreateBatch(ctx, bad, nil); !errors.Is(err, ErrNotFound) {
+		if err := st.CreateBatch(ctx, bad); !errors.Is(err, ErrNotFound) {
 			t.Errorf("bad batch: %v, want ErrNotFound", err)
 		}
 	}
-	if err := st.CreateBatch(ctx, NewBatch{Name: "b1", PerItem: 1}, nil); !errors.Is(err, ErrConflict) {
+	if err := st.CreateBatch(ctx, NewBatch{Name: "b1", PerItem: 1}); !errors.Is(err, ErrConflict) {
 		t.Errorf("batch name reused: %v, want ErrConflict", err)
 	}
 	if name, _ := st.NextBatchName(ctx); name != "b2" {

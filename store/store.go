@@ -288,7 +288,13 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.runGrouped(ctx, w, fn)
 }
 
-func (s *Store) withTxOn(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+// txBeginner is what runs a transaction: the write pool, or one of its
+// connections held for longer (withRelaxedTx).
+type txBeginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) error) error {
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return s.wrap("begin", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -34,17 +35,22 @@ func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, sourc
 	}
 	w := &traceWriter{s: s, q: q}
 	out, _, err := w.insert(ctx, rows, source)
+	if err == nil {
+		err = w.flush(ctx)
+	}
 	return out, err
 }
 
 // The statements InsertTrace runs; an import prepares them once per
 // transaction.
 const (
-	sqlTraceHash = `SELECT content_hash FROM traces WHERE id = ?`
-	// The hash in two halves, never content_hash = ?: SQLite would
-	// propagate that constant into substr(content_hash, 1, 16), which then
-	// no longer matches the index traces_content_key.
-	sqlTraceByHash = `SELECT id FROM traces WHERE substr(content_hash, 1, 16) = ? AND substr(content_hash, 17) = ? LIMIT 1`
+	// The content hash stored under the trace's id (NULL when none), and
+	// whether its content is stored under any id. The hash comes in two
+	// halves, never content_hash = ?: SQLite would propagate that constant
+	// into substr(content_hash, 1, 16), which then no longer matches the
+	// index traces_content_key.
+	sqlTraceStored = `SELECT (SELECT content_hash FROM traces WHERE id = ?1),
+		EXISTS (SELECT 1 FROM traces WHERE substr(content_hash, 1, 16) = ?2 AND substr(content_hash, 17) = ?3)`
 	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, toolset, source, imported_at)
 		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
 	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
@@ -56,8 +62,28 @@ const (
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-var writerStatements = []string{sqlTraceHash, sqlTraceByHash, sqlTraceInsert, sqlToolInsert,
-	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlImportProgress}
+// rowsPerInsert is how many trace, item or metadata rows one INSERT writes:
+// an import buffers them across the traces of a chunk, so that a
+// statement's fixed cost is paid once per rowsPerInsert rows, not once per
+// row.
+const rowsPerInsert = 32
+
+var (
+	sqlTraceInsertMany = multiRowInsert(sqlTraceInsert, rowsPerInsert)
+	sqlMetaInsertMany  = multiRowInsert(sqlMetaInsert, rowsPerInsert)
+	sqlItemInsertMany  = multiRowInsert(sqlItemInsert, rowsPerInsert)
+)
+
+// multiRowInsert repeats the VALUES tuple of insert (its last clause) n
+// times.
+func multiRowInsert(insert string, n int) string {
+	at := strings.Index(insert, "VALUES") + len("VALUES")
+	tuple := strings.TrimSpace(insert[at:])
+	return insert[:at] + " " + tuple + strings.Repeat(", "+tuple, n-1)
+}
+
+var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
+	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlTraceInsertMany, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database. An import computes them once, in
@@ -75,6 +101,19 @@ type traceRows struct {
 }
 
 type toolRow struct{ hash, name, description, parameters string }
+
+// size is about how much memory r holds (its tools are shared with other
+// traces' rows and not counted).
+func (r *traceRows) size() int {
+	n := 256 + len(r.body) + len(r.meta) + 2*len(r.toolset)
+	for _, kv := range r.metaKV {
+		n += len(kv[0]) + len(kv[1])
+	}
+	for _, it := range r.items {
+		n += 128 + len(it.observed)
+	}
+	return n
+}
 
 type itemRow struct {
 	id, inputHash, firstTool, observed string
@@ -135,6 +174,13 @@ type traceWriter struct {
 	toolsSeen map[string]bool
 	// toolsets remembers the ids of tool lists (nil: none are known).
 	toolsets map[string]int64
+	// traceArgs, metaArgs and itemArgs hold the parameters of the rows not
+	// written yet (see flush); buffered maps the ids of those traces to
+	// their content hashes, and bufferedHash the other way, so that the
+	// lookups of insert see them.
+	traceArgs, metaArgs, itemArgs []any
+	buffered                      map[string]string
+	bufferedHash                  map[string]bool
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
@@ -183,22 +229,28 @@ var errStoredDifferently = errors.New("is already stored with different content"
 // insert stores one trace and returns what it did and how many items it
 // created.
 func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (InsertOutcome, int, error) {
-	var stored string
-	err := w.queryRow(ctx, sqlTraceHash, r.id).Scan(&stored)
-	switch {
-	case err == nil && stored == r.hash:
-		return DuplicateID, 0, nil
-	case err == nil:
+	if h, ok := w.buffered[r.id]; ok {
+		if h == r.hash {
+			return DuplicateID, 0, nil
+		}
 		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
-	case !errors.Is(err, sql.ErrNoRows):
+	}
+	if w.bufferedHash[r.hash] {
+		return DuplicateContent, 0, nil
+	}
+	var stored sql.NullString
+	var sameContent bool
+	cut := min(16, len(r.hash))
+	if err := w.queryRow(ctx, sqlTraceStored, r.id, r.hash[:cut], r.hash[cut:]).Scan(&stored, &sameContent); err != nil {
 		return 0, 0, err
 	}
-	var other string
-	err = w.queryRow(ctx, sqlTraceByHash, r.hash[:min(16, len(r.hash))], r.hash[min(16, len(r.hash)):]).Scan(&other)
-	if err == nil {
+	switch {
+	case stored.Valid && stored.String == r.hash:
+		return DuplicateID, 0, nil
+	case stored.Valid:
+		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
+	case sameContent:
 		return DuplicateContent, 0, nil
-	} else if !errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, err
 	}
 
 	for _, tool := range r.tools {
@@ -219,20 +271,54 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		}
 		toolset = id
 	}
-	if err := w.exec(ctx, sqlTraceInsert, r.id, r.ts, r.tsUnix, r.hash, r.meta, r.body, toolset, source, w.s.now()); err != nil {
-		return 0, 0, classify(err)
+	w.traceArgs = append(w.traceArgs, r.id, r.ts, r.tsUnix, r.hash, r.meta, r.body, toolset, source, w.s.now())
+	if w.buffered == nil {
+		w.buffered, w.bufferedHash = map[string]string{}, map[string]bool{}
 	}
+	w.buffered[r.id], w.bufferedHash[r.hash] = r.hash, true
 	for _, kv := range r.metaKV {
-		if err := w.exec(ctx, sqlMetaInsert, r.id, kv[0], kv[1]); err != nil {
+		w.metaArgs = append(w.metaArgs, r.id, kv[0], kv[1])
+	}
+	for _, it := range r.items {
+		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix)
+	}
+	if len(w.traceArgs) >= 9*rowsPerInsert || len(w.itemArgs) >= 8*rowsPerInsert || len(w.metaArgs) >= 3*rowsPerInsert {
+		if err := w.flush(ctx); err != nil {
 			return 0, 0, err
 		}
 	}
-	for _, it := range r.items {
-		if err := w.exec(ctx, sqlItemInsert, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix); err != nil {
-			return 0, 0, classify(err)
-		}
-	}
 	return Inserted, len(r.items), nil
+}
+
+// flush writes the buffered rows, traces first (the others refer to them):
+// rowsPerInsert at a time, the rest one by one.
+func (w *traceWriter) flush(ctx context.Context) error {
+	for _, b := range []struct {
+		args      *[]any
+		cols      int
+		one, many string
+	}{
+		{&w.traceArgs, 9, sqlTraceInsert, sqlTraceInsertMany},
+		{&w.metaArgs, 3, sqlMetaInsert, sqlMetaInsertMany},
+		{&w.itemArgs, 8, sqlItemInsert, sqlItemInsertMany},
+	} {
+		args := *b.args
+		for len(args) > 0 {
+			n, query := b.cols, b.one
+			if len(args) >= b.cols*rowsPerInsert {
+				n, query = b.cols*rowsPerInsert, b.many
+			}
+			if err := w.exec(ctx, query, args[:n]...); err != nil {
+				return classify(err)
+			}
+			args = args[n:]
+		}
+		clear(*b.args)
+		*b.args = (*b.args)[:0]
+	}
+	clear(w.buffered)
+	clear(w.bufferedHash)
+	return nil
 }
 
 // toolsetID returns the id of a list of tool hashes, storing it if new.

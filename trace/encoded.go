@@ -198,16 +198,19 @@ func sortedToolsJSON(tools []Tool, enc []encodedTool) []byte {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return tools[order[a]].Name < tools[order[b]].Name })
-	var b bytes.Buffer
-	b.WriteByte('[')
+	size := len(tools) + 1
+	for _, e := range enc {
+		size += len(e.canon)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
 	for i, j := range order {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(enc[j].canon)
+		b = append(b, enc[j].canon...)
 	}
-	b.WriteByte(']')
-	return b.Bytes()
+	return append(b, ']')
 }
 
 // itemsFrom is Items(t) from the canonical message array msgs (ends[i] is

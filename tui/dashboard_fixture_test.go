@@ -62,7 +62,7 @@ func dashboardFixture(tb testing.TB, items int) *store.Store {
 	for _, e := range truth {
 		b.Items = append(b.Items, store.BatchItem{ItemID: e.ItemID, Reviewers: []string{"alice", "bob"}})
 	}
-	if err := st.CreateBatch(ctx, b, nil); err != nil {
+	if err := st.CreateBatch(ctx, b); err != nil {
 		tb.Fatal(err)
 	}
 	for _, e := range truth {

@@ -30,7 +30,7 @@ func releaseFixture(t *testing.T) (*store.Store, []string) {
 		items = append(items, c.Expected[0].ItemID)
 		b.Items = append(b.Items, store.BatchItem{ItemID: c.Expected[0].ItemID, Reviewers: []string{"alice", "bob"}})
 	}
-	if err := st.CreateBatch(ctx, b, nil); err != nil {
+	if err := st.CreateBatch(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range items[:2] {

@@ -20,9 +20,10 @@ func newImportCmd(app *App) *cobra.Command {
 		Use:   "import FILE...",
 		Short: "Import traces (trace JSONL, provider logs, OTel GenAI, OpenInference, LangSmith, Langfuse, Braintrust, MLflow; .gz ok; - is stdin)",
 		Long: `Import traces into the store. Each file is imported all or nothing: it is read
-and validated first, then written in short transactions (reviewers can keep
-labeling meanwhile, and may see its traces appear progressively); if writing
-fails, what was written is removed again. If it is interrupted (ctrl+c, the
+once and validated first (what is to be written waits in a temporary file
+beside the database, about half the input's size), then written in short
+transactions (reviewers can keep labeling meanwhile, and may see its traces
+appear progressively); if writing fails, what was written is removed again. If it is interrupted (ctrl+c, the
 terminal or SSH connection closing, SIGTERM), the unfinished chunk is undone,
 the chunks written stay, and traces and status say where it stopped until the
 same import is run again to finish it. Without

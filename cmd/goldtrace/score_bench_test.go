@@ -126,10 +126,31 @@ func scoreBenchData(b *testing.B, dir string) (db, gold, pred string) {
 	return db, gold, pred
 }
 
-// run is one timed process: wall time, CPU time and peak RSS.
+// cliBenchSetup is what a benchmark of the built binary against Python
+// needs: python3 (skipped without it), its data directory ($dirEnv, else a
+// temporary one) and the binary, built there.
+func cliBenchSetup(b *testing.B, dirEnv string) (py, dir, bin string) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		b.Skip("python3 not installed: no reference to measure against")
+	}
+	if dir = os.Getenv(dirEnv); dir == "" {
+		dir = b.TempDir()
+	}
+	bin = filepath.Join(dir, "goldtrace")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return py, dir, bin
+}
+
+// run is one timed process: wall time, CPU time, peak RSS and the bytes it
+// wrote to files (its rusage output blocks: bytes dirtied, not rewrites of
+// a page still dirty).
 type run struct {
 	wall, cpu time.Duration
 	rssMB     float64
+	written   int64
 	out       []byte
 }
 
@@ -153,6 +174,9 @@ func timed(b *testing.B, name string, args ...string) run {
 	}
 	r := run{wall: time.Since(start), out: out.Bytes()}
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.written = ru.Oublock * 512 // GNU time's usage includes its child's
+	}
 	if rssFile != "" {
 		if kb, err := os.ReadFile(rssFile); err == nil {
 			if v, err := strconv.ParseFloat(strings.TrimSpace(string(kb)), 64); err == nil {
@@ -175,19 +199,8 @@ func timed(b *testing.B, name string, args ...string) run {
 //
 //	go test ./cmd/goldtrace -run XXX -bench ScoreCLI -benchtime 1x
 func BenchmarkScoreCLI(b *testing.B) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		b.Skip("python3 not installed: no reference to measure against")
-	}
 	// $GOLDTRACE_SCORE_BENCH_DIR keeps the generated data between runs.
-	dir := os.Getenv("GOLDTRACE_SCORE_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	bin := filepath.Join(dir, "goldtrace")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	py, dir, bin := cliBenchSetup(b, "GOLDTRACE_SCORE_BENCH_DIR")
 	db, gold, pred := filepath.Join(dir, "gt.db"), filepath.Join(dir, "bench-v1.jsonl"), filepath.Join(dir, "pred.jsonl")
 	if _, err := os.Stat(pred); err != nil {
 		db, gold, pred = scoreBenchData(b, dir)

@@ -45,6 +45,7 @@ var remoteCommands = map[string]remoteCheck{
 	"score":  all(goldRef, stdinFlags("pred"), noFlags("baseline", "out"), noJudge),
 	"audit":  nil,
 	"check":  nil, // backup is not: it writes a file on the server
+	"assign": nil, // a lead's release: names only, no files
 	"whoami": nil,
 }
 

@@ -333,6 +333,12 @@ func TestServeExec(t *testing.T) {
 		t.Fatalf("datasets get --manifest: %q", out)
 	}
 
+	// A lead releases a reviewer's items over SSH as locally (nothing is
+	// skipped here, so nothing moves); a reviewer is refused below.
+	if out, errOut, code := ts.run("carol", "", "assign", "--release", "--from", "bob", "--to", "alice"); code != 0 {
+		t.Fatalf("assign --release over ssh as the lead: exit %d %q %q", code, out, errOut)
+	}
+
 	// Bad command lines: one line on stderr, exit 2, nothing run.
 	for _, tc := range []struct {
 		args []string
@@ -350,6 +356,7 @@ func TestServeExec(t *testing.T) {
 		{[]string{"export", "gold@v1"}, "over SSH fetch a version with datasets get gold@v1"},
 		{[]string{"score", "--gold", "gold@v1", "--judge", "args", "--judge-model", "m-2024-01-01"}, "--judge is not available over SSH"},
 		{[]string{"users", "add", "mallory", "--key", "/root/.ssh/id_ed25519.pub"}, "give - and the key on stdin"},
+		{[]string{"assign", "--release", "--from", "bob", "--to", "alice"}, "only a lead"},
 	} {
 		out, errOut, code := ts.run("alice", "", tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {

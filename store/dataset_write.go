@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// datasetItemsPerInsert is how many dataset_items rows one INSERT carries.
+const datasetItemsPerInsert = 500
+
+// NewVersion is a version being written, besides its items: the row, the
+// manifest, and the content as CompressContent made it.
+type NewVersion struct {
+	Row      DatasetVersion
+	Manifest []byte
+	Content  Compressed
+}
+
+// WriteDatasetVersion stores version `version` of dataset name: one
+// dataset_items row per record (hashes: item id → record hash), then what
+// rest returns: the version row with its manifest and content (DatasetFiles
+// gives the bytes back exactly). rest is called, with no lock held, once the
+// items are in, so an export can still be making it meanwhile. The version
+// must be the next one of its dataset (else ErrConflict: another export got
+// there first, or is writing it now).
+//
+// It is all or nothing without holding the write lock for long: the version
+// is inserted 'staging' (no reader sees it), its items and its content (one
+// dataset_parts row per gzip member) follow in short transactions
+// (bulkPace), and one last statement fills in the row and makes it 'ready',
+// immutable from then on. A failure (or a cancelled context) removes the
+// staging version; one left by a killed export is removed by the next
+// export once its heartbeat is a minute old.
+func (s *Store) WriteDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error)) error {
+	return s.writeDatasetVersion(ctx, name, version, hashes, rest, defaultBulkPace)
+}
+
+func (s *Store) writeDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error), pace bulkPace) error {
+	// Only the transaction that makes the version ready completes the
+	// action: it takes ctx's audit entry, if any.
+	if err := s.removeAbandonedVersions(withoutAudit(ctx), pace); err != nil {
+		return err
+	}
+	err := s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
+		var latest int
+		var staging int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0), coalesce(max(version) FILTER (WHERE state = 'staging'), 0)
+			FROM datasets WHERE name = ?`, name).Scan(&latest, &staging); err != nil {
+			return fmt.Errorf("dataset %s: %w", name, err)
+		}
+		if staging != 0 {
+			return fmt.Errorf("%w: another export of dataset %s is writing v%d; retry once it is done", ErrConflict, name, staging)
+		}
+		if version != latest+1 {
+			return fmt.Errorf("%w: dataset %s is at v%d, cannot add v%d (another export ran meanwhile; retry)", ErrConflict, name, latest, version)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state, heartbeat_at, writer)
+			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?, ?)`, name, version, s.now(), contentGzip, s.heartbeat(s.Now()), thisWriter())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	alive := s.keepVersionAlive(withoutAudit(ctx), name, version)
+	err = s.fillDatasetVersion(ctx, name, version, hashes, rest, pace)
+	alive()
+	if err != nil {
+		if uerr := s.removeStagingVersion(withoutAudit(context.WithoutCancel(ctx)), name, version, pace); uerr != nil {
+			return fmt.Errorf("%w (and removing the partly written v%d failed: %v; the next export removes it)", err, version, uerr)
+		}
+		return err
+	}
+	return nil
+}
+
+// keepVersionAlive renews a staging version's heartbeat until the returned
+// function is called: writing a large version (rest making its files)
+// can take longer than abandonedAfter.
+func (s *Store) keepVersionAlive(ctx context.Context, name string, version int) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(abandonedAfter / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = s.WithTx(ctx, func(tx *Tx) error { // a missed beat is retried at the next tick
+					_, err := tx.ExecContext(ctx, `UPDATE datasets SET heartbeat_at = ? WHERE name = ? AND version = ? AND state = 'staging'`,
+						s.heartbeat(s.Now()), name, version)
+					return err
+				})
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// fillDatasetVersion writes a staging version's items and content in short
+// transactions, then makes it ready.
+func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error), pace bulkPace) error {
+	ids := make([]string, 0, len(hashes))
+	for id := range hashes {
+		ids = append(ids, id)
+	}
+	// In primary-key order the rows append to the index B-tree instead of
+	// dirtying pages all over it.
+	sort.Strings(ids)
+	err := s.inChunks(ctx, len(ids), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+		done := 0
+		for start := from; start < len(ids) && (done == 0 || time.Now().Before(deadline)); start += datasetItemsPerInsert {
+			end := min(start+datasetItemsPerInsert, len(ids))
+			args := make([]any, 0, 4*(end-start))
+			for _, id := range ids[start:end] {
+				args = append(args, name, version, id, hashes[id])
+			}
+			query := `INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", end-start), ",")
+			if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+				return 0, fmt.Errorf("dataset %s@v%d items: %w", name, version, classify(err))
+			}
+			done += end - start
+		}
+		return done, nil
+	})
+	if err != nil {
+		return err
+	}
+	nv, err := rest()
+	if err != nil {
+		return err
+	}
+	if nv.Row.Name != name || nv.Row.Version != version {
+		return fmt.Errorf("dataset %s@v%d: the row is %s@v%d", name, version, nv.Row.Name, nv.Row.Version)
+	}
+	if nv.Content.blob == nil {
+		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", name, version)
+	}
+	members := nv.Content.members()
+	err = s.inChunks(ctx, len(members), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+		done := 0
+		for i := from; i < len(members) && (done == 0 || time.Now().Before(deadline)); i++ {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dataset_parts(name, version, seq, data) VALUES (?, ?, ?, ?)`,
+				name, version, i, members[i]); err != nil {
+				return 0, fmt.Errorf("dataset %s@v%d content: %w", name, version, classify(err))
+			}
+			done++
+		}
+		return done, nil
+	})
+	if err != nil {
+		return err
+	}
+	v := nv.Row
+	var parent any
+	if v.ParentVersion > 0 {
+		parent = v.ParentVersion
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE datasets SET parent_version = ?, created_at = ?, created_by = ?, message = ?, sha256 = ?,
+			count = ?, manifest = ?, state = 'ready', heartbeat_at = '' WHERE name = ? AND version = ? AND state = 'staging'`,
+			parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count, string(nv.Manifest), name, version)
+		if err != nil {
+			return fmt.Errorf("dataset %s@v%d: %w", name, version, classify(err))
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("dataset %s@v%d was removed while it was written (taken for an export that did not finish); export again", name, version)
+		}
+		return nil
+	})
+}
+
+// removeAbandonedVersions removes staging versions a killed export left
+// behind: its process is gone, or no heartbeat for abandonedAfter.
+func (s *Store) removeAbandonedVersions(ctx context.Context, pace bulkPace) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, version FROM datasets WHERE state = 'staging' AND (heartbeat_at < ? OR writer IN (SELECT value FROM json_each(?)))`,
+		s.heartbeat(s.Now().Add(-abandonedAfter)), s.goneWriters(ctx))
+	if err != nil {
+		return s.wrap("read datasets", err)
+	}
+	type ref struct {
+		name    string
+		version int
+	}
+	var left []ref
+	for rows.Next() {
+		var r ref
+		if err := rows.Scan(&r.name, &r.version); err != nil {
+			rows.Close()
+			return s.wrap("read datasets", err)
+		}
+		left = append(left, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s.wrap("read datasets", err)
+	}
+	for _, r := range left {
+		if err := s.removeStagingVersion(ctx, r.name, r.version, pace); err != nil {
+			return fmt.Errorf("remove dataset %s@v%d left half-written by an export that did not finish: %w", r.name, r.version, err)
+		}
+	}
+	return nil
+}
+
+// removeStagingVersion removes a version that never became ready, in short
+// transactions: its content parts, its items, then the row.
+func (s *Store) removeStagingVersion(ctx context.Context, name string, version int, pace bulkPace) error {
+	for _, table := range []string{"dataset_parts", "dataset_items"} {
+		for {
+			var n int64
+			err := s.WithTx(ctx, func(tx *Tx) error {
+				res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN (SELECT t.rowid FROM `+table+` t
+					JOIN datasets d ON d.name = t.name AND d.version = t.version
+					WHERE t.name = ? AND t.version = ? AND d.state = 'staging' LIMIT 2000)`, name, version)
+				if err != nil {
+					return err
+				}
+				n, err = res.RowsAffected()
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+			if err := sleepUntil(ctx, time.Now().Add(pace.yield)); err != nil {
+				return err
+			}
+		}
+	}
+	return s.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM datasets WHERE name = ? AND version = ? AND state = 'staging'`, name, version)
+		if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
+			return errors.New("its rows are still referenced")
+		}
+		return err
+	})
+}
+
+// thisWriter names this process as the writer of a staging version.
+func thisWriter() string {
+	host, _ := os.Hostname()
+	return host + " " + strconv.Itoa(os.Getpid())
+}
+
+// goneWriters lists, as a JSON array, the writers of staging versions that
+// are processes of this host that no longer run.
+func (s *Store) goneWriters(ctx context.Context) string {
+	writers, _ := queryStrings(ctx, s.r, `SELECT DISTINCT writer FROM datasets WHERE state = 'staging'`) // none: the heartbeat decides
+	host, _ := os.Hostname()
+	gone := []string{}
+	for _, w := range writers {
+		h, pid, ok := strings.Cut(w, " ")
+		n, err := strconv.Atoi(pid)
+		if ok && err == nil && h == host && processGone(n) {
+			gone = append(gone, w)
+		}
+	}
+	b, _ := json.Marshal(gone) // strings: no error
+	return string(b)
+}
