@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // bulkPace bounds how long a bulk write holds the write lock at a time: a
@@ -130,11 +132,11 @@ func (s *Store) syncLog() error {
 		return nil // checkpointed and removed: in the database file, synced
 	}
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", s.path, unwrapPathError(err))
+		return fmt.Errorf("sync %s: %w", s.path, fserr.Bare(err))
 	}
 	defer f.Close()
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("the write reached %s but could not be synced to disk: %w", s.path, unwrapPathError(err))
+		return fmt.Errorf("the write reached %s but could not be synced to disk: %w", s.path, fserr.Bare(err))
 	}
 	return nil
 }
@@ -219,7 +221,8 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, pace bulkPace) erro
 		if uerr := s.removeBatch(withoutAudit(context.WithoutCancel(ctx)), b.Name, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written batch %s failed: %v; the next sample removes it)", err, b.Name, uerr)
 		}
-		if uerr := s.undoImport(withoutAudit(context.WithoutCancel(ctx)), inserted, defaultPace()); uerr != nil {
+		// A stream sample keeps no import record: "" removes none.
+		if uerr := s.undoImport(withoutAudit(context.WithoutCancel(ctx)), inserted, "", defaultPace()); uerr != nil {
 			return fmt.Errorf("%w (removing the traces it stored: %s)", err, uerr.Note())
 		}
 		return err
