@@ -179,8 +179,7 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 			reviewers = append(reviewers, "alice")
 		}
 		for _, r := range reviewers {
-			set, err := sessions[r].SubmitLabel(ctx, DemoLabel(synth.SimulatedLabel(e, r, seed), g.ID, i))
-			if err != nil {
+			if _, err := sessions[r].SubmitLabel(ctx, DemoLabel(synth.SimulatedLabel(e, r, seed), g.ID, i)); err != nil {
 				return fmt.Errorf("demo label of %s by %s: %w", it.ID, r, err)
 			}
 			if r == "bob" {
@@ -188,15 +187,15 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 			} else {
 				w.AliceLabeled++
 			}
-			if set.Settled {
-				if set.Comparison.Agreed {
-					w.Agreed++
-				} else {
-					w.Disputed++
-				}
-			}
 		}
 	}
+	// A reviewer's submit does not say how the item settled: the lead
+	// reads the split.
+	counts, err := a.As(carol).ItemStatusCounts(ctx, DemoBatch)
+	if err != nil {
+		return err
+	}
+	w.Agreed, w.Disputed = counts["agreed"], counts["disputed"]
 	w.AliceLeft = w.Items - w.AliceLabeled
 	if w.Items == 0 {
 		return errors.New("the demo sample is empty")
