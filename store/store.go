@@ -338,6 +338,13 @@ func loadMigrations() ([]migration, error) {
 		out = append(out, migration{version: v, name: name, sql: string(body)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		// Two files of one number: the second would count as applied once
+		// the first is, and never run.
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have the same number", out[i-1].name, out[i].name)
+		}
+	}
 	return out, nil
 }
 
@@ -354,18 +361,20 @@ func (s *Store) pendingMigrations(ctx context.Context) ([]migration, error) {
 		return nil, s.wrap("read schema", err)
 	}
 	applied := map[int]bool{}
+	recorded := map[int]string{}
 	if tables > 0 {
-		rows, err := s.r.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		rows, err := s.r.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
 		if err != nil {
 			return nil, s.wrap("read schema", err)
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var v int
-			if err := rows.Scan(&v); err != nil {
+			var name string
+			if err := rows.Scan(&v, &name); err != nil {
 				return nil, s.wrap("read schema", err)
 			}
-			applied[v] = true
+			applied[v], recorded[v] = true, name
 		}
 		if err := rows.Err(); err != nil {
 			return nil, s.wrap("read schema", err)
@@ -377,6 +386,11 @@ func (s *Store) pendingMigrations(ctx context.Context) ([]migration, error) {
 		known[m.version] = true
 		if !applied[m.version] {
 			pending = append(pending, m)
+		} else if recorded[m.version] != m.name {
+			// A development build numbered another migration so; this
+			// one's changes were never made.
+			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
+				s.path, m.version, recorded[m.version], m.name)
 		}
 	}
 	for v := range applied {

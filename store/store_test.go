@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +111,41 @@ func TestExportedVersionsAreImmutableInSQL(t *testing.T) {
 		if !errors.Is(err, ErrImmutable) {
 			t.Errorf("%s: got %v, want ErrImmutable", q, err)
 		}
+	}
+}
+
+// Every embedded migration has a number of its own: of two files with one
+// number only the first would ever run.
+func TestMigrationNumbersAreUnique(t *testing.T) {
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.version != i+1 {
+			t.Errorf("migration %s is number %d, want %d (numbered 1, 2, … without gaps)", m.name, m.version, i+1)
+		}
+	}
+}
+
+// A database whose recorded migration has another name than this build's
+// of the same number (a development build numbered two migrations alike)
+// is refused with one line, not opened with that migration never made.
+func TestOpenRefusesAMigrationRecordedUnderAnotherName(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE schema_migrations SET name = '0012_other.sql' WHERE version = 12`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "records schema migration 0012 as 0012_other.sql") {
+		t.Fatalf("open: %v", err)
 	}
 }
