@@ -63,18 +63,17 @@ func (a *App) current(ctx context.Context, actor Actor) (Actor, error) {
 		}
 		return actor, nil
 	}
-	u, err := a.st.User(ctx, actor.Name)
+	// One read for both: this runs before every action.
+	u, keyIsTheirs, err := a.st.UserWithKey(ctx, actor.Name, actor.KeyFingerprint)
 	if errors.Is(err, store.ErrNotFound) {
 		return actor, fmt.Errorf("user %s no longer exists: %w", actor.Name, ErrForbidden)
 	} else if err != nil {
 		return actor, err
 	}
 	actor.Role = Role(u.Role)
-	if actor.Source == SourceSSH {
-		// The key may have been removed since the session began.
-		if k, err := a.st.KeyUser(ctx, actor.KeyFingerprint); err != nil || k.Name != actor.Name {
-			return actor, fmt.Errorf("key %s no longer belongs to %s: %w", actor.KeyFingerprint, actor.Name, ErrForbidden)
-		}
+	if actor.Source == SourceSSH && !keyIsTheirs {
+		// The key was removed since the session began.
+		return actor, fmt.Errorf("key %s no longer belongs to %s: %w", actor.KeyFingerprint, actor.Name, ErrForbidden)
 	}
 	return actor, nil
 }

@@ -105,7 +105,10 @@ func (s *Server) screen(sess ssh.Session, ls *liveSession, actor app.Actor) int 
 		tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		// The process's signals are the server's, not this session's.
 		tea.WithoutSignalHandler(),
-		tea.WithEnvironment(sess.Environ()))
+		tea.WithEnvironment(sess.Environ()),
+		// A key's frame goes out on the renderer's next tick: at 120 a
+		// second it waits at most ~8 ms instead of ~17.
+		tea.WithFPS(120))
 	p := tea.NewProgram(model, opts...)
 	ls.mu.Lock()
 	ls.program = p

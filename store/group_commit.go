@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Group commit: the SSH server runs every reviewer's writes in one process,
@@ -16,9 +17,14 @@ import (
 // only after the commit that holds its work (a label is acknowledged only
 // once it is durable), with its own result.
 
-// maxGroup bounds how many requests share one transaction, so a burst does
-// not hold the write lock much longer than one request would.
-const maxGroup = 64
+// maxGroup bounds how many requests share one transaction, and groupWork
+// how long a transaction goes on taking the next request: a group holds
+// the write lock little longer than its longest request (a bulk write's
+// chunk works up to 80 ms, bulkPace), so no writer holds it for long.
+const (
+	maxGroup  = 64
+	groupWork = 40 * time.Millisecond
+)
 
 // writeReq is one WithTx call waiting for its transaction.
 type writeReq struct {
@@ -73,6 +79,16 @@ func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error
 // leader's role to the oldest request still waiting (or leaves it free).
 func (s *Store) lead(w *sql.DB, own *writeReq) {
 	q := &s.writes
+	// Deferred, so that even a panic here leaves the queue a leader.
+	defer func() {
+		q.mu.Lock()
+		if len(q.pending) > 0 {
+			q.pending[0].lead <- struct{}{}
+		} else {
+			q.leading = false
+		}
+		q.mu.Unlock()
+	}()
 	for {
 		q.mu.Lock()
 		n := min(len(q.pending), maxGroup)
@@ -87,13 +103,6 @@ func (s *Store) lead(w *sql.DB, own *writeReq) {
 		}
 		select {
 		case <-own.done:
-			q.mu.Lock()
-			if len(q.pending) > 0 {
-				q.pending[0].lead <- struct{}{}
-			} else {
-				q.leading = false
-			}
-			q.mu.Unlock()
 			return
 		default:
 		}
@@ -126,7 +135,8 @@ func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
 
 // commitShared runs todo in one transaction, each request in a savepoint,
 // and commits. It returns the requests still to run, in a new transaction:
-// those after one whose failure took the whole transaction with it (SQLite
+// those left when the transaction had worked groupWork, and those after one
+// whose failure took the whole transaction with it (SQLite
 // rolls a transaction back when a write statement is interrupted, as a
 // caller's cancelled context does). The requests that had run in it fail
 // with a retryable error (ErrBusy): nothing of theirs was saved, and their
@@ -142,7 +152,13 @@ func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 		return nil
 	}
 	var ok []*writeReq
+	began := time.Now()
 	for i, r := range todo {
+		if i > 0 && time.Since(began) >= groupWork {
+			// The rest go in the next transaction.
+			rest = todo[i:]
+			break
+		}
 		if err := r.ctx.Err(); err != nil {
 			r.err = s.wrap("begin", err)
 			continue
@@ -176,12 +192,12 @@ func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 		for _, r := range ok {
 			r.err = s.wrap("commit", err)
 		}
-		return nil
+		return rest
 	}
 	for _, r := range ok {
 		auditCommitted(r.ctx)
 	}
-	return nil
+	return rest
 }
 
 // ErrUndone is the error of a request whose work was rolled back with the

@@ -240,3 +240,47 @@ func TestGroupCommitInterruptedWrite(t *testing.T) {
 		t.Errorf("stored before=%d after=%d settings=%d; want 0 1 0", before, after, settings)
 	}
 }
+
+// TestGroupCommitBoundsLockHold: a group stops taking requests once its
+// transaction has worked groupWork, so two slow writes (a bulk write's
+// chunks) queued together do not hold the write lock for both; the ones
+// left run in the next transaction, and all commit.
+func TestGroupCommitBoundsLockHold(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	release, held := holdWrites(t, st)
+	txs := make([]*Tx, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = st.WithTx(ctx, func(tx *Tx) error {
+				txs[i] = tx
+				time.Sleep(groupWork + 10*time.Millisecond)
+				_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, 'reviewer', 'now')`, fmt.Sprintf("u%d", i))
+				return err
+			})
+		}()
+		waitQueued(t, st, i+1)
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	if txs[0] == txs[1] || txs[1] == txs[2] {
+		t.Error("slow writes shared a transaction past groupWork")
+	}
+	var n int
+	st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n)
+	if n != 3 {
+		t.Errorf("%d users stored, want 3", n)
+	}
+}

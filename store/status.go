@@ -120,7 +120,11 @@ func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	if lead {
 		go func() {
 			var err error
-			openDisputes, err = s.openDisputeKinds(ctx, q.Batch)
+			err = s.bulkScan(ctx, func() error {
+				var err error
+				openDisputes, err = s.openDisputeKinds(ctx, q.Batch)
+				return err
+			})
 			disputesErr <- err
 		}()
 	}

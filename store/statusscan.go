@@ -91,6 +91,18 @@ type statusScan struct {
 
 type itemReviewer struct{ item, reviewer string }
 
+// bulkScan runs fn, a scan of a whole table, once fewer than scanConns
+// scans hold read connections.
+func (s *Store) bulkScan(ctx context.Context, fn func() error) error {
+	select {
+	case s.scans <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.scans }()
+	return fn()
+}
+
 func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (statusScan, error) {
 	sc := statusScan{assignments: map[statusKey]int{}, items: map[string]*itemTally{}, seconds: map[statusKey]secondsHistogram{}}
 	var names []string
@@ -108,7 +120,7 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = fn()
+			errs[i] = s.bulkScan(ctx, fn)
 		}()
 	}
 	run(0, func() error {

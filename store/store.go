@@ -46,6 +46,8 @@ type Store struct {
 	busy time.Duration
 	// writes queues concurrent WithTx calls for group commit.
 	writes writeQueue
+	// scans holds a token per read connection a status scan uses.
+	scans chan struct{}
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -64,6 +66,13 @@ type Options struct {
 	// lock before failing with ErrBusy (0: 15 s).
 	BusyTimeout time.Duration
 }
+
+// readConns is the size of the read pool, scanConns how many of its
+// connections whole-table scans may hold at once.
+const (
+	readConns = 8
+	scanConns = 4
+)
 
 // busyTimeout is how long a writer waits for another process's write lock.
 const busyTimeout = 15 * time.Second
@@ -112,7 +121,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // a lock; migrations (the only write on open) run only when some are
 // missing. A file that does not exist is created unless opt.ReadOnly.
 func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
-	s := &Store{path: path, readOnly: opt.ReadOnly, busy: opt.BusyTimeout, Now: func() time.Time { return time.Now().UTC() }}
+	s := &Store{path: path, readOnly: opt.ReadOnly, busy: opt.BusyTimeout, scans: make(chan struct{}, scanConns),
+		Now: func() time.Time { return time.Now().UTC() }}
 	if s.busy <= 0 {
 		s.busy = busyTimeout
 	}
@@ -179,8 +189,11 @@ func (s *Store) openReaders(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		r.SetMaxOpenConns(4)
-		r.SetMaxIdleConns(4) // status scans on 4 at once; keep them open between calls
+		// Status scans run on at most scanConns connections at once
+		// (bulkScans), so the rest stay free for the short reads a screen
+		// makes on every item, however many status commands run.
+		r.SetMaxOpenConns(readConns)
+		r.SetMaxIdleConns(readConns) // keep them open between calls
 		var n int
 		if err := r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
 			r.Close()

@@ -131,6 +131,20 @@ func (s *Store) KeyUser(ctx context.Context, fingerprint string) (User, error) {
 	return u, err
 }
 
+// UserWithKey loads a user and says whether the key with fingerprint
+// (may be "") is still theirs, in one read: what every action of an SSH
+// session checks before it runs. ErrNotFound when there is no such user.
+func (s *Store) UserWithKey(ctx context.Context, name, fingerprint string) (u User, keyIsTheirs bool, err error) {
+	var owner sql.NullString
+	err = s.r.QueryRowContext(ctx, `SELECT name, role, created_at,
+		(SELECT user FROM user_keys WHERE fingerprint = ?2) FROM users WHERE name = ?1`, name, fingerprint).
+		Scan(&u.Name, &u.Role, &u.CreatedAt, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, false, fmt.Errorf("user %q: %w", name, ErrNotFound)
+	}
+	return u, owner.Valid && owner.String == name, err
+}
+
 // UserKeys lists every user's keys, by user name, each user's in the order
 // they were added.
 func (s *Store) UserKeys(ctx context.Context) (map[string][]UserKey, error) {

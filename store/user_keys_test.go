@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
+// Two keys, alice's and bob's, for the tests below.
+var (
+	ka = UserKey{Fingerprint: "SHA256:aaa", Key: "ssh-ed25519 AAAA alice"}
+	kb = UserKey{Fingerprint: "SHA256:bbb", Key: "ssh-ed25519 BBBB bob"}
+)
+
 func TestUserKeysAreUniqueAcrossUsersAndRemovable(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
-	ka := UserKey{Fingerprint: "SHA256:aaa", Key: "ssh-ed25519 AAAA alice"}
-	kb := UserKey{Fingerprint: "SHA256:bbb", Key: "ssh-ed25519 BBBB bob"}
 	if err := st.AddUserWithKeys(ctx, "alice", RoleReviewer, []UserKey{ka}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +66,43 @@ func TestUserKeysAreUniqueAcrossUsersAndRemovable(t *testing.T) {
 	}
 	if _, err := st.RemoveUser(ctx, "bob"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("removing bob twice: %v", err)
+	}
+}
+
+// TestUserWithKey: the one read an SSH action makes says who the user is
+// now and whether the key is still theirs.
+func TestUserWithKey(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	for _, u := range []struct {
+		name, role string
+		key        UserKey
+	}{{"alice", RoleReviewer, ka}, {"bob", RoleLead, kb}} {
+		if err := st.AddUserWithKeys(ctx, u.name, u.role, []UserKey{u.key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(name, fp string, wantRole string, wantTheirs bool) {
+		t.Helper()
+		u, theirs, err := st.UserWithKey(ctx, name, fp)
+		if err != nil || u.Role != wantRole || theirs != wantTheirs {
+			t.Errorf("UserWithKey(%s, %s) = %s %v %v; want %s %v", name, fp, u.Role, theirs, err, wantRole, wantTheirs)
+		}
+	}
+	check("alice", ka.Fingerprint, RoleReviewer, true)
+	check("alice", kb.Fingerprint, RoleReviewer, false) // bob's key
+	check("alice", "", RoleReviewer, false)
+	check("alice", "SHA256:none", RoleReviewer, false)
+	check("bob", kb.Fingerprint, RoleLead, true)
+	if err := st.AddUser(ctx, "alice", RoleLead); err != nil {
+		t.Fatal(err)
+	}
+	check("alice", ka.Fingerprint, RoleLead, true) // a role change shows at once
+	if err := st.RemoveUserKey(ctx, "alice", ka.Fingerprint); err != nil {
+		t.Fatal(err)
+	}
+	check("alice", ka.Fingerprint, RoleLead, false) // so does a removed key
+	if _, _, err := st.UserWithKey(ctx, "carol", ka.Fingerprint); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown user: %v, want ErrNotFound", err)
 	}
 }

@@ -355,3 +355,23 @@ func TestTypingOnAddIsText(t *testing.T) {
 		t.Errorf("on the yes/no field typing should be off")
 	}
 }
+
+// TestHaystackNumbers: a number counts as seen when the conversation
+// writes it as is, with thousands separators, with trailing zeros or as
+// an amount; the numbers are read once and the answer stays the same.
+func TestHaystackNumbers(t *testing.T) {
+	h := &haystack{text: "refund $1,234.50 on order 98765 and 3.10 kg, ref ab-1200x"}
+	for _, c := range []struct {
+		n    string
+		want bool
+	}{
+		{"1234.5", true}, {"1,234.50", true}, {"98765", true}, {"3.1", true}, {"3.10", true},
+		{"12000", false}, {"4321", false}, {"98766", false}, {"1234.51", false},
+	} {
+		for range 2 {
+			if got := h.hasNumber(c.n); got != c.want {
+				t.Errorf("hasNumber(%s) = %v, want %v", c.n, got, c.want)
+			}
+		}
+	}
+}

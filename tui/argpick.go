@@ -295,7 +295,7 @@ func (f *argForm) SetValues(values []pickValue) { f.values = slices.Clip(values)
 
 // conversationText is everything the reviewer can read in the item's
 // context, lower-cased: where a label's values should come from.
-func conversationText(it trace.Item) string {
+func conversationText(it trace.Item) *haystack {
 	var b strings.Builder
 	for _, m := range it.Context {
 		b.WriteString(strings.ToLower(m.Content))
@@ -305,14 +305,43 @@ func conversationText(it trace.Item) string {
 			b.WriteByte('\n')
 		}
 	}
-	return b.String()
+	return &haystack{text: b.String()}
+}
+
+// haystack is an item's conversation as the "appears nowhere" warnings
+// search it: its text, lower-cased, and the values of the numbers written
+// in it, read once per item (the warnings run on every key typed into the
+// arguments, and the conversation can be long).
+type haystack struct {
+	text    string
+	numbers map[float64]bool // nil until first needed
+}
+
+// hasNumber reports whether the number n (as JSON writes it) is in the
+// conversation: as written, or with thousands separators dropped or
+// trailing zeros (1,234.50 for 1234.5).
+func (h *haystack) hasNumber(n string) bool {
+	if strings.Contains(h.text, n) {
+		return true
+	}
+	if h.numbers == nil {
+		h.numbers = map[float64]bool{}
+		for _, tok := range tokenPattern.FindAllString(h.text, -1) {
+			t := strings.ReplaceAll(strings.TrimPrefix(tok, "$"), ",", "")
+			if a, err := json.Number(t).Float64(); err == nil {
+				h.numbers[a] = true
+			}
+		}
+	}
+	b, err := json.Number(n).Float64()
+	return err == nil && h.numbers[b]
 }
 
 // unseenValues warns about ids, codes and numbers in args that appear
 // nowhere in the conversation (a typo, or a value from memory). Short
 // values, true/false and whole numbers under 100 are too common to check.
-func unseenValues(args json.RawMessage, haystack string, choices map[string]bool) []review.Problem {
-	if haystack == "" {
+func unseenValues(args json.RawMessage, hay *haystack, choices map[string]bool) []review.Problem {
+	if hay == nil || hay.text == "" {
 		return nil
 	}
 	dec := json.NewDecoder(strings.NewReader(string(args)))
@@ -338,34 +367,17 @@ func unseenValues(args json.RawMessage, haystack string, choices map[string]bool
 				walk(el, path+"["+itoa(i)+"]")
 			}
 		case string:
-			if len(v) >= 3 && !choices[v] && !strings.Contains(haystack, strings.ToLower(v)) {
+			if len(v) >= 3 && !choices[v] && !strings.Contains(hay.text, strings.ToLower(v)) {
 				out = append(out, review.Problem{Call: -1, Field: path, Message: fmt.Sprintf("%s %q appears nowhere in the conversation", path, v)})
 			}
 		case json.Number:
-			if n, err := v.Float64(); err == nil && (n >= 100 || n <= -100 || n != float64(int64(n))) && !numberSeen(v.String(), haystack) {
+			if n, err := v.Float64(); err == nil && (n >= 100 || n <= -100 || n != float64(int64(n))) && !hay.hasNumber(v.String()) {
 				out = append(out, review.Problem{Call: -1, Field: path, Message: fmt.Sprintf("%s %s appears nowhere in the conversation", path, v)})
 			}
 		}
 	}
 	walk(x, "")
 	return out
-}
-
-// numberSeen looks for a number as written, or with thousands separators
-// dropped or trailing zeros (1,234.50 for 1234.5).
-func numberSeen(n, haystack string) bool {
-	if strings.Contains(haystack, n) {
-		return true
-	}
-	for _, tok := range tokenPattern.FindAllString(haystack, -1) {
-		t := strings.ReplaceAll(strings.TrimPrefix(tok, "$"), ",", "")
-		if a, err := json.Number(t).Float64(); err == nil {
-			if b, err := json.Number(n).Float64(); err == nil && a == b {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // declaredOnly is x without the fields an object schema does not declare:

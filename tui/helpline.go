@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -13,6 +14,11 @@ import (
 // list when toggled with "?".
 type HelpLine struct {
 	model help.Model
+	// drawnFrom and drawn are the last help drawn and what it was drawn
+	// from (the keys' help and whether they are enabled, the width): the
+	// screen redraws on every key, the help changes far less often.
+	drawnFrom string
+	drawn     string
 }
 
 // NewHelpLine is a one-line help in the given styles.
@@ -33,8 +39,37 @@ func (h *HelpLine) Full() bool { return h.model.ShowAll }
 
 // View renders the page's keys followed by the global ones.
 func (h *HelpLine) View(page Page, global GlobalKeys) string {
+	var from strings.Builder
+	from.WriteString(strconv.FormatBool(h.model.ShowAll) + " " + strconv.Itoa(h.model.Width))
+	describe := func(bs []key.Binding) {
+		for _, b := range bs {
+			from.WriteString(strconv.FormatBool(b.Enabled()))
+			from.WriteString("\x01" + b.Help().Key + "\x01" + b.Help().Desc + "\x00")
+		}
+		from.WriteByte('\n')
+	}
+	var groups [][]key.Binding
 	if h.model.ShowAll {
-		groups := append(page.FullHelp(), []key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
+		groups = page.FullHelp()
+	} else {
+		groups = [][]key.Binding{page.ShortHelp()}
+	}
+	for _, g := range groups {
+		describe(g)
+	}
+	describe([]key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
+	if from.String() == h.drawnFrom {
+		return h.drawn
+	}
+	h.drawnFrom, h.drawn = from.String(), h.draw(groups, global)
+	return h.drawn
+}
+
+// draw renders the help of groups (the page's short help alone when the
+// full help is off) and the global keys.
+func (h *HelpLine) draw(groups [][]key.Binding, global GlobalKeys) string {
+	if h.model.ShowAll {
+		groups := append(groups, []key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
 		wide := h.model
 		wide.Width = 0 // bubbles cuts with "…"; measure it whole
 		if full := wide.FullHelpView(groups); h.model.Width <= 0 || lipgloss.Width(full) <= h.model.Width {
@@ -44,7 +79,7 @@ func (h *HelpLine) View(page Page, global GlobalKeys) string {
 	}
 	// The page lists its keys most important first; the help key always
 	// shows, so later page keys give way when the line is too narrow.
-	keys := page.ShortHelp()
+	keys := groups[0]
 	wide := h.model
 	wide.Width = 0 // bubbles cuts with "…"; measure the line whole
 	for n := len(keys); n >= 0; n-- {

@@ -32,9 +32,12 @@ type callEditor struct {
 	form      *argForm // nil until a tool is chosen
 	useForm   bool
 	validator *review.ArgsValidator
-	problems  []review.Problem
-	warnings  []review.Problem
-	hint      string
+	// choices are the schema's enum texts (never "appears nowhere"), read
+	// once per tool chosen.
+	choices  map[string]bool
+	problems []review.Problem
+	warnings []review.Problem
+	hint     string
 }
 
 // value is the call's arguments as JSON text, from whichever editor is on.
@@ -53,7 +56,7 @@ type labelForm struct {
 	argKeys   *ArgKeys
 	tools     []trace.Tool
 	values    []pickValue // what the conversation offers to copy
-	haystack  string      // the conversation's text, lower-cased, for "seen nowhere"
+	haystack  *haystack   // the conversation, for "appears nowhere"
 	byName    map[string]trace.Tool
 	noTool    bool
 	calls     []*callEditor
@@ -63,6 +66,10 @@ type labelForm struct {
 	rationale textarea.Model
 	width     int
 	argsH     int
+	// spareArgs are the argument editors of the item before, reused: a
+	// bubbles textarea allocates room for 10,000 lines (240 KB) when made
+	// or emptied, so a screen that made one per item churned the heap.
+	spareArgs []textarea.Model
 }
 
 func newLabelForm(styles *Styles, keys *LabelKeys) *labelForm {
@@ -119,6 +126,10 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 		f.byName[t.Name] = t
 	}
 	f.noTool = d.NoTool
+	for _, ce := range f.calls {
+		ce.args.Blur()
+		f.spareArgs = append(f.spareArgs, ce.args)
+	}
 	f.calls = nil
 	for _, c := range d.Calls {
 		ce := f.newCall()
@@ -128,7 +139,7 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 	if len(f.calls) == 0 {
 		f.calls = []*callEditor{f.newCall()}
 	}
-	f.rationale.SetValue(d.Rationale)
+	setText(&f.rationale, d.Rationale)
 	f.cur = 0
 	f.resize()
 	f.setFocus(0, fieldTool)
@@ -144,16 +155,31 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 }
 
 func (f *labelForm) newCall() *callEditor {
+	if n := len(f.spareArgs); n > 0 {
+		ta := f.spareArgs[n-1]
+		f.spareArgs = f.spareArgs[:n-1]
+		setText(&ta, "")
+		return &callEditor{args: ta}
+	}
 	return &callEditor{args: f.newTextarea("{ }")}
+}
+
+// setText puts s in ta (cursor at its end), leaving an editor that is
+// empty already as it is: emptying one allocates its whole line buffer.
+func setText(ta *textarea.Model, s string) {
+	if s == "" && ta.Length() == 0 {
+		return
+	}
+	ta.SetValue(s)
 }
 
 // setTool chooses a tool for a call; args "" starts empty: the form when
 // the schema allows one, else the JSON skeleton.
 func (f *labelForm) setTool(ce *callEditor, name, args string) {
 	ce.tool = name
-	ce.validator, ce.hint, ce.form, ce.useForm = nil, "", nil, false
+	ce.validator, ce.hint, ce.form, ce.useForm, ce.choices = nil, "", nil, false, nil
 	if name == "" {
-		ce.args.SetValue("")
+		setText(&ce.args, "")
 		ce.problems, ce.warnings = nil, nil
 		return
 	}
@@ -186,11 +212,10 @@ func (f *labelForm) validate(ce *callEditor) {
 	}
 	v := json.RawMessage(ce.value())
 	ce.problems = ce.validator.Validate(v)
-	var choices map[string]bool
-	if ce.form != nil {
-		choices = choiceTexts(ce.form.schema, nil)
+	if ce.choices == nil && ce.form != nil {
+		ce.choices = choiceTexts(ce.form.schema, nil)
 	}
-	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, choices)...)
+	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, ce.choices)...)
 }
 
 // toggleArgs switches a call between the form and JSON text; the JSON is

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Root is the router: it shows one page at a time, keeps the status and help
@@ -197,9 +198,42 @@ func (r *Root) View() string {
 	}
 	page := r.pages[r.current]
 	ph := max(r.c.Height-r.chromeHeight(), 1)
-	body := lipgloss.NewStyle().Width(r.c.Width).Height(ph).MaxWidth(r.c.Width).MaxHeight(ph).Render(page.View())
+	body := fitBody(page.View(), r.c.Width, ph)
 	help := r.help.View(page, r.c.Keys.Global)
 	return strings.Join([]string{body, r.status.View(), help}, "\n")
+}
+
+// fitBody is view padded and cut to w columns and h lines, as a lipgloss
+// style of that Width, Height, MaxWidth and MaxHeight renders it. When
+// every line fits (the pages lay themselves out to their size) it only
+// pads and cuts, without the style's word-wrapping pass over the whole
+// screen, which took a fifth of a frame's time.
+func fitBody(view string, w, h int) string {
+	lines := strings.Split(view, "\n")
+	widths := make([]int, len(lines))
+	for i, l := range lines {
+		widths[i] = ansi.StringWidth(l)
+		if widths[i] > w || strings.ContainsAny(l, "\t\r") {
+			return lipgloss.NewStyle().Width(w).Height(h).MaxWidth(w).MaxHeight(h).Render(view)
+		}
+	}
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	var b strings.Builder
+	b.Grow(len(view) + w*h)
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+		b.WriteString(strings.Repeat(" ", w-widths[i]))
+	}
+	for range h - len(lines) {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat(" ", w))
+	}
+	return b.String()
 }
 
 // Run runs the router full-screen until the user quits or ctx ends. Every

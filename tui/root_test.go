@@ -2,13 +2,16 @@ package tui
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 )
 
 // notePage is a minimal page that records what reaches it.
@@ -137,5 +140,64 @@ func TestRootSplitsFastTyping(t *testing.T) {
 	r.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("up")})
 	if got := strings.Join(label.got, ","); got != "u,p" {
 		t.Errorf("page got %q, want the runes one by one", got)
+	}
+}
+
+// TestFitBodyMatchesStyle: the frame's body, padded and cut by hand, is
+// byte for byte what the lipgloss style of that size renders, for views
+// that fit, that are too tall, too short, coloured, wide-charactered, and
+// too wide (which fall back to the style's wrapping).
+func TestFitBodyMatchesStyle(t *testing.T) {
+	s := NewStyles()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	colour := StylesWith(r, false)
+	if !strings.Contains(colour.Accent.Render("x"), "\x1b[") {
+		t.Fatal("the 256-colour styles draw no colour")
+	}
+	views := []string{
+		"",
+		"one line",
+		"a\nb\nc",
+		"trailing newline\n",
+		strings.Repeat("row\n", 30),
+		s.Title.Render("title") + "  " + s.Muted.Render("muted") + "\n" + colour.Accent.Render("accent") + " x",
+		colour.Pane.Focused.Width(30).Render("a pane\nof two lines") + "\n" + colour.Warn.Render("日本"),
+		"日本語のテキスト\n漢字",
+		strings.Repeat("x", 80),
+		strings.Repeat("long words that will not fit ", 5) + "\nshort",
+		"tab\there",
+	}
+	for _, v := range views {
+		for _, size := range [][2]int{{80, 24}, {40, 5}, {20, 1}} {
+			w, h := size[0], size[1]
+			want := lipgloss.NewStyle().Width(w).Height(h).MaxWidth(w).MaxHeight(h).Render(v)
+			if got := fitBody(v, w, h); got != want {
+				t.Errorf("fitBody(%q, %d, %d)\n got %q\nwant %q", v, w, h, got, want)
+			}
+		}
+	}
+}
+
+// TestPaletteDrawnOnce: the palette converted once for a renderer draws
+// exactly what the adaptive colours drew when converted on every Render,
+// for each colour profile and background.
+func TestPaletteDrawnOnce(t *testing.T) {
+	for _, profile := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.ANSI, termenv.Ascii} {
+		for _, dark := range []bool{true, false} {
+			r := lipgloss.NewRenderer(io.Discard)
+			r.SetColorProfile(profile)
+			r.SetHasDarkBackground(dark)
+			p, q := DefaultPalette(), DefaultPalette().drawnBy(r)
+			pairs := [][2]lipgloss.TerminalColor{{p.Text, q.Text}, {p.Muted, q.Muted}, {p.Subtle, q.Subtle}, {p.Accent, q.Accent},
+				{p.OK, q.OK}, {p.Warning, q.Warning}, {p.Error, q.Error}, {p.System, q.System},
+				{p.User, q.User}, {p.Assistant, q.Assistant}, {p.Tool, q.Tool}}
+			for i, c := range pairs {
+				want := r.NewStyle().Foreground(c[0]).Render("text")
+				if got := r.NewStyle().Foreground(c[1]).Render("text"); got != want {
+					t.Errorf("profile %d dark %v colour %d: %q, want %q", profile, dark, i, got, want)
+				}
+			}
+		}
 	}
 }

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"os"
+	"strconv"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // Palette is the one set of semantic colours every style is built from.
@@ -46,6 +48,38 @@ func NoColorPalette() Palette {
 	n := lipgloss.NoColor{}
 	return Palette{Text: n, Muted: n, Subtle: n, Accent: n, OK: n, Warning: n, Error: n,
 		System: n, User: n, Assistant: n, Tool: n}
+}
+
+// drawnBy is the palette as r draws it: each adaptive colour picked for
+// r's background and converted once to r's colour profile. Left as they
+// are, every Render converts them again, and matching a hex colour to the
+// 256-colour palette (an SSH client's usual xterm-256color) cost more than
+// drawing the text.
+func (p Palette) drawnBy(r *lipgloss.Renderer) Palette {
+	dark, profile := r.HasDarkBackground(), r.ColorProfile()
+	conv := func(c lipgloss.TerminalColor) lipgloss.TerminalColor {
+		ac, ok := c.(lipgloss.AdaptiveColor)
+		if !ok {
+			return c
+		}
+		hex := ac.Light
+		if dark {
+			hex = ac.Dark
+		}
+		switch tc := profile.Color(hex).(type) {
+		case termenv.ANSIColor:
+			return lipgloss.Color(strconv.Itoa(int(tc)))
+		case termenv.ANSI256Color:
+			return lipgloss.Color(strconv.Itoa(int(tc)))
+		case termenv.RGBColor:
+			return lipgloss.Color(hex)
+		default:
+			return lipgloss.NoColor{}
+		}
+	}
+	return Palette{Text: conv(p.Text), Muted: conv(p.Muted), Subtle: conv(p.Subtle), Accent: conv(p.Accent),
+		OK: conv(p.OK), Warning: conv(p.Warning), Error: conv(p.Error), System: conv(p.System),
+		User: conv(p.User), Assistant: conv(p.Assistant), Tool: conv(p.Tool)}
 }
 
 // Styles are the nested, per-component styles of every screen.
@@ -106,6 +140,7 @@ func StylesWith(r *lipgloss.Renderer, noColor bool) Styles {
 	if noColor {
 		p = NoColorPalette()
 	}
+	p = p.drawnBy(r)
 	s := Styles{NoColor: noColor, Palette: p}
 	fg := func(c lipgloss.TerminalColor) lipgloss.Style { return r.NewStyle().Foreground(c) }
 

@@ -39,6 +39,9 @@ type App struct {
 	dbFrom    string
 	config    config
 	mayCreate bool
+	// remote: the command tree runs one command for an SSH client (goldtrace
+	// serve builds one per command), which never asks for shell completion.
+	remote bool
 }
 
 // NewApp returns an App over the given streams.

@@ -70,6 +70,11 @@ against them for CI.`,
 	)
 	root.InitDefaultCompletionCmd()
 	addExamples(root)
-	registerCompletions(root, app)
+	if !app.remote {
+		// cobra keeps flag completions in a map of its own for the life
+		// of the process: registered for every SSH command, they kept
+		// every command tree (and what it printed to) alive.
+		registerCompletions(root, app)
+	}
 	return root
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -137,7 +138,12 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 // where a client says; datasets get fetches them.
 func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
-		a := &App{In: in, Out: out, Err: errw, store: st, backend: be}
+		// Commands print line by line; unbuffered, each line would be an
+		// SSH packet and a system call of its own (status: dozens).
+		bout := bufio.NewWriterSize(out, 8<<10)
+		defer bout.Flush()
+		out = bout
+		a := &App{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
 		path, err := checkRemote(ctx, args)
 		if path == "export" {
 			args = withFlag(args, "out", filepath.Dir(dbPath))
@@ -149,6 +155,7 @@ func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 			err = root.ExecuteContext(ctx)
 		}
 		if err != nil {
+			bout.Flush() // what the command printed comes before its error
 			if errors.Is(err, context.Canceled) {
 				err = errors.New("cancelled: the server is shutting down")
 			}

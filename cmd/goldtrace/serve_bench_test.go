@@ -47,6 +47,7 @@ func BenchmarkServe(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
+		before := loadAverage()
 		res := runServeLoad(b, bin, names, perReviewer, execClients)
 		b.ReportMetric(float64(res.lost), "labels_lost")
 		b.ReportMetric(float64(res.errors), "errors")
@@ -56,10 +57,10 @@ func BenchmarkServe(b *testing.B) {
 		b.ReportMetric(ms(percentile(res.submits, 99)), "submit_p99_ms")
 		b.ReportMetric(float64(res.rssKB)/1024, "server_peak_rss_MB")
 		b.ReportMetric(float64(res.statusRuns), "status_execs")
-		b.Logf("%d reviewers × %d labels in %s: %d labels lost, %d errors (first: %v), %d status execs; frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms; server peak RSS %.0f MB",
+		b.Logf("%d reviewers × %d labels in %s: %d labels lost, %d errors (first: %v), %d status execs; frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms; server peak RSS %.0f MB; load average %s before, %s after (the machine is shared: compare runs made side by side)",
 			reviewers, perReviewer, res.took.Round(time.Millisecond), res.lost, res.errors, res.firstErr, res.statusRuns,
 			ms(percentile(res.frames, 50)), ms(percentile(res.frames, 99)), len(res.frames),
-			ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), float64(res.rssKB)/1024)
+			ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), float64(res.rssKB)/1024, before, loadAverage())
 	}
 }
 
@@ -339,6 +340,15 @@ func labelSession(ts *teamServer, user string, n int) (frames, submits []time.Du
 	}
 	in.Write([]byte("\x03"))
 	return frames, submits, nil
+}
+
+// loadAverage is the machine's 1-minute load average ("?" when unknown).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // peakRSSKB is a process's peak resident set (VmHWM), 0 when unknown.

@@ -60,7 +60,7 @@ var screenCommands = map[string]bool{"label": true, "adjudicate": true, "dashboa
 // It returns the command's path ("labels import"), "" when the line names
 // no runnable command.
 func checkRemote(ctx context.Context, args []string) (string, error) {
-	root := newRootCmd(NewApp(nil, io.Discard, io.Discard))
+	root := newRootCmd(&App{In: nil, Out: io.Discard, Err: io.Discard, remote: true})
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd == root {
 		return "", nil
