@@ -183,12 +183,13 @@ func (a *App) DatasetVersions(ctx context.Context, actor Actor, name string) ([]
 }
 
 // DatasetFiles reads one stored version: its row, JSONL content and
-// manifest.
+// manifest. A version that does not exist is a *NoVersionError.
 func (a *App) DatasetFiles(ctx context.Context, actor Actor, name string, version int) (store.DatasetVersion, []byte, []byte, error) {
 	if _, err := a.authorize(ctx, actor, ActDatasetRead, fmt.Sprintf("%s@v%d", name, version)); err != nil {
 		return store.DatasetVersion{}, nil, nil, err
 	}
-	return a.st.DatasetFiles(ctx, name, version)
+	v, content, manifest, err := a.st.DatasetFiles(ctx, name, version)
+	return v, content, manifest, noVersion(err, name, version)
 }
 
 // ReleaseAssignments moves a reviewer's skipped (and stalled) items to

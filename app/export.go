@@ -112,11 +112,8 @@ func (a *App) Rematerialise(ctx context.Context, actor Actor, ref dataset.Ref, o
 
 func (a *App) rematerialise(ctx context.Context, ref dataset.Ref, out string, formats []string) (ExportResult, error) {
 	v, content, manifest, err := a.st.DatasetFiles(ctx, ref.Name, ref.Version)
-	if errors.Is(err, store.ErrNotFound) {
-		return ExportResult{}, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
-	}
 	if err != nil {
-		return ExportResult{}, err
+		return ExportResult{}, noVersion(err, ref.Name, ref.Version)
 	}
 	files, err := dataset.StageVersionFiles(out, ref.Name, ref.Version, storedJSONL(content), func() ([]byte, error) { return manifest, nil }, formats, true)
 	if err != nil {

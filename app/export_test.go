@@ -64,7 +64,7 @@ func TestExportIsALeadsAndAudited(t *testing.T) {
 	if len(want) == 0 || string(got) != string(want) {
 		t.Fatalf("rewritten JSONL differs:\n%s\n%s", got, want)
 	}
-	if _, err := a.Rematerialise(ctx, actor(t, a, "alice"), dataset.Ref{Name: "support", Version: 9}, other, nil); err == nil || err.Error() != "support@v9: no such dataset version (goldtrace datasets lists them)" {
+	if _, err := a.Rematerialise(ctx, actor(t, a, "alice"), dataset.Ref{Name: "support", Version: 9}, other, nil); !errors.Is(err, ErrNotFound) || err.Error() != "support@v9: no such dataset version (goldtrace datasets lists them)" {
 		t.Fatalf("a missing version: %v", err)
 	}
 }

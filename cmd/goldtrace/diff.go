@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // diffResult is what diff reports (--json).
@@ -83,9 +81,6 @@ func openDiffSide(ctx context.Context, app *App, arg string) (diffSide, error) {
 		return diffSide{}, err
 	}
 	_, content, _, err := be.DatasetFiles(ctx, who, ref.Name, ref.Version)
-	if errors.Is(err, store.ErrNotFound) {
-		return diffSide{}, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
-	}
 	if err != nil {
 		return diffSide{}, err
 	}

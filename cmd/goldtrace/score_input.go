@@ -3,13 +3,11 @@ package main
 import (
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -121,9 +119,6 @@ func openGold(ctx context.Context, app *App, ref string) (name string, in io.Rea
 		return "", nil, nil, err
 	}
 	content, err := be.DatasetContent(ctx, who, dref.Name, dref.Version)
-	if errors.Is(err, gapp.ErrNotFound) {
-		return "", nil, nil, fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", dref)
-	}
 	if err != nil {
 		return "", nil, nil, err
 	}

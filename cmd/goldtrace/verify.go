@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // verifyResult is what verify reports (--json).
@@ -140,9 +139,6 @@ func verifyStored(cmd *cobra.Command, app *App, ref dataset.Ref, asJSON bool) er
 		return err
 	}
 	v, content, manifest, err := be.DatasetFiles(cmd.Context(), who, ref.Name, ref.Version)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%s: no such dataset version (goldtrace datasets lists them)", ref)
-	}
 	if err != nil {
 		return err
 	}
