@@ -75,7 +75,12 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	if p == nil || p.isWritten() {
 		return nil
 	}
-	return s.WithTx(context.WithoutCancel(ctx), func(tx *Tx) error { return nil })
+	ctx = context.WithoutCancel(ctx)
+	w, err := s.writer(ctx)
+	if err != nil {
+		return err
+	}
+	return s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true)
 }
 
 func (p *pendingAudit) isWritten() bool {

@@ -113,6 +113,7 @@ func (s *Store) withRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error 
 		return s.wrap("begin", err)
 	}
 	defer conn.Close()
+	defer s.dataChanged()
 	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
 		return s.wrap("begin", err)
 	}

@@ -36,6 +36,9 @@ type writeReq struct {
 	err  error
 	// panicked is a panic of fn, raised again in the caller's goroutine.
 	panicked any
+	// auditOnly: fn writes nothing, the request only commits its
+	// context's audit entry (CommitAudit), which changes no status.
+	auditOnly bool
 }
 
 // writeQueue is the requests waiting for the write connection. One caller
@@ -51,8 +54,8 @@ type writeQueue struct {
 
 // runGrouped queues fn and returns once the transaction holding it has
 // committed (or fn failed, or the transaction did).
-func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
-	r := &writeReq{ctx: ctx, fn: fn, lead: make(chan struct{}, 1), done: make(chan struct{})}
+func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error, auditOnly bool) error {
+	r := &writeReq{ctx: ctx, fn: fn, lead: make(chan struct{}, 1), done: make(chan struct{}), auditOnly: auditOnly}
 	q := &s.writes
 	q.mu.Lock()
 	q.pending = append(q.pending, r)
@@ -122,6 +125,9 @@ func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
 		// always.
 		r := group[0]
 		r.err = s.withTxOn(r.ctx, w, func(tx *Tx) error { return s.runRequest(tx, r) })
+		if !r.auditOnly {
+			s.dataChanged() // even after a failed commit: it may have landed
+		}
 		if r.err == nil {
 			auditCommitted(r.ctx)
 		}
@@ -188,7 +194,14 @@ func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 			return todo[i+1:]
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	for _, r := range ok {
+		if !r.auditOnly {
+			s.dataChanged() // even after a failed commit: it may have landed
+			break
+		}
+	}
+	if err != nil {
 		for _, r := range ok {
 			r.err = s.wrap("commit", err)
 		}

@@ -85,9 +85,10 @@ type ItemCounts struct {
 	Gold        *int `json:"gold,omitempty"`
 }
 
-// Status reports progress and, for leads, agreement. An unknown As is an
-// error (ErrNotFound).
-func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
+// computeStatus reports progress and, for leads, agreement, read from the
+// database (Status serves it from the cache while the data is unchanged).
+func (s *Store) computeStatus(ctx context.Context, q StatusQuery) (Status, error) {
+	s.statuses.computed.Add(1)
 	out := Status{View: ViewTotals, As: q.As, Batch: q.Batch, Batches: []BatchStatus{}}
 	if q.As != "" {
 		u, err := s.User(ctx, q.As)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,6 +49,9 @@ type Store struct {
 	writes writeQueue
 	// scans holds a token per read connection a status scan uses.
 	scans chan struct{}
+	// dataGen and statuses: the status cache (status_cache.go).
+	dataGen  atomic.Uint64
+	statuses statusCache
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -298,7 +302,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return s.runGrouped(ctx, w, fn)
+	return s.runGrouped(ctx, w, fn, false)
 }
 
 // txBeginner is what runs a transaction: the write pool, or one of its

@@ -1,0 +1,129 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// The status cache: the SSH server answers `status` for many clients many
+// times a second, and each answer scans the assignments and labels. A
+// status is kept, per query (batch and who asks, which decides the view),
+// until the data changes. Two things tell that it did:
+//   - dataGen, bumped on every commit of this store that can change what
+//     status reads (every write transaction except one that only appends
+//     an audit entry, so a lead's audited status read does not empty the
+//     cache for everyone);
+//   - PRAGMA data_version read on the store's write connection, which
+//     changes when any other connection commits: another process, or
+//     another *Store on the same file. SQLite leaves it unchanged for
+//     the connection's own commits, which dataGen counts.
+//
+// A status is cached under exactly the query it answers, and the view is a
+// function of StatusQuery.As: one user's status is never served to another.
+
+// statusCache holds the statuses computed at one stamp.
+type statusCache struct {
+	mu      sync.Mutex
+	stamp   statusStamp
+	entries map[StatusQuery]*statusEntry
+	// computed counts the statuses read from the database (tests).
+	computed atomic.Int64
+}
+
+// statusStamp is the state of the data a status was computed at. conn is
+// the write connection data_version was read on: a version read on
+// another connection (the pool replaced a discarded one) is not
+// comparable, and holding it keeps its address from being reused.
+type statusStamp struct {
+	gen         uint64
+	conn        any
+	dataVersion int64
+}
+
+// statusEntry is one status, done once it is computed.
+type statusEntry struct {
+	done   chan struct{}
+	status Status
+	err    error
+}
+
+// statusCacheSize bounds the entries kept at one stamp (users × batches
+// asked about); past it the cache starts over.
+const statusCacheSize = 256
+
+// Status reports progress and, for leads, agreement. An unknown As is an
+// error (ErrNotFound). While the data is unchanged, the same query gets
+// the status computed for it the first time (concurrent callers share one
+// computation); the result is shared, so callers must not modify it.
+func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
+	stamp, ok := s.statusStamp(ctx)
+	if !ok {
+		return s.computeStatus(ctx, q)
+	}
+	c := &s.statuses
+	c.mu.Lock()
+	if c.entries == nil || c.stamp != stamp || len(c.entries) >= statusCacheSize {
+		c.stamp = stamp
+		c.entries = map[StatusQuery]*statusEntry{}
+	}
+	if e, ok := c.entries[q]; ok {
+		c.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return Status{}, ctx.Err()
+		}
+		if e.err == nil {
+			return e.status, nil
+		}
+		// The computation failed (its caller's context, say): compute
+		// our own.
+		return s.computeStatus(ctx, q)
+	}
+	e := &statusEntry{done: make(chan struct{})}
+	c.entries[q] = e
+	c.mu.Unlock()
+	e.status, e.err = s.computeStatus(ctx, q)
+	close(e.done)
+	if e.err != nil {
+		c.mu.Lock()
+		if c.entries[q] == e {
+			delete(c.entries, q)
+		}
+		c.mu.Unlock()
+	}
+	return e.status, e.err
+}
+
+// statusStamp is the data's current stamp; ok is false when there is none
+// to trust (the store has not opened its write connection — a one-shot
+// command gains nothing from a cache — or cannot read the version), and
+// the status is then computed afresh. It is read before the status is
+// computed, so a commit that lands meanwhile makes the entry stale rather
+// than the entry hide it.
+func (s *Store) statusStamp(ctx context.Context) (statusStamp, bool) {
+	s.wmu.Lock()
+	w := s.w
+	s.wmu.Unlock()
+	if w == nil {
+		return statusStamp{}, false
+	}
+	stamp := statusStamp{gen: s.dataGen.Load()}
+	conn, err := w.Conn(ctx)
+	if err != nil {
+		return statusStamp{}, false
+	}
+	defer conn.Close()
+	if err := conn.Raw(func(dc any) error { stamp.conn = dc; return nil }); err != nil {
+		return statusStamp{}, false
+	}
+	if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&stamp.dataVersion); err != nil {
+		return statusStamp{}, false
+	}
+	return stamp, true
+}
+
+// dataChanged records a commit of this store that may change what status
+// reads.
+func (s *Store) dataChanged() { s.dataGen.Add(1) }

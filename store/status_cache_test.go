@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// statusOf is st's status for q, and whether it was read from the database
+// (not served from the cache).
+func statusOf(t *testing.T, st *Store, q StatusQuery) (Status, bool) {
+	t.Helper()
+	before := st.statuses.computed.Load()
+	s, err := st.Status(context.Background(), q)
+	if err != nil {
+		t.Fatalf("status %+v: %v", q, err)
+	}
+	return s, st.statuses.computed.Load() != before
+}
+
+func TestStatusCacheFreshAfterEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	item := assignTwo(t, st)
+	alice := StatusQuery{As: "alice"}
+
+	if _, fresh := statusOf(t, st, alice); !fresh {
+		t.Fatal("the first status was not read from the database")
+	}
+	if _, fresh := statusOf(t, st, alice); fresh {
+		t.Fatal("an unchanged project's status was read again, not cached")
+	}
+	// An audit entry alone changes nothing status reads.
+	if err := st.CommitAudit(WithAudit(ctx, AuditEntry{Actor: "carol", Role: RoleLead, Source: "ssh", Action: "status", Object: "status"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, fresh := statusOf(t, st, alice); fresh {
+		t.Error("an audit entry emptied the status cache")
+	}
+
+	// A write of this store.
+	if err := st.SaveDraft(ctx, item, "alice", []byte(`{}`), 3); err != nil {
+		t.Fatal(err)
+	}
+	s, fresh := statusOf(t, st, alice)
+	if !fresh || s.Totals.Draft != 1 {
+		t.Fatalf("after a draft: fresh %v, %+v", fresh, s.Totals)
+	}
+
+	// A write of another *Store on the same file (another process would
+	// be the same to SQLite: another connection).
+	other, err := Open(ctx, st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.SubmitLabel(ctx, callLabel(item, "alice", `{"order_id":"ORD-1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	s, fresh = statusOf(t, st, alice)
+	if !fresh || s.Totals.Submitted != 1 || s.Totals.Draft != 0 {
+		t.Fatalf("after another store's submit: fresh %v, %+v", fresh, s.Totals)
+	}
+	if _, fresh := statusOf(t, st, alice); fresh {
+		t.Error("the status was not cached again after the other store's write")
+	}
+	// The other store's own cache sees this store's write.
+	if _, err := other.Status(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveDraft(ctx, item, "bob", []byte(`{}`), 3); err != nil {
+		t.Fatal(err)
+	}
+	s, fresh = statusOf(t, other, alice)
+	if !fresh || s.Totals.Draft != 1 {
+		t.Fatalf("other store after this store's draft: fresh %v, %+v", fresh, s.Totals)
+	}
+}
+
+func TestStatusCacheIsPerUser(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	disputedItem(t, st) // alice and bob reviewers, carol lead
+	if err := st.AddUser(ctx, "dave", RoleLead); err != nil {
+		t.Fatal(err)
+	}
+	queries := []StatusQuery{{As: "alice"}, {As: "bob"}, {As: "carol"}, {As: "dave"}, {}, {As: "alice", Batch: "b1"}}
+	// Twice round, in both orders: each answer is the asker's own, cached
+	// or not.
+	for round, order := range [][]int{{0, 1, 2, 3, 4, 5}, {5, 4, 3, 2, 1, 0}} {
+		for _, i := range order {
+			q := queries[i]
+			s, fresh := statusOf(t, st, q)
+			if fresh != (round == 0) {
+				t.Errorf("round %d, %+v: read from the database %v", round, q, fresh)
+			}
+			want := ViewReviewer
+			switch q.As {
+			case "carol", "dave":
+				want = ViewLead
+			case "":
+				want = ViewTotals
+			}
+			if s.View != want || s.As != q.As || s.Batch != q.Batch {
+				t.Fatalf("round %d, %+v got view %s as %q batch %q", round, q, s.View, s.As, s.Batch)
+			}
+			raw, _ := json.Marshal(s)
+			if want == ViewReviewer {
+				if len(s.Batches[0].Reviewers) != 1 || s.Batches[0].Reviewers[0].Reviewer != q.As || s.Agreement != nil || s.Items.Disputed != nil {
+					t.Errorf("round %d: %s got another view: %s", round, q.As, raw)
+				}
+			}
+			if want == ViewLead && (s.Agreement == nil || len(s.Batches[0].Reviewers) != 2) {
+				t.Errorf("round %d: lead %s got another view: %s", round, q.As, raw)
+			}
+		}
+	}
+	// A role change is a write: the next status shows the new view.
+	if err := st.AddUser(ctx, "alice", RoleLead); err != nil {
+		t.Fatal(err)
+	}
+	if s, fresh := statusOf(t, st, StatusQuery{As: "alice"}); !fresh || s.View != ViewLead {
+		t.Errorf("after alice became lead: fresh %v, view %s", fresh, s.View)
+	}
+}
