@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
@@ -38,11 +39,10 @@ type GuideAPI interface {
 // queue, items, drafts and labels.
 type LabelAPI interface {
 	GuideAPI
+	// LabelWork loads an item to label with one authorization.
+	LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (app.LabelWork, error)
 	Progress(ctx context.Context, reviewer, batch string) (map[string]int, error)
-	NextAssignment(ctx context.Context, reviewer, batch string) (store.Assignment, error)
-	ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (item, reason string, err error)
 	Item(ctx context.Context, id string) (trace.Item, error)
-	Draft(ctx context.Context, itemID, reviewer string) ([]byte, int, error)
 	Notes(ctx context.Context, itemID string) ([]store.Note, error)
 	SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error
 	SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error)

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/goldtrace/goldtrace/guide"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -77,63 +75,31 @@ func (r labelRequest) loadCmd(seq int, itemID string) tea.Cmd {
 }
 
 func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
-	ctx := context.Background()
 	msg := itemLoadedMsg{seq: seq}
-	prog, err := r.st.Progress(ctx, r.reviewer, r.batch)
+	w, err := r.st.LabelWork(context.Background(), r.reviewer, r.batch, itemID, r.skipped)
 	if err != nil {
-		return msg, fmt.Errorf("load progress: %w", err)
+		return msg, err
 	}
-	for status, n := range prog {
+	for status, n := range w.Progress {
 		msg.Total += n
 		if status == store.AssignSubmitted || status == store.AssignSkipped {
 			msg.Done += n
 		}
 	}
-	if itemID == "" {
-		a, err := r.st.NextAssignment(ctx, r.reviewer, r.batch)
-		if errors.Is(err, store.ErrNotFound) {
-			// The queue is done: skipped items come back at its end, each
-			// once a session.
-			if itemID, msg.Returned, err = r.st.ReturnSkipped(ctx, r.reviewer, r.batch, r.skipped); errors.Is(err, store.ErrNotFound) {
-				msg.Empty = true
-				return msg, nil
-			} else if err != nil {
-				return msg, fmt.Errorf("load skipped items: %w", err)
-			}
-			msg.Done-- // it is open again
-		} else if err != nil {
-			return msg, fmt.Errorf("load queue: %w", err)
-		} else {
-			itemID = a.ItemID
+	if w.Empty {
+		msg.Empty = true
+		return msg, nil
+	}
+	if w.Skipped {
+		msg.Done-- // it is open again
+	}
+	msg.Item, msg.Returned, msg.Notes, msg.Guide = w.Item, w.Returned, w.Notes, w.Guide.ID
+	if w.Draft != nil {
+		if jerr := json.Unmarshal(w.Draft, &msg.Draft); jerr != nil {
+			return msg, fmt.Errorf("draft of %s is unreadable: %w", w.Item.ID, jerr)
 		}
+		msg.DraftSeconds = w.DraftSeconds
 	}
-	if msg.Item, err = r.st.Item(ctx, itemID); err != nil {
-		return msg, fmt.Errorf("load item %s: %w", itemID, err)
-	}
-	body, secs, err := r.st.Draft(ctx, itemID, r.reviewer)
-	switch {
-	case err == nil:
-		if jerr := json.Unmarshal(body, &msg.Draft); jerr != nil {
-			return msg, fmt.Errorf("draft of %s is unreadable: %w", itemID, jerr)
-		}
-		msg.DraftSeconds = secs
-	case !errors.Is(err, store.ErrNotFound):
-		return msg, fmt.Errorf("load draft of %s: %w", itemID, err)
-	}
-	notes, err := r.st.Notes(ctx, itemID)
-	if err != nil {
-		return msg, fmt.Errorf("load notes on %s: %w", itemID, err)
-	}
-	for _, n := range notes {
-		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, r.reviewer)) {
-			msg.Notes = append(msg.Notes, n)
-		}
-	}
-	g, err := r.st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace")
-	if err != nil {
-		return msg, fmt.Errorf("load guide: %w", err)
-	}
-	msg.Guide = g.ID
 	return msg, nil
 }
 

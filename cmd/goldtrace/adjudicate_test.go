@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
@@ -28,7 +29,12 @@ func TestAdjudicateFlowInTheProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	c := tui.NewCommon(st)
+	be := gapp.New(st)
+	carol, err := be.LocalActor(context.Background(), "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tui.NewCommon(be.As(carol))
 	c.Styles = tui.StylesFor(true)
 	tm := teatest.NewTestModel(t, tui.NewAdjudicateRoot(c, tui.AdjudicateOptions{Lead: "carol"}), teatest.WithInitialTermSize(80, 24))
 	wait := func(what string) {

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/goldtrace/goldtrace/guide"
+	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// LabelWork is what the label screen shows for one item of the actor's
+// queue: their progress, the item, their draft of it, the lead's send-back
+// notes to them and the guide in force (the shipped default stored when
+// the project has none).
+type LabelWork struct {
+	Progress map[string]int // the actor's assignments by status
+	// Empty: the queue has nothing left to label (the other fields but
+	// Progress are zero).
+	Empty bool
+	Item  trace.Item
+	// Skipped: the item is one the actor skipped, brought back at the end
+	// of the queue (counted done in Progress until now); Returned is the
+	// reason they gave.
+	Skipped      bool
+	Returned     string
+	Draft        []byte // nil without a draft
+	DraftSeconds int
+	Notes        []store.Note
+	Guide        store.GuideVersion
+}
+
+// LabelWork loads itemID of the actor's queue, or the next item to label
+// when itemID is "" (the longest-skipped item not in skipped once the queue
+// is done). It authorizes once for the whole load, where loading it piece
+// by piece (Progress, NextAssignment, Item, Draft, Notes, EnsureGuide) reads
+// the actor's role six times: the label screen loads an item after every
+// submit. reviewer must be the actor, and an item not assigned to them is
+// not found.
+func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (LabelWork, error) {
+	var w LabelWork
+	actor, err := s.ownAs(ctx, ActQueueRead, reviewer)
+	if err != nil {
+		return w, err
+	}
+	for _, act := range []Action{ActLabelSubmit, ActGuideRead} { // returning a skipped item; the guide
+		if err := Authorize(actor, act); err != nil {
+			s.app.record(ctx, actor, act, "", store.AuditDenied)
+			return w, err
+		}
+	}
+	st := s.app.st
+	if w.Progress, err = st.Progress(ctx, reviewer, batch); err != nil {
+		return w, fmt.Errorf("load progress: %w", err)
+	}
+	if itemID == "" {
+		a, err := st.NextAssignment(ctx, reviewer, batch)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			itemID, w.Returned, err = st.ReturnSkipped(ctx, reviewer, batch, skipped)
+			if errors.Is(err, store.ErrNotFound) {
+				w.Empty = true
+				return w, nil
+			} else if err != nil {
+				return w, fmt.Errorf("load skipped items: %w", err)
+			}
+			w.Skipped = true
+		case err != nil:
+			return w, fmt.Errorf("load queue: %w", err)
+		default:
+			itemID = a.ItemID
+		}
+	} else if Authorize(actor, ActAdjudicate) != nil {
+		// A reviewer opens only an item assigned to them (as Item).
+		if _, err := st.Assignment(ctx, itemID, reviewer); err != nil {
+			return w, fmt.Errorf("item %s: %w", itemID, ErrNotFound)
+		}
+	}
+	if w.Item, err = st.Item(ctx, itemID); err != nil {
+		return w, fmt.Errorf("load item %s: %w", itemID, err)
+	}
+	w.Draft, w.DraftSeconds, err = st.Draft(ctx, itemID, reviewer)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return w, fmt.Errorf("load draft of %s: %w", itemID, err)
+	}
+	notes, err := st.Notes(ctx, itemID)
+	if err != nil {
+		return w, fmt.Errorf("load notes on %s: %w", itemID, err)
+	}
+	for _, n := range notes {
+		// A note to another reviewer may speak of that reviewer's answer.
+		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, reviewer)) {
+			w.Notes = append(w.Notes, n)
+		}
+	}
+	if w.Guide, err = st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace"); err != nil {
+		return w, fmt.Errorf("load guide: %w", err)
+	}
+	return w, nil
+}
