@@ -164,13 +164,37 @@ func (f *labelForm) newCall() *callEditor {
 	return &callEditor{args: f.newTextarea("{ }")}
 }
 
-// setText puts s in ta (cursor at its end), leaving an editor that is
-// empty already as it is: emptying one allocates its whole line buffer.
+// setText puts s in ta (cursor at its end). It never calls SetValue or
+// Reset: those allocate a buffer for 10,000 lines (240 KB) each time, once
+// per item on the label screen. ta is emptied in place instead.
 func setText(ta *textarea.Model, s string) {
-	if s == "" && ta.Length() == 0 {
+	clearText(ta)
+	if s != "" {
+		ta.InsertString(s)
+	}
+}
+
+// clearText empties ta in place, keeping its line buffer: from the end of
+// the text, ctrl+u deletes a line's text before the cursor or, at a line's
+// start, joins it to the line above. ta's focus is as before.
+func clearText(ta *textarea.Model) {
+	if ta.Length() == 0 && ta.LineCount() == 1 {
 		return
 	}
-	ta.SetValue(s)
+	if !ta.Focused() {
+		// The editor only takes keys when focused (Focus returns no
+		// command for a static cursor).
+		ta.Focus()
+		defer ta.Blur()
+	}
+	*ta, _ = ta.Update(tea.KeyMsg{Type: tea.KeyCtrlEnd}) // the end of the input
+	ctrlU := tea.KeyMsg{Type: tea.KeyCtrlU}
+	for n := 2*ta.LineCount() + 1; n > 0 && (ta.Length() > 0 || ta.LineCount() > 1); n-- {
+		*ta, _ = ta.Update(ctrlU)
+	}
+	if ta.Length() > 0 || ta.LineCount() > 1 {
+		ta.Reset() // a key map without ctrl+end or ctrl+u; never so here
+	}
 }
 
 // setTool chooses a tool for a call; args "" starts empty: the form when
