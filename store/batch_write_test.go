@@ -269,3 +269,36 @@ func TestBulkChunksCommitRelaxedAndSubmitsStayFull(t *testing.T) {
 		t.Errorf("synchronous in the chunks %v, after them %d; want NORMAL (1) then FULL (2)", inChunk, after)
 	}
 }
+
+// While an import writes its chunks relaxed, a write of the same process
+// beside it (a reviewer's submit under serve) still commits with FULL:
+// the chunks hold the connection for themselves instead of switching it.
+func TestWritesBesideAnImportStayFull(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	var modes []int
+	var werr error
+	_, err := st.ImportTraces(ctx, bytesOpener(importBenchTraces(60, 1)), ImportOptions{Source: "x", pace: smallChunks,
+		OnProgress: func(p ImportProgress) {
+			if p.Checking || p.Imported == 0 || werr != nil {
+				return
+			}
+			werr = st.WithTx(ctx, func(tx *Tx) error {
+				var mode int
+				err := tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode)
+				modes = append(modes, mode)
+				return err
+			})
+		}})
+	if err != nil || werr != nil {
+		t.Fatal(err, werr)
+	}
+	if len(modes) == 0 {
+		t.Fatal("no write ran beside the import")
+	}
+	for _, m := range modes {
+		if m != 2 {
+			t.Fatalf("synchronous of writes beside the import %v, want FULL (2) each", modes)
+		}
+	}
+}

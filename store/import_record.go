@@ -98,8 +98,9 @@ func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 	if err != nil {
 		return func() {} // the import's first write reports it
 	}
-	if _, err := w.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err == nil {
-		_, _ = w.ExecContext(ctx, `PRAGMA cache_size = -32768`)
+	// Its chunks commit with synchronous=NORMAL through withRelaxedTx; the
+	// connection itself stays FULL for every other write (a label submit).
+	if _, err := w.ExecContext(ctx, `PRAGMA cache_size = -32768`); err == nil {
 		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
 		_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
 		// A multi-row insert keeps the pages it changes in a statement
@@ -113,7 +114,6 @@ func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 		_, _ = w.ExecContext(bg, `PRAGMA journal_size_limit = -1`)
 		_, _ = w.ExecContext(bg, `PRAGMA wal_autocheckpoint = 1000`)
 		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
-		_, _ = w.ExecContext(bg, `PRAGMA synchronous = FULL`)
 	}
 }
 

@@ -224,7 +224,10 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 	var ids []string
 	var reports []*trace.RecordError
 	var start, commitStart time.Time
-	err := s.WithTx(ctx, func(tx *Tx) error {
+	// A chunk commits relaxed on a connection held for it alone: label
+	// submits (grouped by WithTx) never share its transaction, so they keep
+	// synchronous=FULL while an import runs beside them.
+	err := s.withRelaxedTx(ctx, func(tx *Tx) error {
 		start = time.Now()
 		defer func() { commitStart = time.Now() }()
 		until := pacer.workUntil(start)
