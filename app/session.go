@@ -74,23 +74,6 @@ func (s *Session) Progress(ctx context.Context, reviewer, batch string) (map[str
 	return s.app.st.Progress(ctx, reviewer, batch)
 }
 
-// NextAssignment is the actor's next open assignment.
-func (s *Session) NextAssignment(ctx context.Context, reviewer, batch string) (store.Assignment, error) {
-	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
-		return store.Assignment{}, err
-	}
-	return s.app.st.NextAssignment(ctx, reviewer, batch)
-}
-
-// ReturnSkipped brings the actor's longest-skipped item back to the end of
-// their queue (see store.ReturnSkipped).
-func (s *Session) ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (string, string, error) {
-	if err := s.own(ctx, ActLabelSubmit, reviewer); err != nil {
-		return "", "", err
-	}
-	return s.app.st.ReturnSkipped(ctx, reviewer, batch, exclude)
-}
-
 // Item loads an item: a reviewer only one assigned to them (otherwise not
 // found); a lead any.
 func (s *Session) Item(ctx context.Context, id string) (trace.Item, error) {
@@ -104,14 +87,6 @@ func (s *Session) Item(ctx context.Context, id string) (trace.Item, error) {
 		}
 	}
 	return s.app.st.Item(ctx, id)
-}
-
-// Draft loads the actor's draft of an item.
-func (s *Session) Draft(ctx context.Context, itemID, reviewer string) ([]byte, int, error) {
-	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
-		return nil, 0, err
-	}
-	return s.app.st.Draft(ctx, itemID, reviewer)
 }
 
 // Notes are an item's notes: a lead sees all; a reviewer only the

@@ -45,8 +45,8 @@ func TestSessionHidesOtherReviewers(t *testing.T) {
 	ctx := context.Background()
 	a, _, item := project(t)
 	bob := a.As(actor(t, a, "bob"))
-	if _, _, err := bob.Draft(ctx, item, "alice"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("alice's draft as bob: %v", err)
+	if _, err := bob.LabelWork(ctx, "alice", "", item, nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("alice's item and draft as bob: %v", err)
 	}
 	if _, err := bob.ItemLabels(ctx, item); !errors.Is(err, ErrNotFound) {
 		t.Errorf("the item's labels as bob: %v", err)
@@ -56,7 +56,7 @@ func TestSessionHidesOtherReviewers(t *testing.T) {
 	if errLabels.Error() != "labels of it_does_not_exist: not found" || errOther.Error() != "labels of "+item+": not found" {
 		t.Errorf("existing and missing items read differently: %v / %v", errOther, errLabels)
 	}
-	if _, err := bob.NextAssignment(ctx, "alice", ""); !errors.Is(err, ErrNotFound) {
+	if _, err := bob.LabelWork(ctx, "alice", "", "", nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("alice's queue as bob: %v", err)
 	}
 	if _, err := bob.SubmitLabel(ctx, label(item, "alice", "ORD-2")); !errors.Is(err, ErrNotFound) {
