@@ -14,12 +14,15 @@ import (
 // list when toggled with "?".
 type HelpLine struct {
 	model help.Model
-	// drawnFrom and drawn are the last help drawn and what it was drawn
-	// from (the keys' help and whether they are enabled, the width): the
-	// screen redraws on every key, the help changes far less often.
-	drawnFrom string
-	drawn     string
+	// drawn are the helps drawn lately, by what each was drawn from (the
+	// keys' help and whether they are enabled, the width): the screen
+	// redraws on every key, and the help takes turns between a few states
+	// (a label screen's tool field, its rationale, …) far less often.
+	drawn map[string]string
 }
+
+// helpDrawings bounds the helps a HelpLine keeps drawn.
+const helpDrawings = 16
 
 // NewHelpLine is a one-line help in the given styles.
 func NewHelpLine(styles *Styles) HelpLine {
@@ -58,11 +61,15 @@ func (h *HelpLine) View(page Page, global GlobalKeys) string {
 		describe(g)
 	}
 	describe([]key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
-	if from.String() == h.drawnFrom {
-		return h.drawn
+	if v, ok := h.drawn[from.String()]; ok {
+		return v
 	}
-	h.drawnFrom, h.drawn = from.String(), h.draw(groups, global)
-	return h.drawn
+	if h.drawn == nil || len(h.drawn) >= helpDrawings {
+		h.drawn = make(map[string]string, helpDrawings)
+	}
+	v := h.draw(groups, global)
+	h.drawn[from.String()] = v
+	return v
 }
 
 // draw renders the help of groups (the page's short help alone when the
