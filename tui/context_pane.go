@@ -23,6 +23,19 @@ type contextPane struct {
 	expanded bool
 	revealed bool
 	width    int
+	// content counts the contents set; drawn is the last view and the
+	// state it was drawn in: the pane is redrawn on every key typed in
+	// the form below it, and rarely changes.
+	content int
+	drawn   paneDrawing
+}
+
+// paneDrawing is a view of the pane and all the viewport's View reads
+// (its style is fixed at creation).
+type paneDrawing struct {
+	content, y, w, h int
+	x                float64
+	view             string
 }
 
 func newContextPane(styles *Styles) contextPane {
@@ -89,7 +102,15 @@ func (c *contextPane) ScrollInfo() string {
 	return fmt.Sprintf("%d%% · pgup/pgdn", int(c.vp.ScrollPercent()*100))
 }
 
-func (c *contextPane) View() string { return c.vp.View() }
+func (c *contextPane) View() string {
+	d := paneDrawing{content: c.content, y: c.vp.YOffset, w: c.vp.Width, h: c.vp.Height, x: c.vp.HorizontalScrollPercent()}
+	if c.drawn.view != "" && c.drawn.content == d.content && c.drawn.y == d.y && c.drawn.w == d.w && c.drawn.h == d.h && c.drawn.x == d.x {
+		return c.drawn.view
+	}
+	d.view = c.vp.View()
+	c.drawn = d
+	return d.view
+}
 
 func (c *contextPane) refresh(toBottom bool) {
 	if !c.loaded || c.width <= 0 {
@@ -97,6 +118,7 @@ func (c *contextPane) refresh(toBottom bool) {
 	}
 	atBottom := c.vp.AtBottom()
 	c.vp.SetContent(c.render())
+	c.content++
 	if toBottom || atBottom {
 		c.vp.GotoBottom()
 	}
