@@ -227,8 +227,13 @@ func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, 
 }
 
 // putDispute records why an item is disputed (kinds, and the per-pair
-// detail as {"pairs": [...]}) and marks the item disputed.
+// detail as {"pairs": [...]}) and marks the item disputed. An agreed gold
+// answer from an earlier comparison (a label that came in after it, from a
+// released assignment or a skip) goes: a disputed item is not gold.
 func putDispute(ctx context.Context, tx *Tx, itemID string, cmp review.Comparison, now string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM gold WHERE item_id = ? AND status = 'agreed'`, itemID); err != nil {
+		return err
+	}
 	kinds, err := json.Marshal(nonNil(cmp.Kinds))
 	if err != nil {
 		return err
