@@ -139,7 +139,13 @@ func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, er
 		out, err = s.submitLabel(ctx, tx, l)
 		return err
 	})
-	return out, err
+	if err != nil {
+		// fn may have compared the label before the transaction failed
+		// (its audit entry, the commit, or the group it shared): nothing
+		// was settled.
+		return Settlement{}, err
+	}
+	return out, nil
 }
 
 func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settlement, error) {
