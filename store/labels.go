@@ -161,7 +161,7 @@ func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settle
 		return Settlement{}, err
 	}
 	if itemStatus == review.GoldAdjudicated {
-		return Settlement{}, fmt.Errorf("item %s is already adjudicated: %w", l.Item, ErrConflict)
+		return Settlement{}, fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
 	}
 	if l.SubmittedAt.IsZero() {
 		l.SubmittedAt = s.Now()
@@ -417,15 +417,14 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 		if err := tx.QueryRowContext(ctx, `SELECT status FROM items WHERE id = ?`, itemID).Scan(&status); err != nil {
 			return err
 		}
-		if status == review.GoldAdjudicated {
-			return fmt.Errorf("item %s is already adjudicated and cannot be reopened: %w", itemID, ErrConflict)
-		}
 		// Once every assigned reviewer has submitted, the labels have been
 		// compared (agreed, or disputed: a dispute, or an agreement held for
 		// review). A reviewer taking theirs back now could turn a
 		// disagreement they learned of into agreement ("peek, reopen,
 		// match"): only the lead's send-back reopens it.
-		if status == "agreed" || status == "disputed" {
+		// Adjudicated answers the same as agreed and disputed: a reviewer
+		// must not learn from the refusal whether the others agreed.
+		if status == "agreed" || status == "disputed" || status == review.GoldAdjudicated {
 			return fmt.Errorf("item %s has been compared (every assigned reviewer has submitted) and cannot be reopened; a lead can send it back: %w", itemID, ErrConflict)
 		}
 		var exported int

@@ -104,7 +104,7 @@ func (s *Store) checkSubmittable(ctx context.Context, l review.Label) error {
 		return err
 	}
 	if itemStatus == review.GoldAdjudicated {
-		return fmt.Errorf("item %s is already adjudicated: %w", l.Item, ErrConflict)
+		return fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
 	}
 	return nil
 }

@@ -325,7 +325,8 @@ func TestReopenPreviousAndRefusal(t *testing.T) {
 	if page.item.ID != f.items[1] || page.form.calls[0].tool != "get_order_status" {
 		t.Errorf("back to the draft: %s %q", page.item.ID, page.form.calls[0].tool)
 	}
-	// An adjudicated item cannot be reopened: the store's refusal is shown.
+	// An adjudicated item cannot be reopened: the store's refusal is shown,
+	// the same as for an agreed or disputed one (nothing tells which).
 	if _, err := f.st.Reader().ExecContext(context.Background(), `UPDATE items SET status = 'adjudicated' WHERE id = ?`, f.items[0]); err == nil {
 		t.Fatal("reader pool accepted a write")
 	}
@@ -336,7 +337,7 @@ func TestReopenPreviousAndRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.press(tea.KeyCtrlZ)
-	if !r.Status().IsError() || !strings.Contains(r.Status().Text(), "already adjudicated") || page.item.ID != f.items[1] || page.state != stateReady {
+	if !r.Status().IsError() || !strings.Contains(r.Status().Text(), "has been compared") || page.item.ID != f.items[1] || page.state != stateReady {
 		t.Errorf("refusal: %q item %s state %v", r.Status().Text(), page.item.ID, page.state)
 	}
 }
