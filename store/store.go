@@ -316,6 +316,10 @@ func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) erro
 	if err != nil {
 		return s.wrap("begin", err)
 	}
+	// However fn ends, a panic included, the transaction does not stay
+	// open: it would hold the write connection until ctx ends (and block
+	// the release of withRelaxedTx's held one). After Commit it does nothing.
+	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return s.wrap("", err)
