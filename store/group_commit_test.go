@@ -284,3 +284,50 @@ func TestGroupCommitBoundsLockHold(t *testing.T) {
 		t.Errorf("%d users stored, want 3", n)
 	}
 }
+
+// TestGroupCommitAuditEntryOutlivesAnInterruptedNeighbour: an audit entry
+// written on its own (CommitAudit: a refusal, an audited read) that shares
+// a transaction with a write interrupted by its caller's cancelled context
+// is written again, not dropped: a refusal's entry has no caller that
+// would retry it (App.authorize ignores the error).
+func TestGroupCommitAuditEntryOutlivesAnInterruptedNeighbour(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	release, held := holdWrites(t, st)
+	var auditErr, writeErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		auditErr = st.CommitAudit(WithAudit(ctx, AuditEntry{Actor: "mallory", Role: RoleReviewer, Source: "ssh",
+			Action: "users.manage", Object: "add mallory", Outcome: AuditDenied}))
+	}()
+	waitQueued(t, st, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer wg.Done()
+		writeErr = st.WithTx(cctx, func(tx *Tx) error {
+			time.AfterFunc(50*time.Millisecond, cancel)
+			_, err := tx.ExecContext(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)
+				INSERT INTO settings(key, value, updated_by, updated_at) SELECT 'k' || i, 'v', 'x', 'now' FROM n`)
+			return err
+		})
+	}()
+	waitQueued(t, st, 2)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if writeErr == nil {
+		t.Fatal("the interrupted write succeeded")
+	}
+	log, err := st.AuditLog(ctx, AuditFilter{Actor: "mallory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auditErr != nil || len(log) != 1 {
+		t.Errorf("the refusal's entry: %v, %d stored; want it written once", auditErr, len(log))
+	}
+}
