@@ -295,8 +295,8 @@ func (s *Store) Reader() Queryer { return s.r }
 // and its commit (see group_commit.go): each fn runs in a savepoint of its
 // own, so one that fails rolls back only itself. Should SQLite roll the
 // shared transaction back under them (a statement interrupted by a
-// cancelled context), the others' fn run again in a new transaction, so fn
-// must leave nothing outside the database that a second run would repeat.
+// cancelled context), the ones that had run in it are not run again: they
+// fail with ErrUndone (an ErrBusy: nothing of theirs was saved, try again).
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	w, err := s.writer(ctx)
 	if err != nil {
