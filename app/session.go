@@ -140,7 +140,7 @@ func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (store.Settle
 	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "submit "+l.Item)
 	set, err := s.app.st.SubmitLabel(ctx, l)
 	if err != nil {
-		return set, err
+		return store.Settlement{}, err
 	}
 	if actor.Role != RoleLead {
 		// Whether this label settled the item, and how it compared with

@@ -139,7 +139,13 @@ func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, er
 		out, err = s.submitLabel(ctx, tx, l)
 		return err
 	})
-	return out, err
+	if err != nil {
+		// fn may have compared the label before the transaction failed
+		// (its audit entry, the commit, or the group it shared): nothing
+		// was settled.
+		return Settlement{}, err
+	}
+	return out, nil
 }
 
 func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settlement, error) {
@@ -227,8 +233,13 @@ func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, 
 }
 
 // putDispute records why an item is disputed (kinds, and the per-pair
-// detail as {"pairs": [...]}) and marks the item disputed.
+// detail as {"pairs": [...]}) and marks the item disputed. An agreed gold
+// answer from an earlier comparison (a label that came in after it, from a
+// released assignment or a skip) goes: a disputed item is not gold.
 func putDispute(ctx context.Context, tx *Tx, itemID string, cmp review.Comparison, now string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM gold WHERE item_id = ? AND status = 'agreed'`, itemID); err != nil {
+		return err
+	}
 	kinds, err := json.Marshal(nonNil(cmp.Kinds))
 	if err != nil {
 		return err

@@ -114,13 +114,16 @@ func (s *Store) ReleaseAssignments(ctx context.Context, req ReleaseRequest) (rel
 
 // ReturnSkipped brings back the reviewer's skipped item that was skipped
 // longest ago (in one batch, if given; never one in exclude): pending again
-// at the end of the queue, its skip reason kept. It returns the item and
+// at the end of the queue, its skip reason kept. An item compared meanwhile
+// (the other reviewers' labels settled it) stays skipped: from then on only
+// a lead's send-back reopens it. It returns the item and
 // that reason; ErrNotFound when nothing skipped is left.
 func (s *Store) ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (item, reason string, err error) {
 	err = s.WithTx(ctx, func(tx *Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT item_id, batch, skip_reason FROM assignments
 			WHERE reviewer = ? AND status = 'skipped' AND (? = '' OR batch = ?)
 			AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')
+			AND item_id IN (SELECT id FROM items WHERE status IN ('new', 'sampled', 'labeling'))
 			ORDER BY updated_at, position`, reviewer, batch, batch)
 		if err != nil {
 			return err

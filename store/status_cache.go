@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The status cache: the SSH server answers `status` for many clients many
@@ -47,6 +48,10 @@ type statusEntry struct {
 	status Status
 	err    error
 }
+
+// stampWait is how long a status waits for the write connection to read
+// the data's stamp before it gives up the cache for this one read.
+const stampWait = time.Millisecond
 
 // statusCacheSize bounds the entries kept at one stamp (users × batches
 // asked about); past it the cache starts over.
@@ -110,7 +115,13 @@ func (s *Store) statusStamp(ctx context.Context) (statusStamp, bool) {
 		return statusStamp{}, false
 	}
 	stamp := statusStamp{gen: s.dataGen.Load()}
-	conn, err := w.Conn(ctx)
+	// The write connection is taken only when it is free: a status never
+	// waits behind a write transaction (readers never wait for writers).
+	// While one runs the data is changing anyway, and the status is read
+	// afresh from the read pool.
+	tctx, cancel := context.WithTimeout(ctx, stampWait)
+	conn, err := w.Conn(tctx)
+	cancel()
 	if err != nil {
 		return statusStamp{}, false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // statusOf is st's status for q, and whether it was read from the database
@@ -121,5 +122,52 @@ func TestStatusCacheIsPerUser(t *testing.T) {
 	}
 	if s, fresh := statusOf(t, st, StatusQuery{As: "alice"}); !fresh || s.View != ViewLead {
 		t.Errorf("after alice became lead: fresh %v, view %s", fresh, s.View)
+	}
+}
+
+// A status is answered while another write transaction of this store holds
+// the write connection: the cache's stamp does not wait for it (readers
+// never wait for writers), and the answer is the committed data.
+func TestStatusDoesNotWaitForAWrite(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	item := assignTwo(t, st)
+	alice := StatusQuery{As: "alice"}
+	statusOf(t, st, alice)
+	held, release := make(chan struct{}), make(chan struct{})
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- st.WithTx(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft' WHERE item_id = ? AND reviewer = 'alice'`, item); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	got := make(chan Status, 1)
+	go func() {
+		s, err := st.Status(ctx, alice)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- s
+	}()
+	select {
+	case s := <-got:
+		if s.Totals.Draft != 0 {
+			t.Errorf("status during the write saw its uncommitted draft: %+v", s.Totals)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("status waited for the write transaction")
+	}
+	close(release)
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if s, fresh := statusOf(t, st, alice); !fresh || s.Totals.Draft != 1 {
+		t.Errorf("after the write: fresh %v, %+v", fresh, s.Totals)
 	}
 }
