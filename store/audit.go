@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -80,7 +81,15 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true)
+	// An entry undone with a transaction it shared (ErrUndone: nothing of
+	// it was saved) is written again: a refusal's entry has no caller that
+	// would retry it.
+	for range 3 {
+		if err = s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true); !errors.Is(err, ErrUndone) {
+			break
+		}
+	}
+	return err
 }
 
 func (p *pendingAudit) isWritten() bool {

@@ -302,3 +302,42 @@ func TestWritesBesideAnImportStayFull(t *testing.T) {
 		}
 	}
 }
+
+// A bulk chunk whose function panics (a bug in it) rolls back at once: the
+// panic reaches the caller, nothing of the chunk stays, and the write
+// connection it held goes back to the others with FULL. An open
+// transaction used to block the held connection's release, so the panic
+// never reached the caller and every writer of the process waited until
+// the chunk's context ended.
+func TestBulkChunkPanicRollsBackAndFreesTheConnection(t *testing.T) {
+	st := openTemp(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	began := time.Now()
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		_ = st.withRelaxedTx(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('bob', 'reviewer', 'now')`); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+		return nil
+	}()
+	if took := time.Since(began); got != "boom" || took > 2*time.Second {
+		t.Fatalf("the chunk's panic reached the caller after %s as %v; want boom at once", took.Round(time.Millisecond), got)
+	}
+	var users, mode int
+	err := st.WithTx(context.Background(), func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('carol', 'reviewer', 'now')`); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE name = 'bob'`).Scan(&users); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&mode)
+	})
+	if err != nil || users != 0 || mode != 2 {
+		t.Errorf("the next write: %v, the chunk's user stored %d times, synchronous %d; want nil, 0, FULL (2)", err, users, mode)
+	}
+}

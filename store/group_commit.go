@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -67,6 +68,19 @@ func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error
 		case <-r.done:
 		case <-r.lead:
 			leader = true
+		case <-ctx.Done():
+			// Still queued: it leaves, as a call waiting for the write
+			// connection did (a WithTx inside a WithTx function ends
+			// here instead of waiting for the transaction it is in).
+			if q.leave(r) {
+				return s.wrap("begin", ctx.Err())
+			}
+			// Taken into a group already: its outcome is that group's.
+			select {
+			case <-r.done:
+			case <-r.lead:
+				leader = true
+			}
 		}
 	}
 	if leader {
@@ -76,6 +90,29 @@ func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error
 		panic(r.panicked)
 	}
 	return r.err
+}
+
+// leave takes r out of the queue if no leader has taken it into a group
+// yet; the leader's role, if it had just been handed to r, goes to the next
+// request.
+func (q *writeQueue) leave(r *writeReq) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := slices.Index(q.pending, r)
+	if i < 0 {
+		return false
+	}
+	q.pending = slices.Delete(q.pending, i, i+1)
+	select {
+	case <-r.lead:
+		if len(q.pending) > 0 {
+			q.pending[0].lead <- struct{}{}
+		} else {
+			q.leading = false
+		}
+	default:
+	}
+	return true
 }
 
 // lead runs groups of queued requests until own is done, then passes the

@@ -284,3 +284,204 @@ func TestGroupCommitBoundsLockHold(t *testing.T) {
 		t.Errorf("%d users stored, want 3", n)
 	}
 }
+
+// TestGroupCommitAuditEntryOutlivesAnInterruptedNeighbour: an audit entry
+// written on its own (CommitAudit: a refusal, an audited read) that shares
+// a transaction with a write interrupted by its caller's cancelled context
+// is written again, not dropped: a refusal's entry has no caller that
+// would retry it (App.authorize ignores the error).
+func TestGroupCommitAuditEntryOutlivesAnInterruptedNeighbour(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	release, held := holdWrites(t, st)
+	var auditErr, writeErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		auditErr = st.CommitAudit(WithAudit(ctx, AuditEntry{Actor: "mallory", Role: RoleReviewer, Source: "ssh",
+			Action: "users.manage", Object: "add mallory", Outcome: AuditDenied}))
+	}()
+	waitQueued(t, st, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer wg.Done()
+		writeErr = st.WithTx(cctx, func(tx *Tx) error {
+			time.AfterFunc(50*time.Millisecond, cancel)
+			_, err := tx.ExecContext(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)
+				INSERT INTO settings(key, value, updated_by, updated_at) SELECT 'k' || i, 'v', 'x', 'now' FROM n`)
+			return err
+		})
+	}()
+	waitQueued(t, st, 2)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if writeErr == nil {
+		t.Fatal("the interrupted write succeeded")
+	}
+	log, err := st.AuditLog(ctx, AuditFilter{Actor: "mallory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auditErr != nil || len(log) != 1 {
+		t.Errorf("the refusal's entry: %v, %d stored; want it written once", auditErr, len(log))
+	}
+}
+
+// TestGroupCommitQueuedWriteEndsWithItsContext: a write waiting in the
+// queue whose caller's context ends returns then (as one waiting for the
+// write connection did before group commit), nothing of it written; the
+// writes queued beside it still commit.
+func TestGroupCommitQueuedWriteEndsWithItsContext(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	insert := func(ctx context.Context, name string) error {
+		return st.WithTx(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, 'reviewer', 'now')`, name)
+			return err
+		})
+	}
+	release, held := holdWrites(t, st)
+	cctx, cancel := context.WithCancel(ctx)
+	gone, kept := make(chan error, 1), make(chan error, 1)
+	go func() { gone <- insert(cctx, "gone") }()
+	waitQueued(t, st, 1)
+	go func() { kept <- insert(ctx, "kept") }()
+	waitQueued(t, st, 2)
+	cancel()
+	select {
+	case err := <-gone:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the cancelled write: %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("a queued write whose context ended still waits for the write held before it")
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-kept; err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	rows, err := st.Reader().QueryContext(ctx, `SELECT name FROM users ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	rows.Close()
+	if fmt.Sprint(names) != "[kept]" {
+		t.Errorf("users %v, want [kept]", names)
+	}
+}
+
+// TestGroupCommitNestedWithTxEndsWithItsContext: WithTx called inside a
+// WithTx function (whose transaction holds the write connection) cannot
+// run before the outer one ends; it fails once its context does, instead
+// of hanging the caller and every writer queued behind it.
+func TestGroupCommitNestedWithTxEndsWithItsContext(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	outer := make(chan error, 1)
+	go func() {
+		outer <- st.WithTx(ctx, func(tx *Tx) error {
+			ictx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			return st.WithTx(ictx, func(tx *Tx) error { return nil })
+		})
+	}()
+	select {
+	case err := <-outer:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the outer write: %v, want the inner one's context.DeadlineExceeded", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a WithTx inside a WithTx hangs past its context")
+	}
+	if err := st.AddUser(ctx, "after", RoleReviewer); err != nil {
+		t.Errorf("a write after: %v", err)
+	}
+}
+
+// TestGroupCommitCancelsRaceTheQueue: writers whose contexts end at
+// random moments (queued, handed the leader's role, in a group) never
+// hang the queue, and each one's answer is the truth: nil exactly when
+// its row is stored.
+func TestGroupCommitCancelsRaceTheQueue(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	const n = 120
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, time.Duration(i%7)*time.Millisecond)
+			defer cancel()
+			errs[i] = st.WithTx(cctx, func(tx *Tx) error {
+				time.Sleep(time.Duration(i%3) * time.Millisecond)
+				_, err := tx.ExecContext(context.WithoutCancel(cctx), `INSERT INTO users(name, role, created_at) VALUES (?, 'reviewer', 'now')`, fmt.Sprintf("u%03d", i))
+				return err
+			})
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("writers with ending contexts hung the queue")
+	}
+	stored := map[string]bool{}
+	rows, err := st.Reader().QueryContext(ctx, `SELECT name FROM users`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		stored[name] = true
+	}
+	rows.Close()
+	for i, err := range errs {
+		if name := fmt.Sprintf("u%03d", i); (err == nil) != stored[name] {
+			t.Errorf("%s: %v, stored %v", name, err, stored[name])
+		}
+	}
+}
+
+// A request handed the leader's role just as its context ended passes the
+// role on when it leaves: to the next request, or, with none, the queue
+// has no leader (the next WithTx leads).
+func TestGroupCommitLeavingPassesTheLeadOn(t *testing.T) {
+	req := func() *writeReq { return &writeReq{lead: make(chan struct{}, 1), done: make(chan struct{})} }
+	a, b := req(), req()
+	q := &writeQueue{pending: []*writeReq{a, b}, leading: true}
+	a.lead <- struct{}{}
+	if !q.leave(a) || len(q.pending) != 1 || q.pending[0] != b {
+		t.Fatalf("a did not leave: %v", q.pending)
+	}
+	select {
+	case <-b.lead:
+	default:
+		t.Fatal("the role handed to a did not go on to b")
+	}
+	b.lead <- struct{}{}
+	if !q.leave(b) || len(q.pending) != 0 || q.leading {
+		t.Errorf("b left the role to nobody: pending %d, leading %v", len(q.pending), q.leading)
+	}
+	if q.leave(b) {
+		t.Error("b left twice")
+	}
+}

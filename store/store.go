@@ -295,8 +295,8 @@ func (s *Store) Reader() Queryer { return s.r }
 // and its commit (see group_commit.go): each fn runs in a savepoint of its
 // own, so one that fails rolls back only itself. Should SQLite roll the
 // shared transaction back under them (a statement interrupted by a
-// cancelled context), the others' fn run again in a new transaction, so fn
-// must leave nothing outside the database that a second run would repeat.
+// cancelled context), the ones that had run in it are not run again: they
+// fail with ErrUndone (an ErrBusy: nothing of theirs was saved, try again).
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	w, err := s.writer(ctx)
 	if err != nil {
@@ -316,6 +316,10 @@ func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) erro
 	if err != nil {
 		return s.wrap("begin", err)
 	}
+	// However fn ends, a panic included, the transaction does not stay
+	// open: it would hold the write connection until ctx ends (and block
+	// the release of withRelaxedTx's held one). After Commit it does nothing.
+	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return s.wrap("", err)
