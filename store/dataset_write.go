@@ -95,8 +95,12 @@ func (s *Store) keepVersionAlive(ctx context.Context, name string, version int) 
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				_ = s.WithTx(ctx, func(tx *Tx) error { // a missed beat is retried at the next tick
-					_, err := tx.ExecContext(ctx, `UPDATE datasets SET heartbeat_at = ? WHERE name = ? AND version = ? AND state = 'staging'`,
+				// Not under ctx: stop() cancels it, and a statement
+				// interrupted mid-way would roll back the whole group
+				// commit it shares with reviewers' submits.
+				bg := context.WithoutCancel(ctx)
+				_ = s.WithTx(bg, func(tx *Tx) error { // a missed beat is retried at the next tick
+					_, err := tx.ExecContext(bg, `UPDATE datasets SET heartbeat_at = ? WHERE name = ? AND version = ? AND state = 'staging'`,
 						s.heartbeat(s.Now()), name, version)
 					return err
 				})
