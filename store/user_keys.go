@@ -27,6 +27,11 @@ func (s *Store) AddUserWithKeys(ctx context.Context, name, role string, keys []U
 		return err
 	}
 	return s.WithTx(ctx, func(tx *Tx) error {
+		if role != RoleLead {
+			if err := keepALead(ctx, tx, name); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, ?, ?)
 			ON CONFLICT(name) DO UPDATE SET role = excluded.role`, name, role, s.now()); err != nil {
 			return err
@@ -38,6 +43,22 @@ func (s *Store) AddUserWithKeys(ctx context.Context, name, role string, keys []U
 		}
 		return nil
 	})
+}
+
+// keepALead refuses, inside the writing transaction, a change that would
+// take the project's only lead away (a demotion or a removal of name): two
+// leads demoting or removing each other at once must not both pass the
+// app's earlier check and leave no lead, which would reopen the bootstrap
+// rule to anyone.
+func keepALead(ctx context.Context, tx *Tx, name string) error {
+	var isLead, leads int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE name = ?), count(*) FROM users WHERE role = 'lead'`, name).Scan(&isLead, &leads); err != nil {
+		return err
+	}
+	if isLead == 1 && leads == 1 {
+		return fmt.Errorf("%s is the project's only lead: add another lead first: %w", name, ErrConflict)
+	}
+	return nil
 }
 
 // AddUserKey adds a key to an existing user (ErrNotFound when there is no
@@ -99,6 +120,9 @@ func (s *Store) RemoveUser(ctx context.Context, name string) (kept bool, err err
 		}
 		if n == 0 {
 			return fmt.Errorf("user %q: %w", name, ErrNotFound)
+		}
+		if err := keepALead(ctx, tx, name); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name); err != nil {
 			return err

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +106,41 @@ func TestUserWithKey(t *testing.T) {
 	check("alice", ka.Fingerprint, RoleLead, false) // so does a removed key
 	if _, _, err := st.UserWithKey(ctx, "carol", ka.Fingerprint); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown user: %v, want ErrNotFound", err)
+	}
+}
+
+// The project's only lead cannot be demoted or removed in the store's own
+// transaction, whatever the caller checked before: two leads doing it to
+// each other at once leave one lead, never none.
+func TestTheOnlyLeadStays(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	for _, u := range []struct{ name, role string }{{"carol", RoleLead}, {"erin", RoleLead}, {"alice", RoleReviewer}} {
+		if err := st.AddUserWithKeys(ctx, u.name, u.role, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both leads demote each other at once: one of the two must fail.
+	errs := make(chan error, 2)
+	for _, name := range []string{"carol", "erin"} {
+		go func() { errs <- st.AddUserWithKeys(ctx, name, RoleReviewer, nil) }()
+	}
+	e1, e2 := <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) || !errors.Is(cmp.Or(e1, e2), ErrConflict) {
+		t.Fatalf("two demotions at once: %v / %v; want exactly one refused as a conflict", e1, e2)
+	}
+	counts, err := st.UserCounts(ctx)
+	if err != nil || counts[RoleLead] != 1 {
+		t.Fatalf("leads left: %v %v", counts, err)
+	}
+	lead := "carol"
+	if u, _ := st.User(ctx, "carol"); u.Role != RoleLead {
+		lead = "erin"
+	}
+	if _, err := st.RemoveUser(ctx, lead); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "only lead") {
+		t.Errorf("removing the only lead: %v", err)
+	}
+	if err := st.AddUserWithKeys(ctx, "alice", RoleReviewer, nil); err != nil {
+		t.Errorf("a reviewer's unchanged role: %v", err)
 	}
 }
