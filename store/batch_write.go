@@ -213,7 +213,7 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, pace bulkPace) erro
 	}
 	if err == nil {
 		// The batch appears in reviewers' queues with its audit entry.
-		err = s.WithTx(ctx, func(tx *Tx) error {
+		err = s.withTxAgainIfUndone(ctx, func(tx *Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE batches SET state = 'ready', heartbeat_at = '' WHERE name = ?`, b.Name)
 			return err
 		})

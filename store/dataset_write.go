@@ -170,7 +170,7 @@ func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int
 	if v.ParentVersion > 0 {
 		parent = v.ParentVersion
 	}
-	return s.WithTx(ctx, func(tx *Tx) error {
+	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE datasets SET parent_version = ?, created_at = ?, created_by = ?, message = ?, sha256 = ?,
 			count = ?, manifest = ?, state = 'ready', heartbeat_at = '' WHERE name = ? AND version = ? AND state = 'staging'`,
 			parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count, string(nv.Manifest), name, version)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -254,6 +255,21 @@ func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 // transaction it shared, because another request in it failed in a way
 // that ends the whole transaction. It is an ErrBusy: try again.
 var ErrUndone = fmt.Errorf("%w: the write was undone with the transaction it shared with another, which was interrupted; nothing of it was saved, try again", ErrBusy)
+
+// withTxAgainIfUndone is WithTx for the last, one-statement step of a
+// bulk write (a batch or a dataset version made visible): when a grouped
+// neighbour's interruption undoes it (ErrUndone: nothing of it was saved),
+// it runs again instead of failing, and so removing, the whole bulk write.
+// fn must be safe to run again after an undone attempt.
+func (s *Store) withTxAgainIfUndone(ctx context.Context, fn func(tx *Tx) error) error {
+	var err error
+	for range 3 {
+		if err = s.WithTx(ctx, fn); !errors.Is(err, ErrUndone) {
+			break
+		}
+	}
+	return err
+}
 
 // undone fails the requests whose work a lost transaction took with it.
 func undone(ran []*writeReq) {

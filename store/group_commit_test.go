@@ -485,3 +485,48 @@ func TestGroupCommitLeavingPassesTheLeadOn(t *testing.T) {
 		t.Error("b left twice")
 	}
 }
+
+// The last step of a bulk write (the batch or version made visible) that
+// a grouped neighbour's interruption undoes runs again: the lead's sample or
+// export is not thrown away for someone else's cancelled request.
+func TestBulkWriteLastStepRunsAgainWhenUndone(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	release, held := holdWrites(t, st)
+	var stepErr, writeErr error
+	runs := 0
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		stepErr = st.withTxAgainIfUndone(ctx, func(tx *Tx) error {
+			runs++
+			_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('last', 'reviewer', 'now')`)
+			return err
+		})
+	}()
+	waitQueued(t, st, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer wg.Done()
+		writeErr = st.WithTx(cctx, func(tx *Tx) error {
+			time.AfterFunc(50*time.Millisecond, cancel)
+			_, err := tx.ExecContext(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)
+				INSERT INTO settings(key, value, updated_by, updated_at) SELECT 'k' || i, 'v', 'x', 'now' FROM n`)
+			return err
+		})
+	}()
+	waitQueued(t, st, 2)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if writeErr == nil {
+		t.Fatal("the interrupted write succeeded")
+	}
+	if _, err := st.User(ctx, "last"); stepErr != nil || err != nil || runs < 2 {
+		t.Errorf("the last step: %v, stored: %v, ran %d time(s); want it undone once and stored by running again", stepErr, err, runs)
+	}
+}
