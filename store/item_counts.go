@@ -8,6 +8,6 @@ import "context"
 // absent.
 func (s *Store) ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error) {
 	return queryCounts(ctx, s.r, `SELECT i.status, count(*)
-		FROM (SELECT DISTINCT item_id FROM assignments WHERE ?1 = '' OR batch = ?1) a CROSS JOIN items i ON i.id = a.item_id
+		FROM (SELECT DISTINCT item_id FROM assignments WHERE (?1 = '' OR batch = ?1) AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')) a CROSS JOIN items i ON i.id = a.item_id
 		GROUP BY i.status`, batch)
 }

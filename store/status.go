@@ -102,7 +102,7 @@ func (s *Store) computeStatus(ctx context.Context, q StatusQuery) (Status, error
 	}
 	if q.Batch != "" {
 		var n int
-		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ?`, q.Batch).Scan(&n); err != nil {
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM batches WHERE name = ? AND state = 'ready'`, q.Batch).Scan(&n); err != nil {
 			return out, err
 		}
 		if n == 0 {

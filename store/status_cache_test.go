@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 )
@@ -169,5 +170,35 @@ func TestStatusDoesNotWaitForAWrite(t *testing.T) {
 	}
 	if s, fresh := statusOf(t, st, alice); !fresh || s.Totals.Draft != 1 {
 		t.Errorf("after the write: fresh %v, %+v", fresh, s.Totals)
+	}
+}
+
+// A batch still being written (a sample in progress, or one a killed
+// sample left for the next to remove) is in nobody's queue, and status
+// counts none of it either: not as totals, not as a batch to ask about.
+func TestStatusLeavesOutABatchBeingWritten(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	assignTwo(t, st)
+	if err := st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE batches SET state = 'writing' WHERE name = 'b1'`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, as := range []string{"alice", ""} {
+		s, err := st.Status(ctx, StatusQuery{As: as})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Totals.Pending != 0 || s.Items.Items != 0 {
+			t.Errorf("status as %q counts the batch being written: %+v %+v", as, s.Totals, s.Items)
+		}
+	}
+	if _, err := st.Status(ctx, StatusQuery{As: "alice", Batch: "b1"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("status of the batch being written: %v, want not found", err)
+	}
+	if c, err := st.ItemStatusCounts(ctx, ""); err != nil || len(c) != 0 {
+		t.Errorf("item counts with only a batch being written: %v %v", c, err)
 	}
 }

@@ -87,7 +87,15 @@ type statusScan struct {
 	items       map[string]*itemTally          // batch ("" = all) → items
 	seconds     map[statusKey]secondsHistogram // (batch, reviewer) → seconds; zero key parts = all
 	labels      [][]review.Label               // per item, leads only
+	// ready is the condition that leaves out the assignments of batches
+	// still being written (" AND batch NOT IN …"), "" when there are none:
+	// the scans then need no check at all.
+	ready string
 }
+
+// whileWriting is the condition on assignments.batch that leaves out
+// batches still being written, which no queue shows either.
+const whileWriting = ` AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`
 
 type itemReviewer struct{ item, reviewer string }
 
@@ -110,8 +118,15 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 		var n string
 		names = append(names, n)
 		return r.Scan(&names[len(names)-1])
-	}, `SELECT name FROM batches ORDER BY name LIMIT 2`); err != nil {
+	}, `SELECT name FROM batches WHERE state = 'ready' ORDER BY name LIMIT 2`); err != nil {
 		return sc, err
+	}
+	var writing bool
+	if err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM batches WHERE state = 'writing')`).Scan(&writing); err != nil {
+		return sc, err
+	}
+	if writing {
+		sc.ready = whileWriting
 	}
 	// The scans are independent: run them at once on the read pool.
 	var wg sync.WaitGroup
@@ -132,7 +147,7 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 			}
 			sc.assignments[k] += n
 			return nil
-		}, `SELECT batch, reviewer, status, count(*) FROM assignments WHERE ?1 = '' OR batch = ?1 GROUP BY batch, reviewer, status`, batch)
+		}, `SELECT batch, reviewer, status, count(*) FROM assignments WHERE (?1 = '' OR batch = ?1)`+sc.ready+` GROUP BY batch, reviewer, status`, batch)
 	})
 	if len(names) == 1 {
 		s.scanOneBatch(ctx, &sc, names[0], withLabels, run)
@@ -194,7 +209,7 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 				sc.tally(name).addN(st, n, gold)
 			}
 			return nil
-		}, `SELECT i.status, count(*), count(g.item_id) FROM (SELECT DISTINCT item_id FROM assignments) a
+		}, `SELECT i.status, count(*), count(g.item_id) FROM (SELECT DISTINCT item_id FROM assignments WHERE 1`+sc.ready+`) a
 			CROSS JOIN items i ON i.id = a.item_id LEFT JOIN gold g ON g.item_id = i.id GROUP BY i.status`)
 	})
 	run(2, func() error {
@@ -246,7 +261,7 @@ func (s *Store) scanBatches(ctx context.Context, sc *statusScan, batch string, w
 			itemBatches[ir.item] = append(bs, b)
 		}
 		return nil
-	}, `SELECT item_id, reviewer, batch FROM assignments WHERE ?1 = '' OR batch = ?1`, batch)
+	}, `SELECT item_id, reviewer, batch FROM assignments WHERE (?1 = '' OR batch = ?1)`+sc.ready, batch)
 	if err != nil {
 		return err
 	}
