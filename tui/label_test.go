@@ -623,3 +623,27 @@ func TestReopenRefusedOnceCompared(t *testing.T) {
 		t.Errorf("item after the refusal: %s %v", status, err)
 	}
 }
+
+// ctrl+z on the "Nothing to label" screen a session opened on: while the
+// reopen is in flight there is no item and no form, and the screen stays
+// the empty one (it indexed the empty form's first call and crashed the
+// session).
+func TestReopenFromTheEmptyScreenWhileInFlight(t *testing.T) {
+	f := newLabelFixture(t, 1, "alice")
+	if _, err := f.st.SubmitLabel(context.Background(), review.Label{Item: f.items[0], Reviewer: "alice",
+		Decision: review.DecisionNoCall, Rationale: "Nothing to look up."}); err != nil {
+		t.Fatal(err)
+	}
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	if page.state != stateEmpty {
+		t.Fatalf("opened on: %v", page.state)
+	}
+	_, cmd := r.Update(tea.KeyMsg{Type: tea.KeyCtrlZ})
+	if v := view(r); !strings.Contains(v, "Nothing to label, alice.") {
+		t.Errorf("while the reopen runs:\n%s", v)
+	}
+	drain(r, cmd)
+	if page.item.ID != f.items[0] || !strings.Contains(view(r), "Your label") {
+		t.Errorf("after the reopen: item %q\n%s", page.item.ID, view(r))
+	}
+}

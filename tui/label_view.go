@@ -87,13 +87,15 @@ func (p *LabelPage) View() string {
 	if p.width <= 0 {
 		return ""
 	}
-	switch p.state {
-	case stateEmpty:
+	switch {
+	case p.state == stateEmpty:
 		return p.emptyView()
-	case stateLoading:
-		if p.item.ID == "" {
-			return p.c.Styles.Muted.Render("loading your queue…")
-		}
+	case p.item.ID == "" && p.state == stateLoading:
+		return p.c.Styles.Muted.Render("loading your queue…")
+	case p.item.ID == "":
+		// No item has been loaded (a reopen from the empty screen is in
+		// flight): there is no form to draw; the empty screen stays.
+		return p.emptyView()
 	}
 	s := &p.c.Styles
 	l := p.computeLayout()
