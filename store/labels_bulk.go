@@ -265,17 +265,8 @@ func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, 
 	if remaining == 0 && u.itemStatus == "sampled" {
 		next = "sampled"
 	}
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{`DELETE FROM gold WHERE item_id = ?`, []any{u.item}},
-		{`DELETE FROM disputes WHERE item_id = ?`, []any{u.item}},
-		{`UPDATE items SET status = ?, updated_at = ? WHERE id = ?`, []any{next, now, u.item}},
-	} {
-		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-			return false, err
-		}
+	if err := unsettle(ctx, tx, u.item, next, now); err != nil {
+		return false, err
 	}
 	_, err = s.settle(ctx, tx, u.item)
 	return false, err
