@@ -321,7 +321,6 @@ func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) erro
 	// the release of withRelaxedTx's held one). After Commit it does nothing.
 	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return s.wrap("", err)
 	}
 	if err := tx.Commit(); err != nil {
