@@ -99,6 +99,23 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 	return nil
 }
 
+// untilDone is a paced step that runs remove (one bounded step of a bulk
+// removal, saying how many rows it removed) until it removes nothing or the
+// transaction's deadline has passed.
+func untilDone(remove func(tx *Tx) (int, error)) func(tx *Tx, deadline time.Time) (bool, error) {
+	return func(tx *Tx, deadline time.Time) (bool, error) {
+		for {
+			n, err := remove(tx)
+			if err != nil || n == 0 {
+				return false, err
+			}
+			if !time.Now().Before(deadline) {
+				return true, nil
+			}
+		}
+	}
+}
+
 // withRelaxedTx is WithTx committed with synchronous=NORMAL: the commit
 // writes the log without waiting for the disk. The write connection is
 // held for the transaction, so no other write of this process commits
@@ -328,20 +345,6 @@ func (s *Store) removeAbandonedBatches(ctx context.Context, pace bulkPace) error
 // then the batch.
 func (s *Store) removeBatch(ctx context.Context, name string, pace bulkPace) error {
 	const step = 500
-	// A transaction removes steps of up to 500 rows until its deadline.
-	untilDone := func(remove func(tx *Tx) (int, error)) func(tx *Tx, deadline time.Time) (bool, error) {
-		return func(tx *Tx, deadline time.Time) (bool, error) {
-			for {
-				n, err := remove(tx)
-				if err != nil || n == 0 {
-					return false, err
-				}
-				if !time.Now().Before(deadline) {
-					return true, nil
-				}
-			}
-		}
-	}
 	err := s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE rowid IN (SELECT d.rowid FROM drafts d
 			JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer WHERE a.batch = ? LIMIT ?)`, name, step); err != nil {

@@ -218,30 +218,21 @@ func (s *Store) removeAbandonedVersions(ctx context.Context, pace bulkPace) erro
 }
 
 // removeStagingVersion removes a version that never became ready, in short
-// transactions: its content parts, its items, then the row.
+// transactions (pace): its content parts, its items, then the row.
 func (s *Store) removeStagingVersion(ctx context.Context, name string, version int, pace bulkPace) error {
 	for _, table := range []string{"dataset_parts", "dataset_items"} {
-		for {
-			var n int64
-			err := s.WithTx(ctx, func(tx *Tx) error {
-				res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN (SELECT t.rowid FROM `+table+` t
-					JOIN datasets d ON d.name = t.name AND d.version = t.version
-					WHERE t.name = ? AND t.version = ? AND d.state = 'staging' LIMIT 2000)`, name, version)
-				if err != nil {
-					return err
-				}
-				n, err = res.RowsAffected()
-				return err
-			})
+		err := s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+			res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN (SELECT t.rowid FROM `+table+` t
+				JOIN datasets d ON d.name = t.name AND d.version = t.version
+				WHERE t.name = ? AND t.version = ? AND d.state = 'staging' LIMIT 2000)`, name, version)
 			if err != nil {
-				return err
+				return 0, err
 			}
-			if n == 0 {
-				break
-			}
-			if err := sleepUntil(ctx, time.Now().Add(pace.yield)); err != nil {
-				return err
-			}
+			n, err := res.RowsAffected()
+			return int(n), err
+		}))
+		if err != nil {
+			return err
 		}
 	}
 	return s.WithTx(ctx, func(tx *Tx) error {

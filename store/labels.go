@@ -232,6 +232,18 @@ func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, 
 	return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, cmp, now)
 }
 
+// unsettle undoes an item's comparison (its gold answer and dispute go)
+// and sets its status: what taking a label back leaves.
+func unsettle(ctx context.Context, tx *Tx, itemID, status, now string) error {
+	for _, q := range []string{`DELETE FROM gold WHERE item_id = ?`, `DELETE FROM disputes WHERE item_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, itemID); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE items SET status = ?, updated_at = ? WHERE id = ?`, status, now, itemID)
+	return err
+}
+
 // putDispute records why an item is disputed (kinds, and the per-pair
 // detail as {"pairs": [...]}) and marks the item disputed. An agreed gold
 // answer from an earlier comparison (a label that came in after it, from a
@@ -440,18 +452,11 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 			return err
 		}
 		now := s.now()
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{
-			{`DELETE FROM labels WHERE item_id = ? AND reviewer = ?`, []any{itemID, reviewer}},
-			{`DELETE FROM gold WHERE item_id = ?`, []any{itemID}},
-			{`DELETE FROM disputes WHERE item_id = ?`, []any{itemID}},
-			{`UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ?`, []any{now, itemID}},
-		} {
-			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-				return err
-			}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM labels WHERE item_id = ? AND reviewer = ?`, itemID, reviewer); err != nil {
+			return err
+		}
+		if err := unsettle(ctx, tx, itemID, "labeling", now); err != nil {
+			return err
 		}
 		return putDraft(ctx, tx, itemID, reviewer, body, l.Seconds, now)
 	})

@@ -128,11 +128,8 @@ type labelUndo struct {
 // writeUndoable submits l with tx and returns how to take it back.
 func (s *Store) writeUndoable(ctx context.Context, tx *Tx, l review.Label, set *Settlement) (labelUndo, error) {
 	u := labelUndo{item: l.Item, reviewer: l.Reviewer}
-	if err := tx.QueryRowContext(ctx, `SELECT a.status, a.skip_reason, i.status,
-		(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = a.item_id),
-		(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
-			WHERE di.item_id = a.item_id AND d.state = 'ready')
-		FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.item_id = ? AND a.reviewer = ?`, l.Item, l.Reviewer).
+	if err := tx.QueryRowContext(ctx, `SELECT a.status, a.skip_reason, i.status, `+leadActs+`
+		FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.item_id = ?1 AND a.reviewer = ?2`, l.Item, l.Reviewer).
 		Scan(&u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return u, err
 	}
@@ -146,6 +143,13 @@ func (s *Store) writeUndoable(ctx context.Context, tx *Tx, l review.Label, set *
 	u.written, err = saveRow(ctx, tx, "labels", labelKey, l.Item, l.Reviewer)
 	return u, err
 }
+
+// leadActs are the columns that say how far a lead has acted on item ?1:
+// its last adjudication's id (0: none) and how many exported versions hold
+// it. undoLabel compares them with the ones writeUndoable saw.
+const leadActs = `(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = ?1),
+	(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
+		WHERE di.item_id = ?1 AND d.state = 'ready')`
 
 // labelKey selects one (item, reviewer) row of labels, drafts or
 // assignments.
@@ -231,11 +235,7 @@ func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, 
 	var status string
 	var adjudications int64
 	var exports int
-	if err := tx.QueryRowContext(ctx, `SELECT status,
-		(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = items.id),
-		(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
-			WHERE di.item_id = items.id AND d.state = 'ready')
-		FROM items WHERE id = ?`, u.item).Scan(&status, &adjudications, &exports); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT status, `+leadActs+` FROM items WHERE id = ?1`, u.item).Scan(&status, &adjudications, &exports); err != nil {
 		return false, err
 	}
 	if status == review.GoldAdjudicated || adjudications > u.adjudications || exports > u.exports {
@@ -265,17 +265,8 @@ func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, 
 	if remaining == 0 && u.itemStatus == "sampled" {
 		next = "sampled"
 	}
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{`DELETE FROM gold WHERE item_id = ?`, []any{u.item}},
-		{`DELETE FROM disputes WHERE item_id = ?`, []any{u.item}},
-		{`UPDATE items SET status = ?, updated_at = ? WHERE id = ?`, []any{next, now, u.item}},
-	} {
-		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-			return false, err
-		}
+	if err := unsettle(ctx, tx, u.item, next, now); err != nil {
+		return false, err
 	}
 	_, err = s.settle(ctx, tx, u.item)
 	return false, err

@@ -95,12 +95,7 @@ func (s *Store) SendBack(ctx context.Context, itemID, lead, note string, to []st
 				return err
 			}
 		}
-		for _, q := range []string{`DELETE FROM disputes WHERE item_id = ?`, `DELETE FROM gold WHERE item_id = ?`} {
-			if _, err := tx.ExecContext(ctx, q, itemID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'labeling', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
+		if err := unsettle(ctx, tx, itemID, "labeling", now); err != nil {
 			return err
 		}
 		if err := s.addNote(ctx, tx, itemID, lead, NoteSendBack, note, to); err != nil {

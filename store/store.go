@@ -321,7 +321,6 @@ func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) erro
 	// the release of withRelaxedTx's held one). After Commit it does nothing.
 	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return s.wrap("", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -381,7 +380,7 @@ func (s *Store) pendingMigrations(ctx context.Context) ([]migration, error) {
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables); err != nil {
 		return nil, s.wrap("read schema", err)
 	}
-	applied := map[int]bool{}
+	// recorded is each applied migration's name, by number.
 	recorded := map[int]string{}
 	if tables > 0 {
 		rows, err := s.r.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
@@ -395,7 +394,7 @@ func (s *Store) pendingMigrations(ctx context.Context) ([]migration, error) {
 			if err := rows.Scan(&v, &name); err != nil {
 				return nil, s.wrap("read schema", err)
 			}
-			applied[v], recorded[v] = true, name
+			recorded[v] = name
 		}
 		if err := rows.Err(); err != nil {
 			return nil, s.wrap("read schema", err)
@@ -405,16 +404,16 @@ func (s *Store) pendingMigrations(ctx context.Context) ([]migration, error) {
 	var pending []migration
 	for _, m := range ms {
 		known[m.version] = true
-		if !applied[m.version] {
+		if name, ok := recorded[m.version]; !ok {
 			pending = append(pending, m)
-		} else if recorded[m.version] != m.name {
+		} else if name != m.name {
 			// A development build numbered another migration so; this
 			// one's changes were never made.
 			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
-				s.path, m.version, recorded[m.version], m.name)
+				s.path, m.version, name, m.name)
 		}
 	}
-	for v := range applied {
+	for v := range recorded {
 		if !known[v] {
 			return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace does not know: it was written by a newer goldtrace", s.path, v)
 		}

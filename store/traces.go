@@ -68,6 +68,14 @@ const (
 // row.
 const rowsPerInsert = 32
 
+// The parameters of one row of sqlTraceInsert, sqlMetaInsert and
+// sqlItemInsert.
+const (
+	traceCols = 9
+	metaCols  = 3
+	itemCols  = 8
+)
+
 var (
 	sqlTraceInsertMany = multiRowInsert(sqlTraceInsert, rowsPerInsert)
 	sqlMetaInsertMany  = multiRowInsert(sqlMetaInsert, rowsPerInsert)
@@ -282,7 +290,7 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 	for _, it := range r.items {
 		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix)
 	}
-	if len(w.traceArgs) >= 9*rowsPerInsert || len(w.itemArgs) >= 8*rowsPerInsert || len(w.metaArgs) >= 3*rowsPerInsert {
+	if len(w.traceArgs) >= traceCols*rowsPerInsert || len(w.itemArgs) >= itemCols*rowsPerInsert || len(w.metaArgs) >= metaCols*rowsPerInsert {
 		if err := w.flush(ctx); err != nil {
 			return 0, 0, err
 		}
@@ -298,9 +306,9 @@ func (w *traceWriter) flush(ctx context.Context) error {
 		cols      int
 		one, many string
 	}{
-		{&w.traceArgs, 9, sqlTraceInsert, sqlTraceInsertMany},
-		{&w.metaArgs, 3, sqlMetaInsert, sqlMetaInsertMany},
-		{&w.itemArgs, 8, sqlItemInsert, sqlItemInsertMany},
+		{&w.traceArgs, traceCols, sqlTraceInsert, sqlTraceInsertMany},
+		{&w.metaArgs, metaCols, sqlMetaInsert, sqlMetaInsertMany},
+		{&w.itemArgs, itemCols, sqlItemInsert, sqlItemInsertMany},
 	} {
 		args := *b.args
 		for len(args) > 0 {
