@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 )
@@ -81,15 +80,11 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// An entry undone with a transaction it shared (ErrUndone: nothing of
-	// it was saved) is written again: a refusal's entry has no caller that
-	// would retry it.
-	for range 3 {
-		if err = s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true); !errors.Is(err, ErrUndone) {
-			break
-		}
-	}
-	return err
+	// An entry undone with a transaction it shared is written again: a
+	// refusal's entry has no caller that would retry it.
+	return againIfUndone(func() error {
+		return s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true)
+	})
 }
 
 func (p *pendingAudit) isWritten() bool {

@@ -258,13 +258,20 @@ var ErrUndone = fmt.Errorf("%w: the write was undone with the transaction it sha
 
 // withTxAgainIfUndone is WithTx for the last, one-statement step of a
 // bulk write (a batch or a dataset version made visible): when a grouped
-// neighbour's interruption undoes it (ErrUndone: nothing of it was saved),
-// it runs again instead of failing, and so removing, the whole bulk write.
-// fn must be safe to run again after an undone attempt.
+// neighbour's interruption undoes it, it runs again instead of failing, and
+// so removing, the whole bulk write. fn must be safe to run again after an
+// undone attempt.
 func (s *Store) withTxAgainIfUndone(ctx context.Context, fn func(tx *Tx) error) error {
+	return againIfUndone(func() error { return s.WithTx(ctx, fn) })
+}
+
+// againIfUndone runs write, and again (three times in all at most) while
+// it is undone with a transaction it shared (ErrUndone: nothing of it was
+// saved, so running it again cannot write it twice).
+func againIfUndone(write func() error) error {
 	var err error
 	for range 3 {
-		if err = s.WithTx(ctx, fn); !errors.Is(err, ErrUndone) {
+		if err = write(); !errors.Is(err, ErrUndone) {
 			break
 		}
 	}

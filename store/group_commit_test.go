@@ -293,14 +293,33 @@ func TestGroupCommitBoundsLockHold(t *testing.T) {
 func TestGroupCommitAuditEntryOutlivesAnInterruptedNeighbour(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
+	auditErr := besideAnInterruptedWrite(t, st, func() error {
+		return st.CommitAudit(WithAudit(ctx, AuditEntry{Actor: "mallory", Role: RoleReviewer, Source: "ssh",
+			Action: "users.manage", Object: "add mallory", Outcome: AuditDenied}))
+	})
+	log, err := st.AuditLog(ctx, AuditFilter{Actor: "mallory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auditErr != nil || len(log) != 1 {
+		t.Errorf("the refusal's entry: %v, %d stored; want it written once", auditErr, len(log))
+	}
+}
+
+// besideAnInterruptedWrite runs write so that it shares one group
+// transaction with a neighbour interrupted by its caller's cancelled context
+// (SQLite then rolls the whole transaction back), and returns write's error
+// once both have returned.
+func besideAnInterruptedWrite(t *testing.T, st *Store, write func() error) error {
+	t.Helper()
+	ctx := context.Background()
 	release, held := holdWrites(t, st)
-	var auditErr, writeErr error
+	var err, writeErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		auditErr = st.CommitAudit(WithAudit(ctx, AuditEntry{Actor: "mallory", Role: RoleReviewer, Source: "ssh",
-			Action: "users.manage", Object: "add mallory", Outcome: AuditDenied}))
+		err = write()
 	}()
 	waitQueued(t, st, 1)
 	cctx, cancel := context.WithCancel(ctx)
@@ -323,13 +342,7 @@ func TestGroupCommitAuditEntryOutlivesAnInterruptedNeighbour(t *testing.T) {
 	if writeErr == nil {
 		t.Fatal("the interrupted write succeeded")
 	}
-	log, err := st.AuditLog(ctx, AuditFilter{Actor: "mallory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auditErr != nil || len(log) != 1 {
-		t.Errorf("the refusal's entry: %v, %d stored; want it written once", auditErr, len(log))
-	}
+	return err
 }
 
 // TestGroupCommitQueuedWriteEndsWithItsContext: a write waiting in the
@@ -492,40 +505,14 @@ func TestGroupCommitLeavingPassesTheLeadOn(t *testing.T) {
 func TestBulkWriteLastStepRunsAgainWhenUndone(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
-	release, held := holdWrites(t, st)
-	var stepErr, writeErr error
 	runs := 0
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		stepErr = st.withTxAgainIfUndone(ctx, func(tx *Tx) error {
+	stepErr := besideAnInterruptedWrite(t, st, func() error {
+		return st.withTxAgainIfUndone(ctx, func(tx *Tx) error {
 			runs++
 			_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('last', 'reviewer', 'now')`)
 			return err
 		})
-	}()
-	waitQueued(t, st, 1)
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer wg.Done()
-		writeErr = st.WithTx(cctx, func(tx *Tx) error {
-			time.AfterFunc(50*time.Millisecond, cancel)
-			_, err := tx.ExecContext(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)
-				INSERT INTO settings(key, value, updated_by, updated_at) SELECT 'k' || i, 'v', 'x', 'now' FROM n`)
-			return err
-		})
-	}()
-	waitQueued(t, st, 2)
-	close(release)
-	if err := <-held; err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	if writeErr == nil {
-		t.Fatal("the interrupted write succeeded")
-	}
+	})
 	if _, err := st.User(ctx, "last"); stepErr != nil || err != nil || runs < 2 {
 		t.Errorf("the last step: %v, stored: %v, ran %d time(s); want it undone once and stored by running again", stepErr, err, runs)
 	}
