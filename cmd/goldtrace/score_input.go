@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -145,7 +146,7 @@ func openInput(app *App, path string) (io.Reader, func(), error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return nil, nil, fmt.Errorf("%s: %w", path, fserr.Bare(err))
 	}
 	if !strings.HasSuffix(path, ".gz") {
 		return f, func() { f.Close() }, nil
