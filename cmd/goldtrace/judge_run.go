@@ -173,8 +173,9 @@ func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]data
 		return nil, err
 	}
 	defer closeIn()
-	defer linesProgress(app, name)()
-	return dataset.ReadRecordContexts(ctx, in, name, linesRead(app, name))
+	report, done := linesRead(app, name)
+	defer done()
+	return dataset.ReadRecordContexts(ctx, in, name, report)
 }
 
 // judgeError words a run's failure for the one-line error.
