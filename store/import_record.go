@@ -81,12 +81,12 @@ func (s *Store) forgetImport(ctx context.Context, source string) error {
 	})
 }
 
-// bulkWrites makes the write connection fit for an import's bulk writes:
-// commits not synced to disk one by one (synchronous=NORMAL: in WAL mode the
-// database stays consistent; a crash may lose the last chunks, which the
-// import record shows and the next import redoes), a page cache large
-// enough that a chunk does not spill, statement journals in memory, and no
-// automatic checkpoints (one
+// bulkWrites makes the write connection fit for an import's bulk writes
+// (whose chunks commit unsynced through withRelaxedTx, not through this
+// connection-wide setting: in WAL mode the database stays consistent; a
+// crash may lose the last chunks, which the import record shows and the
+// next import redoes): a page cache large enough that a chunk does not
+// spill, statement journals in memory, and no automatic checkpoints (one
 // would run inside a chunk's commit, timed as lock held): the import
 // checkpoints between chunks instead, once the log has grown past
 // checkpointLog (a log that was checkpointed to its end is truncated when

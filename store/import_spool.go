@@ -95,7 +95,7 @@ func (sp *importSpool) put(n, line int, r *traceRows) error {
 		b = appendStr(b, t.description)
 		b = appendStr(b, t.parameters)
 	}
-	b = appendStr(b, string(r.body))
+	b = appendStr(b, r.body)
 	b = binary.AppendUvarint(b, uint64(len(r.items)))
 	for _, it := range r.items {
 		b = appendStr(b, it.id)
@@ -187,7 +187,7 @@ func (sp *importSpool) next() (n, line int, r traceRows, err error) {
 		}
 		r.tools[i] = t
 	}
-	r.body = []byte(d.str())
+	r.body = d.bytes()
 	r.items = make([]itemRow, d.count())
 	for i := range r.items {
 		it := &r.items[i]
@@ -203,7 +203,9 @@ func (sp *importSpool) next() (n, line int, r traceRows, err error) {
 	return n, line, r, nil
 }
 
-func appendStr(b []byte, s string) []byte {
+// appendStr appends s with its length first (a body as []byte: no copy into
+// a string first).
+func appendStr[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
@@ -256,12 +258,28 @@ func (d *spoolDecoder) byte() byte {
 	return c
 }
 
-func (d *spoolDecoder) str() string {
+// field returns the next length-prefixed field, still inside the record's
+// buffer (which is reused: copy it out).
+func (d *spoolDecoder) field() []byte {
 	n := d.count()
 	if d.err != nil {
-		return ""
+		return nil
 	}
-	s := string(d.b[:n])
+	f := d.b[:n]
 	d.b = d.b[n:]
-	return s
+	return f
+}
+
+func (d *spoolDecoder) str() string { return string(d.field()) }
+
+// bytes is a field copied once into a slice of its own (never nil on
+// success: a nil body means another column holds the messages).
+func (d *spoolDecoder) bytes() []byte {
+	f := d.field()
+	if d.err != nil {
+		return nil
+	}
+	out := make([]byte, len(f))
+	copy(out, f)
+	return out
 }

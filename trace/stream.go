@@ -178,22 +178,9 @@ func mergeChatChunks(events []json.RawMessage) ([]byte, error) {
 			}
 		}
 	}
-	type fn struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	type call struct {
-		ID       string `json:"id,omitempty"`
-		Type     string `json:"type"`
-		Function fn     `json:"function"`
-	}
-	msg := struct {
-		Role      string `json:"role"`
-		Content   string `json:"content"`
-		ToolCalls []call `json:"tool_calls,omitempty"`
-	}{Role: role, Content: content.String()}
+	msg := ChatMessage{Role: role, Content: content.String()}
 	for _, c := range calls {
-		msg.ToolCalls = append(msg.ToolCalls, call{ID: c.ID, Type: "function", Function: fn{c.Name, c.Args.String()}})
+		msg.ToolCalls = append(msg.ToolCalls, ChatToolCall{ID: c.ID, Type: "function", Function: ChatFunctionCall{c.Name, c.Args.String()}})
 	}
 	out := map[string]any{"id": id, "model": model, "choices": []any{map[string]any{"message": msg}}}
 	if len(created) > 0 {

@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	gapp "github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -164,6 +163,3 @@ func (a *App) programOptions() []tea.ProgramOption {
 	}
 	return opts
 }
-
-// unwrapPath drops the *PathError wrapper (its path is already named).
-func unwrapPath(err error) error { return fserr.Bare(err) }

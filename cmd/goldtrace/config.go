@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // A project config saves reviewers typing --db and --as: goldtrace.toml in
@@ -66,7 +67,7 @@ func loadConfig() (config, error) {
 			continue
 		}
 		if err != nil {
-			return c, fmt.Errorf("config %s: %w", path, unwrapPath(err))
+			return c, fmt.Errorf("config %s: %w", path, fserr.Bare(err))
 		}
 		values, err := parseConfig(path, b)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // diffResult is what diff reports (--json).
@@ -69,7 +70,7 @@ func openDiffSide(ctx context.Context, app *App, arg string) (diffSide, error) {
 	if _, statErr := os.Stat(arg); statErr == nil || !isRef {
 		f, err := os.Open(arg)
 		if err != nil {
-			return diffSide{}, fmt.Errorf("diff %s: %w", arg, unwrapPath(err))
+			return diffSide{}, fmt.Errorf("diff %s: %w", arg, fserr.Bare(err))
 		}
 		return diffSide{src: dataset.Source{Name: arg, R: f}, close: func() { f.Close() }}, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 func newInitCmd(app *App) *cobra.Command {
@@ -23,7 +25,7 @@ aside), so a mistyped path fails instead of starting an empty project.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := os.Stat(app.DBPath); !errors.Is(err, fs.ErrNotExist) {
 				if err != nil {
-					return fmt.Errorf("init %s: %w", app.DBPath, unwrapPath(err))
+					return fmt.Errorf("init %s: %w", app.DBPath, fserr.Bare(err))
 				}
 				return fmt.Errorf("init: there is already a goldtrace database at %s", app.DBPath)
 			}

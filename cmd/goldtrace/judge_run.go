@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
 )
@@ -146,7 +147,7 @@ func (f *judgeFlags) loadTemplate(kind judge.Kind) (*judge.Template, error) {
 	}
 	data, err := os.ReadFile(f.template)
 	if err != nil {
-		return nil, fmt.Errorf("--judge-template: %w", unwrapPath(err))
+		return nil, fmt.Errorf("--judge-template: %w", fserr.Bare(err))
 	}
 	t, err := judge.ParseTemplate(kind, string(data))
 	if err != nil {
@@ -172,8 +173,9 @@ func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]data
 		return nil, err
 	}
 	defer closeIn()
-	defer linesProgress(app, name)()
-	return dataset.ReadRecordContexts(ctx, in, name, linesRead(app, name))
+	report, done := linesRead(app, name)
+	defer done()
+	return dataset.ReadRecordContexts(ctx, in, name, report)
 }
 
 // judgeError words a run's failure for the one-line error.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 func newManCmd(app *App) *cobra.Command {
@@ -38,7 +40,7 @@ where man looks, e.g. /usr/local/share/man/man1, or read one with man -l FILE.`,
 				}
 				path := filepath.Join(dir, manName(c)+".1")
 				if err := os.WriteFile(path, manPage(c), 0o644); err != nil {
-					return fmt.Errorf("man: %w", unwrapPath(err))
+					return fmt.Errorf("man: %w", fserr.Bare(err))
 				}
 				n++
 				for _, sub := range c.Commands() {

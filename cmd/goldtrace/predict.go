@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -168,7 +169,7 @@ func writePredictionLine(w *bufio.Writer, p judge.Prediction) error {
 func writeFileAtomic(path string, fill func(w *bufio.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".goldtrace-predict-*")
 	if err != nil {
-		return unwrapPath(err)
+		return fserr.Bare(err)
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
@@ -190,7 +191,7 @@ func writeFileAtomic(path string, fill func(w *bufio.Writer) error) error {
 func readToolsFile(path string) (map[string]trace.Tool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--tools: %w", unwrapPath(err))
+		return nil, fmt.Errorf("--tools: %w", fserr.Bare(err))
 	}
 	var raws []json.RawMessage
 	trimmed := bytes.TrimSpace(data)

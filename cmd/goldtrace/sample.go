@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -161,7 +162,7 @@ func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trac
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil, errors.New("no such file")
 		}
-		return nil, nil, unwrapPath(err)
+		return nil, nil, fserr.Bare(err)
 	}
 	fi, err := f.Stat()
 	if err == nil && fi.IsDir() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -99,8 +100,9 @@ func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool)
 		return nil, nil, err
 	}
 	defer closeIn()
-	defer linesProgress(app, name)()
-	return dataset.ReadRecords(ctx, in, name, withHashes, linesRead(app, name))
+	report, done := linesRead(app, name)
+	defer done()
+	return dataset.ReadRecords(ctx, in, name, withHashes, report)
 }
 
 // openGold opens a gold file, or the stored version when ref is NAME@vN and
@@ -145,7 +147,7 @@ func openInput(app *App, path string) (io.Reader, func(), error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return nil, nil, fmt.Errorf("%s: %w", path, fserr.Bare(err))
 	}
 	if !strings.HasSuffix(path, ".gz") {
 		return f, func() { f.Close() }, nil
@@ -159,20 +161,14 @@ func openInput(app *App, path string) (io.Reader, func(), error) {
 }
 
 // linesRead reports on stderr, when it is a terminal, how many lines of
-// name have been read; nil (no report) otherwise.
-func linesRead(app *App, name string) func(lines int) {
+// name have been read (report is nil otherwise); done clears that line
+// once reading is done.
+func linesRead(app *App, name string) (report func(lines int), done func()) {
 	if !IsTerminal(app.Err) {
-		return nil
+		return nil, func() {}
 	}
-	return func(n int) { fmt.Fprintf(app.Err, "\rreading %s: %d lines", name, n) }
-}
-
-// linesProgress returns what clears linesRead's line once reading is done.
-func linesProgress(app *App, name string) (clear func()) {
-	if !IsTerminal(app.Err) {
-		return func() {}
-	}
-	return func() { fmt.Fprint(app.Err, "\r\033[K") }
+	return func(n int) { fmt.Fprintf(app.Err, "\rreading %s: %d lines", name, n) },
+		func() { fmt.Fprint(app.Err, "\r\033[K") }
 }
 
 // loadTracePredictions reads a trace file in an import format and takes, for

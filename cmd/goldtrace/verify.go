@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
 // verifyResult is what verify reports (--json).
@@ -59,7 +60,7 @@ is a terminal.`,
 			}
 			f, err := os.Open(file)
 			if err != nil {
-				return fmt.Errorf("verify %s: %w", file, unwrapPath(err))
+				return fmt.Errorf("verify %s: %w", file, fserr.Bare(err))
 			}
 			defer f.Close()
 			res := verifyResult{File: file}
@@ -74,7 +75,7 @@ is a terminal.`,
 					return verifyFailed(app, asJSON, res, fmt.Errorf("%s: no manifest beside it (%s); --manifest PATH or --no-manifest", file, manifestPath))
 				}
 				if err != nil {
-					return fmt.Errorf("read manifest: %w", unwrapPath(err))
+					return fmt.Errorf("read manifest: %w", fserr.Bare(err))
 				}
 				parsed, err := dataset.ParseManifest(b)
 				if err != nil {
