@@ -155,6 +155,9 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 		return fmt.Errorf("sample the demo batch: %w", err)
 	}
 	w.Items = len(plan.Items)
+	if w.Items == 0 {
+		return errors.New("the demo sample is empty")
+	}
 	sessions := map[string]*Session{}
 	for _, r := range []string{"alice", "bob"} {
 		actor, err := a.LocalActor(ctx, r)
@@ -198,9 +201,6 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 	}
 	w.Agreed, w.Disputed = counts["agreed"], counts["disputed"]
 	w.AliceLeft = w.Items - w.AliceLabeled
-	if w.Items == 0 {
-		return errors.New("the demo sample is empty")
-	}
 	return nil
 }
 

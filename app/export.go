@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -166,16 +167,9 @@ func parseWhere(where []string) (store.GoldFilter, []string, error) {
 // distinctSorted is s sorted without repeats; never nil (the manifest
 // records [] for no batches).
 func distinctSorted(s []string) []string {
-	m := map[string]bool{}
-	out := []string{}
-	for _, x := range s {
-		if !m[x] {
-			m[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Strings(out)
-	return out
+	out := append([]string{}, s...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOptions, eio ExportIO) (ExportResult, error) {

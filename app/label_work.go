@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/goldtrace/goldtrace/guide"
 	"github.com/goldtrace/goldtrace/store"
@@ -89,12 +88,8 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 	if err != nil {
 		return w, fmt.Errorf("load notes on %s: %w", itemID, err)
 	}
-	for _, n := range notes {
-		// A note to another reviewer may speak of that reviewer's answer.
-		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, reviewer)) {
-			w.Notes = append(w.Notes, n)
-		}
-	}
+	// A note to another reviewer may speak of that reviewer's answer.
+	w.Notes = sendBacksTo(notes, reviewer)
 	if w.Guide, err = st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace"); err != nil {
 		return w, fmt.Errorf("load guide: %w", err)
 	}

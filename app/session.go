@@ -107,13 +107,19 @@ func (s *Session) Notes(ctx context.Context, itemID string) ([]store.Note, error
 	if err != nil {
 		return nil, err
 	}
+	return sendBacksTo(all, actor.Name), nil
+}
+
+// sendBacksTo are the send-back notes of notes addressed to reviewer (or
+// to all the item's reviewers): all a reviewer may read of an item's notes.
+func sendBacksTo(notes []store.Note, reviewer string) []store.Note {
 	var mine []store.Note
-	for _, n := range all {
-		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, actor.Name)) {
+	for _, n := range notes {
+		if n.Kind == store.NoteSendBack && (len(n.To) == 0 || slices.Contains(n.To, reviewer)) {
 			mine = append(mine, n)
 		}
 	}
-	return mine, nil
+	return mine
 }
 
 // EnsureGuide is the guide in force (the shipped default stored when the

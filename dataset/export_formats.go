@@ -57,6 +57,9 @@ func FormatFiles(name string, version int, format string) ([]FormatFile, error) 
 	return nil, fmt.Errorf("unknown format %q (want jsonl, %s)", format, strings.Join(Formats, ", "))
 }
 
+// maxFormatLine bounds one record line eachRecord reads.
+const maxFormatLine = 1 << 30
+
 // eachRecord decodes the canonical dataset in content and calls fn with each
 // record, naming the line of a record that fails.
 func eachRecord(content io.Reader, fn func(Record) error) error {

@@ -83,9 +83,6 @@ func WriteFormat(w io.Writer, format string, content io.Reader) error {
 	return lines.flush()
 }
 
-// maxFormatLine bounds one record line WriteFormat reads.
-const maxFormatLine = 1 << 30
-
 // nameArgs is a call as {"name","arguments"} with arguments as JSON.
 type nameArgs struct {
 	Name      string          `json:"name"`

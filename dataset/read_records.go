@@ -24,7 +24,7 @@ func ReadRecords(ctx context.Context, in io.Reader, name string, withHashes bool
 	var recs []Record
 	var hashes []string
 	ids := map[string]int{}
-	interner := NewInterner()
+	interner := score.NewInterner()
 	err := ScanLines(ctx, in, name, progress, func(line int, data []byte) error {
 		var g ScoringRecord
 		if err := json.Unmarshal(data, &g); err != nil {

@@ -58,16 +58,10 @@ type ScoringRecord struct {
 	Provenance     Provenance             `json:"provenance"`
 }
 
-// Interner shares decoded tool lists and metadata between ScoringRecords:
-// the records of one trace carry the same bytes, so they get one value.
-type Interner = score.Interner
-
-// NewInterner returns an empty Interner.
-func NewInterner() *Interner { return score.NewInterner() }
-
 // Record is the gold record g holds, without its conversation, with tools
-// and metadata decoded once per distinct text through in.
-func (g *ScoringRecord) Record(in *Interner) (Record, error) {
+// and metadata decoded once per distinct text through in (the records of
+// one trace carry the same bytes, so they get one value).
+func (g *ScoringRecord) Record(in *score.Interner) (Record, error) {
 	r := Record{ID: g.ID, ExpectedTool: g.ExpectedTool, ExpectedArgs: g.ExpectedArgs,
 		ExpectedCalls: g.ExpectedCalls, Acceptable: g.Acceptable, Rationale: g.Rationale,
 		ObservedCalls: g.ObservedCalls, Provenance: g.Provenance}

@@ -193,13 +193,8 @@ func StageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 			return fail(err)
 		}
 	}
-	if err := staged.add(filepath.Join(dir, names[len(names)-1]), writeBytes(mb)); err != nil {
+	if err := staged.add(filepath.Join(dir, names[len(names)-1]), func(w io.Writer) error { _, err := w.Write(mb); return err }); err != nil {
 		return fail(err)
 	}
 	return staged, nil
-}
-
-// writeBytes writes b, as stagedFiles.add wants it.
-func writeBytes(b []byte) func(io.Writer) error {
-	return func(w io.Writer) error { _, err := w.Write(b); return err }
 }

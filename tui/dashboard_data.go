@@ -116,7 +116,7 @@ func goldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter, cache *gol
 			cache.byTrace[tg.Trace.ID] = cachedGold{answers: keys[i], lines: parts[i]}
 		}
 	}
-	interner := dataset.NewInterner()
+	interner := score.NewInterner()
 	var recs []dataset.Record
 	for _, part := range parts {
 		for j := range part {

@@ -57,26 +57,28 @@ func (h *HelpLine) View(page Page, global GlobalKeys) string {
 	} else {
 		groups = [][]key.Binding{page.ShortHelp()}
 	}
+	globals := []key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit}
 	for _, g := range groups {
 		describe(g)
 	}
-	describe([]key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
+	describe(globals)
 	if v, ok := h.drawn[from.String()]; ok {
 		return v
 	}
 	if h.drawn == nil || len(h.drawn) >= helpDrawings {
 		h.drawn = make(map[string]string, helpDrawings)
 	}
-	v := h.draw(groups, global)
+	v := h.draw(groups, globals)
 	h.drawn[from.String()] = v
 	return v
 }
 
 // draw renders the help of groups (the page's short help alone when the
-// full help is off) and the global keys.
-func (h *HelpLine) draw(groups [][]key.Binding, global GlobalKeys) string {
+// full help is off) and the global keys (help first; the short line shows
+// only it).
+func (h *HelpLine) draw(groups [][]key.Binding, globals []key.Binding) string {
 	if h.model.ShowAll {
-		groups := append(groups, []key.Binding{global.Help, global.ScrollUp, global.ScrollDown, global.Quit, global.ForceQuit})
+		groups := append(groups, globals)
 		wide := h.model
 		wide.Width = 0 // bubbles cuts with "…"; measure it whole
 		if full := wide.FullHelpView(groups); h.model.Width <= 0 || lipgloss.Width(full) <= h.model.Width {
@@ -90,7 +92,7 @@ func (h *HelpLine) draw(groups [][]key.Binding, global GlobalKeys) string {
 	wide := h.model
 	wide.Width = 0 // bubbles cuts with "…"; measure the line whole
 	for n := len(keys); n >= 0; n-- {
-		line := wide.ShortHelpView(append(keys[:n:n], global.Help))
+		line := wide.ShortHelpView(append(keys[:n:n], globals[0]))
 		if h.model.Width <= 0 || ansi.StringWidth(line) <= h.model.Width || n == 0 {
 			return ansi.Truncate(line, max(h.model.Width, 1), "…")
 		}
