@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -16,13 +17,37 @@ import (
 // files, the label screen saves drafts).
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stopProfile := startCPUProfile()
 	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
 	err := app.runErr(newRootCmd(app).ExecuteContext(ctx))
 	app.Close()
 	stop()
+	stopProfile()
 	if err != nil {
 		line, code := errorReport(app, err)
 		fmt.Fprintln(os.Stderr, line)
 		os.Exit(code)
+	}
+}
+
+// startCPUProfile writes a CPU profile of the whole command to the file
+// $GOLDTRACE_CPUPROFILE names, when set (for measuring a command as a user
+// runs it, `serve` included); the returned func ends it.
+func startCPUProfile() (stop func()) {
+	path := os.Getenv("GOLDTRACE_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "goldtrace: GOLDTRACE_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
