@@ -102,37 +102,57 @@ func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (sto
 		opt.OnProgress = update
 		defer done()
 	}
-	open := func() (trace.Reader, io.Closer, error) { return openTraceFile(path, o.Format, o.Stdin) }
+	open := func() (store.Input, error) { return openTraceFile(path, o.Format, o.Stdin) }
 	return a.st.ImportTraces(ctx, open, opt)
 }
 
-// openTraceFile opens one import argument ("-" is stdin).
-func openTraceFile(path, format string, stdin io.Reader) (trace.Reader, io.Closer, error) {
+// openTraceFile opens one import argument ("-" is stdin). A regular file's
+// size is known, and the bytes read of it are counted (of the file as
+// stored: a .gz file's compressed bytes), so the import can say how far it
+// has got before it knows how many records the file holds.
+func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 	if path == "-" {
 		r, err := trace.NewReader(stdin, format)
-		return r, io.NopCloser(nil), err
+		return store.Input{Records: r, Closer: io.NopCloser(nil)}, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, errors.New("no such file")
+			return store.Input{}, errors.New("no such file")
 		}
 		var perr *os.PathError
 		if errors.As(err, &perr) {
-			return nil, nil, perr.Err // the file's name starts the line already
+			return store.Input{}, perr.Err // the file's name starts the line already
 		}
-		return nil, nil, err
+		return store.Input{}, err
 	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
 		f.Close()
-		return nil, nil, errors.New("is a directory")
+		return store.Input{}, errors.New("is a directory")
 	}
-	r, err := trace.NewReader(f, format)
-	if err != nil {
+	in := store.Input{Closer: f}
+	counted := &countingReader{r: f}
+	if err == nil && fi.Mode().IsRegular() {
+		in.Size, in.Read = fi.Size(), func() int64 { return counted.n }
+	}
+	if in.Records, err = trace.NewReader(counted, format); err != nil {
 		f.Close()
-		return nil, nil, err
+		return store.Input{}, err
 	}
-	return r, f, nil
+	return in, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // DisplayName is how an input is named in messages: its path, or stdin.

@@ -52,11 +52,8 @@ func TestDiskFull(t *testing.T) {
 }
 
 // TestDiskFullDuringImportWrites fills a 6 MB tmpfs with an import whose
-// spooled rows still fit (the reading pass succeeds) but whose store does
-// not: the writing pass fails, its undo (after the spool's space is freed)
-// removes what it wrote and the import's record, and the error says nothing
-// was imported. Should the spool not fit either, the reading pass fails
-// the same way with nothing written.
+// store does not fit: its writes fail, its undo removes what it wrote and
+// the import's record, and the error says nothing was imported.
 func TestDiskFullDuringImportWrites(t *testing.T) {
 	t.Parallel()
 	mnt := smallTmpfs(t)

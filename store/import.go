@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -15,9 +13,24 @@ import (
 // ErrNoRecords is the import of an input that holds no records at all.
 var ErrNoRecords = errors.New("no records")
 
+// Input is one opened input of an import.
+type Input struct {
+	Records trace.Reader
+	// Closer is closed once the input is read (or abandoned); an error
+	// from it fails the import.
+	Closer io.Closer
+	// Size is the input's size in bytes when it is known (a regular file,
+	// compressed or not), else 0.
+	Size int64
+	// Read, when set, is how many of the input's Size bytes Records has
+	// consumed so far. It is called from the goroutine that calls
+	// Records.Next, after each record.
+	Read func() int64
+}
+
 // Opener opens one input. ImportTraces calls it once and closes what it
-// returns; an error from Close fails the import.
-type Opener func() (trace.Reader, io.Closer, error)
+// returns.
+type Opener func() (Input, error)
 
 // ImportOptions say how ImportTraces treats one input.
 type ImportOptions struct {
@@ -26,29 +39,27 @@ type ImportOptions struct {
 	// SkipInvalid imports the valid records and reports the invalid ones to
 	// OnInvalid; without it the first invalid record aborts the input.
 	SkipInvalid bool
-	// OnInvalid receives each skipped record (SkipInvalid only).
+	// OnInvalid receives each skipped record (SkipInvalid only), in the
+	// input's order, once the chunk holding it is committed.
 	OnInvalid func(*trace.RecordError)
-	// OnProgress, when set, is called every ProgressEvery records while the
-	// input is checked and after each chunk is written.
+	// OnProgress, when set, is called after each chunk is written.
 	OnProgress func(ImportProgress)
 
 	pace importPace // zero: defaultPace; tests shorten it
 }
 
-// ProgressEvery is how many records pass between OnProgress calls while
-// the input is checked.
-const ProgressEvery = 5000
-
-// ImportProgress is where an import is.
+// ImportProgress is where an import is: the records it has written, and
+// how far into the input they reach.
 type ImportProgress struct {
-	// Checking is true during the first pass (reading and validating,
-	// nothing written yet), false while traces are written.
-	Checking bool
-	// Records is how many records have been read in the current pass.
+	// Records is how many of the input's records the committed chunks
+	// covered (written, already stored, or invalid and skipped).
 	Records int
-	// Total is how many records the input holds: known once the first
-	// pass is done (0 before).
+	// Total is how many records the input holds: known once it has been
+	// read to its end (0 before).
 	Total int
+	// Read is how many of the input's bytes had been read at the last
+	// record written; Size is the input's size (0 when unknown: stdin).
+	Read, Size int64
 	ImportResult
 }
 
@@ -87,104 +98,126 @@ func defaultPace() importPace {
 // the database's write lock for long, so reviewers can label during an
 // import of any size.
 //
-// The input is read once. In the reading pass one goroutine parses and
-// validates the records while this one encodes each (canonical JSON,
-// hashes, items, the compressed body), looks its trace id up among the
-// stored traces (through the read pool: no lock) and spools its rows to a
-// temporary file (importSpool); nothing is written to the database. An
-// invalid record (a *trace.RecordError, also for a trace id stored with
-// other content) aborts the import unless opt.SkipInvalid, an input that
-// cannot be read (a *trace.ReadError) always does, and an input with no
-// records is ErrNoRecords. The writing pass then writes the spooled rows in
-// short transactions (opt.pace), remembering each trace it inserted. If it
-// fails (a concurrent writer stored one of its trace ids with other
-// content, the disk is full, …), the traces it inserted are deleted again,
-// in short transactions too, and the error is returned: nothing is
-// half-imported. (A trace id that appears twice in the input with
-// different content is caught there too; with opt.SkipInvalid it is
-// reported after the reading pass's reports.)
+// The input is read once, and written while it is read: one goroutine
+// parses and validates its records, another encodes each (canonical JSON,
+// hashes, items, the compressed body) and looks its trace id up among the
+// stored traces (through the read pool: no lock), and this one writes them,
+// in the input's order, in short transactions (opt.pace), remembering each
+// trace it inserted. The queues between them are short, so memory stays
+// bounded whatever the input's size. When the import fails — an invalid
+// record (a *trace.RecordError, also for a trace id stored with other
+// content) without opt.SkipInvalid, an input that cannot be read (a
+// *trace.ReadError), a concurrent writer that stored one of its trace ids
+// with other content, a full disk, … — the traces it inserted are deleted
+// again, in short transactions too, and the error is returned: nothing is
+// half-imported. An input with no records is ErrNoRecords.
 //
 // Trade-offs: other connections see the input's traces appear chunk by
 // chunk while it is written, and may see them vanish if the import then
-// fails. A trace another process has already sampled into a batch cannot be
-// deleted (its items are referenced); it stays stored and the error says so
+// fails (an invalid last record undoes all the chunks before it). A trace
+// another process has already sampled into a batch cannot be deleted (its
+// items are referenced); it stays stored and the error says so
 // (*UndoError). When the undo itself fails (a full disk), what was written
 // stays and the import stays recorded as unfinished: running it again
-// completes it. A process killed during the writing pass leaves the traces
-// written so far (each complete) and the import's record; importing the
-// input again completes it. Traces already stored are counted as
+// completes it. An interrupted import (ctx cancelled: SIGINT, SIGHUP) keeps
+// its committed chunks, rolls back the unfinished one and is recorded as
+// stopped (*InterruptedError); a process killed meanwhile leaves the
+// traces written so far (each complete) and the import's record. Importing
+// the input again completes it: traces already stored are counted as
 // duplicates.
 func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions) (ImportResult, error) {
 	if opt.pace == (importPace{}) {
 		opt.pace = defaultPace()
 	}
-	spool, err := newImportSpool(filepath.Dir(s.path))
+	// An earlier run of the same import that stopped stays recorded as
+	// such if this one fails.
+	prior, err := s.unfinishedImport(ctx, opt.Source)
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
-	defer spool.close()
-	checked, err := s.readInput(ctx, open, opt, spool)
-	if err == nil {
-		err = spool.rewind()
-	}
+	in, err := open()
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
-	if opt.OnProgress != nil {
-		opt.OnProgress(ImportProgress{Total: checked.records, ImportResult: ImportResult{Source: opt.Source, Skipped: checked.skipped}})
-	}
-	if err := s.recordImport(ctx, opt.Source, checked.records); err != nil {
-		return ImportResult{Source: opt.Source}, err
-	}
+	// The reader stops the writer (wctx) as soon as it fails: what is
+	// still queued would only be undone.
+	wctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	rd := s.startReading(ctx, in, opt, abort)
 	restore := s.bulkWrites(ctx)
-	res, inserted, done, err := s.writeInput(ctx, spool, opt, checked)
+	w, err := s.writeInput(wctx, rd, opt, in.Size)
 	restore()
-	spool.close() // read to its end or abandoned: its space is free for an undo
-	if err != nil && ctx.Err() != nil {
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		err = context.Cause(wctx) // the reader's failure
+	}
+	rd.stop()
+	bg := context.WithoutCancel(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil && !w.recorded:
+		return w.res, fmt.Errorf("import interrupted: %w", ctx.Err()) // nothing written
+	case err != nil && ctx.Err() != nil:
 		// Interrupted: the chunks committed so far stay (the unfinished one
 		// was rolled back), and the import is recorded as stopped, so
 		// that running it again finishes it.
-		bg := context.WithoutCancel(ctx)
-		if serr := s.stopImport(bg, opt.Source, done); serr != nil {
-			return res, serr
+		at := w.stopped()
+		if at.Total == 0 {
+			at.Total = rd.totalIfRead() // read to its end after the last chunk
+		}
+		if serr := s.stopImport(bg, opt.Source, at); serr != nil {
+			return w.res, serr
 		}
 		s.checkpoint(bg)
-		return res, &InterruptedError{Source: opt.Source, Done: done, Total: checked.records, Err: ctx.Err()}
-	}
-	if err != nil {
-		bg := context.WithoutCancel(ctx)
-		uerr := s.undoImport(bg, inserted, opt.Source, opt.pace)
-		switch {
-		case uerr != nil && uerr.UndoErr != nil:
-			// What was written stays, recorded as an unfinished import (if
-			// even this update fails, the last chunk's progress stands):
-			// running the import again finishes it.
-			_ = s.stopImport(bg, opt.Source, done)
-		default:
-			_ = s.forgetImport(bg, opt.Source) // what was written is undone: nothing to finish
-			s.checkpoint(bg)
-		}
-		if uerr != nil {
-			uerr.Err = err
-			return ImportResult{Source: opt.Source}, uerr
-		}
-		return ImportResult{Source: opt.Source}, err
+		return w.res, &InterruptedError{Source: opt.Source, At: at, Err: ctx.Err()}
+	case err != nil:
+		return ImportResult{Source: opt.Source}, s.undoWrites(bg, w, prior, opt, err)
 	}
 	// Written with synchronous=NORMAL: this last commit, with FULL again,
 	// syncs the log and everything written before it.
 	if err := s.forgetImport(ctx, opt.Source); err != nil {
-		return res, err
+		return w.res, err
 	}
 	s.checkpoint(ctx)
-	return res, nil
+	w.res.ReplacedUTF8 = rd.replacedUTF8
+	return w.res, nil
+}
+
+// undoWrites deletes what a failed import (err) wrote and returns the
+// error to report: err, or an *UndoError saying what stays.
+func (s *Store) undoWrites(ctx context.Context, w importWrite, prior *UnfinishedImport, opt ImportOptions, err error) error {
+	if !w.recorded {
+		return err // no chunk was committed: nothing to undo
+	}
+	source := opt.Source
+	if prior != nil {
+		source = "" // the record stays, put back as it was
+	}
+	uerr := s.undoImport(ctx, w.inserted, source, opt.pace)
+	switch {
+	case uerr != nil && uerr.UndoErr != nil:
+		// What was written stays, recorded as an unfinished import (if
+		// even this update fails, the last chunk's progress stands):
+		// running the import again finishes it.
+		_ = s.stopImport(ctx, opt.Source, w.stopped())
+	case prior != nil:
+		_ = s.putImportBack(ctx, *prior)
+		s.checkpoint(ctx)
+	default:
+		_ = s.forgetImport(ctx, opt.Source) // what was written is undone: nothing to finish
+		s.checkpoint(ctx)
+	}
+	if uerr != nil {
+		uerr.Err = err
+		return uerr
+	}
+	return err
 }
 
 // InterruptedError is an import stopped by its context (SIGINT, SIGHUP,
-// SIGTERM): Done of Total records were written, the rest was not.
+// SIGTERM): the records up to At were written, the rest was not.
 type InterruptedError struct {
-	Source      string
-	Done, Total int
-	Err         error
+	Source string
+	At     ImportPoint
+	Err    error
 }
 
 func (e *InterruptedError) Error() string {
@@ -193,195 +226,38 @@ func (e *InterruptedError) Error() string {
 
 // Note says where the import stopped and what to do.
 func (e *InterruptedError) Note() string {
-	return fmt.Sprintf("stopped at %d of %d traces (the unfinished chunk was undone) — run the same import again to finish", e.Done, e.Total)
+	return fmt.Sprintf("stopped at %s (the unfinished chunk was undone) — run the same import again to finish", e.At)
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
-// checkedInput is what the reading pass learned about an input.
-type checkedInput struct {
-	records int // records read, valid or not
-	skipped int // invalid records reported and left out (SkipInvalid)
-	// replacedUTF8 is the reader's count of traces whose invalid UTF-8 was
-	// replaced.
-	replacedUTF8 int
+// ImportPoint is how far an import got: Written records of Total (0 while
+// the input has not been read to its end), and Read of the input's Size
+// bytes (0 when unknown) when the last of them was read.
+type ImportPoint struct {
+	Written int   `json:"written"`
+	Total   int   `json:"total"`
+	Read    int64 `json:"read_bytes"`
+	Size    int64 `json:"size_bytes"`
 }
 
-func lineOf(r trace.Reader) int {
-	if lr, ok := r.(interface{ Line() int }); ok {
-		return lr.Line()
+// String is "N of M traces" when the total is known, else "N traces, X% of
+// the file read" (or "N traces" when the input's size is not known).
+func (p ImportPoint) String() string {
+	switch {
+	case p.Total > 0:
+		return fmt.Sprintf("%d of %d traces", p.Written, p.Total)
+	case p.Size > 0:
+		return fmt.Sprintf("%d traces, %d%% of the file read", p.Written, readPercent(p.Read, p.Size))
 	}
-	return 0
+	return fmt.Sprintf("%d traces", p.Written)
 }
 
-// parsedRecord is one record as the parsing goroutine read it.
-type parsedRecord struct {
-	n, line int
-	t       trace.Trace
-	err     error // a *trace.RecordError, or what ended the input
-}
-
-// pendingRecord is an encoded record waiting for the conflict check of its
-// batch, so that reports keep the input's order.
-type pendingRecord struct {
-	n, line int
-	rows    traceRows
-	err     *trace.RecordError
-}
-
-const (
-	// conflictBatch is how many records the reading pass looks up at once
-	// (conflictBatchBytes of rows at most).
-	conflictBatch      = 256
-	conflictBatchBytes = 16 << 20
-	// parseAhead is how many parsed records may wait for the encoder (few:
-	// a decoded trace can be large).
-	parseAhead = 32
-)
-
-// readInput is the reading pass: parse every record (on a goroutine of its
-// own), validate, encode and look up each trace id among the stored traces
-// (through the read pool: no lock), and spool the valid records.
-func (s *Store) readInput(ctx context.Context, open Opener, opt ImportOptions, spool *importSpool) (checkedInput, error) {
-	r, closer, err := open()
-	if err != nil {
-		return checkedInput{}, err
+// readPercent is read/size in whole percent, 100 only when all was read.
+func readPercent(read, size int64) int {
+	pct := int(100 * read / size)
+	if pct >= 100 && read < size {
+		return 99
 	}
-	parseCtx, cancel := context.WithCancel(ctx)
-	parsed := make(chan parsedRecord, parseAhead)
-	go parseRecords(parseCtx, r, parsed)
-	fail := func(err error) (checkedInput, error) {
-		cancel()
-		for range parsed {
-		}
-		closer.Close()
-		return checkedInput{}, err
-	}
-	var c checkedInput
-	var pending []pendingRecord
-	pendingBytes := 0
-	invalid := func(rerr *trace.RecordError) error {
-		if !opt.SkipInvalid {
-			return rerr
-		}
-		c.skipped++
-		if opt.OnInvalid != nil {
-			opt.OnInvalid(rerr)
-		}
-		return nil
-	}
-	flush := func() error {
-		stored, err := s.storedHashes(ctx, pending)
-		if err != nil {
-			return err
-		}
-		for i := range pending {
-			p := &pending[i]
-			h, isStored := stored[p.rows.id]
-			switch {
-			case p.err != nil:
-				err = invalid(p.err)
-			case isStored && p.rows.hash != h:
-				err = invalid(&trace.RecordError{Line: p.line, Err: fmt.Errorf("trace id %q %w", p.rows.id, errStoredDifferently)})
-			default:
-				err = spool.put(p.n, p.line, &p.rows)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		clear(pending)
-		pending, pendingBytes = pending[:0], 0
-		return nil
-	}
-	enc := trace.NewEncoder()
-	for rec := range parsed {
-		var rerr *trace.RecordError
-		if rec.err != nil && !errors.As(rec.err, &rerr) {
-			return fail(rec.err)
-		}
-		c.records = rec.n
-		p := pendingRecord{n: rec.n, line: rec.line, err: rerr}
-		if rerr == nil {
-			if p.rows, err = encodeRows(enc, rec.t); err != nil {
-				p.err = &trace.RecordError{Line: rec.line, Err: err}
-			}
-		}
-		pending = append(pending, p)
-		pendingBytes += p.rows.size()
-		if len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {
-			if err := flush(); err != nil {
-				return fail(err)
-			}
-		}
-		if opt.OnProgress != nil && c.records%ProgressEvery == 0 {
-			opt.OnProgress(ImportProgress{Checking: true, Records: c.records, ImportResult: ImportResult{Source: opt.Source, Skipped: c.skipped}})
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return fail(err)
-	}
-	if err := flush(); err != nil {
-		return fail(err)
-	}
-	cancel()
-	if rr, ok := r.(interface{ ReplacedUTF8() int }); ok {
-		c.replacedUTF8 = rr.ReplacedUTF8()
-	}
-	if err := closer.Close(); err != nil {
-		return checkedInput{}, err
-	}
-	if c.records == 0 {
-		return checkedInput{}, ErrNoRecords
-	}
-	return c, nil
-}
-
-// parseRecords reads r to its end, or to an error that ends the input
-// (sent last), and closes out.
-func parseRecords(ctx context.Context, r trace.Reader, out chan<- parsedRecord) {
-	defer close(out)
-	for n := 1; ctx.Err() == nil; n++ {
-		t, err := r.Next()
-		if err == io.EOF {
-			return
-		}
-		select {
-		case out <- parsedRecord{n: n, line: lineOf(r), t: t, err: err}:
-		case <-ctx.Done():
-			return
-		}
-		var rerr *trace.RecordError
-		if err != nil && !errors.As(err, &rerr) {
-			return
-		}
-	}
-}
-
-// storedHashes returns the content hash of each pending trace id that is
-// already stored.
-func (s *Store) storedHashes(ctx context.Context, pending []pendingRecord) (map[string]string, error) {
-	args := []any{}
-	for _, p := range pending {
-		if p.err == nil {
-			args = append(args, p.rows.id)
-		}
-	}
-	out := map[string]string{}
-	if len(args) == 0 {
-		return out, nil
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, content_hash FROM traces WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, hash string
-		if err := rows.Scan(&id, &hash); err != nil {
-			return nil, err
-		}
-		out[id] = hash
-	}
-	return out, rows.Err()
+	return min(pct, 100)
 }

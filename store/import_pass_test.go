@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,12 +48,12 @@ func assertNothingFromImport(t *testing.T, st *Store, wantTraces int) {
 	}
 }
 
-// TestImportReadsInputOnce: the input is opened, read and parsed once; the
-// writing pass writes what the reading pass spooled.
+// TestImportReadsInputOnce: the input is opened, read and parsed once, and
+// its traces are written as they were read.
 func TestImportReadsInputOnce(t *testing.T) {
 	st := openTemp(t)
 	opens := 0
-	open := func() (trace.Reader, io.Closer, error) {
+	open := func() (Input, error) {
 		opens++
 		return bytesOpener([]byte(passTraces(60)))()
 	}
@@ -89,7 +88,8 @@ func TestImportInvalidLastLineWritesNothing(t *testing.T) {
 // stopped, to be finished by running it again.
 func TestImportSecondPassFailureIsUndone(t *testing.T) {
 	input := []byte(passTraces(60))
-	stoppedAt := 0 // traces written when the cancelled case cancelled
+	stoppedAt := 0    // traces written when the cancelled case cancelled
+	stoppedNote := "" // where the cancelled case says it stopped
 	tests := []struct {
 		name string
 		// afterFirstChunk runs once the first chunk is committed; other is
@@ -105,12 +105,18 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 			afterFirstChunk: func(t *testing.T, cancel context.CancelFunc, _ *Store) { cancel() },
 			check: func(t *testing.T, err error) {
 				var ierr *InterruptedError
-				if !errors.Is(err, context.Canceled) || !errors.As(err, &ierr) || ierr.Done != stoppedAt || ierr.Total != 60 {
-					t.Fatalf("err = %v, want an InterruptedError at %d of 60", err, stoppedAt)
+				if !errors.Is(err, context.Canceled) || !errors.As(err, &ierr) || ierr.At.Written != stoppedAt {
+					t.Fatalf("err = %v, want an InterruptedError at %d", err, stoppedAt)
 				}
+				// The reader has almost surely read all 60 by then; if it
+				// had not, the total is not known, and the file's size is.
+				if at := ierr.At; at.Total != 60 && (at.Total != 0 || at.Size != int64(len(input)) || at.Read == 0) {
+					t.Fatalf("stopped at %+v", at)
+				}
+				stoppedNote = ierr.At.String()
 			},
 			left:       -1, // the chunks committed before the cancel: stoppedAt
-			unfinished: "import of x stopped at %d of 60 traces — run the same import again to finish",
+			unfinished: "import of x stopped at %s — run the same import again to finish",
 		},
 		{
 			name: "concurrent writer stored an id differently",
@@ -187,7 +193,7 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 			fired := false
 			stoppedAt = 0
 			_, err = st.ImportTraces(ctx, open, ImportOptions{Source: "x", pace: smallChunks, OnProgress: func(p ImportProgress) {
-				if !p.Checking && p.Imported >= 20 && !fired && tc.afterFirstChunk != nil {
+				if p.Imported >= 20 && !fired && tc.afterFirstChunk != nil {
 					fired = true
 					stoppedAt = p.Imported
 					tc.afterFirstChunk(t, cancel, other)
@@ -196,7 +202,7 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 			tc.check(t, err)
 			if tc.left < 0 {
 				tc.left = stoppedAt
-				tc.unfinished = fmt.Sprintf(tc.unfinished, stoppedAt)
+				tc.unfinished = fmt.Sprintf(tc.unfinished, stoppedNote)
 			}
 			assertNothingFromImport(t, st, tc.left)
 			u, err := st.UnfinishedImports(context.Background())
@@ -285,7 +291,7 @@ func TestImportLetsOtherWritersIn(t *testing.T) {
 	started := false
 	began := time.Now()
 	res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "big", OnProgress: func(p ImportProgress) {
-		if !p.Checking && !started {
+		if !started {
 			started = true
 			close(writing)
 		}

@@ -2,22 +2,28 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 )
 
-// An import's writing pass is recorded in the imports table from its start
-// to its end, so an import that was interrupted (or whose process was
-// killed) is known, with how far it got, until it is run again to the end.
+// An import is recorded in the imports table from its first chunk to its
+// end, so an import that was interrupted (or whose process was killed) is
+// known, with how far it got, until it is run again to the end.
 
-const sqlImportProgress = `UPDATE imports SET written = ?, updated_at = ? WHERE source = ?`
+// sqlImportProgress records, with each chunk, where the import of source
+// stands: (source, total, written, updated_at, read_bytes, size_bytes).
+const sqlImportProgress = `INSERT INTO imports(source, total, written, state, updated_at, read_bytes, size_bytes)
+	VALUES (?, ?, ?, 'running', ?, ?, ?)
+	ON CONFLICT(source) DO UPDATE SET total = excluded.total, written = excluded.written, state = 'running',
+		updated_at = excluded.updated_at, read_bytes = excluded.read_bytes, size_bytes = excluded.size_bytes`
 
-// UnfinishedImport is an import whose writing pass began and did not end.
+// UnfinishedImport is an import that began writing and did not end.
 type UnfinishedImport struct {
-	Source  string    `json:"file"`
-	Written int       `json:"written"`
-	Total   int       `json:"total"`
+	Source string `json:"file"`
+	ImportPoint
 	Stopped bool      `json:"stopped"` // interrupted and said so; false: running, or its process was killed
 	Updated time.Time `json:"updated_at"`
 }
@@ -25,49 +31,74 @@ type UnfinishedImport struct {
 // Note is the line `traces` and `status` print about it.
 func (u UnfinishedImport) Note() string {
 	if u.Stopped {
-		return fmt.Sprintf("import of %s stopped at %d of %d traces — run the same import again to finish", u.Source, u.Written, u.Total)
+		return fmt.Sprintf("import of %s stopped at %s — run the same import again to finish", u.Source, u.ImportPoint)
 	}
-	return fmt.Sprintf("import of %s at %d of %d traces (still running, or its process was killed) — if it is not running, run the same import again to finish",
-		u.Source, u.Written, u.Total)
+	return fmt.Sprintf("import of %s at %s (still running, or its process was killed) — if it is not running, run the same import again to finish",
+		u.Source, u.ImportPoint)
 }
+
+const sqlUnfinishedImports = `SELECT source, written, total, read_bytes, size_bytes, state, updated_at FROM imports`
 
 // UnfinishedImports lists the imports that have not finished, oldest first.
 func (s *Store) UnfinishedImports(ctx context.Context) ([]UnfinishedImport, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT source, written, total, state, updated_at FROM imports ORDER BY updated_at, source`)
+	rows, err := s.r.QueryContext(ctx, sqlUnfinishedImports+` ORDER BY updated_at, source`)
 	if err != nil {
 		return nil, fmt.Errorf("read unfinished imports: %w", err)
 	}
 	defer rows.Close()
 	var out []UnfinishedImport
 	for rows.Next() {
-		var u UnfinishedImport
-		var state, updated string
-		if err := rows.Scan(&u.Source, &u.Written, &u.Total, &state, &updated); err != nil {
+		u, err := scanUnfinishedImport(rows)
+		if err != nil {
 			return nil, fmt.Errorf("read unfinished imports: %w", err)
 		}
-		u.Stopped = state == "stopped"
-		u.Updated, _ = time.Parse(time.RFC3339Nano, updated)
 		out = append(out, u)
 	}
 	return out, rows.Err()
 }
 
-// recordImport notes that the writing pass of source begins.
-func (s *Store) recordImport(ctx context.Context, source string, total int) error {
+// unfinishedImport is the record of an earlier import of source that has
+// not finished, or nil.
+func (s *Store) unfinishedImport(ctx context.Context, source string) (*UnfinishedImport, error) {
+	u, err := scanUnfinishedImport(s.r.QueryRowContext(ctx, sqlUnfinishedImports+` WHERE source = ?`, source))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read unfinished imports: %w", err)
+	}
+	return &u, nil
+}
+
+func scanUnfinishedImport(row interface{ Scan(...any) error }) (UnfinishedImport, error) {
+	var u UnfinishedImport
+	var state, updated string
+	if err := row.Scan(&u.Source, &u.Written, &u.Total, &u.Read, &u.Size, &state, &updated); err != nil {
+		return u, err
+	}
+	u.Stopped = state == "stopped"
+	u.Updated, _ = time.Parse(time.RFC3339Nano, updated)
+	return u, nil
+}
+
+// putImportBack restores the record of an unfinished import as it was.
+func (s *Store) putImportBack(ctx context.Context, u UnfinishedImport) error {
+	state := "running"
+	if u.Stopped {
+		state = "stopped"
+	}
 	return s.WithTx(ctx, func(tx *Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO imports(source, total, written, state, updated_at) VALUES (?, ?, 0, 'running', ?)
-			ON CONFLICT(source) DO UPDATE SET total = excluded.total, written = 0, state = 'running', updated_at = excluded.updated_at`,
-			source, total, s.now())
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO imports(source, total, written, state, updated_at, read_bytes, size_bytes)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.Source, u.Total, u.Written, state, u.Updated.UTC().Format(time.RFC3339Nano), u.Read, u.Size)
 		return err
 	})
 }
 
-// stopImport records that the import of source was interrupted after
-// written records.
-func (s *Store) stopImport(ctx context.Context, source string, written int) error {
+// stopImport records that the import of source was interrupted at at.
+func (s *Store) stopImport(ctx context.Context, source string, at ImportPoint) error {
 	return s.WithTx(ctx, func(tx *Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE imports SET state = 'stopped', written = ?, updated_at = ? WHERE source = ?`,
-			written, s.now(), source)
+		_, err := tx.ExecContext(ctx, `UPDATE imports SET state = 'stopped', written = ?, total = ?, read_bytes = ?, size_bytes = ?, updated_at = ?
+			WHERE source = ?`, at.Written, at.Total, at.Read, at.Size, s.now(), source)
 		return err
 	})
 }

@@ -21,12 +21,24 @@ func importString(t *testing.T, st *Store, input string, skip bool) (ImportResul
 	return res, lines, err
 }
 
-// bytesOpener opens data afresh for each pass.
+// bytesOpener opens data as a file of its size, counting the bytes read.
 func bytesOpener(data []byte) Opener {
-	return func() (trace.Reader, io.Closer, error) {
-		r, err := trace.NewReader(bytes.NewReader(data), trace.FormatAuto)
-		return r, io.NopCloser(nil), err
+	return func() (Input, error) {
+		counted := &countedBytes{Reader: bytes.NewReader(data)}
+		r, err := trace.NewReader(counted, trace.FormatAuto)
+		return Input{Records: r, Closer: io.NopCloser(nil), Size: int64(len(data)), Read: func() int64 { return counted.n }}, err
 	}
+}
+
+type countedBytes struct {
+	*bytes.Reader
+	n int64
+}
+
+func (c *countedBytes) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func countRows(t *testing.T, st *Store, table string) int {

@@ -4,105 +4,92 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// readAhead is how many spooled traces the writing pass's reader may hold
-// ready while a chunk is written.
-const readAhead = 64
-
-// encodedRecord is one trace of the writing pass, ready to write.
-type encodedRecord struct {
-	n, line int
-	rows    traceRows
+// importWrite is what an import's writer did: the result, the ids of the
+// traces it inserted (committed), also on failure, so they can be deleted
+// again, and how far its committed chunks reach.
+type importWrite struct {
+	res      ImportResult
+	inserted []string
+	at       ImportPoint
+	recorded bool // a chunk committed, and with it the import's record
 }
 
-// writeInput is the writing pass: a goroutine reads the spool while this
-// one writes its records in short transactions. It returns the ids of the
-// traces it inserted (committed), also on failure, so they can be deleted
-// again, and how many records its committed chunks covered.
-func (s *Store) writeInput(ctx context.Context, spool *importSpool, opt ImportOptions, checked checkedInput) (ImportResult, []string, int, error) {
-	readCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch := make(chan encodedRecord, readAhead)
-	readErr := make(chan error, 1)
-	go func() {
-		readErr <- readSpool(readCtx, spool, ch)
-		close(ch)
-	}()
-	res := ImportResult{Source: opt.Source, Skipped: checked.skipped, ReplacedUTF8: checked.replacedUTF8}
-	var inserted []string
-	done := 0
-	fail := func(err error) (ImportResult, []string, int, error) {
-		cancel()
-		for range ch {
-		}
-		if rerr := <-readErr; rerr != nil && !errors.Is(rerr, context.Canceled) {
-			err = rerr // the reader's failure came first: the channel closed early
-		}
-		if ctx.Err() != nil {
-			err = fmt.Errorf("import interrupted: %w", ctx.Err())
-		}
-		return res, inserted, done, err
-	}
+// stopped is where the import stands after its last committed chunk.
+func (w importWrite) stopped() ImportPoint { return w.at }
+
+// writeInput writes the records rd reads, in short transactions, while rd
+// reads on. It ends when rd's records end; an error of rd's is returned
+// (ctx is cancelled with it as soon as rd fails).
+func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptions, size int64) (w importWrite, err error) {
+	w = importWrite{res: ImportResult{Source: opt.Source}, at: ImportPoint{Size: size}}
+	feed := &recordFeed{ch: rd.records, batch: make([]encodedRecord, 0, opt.pace.chunkTraces)}
 	cache := newWriteCache()
 	pacer := newChunkPacer(opt.pace)
-	batch := make([]encodedRecord, 0, opt.pace.chunkTraces)
-	for closed := false; !closed; {
-		var err error
-		batch, closed, err = collect(ctx, ch, batch[:0], opt.pace.chunkTraces, pacer.nextStart())
+	defer func() { w.res.chunks, w.res.longestChunk = pacer.chunks, pacer.longest }()
+	for {
+		if err := feed.collect(ctx, opt.pace.chunkTraces, pacer.nextStart()); err != nil {
+			return w, err
+		}
+		if len(feed.batch) == 0 { // the reader is done
+			<-rd.ended
+			return w, rd.err
+		}
+		if err := sleepUntil(ctx, pacer.nextStart()); err != nil {
+			return w, err
+		}
+		at := w.at
+		at.Total = rd.totalIfRead()
+		written, delta, ids, err := s.writeChunk(ctx, feed, opt, at, cache, pacer)
 		if err != nil {
-			return fail(err)
+			return w, err
 		}
-		for len(batch) > 0 {
-			if err := sleepUntil(ctx, pacer.nextStart()); err != nil {
-				return fail(err)
-			}
-			written, delta, ids, err := s.writeChunk(ctx, batch, opt, cache, pacer)
-			if err != nil {
-				return fail(err)
-			}
-			done = batch[written-1].n
-			if s.logSize() >= checkpointLog {
-				s.checkpoint(ctx) // in the pause between chunks: the lock is free
-			}
-			inserted = append(inserted, ids...)
-			res.Imported += delta.Imported
-			res.Duplicates += delta.Duplicates
-			res.Skipped += delta.Skipped
-			res.Items += delta.Items
-			if opt.OnProgress != nil {
-				opt.OnProgress(ImportProgress{Records: done, Total: checked.records, ImportResult: res})
-			}
-			batch = batch[written:]
+		last := feed.batch[written-1]
+		feed.batch = feed.batch[:copy(feed.batch, feed.batch[written:])]
+		w.recorded = true
+		w.at = ImportPoint{Written: last.n, Total: at.Total, Read: last.read, Size: size}
+		if s.logSize() >= checkpointLog {
+			s.checkpoint(ctx) // in the pause between chunks: the lock is free
+		}
+		w.inserted = append(w.inserted, ids...)
+		w.res.Imported += delta.Imported
+		w.res.Duplicates += delta.Duplicates
+		w.res.Skipped += delta.Skipped
+		w.res.Items += delta.Items
+		if opt.OnProgress != nil {
+			opt.OnProgress(ImportProgress{Records: w.at.Written, Total: w.at.Total, Read: w.at.Read, Size: size, ImportResult: w.res})
 		}
 	}
-	res.chunks, res.longestChunk = pacer.chunks, pacer.longest
-	if err := <-readErr; err != nil {
-		return res, inserted, done, err
-	}
-	return res, inserted, done, nil
 }
 
-// readSpool sends the spooled records on out.
-func readSpool(ctx context.Context, spool *importSpool, out chan<- encodedRecord) error {
-	for {
-		n, line, rows, err := spool.next()
-		if err == io.EOF {
-			return nil
+// recordFeed is the writer's end of the reader's queue: the records taken
+// from it and not written yet.
+type recordFeed struct {
+	ch     <-chan encodedRecord
+	batch  []encodedRecord
+	closed bool // ch is closed: the reader is done
+}
+
+// more takes one more record into batch if one is ready, without waiting.
+func (f *recordFeed) more() bool {
+	if f.closed {
+		return false
+	}
+	select {
+	case rec, ok := <-f.ch:
+		if !ok {
+			f.closed = true
+			return false
 		}
-		if err != nil {
-			return err
-		}
-		select {
-		case out <- encodedRecord{n: n, line: line, rows: rows}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		f.batch = append(f.batch, rec)
+		return true
+	default:
+		return false
 	}
 }
 
@@ -148,10 +135,10 @@ func (p *chunkPacer) committed(start, commitStart time.Time) {
 // see traceRows.size), whatever their number.
 const batchBytes = 16 << 20
 
-// collect appends records from ch to batch: it waits for the first one,
-// then takes more until batch holds max (or batchBytes), or deadline has
-// passed and no more are ready. closed reports that ch is closed (the reader is done).
-func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord, max int, deadline time.Time) ([]encodedRecord, bool, error) {
+// collect takes records into batch: unless it holds some already, it waits
+// for one (or for the reader to end), then takes more until batch holds
+// max (or batchBytes), or deadline has passed and no more are ready.
+func (f *recordFeed) collect(ctx context.Context, max int, deadline time.Time) error {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -159,25 +146,19 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 		}
 	}()
 	size := 0
-	for _, rec := range batch {
+	for _, rec := range f.batch {
 		size += rec.rows.size()
 	}
-	for len(batch) < max && size < batchBytes {
+	for !f.closed && len(f.batch) < max && size < batchBytes {
 		var wait <-chan time.Time
-		if len(batch) > 0 {
+		if len(f.batch) > 0 {
 			d := time.Until(deadline)
 			if d <= 0 {
-				select {
-				case rec, ok := <-ch:
-					if !ok {
-						return batch, true, nil
-					}
-					batch = append(batch, rec)
-					size += rec.rows.size()
-					continue
-				default:
-					return batch, false, nil
+				if !f.more() {
+					return nil
 				}
+				size += f.batch[len(f.batch)-1].rows.size()
+				continue
 			}
 			if timer == nil {
 				timer = time.NewTimer(d)
@@ -185,19 +166,20 @@ func collect(ctx context.Context, ch <-chan encodedRecord, batch []encodedRecord
 			wait = timer.C
 		}
 		select {
-		case rec, ok := <-ch:
+		case rec, ok := <-f.ch:
 			if !ok {
-				return batch, true, nil
+				f.closed = true
+				return nil
 			}
-			batch = append(batch, rec)
+			f.batch = append(f.batch, rec)
 			size += rec.rows.size()
 		case <-wait:
 			deadline = time.Time{}
 		case <-ctx.Done():
-			return batch, false, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return batch, false, nil
+	return nil
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {
@@ -215,10 +197,13 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// writeChunk writes a prefix of batch in one transaction that holds the
-// write lock as long as pacer allows, and returns how many records it took,
+// writeChunk writes the first records of feed's batch in one transaction
+// that holds the write lock as long as pacer allows (taking more from the
+// reader meanwhile, as they are ready, up to pace.chunkTraces), records
+// the import's progress (at, with the written count and the read bytes of
+// the chunk's last record) in it, and returns how many records it took,
 // what it did, and the ids of the traces it inserted.
-func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt ImportOptions, cache *writeCache, pacer *chunkPacer) (int, ImportResult, []string, error) {
+func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOptions, at ImportPoint, cache *writeCache, pacer *chunkPacer) (int, ImportResult, []string, error) {
 	var written int
 	var delta ImportResult
 	var ids []string
@@ -228,6 +213,7 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
 	err := s.withRelaxedTx(ctx, func(tx *Tx) error {
+		written, delta, ids, reports = 0, ImportResult{}, nil, nil
 		start = time.Now()
 		defer func() { commitStart = time.Now() }()
 		until := pacer.workUntil(start)
@@ -236,15 +222,21 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 			return err
 		}
 		defer w.close()
-		for _, rec := range batch {
+		for written < opt.pace.chunkTraces && (written < len(feed.batch) || feed.more()) {
 			if written > 0 && time.Now().After(until) {
 				break
 			}
+			rec := feed.batch[written]
 			written++
+			if rec.err != nil { // invalid, to report (SkipInvalid)
+				delta.Skipped++
+				reports = append(reports, rec.err)
+				continue
+			}
 			id := rec.rows.id
 			outcome, items, err := w.insert(ctx, rec.rows, opt.Source)
 			if errors.Is(err, errStoredDifferently) {
-				// Stored since the reading pass looked, or twice in this input.
+				// Stored since the reader looked, or twice in this input.
 				rerr := &trace.RecordError{Line: rec.line, Err: fmt.Errorf("trace id %q %w", id, errStoredDifferently)}
 				if !opt.SkipInvalid {
 					return rerr
@@ -268,7 +260,8 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 			return fmt.Errorf("store traces: %w", err)
 		}
 		// The chunk and the import's progress commit together.
-		return w.exec(ctx, sqlImportProgress, batch[written-1].n, s.now(), opt.Source)
+		last := feed.batch[written-1]
+		return w.exec(ctx, sqlImportProgress, opt.Source, at.Total, last.n, s.now(), last.read, at.Size)
 	})
 	if err != nil {
 		return 0, ImportResult{}, nil, err

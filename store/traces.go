@@ -94,8 +94,8 @@ var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
 	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlTraceInsertMany, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
-// computed without touching the database. An import computes them once, in
-// its reading pass, and spools them (see importSpool) for its writing pass.
+// computed without touching the database. An import computes them on its
+// reading side and hands them to its writer (see ImportTraces).
 type traceRows struct {
 	id, hash string
 	ts       string

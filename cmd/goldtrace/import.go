@@ -20,13 +20,13 @@ func newImportCmd(app *App) *cobra.Command {
 		Use:   "import FILE...",
 		Short: "Import traces (trace JSONL, provider logs, OTel GenAI, OpenInference, LangSmith, Langfuse, Braintrust, MLflow; .gz ok; - is stdin)",
 		Long: `Import traces into the store. Each file is imported all or nothing: it is read
-once and validated first (what is to be written waits in a temporary file
-beside the database, about half the input's size), then written in short
-transactions (reviewers can keep labeling meanwhile, and may see its traces
-appear progressively); if writing fails, what was written is removed again. If it is interrupted (ctrl+c, the
-terminal or SSH connection closing, SIGTERM), the unfinished chunk is undone,
-the chunks written stay, and traces and status say where it stopped until the
-same import is run again to finish it. Without
+once, and written while it is read, in short transactions (reviewers can keep
+labeling meanwhile, and may see its traces appear progressively); if the
+import fails (an invalid record further on, a full disk, …), what it wrote is
+removed again. If it is interrupted (ctrl+c, the terminal or SSH connection
+closing, SIGTERM), the unfinished chunk is undone, the chunks written stay, and
+traces and status say where it stopped until the same import is run again to
+finish it. Without
 --skip-invalid the first invalid record aborts that file (nothing from it is
 imported) and is reported as FILE:LINE: what. With --skip-invalid the valid
 records are imported and every invalid one is reported on stderr. Traces already

@@ -9,31 +9,31 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-// importMeter shows an import's progress on stderr. On a terminal: a
-// counter while the input is checked, then, the total being known, a bar
-// with the percentage, rate and time left, redrawn in place. Otherwise a
-// plain line every 10 seconds, for logs.
+// importMeter shows an import's progress on stderr. The input is written
+// while it is read, so its record count is known only at its end: the
+// percentage and the time left come from the bytes read of the file (for
+// stdin there are none: the count and the rate only). On a terminal a bar
+// is redrawn in place; otherwise a plain line is written every 10 seconds,
+// for logs.
 type importMeter struct {
 	w        io.Writer
 	name     string
 	terminal bool
 	now      func() time.Time
 
-	started   time.Time // the writing pass's start
+	started   time.Time // when the import began
 	lastLine  time.Time
 	drawn     bool
 	lineEvery time.Duration
 }
 
 func newImportMeter(w io.Writer, name string, terminal bool, now func() time.Time) *importMeter {
-	return &importMeter{w: w, name: name, terminal: terminal, now: now, lastLine: now(), lineEvery: 10 * time.Second}
+	t := now()
+	return &importMeter{w: w, name: name, terminal: terminal, now: now, started: t, lastLine: t, lineEvery: 10 * time.Second}
 }
 
 func (m *importMeter) update(p store.ImportProgress) {
 	t := m.now()
-	if !p.Checking && m.started.IsZero() {
-		m.started = t
-	}
 	if !m.terminal {
 		if t.Sub(m.lastLine) < m.lineEvery {
 			return
@@ -43,32 +43,38 @@ func (m *importMeter) update(p store.ImportProgress) {
 		return
 	}
 	m.drawn = true
-	if p.Checking {
-		fmt.Fprintf(m.w, "\r\033[K%s: checking, %d records read…", m.name, p.Records)
-		return
-	}
 	fmt.Fprintf(m.w, "\r\033[K%s", m.bar(p, t, 80))
 }
 
 // text is the line written to logs.
 func (m *importMeter) text(p store.ImportProgress, t time.Time) string {
-	if p.Checking || p.Total == 0 {
-		return fmt.Sprintf("%s: checking, %d records read", m.name, p.Records)
-	}
 	pct, rate, eta := m.figures(p, t)
-	return fmt.Sprintf("%s: %d of %d traces written (%.0f%%), %s/s, %s left; %d new, %d already stored",
-		m.name, p.Records, p.Total, pct, compactCount(rate), eta, p.Imported, p.Duplicates)
+	var where string
+	switch {
+	case p.Total > 0:
+		where = fmt.Sprintf("%d of %d traces written (%.0f%%), %s/s, %s left", p.Records, p.Total, pct, compactCount(rate), eta)
+	case pct >= 0:
+		where = fmt.Sprintf("%d traces written (%.0f%% of the file read), %s/s, %s left", p.Records, pct, compactCount(rate), eta)
+	default:
+		where = fmt.Sprintf("%d traces written, %s/s", p.Records, compactCount(rate))
+	}
+	return fmt.Sprintf("%s: %s; %d new, %d already stored", m.name, where, p.Imported, p.Duplicates)
 }
 
-// bar renders "NAME [#####·····]  42%  1.2k/s  ETA 0:05" in width columns.
+// bar renders "NAME [#####·····]  42% 4200 traces 1.2k/s ETA 0:05" in
+// width columns ("NAME: 4200 traces written, 1.2k/s" when the input's size
+// is not known).
 func (m *importMeter) bar(p store.ImportProgress, t time.Time, width int) string {
 	pct, rate, eta := m.figures(p, t)
-	tail := fmt.Sprintf(" %3.0f%% %d/%d %s/s ETA %s", pct, p.Records, p.Total, compactCount(rate), eta)
 	name := m.name
 	if max := width / 3; len([]rune(name)) > max {
 		r := []rune(name)
 		name = "…" + string(r[len(r)-max+1:])
 	}
+	if pct < 0 {
+		return fmt.Sprintf("%s: %d traces written, %s/s", name, p.Records, compactCount(rate))
+	}
+	tail := fmt.Sprintf(" %3.0f%% %d traces %s/s ETA %s", pct, p.Records, compactCount(rate), eta)
 	cells := width - 1 - len([]rune(name)) - 3 - len([]rune(tail))
 	if cells < 5 {
 		return strings.TrimSpace(name + tail)
@@ -77,14 +83,25 @@ func (m *importMeter) bar(p store.ImportProgress, t time.Time, width int) string
 	return name + " [" + strings.Repeat("#", full) + strings.Repeat("·", cells-full) + "]" + tail
 }
 
+// figures are how far the import is in percent (of the records once their
+// total is known, else of the file's bytes; -1 when neither is known), the
+// traces written per second, and the time left ("?" when unknown).
 func (m *importMeter) figures(p store.ImportProgress, t time.Time) (pct, rate float64, eta string) {
-	if p.Total > 0 {
+	switch {
+	case p.Total > 0:
 		pct = 100 * float64(p.Records) / float64(p.Total)
+	case p.Size > 0:
+		pct = min(100*float64(p.Read)/float64(p.Size), 100)
+	default:
+		pct = -1
 	}
 	eta = "?"
-	if el := t.Sub(m.started).Seconds(); el > 0 && p.Records > 0 {
+	el := t.Sub(m.started).Seconds()
+	if el > 0 {
 		rate = float64(p.Records) / el
-		left := time.Duration(float64(p.Total-p.Records) / rate * float64(time.Second)).Round(time.Second)
+	}
+	if el > 0 && pct > 0 {
+		left := time.Duration(el * (100 - pct) / pct * float64(time.Second)).Round(time.Second)
 		eta = fmt.Sprintf("%d:%02d", int(left.Minutes()), int(left.Seconds())%60)
 	}
 	return pct, rate, eta

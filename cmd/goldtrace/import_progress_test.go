@@ -12,28 +12,34 @@ import (
 func TestImportMeter(t *testing.T) {
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
-	progress := func(done int) store.ImportProgress {
-		return store.ImportProgress{Records: done, Total: 1000, ImportResult: store.ImportResult{Imported: done}}
+	// A 1000-byte file written while it is read: done traces of 10 bytes
+	// each; its record count is known once it has been read to its end.
+	progress := func(done int, known bool) store.ImportProgress {
+		p := store.ImportProgress{Records: done, Read: int64(10 * done), Size: 1000, ImportResult: store.ImportResult{Imported: done}}
+		if known {
+			p.Total = 100
+		}
+		return p
 	}
 
 	t.Run("terminal bar", func(t *testing.T) {
 		var out bytes.Buffer
 		m := newImportMeter(&out, "traces.jsonl", true, now)
-		m.update(store.ImportProgress{Checking: true, Records: 5000})
-		m.update(progress(0))
 		clock = clock.Add(10 * time.Second)
-		m.update(progress(250))
+		m.update(progress(25, false))
+		clock = clock.Add(10 * time.Second)
+		m.update(progress(50, true))
 		frames := strings.Split(out.String(), "\r\033[K")
-		last := frames[len(frames)-1]
-		want := "traces.jsonl [#########···························]  25% 250/1000 25/s ETA 0:30"
-		if last != want {
-			t.Errorf("bar = %q\nwant  %q", last, want)
+		want := []string{"",
+			"traces.jsonl [#########···························]  25% 25 traces 2/s ETA 0:30",
+			"traces.jsonl [##################··················]  50% 50 traces 2/s ETA 0:20"}
+		if strings.Join(frames, "\n") != strings.Join(want, "\n") {
+			t.Errorf("frames\n%q\nwant\n%q", frames, want)
 		}
-		if n := len([]rune(last)); n != 79 {
-			t.Errorf("bar is %d columns wide", n)
-		}
-		if !strings.Contains(frames[1], "checking, 5000 records read") {
-			t.Errorf("checking frame = %q", frames[1])
+		for _, f := range frames[1:] {
+			if n := len([]rune(f)); n != 79 {
+				t.Errorf("bar is %d columns wide: %q", n, f)
+			}
 		}
 		m.done()
 		if !strings.HasSuffix(out.String(), "\r\033[K") {
@@ -41,21 +47,33 @@ func TestImportMeter(t *testing.T) {
 		}
 	})
 
+	t.Run("terminal, size unknown (stdin)", func(t *testing.T) {
+		var out bytes.Buffer
+		m := newImportMeter(&out, "stdin", true, now)
+		clock = clock.Add(4 * time.Second)
+		m.update(store.ImportProgress{Records: 12000, ImportResult: store.ImportResult{Imported: 12000}})
+		if got, want := out.String(), "\r\033[Kstdin: 12000 traces written, 3.0k/s"; got != want {
+			t.Errorf("line %q, want %q", got, want)
+		}
+	})
+
 	t.Run("log lines every 10 s", func(t *testing.T) {
 		var out bytes.Buffer
 		m := newImportMeter(&out, "t.jsonl", false, now)
-		m.update(progress(0))
 		for i := 1; i <= 30; i++ { // a chunk a second for 30 s
 			clock = clock.Add(time.Second)
-			m.update(progress(i * 10))
+			m.update(progress(i*3, i > 25))
 		}
+		m.update(store.ImportProgress{Records: 91, ImportResult: store.ImportResult{Imported: 91}}) // stdin: no size
 		m.done()
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if len(lines) != 3 {
-			t.Fatalf("%d lines in 30 s, want 3:\n%s", len(lines), out.String())
+		want := []string{
+			"t.jsonl: 30 traces written (30% of the file read), 3/s, 0:23 left; 30 new, 0 already stored",
+			"t.jsonl: 60 traces written (60% of the file read), 3/s, 0:13 left; 60 new, 0 already stored",
+			"t.jsonl: 90 of 100 traces written (90%), 3/s, 0:03 left; 90 new, 0 already stored",
 		}
-		if lines[0] != "t.jsonl: 100 of 1000 traces written (10%), 10/s, 1:30 left; 100 new, 0 already stored" {
-			t.Errorf("line = %q", lines[0])
+		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+			t.Errorf("lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
 		if strings.Contains(out.String(), "\r") || strings.Contains(out.String(), "\033") {
 			t.Error("terminal control codes in a log")

@@ -233,10 +233,12 @@ func TestTracesSummary(t *testing.T) {
 	}
 }
 
-func TestImportStdinIsSpooledAndRemoved(t *testing.T) {
+// TestImportStdin imports stdin, plain and gzipped, and leaves no temporary
+// file behind (an import keeps none: it writes while it reads).
+func TestImportStdin(t *testing.T) {
 	dir := t.TempDir()
-	spoolDir := t.TempDir()
-	t.Setenv("TMPDIR", spoolDir)
+	tmpDir := t.TempDir()
+	t.Setenv("TMPDIR", tmpDir)
 	db := filepath.Join(dir, "gt.db")
 	var body strings.Builder
 	for i := 0; i < 1500; i++ {
@@ -252,15 +254,15 @@ func TestImportStdinIsSpooledAndRemoved(t *testing.T) {
 				tc.name == "gzip" && !strings.Contains(out, "stdin: imported 0 traces, 1500 already stored") {
 				t.Fatalf("summary %q", out)
 			}
-			if left, _ := os.ReadDir(spoolDir); len(left) != 0 {
-				t.Fatalf("spool files left behind: %v", left)
+			if left, _ := os.ReadDir(tmpDir); len(left) != 0 {
+				t.Fatalf("temporary files left behind: %v", left)
 			}
 			if left, _ := filepath.Glob(filepath.Join(dir, ".goldtrace-import-*")); len(left) != 0 {
-				t.Fatalf("spool files left beside the database: %v", left)
+				t.Fatalf("temporary files left beside the database: %v", left)
 			}
 		})
 	}
-	// An invalid last record on stdin: nothing imported, spool removed.
+	// An invalid last record on stdin: nothing imported, nothing left behind.
 	_, errs, code := impRun(t, filepath.Join(dir, "other.db"), body.String()+`{"id":"x","messages":[{"role":"robot"}]}`+"\n", "import", "-")
 	if code != 2 || !strings.HasPrefix(errs, "goldtrace: stdin:1501: ") {
 		t.Fatalf("exit %d stderr %q", code, errs)
@@ -268,7 +270,7 @@ func TestImportStdinIsSpooledAndRemoved(t *testing.T) {
 	if n := impTraceCount(t, filepath.Join(dir, "other.db")); n != 0 {
 		t.Fatalf("%d traces imported from a refused stdin", n)
 	}
-	if left, _ := os.ReadDir(spoolDir); len(left) != 0 {
-		t.Fatalf("spool files left behind: %v", left)
+	if left, _ := os.ReadDir(tmpDir); len(left) != 0 {
+		t.Fatalf("temporary files left behind: %v", left)
 	}
 }

@@ -1,0 +1,248 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// An import's reading side: a goroutine parses the input's records,
+// another validates and encodes them, looks their trace ids up among the
+// stored traces and hands them, in the input's order, to the writer
+// (import_write.go) through a short queue.
+
+// encodedRecord is one record of the input, ready to write, or invalid and
+// to be reported (err, with SkipInvalid only).
+type encodedRecord struct {
+	n, line int
+	read    int64 // bytes of the input read when it was parsed
+	rows    traceRows
+	err     *trace.RecordError
+}
+
+// inputReader is an import's reading side, running.
+type inputReader struct {
+	records <-chan encodedRecord
+	// ended is closed when reading ended; err, total and replacedUTF8 are
+	// set then.
+	ended chan struct{}
+	// err is what ended reading early; nil: the input was read to its end
+	// and closed.
+	err          error
+	total        int // records read, valid or not
+	replacedUTF8 int // the reader's count of traces whose invalid UTF-8 was replaced
+	cancel       context.CancelFunc
+}
+
+const (
+	// readAhead is how many encoded records may wait for the writer (it
+	// takes them in chunks; collect holds a chunk's worth more).
+	readAhead = 256
+	// conflictBatch is how many records the reader looks up at once
+	// (conflictBatchBytes of rows at most).
+	conflictBatch      = 256
+	conflictBatchBytes = 16 << 20
+	// parseAhead is how many parsed records may wait for the encoder (few:
+	// a decoded trace can be large).
+	parseAhead = 32
+)
+
+// startReading starts reading in. When reading fails it calls abort with
+// the error (to stop the writer); stop ends it early.
+func (s *Store) startReading(ctx context.Context, in Input, opt ImportOptions, abort context.CancelCauseFunc) *inputReader {
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan encodedRecord, readAhead)
+	rd := &inputReader{records: out, ended: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(out)
+		rd.total, rd.replacedUTF8, rd.err = s.readInput(ctx, in, opt, out)
+		if rd.err != nil && ctx.Err() == nil {
+			abort(rd.err)
+		}
+		close(rd.ended)
+	}()
+	return rd
+}
+
+// stop ends reading (if it has not ended) and waits until it has: the
+// input is closed when it returns.
+func (rd *inputReader) stop() {
+	rd.cancel()
+	for range rd.records {
+	}
+	<-rd.ended
+}
+
+// totalIfRead is the input's record count once it has been read to its
+// end, else 0.
+func (rd *inputReader) totalIfRead() int {
+	select {
+	case <-rd.ended:
+		if rd.err == nil {
+			return rd.total
+		}
+	default:
+	}
+	return 0
+}
+
+// readInput parses every record of in (on a goroutine of its own),
+// validates, encodes and looks up each trace id among the stored traces
+// (through the read pool: no lock), and sends the records on out. An
+// invalid record ends it (its error returned) unless opt.SkipInvalid; then
+// it is sent to be reported in its turn.
+func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out chan<- encodedRecord) (records, replacedUTF8 int, err error) {
+	parseCtx, cancel := context.WithCancel(ctx)
+	parsed := make(chan parsedRecord, parseAhead)
+	go parseRecords(parseCtx, in, parsed)
+	closed := false
+	defer func() {
+		cancel()
+		for range parsed {
+		}
+		if !closed {
+			in.Closer.Close()
+		}
+	}()
+	var pending []encodedRecord
+	pendingBytes := 0
+	flush := func() error {
+		stored, err := s.storedHashes(ctx, pending)
+		if err != nil {
+			return err
+		}
+		for i := range pending {
+			p := &pending[i]
+			if h, isStored := stored[p.rows.id]; p.err == nil && isStored && p.rows.hash != h {
+				p.err = &trace.RecordError{Line: p.line, Err: fmt.Errorf("trace id %q %w", p.rows.id, errStoredDifferently)}
+			}
+			if p.err != nil {
+				if !opt.SkipInvalid {
+					return p.err
+				}
+				p.rows = traceRows{}
+			}
+			select {
+			case out <- *p:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		clear(pending)
+		pending, pendingBytes = pending[:0], 0
+		return nil
+	}
+	enc := trace.NewEncoder()
+	for rec := range parsed {
+		var rerr *trace.RecordError
+		if rec.err != nil && !errors.As(rec.err, &rerr) {
+			return records, 0, rec.err
+		}
+		records = rec.n
+		p := encodedRecord{n: rec.n, line: rec.line, read: rec.read, err: rerr}
+		if rerr == nil {
+			if p.rows, err = encodeRows(enc, rec.t); err != nil {
+				p.err = &trace.RecordError{Line: rec.line, Err: err}
+			}
+		}
+		pending = append(pending, p)
+		pendingBytes += p.rows.size()
+		// An invalid record ends the import: those before it are looked up
+		// first, so that the first invalid one is reported.
+		fatal := p.err != nil && !opt.SkipInvalid
+		if fatal || len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {
+			if err := flush(); err != nil {
+				return records, 0, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return records, 0, err
+	}
+	if err := flush(); err != nil {
+		return records, 0, err
+	}
+	if rr, ok := in.Records.(interface{ ReplacedUTF8() int }); ok {
+		replacedUTF8 = rr.ReplacedUTF8()
+	}
+	closed = true
+	if err := in.Closer.Close(); err != nil {
+		return records, 0, err
+	}
+	if records == 0 {
+		return 0, 0, ErrNoRecords
+	}
+	return records, replacedUTF8, nil
+}
+
+// parsedRecord is one record as the parsing goroutine read it.
+type parsedRecord struct {
+	n, line int
+	read    int64
+	t       trace.Trace
+	err     error // a *trace.RecordError, or what ended the input
+}
+
+// parseRecords reads in to its end, or to an error that ends the input
+// (sent last), and closes out.
+func parseRecords(ctx context.Context, in Input, out chan<- parsedRecord) {
+	defer close(out)
+	for n := 1; ctx.Err() == nil; n++ {
+		t, err := in.Records.Next()
+		if err == io.EOF {
+			return
+		}
+		rec := parsedRecord{n: n, line: lineOf(in.Records), t: t, err: err}
+		if in.Read != nil {
+			rec.read = in.Read()
+		}
+		select {
+		case out <- rec:
+		case <-ctx.Done():
+			return
+		}
+		var rerr *trace.RecordError
+		if err != nil && !errors.As(err, &rerr) {
+			return
+		}
+	}
+}
+
+func lineOf(r trace.Reader) int {
+	if lr, ok := r.(interface{ Line() int }); ok {
+		return lr.Line()
+	}
+	return 0
+}
+
+// storedHashes returns the content hash of each pending trace id that is
+// already stored.
+func (s *Store) storedHashes(ctx context.Context, pending []encodedRecord) (map[string]string, error) {
+	args := []any{}
+	for _, p := range pending {
+		if p.err == nil {
+			args = append(args, p.rows.id)
+		}
+	}
+	out := map[string]string{}
+	if len(args) == 0 {
+		return out, nil
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT id, content_hash FROM traces WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, hash string
+		if err := rows.Scan(&id, &hash); err != nil {
+			return nil, err
+		}
+		out[id] = hash
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,36 @@
+package store
+
+import (
+	"testing"
+	"time"
+)
+
+// TestChunkPacer: a chunk stops taking work early enough for its commit
+// (the longest recent one, forgotten slowly) to end within chunkTime, and
+// never works less than an eighth of it.
+func TestChunkPacer(t *testing.T) {
+	p := newChunkPacer(importPace{chunkTime: 200 * time.Millisecond, yield: 100 * time.Millisecond})
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if got := p.workUntil(start).Sub(start); got != 150*time.Millisecond {
+		t.Errorf("first chunk works %v, want 150ms (a quarter kept for the commit)", got)
+	}
+	now := time.Now()
+	p.committed(now.Add(-180*time.Millisecond), now.Add(-120*time.Millisecond)) // a 120 ms commit
+	if got := p.workUntil(start).Sub(start); got < 75*time.Millisecond || got > 81*time.Millisecond {
+		t.Errorf("after a 120 ms commit a chunk works %v, want about 80ms", got)
+	}
+	if p.longest < 180*time.Millisecond || p.chunks != 1 {
+		t.Errorf("longest %v chunks %d", p.longest, p.chunks)
+	}
+	p.committed(time.Now(), time.Now()) // a fast commit lowers the estimate slowly
+	if got := p.workUntil(start).Sub(start); got > 100*time.Millisecond {
+		t.Errorf("one fast commit later a chunk works %v, want the estimate to fall slowly", got)
+	}
+	p.committed(now.Add(-time.Second), now.Add(-time.Second)) // a commit longer than a chunk
+	if got := p.workUntil(start).Sub(start); got != 25*time.Millisecond {
+		t.Errorf("after a 1 s commit a chunk works %v, want the floor of 25ms", got)
+	}
+	if next := p.nextStart(); time.Until(next) < 90*time.Millisecond {
+		t.Errorf("the next chunk may start in %v, want the yield", time.Until(next))
+	}
+}
