@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -49,6 +50,10 @@ const (
 	// parseAhead is how many parsed records may wait for the encoder (few:
 	// a decoded trace can be large).
 	parseAhead = 32
+	// inputPause is how long the parser may keep the encoder waiting before
+	// the records encoded so far are looked up and sent without a full
+	// batch.
+	inputPause = 10 * time.Millisecond
 )
 
 // startReading starts reading in. When reading fails it calls abort with
@@ -101,9 +106,9 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 	go parseRecords(parseCtx, in, parsed)
 	closed := false
 	defer func() {
+		// The parser stops at its next record; it is not waited for: it
+		// may be waiting for input that does not come (an idle stdin).
 		cancel()
-		for range parsed {
-		}
 		if !closed {
 			in.Closer.Close()
 		}
@@ -137,7 +142,31 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 		return nil
 	}
 	enc := trace.NewEncoder()
-	for rec := range parsed {
+	// Records wait for a full batch's lookup only while more are coming:
+	// when the input pauses (a slow stdin), those read go on to the writer.
+	idle := time.NewTimer(time.Hour)
+	defer idle.Stop()
+	for {
+		var rec parsedRecord
+		var more bool
+		var paused <-chan time.Time
+		if len(pending) > 0 && len(parsed) == 0 {
+			idle.Reset(inputPause)
+			paused = idle.C
+		}
+		select {
+		case rec, more = <-parsed:
+		case <-paused:
+			if err := flush(); err != nil {
+				return records, 0, err
+			}
+			continue
+		case <-ctx.Done():
+			return records, 0, ctx.Err()
+		}
+		if !more {
+			break
+		}
 		var rerr *trace.RecordError
 		if rec.err != nil && !errors.As(rec.err, &rerr) {
 			return records, 0, rec.err

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// An import writes while it reads: these tests hold the input back until
+// chunks are committed, so what is found later (an invalid last record, an
+// interrupt before the input's end) meets a partly written import.
+
+// heldInput is an input of size bytes whose head is readable at once and
+// whose tail arrives only when release is called (or never), like a file
+// whose end is not read yet, or a slow stdin. Its Closer cannot unblock a
+// read, as stdin's cannot.
+type heldInput struct {
+	pr      *io.PipeReader
+	pw      *io.PipeWriter
+	size    int
+	release func()
+}
+
+func holdInput(t *testing.T, head, tail string) *heldInput {
+	pr, pw := io.Pipe()
+	h := &heldInput{pr: pr, pw: pw, size: len(head) + len(tail)}
+	gate := make(chan struct{})
+	h.release = sync.OnceFunc(func() { close(gate) })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := io.WriteString(pw, head); err != nil {
+			return
+		}
+		select {
+		case <-gate:
+			_, _ = io.WriteString(pw, tail)
+			pw.Close()
+		case <-t.Context().Done():
+		}
+	}()
+	t.Cleanup(func() {
+		pr.CloseWithError(errors.New("test over")) // unblocks the writer
+		<-done
+	})
+	return h
+}
+
+func (h *heldInput) open() (Input, error) {
+	counted := &countedReader{r: h.pr}
+	r, err := trace.NewReader(counted, trace.FormatAuto)
+	return Input{Records: r, Closer: io.NopCloser(nil), Size: int64(h.size), Read: func() int64 { return counted.n }}, err
+}
+
+type countedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestImportInvalidLastRecordAfterCommittedChunks: the last record is
+// invalid and read only once chunks are committed; they are undone, and an
+// earlier stopped run of the same import stays recorded as it was.
+func TestImportInvalidLastRecordAfterCommittedChunks(t *testing.T) {
+	for _, prior := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stopped before: %v", prior), func(t *testing.T) {
+			st := openTemp(t)
+			ctx := context.Background()
+			head := passTraces(60)
+			var before []UnfinishedImport
+			left := 0
+			if prior { // an earlier run stopped after its first chunks
+				cctx, cancel := context.WithCancel(ctx)
+				_, err := st.ImportTraces(cctx, bytesOpener([]byte(head)), ImportOptions{Source: "x", pace: smallChunks,
+					OnProgress: func(p ImportProgress) {
+						if p.Imported >= 20 {
+							cancel()
+						}
+					}})
+				var ierr *InterruptedError
+				if !errors.As(err, &ierr) {
+					t.Fatalf("first run: %v", err)
+				}
+				left = ierr.At.Written
+				if before, err = st.UnfinishedImports(ctx); err != nil || len(before) != 1 {
+					t.Fatalf("after the first run: %v, %v", before, err)
+				}
+			}
+			in := holdInput(t, head, impBad+"\n")
+			written := 0
+			_, err := st.ImportTraces(ctx, in.open, ImportOptions{Source: "x", pace: smallChunks, OnProgress: func(p ImportProgress) {
+				written = p.Records
+				if p.Records >= 40 {
+					in.release()
+				}
+			}})
+			var rerr *trace.RecordError
+			if !errors.As(err, &rerr) || rerr.Line != 61 {
+				t.Fatalf("err = %v, want a RecordError at line 61", err)
+			}
+			if written < 40 {
+				t.Fatalf("%d records written before the invalid one was read, want chunks committed", written)
+			}
+			assertNothingFromImport(t, st, left)
+			after, err := st.UnfinishedImports(ctx)
+			if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("unfinished imports %v (%v), want %v", after, err, before)
+			}
+		})
+	}
+}
+
+// TestImportInterruptedBeforeTheInputsEnd: interrupted while the input is
+// still being read, the import keeps its committed chunks and says where it
+// stopped without a total it does not know: the traces written and how
+// much of the file was read. Running it again finishes it.
+func TestImportInterruptedBeforeTheInputsEnd(t *testing.T) {
+	st := openTemp(t)
+	all := passTraces(120)
+	head := all[:strings.Index(all, `{"id":"p060"`)]
+	in := holdInput(t, head, all[len(head):]) // the tail never comes
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := st.ImportTraces(ctx, in.open, ImportOptions{Source: "x", pace: smallChunks, OnProgress: func(p ImportProgress) {
+		if p.Imported >= 20 {
+			cancel()
+		}
+	}})
+	var ierr *InterruptedError
+	if !errors.As(err, &ierr) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want an InterruptedError", err)
+	}
+	stored := countRows(t, st, "traces")
+	at := ierr.At
+	if at.Written != stored || at.Total != 0 || at.Size != int64(len(all)) || at.Read <= 0 || at.Read > int64(len(head)) {
+		t.Fatalf("stopped at %+v with %d traces stored, want them, no total, and at most the head read (%d of %d bytes)", at, stored, len(head), len(all))
+	}
+	want := fmt.Sprintf(`^stopped at %d traces, \d+%% of the file read \(the unfinished chunk was undone\) — run the same import again to finish$`, stored)
+	if !regexp.MustCompile(want).MatchString(ierr.Note()) {
+		t.Errorf("note %q, want %s", ierr.Note(), want)
+	}
+	u, err := st.UnfinishedImports(context.Background())
+	if err != nil || len(u) != 1 || u[0].Note() != "import of x stopped at "+at.String()+" — run the same import again to finish" || !u[0].Stopped {
+		t.Fatalf("unfinished imports %+v, %v", u, err)
+	}
+	res, err := st.ImportTraces(context.Background(), bytesOpener([]byte(all)), ImportOptions{Source: "x", pace: smallChunks})
+	if err != nil || res.Imported != 120-stored || res.Duplicates != stored {
+		t.Fatalf("import again: %+v, %v", res, err)
+	}
+	if u, err := st.UnfinishedImports(context.Background()); err != nil || len(u) != 0 {
+		t.Errorf("after finishing: unfinished %v, %v", u, err)
+	}
+}
+
+// TestImportReportsInvalidRecordsInOrder: with SkipInvalid, the invalid
+// records the reader finds and the conflicts the writer finds (a trace id
+// twice with different content) are reported in the input's order, each
+// with its line, and the rest is imported.
+func TestImportReportsInvalidRecordsInOrder(t *testing.T) {
+	st := openTemp(t)
+	lines := strings.Split(strings.TrimSpace(passTraces(50)), "\n")
+	lines[9] = impBad                                           // line 10
+	lines[30] = strings.Replace(lines[5], `"q5"`, `"other"`, 1) // line 31: p005 again, other content
+	lines[44] = `{"id":`                                        // line 45
+	var got []int
+	res, err := st.ImportTraces(context.Background(), bytesOpener([]byte(strings.Join(lines, "\n")+"\n")), ImportOptions{
+		Source: "x", pace: smallChunks, SkipInvalid: true,
+		OnInvalid: func(e *trace.RecordError) { got = append(got, e.Line) },
+	})
+	if err != nil || res.Imported != 47 || res.Skipped != 3 {
+		t.Fatalf("import: %+v, %v", res, err)
+	}
+	if fmt.Sprint(got) != "[10 31 45]" {
+		t.Errorf("reported lines %v, want [10 31 45]", got)
+	}
+}
