@@ -169,7 +169,8 @@ func InputErrorParts(err error) (int, string) {
 	var uerr *store.UndoError
 	if errors.As(err, &uerr) {
 		line, msg := InputErrorParts(uerr.Err)
-		return line, msg + "; " + uerr.Note()
+		// Not all was removed: the note says what stays.
+		return line, strings.TrimSuffix(msg, diskFullUndone) + "; " + uerr.Note()
 	}
 	var ierr *store.InterruptedError
 	if errors.As(err, &ierr) {
@@ -194,10 +195,14 @@ func InputErrorParts(err error) (int, string) {
 		return 0, "no records (empty file): nothing imported"
 	}
 	if errors.Is(err, store.ErrDiskFull) && !strings.Contains(err.Error(), "nothing imported") {
-		return 0, err.Error() + " (what the import wrote was removed again: nothing imported)"
+		return 0, err.Error() + diskFullUndone
 	}
 	return 0, err.Error()
 }
+
+// diskFullUndone ends the line of an import that failed on a full disk and
+// undid what it wrote.
+const diskFullUndone = " (what the import wrote was removed again: nothing imported)"
 
 // FormatInputError is the one line of an input's failure: FILE:LINE: what,
 // or FILE: what.

@@ -59,7 +59,7 @@ func TestDiskFullDuringImportWrites(t *testing.T) {
 	mnt := smallTmpfs(t)
 	db := filepath.Join(mnt, "gt.db")
 	in := filepath.Join(t.TempDir(), "in.jsonl")
-	must(t, db, "demo", "--write-traces", "1100", in) // ~6 MB of input
+	must(t, db, "demo", "--write-traces", "2500", in) // ~14 MB of input, ~7 MB stored
 	r := run(t, db, "import", in)
 	if r.code == 0 {
 		fi, _ := os.Stat(db)

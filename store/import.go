@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -139,6 +140,8 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
+	reserve := reserveSpace(filepath.Dir(s.path), undoReserve(in.Size))
+	defer reserve.release()
 	// The reader stops the writer (wctx) as soon as it fails: what is
 	// still queued would only be undone.
 	wctx, abort := context.WithCancelCause(ctx)
@@ -169,6 +172,7 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 		s.checkpoint(bg)
 		return w.res, &InterruptedError{Source: opt.Source, At: at, Err: ctx.Err()}
 	case err != nil:
+		reserve.release() // room for the undo on a full disk
 		return ImportResult{Source: opt.Source}, s.undoWrites(bg, w, prior, opt, err)
 	}
 	// Written with synchronous=NORMAL: this last commit, with FULL again,
