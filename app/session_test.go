@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/internal/storetest"
@@ -150,11 +151,11 @@ func TestSessionReleaseLeadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := store.ReleaseRequest{From: "bob", To: "dave", Lead: "alice"}
-	if _, _, err := a.ReleaseAssignments(ctx, Actor{}, req); !errors.Is(err, ErrForbidden) || err.Error() != "only a lead may sample items: --as LEAD is required" {
+	if _, _, err := a.ReleaseAssignments(ctx, Actor{}, req); !errors.Is(err, ErrForbidden) || err.Error() != "only a lead may reassign items: --as LEAD is required" {
 		t.Fatalf("a release without --as: %v", err)
 	}
-	if _, _, err := a.As(actor(t, a, "alice")).ReleaseAssignments(ctx, req); !errors.Is(err, ErrForbidden) {
-		t.Fatalf("a reviewer releasing: %v, want forbidden", err)
+	if _, _, err := a.As(actor(t, a, "alice")).ReleaseAssignments(ctx, req); !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "only a lead may reassign items") {
+		t.Fatalf("a reviewer releasing: %v, want forbidden: only a lead may reassign items", err)
 	}
 	if _, err := st.Assignment(ctx, item, "bob"); err != nil {
 		t.Fatalf("bob's item moved after a refused release: %v", err)
