@@ -33,14 +33,14 @@ func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptio
 	pacer := newChunkPacer(opt.pace)
 	defer func() { w.res.chunks, w.res.longestChunk = pacer.chunks, pacer.longest }()
 	for {
-		if err := feed.collect(ctx, opt.pace.chunkTraces, pacer.nextStart()); err != nil {
+		if err := feed.collect(ctx, opt.pace.chunkTraces); err != nil {
 			return w, err
 		}
 		if len(feed.batch) == 0 { // the reader is done
 			<-rd.ended
 			return w, rd.err
 		}
-		if err := sleepUntil(ctx, pacer.nextStart()); err != nil {
+		if err := s.pauseForWaiters(ctx, pacer.lastCommit, opt.pace.yield); err != nil {
 			return w, err
 		}
 		at := w.at
@@ -95,7 +95,8 @@ func (f *recordFeed) more() bool {
 
 // chunkPacer sizes an import's write transactions by time: each holds the
 // write lock for pace.chunkTime at most, its commit included (predicted
-// from the commits before it), and the next begins pace.yield after it.
+// from the commits before it); between chunks the writer pauses while
+// other writers wait (pauseForWaiters).
 type chunkPacer struct {
 	pace       importPace
 	lastCommit time.Time     // when the last chunk's commit returned
@@ -107,9 +108,6 @@ type chunkPacer struct {
 func newChunkPacer(p importPace) *chunkPacer {
 	return &chunkPacer{pace: p, commit: p.chunkTime / 4}
 }
-
-// nextStart is when the next chunk may take the lock.
-func (p *chunkPacer) nextStart() time.Time { return p.lastCommit.Add(p.pace.yield) }
 
 // workUntil is when a chunk that took the lock at start stops adding rows.
 func (p *chunkPacer) workUntil(start time.Time) time.Time {
@@ -136,35 +134,10 @@ func (p *chunkPacer) committed(start, commitStart time.Time) {
 const batchBytes = 16 << 20
 
 // collect takes records into batch: unless it holds some already, it waits
-// for one (or for the reader to end), then takes more until batch holds
-// max (or batchBytes), or deadline has passed and no more are ready.
-func (f *recordFeed) collect(ctx context.Context, max int, deadline time.Time) error {
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	size := 0
-	for _, rec := range f.batch {
-		size += rec.rows.size()
-	}
-	for !f.closed && len(f.batch) < max && size < batchBytes {
-		var wait <-chan time.Time
-		if len(f.batch) > 0 {
-			d := time.Until(deadline)
-			if d <= 0 {
-				if !f.more() {
-					return nil
-				}
-				size += f.batch[len(f.batch)-1].rows.size()
-				continue
-			}
-			if timer == nil {
-				timer = time.NewTimer(d)
-			}
-			wait = timer.C
-		}
+// for one (or for the reader to end), then takes those ready, until batch
+// holds max (or batchBytes).
+func (f *recordFeed) collect(ctx context.Context, max int) error {
+	if len(f.batch) == 0 && !f.closed {
 		select {
 		case rec, ok := <-f.ch:
 			if !ok {
@@ -172,14 +145,44 @@ func (f *recordFeed) collect(ctx context.Context, max int, deadline time.Time) e
 				return nil
 			}
 			f.batch = append(f.batch, rec)
-			size += rec.rows.size()
-		case <-wait:
-			deadline = time.Time{}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+	size := 0
+	for _, rec := range f.batch {
+		size += rec.rows.size()
+	}
+	for len(f.batch) < max && size < batchBytes && f.more() {
+		size += f.batch[len(f.batch)-1].rows.size()
+	}
 	return nil
+}
+
+// await takes one more record into batch, waiting for it until deadline at
+// most; false when none came (or the reader is done).
+func (f *recordFeed) await(ctx context.Context, deadline time.Time) bool {
+	if f.more() {
+		return true
+	}
+	d := time.Until(deadline)
+	if f.closed || d <= 0 {
+		return false
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case rec, ok := <-f.ch:
+		if !ok {
+			f.closed = true
+			return false
+		}
+		f.batch = append(f.batch, rec)
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {
@@ -198,8 +201,8 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 }
 
 // writeChunk writes the first records of feed's batch in one transaction
-// that holds the write lock as long as pacer allows (taking more from the
-// reader meanwhile, as they are ready, up to pace.chunkTraces), records
+// that holds the write lock as long as pacer allows (taking, and waiting
+// for, more from the reader meanwhile, up to pace.chunkTraces), records
 // the import's progress (at, with the written count and the read bytes of
 // the chunk's last record) in it, and returns how many records it took,
 // what it did, and the ids of the traces it inserted.
@@ -212,7 +215,7 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	// A chunk commits relaxed on a connection held for it alone: label
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
-	err := s.withRelaxedTx(ctx, func(tx *Tx) error {
+	err := s.withRelaxedTx(bulkWrite(ctx), func(tx *Tx) error {
 		written, delta, ids, reports = 0, ImportResult{}, nil, nil
 		start = time.Now()
 		defer func() { commitStart = time.Now() }()
@@ -222,7 +225,10 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 			return err
 		}
 		defer w.close()
-		for written < opt.pace.chunkTraces && (written < len(feed.batch) || feed.more()) {
+		// Records the reader makes meanwhile join the chunk, up to its
+		// time: a reader slower than the writer does not make it commit
+		// many small chunks.
+		for written < opt.pace.chunkTraces && (written < len(feed.batch) || feed.await(ctx, until)) {
 			if written > 0 && time.Now().After(until) {
 				break
 			}
@@ -311,12 +317,12 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source string, pac
 	var kept []string
 	var lastCommit time.Time
 	for start := 0; start < len(ids); {
-		if err := sleepUntil(ctx, lastCommit.Add(pace.yield)); err != nil {
+		if err := s.pauseForWaiters(ctx, lastCommit, pace.yield); err != nil {
 			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}
 		}
 		var done int
 		var chunkKept []string
-		err := s.WithTx(ctx, func(tx *Tx) error {
+		err := s.WithTx(bulkWrite(ctx), func(tx *Tx) error {
 			done, chunkKept = 0, nil
 			began := time.Now()
 			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?`)
