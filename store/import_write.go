@@ -33,7 +33,7 @@ func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptio
 	pacer := newChunkPacer(opt.pace)
 	defer func() { w.res.chunks, w.res.longestChunk = pacer.chunks, pacer.longest }()
 	for {
-		if err := feed.collect(ctx, opt.pace.chunkTraces); err != nil {
+		if err := feed.collect(ctx, pacer.want(), opt.pace.chunkTraces, time.Now().Add(opt.pace.chunkTime)); err != nil {
 			return w, err
 		}
 		if len(feed.batch) == 0 { // the reader is done
@@ -73,6 +73,8 @@ type recordFeed struct {
 	ch     <-chan encodedRecord
 	batch  []encodedRecord
 	closed bool // ch is closed: the reader is done
+	// waited is how long await has waited for the reader, in all.
+	waited time.Duration
 }
 
 // more takes one more record into batch if one is ready, without waiting.
@@ -103,6 +105,9 @@ type chunkPacer struct {
 	commit     time.Duration // predicted time of the next commit
 	longest    time.Duration // the longest a chunk has held the lock
 	chunks     int
+	// rate is how many records a chunk writes per second of its work (its
+	// waits for the reader left out), 0 before the first chunk.
+	rate float64
 }
 
 func newChunkPacer(p importPace) *chunkPacer {
@@ -111,15 +116,38 @@ func newChunkPacer(p importPace) *chunkPacer {
 
 // workUntil is when a chunk that took the lock at start stops adding rows.
 func (p *chunkPacer) workUntil(start time.Time) time.Time {
-	return start.Add(max(p.pace.chunkTime-p.commit, p.pace.chunkTime/8))
+	return start.Add(p.work())
 }
 
-// committed records a chunk that took the lock at start and whose commit
+func (p *chunkPacer) work() time.Duration {
+	return max(p.pace.chunkTime-p.commit, p.pace.chunkTime/8)
+}
+
+// want is how many records the next chunk can write in its time (1 before
+// the first chunk has shown the rate): the writer gathers that many before
+// it takes the lock, so that a chunk does not spend its time waiting for
+// the reader. Every commit writes the pages its chunk changed, so fewer,
+// fuller chunks write less.
+func (p *chunkPacer) want() int {
+	n := int(p.rate * p.work().Seconds())
+	return min(max(n, 1), p.pace.chunkTraces)
+}
+
+// committed records a chunk that took the lock at start, wrote written
+// records (waiting for the reader for waited of it), and whose commit
 // began at commitStart and has just returned.
-func (p *chunkPacer) committed(start, commitStart time.Time) {
+func (p *chunkPacer) committed(start, commitStart time.Time, written int, waited time.Duration) {
 	p.lastCommit = time.Now()
 	p.chunks++
 	p.longest = max(p.longest, p.lastCommit.Sub(start))
+	if work := commitStart.Sub(start) - waited; work > 0 {
+		r := float64(written) / work.Seconds()
+		if p.rate == 0 {
+			p.rate = r
+		} else {
+			p.rate = (3*p.rate + r) / 4
+		}
+	}
 	c := p.lastCommit.Sub(commitStart)
 	// Up fast (a commit that grew is a lock held too long), down slowly.
 	if c > p.commit {
@@ -133,10 +161,11 @@ func (p *chunkPacer) committed(start, commitStart time.Time) {
 // see traceRows.size), whatever their number.
 const batchBytes = 16 << 20
 
-// collect takes records into batch: unless it holds some already, it waits
-// for one (or for the reader to end), then takes those ready, until batch
-// holds max (or batchBytes).
-func (f *recordFeed) collect(ctx context.Context, max int) error {
+// collect takes records into batch: it waits for one (unless batch holds
+// some already, or the reader is done), then for more until batch holds
+// want, or deadline has passed; then it takes those ready, up to max (or
+// batchBytes).
+func (f *recordFeed) collect(ctx context.Context, want, max int, deadline time.Time) error {
 	if len(f.batch) == 0 && !f.closed {
 		select {
 		case rec, ok := <-f.ch:
@@ -153,10 +182,13 @@ func (f *recordFeed) collect(ctx context.Context, max int) error {
 	for _, rec := range f.batch {
 		size += rec.rows.size()
 	}
+	for len(f.batch) < want && size < batchBytes && f.await(ctx, deadline) {
+		size += f.batch[len(f.batch)-1].rows.size()
+	}
 	for len(f.batch) < max && size < batchBytes && f.more() {
 		size += f.batch[len(f.batch)-1].rows.size()
 	}
-	return nil
+	return ctx.Err()
 }
 
 // await takes one more record into batch, waiting for it until deadline at
@@ -171,6 +203,7 @@ func (f *recordFeed) await(ctx context.Context, deadline time.Time) bool {
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
+	defer func(began time.Time) { f.waited += time.Since(began) }(time.Now())
 	select {
 	case rec, ok := <-f.ch:
 		if !ok {
@@ -212,12 +245,13 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	var ids []string
 	var reports []*trace.RecordError
 	var start, commitStart time.Time
+	var waited0 time.Duration
 	// A chunk commits relaxed on a connection held for it alone: label
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
 	err := s.withRelaxedTx(bulkWrite(ctx), func(tx *Tx) error {
 		written, delta, ids, reports = 0, ImportResult{}, nil, nil
-		start = time.Now()
+		start, waited0 = time.Now(), feed.waited
 		defer func() { commitStart = time.Now() }()
 		until := pacer.workUntil(start)
 		w, err := s.prepareWriter(ctx, tx, cache)
@@ -272,7 +306,7 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	if err != nil {
 		return 0, ImportResult{}, nil, err
 	}
-	pacer.committed(start, commitStart)
+	pacer.committed(start, commitStart, written, feed.waited-waited0)
 	if opt.OnInvalid != nil {
 		for _, rerr := range reports {
 			opt.OnInvalid(rerr)
