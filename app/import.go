@@ -112,8 +112,7 @@ func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (sto
 // has got before it knows how many records the file holds.
 func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 	if path == "-" {
-		r, err := trace.NewReader(stdin, format)
-		return store.Input{Records: r, Closer: io.NopCloser(nil)}, err
+		return store.OpenInput(stdin, format, 0, io.NopCloser(nil))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -131,28 +130,15 @@ func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 		f.Close()
 		return store.Input{}, errors.New("is a directory")
 	}
-	in := store.Input{Closer: f}
-	counted := &countingReader{r: f}
+	var size int64
 	if err == nil && fi.Mode().IsRegular() {
-		in.Size, in.Read = fi.Size(), func() int64 { return counted.n }
+		size = fi.Size()
 	}
-	if in.Records, err = trace.NewReader(counted, format); err != nil {
+	in, err := store.OpenInput(f, format, size, f)
+	if err != nil {
 		f.Close()
-		return store.Input{}, err
 	}
-	return in, nil
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	return in, err
 }
 
 // DisplayName is how an input is named in messages: its path, or stdin.

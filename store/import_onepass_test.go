@@ -54,20 +54,7 @@ func holdInput(t *testing.T, head, tail string) *heldInput {
 }
 
 func (h *heldInput) open() (Input, error) {
-	counted := &countedReader{r: h.pr}
-	r, err := trace.NewReader(counted, trace.FormatAuto)
-	return Input{Records: r, Closer: io.NopCloser(nil), Size: int64(h.size), Read: func() int64 { return counted.n }}, err
-}
-
-type countedReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countedReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	return OpenInput(h.pr, trace.FormatAuto, int64(h.size), io.NopCloser(nil))
 }
 
 // TestImportInvalidLastRecordAfterCommittedChunks: the last record is

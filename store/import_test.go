@@ -21,24 +21,11 @@ func importString(t *testing.T, st *Store, input string, skip bool) (ImportResul
 	return res, lines, err
 }
 
-// bytesOpener opens data as a file of its size, counting the bytes read.
+// bytesOpener opens data as a file of its size.
 func bytesOpener(data []byte) Opener {
 	return func() (Input, error) {
-		counted := &countedBytes{Reader: bytes.NewReader(data)}
-		r, err := trace.NewReader(counted, trace.FormatAuto)
-		return Input{Records: r, Closer: io.NopCloser(nil), Size: int64(len(data)), Read: func() int64 { return counted.n }}, err
+		return OpenInput(bytes.NewReader(data), trace.FormatAuto, int64(len(data)), io.NopCloser(nil))
 	}
-}
-
-type countedBytes struct {
-	*bytes.Reader
-	n int64
-}
-
-func (c *countedBytes) Read(p []byte) (int, error) {
-	n, err := c.Reader.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func countRows(t *testing.T, st *Store, table string) int {

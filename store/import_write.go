@@ -77,6 +77,16 @@ type recordFeed struct {
 	waited time.Duration
 }
 
+// took adds rec, received from ch, to batch; !ok: ch is closed.
+func (f *recordFeed) took(rec encodedRecord, ok bool) bool {
+	if !ok {
+		f.closed = true
+		return false
+	}
+	f.batch = append(f.batch, rec)
+	return true
+}
+
 // more takes one more record into batch if one is ready, without waiting.
 func (f *recordFeed) more() bool {
 	if f.closed {
@@ -84,12 +94,7 @@ func (f *recordFeed) more() bool {
 	}
 	select {
 	case rec, ok := <-f.ch:
-		if !ok {
-			f.closed = true
-			return false
-		}
-		f.batch = append(f.batch, rec)
-		return true
+		return f.took(rec, ok)
 	default:
 		return false
 	}
@@ -169,11 +174,9 @@ func (f *recordFeed) collect(ctx context.Context, want, max int, deadline time.T
 	if len(f.batch) == 0 && !f.closed {
 		select {
 		case rec, ok := <-f.ch:
-			if !ok {
-				f.closed = true
+			if !f.took(rec, ok) {
 				return nil
 			}
-			f.batch = append(f.batch, rec)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -206,12 +209,7 @@ func (f *recordFeed) await(ctx context.Context, deadline time.Time) bool {
 	defer func(began time.Time) { f.waited += time.Since(began) }(time.Now())
 	select {
 	case rec, ok := <-f.ch:
-		if !ok {
-			f.closed = true
-			return false
-		}
-		f.batch = append(f.batch, rec)
-		return true
+		return f.took(rec, ok)
 	case <-timer.C:
 	case <-ctx.Done():
 	}
