@@ -26,7 +26,7 @@ func passTraces(n int) string {
 var smallChunks = importPace{chunkTraces: 10, chunkTime: time.Second, yield: time.Millisecond}
 
 // assertNothingFromImport checks that no trace of an import remains, with
-// none of its items, tool lists or metadata.
+// none of its items or tool lists (metadata objects, like tools, stay).
 func assertNothingFromImport(t *testing.T, st *Store, wantTraces int) {
 	t.Helper()
 	if n := countRows(t, st, "traces"); n != wantTraces {
@@ -35,13 +35,12 @@ func assertNothingFromImport(t *testing.T, st *Store, wantTraces int) {
 	var n int
 	err := st.Reader().QueryRowContext(context.Background(), `SELECT
 		(SELECT count(*) FROM items WHERE trace_id NOT IN (SELECT id FROM traces)) +
-		(SELECT count(*) FROM trace_meta WHERE trace_id NOT IN (SELECT id FROM traces)) +
 		(SELECT count(*) FROM trace_tools WHERE trace_id NOT IN (SELECT id FROM traces))`).Scan(&n)
 	if err != nil || n != 0 {
 		t.Errorf("%d orphaned rows (%v)", n, err)
 	}
 	if wantTraces == 0 {
-		for _, table := range []string{"items", "trace_meta", "trace_tools"} {
+		for _, table := range []string{"items", "trace_tools"} {
 			if n := countRows(t, st, table); n != 0 {
 				t.Errorf("%s has %d rows", table, n)
 			}

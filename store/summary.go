@@ -1,7 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -54,28 +58,8 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 	if sum.FirstTools, err = s.counts(ctx, `SELECT first_tool, count(*) FROM items GROUP BY first_tool ORDER BY count(*) DESC, first_tool`, n); err != nil {
 		return sum, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT key, count(*), count(DISTINCT value) FROM trace_meta GROUP BY key ORDER BY key`)
-	if err != nil {
+	if sum.Metadata, err = s.metaSummary(ctx, n); err != nil {
 		return sum, err
-	}
-	for rows.Next() {
-		var k MetaKeySummary
-		if err := rows.Scan(&k.Key, &k.Traces, &k.Distinct); err != nil {
-			rows.Close()
-			return sum, err
-		}
-		sum.Metadata = append(sum.Metadata, k)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return sum, err
-	}
-	for i := range sum.Metadata {
-		top, err := s.counts(ctx, `SELECT value, count(*) FROM trace_meta WHERE key = ? GROUP BY value ORDER BY count(*) DESC, value`, n, sum.Metadata[i].Key)
-		if err != nil {
-			return sum, err
-		}
-		sum.Metadata[i].Top = top
 	}
 	var from, to *int64
 	if err := q.QueryRowContext(ctx, `SELECT min(ts_unix), max(ts_unix) FROM traces`).Scan(&from, &to); err != nil {
@@ -92,6 +76,55 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 		sum.Metadata = []MetaKeySummary{}
 	}
 	return sum, nil
+}
+
+// metaSummary summarises each metadata key, its values cut to the top n.
+// Traces are counted per metaset (an index scan), then each metaset's
+// count is added to each of its pairs: the work grows with the distinct
+// metadata objects, not with the traces.
+func (s *Store) metaSummary(ctx context.Context, n int) ([]MetaKeySummary, error) {
+	rows, err := s.r.QueryContext(ctx, `WITH used(metaset, n) AS MATERIALIZED
+			(SELECT metaset, count(*) FROM traces WHERE metaset IS NOT NULL GROUP BY metaset)
+		SELECT j.key, j.value, sum(u.n) FROM used u JOIN metasets m ON m.id = u.metaset, json_each(m.json) j
+		GROUP BY j.key, j.value`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byKey := map[string]*MetaKeySummary{}
+	for rows.Next() {
+		var key string
+		var c Count
+		if err := rows.Scan(&key, &c.Value, &c.N); err != nil {
+			return nil, err
+		}
+		k := byKey[key]
+		if k == nil {
+			k = &MetaKeySummary{Key: key}
+			byKey[key] = k
+		}
+		k.Traces += c.N
+		k.Distinct++
+		k.Top = append(k.Top, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]MetaKeySummary, 0, len(byKey))
+	for _, key := range slices.Sorted(maps.Keys(byKey)) {
+		k := byKey[key]
+		slices.SortFunc(k.Top, func(a, b Count) int {
+			if a.N != b.N {
+				return cmp.Compare(b.N, a.N)
+			}
+			return strings.Compare(a.Value, b.Value)
+		})
+		if n > 0 && len(k.Top) > n {
+			k.Top = k.Top[:n]
+		}
+		out = append(out, *k)
+	}
+	return out, nil
 }
 
 func (s *Store) counts(ctx context.Context, query string, n int, args ...any) ([]Count, error) {
