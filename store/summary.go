@@ -1,11 +1,7 @@
 package store
 
 import (
-	"cmp"
 	"context"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -81,50 +77,36 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 // metaSummary summarises each metadata key, its values cut to the top n.
 // Traces are counted per metaset (an index scan), then each metaset's
 // count is added to each of its pairs: the work grows with the distinct
-// metadata objects, not with the traces.
+// metadata objects, not with the traces, and only the top n values of
+// each key leave SQLite.
 func (s *Store) metaSummary(ctx context.Context, n int) ([]MetaKeySummary, error) {
 	rows, err := s.r.QueryContext(ctx, `WITH used(metaset, n) AS MATERIALIZED
-			(SELECT metaset, count(*) FROM traces WHERE metaset IS NOT NULL GROUP BY metaset)
-		SELECT j.key, j.value, sum(u.n) FROM used u JOIN metasets m ON m.id = u.metaset, json_each(m.json) j
-		GROUP BY j.key, j.value`)
+			(SELECT metaset, count(*) FROM traces WHERE metaset IS NOT NULL GROUP BY metaset),
+		pairs(key, value, n) AS MATERIALIZED
+			(SELECT j.key, j.value, sum(u.n) FROM used u JOIN metasets m ON m.id = u.metaset, json_each(m.json) j GROUP BY j.key, j.value),
+		ranked AS (SELECT key, value, n,
+			row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank,
+			sum(n) OVER (PARTITION BY key) AS traces, count(*) OVER (PARTITION BY key) AS distinct_values
+			FROM pairs)
+		SELECT key, traces, distinct_values, value, n FROM ranked WHERE ?1 <= 0 OR rank <= ?1 ORDER BY key, rank`, n)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	byKey := map[string]*MetaKeySummary{}
+	var out []MetaKeySummary
 	for rows.Next() {
-		var key string
+		var k MetaKeySummary
 		var c Count
-		if err := rows.Scan(&key, &c.Value, &c.N); err != nil {
+		if err := rows.Scan(&k.Key, &k.Traces, &k.Distinct, &c.Value, &c.N); err != nil {
 			return nil, err
 		}
-		k := byKey[key]
-		if k == nil {
-			k = &MetaKeySummary{Key: key}
-			byKey[key] = k
+		if len(out) == 0 || out[len(out)-1].Key != k.Key {
+			out = append(out, k)
 		}
-		k.Traces += c.N
-		k.Distinct++
-		k.Top = append(k.Top, c)
+		last := &out[len(out)-1]
+		last.Top = append(last.Top, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]MetaKeySummary, 0, len(byKey))
-	for _, key := range slices.Sorted(maps.Keys(byKey)) {
-		k := byKey[key]
-		slices.SortFunc(k.Top, func(a, b Count) int {
-			if a.N != b.N {
-				return cmp.Compare(b.N, a.N)
-			}
-			return strings.Compare(a.Value, b.Value)
-		})
-		if n > 0 && len(k.Top) > n {
-			k.Top = k.Top[:n]
-		}
-		out = append(out, *k)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 func (s *Store) counts(ctx context.Context, query string, n int, args ...any) ([]Count, error) {
