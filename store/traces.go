@@ -52,7 +52,7 @@ const (
 		EXISTS (SELECT 1 FROM traces WHERE substr(content_hash, 1, 16) = ?2 AND substr(content_hash, 17) = ?3)`
 	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metaset, messages, body, toolset, source, imported_at)
 		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
-	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
+	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING RETURNING id`
 	sqlToolsetID     = `SELECT id FROM toolsets WHERE hashes = ?`
 	sqlToolInsert    = `INSERT INTO tools(hash, name, description, parameters) VALUES (?, ?, ?, ?)
 			ON CONFLICT(hash) DO NOTHING`
@@ -328,48 +328,40 @@ func (w *traceWriter) flush(ctx context.Context) error {
 
 // toolsetID returns the id of a list of tool hashes, storing it if new.
 func (w *traceWriter) toolsetID(ctx context.Context, hashes string) (int64, error) {
-	if id, ok := w.toolsets[hashes]; ok {
-		return id, nil
-	}
-	if err := w.exec(ctx, sqlToolsetInsert, hashes); err != nil {
-		return 0, err
-	}
-	var id int64
-	if err := w.queryRow(ctx, sqlToolsetID, hashes).Scan(&id); err != nil {
-		return 0, err
-	}
-	if w.toolsets != nil {
-		if len(w.toolsets) >= 4096 {
-			clear(w.toolsets)
-		}
-		w.toolsets[hashes] = id
-	}
-	return id, nil
+	return w.rowID(ctx, w.toolsets, hashes, sqlToolsetInsert, sqlToolsetID)
 }
 
 // metasetID returns the id of a metadata object (its canonical JSON),
-// storing it if new: one insert for each object not remembered, and a
-// lookup when it was stored already. A log whose traces share a few
-// objects pays that a few times; one with an object per trace (a user id
-// in every trace) pays an insert per trace, in place of a metadata row and
-// an index entry per key.
+// storing it if new. A log whose traces share a few objects stores them
+// once; one with an object per trace (a user id in every trace) pays an
+// insert per trace, in place of a metadata row and an index entry per key.
 func (w *traceWriter) metasetID(ctx context.Context, meta string) (int64, error) {
-	if id, ok := w.metasets[meta]; ok {
+	return w.rowID(ctx, w.metasets, meta, sqlMetasetInsert, sqlMetasetID)
+}
+
+// rowID returns the id of the row of a table of distinct values (toolsets,
+// metasets) that holds value, from cache (nil: none) or the database:
+// insert adds it and returns its id, or returns no row when it is stored
+// already, and lookup then finds it. Such rows are never deleted, so what
+// cache learnt in committed transactions stays true; an import stops at
+// its first failed transaction, so it never reuses an id one rolled back.
+func (w *traceWriter) rowID(ctx context.Context, cache map[string]int64, value, insert, lookup string) (int64, error) {
+	if id, ok := cache[value]; ok {
 		return id, nil
 	}
 	var id int64
-	err := w.queryRow(ctx, sqlMetasetInsert, meta).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) { // stored already: DO NOTHING returns no row
-		err = w.queryRow(ctx, sqlMetasetID, meta).Scan(&id)
+	err := w.queryRow(ctx, insert, value).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = w.queryRow(ctx, lookup, value).Scan(&id)
 	}
 	if err != nil {
 		return 0, err
 	}
-	if w.metasets != nil {
-		if len(w.metasets) >= 4096 {
-			clear(w.metasets)
+	if cache != nil {
+		if len(cache) >= 4096 {
+			clear(cache)
 		}
-		w.metasets[meta] = id
+		cache[value] = id
 	}
 	return id, nil
 }
