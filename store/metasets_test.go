@@ -18,7 +18,7 @@ import (
 )
 
 // oddKeys are metadata keys that a JSON path built from them would misread.
-var oddKeys = []string{"cohort", "model.name", `say "hi"`, "a b", "$[0]", "ключ"}
+var oddKeys = []string{"cohort", "model.name", `say "hi"`, "a b", "$[0]", "ключ", "<a>&b"}
 
 // oldMetadata is the metadata of trace i of the migration fixture: keys
 // and values vary, some traces have none, most values repeat.
@@ -355,6 +355,9 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
+// oddValue is a value for key that encoding/json escapes (<, >, &).
+func oddValue(key string) string { return `it's "` + key + `" <b>&amp;` }
+
 // TestMetaKeysWithAnyCharacters imports traces whose keys and values hold
 // characters a JSON path or a string-built query would misread, and asks
 // every reader of metadata about them.
@@ -363,7 +366,7 @@ func TestMetaKeysWithAnyCharacters(t *testing.T) {
 	st := openTemp(t)
 	var lines []string
 	for i, key := range oddKeys {
-		meta := map[string]string{key: `it's "` + key + `"`, "n": fmt.Sprint(i % 2)}
+		meta := map[string]string{key: oddValue(key), "n": fmt.Sprint(i % 2)}
 		lines = append(lines, fmt.Sprintf(`{"id":"t%d","metadata":%s,"messages":[{"role":"user","content":"q%d"},{"role":"assistant","content":"a"}]}`, i, mustJSON(t, meta), i))
 	}
 	if _, _, err := importString(t, st, strings.Join(lines, "\n")+"\n", false); err != nil {
@@ -377,9 +380,9 @@ func TestMetaKeysWithAnyCharacters(t *testing.T) {
 	}
 	for i, key := range oddKeys {
 		var rows []int64
-		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + key, Value: `it's "` + key + `"`}}, By: "meta." + key},
+		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + key, Value: oddValue(key)}}, By: "meta." + key},
 			func(row int64, _ []byte, stratum string) error {
-				if stratum != `it's "`+key+`"` {
+				if stratum != oddValue(key) {
 					t.Errorf("key %q: stratum %q", key, stratum)
 				}
 				rows = append(rows, row)
@@ -389,7 +392,7 @@ func TestMetaKeysWithAnyCharacters(t *testing.T) {
 			t.Errorf("key %q: --where matched %d items (%v), want 1", key, len(rows), err)
 		}
 		tr, err := st.Trace(ctx, fmt.Sprintf("t%d", i))
-		if err != nil || tr.Metadata[key] != `it's "`+key+`"` {
+		if err != nil || tr.Metadata[key] != oddValue(key) {
 			t.Errorf("trace t%d metadata %v, %v", i, tr.Metadata, err)
 		}
 	}
@@ -399,9 +402,9 @@ func TestMetaKeysWithAnyCharacters(t *testing.T) {
 	}
 	for _, k := range sum.Metadata {
 		switch {
-		case k.Key == "n" && (k.Traces != len(oddKeys) || k.Distinct != 2 || len(k.Top) != 1 || k.Top[0] != Count{"0", 3}):
+		case k.Key == "n" && (k.Traces != len(oddKeys) || k.Distinct != 2 || len(k.Top) != 1 || k.Top[0] != Count{"0", (len(oddKeys) + 1) / 2}):
 			t.Errorf("summary of n: %+v", k)
-		case k.Key != "n" && (k.Traces != 1 || k.Distinct != 1 || k.Top[0].Value != `it's "`+k.Key+`"`):
+		case k.Key != "n" && (k.Traces != 1 || k.Distinct != 1 || k.Top[0].Value != oddValue(k.Key)):
 			t.Errorf("summary of %q: %+v", k.Key, k)
 		}
 	}
