@@ -137,23 +137,20 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 	return s.app.st.SaveDraft(ctx, itemID, reviewer, body, seconds)
 }
 
-// SubmitLabel submits the actor's label.
-func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error) {
+// SubmitLabel submits the actor's label. It says only whether the label
+// was stored: whether it settled the item, and how it compared with the
+// other reviewers', is kept from every screen (a lead sees it on the
+// adjudication screen).
+func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
 	actor, err := s.ownAs(ctx, ActLabelSubmit, l.Reviewer)
 	if err != nil {
-		return store.Settlement{}, err
+		return err
 	}
 	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "submit "+l.Item)
-	set, err := s.app.st.SubmitLabel(ctx, l)
-	if err != nil {
-		return store.Settlement{}, err
+	if _, err := s.app.st.SubmitLabel(ctx, l); err != nil {
+		return err
 	}
-	if actor.Role != RoleLead {
-		// Whether this label settled the item, and how it compared with
-		// the other reviewers', is theirs to keep blind.
-		set = store.Settlement{}
-	}
-	return set, s.app.audited(ctx)
+	return s.app.audited(ctx)
 }
 
 // SkipItem skips an item of the actor's queue.

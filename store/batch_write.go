@@ -64,7 +64,7 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 	var last time.Time
 	for more := true; more; {
 		if !last.IsZero() {
-			if err := sleepUntil(ctx, last.Add(pace.yield)); err != nil {
+			if err := s.pauseForWaiters(ctx, last, pace.yield); err != nil {
 				return err
 			}
 		}
@@ -81,9 +81,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		// in the transaction that completes it, or on its own after.
 		var err error
 		if pace.full {
-			err = s.WithTx(withoutAudit(ctx), fn)
+			err = s.WithTx(bulkWrite(withoutAudit(ctx)), fn)
 		} else {
-			err = s.withRelaxedTx(withoutAudit(ctx), fn)
+			err = s.withRelaxedTx(bulkWrite(withoutAudit(ctx)), fn)
 		}
 		if err != nil {
 			return err

@@ -52,6 +52,8 @@ type Store struct {
 	// dataGen and statuses: the status cache (status_cache.go).
 	dataGen  atomic.Uint64
 	statuses statusCache
+	// waiters: who waits for the write lock (write_waiters.go).
+	waiters writeWaiters
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -282,6 +284,7 @@ func (s *Store) Close() error {
 		s.w = nil
 	}
 	s.wmu.Unlock()
+	s.waiters.close()
 	return errors.Join(errs...)
 }
 
@@ -312,7 +315,9 @@ type txBeginner interface {
 }
 
 func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) error) error {
+	waited := s.waiting(ctx)
 	tx, err := w.BeginTx(ctx, nil)
+	waited()
 	if err != nil {
 		return s.wrap("begin", err)
 	}
