@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/store"
@@ -26,5 +28,28 @@ func TestSubmitFailsWithoutItsAuditEntry(t *testing.T) {
 	}
 	if _, err := st.Label(ctx, item, "bob"); err == nil {
 		t.Error("bob's label was stored without its audit entry")
+	}
+}
+
+// TestLabelsImportFailsWithoutItsAuditEntry: a labels import's audit entry
+// commits with its last labels, so an import that cannot be audited leaves
+// no label behind (a crash between the labels and a separate entry would
+// have lost the entry).
+func TestLabelsImportFailsWithoutItsAuditEntry(t *testing.T) {
+	ctx := context.Background()
+	a, st, item := project(t) // alice has submitted ORD-1; bob is assigned too
+	if err := st.WithTx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TRIGGER audit_fails BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit unavailable'); END`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"item":"` + item + `","reviewer":"bob","decision":"call","calls":[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}],"rationale":"the only order"}` + "\n"
+	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(line)), nil }
+	if _, err := a.ImportLabels(ctx, actor(t, a, "bob"), open, LabelsImportOptions{File: "bob.jsonl"}); err == nil {
+		t.Fatal("the labels import succeeded without its audit entry")
+	}
+	if _, err := st.Label(ctx, item, "bob"); err == nil {
+		t.Error("bob's imported label stayed without its audit entry")
 	}
 }

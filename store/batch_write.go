@@ -34,6 +34,10 @@ type bulkPace struct {
 	// statements) and held the lock (from its first statement to the end of
 	// its commit); tests measure with it.
 	held func(work, total time.Duration)
+	// auditLast writes ctx's audit entry in the last transaction, the one
+	// that completes the write (a write that is the whole action); else it
+	// is left to the caller.
+	auditLast bool
 }
 
 var defaultBulkPace = bulkPace{chunkTime: 80 * time.Millisecond, yield: 110 * time.Millisecond}
@@ -74,6 +78,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.chunkTime))
+			if err == nil && !more && pace.auditLast {
+				err = s.writePendingAudit(ctx, tx)
+			}
 			work = time.Since(began)
 			return err
 		}
@@ -89,6 +96,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 			return err
 		}
 		last = time.Now()
+		if !more && pace.auditLast {
+			auditCommitted(ctx)
+		}
 		if pace.held != nil {
 			pace.held(work, last.Sub(began))
 		}
