@@ -264,21 +264,16 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 			}
 		}
 	}
-	var toolset any
-	if r.toolset != "" {
-		id, err := w.toolsetID(ctx, r.toolset)
-		if err != nil {
-			return 0, 0, err
-		}
-		toolset = id
+	// A log's traces mostly share a few tool lists and metadata objects;
+	// one with an object per trace (a user id in each) pays an insert per
+	// trace, in place of a metadata row and an index entry per key.
+	toolset, err := w.rowID(ctx, w.toolsets, r.toolset, sqlToolsetInsert, sqlToolsetID)
+	if err != nil {
+		return 0, 0, err
 	}
-	var metaset any
-	if r.meta != "" {
-		id, err := w.metasetID(ctx, r.meta)
-		if err != nil {
-			return 0, 0, err
-		}
-		metaset = id
+	metaset, err := w.rowID(ctx, w.metasets, r.meta, sqlMetasetInsert, sqlMetasetID)
+	if err != nil {
+		return 0, 0, err
 	}
 	w.traceArgs = append(w.traceArgs, r.id, r.ts, r.tsUnix, r.hash, metaset, r.body, toolset, source, w.s.now())
 	if w.buffered == nil {
@@ -326,26 +321,18 @@ func (w *traceWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-// toolsetID returns the id of a list of tool hashes, storing it if new.
-func (w *traceWriter) toolsetID(ctx context.Context, hashes string) (int64, error) {
-	return w.rowID(ctx, w.toolsets, hashes, sqlToolsetInsert, sqlToolsetID)
-}
-
-// metasetID returns the id of a metadata object (its canonical JSON),
-// storing it if new. A log whose traces share a few objects stores them
-// once; one with an object per trace (a user id in every trace) pays an
-// insert per trace, in place of a metadata row and an index entry per key.
-func (w *traceWriter) metasetID(ctx context.Context, meta string) (int64, error) {
-	return w.rowID(ctx, w.metasets, meta, sqlMetasetInsert, sqlMetasetID)
-}
-
-// rowID returns the id of the row of a table of distinct values (toolsets,
-// metasets) that holds value, from cache (nil: none) or the database:
-// insert adds it and returns its id, or returns no row when it is stored
-// already, and lookup then finds it. Such rows are never deleted, so what
+// rowID returns the id (an int64) of the row of a table of distinct values
+// (toolsets: tool hash lists, metasets: metadata objects) that holds
+// value, storing it if new, or nil for "" (no tools, no metadata). It
+// comes from cache (nil: none) or the database: insert adds the row and
+// returns its id, or returns no row when it is stored already, and lookup
+// then finds it. Such rows are never deleted, so what
 // cache learnt in committed transactions stays true; an import stops at
 // its first failed transaction, so it never reuses an id one rolled back.
-func (w *traceWriter) rowID(ctx context.Context, cache map[string]int64, value, insert, lookup string) (int64, error) {
+func (w *traceWriter) rowID(ctx context.Context, cache map[string]int64, value, insert, lookup string) (any, error) {
+	if value == "" {
+		return nil, nil
+	}
 	if id, ok := cache[value]; ok {
 		return id, nil
 	}
@@ -355,7 +342,7 @@ func (w *traceWriter) rowID(ctx context.Context, cache map[string]int64, value, 
 		err = w.queryRow(ctx, lookup, value).Scan(&id)
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if cache != nil {
 		if len(cache) >= 4096 {
