@@ -162,7 +162,7 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
 	r.items = make([]itemRow, len(enc.Items))
 	for i, it := range enc.Items {
-		obs, err := trace.MarshalCanonical(it.Observed)
+		obs, err := e.Calls(it.Observed)
 		if err != nil {
 			return traceRows{}, err
 		}

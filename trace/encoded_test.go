@@ -138,3 +138,35 @@ func TestHashesReturnEncodingErrors(t *testing.T) {
 		t.Errorf("ContentHash of a good trace = %q, %v", good, err)
 	}
 }
+
+// The Encoder's hand-written messages and calls are MarshalCanonical's
+// bytes, or its error, for any content.
+func FuzzEncoderMessages(f *testing.F) {
+	f.Add("assistant", "be <nice> & \"brief\"\n\u2028\xff", "n", "", "c1", "f", []byte(`{"a":[1.50,"x"]}`), false)
+	f.Add("tool", "", "", "id", "", "", []byte(` {"a" : 1} `), true)
+	f.Add("user", "x", "", "", "", "g", []byte(``), false)
+	f.Add("user", "x", "", "", "", "g", []byte(`{"a":`), false)
+	f.Fuzz(func(t *testing.T, role, content, name, callID, id, fn string, args []byte, unparseable bool) {
+		calls := []Call{{ID: id, Name: fn, Arguments: args, Unparseable: unparseable}}
+		if len(args) == 0 {
+			calls = append(calls, Call{Name: fn})
+		}
+		msgs := []Message{{Role: role, Content: content, Name: name, ToolCallID: callID, ToolCalls: calls}, {Role: role}}
+		want, wantErr := MarshalCanonical(msgs)
+		got, ends, err := NewEncoder().messages(msgs)
+		if (err == nil) != (wantErr == nil) || err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("messages = %s, %v; MarshalCanonical gives %s, %v", got, err, want, wantErr)
+		}
+		if err == nil {
+			first, _ := MarshalCanonical(msgs[0])
+			if ends[0] != 1+len(first) || ends[1] != len(got)-1 {
+				t.Fatalf("ends %v of %s", ends, got)
+			}
+		}
+		want, wantErr = MarshalCanonical(calls)
+		got, err = NewEncoder().Calls(calls)
+		if (err == nil) != (wantErr == nil) || err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("Calls = %s, %v; MarshalCanonical gives %s, %v", got, err, want, wantErr)
+		}
+	})
+}
