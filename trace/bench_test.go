@@ -62,3 +62,34 @@ func BenchmarkImport(b *testing.B) {
 	}
 	b.ReportMetric(float64(traces)/b.Elapsed().Seconds(), "traces/s")
 }
+
+// BenchmarkEncode measures what an import computes per trace once it is
+// parsed: canonical messages, content, tool and input hashes, items.
+func BenchmarkEncode(b *testing.B) {
+	r, err := NewReader(bytes.NewReader(benchTraces(2000, 1)), FormatAuto)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var traces []Trace
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		traces = append(traces, t)
+	}
+	enc := NewEncoder()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, t := range traces {
+			if _, err := enc.Encode(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(traces))/b.Elapsed().Seconds(), "traces/s")
+}

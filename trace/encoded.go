@@ -37,6 +37,7 @@ type Encoder struct {
 	scratch []byte
 	hash    hash.Hash
 	sum     [sha256.Size]byte
+	last    lastTools
 }
 
 // encoderToolLimit bounds how many distinct tools an Encoder remembers.
@@ -74,11 +75,19 @@ func (e *Encoder) Encode(t Trace) (Encoded, error) {
 	if out.ContentHash, err = e.contentHash(t, tools, msgs); err != nil {
 		return Encoded{}, err
 	}
-	out.Items = itemsFrom(t, msgs, ends, sortedToolsJSON(t.Tools, tools))
+	if !e.last.sortedOK {
+		e.last.sorted, e.last.sortedOK = sortedToolsJSON(t.Tools, tools), true
+	}
+	out.Items = itemsFrom(t, msgs, ends, e.last.sorted)
 	return out, nil
 }
 
+// encodeTools returns the encoded tools, and sets e.last to them (its
+// sorted JSON computed only if needed: see Encode).
 func (e *Encoder) encodeTools(tools []Tool) ([]encodedTool, error) {
+	if e.last.same(tools) {
+		return e.last.enc, nil
+	}
 	out := make([]encodedTool, len(tools))
 	for i, tool := range tools {
 		et, err := e.tool(tool)
@@ -87,7 +96,36 @@ func (e *Encoder) encodeTools(tools []Tool) ([]encodedTool, error) {
 		}
 		out[i] = et
 	}
+	// A copy: the caller may change its tools before the next trace.
+	kept := make([]Tool, len(tools))
+	for i, t := range tools {
+		kept[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
+	}
+	e.last = lastTools{tools: kept, enc: out}
 	return out, nil
+}
+
+// lastTools is the tool list of the last trace an Encoder encoded (traces
+// of one log offer the same tools, and a Reader gives them the same
+// parameter bytes).
+type lastTools struct {
+	tools    []Tool
+	enc      []encodedTool
+	sorted   []byte // sortedToolsJSON of them, when sortedOK
+	sortedOK bool
+}
+
+func (l *lastTools) same(tools []Tool) bool {
+	if l.enc == nil || len(tools) != len(l.tools) {
+		return false
+	}
+	for i, t := range tools {
+		o := l.tools[i]
+		if t.Name != o.Name || t.Description != o.Description || !bytes.Equal(t.Parameters, o.Parameters) {
+			return false
+		}
+	}
+	return true
 }
 
 // tool returns the canonical JSON and hash of one tool definition.

@@ -170,3 +170,26 @@ func FuzzEncoderMessages(f *testing.F) {
 		}
 	})
 }
+
+// An Encoder reuses the encoding of the last trace's tools only when they
+// are the same: a caller changing its tool slice in place between traces
+// gets the hashes of the new tools.
+func TestEncoderToolsChangedInPlace(t *testing.T) {
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	tr := Trace{ID: "a", Tools: tools, Messages: []Message{{Role: RoleUser, Content: "x"}, {Role: RoleAssistant}}}
+	enc := NewEncoder()
+	if _, err := enc.Encode(tr); err != nil {
+		t.Fatal(err)
+	}
+	tools[0].Name = "g"
+	copy(tools[0].Parameters, `{"type":"bbjeat"}`)
+	got, err := enc.Encode(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ToolHash(tools[0])
+	content, _ := ContentHash(tr)
+	if got.ToolHashes[0] != want || got.ContentHash != content || got.Items[0].InputHash != InputHash(tr.Messages[:1], tools) {
+		t.Errorf("hashes of the changed tools: %+v", got)
+	}
+}
