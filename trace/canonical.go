@@ -13,7 +13,7 @@ import (
 // numbers kept as written, so that equal values give equal bytes. It fails on
 // anything that is not exactly one JSON value.
 func Canonical(raw json.RawMessage) (json.RawMessage, error) {
-	if trimmed := bytes.Trim(raw, " \t\r\n"); isCanonical(trimmed) {
+	if trimmed := bytes.Trim(raw, " \t\r\n"); IsCanonical(trimmed) {
 		// Already in canonical form (arguments goldtrace exported, and
 		// most a model writes): decoding and encoding would give it back.
 		return bytes.Clone(trimmed), nil
@@ -38,12 +38,12 @@ func MarshalCanonical(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// isCanonical reports whether raw is one JSON value exactly as Canonical
+// IsCanonical reports whether raw is one JSON value exactly as Canonical
 // writes it: compact, object keys (decoded) strictly increasing, strings
 // escaped as encoding/json escapes them without HTML escaping, valid UTF-8.
 // Nesting deeper than jsonlex.MaxDepth is reported as not canonical (the
 // slow path decides).
-func isCanonical(raw []byte) bool {
+func IsCanonical(raw []byte) bool {
 	c := canonChecker{b: raw}
 	return c.value(0) && c.i == len(raw)
 }
