@@ -39,7 +39,7 @@ func TestActionAndAuditCommitTogether(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-1")); err == nil {
+	if err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-1")); err == nil {
 		t.Fatal("submit succeeded though its audit entry could not be written")
 	}
 	if _, err := st.Label(ctx, item, "bob"); !isNotFound(err) {
@@ -52,7 +52,7 @@ func TestActionAndAuditCommitTogether(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-1")); err != nil {
+	if err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Label(ctx, item, "bob"); err != nil {
@@ -63,7 +63,7 @@ func TestActionAndAuditCommitTogether(t *testing.T) {
 	}
 	// A second submit is refused by the store (already submitted): no
 	// entry for what did not happen.
-	if _, err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err == nil {
+	if err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err == nil {
 		t.Fatal("a second submit was accepted")
 	}
 	if n := auditRows(t, st, ActLabelSubmit); n != 1 {

@@ -17,6 +17,7 @@ const (
 	ActImport             Action = iota + 1 // import traces
 	ActTracesRead                           // summary of stored traces
 	ActSample                               // sample items into a batch and assign them
+	ActAssign                               // move a reviewer's skipped or stalled items to another
 	ActBatchesRead                          // list batches
 	ActQueueRead                            // read one's own label queue, items and drafts
 	ActLabelSubmit                          // save a draft, submit or skip one's own label
@@ -58,6 +59,7 @@ var actionNames = map[Action][2]string{
 	ActImport:             {"import", "import traces"},
 	ActTracesRead:         {"traces.read", "read the trace summary"},
 	ActSample:             {"sample", "sample items"},
+	ActAssign:             {"assign", "reassign items"},
 	ActBatchesRead:        {"batches.read", "list batches"},
 	ActQueueRead:          {"queue.read", "open a label queue"},
 	ActLabelSubmit:        {"label.submit", "label items"},
@@ -112,6 +114,7 @@ var table = map[Action]who{
 	ActImport:             leads | nobody,
 	ActTracesRead:         reviewers | leads | nobody,
 	ActSample:             leads | nobody,
+	ActAssign:             leads, // recorded under the lead who decided it
 	ActBatchesRead:        reviewers | leads | nobody,
 	ActQueueRead:          reviewers | leads,
 	ActLabelSubmit:        reviewers | leads,

@@ -19,6 +19,7 @@ func TestAuthorizeTable(t *testing.T) {
 		ActImport:             L | N,
 		ActTracesRead:         R | L | N,
 		ActSample:             L | N,
+		ActAssign:             L,
 		ActBatchesRead:        R | L | N,
 		ActQueueRead:          R | L,
 		ActLabelSubmit:        R | L,

@@ -182,7 +182,7 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 			reviewers = append(reviewers, "alice")
 		}
 		for _, r := range reviewers {
-			_, err := sessions[r].SubmitLabel(ctx, DemoLabel(synth.SimulatedLabel(e, r, seed), g.ID, i))
+			err := sessions[r].SubmitLabel(ctx, DemoLabel(synth.SimulatedLabel(e, r, seed), g.ID, i))
 			if err != nil {
 				return fmt.Errorf("demo label of %s by %s: %w", it.ID, r, err)
 			}

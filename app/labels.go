@@ -117,7 +117,8 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
 	}
 	// The labels are written in several short transactions; the entry
-	// follows the last of them.
+	// commits with the last of them (an import that cannot be audited
+	// is taken back).
 	ctx = a.auditing(ctx, actor, act, object)
 	sets, err := a.st.SubmitLabels(ctx, labels)
 	var le *store.LabelError

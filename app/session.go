@@ -137,23 +137,19 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 	return s.app.st.SaveDraft(ctx, itemID, reviewer, body, seconds)
 }
 
-// SubmitLabel submits the actor's label.
-func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error) {
+// SubmitLabel submits the actor's label. It says only whether the label
+// was stored: whether it settled the item, and how it compared with the
+// other reviewers', is kept from every screen (a lead sees it on the
+// adjudication screen).
+func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
 	actor, err := s.ownAs(ctx, ActLabelSubmit, l.Reviewer)
 	if err != nil {
-		return store.Settlement{}, err
+		return err
 	}
-	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "submit "+l.Item)
-	set, err := s.app.st.SubmitLabel(ctx, l)
-	if err != nil {
-		return store.Settlement{}, err
-	}
-	if actor.Role != RoleLead {
-		// Whether this label settled the item, and how it compared with
-		// the other reviewers', is theirs to keep blind.
-		set = store.Settlement{}
-	}
-	return set, s.app.audited(ctx)
+	return s.app.actErr(ctx, actor, ActLabelSubmit, "submit "+l.Item, func(ctx context.Context) error {
+		_, err := s.app.st.SubmitLabel(ctx, l)
+		return err
+	})
 }
 
 // SkipItem skips an item of the actor's queue.
@@ -162,11 +158,9 @@ func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string)
 	if err != nil {
 		return err
 	}
-	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "skip "+itemID)
-	if err := s.app.st.SkipItem(ctx, itemID, reviewer, reason); err != nil {
-		return err
-	}
-	return s.app.audited(ctx)
+	return s.app.actErr(ctx, actor, ActLabelSubmit, "skip "+itemID, func(ctx context.Context) error {
+		return s.app.st.SkipItem(ctx, itemID, reviewer, reason)
+	})
 }
 
 // LastSubmitted is the item the actor submitted last.
@@ -184,12 +178,9 @@ func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft f
 	if err != nil {
 		return review.Label{}, err
 	}
-	ctx = s.app.auditing(ctx, actor, ActLabelReopen, "reopen "+itemID)
-	l, err := s.app.st.Reopen(ctx, itemID, reviewer, toDraft)
-	if err != nil {
-		return l, err
-	}
-	return l, s.app.audited(ctx)
+	return act(s.app, ctx, actor, ActLabelReopen, "reopen "+itemID, func(ctx context.Context) (review.Label, error) {
+		return s.app.st.Reopen(ctx, itemID, reviewer, toDraft)
+	})
 }
 
 // DisputedQueue is the lead's queue of disputes.

@@ -310,6 +310,9 @@ func holdWriteLock(t *testing.T, db string) (release func()) {
 // lockProbe measures, from outside, how long a writer has to wait for the
 // write lock: it takes and drops the lock every few milliseconds and keeps
 // the longest wait, which is the longest any process held it meanwhile.
+// While it waits it says so the way every goldtrace write does (a shared
+// flock on DB-wait, store/write_waiters.go), so that bulk writers pause for
+// it as they pause for a reviewer's submit.
 type lockProbe struct {
 	stop    chan struct{}
 	done    chan struct{}
@@ -324,10 +327,15 @@ func startLockProbe(t *testing.T, db string) *lockProbe {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wait, err := os.OpenFile(db+"-wait", os.O_RDONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := &lockProbe{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		defer h.Close()
+		defer wait.Close()
 		conn, err := h.Conn(context.Background())
 		if err != nil {
 			p.err = err
@@ -341,7 +349,10 @@ func startLockProbe(t *testing.T, db string) *lockProbe {
 			case <-time.After(5 * time.Millisecond):
 			}
 			start := time.Now()
-			if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+			markWaiting(wait, true)
+			_, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
+			markWaiting(wait, false)
+			if err != nil {
 				p.busy++
 				continue
 			}

@@ -181,6 +181,15 @@ func TestSendBackReopensForReviewers(t *testing.T) {
 	if _, err := st.Label(ctx, item, "bob"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("bob's label survives: %v", err)
 	}
+	// alice's label was kept through the comparison: she may not take it
+	// back now that the item is labeling again (only bob was sent back).
+	if _, err := st.Reopen(ctx, item, "alice", func(review.Label) ([]byte, error) { return []byte(`{}`), nil }); !errors.Is(err, ErrConflict) ||
+		!strings.Contains(err.Error(), "has been compared") {
+		t.Fatalf("alice reopens her kept label after a send-back to bob: %v", err)
+	}
+	if _, err := st.Label(ctx, item, "alice"); err != nil {
+		t.Fatalf("alice's kept label: %v", err)
+	}
 	notes, err := st.Notes(ctx, item)
 	if err != nil || len(notes) != 1 || notes[0].Kind != NoteSendBack || notes[0].To[0] != "bob" || notes[0].Author != "carol" {
 		t.Fatalf("notes: %+v %v", notes, err)

@@ -34,6 +34,10 @@ type bulkPace struct {
 	// statements) and held the lock (from its first statement to the end of
 	// its commit); tests measure with it.
 	held func(work, total time.Duration)
+	// auditLast writes ctx's audit entry in the last transaction, the one
+	// that completes the write (a write that is the whole action); else it
+	// is left to the caller.
+	auditLast bool
 }
 
 var defaultBulkPace = bulkPace{chunkTime: 80 * time.Millisecond, yield: 110 * time.Millisecond}
@@ -64,7 +68,7 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 	var last time.Time
 	for more := true; more; {
 		if !last.IsZero() {
-			if err := sleepUntil(ctx, last.Add(pace.yield)); err != nil {
+			if err := s.pauseForWaiters(ctx, last, pace.yield); err != nil {
 				return err
 			}
 		}
@@ -74,6 +78,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.chunkTime))
+			if err == nil && !more && pace.auditLast {
+				err = s.writePendingAudit(ctx, tx)
+			}
 			work = time.Since(began)
 			return err
 		}
@@ -81,14 +88,17 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		// in the transaction that completes it, or on its own after.
 		var err error
 		if pace.full {
-			err = s.WithTx(withoutAudit(ctx), fn)
+			err = s.WithTx(bulkWrite(withoutAudit(ctx)), fn)
 		} else {
-			err = s.withRelaxedTx(withoutAudit(ctx), fn)
+			err = s.withRelaxedTx(bulkWrite(withoutAudit(ctx)), fn)
 		}
 		if err != nil {
 			return err
 		}
 		last = time.Now()
+		if !more && pace.auditLast {
+			auditCommitted(ctx)
+		}
 		if pace.held != nil {
 			pace.held(work, last.Sub(began))
 		}

@@ -188,7 +188,9 @@ func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
 func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 	// The transaction belongs to no one caller: a caller's cancelled
 	// context fails that caller's statements, not the others' commit.
+	waited := s.waiting(todo[0].ctx)
 	tx, err := w.BeginTx(context.Background(), nil)
+	waited()
 	if err != nil {
 		for _, r := range todo {
 			r.err = s.wrap("begin", err)

@@ -59,7 +59,7 @@ func (s *Store) writeInput(ctx context.Context, spool *importSpool, opt ImportOp
 			return fail(err)
 		}
 		for len(batch) > 0 {
-			if err := sleepUntil(ctx, pacer.nextStart()); err != nil {
+			if err := s.pauseForWaiters(ctx, pacer.lastCommit, pacer.pace.yield); err != nil {
 				return fail(err)
 			}
 			written, delta, ids, err := s.writeChunk(ctx, batch, opt, cache, pacer)
@@ -227,7 +227,7 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 	// A chunk commits relaxed on a connection held for it alone: label
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
-	err := s.withRelaxedTx(ctx, func(tx *Tx) error {
+	err := s.withRelaxedTx(bulkWrite(ctx), func(tx *Tx) error {
 		start = time.Now()
 		defer func() { commitStart = time.Now() }()
 		until := pacer.workUntil(start)
@@ -318,12 +318,12 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source string, pac
 	var kept []string
 	var lastCommit time.Time
 	for start := 0; start < len(ids); {
-		if err := sleepUntil(ctx, lastCommit.Add(pace.yield)); err != nil {
+		if err := s.pauseForWaiters(ctx, lastCommit, pace.yield); err != nil {
 			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}
 		}
 		var done int
 		var chunkKept []string
-		err := s.WithTx(ctx, func(tx *Tx) error {
+		err := s.WithTx(bulkWrite(ctx), func(tx *Tx) error {
 			done, chunkKept = 0, nil
 			began := time.Now()
 			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?`)

@@ -436,7 +436,13 @@ func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft fun
 		// match"): only the lead's send-back reopens it.
 		// Adjudicated answers the same as agreed and disputed: a reviewer
 		// must not learn from the refusal whether the others agreed.
-		if status == "agreed" || status == "disputed" || status == review.GoldAdjudicated {
+		kept, err := keptBySendBack(ctx, tx, itemID, reviewer)
+		if err != nil {
+			return err
+		}
+		// A label the lead's last send-back kept (it went to the others
+		// only) was compared too, though the item is labeling again.
+		if status == "agreed" || status == "disputed" || status == review.GoldAdjudicated || kept {
 			return fmt.Errorf("item %s has been compared (every assigned reviewer has submitted) and cannot be reopened; a lead can send it back: %w", itemID, ErrConflict)
 		}
 		var exported int

@@ -48,6 +48,8 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 	}
 	out := make([]Settlement, len(labels))
 	var undo []labelUndo
+	// The import's audit entry commits with its last labels.
+	pace.auditLast = true
 	err := s.inChunks(ctx, len(labels), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0

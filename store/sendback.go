@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -153,4 +154,24 @@ func (s *Store) Notes(ctx context.Context, itemID string) ([]Note, error) {
 		out = append(out, n)
 	}
 	return out, rows.Err()
+}
+
+// keptBySendBack reports whether the item's last send-back left reviewer
+// out: their label, then in place, stayed through the comparison that
+// prompted it (a send-back's recipients label afresh).
+func keptBySendBack(ctx context.Context, tx *Tx, itemID, reviewer string) (bool, error) {
+	var recipients string
+	err := tx.QueryRowContext(ctx, `SELECT recipients FROM notes WHERE item_id = ? AND kind = ? ORDER BY id DESC LIMIT 1`,
+		itemID, NoteSendBack).Scan(&recipients)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var to []string
+	if err := json.Unmarshal([]byte(recipients), &to); err != nil {
+		return false, fmt.Errorf("item %s: send-back recipients: %w", itemID, err)
+	}
+	return !slices.Contains(to, reviewer), nil
 }

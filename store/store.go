@@ -54,6 +54,8 @@ type Store struct {
 	statuses statusCache
 	// bodies decodes stored trace bodies (import_body.go).
 	bodies bodyDecoders
+	// waiters: who waits for the write lock (write_waiters.go).
+	waiters writeWaiters
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -284,6 +286,7 @@ func (s *Store) Close() error {
 		s.w = nil
 	}
 	s.wmu.Unlock()
+	s.waiters.close()
 	return errors.Join(errs...)
 }
 
@@ -314,7 +317,9 @@ type txBeginner interface {
 }
 
 func (s *Store) withTxOn(ctx context.Context, w txBeginner, fn func(tx *Tx) error) error {
+	waited := s.waiting(ctx)
 	tx, err := w.BeginTx(ctx, nil)
+	waited()
 	if err != nil {
 		return s.wrap("begin", err)
 	}

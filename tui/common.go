@@ -45,7 +45,7 @@ type LabelAPI interface {
 	Item(ctx context.Context, id string) (trace.Item, error)
 	Notes(ctx context.Context, itemID string) ([]store.Note, error)
 	SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error
-	SubmitLabel(ctx context.Context, l review.Label) (store.Settlement, error)
+	SubmitLabel(ctx context.Context, l review.Label) error
 	SkipItem(ctx context.Context, itemID, reviewer, reason string) error
 	LastSubmitted(ctx context.Context, reviewer, batch string) (string, error)
 	Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error)

@@ -128,17 +128,16 @@ func (r labelRequest) saveDraftCmd(itemID string, d draftBody, seconds int) tea.
 type submittedMsg struct {
 	ItemID  string
 	Skipped bool
-	Settled store.Settlement
 	Err     error
 }
 
 func (r labelRequest) submitCmd(l review.Label) tea.Cmd {
 	return r.write(func() tea.Msg {
-		set, err := r.st.SubmitLabel(context.Background(), l)
+		err := r.st.SubmitLabel(context.Background(), l)
 		if err != nil {
 			err = fmt.Errorf("submit %s: %w", l.Item, err)
 		}
-		return submittedMsg{ItemID: l.Item, Settled: set, Err: err}
+		return submittedMsg{ItemID: l.Item, Err: err}
 	})
 }
 

@@ -49,6 +49,7 @@ func TestAuthorizationTableThroughCommands(t *testing.T) {
 		{gapp.ActSample, func() []string {
 			return []string{"sample", "--n", "1", "--reviewers", "alice,bob", "--batch", "s" + itoaTest(n)}
 		}, false, false},
+		{gapp.ActAssign, func() []string { return []string{"assign", "--release", "--from", "alice", "--to", "bob"} }, true, false},
 		{gapp.ActBatchesRead, func() []string { return []string{"batches"} }, false, false},
 		{gapp.ActQueueRead, func() []string { return []string{"label"} }, true, true},
 		{gapp.ActLabelsReadOwn, func() []string { return []string{"labels", "export"} }, true, false},

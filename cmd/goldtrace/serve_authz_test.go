@@ -70,6 +70,7 @@ func TestServeAuthorizationTable(t *testing.T) {
 		gapp.ActSample: {args: func(role string) []string {
 			return []string{"sample", "--n", "1", "--seed", "1", "--per-item", "1", "--reviewers", "alice", "--batch", "s-" + role}
 		}},
+		gapp.ActAssign:      {args: cmd("assign", "--release", "--from", "alice", "--to", "bob")},
 		gapp.ActBatchesRead: {args: cmd("batches")},
 		gapp.ActLabelsReadOwn: {args: cmd("labels", "export"),
 			allowed: func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, `"item"`) }},

@@ -1,0 +1,89 @@
+//go:build unix
+
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestOthersWaitingSeesAWaitingWriter: a transaction of another handle on
+// the database (another process) waiting for the write lock is seen by a
+// bulk writer's probe, and only while it waits.
+func TestOthersWaitingSeesAWaitingWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	holder, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	waiter, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	bulk, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bulk.Close()
+
+	if bulk.othersWaiting() {
+		t.Fatal("a writer is said to wait while none does")
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	holderDone := make(chan error, 1)
+	go func() {
+		holderDone <- holder.WithTx(ctx, func(tx *Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	if bulk.othersWaiting() {
+		t.Fatal("the lock's holder is said to wait")
+	}
+	waiterDone := make(chan error, 1)
+	go func() { waiterDone <- waiter.AddUser(ctx, "alice", RoleReviewer) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !bulk.othersWaiting() {
+		if time.Now().After(deadline) {
+			t.Fatal("a writer waiting for the lock is not seen")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-holderDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiterDone; err != nil {
+		t.Fatal(err)
+	}
+	if bulk.othersWaiting() {
+		t.Fatal("a writer is said to wait after every write is done")
+	}
+}
+
+// TestImportAlonePausesNot: an import nobody waits behind writes its
+// chunks one after the other; the pause between them (a second each
+// here) is only for a waiting writer, which TestImportLetsOtherWritersIn
+// shows gets in.
+func TestImportAlonePausesNot(t *testing.T) {
+	st := openTemp(t)
+	pace := importPace{chunkTraces: 10, chunkTime: time.Second, yield: time.Second}
+	began := time.Now()
+	res, err := st.ImportTraces(context.Background(), bytesOpener(importBenchTraces(60, 1)), ImportOptions{Source: "x", pace: pace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.chunks < 6 {
+		t.Fatalf("%d chunks, want at least 6", res.chunks)
+	}
+	if took := time.Since(began); took > 3*time.Second {
+		t.Fatalf("%d chunks took %v: the import paused with no writer waiting", res.chunks, took)
+	}
+}
