@@ -84,10 +84,16 @@ func (s *Store) traceMessagesJSON(ctx context.Context, messages, body []byte) ([
 	if dec == nil {
 		dec = plainBodyDecoder()
 	}
-	out, err := dec.DecodeAll(body, make([]byte, 0, len(body)*4))
+	size := len(body) * 4
+	if h := (zstd.Header{}); h.Decode(body) == nil && h.HasFCS && h.FrameContentSize <= uint64(64*len(body)+1<<16) {
+		// EncodeAll writes the size: one allocation (not trusted beyond
+		// what a damaged header could make us allocate for nothing).
+		size = int(h.FrameContentSize)
+	}
+	out, err := dec.DecodeAll(body, make([]byte, 0, size))
 	if errors.Is(err, zstd.ErrUnknownDictionary) {
 		if dec, err = s.loadBodyDicts(ctx, dec); err == nil {
-			out, err = dec.DecodeAll(body, make([]byte, 0, len(body)*6))
+			out, err = dec.DecodeAll(body, make([]byte, 0, size))
 		}
 	}
 	if err != nil {

@@ -171,3 +171,58 @@ func sameMessages(a, b []trace.Message) bool {
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
+
+// BenchmarkBodyDecode measures reading stored trace bodies back, compressed
+// with and without a dictionary.
+func BenchmarkBodyDecode(b *testing.B) {
+	st := openTemp(b)
+	ctx := context.Background()
+	r, err := trace.NewReader(strings.NewReader(bodyTestInput(0, 500, bodyTestPrompt)), trace.FormatAuto)
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc := trace.NewEncoder()
+	var bodies [][]byte
+	for {
+		tr, err := r.Next()
+		if err != nil {
+			break
+		}
+		e, err := enc.Encode(tr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies = append(bodies, e.Messages)
+	}
+	dict := bodyDict{id: 1, dict: bytes.Join(bodies[:100], nil)}
+	err = st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO body_dicts(id, hash, dict) VALUES (1, 'h', ?)`, dict.dict)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dictEnc := newDictEncoder(dict)
+	for _, bc := range []struct {
+		name string
+		pack func([]byte) []byte
+	}{{"plain", compressBody}, {"dict", func(m []byte) []byte { return dictEnc.EncodeAll(m, nil) }}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var packed [][]byte
+			size := 0
+			for _, m := range bodies {
+				packed = append(packed, bc.pack(m))
+				size += len(m)
+			}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range packed {
+					if _, err := st.traceMessagesJSON(ctx, nil, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
