@@ -16,9 +16,14 @@ import (
 // tool belongs, nesting deeper than jsonlex.MaxDepth — and the caller then
 // decodes with encoding/json, which gives the same record or the error.
 //
-// The RawMessage fields of the record point into the data it reads.
+// The RawMessage fields of the record point into the data it reads, and
+// its Messages and Tools into arrays the next record reuses.
 type recordLexer struct {
 	l jsonlex.Lexer
+	// messages and tools keep the capacity of the last record's lists
+	// (their elements are overwritten with zero values before use).
+	messages []chatMessage
+	tools    []chatTool
 }
 
 // field bits, to refuse a key given twice (encoding/json would merge or
@@ -61,10 +66,16 @@ func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo)
 				return true
 			}
 			if !x.slice(func() bool {
+				if rec.Tools == nil {
+					rec.Tools = x.tools[:0]
+				}
 				rec.Tools = append(rec.Tools, chatTool{})
 				return x.tool(&rec.Tools[len(rec.Tools)-1])
 			}, func() { rec.Tools = []chatTool{} }) {
 				return false
+			}
+			if cap(rec.Tools) > cap(x.tools) {
+				x.tools = rec.Tools[:0]
 			}
 			rec.toolsRaw = data[start:x.l.Pos]
 			return true
@@ -74,10 +85,19 @@ func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo)
 				return x.function(&rec.Functions[len(rec.Functions)-1])
 			}, func() { rec.Functions = []chatFunction{} })
 		case "messages":
-			return seen.add(5) && x.slice(func() bool {
+			if !seen.add(5) || !x.slice(func() bool {
+				if rec.Messages == nil {
+					rec.Messages = x.messages[:0]
+				}
 				rec.Messages = append(rec.Messages, chatMessage{})
 				return x.message(&rec.Messages[len(rec.Messages)-1])
-			}, func() { rec.Messages = []chatMessage{} })
+			}, func() { rec.Messages = []chatMessage{} }) {
+				return false
+			}
+			if cap(rec.Messages) > cap(x.messages) {
+				x.messages = rec.Messages[:0]
+			}
+			return true
 		}
 		return x.unknown(key, "id", "timestamp", "metadata", "tools", "functions", "messages")
 	})

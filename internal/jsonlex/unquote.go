@@ -1,6 +1,7 @@
 package jsonlex
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -32,8 +33,10 @@ func Unquote(content []byte) (s string, ok bool) {
 	if r == len(content) {
 		return string(content), true
 	}
-	b := make([]byte, r, len(content)+utf8.UTFMax)
-	copy(b, content[:r])
+	// The rest is written into a Builder (its String is not a copy).
+	var b strings.Builder
+	b.Grow(len(content))
+	b.Write(content[:r])
 	for r < len(content) {
 		switch c := content[r]; {
 		case c == '\\':
@@ -43,22 +46,22 @@ func Unquote(content []byte) (s string, ok bool) {
 			}
 			switch e := content[r]; e {
 			case '"', '\\', '/':
-				b = append(b, e)
+				b.WriteByte(e)
 				r++
 			case 'b':
-				b = append(b, '\b')
+				b.WriteByte('\b')
 				r++
 			case 'f':
-				b = append(b, '\f')
+				b.WriteByte('\f')
 				r++
 			case 'n':
-				b = append(b, '\n')
+				b.WriteByte('\n')
 				r++
 			case 'r':
-				b = append(b, '\r')
+				b.WriteByte('\r')
 				r++
 			case 't':
-				b = append(b, '\t')
+				b.WriteByte('\t')
 				r++
 			case 'u':
 				rr := hex4(content[r-1:])
@@ -68,28 +71,33 @@ func Unquote(content []byte) (s string, ok bool) {
 				r += 5
 				if utf16.IsSurrogate(rr) {
 					if dec := utf16.DecodeRune(rr, hex4(content[r:])); dec != utf8.RuneError {
-						b = utf8.AppendRune(b, dec)
+						b.WriteRune(dec)
 						r += 6
 						break
 					}
 					rr = utf8.RuneError
 				}
-				b = utf8.AppendRune(b, rr)
+				b.WriteRune(rr)
 			default:
 				return "", false
 			}
 		case c == '"', c < ' ':
 			return "", false
 		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
+			// A run of plain ASCII, written at once.
+			end := r + 1
+			for end < len(content) && content[end] >= ' ' && content[end] < utf8.RuneSelf && content[end] != '\\' && content[end] != '"' {
+				end++
+			}
+			b.Write(content[r:end])
+			r = end
 		default:
 			rr, size := utf8.DecodeRune(content[r:])
 			r += size
-			b = utf8.AppendRune(b, rr)
+			b.WriteRune(rr)
 		}
 	}
-	return string(b), true
+	return b.String(), true
 }
 
 // hex4 reads the rune of a \uXXXX escape at the start of s (-1 when there
