@@ -66,21 +66,7 @@ func BenchmarkImport(b *testing.B) {
 // BenchmarkEncode measures what an import computes per trace once it is
 // parsed: canonical messages, content, tool and input hashes, items.
 func BenchmarkEncode(b *testing.B) {
-	r, err := NewReader(bytes.NewReader(benchTraces(2000, 1)), FormatAuto)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var traces []Trace
-	for {
-		t, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		traces = append(traces, t)
-	}
+	traces := readAllTraces(b, benchTraces(2000, 1))
 	enc := NewEncoder()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -92,4 +78,25 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(traces))/b.Elapsed().Seconds(), "traces/s")
+}
+
+// readAllTraces reads every trace of data (format auto), failing on any
+// error.
+func readAllTraces(tb testing.TB, data []byte) []Trace {
+	tb.Helper()
+	r, err := NewReader(bytes.NewReader(data), FormatAuto)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []Trace
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, t)
+	}
 }

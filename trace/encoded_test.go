@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"testing"
 	"time"
 )
@@ -42,20 +41,7 @@ func itemsByOldFormula(t Trace) []Item { return itemsOneByOne(t) }
 
 func TestEncodedMatchesTheDefinitions(t *testing.T) {
 	cases := encodedCases()
-	r, err := NewReader(bytes.NewReader(benchTraces(200, 7)), FormatAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		tr, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, tr)
-	}
+	cases = append(cases, readAllTraces(t, benchTraces(200, 7))...)
 	enc := NewEncoder()
 	for _, tr := range cases {
 		t.Run(tr.ID, func(t *testing.T) {
