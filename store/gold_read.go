@@ -238,7 +238,7 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 		if err := rows.Scan(&id, &meta, &msgs, &body, &hashes); err != nil {
 			return fmt.Errorf("read gold traces: %w", err)
 		}
-		if msgs, err = traceMessagesJSON(msgs, body); err != nil {
+		if msgs, err = s.traceMessagesJSON(ctx, msgs, body); err != nil {
 			return fmt.Errorf("trace %q: %w", id, err)
 		}
 		cur, ok := groups[id]

@@ -294,7 +294,7 @@ func (s *Store) readInput(ctx context.Context, open Opener, opt ImportOptions, s
 		pending, pendingBytes = pending[:0], 0
 		return nil
 	}
-	enc := trace.NewEncoder()
+	enc, bodies := trace.NewEncoder(), s.newBodyPacker(ctx)
 	for rec := range parsed {
 		var rerr *trace.RecordError
 		if rec.err != nil && !errors.As(rec.err, &rerr) {
@@ -303,7 +303,7 @@ func (s *Store) readInput(ctx context.Context, open Opener, opt ImportOptions, s
 		c.records = rec.n
 		p := pendingRecord{n: rec.n, line: rec.line, err: rerr}
 		if rerr == nil {
-			if p.rows, err = encodeRows(enc, rec.t); err != nil {
+			if p.rows, err = encodeRows(enc, bodies, rec.t); err != nil {
 				p.err = &trace.RecordError{Line: rec.line, Err: err}
 			}
 		}

@@ -18,7 +18,7 @@ func TestImportSpoolRoundTrip(t *testing.T) {
 	var want []traceRows
 	enc := trace.NewEncoder()
 	add := func(tr trace.Trace) {
-		r, err := encodeRows(enc, tr)
+		r, err := encodeRows(enc, nil, tr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestImportSpoolDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sp.close()
-	r, err := encodeRows(trace.NewEncoder(), sampleTrace("a"))
+	r, err := encodeRows(trace.NewEncoder(), nil, sampleTrace("a"))
 	if err != nil {
 		t.Fatal(err)
 	}

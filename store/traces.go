@@ -28,7 +28,7 @@ const (
 // transaction). A trace whose id is stored with different content is an
 // ErrConflict; re-inserting the same content is reported, not repeated.
 func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, source string) (InsertOutcome, error) {
-	rows, err := encodeRows(trace.NewEncoder(), t)
+	rows, err := encodeRows(trace.NewEncoder(), nil, t)
 	if err != nil {
 		return 0, err
 	}
@@ -121,7 +121,9 @@ type itemRow struct {
 	turn, nCalls                       int
 }
 
-func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
+// encodeRows computes the rows of t; bodies compresses its messages (nil:
+// without a dictionary).
+func encodeRows(e *trace.Encoder, bodies *bodyPacker, t trace.Trace) (traceRows, error) {
 	enc, err := e.Encode(t)
 	if err != nil {
 		return traceRows{}, err
@@ -130,7 +132,7 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 	if t.Messages == nil {
 		msgs = []byte("[]")
 	}
-	r := traceRows{id: t.ID, hash: enc.ContentHash, body: compressBody(msgs)}
+	r := traceRows{id: t.ID, hash: enc.ContentHash, body: bodies.pack(msgs)}
 	if len(enc.ToolHashes) > 0 {
 		set, err := json.Marshal(enc.ToolHashes)
 		if err != nil {
@@ -154,7 +156,7 @@ func encodeRows(e *trace.Encoder, t trace.Trace) (traceRows, error) {
 	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
 	r.items = make([]itemRow, len(enc.Items))
 	for i, it := range enc.Items {
-		obs, err := trace.MarshalCanonical(it.Observed)
+		obs, err := e.Calls(it.Observed)
 		if err != nil {
 			return traceRows{}, err
 		}
@@ -398,7 +400,7 @@ func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 	if len(t.Metadata) == 0 {
 		t.Metadata = nil
 	}
-	if msgs, err = traceMessagesJSON(msgs, body); err != nil {
+	if msgs, err = s.traceMessagesJSON(ctx, msgs, body); err != nil {
 		return t, fmt.Errorf("trace %q: %w", id, err)
 	}
 	if err := json.Unmarshal(msgs, &t.Messages); err != nil {
