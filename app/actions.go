@@ -67,12 +67,9 @@ func (a *App) Resolve(ctx context.Context, actor Actor, r store.Resolution) (rev
 	case r.Pick == "":
 		how = "rules"
 	}
-	ctx = a.auditing(ctx, actor, ActAdjudicate, fmt.Sprintf("resolve %s (%s)", r.Item, how))
-	g, err := a.st.Resolve(ctx, r)
-	if err != nil {
-		return g, err
-	}
-	return g, a.audited(ctx)
+	return act(a, ctx, actor, ActAdjudicate, fmt.Sprintf("resolve %s (%s)", r.Item, how), func(ctx context.Context) (review.Gold, error) {
+		return a.st.Resolve(ctx, r)
+	})
 }
 
 // SendBack returns an item to its reviewers (or to), with note (leads only).
@@ -85,11 +82,9 @@ func (a *App) SendBack(ctx context.Context, actor Actor, item, note string, to [
 	if len(to) > 0 {
 		object += " to " + strings.Join(to, ",")
 	}
-	ctx = a.auditing(ctx, actor, ActAdjudicate, object)
-	if err := a.st.SendBack(ctx, item, actor.Name, note, to, force); err != nil {
-		return err
-	}
-	return a.audited(ctx)
+	return a.actErr(ctx, actor, ActAdjudicate, object, func(ctx context.Context) error {
+		return a.st.SendBack(ctx, item, actor.Name, note, to, force)
+	})
 }
 
 // ProposeGuideChange notes a proposed guide change on an item (leads only).
@@ -98,11 +93,9 @@ func (a *App) ProposeGuideChange(ctx context.Context, actor Actor, item, body st
 	if err != nil {
 		return err
 	}
-	ctx = a.auditing(ctx, actor, ActAdjudicate, "propose guide change on "+item)
-	if err := a.st.ProposeGuideChange(ctx, item, actor.Name, body); err != nil {
-		return err
-	}
-	return a.audited(ctx)
+	return a.actErr(ctx, actor, ActAdjudicate, "propose guide change on "+item, func(ctx context.Context) error {
+		return a.st.ProposeGuideChange(ctx, item, actor.Name, body)
+	})
 }
 
 // SetGuide makes body (whose id is id) the guide in force (leads only);

@@ -107,6 +107,25 @@ func (a *App) auditing(ctx context.Context, actor Actor, action Action, object s
 	return store.WithAudit(ctx, entry(actor, action, object, store.AuditOK))
 }
 
+// act runs an authorized action's store call, do, with the action's audit
+// entry: do's write transaction commits it, or it is written on its own
+// after a do that committed none. A failed do records nothing and its error
+// comes back as is.
+func act[T any](a *App, ctx context.Context, actor Actor, action Action, object string, do func(context.Context) (T, error)) (T, error) {
+	ctx = a.auditing(ctx, actor, action, object)
+	v, err := do(ctx)
+	if err != nil {
+		return v, err
+	}
+	return v, a.audited(ctx)
+}
+
+// actErr is act for a store call that returns only an error.
+func (a *App) actErr(ctx context.Context, actor Actor, action Action, object string, do func(context.Context) error) error {
+	_, err := act(a, ctx, actor, action, object, func(ctx context.Context) (struct{}, error) { return struct{}{}, do(ctx) })
+	return err
+}
+
 // audited writes ctx's audit entry on its own if the action committed no
 // transaction that took it (a read; a bulk write, whose chunks do not).
 // What was done is recorded even when the request was interrupted (ctrl+c,

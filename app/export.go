@@ -94,12 +94,9 @@ func (a *App) Export(ctx context.Context, actor Actor, name string, o ExportOpti
 	}
 	// The new version's transaction records the export; an unchanged gold
 	// writes none, and the entry is written on its own.
-	ctx = a.auditing(ctx, actor, ActExport, name)
-	res, err := a.exportNext(ctx, actor.Name, name, o, eio)
-	if err != nil {
-		return res, err
-	}
-	return res, a.audited(ctx)
+	return act(a, ctx, actor, ActExport, name, func(ctx context.Context) (ExportResult, error) {
+		return a.exportNext(ctx, actor.Name, name, o, eio)
+	})
 }
 
 // Rematerialise writes the stored files of an existing version (and the

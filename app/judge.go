@@ -42,15 +42,12 @@ func (a *App) RecordCalibration(ctx context.Context, actor Actor, run Calibratio
 	if err != nil {
 		return err
 	}
-	ctx = a.auditing(ctx, actor, ActScoreDataset, object)
-	err = a.st.AddJudgeCalibration(ctx, store.JudgeCalibration{
-		Gold: run.Gold, Kind: run.Kind, Model: run.Model, Endpoint: run.Endpoint,
-		PromptSHA256: run.PromptSHA256, Summary: summary,
+	return a.actErr(ctx, actor, ActScoreDataset, object, func(ctx context.Context) error {
+		return a.st.AddJudgeCalibration(ctx, store.JudgeCalibration{
+			Gold: run.Gold, Kind: run.Kind, Model: run.Model, Endpoint: run.Endpoint,
+			PromptSHA256: run.PromptSHA256, Summary: summary,
+		})
 	})
-	if err != nil {
-		return err
-	}
-	return a.audited(ctx)
 }
 
 // JudgeCache is the LLM judges' answer cache in the project database

@@ -122,11 +122,9 @@ func (a *App) AddUserKey(ctx context.Context, actor Actor, name string, k store.
 	if err != nil {
 		return err
 	}
-	ctx = a.auditing(ctx, actor, ActUsersManage, "add "+object)
-	if err := a.st.AddUserKey(ctx, name, k); err != nil {
-		return err
-	}
-	return a.audited(ctx)
+	return a.actErr(ctx, actor, ActUsersManage, "add "+object, func(ctx context.Context) error {
+		return a.st.AddUserKey(ctx, name, k)
+	})
 }
 
 // RemoveUserKey takes a key from a user: from then on it opens nothing,
@@ -137,11 +135,9 @@ func (a *App) RemoveUserKey(ctx context.Context, actor Actor, name, fingerprint 
 	if err != nil {
 		return err
 	}
-	ctx = a.auditing(ctx, actor, ActUsersManage, "remove "+object)
-	if err := a.st.RemoveUserKey(ctx, name, fingerprint); err != nil {
-		return err
-	}
-	return a.audited(ctx)
+	return a.actErr(ctx, actor, ActUsersManage, "remove "+object, func(ctx context.Context) error {
+		return a.st.RemoveUserKey(ctx, name, fingerprint)
+	})
 }
 
 // RemoveUser takes a user out of the project (store.RemoveUser): their keys
@@ -159,11 +155,9 @@ func (a *App) RemoveUser(ctx context.Context, actor Actor, name string) (kept bo
 	if u, err := a.st.User(ctx, name); err == nil && u.Role == store.RoleLead && counts[store.RoleLead] == 1 {
 		return false, fmt.Errorf("%s is the project's only lead: add another lead before removing %s", name, name)
 	}
-	ctx = a.auditing(ctx, actor, ActUsersManage, "remove "+name)
-	if kept, err = a.st.RemoveUser(ctx, name); err != nil {
-		return false, err
-	}
-	return kept, a.audited(ctx)
+	return act(a, ctx, actor, ActUsersManage, "remove "+name, func(ctx context.Context) (bool, error) {
+		return a.st.RemoveUser(ctx, name)
+	})
 }
 
 // manageUsers decides a change to users or keys: a lead's, or anyone's

@@ -146,11 +146,10 @@ func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
 	if err != nil {
 		return err
 	}
-	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "submit "+l.Item)
-	if _, err := s.app.st.SubmitLabel(ctx, l); err != nil {
+	return s.app.actErr(ctx, actor, ActLabelSubmit, "submit "+l.Item, func(ctx context.Context) error {
+		_, err := s.app.st.SubmitLabel(ctx, l)
 		return err
-	}
-	return s.app.audited(ctx)
+	})
 }
 
 // SkipItem skips an item of the actor's queue.
@@ -159,11 +158,9 @@ func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string)
 	if err != nil {
 		return err
 	}
-	ctx = s.app.auditing(ctx, actor, ActLabelSubmit, "skip "+itemID)
-	if err := s.app.st.SkipItem(ctx, itemID, reviewer, reason); err != nil {
-		return err
-	}
-	return s.app.audited(ctx)
+	return s.app.actErr(ctx, actor, ActLabelSubmit, "skip "+itemID, func(ctx context.Context) error {
+		return s.app.st.SkipItem(ctx, itemID, reviewer, reason)
+	})
 }
 
 // LastSubmitted is the item the actor submitted last.
@@ -181,12 +178,9 @@ func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft f
 	if err != nil {
 		return review.Label{}, err
 	}
-	ctx = s.app.auditing(ctx, actor, ActLabelReopen, "reopen "+itemID)
-	l, err := s.app.st.Reopen(ctx, itemID, reviewer, toDraft)
-	if err != nil {
-		return l, err
-	}
-	return l, s.app.audited(ctx)
+	return act(s.app, ctx, actor, ActLabelReopen, "reopen "+itemID, func(ctx context.Context) (review.Label, error) {
+		return s.app.st.Reopen(ctx, itemID, reviewer, toDraft)
+	})
 }
 
 // DisputedQueue is the lead's queue of disputes.

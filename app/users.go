@@ -42,11 +42,12 @@ func (a *App) AddUser(ctx context.Context, actor Actor, name string, role Role, 
 	if bootstrap {
 		object += " (bootstrap: no lead yet)"
 	}
-	ctx = a.auditing(ctx, actor, ActUsersManage, object)
-	if err := a.st.AddUserWithKeys(ctx, name, string(role), keys); err != nil {
-		return fmt.Errorf("add user %s: %w", name, err)
-	}
-	return a.audited(ctx)
+	return a.actErr(ctx, actor, ActUsersManage, object, func(ctx context.Context) error {
+		if err := a.st.AddUserWithKeys(ctx, name, string(role), keys); err != nil {
+			return fmt.Errorf("add user %s: %w", name, err)
+		}
+		return nil
+	})
 }
 
 // Users lists the users.
@@ -73,11 +74,9 @@ func (a *App) SetSetting(ctx context.Context, actor Actor, key, value string) (s
 	if err != nil {
 		return "", err
 	}
-	ctx = a.auditing(ctx, actor, ActSettingsSet, object)
-	if err := a.st.SetSetting(ctx, actor.Name, key, value); err != nil {
-		return "", err
-	}
-	if err := a.audited(ctx); err != nil {
+	if err := a.actErr(ctx, actor, ActSettingsSet, object, func(ctx context.Context) error {
+		return a.st.SetSetting(ctx, actor.Name, key, value)
+	}); err != nil {
 		return "", err
 	}
 	return a.st.Setting(ctx, key)

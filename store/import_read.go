@@ -141,7 +141,9 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 		pending, pendingBytes = pending[:0], 0
 		return nil
 	}
-	enc := trace.NewEncoder()
+	// The body packer may store the import's dictionary (one short
+	// transaction of its own, waiting for the writer's chunk to end).
+	enc, bodies := trace.NewEncoder(), s.newBodyPacker(ctx)
 	// Records wait for a full batch's lookup only while more are coming:
 	// when the input pauses (a slow stdin), those read go on to the writer.
 	idle := time.NewTimer(time.Hour)
@@ -174,7 +176,7 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 		records = rec.n
 		p := encodedRecord{n: rec.n, line: rec.line, read: rec.read, err: rerr}
 		if rerr == nil {
-			if p.rows, err = encodeRows(enc, rec.t); err != nil {
+			if p.rows, err = encodeRows(enc, bodies, rec.t); err != nil {
 				p.err = &trace.RecordError{Line: rec.line, Err: err}
 			}
 		}

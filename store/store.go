@@ -52,6 +52,8 @@ type Store struct {
 	// dataGen and statuses: the status cache (status_cache.go).
 	dataGen  atomic.Uint64
 	statuses statusCache
+	// bodies decodes stored trace bodies (import_body.go).
+	bodies bodyDecoders
 	// waiters: who waits for the write lock (write_waiters.go).
 	waiters writeWaiters
 

@@ -62,3 +62,41 @@ func BenchmarkImport(b *testing.B) {
 	}
 	b.ReportMetric(float64(traces)/b.Elapsed().Seconds(), "traces/s")
 }
+
+// BenchmarkEncode measures what an import computes per trace once it is
+// parsed: canonical messages, content, tool and input hashes, items.
+func BenchmarkEncode(b *testing.B) {
+	traces := readAllTraces(b, benchTraces(2000, 1))
+	enc := NewEncoder()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, t := range traces {
+			if _, err := enc.Encode(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(traces))/b.Elapsed().Seconds(), "traces/s")
+}
+
+// readAllTraces reads every trace of data (format auto), failing on any
+// error.
+func readAllTraces(tb testing.TB, data []byte) []Trace {
+	tb.Helper()
+	r, err := NewReader(bytes.NewReader(data), FormatAuto)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []Trace
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, t)
+	}
+}

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -30,4 +31,28 @@ func TestCanonical(t *testing.T) {
 	if c := NewCall("c1", "f", `{"a":1}]`); !c.Unparseable || c.RawArguments() != `{"a":1}]` {
 		t.Errorf("NewCall with trailing data: %+v", c)
 	}
+}
+
+// Canonical's fast path (input already canonical, returned as it is) gives
+// exactly the bytes of decoding and re-encoding, for every input.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{`{"a":[true,null,"x"],"b":1}`, ` {"n":1.0} `, `"<&>"`, `"\u003c"`, `"\u2028"`, "\"\u2028\"",
+		`{"b":1,"a":2}`, `{"a":1,"a":2}`, `{"\u0061":1,"b":2}`, `"\ud800"`, "\"\xff\"", `[1,-0,1e5,1E+5]`, `{"é":1,"z":2}`,
+		`"\/"`, `"\n\t\u0001\b\f"`, `{}`, `[]`, `[ ]`, `{"a":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v, err := decodeNumbers(raw)
+		var want []byte
+		if err == nil {
+			want, err = MarshalCanonical(v)
+		}
+		got, gotErr := Canonical(raw)
+		if (err == nil) != (gotErr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("Canonical(%q) = %s, %v; decoding and encoding give %s, %v", raw, got, gotErr, want, err)
+		}
+		if gotErr != nil && gotErr.Error() != err.Error() {
+			t.Fatalf("Canonical(%q): error %v, want %v", raw, gotErr, err)
+		}
+	})
 }

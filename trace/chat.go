@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // chatMessage is a message in the canonical shape or OpenAI's
@@ -156,48 +157,121 @@ type canonicalRecord struct {
 	Tools     []chatTool                 `json:"tools"`
 	Functions []chatFunction             `json:"functions"`
 	Messages  []chatMessage              `json:"messages"`
+
+	// toolsRaw is the text of the tools value when recordLexer read the
+	// record (Tools is left nil when it is the text of the last record's).
+	toolsRaw []byte
 }
 
 // canonicalDecoder reads the canonical trace format (and the OpenAI shapes
 // it admits).
-type canonicalDecoder struct{ cache schemaCache }
+type canonicalDecoder struct {
+	cache schemaCache
+	lex   recordLexer
+	tools toolsMemo
+}
 
 func (d *canonicalDecoder) record(line int, data []byte) []result {
 	var rec canonicalRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return errResult(line, describeJSONError(err))
+	if !d.lex.record(data, &rec, &d.tools) {
+		// Not certain to read it as encoding/json does: let it.
+		rec = canonicalRecord{}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return errResult(line, describeJSONError(err))
+		}
 	}
 	if rec.Messages == nil {
 		return errResult(line, errors.New("record has no messages"))
 	}
-	t, err := rec.toTrace(d.cache)
+	t, toolsValid, err := rec.toTrace(d.cache, &d.tools)
 	if err != nil {
 		return errResult(line, err)
 	}
-	return []result{{line: line, t: t}}
+	return []result{{line: line, t: t, toolsValid: toolsValid}}
 }
 
 func (d *canonicalDecoder) flush() []result { return nil }
 
-func (rec canonicalRecord) toTrace(cache schemaCache) (Trace, error) {
+// toTrace converts the record; memo (nil for none) remembers the tools of
+// the last record. toolsValid says the trace's tools are known to pass
+// validateTools.
+func (rec canonicalRecord) toTrace(cache schemaCache, memo *toolsMemo) (t Trace, toolsValid bool, err error) {
 	ts, err := parseTimestamp(rec.Timestamp)
 	if err != nil {
-		return Trace{}, err
+		return Trace{}, false, err
 	}
 	msgs, err := chatMessages(rec.Messages, "messages")
 	if err != nil {
-		return Trace{}, err
+		return Trace{}, false, err
 	}
-	tools, err := chatTools(rec.Tools, cache)
+	tools, toolsValid, err := memo.convert(rec.toolsRaw, rec.Tools, cache)
 	if err != nil {
-		return Trace{}, err
+		return Trace{}, false, err
 	}
 	for i, f := range rec.Functions {
 		tool, err := chatTool{Function: &f}.toTool(cache)
 		if err != nil {
-			return Trace{}, fmt.Errorf("functions[%d]: %w", i, err)
+			return Trace{}, false, fmt.Errorf("functions[%d]: %w", i, err)
 		}
 		tools = append(tools, tool)
+		toolsValid = false
 	}
-	return Trace{ID: rec.ID, Timestamp: ts, Metadata: decodeMetadata(rec.Metadata), Tools: tools, Messages: msgs}, nil
+	return Trace{ID: rec.ID, Timestamp: ts, Metadata: decodeMetadata(rec.Metadata), Tools: tools, Messages: msgs}, toolsValid, nil
+}
+
+// toolsMemo remembers the tool lists of the last records, as read and as
+// converted: the records of one log offer a few tool lists, byte for byte
+// the same, and converting and validating them was most of the work of a
+// record.
+type toolsMemo struct {
+	lists []memoTools // most recently used first
+}
+
+type memoTools struct {
+	raw   []byte // the JSON text of the tools value
+	tools []Tool // chatTools of it
+	valid bool   // validateTools(tools) == nil
+}
+
+// toolsMemoSize is how many tool lists a toolsMemo remembers.
+const toolsMemoSize = 8
+
+// prefix returns the remembered text that data starts with (nil for none).
+func (m *toolsMemo) prefix(data []byte) []byte {
+	if m == nil {
+		return nil
+	}
+	for _, l := range m.lists {
+		if bytes.HasPrefix(data, l.raw) {
+			return l.raw
+		}
+	}
+	return nil
+}
+
+// convert is chatTools(in), from the memo when raw (the text in was read
+// from; nil when unknown) is a text remembered. valid says the result
+// passes validateTools.
+func (m *toolsMemo) convert(raw []byte, in []chatTool, cache schemaCache) (tools []Tool, valid bool, err error) {
+	if m == nil || len(raw) == 0 {
+		tools, err := chatTools(in, cache)
+		return tools, false, err
+	}
+	for i, l := range m.lists {
+		if bytes.Equal(raw, l.raw) {
+			copy(m.lists[1:i+1], m.lists[:i])
+			m.lists[0] = l
+			return slices.Clone(l.tools), l.valid, nil
+		}
+	}
+	if tools, err = chatTools(in, cache); err != nil || len(tools) == 0 {
+		return tools, false, err
+	}
+	l := memoTools{raw: bytes.Clone(raw), tools: slices.Clone(tools), valid: validateTools(tools) == nil}
+	if len(m.lists) < toolsMemoSize {
+		m.lists = append(m.lists, memoTools{})
+	}
+	copy(m.lists[1:], m.lists)
+	m.lists[0] = l
+	return tools, l.valid, nil
 }

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash"
+	"slices"
 	"sort"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // Encoded is a trace with the canonical JSON of its parts computed once:
@@ -28,9 +31,13 @@ type Encoded struct {
 // the tool definitions it has seen (traces of one source usually offer the
 // same tools). An Encoder is not safe for concurrent use.
 type Encoder struct {
-	buf   bytes.Buffer
-	enc   *json.Encoder
-	tools map[toolKey]encodedTool
+	buf     bytes.Buffer
+	enc     *json.Encoder
+	tools   map[toolKey]encodedTool
+	scratch []byte
+	hash    hash.Hash
+	sum     [sha256.Size]byte
+	last    lastTools
 }
 
 // encoderToolLimit bounds how many distinct tools an Encoder remembers.
@@ -43,7 +50,7 @@ type encodedTool struct {
 
 // NewEncoder returns an Encoder with an empty tool cache.
 func NewEncoder() *Encoder {
-	e := &Encoder{tools: map[toolKey]encodedTool{}}
+	e := &Encoder{tools: map[toolKey]encodedTool{}, hash: sha256.New()}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 	return e
@@ -68,11 +75,19 @@ func (e *Encoder) Encode(t Trace) (Encoded, error) {
 	if out.ContentHash, err = e.contentHash(t, tools, msgs); err != nil {
 		return Encoded{}, err
 	}
-	out.Items = itemsFrom(t, msgs, ends, sortedToolsJSON(t.Tools, tools))
+	if !e.last.sortedOK {
+		e.last.sorted, e.last.sortedOK = sortedToolsJSON(t.Tools, tools), true
+	}
+	out.Items = itemsFrom(t, msgs, ends, e.last.sorted)
 	return out, nil
 }
 
+// encodeTools returns the encoded tools, and sets e.last to them (its
+// sorted JSON computed only if needed: see Encode).
 func (e *Encoder) encodeTools(tools []Tool) ([]encodedTool, error) {
+	if e.last.same(tools) {
+		return e.last.enc, nil
+	}
 	out := make([]encodedTool, len(tools))
 	for i, tool := range tools {
 		et, err := e.tool(tool)
@@ -81,7 +96,36 @@ func (e *Encoder) encodeTools(tools []Tool) ([]encodedTool, error) {
 		}
 		out[i] = et
 	}
+	// A copy: the caller may change its tools before the next trace.
+	kept := make([]Tool, len(tools))
+	for i, t := range tools {
+		kept[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
+	}
+	e.last = lastTools{tools: kept, enc: out}
 	return out, nil
+}
+
+// lastTools is the tool list of the last trace an Encoder encoded (traces
+// of one log offer the same tools, and a Reader gives them the same
+// parameter bytes).
+type lastTools struct {
+	tools    []Tool
+	enc      []encodedTool
+	sorted   []byte // sortedToolsJSON of them, when sortedOK
+	sortedOK bool
+}
+
+func (l *lastTools) same(tools []Tool) bool {
+	if l.enc == nil || len(tools) != len(l.tools) {
+		return false
+	}
+	for i, t := range tools {
+		o := l.tools[i]
+		if t.Name != o.Name || t.Description != o.Description || !bytes.Equal(t.Parameters, o.Parameters) {
+			return false
+		}
+	}
+	return true
 }
 
 // tool returns the canonical JSON and hash of one tool definition.
@@ -125,6 +169,10 @@ func (e *Encoder) messages(msgs []Message) ([]byte, []int, error) {
 	if msgs == nil {
 		return []byte("null"), nil, nil
 	}
+	if b, ends, ok := appendMessages(e.scratch[:0], msgs, make([]int, 0, len(msgs))); ok {
+		e.scratch = b
+		return bytes.Clone(b), ends, nil
+	}
 	e.buf.Reset()
 	ends := make([]int, len(msgs))
 	e.buf.WriteByte('[')
@@ -142,27 +190,37 @@ func (e *Encoder) messages(msgs []Message) ([]byte, []int, error) {
 	return bytes.Clone(e.buf.Bytes()), ends, nil
 }
 
+// Calls returns MarshalCanonical(calls) (an item's observed calls).
+func (e *Encoder) Calls(calls []Call) ([]byte, error) {
+	if b, ok := appendCalls(e.scratch[:0], calls); ok {
+		e.scratch = b
+		return bytes.Clone(b), nil
+	}
+	return MarshalCanonical(calls)
+}
+
 // contentHash is ContentHash(t) assembled from the parts already encoded:
 // the canonical JSON of t without its id, field by field as encoding/json
 // writes a Trace.
 func (e *Encoder) contentHash(t Trace, tools []encodedTool, msgs []byte) (string, error) {
-	h := sha256.New()
+	h := e.hash
+	h.Reset()
 	h.Write([]byte(`{"id":""`))
 	if !t.Timestamp.IsZero() {
-		ts, err := e.marshal(t.Timestamp)
+		ts, err := t.Timestamp.MarshalJSON()
 		if err != nil {
-			return "", err
+			// Out of time.Time's JSON range: encoding/json's error.
+			if ts, err = e.marshal(t.Timestamp); err != nil {
+				return "", err
+			}
 		}
 		h.Write([]byte(`,"timestamp":`))
 		h.Write(ts)
 	}
 	if len(t.Metadata) > 0 {
-		meta, err := e.marshal(t.Metadata)
-		if err != nil {
-			return "", err
-		}
 		h.Write([]byte(`,"metadata":`))
-		h.Write(meta)
+		e.scratch = appendStringMap(e.scratch[:0], t.Metadata, false)
+		h.Write(e.scratch)
 	}
 	h.Write([]byte(`,"tools":`))
 	if t.Tools == nil {
@@ -173,7 +231,27 @@ func (e *Encoder) contentHash(t Trace, tools []encodedTool, msgs []byte) (string
 	h.Write([]byte(`,"messages":`))
 	h.Write(msgs)
 	h.Write([]byte("}"))
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(e.sum[:0])), nil
+}
+
+// appendStringMap appends m as encoding/json writes a map[string]string:
+// keys sorted, strings escaped (HTML escaping when html is set).
+func appendStringMap(dst []byte, m map[string]string, html bool) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonlex.AppendString(dst, k, html)
+		dst = append(dst, ':')
+		dst = jsonlex.AppendString(dst, m[k], html)
+	}
+	return append(dst, '}')
 }
 
 func writeToolArray(w hash.Hash, tools []encodedTool) {

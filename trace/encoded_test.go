@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"testing"
 	"time"
 )
@@ -42,20 +41,7 @@ func itemsByOldFormula(t Trace) []Item { return itemsOneByOne(t) }
 
 func TestEncodedMatchesTheDefinitions(t *testing.T) {
 	cases := encodedCases()
-	r, err := NewReader(bytes.NewReader(benchTraces(200, 7)), FormatAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		tr, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, tr)
-	}
+	cases = append(cases, readAllTraces(t, benchTraces(200, 7))...)
 	enc := NewEncoder()
 	for _, tr := range cases {
 		t.Run(tr.ID, func(t *testing.T) {
@@ -136,5 +122,60 @@ func TestHashesReturnEncodingErrors(t *testing.T) {
 	good, err := ContentHash(Trace{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
 	if err != nil || len(good) != 64 {
 		t.Errorf("ContentHash of a good trace = %q, %v", good, err)
+	}
+}
+
+// The Encoder's hand-written messages and calls are MarshalCanonical's
+// bytes, or its error, for any content.
+func FuzzEncoderMessages(f *testing.F) {
+	f.Add("assistant", "be <nice> & \"brief\"\n\u2028\xff", "n", "", "c1", "f", []byte(`{"a":[1.50,"x"]}`), false)
+	f.Add("tool", "", "", "id", "", "", []byte(` {"a" : 1} `), true)
+	f.Add("user", "x", "", "", "", "g", []byte(``), false)
+	f.Add("user", "x", "", "", "", "g", []byte(`{"a":`), false)
+	f.Fuzz(func(t *testing.T, role, content, name, callID, id, fn string, args []byte, unparseable bool) {
+		calls := []Call{{ID: id, Name: fn, Arguments: args, Unparseable: unparseable}}
+		if len(args) == 0 {
+			calls = append(calls, Call{Name: fn})
+		}
+		msgs := []Message{{Role: role, Content: content, Name: name, ToolCallID: callID, ToolCalls: calls}, {Role: role}}
+		want, wantErr := MarshalCanonical(msgs)
+		got, ends, err := NewEncoder().messages(msgs)
+		if (err == nil) != (wantErr == nil) || err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("messages = %s, %v; MarshalCanonical gives %s, %v", got, err, want, wantErr)
+		}
+		if err == nil {
+			first, _ := MarshalCanonical(msgs[0])
+			if ends[0] != 1+len(first) || ends[1] != len(got)-1 {
+				t.Fatalf("ends %v of %s", ends, got)
+			}
+		}
+		want, wantErr = MarshalCanonical(calls)
+		got, err = NewEncoder().Calls(calls)
+		if (err == nil) != (wantErr == nil) || err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("Calls = %s, %v; MarshalCanonical gives %s, %v", got, err, want, wantErr)
+		}
+	})
+}
+
+// An Encoder reuses the encoding of the last trace's tools only when they
+// are the same: a caller changing its tool slice in place between traces
+// gets the hashes of the new tools.
+func TestEncoderToolsChangedInPlace(t *testing.T) {
+	tools := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	tr := Trace{ID: "a", Tools: tools, Messages: []Message{{Role: RoleUser, Content: "x"}, {Role: RoleAssistant}}}
+	enc := NewEncoder()
+	if _, err := enc.Encode(tr); err != nil {
+		t.Fatal(err)
+	}
+	tools[0].Name = "g"
+	copy(tools[0].Parameters, `{"type":"bbjeat"}`)
+	got, err := enc.Encode(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ToolHash(tools[0])
+	content, _ := ContentHash(tr)
+	if got.ToolHashes[0] != want || got.ContentHash != content || got.Items[0].InputHash != InputHash(tr.Messages[:1], tools) {
+		t.Errorf("hashes of the changed tools: %+v", got)
 	}
 }

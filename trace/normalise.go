@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // schemaCache remembers normalised tool schemas by their raw bytes: the same
@@ -96,6 +98,19 @@ func decodeNumbers(raw []byte) (any, error) {
 	return v, nil
 }
 
+// decodeString is json.Unmarshal of raw into a string, without its
+// reflection when raw is one string literal (what it nearly always is).
+func decodeString(raw []byte) (string, error) {
+	if end, _, _ := jsonlex.StringEnd(raw, 0); len(raw) > 0 && raw[0] == '"' && end == len(raw) {
+		if s, ok := jsonlex.Unquote(raw[1 : end-1]); ok {
+			return s, nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
 // callFromJSON builds a Call whose arguments came as JSON: a string holds the
 // model's raw argument text (OpenAI), anything else is the arguments
 // themselves (Anthropic's input, OTel parts).
@@ -105,8 +120,8 @@ func callFromJSON(id, name string, args json.RawMessage) (Call, error) {
 		return NewCall(id, name, ""), nil
 	}
 	if args[0] == '"' {
-		var s string
-		if err := json.Unmarshal(args, &s); err != nil {
+		s, err := decodeString(args)
+		if err != nil {
 			return Call{}, fmt.Errorf("arguments: %w", err)
 		}
 		return NewCall(id, name, s), nil
@@ -136,9 +151,7 @@ func flattenContent(raw json.RawMessage) (string, error) {
 	}
 	switch raw[0] {
 	case '"':
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
+		return decodeString(raw)
 	case '[':
 		var parts []contentPart
 		if err := json.Unmarshal(raw, &parts); err != nil {
@@ -169,8 +182,7 @@ func textOf(raw json.RawMessage) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if s, err := decodeString(raw); err == nil {
 			return s
 		}
 	}
@@ -217,8 +229,8 @@ func parseTimestamp(raw json.RawMessage) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		s, err := decodeString(raw)
+		if err != nil {
 			return time.Time{}, err
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)

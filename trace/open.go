@@ -37,6 +37,8 @@ type result struct {
 	// invalidUTF8: the record held bytes that are not UTF-8, which
 	// decoding replaced with U+FFFD.
 	invalidUTF8 bool
+	// toolsValid: t.Tools are known to pass validateTools.
+	toolsValid bool
 }
 
 func errResult(line int, err error) []result { return []result{{line: line, err: err}} }
@@ -176,7 +178,7 @@ func (s *streamReader) Next() (Trace, error) {
 		// Replacing would make distinct ids equal: refuse the record.
 		return Trace{}, &RecordError{Line: r.line, Err: fmt.Errorf("trace id %q is not valid UTF-8", r.t.ID)}
 	}
-	t, err := finish(r.t)
+	t, err := finish(r.t, r.toolsValid)
 	if err != nil {
 		return Trace{}, &RecordError{Line: r.line, Err: err}
 	}
@@ -195,8 +197,8 @@ func (s *streamReader) ReplacedUTF8() int { return s.replacedUTF8 }
 func (s *streamReader) Line() int { return s.line }
 
 // finish gives a trace without an id its derived id, makes empty lists
-// non-nil, and validates it.
-func finish(t Trace) (Trace, error) {
+// non-nil, and validates it (its tools only when toolsValid is false).
+func finish(t Trace, toolsValid bool) (Trace, error) {
 	if t.Tools == nil {
 		t.Tools = []Tool{}
 	}
@@ -214,6 +216,9 @@ func finish(t Trace) (Trace, error) {
 			return Trace{}, err
 		}
 		t.ID = id
+	}
+	if toolsValid {
+		return t, t.validateMessages()
 	}
 	return t, t.Validate()
 }

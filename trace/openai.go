@@ -46,7 +46,7 @@ func openAITrace(ex exchange, cache schemaCache) (Trace, error) {
 		return Trace{}, err
 	}
 	rec := canonicalRecord{Tools: req.Tools, Functions: req.Functions}
-	tools, err := rec.toTrace(cache)
+	tools, _, err := rec.toTrace(cache, nil)
 	if err != nil {
 		return Trace{}, err
 	}

@@ -1,0 +1,328 @@
+package trace
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
+)
+
+// recordLexer decodes a canonical record into the canonicalRecord that
+// encoding/json would fill, in one pass over the bytes and without
+// reflection: the import reads every record through it. It gives up (ok
+// false) on whatever it is not certain to decode exactly as encoding/json
+// does — a syntax or type error, a repeated key, a key that matches a field
+// only when case is folded or escapes decoded, a null where a message or
+// tool belongs, nesting deeper than jsonlex.MaxDepth — and the caller then
+// decodes with encoding/json, which gives the same record or the error.
+//
+// The RawMessage fields of the record point into the data it reads, and
+// its Messages and Tools into arrays the next record reuses.
+type recordLexer struct {
+	l jsonlex.Lexer
+	// messages and tools keep the capacity of the last record's lists
+	// (their elements are overwritten with zero values before use).
+	messages []chatMessage
+	tools    []chatTool
+}
+
+// field bits, to refuse a key given twice (encoding/json would merge or
+// overwrite; the slow path does that).
+type fieldSet uint16
+
+func (s *fieldSet) add(bit int) bool {
+	if *s&(1<<bit) != 0 {
+		return false
+	}
+	*s |= 1 << bit
+	return true
+}
+
+// record decodes data, which must hold one object and nothing else. A
+// tools value that memo (nil for none) remembers is not decoded again: the
+// record's toolsRaw is set and its Tools left nil.
+func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return seen.add(0) && x.str(&rec.ID)
+		case "timestamp":
+			return seen.add(1) && x.raw(&rec.Timestamp)
+		case "metadata":
+			return seen.add(2) && x.rawMap(&rec.Metadata)
+		case "tools":
+			if !seen.add(3) {
+				return false
+			}
+			x.l.SkipSpace()
+			start := x.l.Pos
+			if known := memo.prefix(data[start:]); known != nil {
+				// The same bytes as a value already decoded: the same
+				// value, and it ends where they do.
+				x.l.Pos += len(known)
+				rec.toolsRaw = data[start:x.l.Pos]
+				return true
+			}
+			if !x.slice(func() bool {
+				if rec.Tools == nil {
+					rec.Tools = x.tools[:0]
+				}
+				rec.Tools = append(rec.Tools, chatTool{})
+				return x.tool(&rec.Tools[len(rec.Tools)-1])
+			}, func() { rec.Tools = []chatTool{} }) {
+				return false
+			}
+			if cap(rec.Tools) > cap(x.tools) {
+				x.tools = rec.Tools[:0]
+			}
+			rec.toolsRaw = data[start:x.l.Pos]
+			return true
+		case "functions":
+			return seen.add(4) && x.slice(func() bool {
+				rec.Functions = append(rec.Functions, chatFunction{})
+				return x.function(&rec.Functions[len(rec.Functions)-1])
+			}, func() { rec.Functions = []chatFunction{} })
+		case "messages":
+			if !seen.add(5) || !x.slice(func() bool {
+				if rec.Messages == nil {
+					rec.Messages = x.messages[:0]
+				}
+				rec.Messages = append(rec.Messages, chatMessage{})
+				return x.message(&rec.Messages[len(rec.Messages)-1])
+			}, func() { rec.Messages = []chatMessage{} }) {
+				return false
+			}
+			if cap(rec.Messages) > cap(x.messages) {
+				x.messages = rec.Messages[:0]
+			}
+			return true
+		}
+		return x.unknown(key, "id", "timestamp", "metadata", "tools", "functions", "messages")
+	})
+	return ok && x.l.End() == nil
+}
+
+func (x *recordLexer) message(m *chatMessage) bool {
+	var seen fieldSet
+	return x.object(func(key []byte) bool {
+		switch string(key) {
+		case "role":
+			return seen.add(0) && x.str(&m.Role)
+		case "content":
+			return seen.add(1) && x.raw(&m.Content)
+		case "name":
+			return seen.add(2) && x.str(&m.Name)
+		case "tool_call_id":
+			return seen.add(3) && x.str(&m.ToolCallID)
+		case "tool_calls":
+			return seen.add(4) && x.slice(func() bool {
+				m.ToolCalls = append(m.ToolCalls, chatCall{})
+				return x.call(&m.ToolCalls[len(m.ToolCalls)-1])
+			}, func() { m.ToolCalls = []chatCall{} })
+		case "function_call":
+			return seen.add(5) && x.functionPtr(&m.FunctionCall)
+		}
+		return x.unknown(key, "role", "content", "name", "tool_call_id", "tool_calls", "function_call")
+	})
+}
+
+func (x *recordLexer) call(c *chatCall) bool {
+	var seen fieldSet
+	return x.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return seen.add(0) && x.str(&c.ID)
+		case "name":
+			return seen.add(1) && x.str(&c.Name)
+		case "arguments":
+			return seen.add(2) && x.raw(&c.Arguments)
+		case "function":
+			return seen.add(3) && x.functionPtr(&c.Function)
+		}
+		return x.unknown(key, "id", "name", "arguments", "function")
+	})
+}
+
+func (x *recordLexer) tool(t *chatTool) bool {
+	var seen fieldSet
+	return x.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return seen.add(0) && x.str(&t.Type)
+		case "name":
+			return seen.add(1) && x.str(&t.Name)
+		case "description":
+			return seen.add(2) && x.str(&t.Description)
+		case "parameters":
+			return seen.add(3) && x.raw(&t.Parameters)
+		case "input_schema":
+			return seen.add(4) && x.raw(&t.InputSchema)
+		case "function":
+			return seen.add(5) && x.functionPtr(&t.Function)
+		}
+		return x.unknown(key, "type", "name", "description", "parameters", "input_schema", "function")
+	})
+}
+
+func (x *recordLexer) functionPtr(p **chatFunction) bool {
+	if x.l.Peek() == 'n' {
+		_, err := x.l.Literal()
+		return err == nil // null: encoding/json sets the pointer to nil
+	}
+	*p = &chatFunction{}
+	return x.function(*p)
+}
+
+func (x *recordLexer) function(f *chatFunction) bool {
+	var seen fieldSet
+	return x.object(func(key []byte) bool {
+		switch string(key) {
+		case "name":
+			return seen.add(0) && x.str(&f.Name)
+		case "description":
+			return seen.add(1) && x.str(&f.Description)
+		case "arguments":
+			return seen.add(2) && x.raw(&f.Arguments)
+		case "parameters":
+			return seen.add(3) && x.raw(&f.Parameters)
+		}
+		return x.unknown(key, "name", "description", "arguments", "parameters")
+	})
+}
+
+// object reads an object, calling member for each key; member reads the
+// value. Keys with escapes make it give up.
+func (x *recordLexer) object(member func(key []byte) bool) bool {
+	l := &x.l
+	if l.Peek() != '{' {
+		return false
+	}
+	l.Pos++
+	if l.Consume('}') {
+		return true
+	}
+	for {
+		key, escaped, _, err := l.String()
+		if err != nil || escaped || !l.Consume(':') || !member(key) {
+			return false
+		}
+		if l.Consume('}') {
+			return true
+		}
+		if !l.Consume(',') {
+			return false
+		}
+	}
+}
+
+// slice reads an array, calling element for each element, or null (a nil
+// slice). empty makes the slice non-nil for [] as encoding/json does.
+func (x *recordLexer) slice(element func() bool, empty func()) bool {
+	l := &x.l
+	switch l.Peek() {
+	case 'n':
+		_, err := l.Literal()
+		return err == nil
+	case '[':
+	default:
+		return false
+	}
+	l.Pos++
+	if l.Consume(']') {
+		empty()
+		return true
+	}
+	for {
+		if !element() {
+			return false
+		}
+		if l.Consume(']') {
+			return true
+		}
+		if !l.Consume(',') {
+			return false
+		}
+	}
+}
+
+// str reads a string into s; null leaves s as it is (encoding/json's rule).
+func (x *recordLexer) str(s *string) bool {
+	l := &x.l
+	if l.Peek() == 'n' {
+		_, err := l.Literal()
+		return err == nil
+	}
+	content, _, _, err := l.String()
+	if err != nil {
+		return false
+	}
+	v, ok := jsonlex.Unquote(content)
+	*s = v
+	return ok
+}
+
+// raw reads any value as its text (null is the text null, as
+// json.RawMessage keeps it).
+func (x *recordLexer) raw(r *json.RawMessage) bool {
+	v, err := x.l.Skip()
+	*r = v
+	return err == nil
+}
+
+// rawMap reads an object of any values, or null (a nil map).
+func (x *recordLexer) rawMap(m *map[string]json.RawMessage) bool {
+	l := &x.l
+	if l.Peek() == 'n' {
+		_, err := l.Literal()
+		return err == nil
+	}
+	if l.Peek() != '{' {
+		return false
+	}
+	l.Pos++
+	*m = map[string]json.RawMessage{}
+	if l.Consume('}') {
+		return true
+	}
+	for {
+		content, _, _, err := l.String()
+		if err != nil || !l.Consume(':') {
+			return false
+		}
+		key, ok := jsonlex.Unquote(content)
+		if _, dup := (*m)[key]; !ok || dup {
+			return false
+		}
+		v, err := l.Skip()
+		if err != nil {
+			return false
+		}
+		(*m)[key] = v
+		if l.Consume('}') {
+			return true
+		}
+		if !l.Consume(',') {
+			return false
+		}
+	}
+}
+
+// unknown skips the value of a key that names no field, giving up when
+// encoding/json would match it to one of fields by folding case (or, for
+// keys that are not ASCII, might).
+func (x *recordLexer) unknown(key []byte, fields ...string) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	for _, f := range fields {
+		if strings.EqualFold(string(key), f) {
+			return false
+		}
+	}
+	_, err := x.l.Skip()
+	return err == nil
+}
