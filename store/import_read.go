@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -21,13 +22,55 @@ import (
 type encodedRecord struct {
 	n, line int
 	read    int64 // bytes of the input read when it was parsed
+	size    int   // rows.size(), once queued
 	rows    traceRows
 	err     *trace.RecordError
 }
 
+// recordQueue hands encoded records from the reader to the writer, in
+// order. Up to a chunk's worth may wait (queueRecords, and queueBytes of
+// rows), so that the reader goes on while a chunk is written.
+type recordQueue struct {
+	ch      chan encodedRecord
+	bytes   atomic.Int64  // the size of the rows waiting
+	drained chan struct{} // the writer took some
+}
+
+func newRecordQueue() *recordQueue {
+	return &recordQueue{ch: make(chan encodedRecord, queueRecords), drained: make(chan struct{}, 1)}
+}
+
+// send queues rec, waiting while queueBytes of rows wait already.
+func (q *recordQueue) send(ctx context.Context, rec encodedRecord) error {
+	for q.bytes.Load() >= queueBytes {
+		select {
+		case <-q.drained:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	rec.size = rec.rows.size()
+	q.bytes.Add(int64(rec.size))
+	select {
+	case q.ch <- rec:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// taken is the writer's receipt of rec.
+func (q *recordQueue) taken(rec encodedRecord) {
+	q.bytes.Add(-int64(rec.size))
+	select {
+	case q.drained <- struct{}{}:
+	default:
+	}
+}
+
 // inputReader is an import's reading side, running.
 type inputReader struct {
-	records <-chan encodedRecord
+	queue *recordQueue
 	// ended is closed when reading ended; err, total and replacedUTF8 are
 	// set then.
 	ended chan struct{}
@@ -40,9 +83,11 @@ type inputReader struct {
 }
 
 const (
-	// readAhead is how many encoded records may wait for the writer (it
-	// takes them in chunks; collect holds a chunk's worth more).
-	readAhead = 256
+	// queueRecords and queueBytes bound the records waiting for the
+	// writer: more than a chunk writes (about 2000 of the benchmark's), few
+	// enough to stay small beside the chunk being written (see batchBytes).
+	queueRecords = 4096
+	queueBytes   = 24 << 20
 	// conflictBatch is how many records the reader looks up at once
 	// (conflictBatchBytes of rows at most).
 	conflictBatch      = 256
@@ -60,11 +105,11 @@ const (
 // the error (to stop the writer); stop ends it early.
 func (s *Store) startReading(ctx context.Context, in Input, opt ImportOptions, abort context.CancelCauseFunc) *inputReader {
 	ctx, cancel := context.WithCancel(ctx)
-	out := make(chan encodedRecord, readAhead)
-	rd := &inputReader{records: out, ended: make(chan struct{}), cancel: cancel}
+	q := newRecordQueue()
+	rd := &inputReader{queue: q, ended: make(chan struct{}), cancel: cancel}
 	go func() {
-		defer close(out)
-		rd.total, rd.replacedUTF8, rd.err = s.readInput(ctx, in, opt, out)
+		defer close(q.ch)
+		rd.total, rd.replacedUTF8, rd.err = s.readInput(ctx, in, opt, q)
 		if rd.err != nil && ctx.Err() == nil {
 			abort(rd.err)
 		}
@@ -77,7 +122,7 @@ func (s *Store) startReading(ctx context.Context, in Input, opt ImportOptions, a
 // input is closed when it returns.
 func (rd *inputReader) stop() {
 	rd.cancel()
-	for range rd.records {
+	for range rd.queue.ch {
 	}
 	<-rd.ended
 }
@@ -100,7 +145,7 @@ func (rd *inputReader) totalIfRead() int {
 // (through the read pool: no lock), and sends the records on out. An
 // invalid record ends it (its error returned) unless opt.SkipInvalid; then
 // it is sent to be reported in its turn.
-func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out chan<- encodedRecord) (records, replacedUTF8 int, err error) {
+func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out *recordQueue) (records, replacedUTF8 int, err error) {
 	parseCtx, cancel := context.WithCancel(ctx)
 	parsed := make(chan parsedRecord, parseAhead)
 	go parseRecords(parseCtx, in, parsed)
@@ -131,10 +176,8 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 				}
 				p.rows = traceRows{}
 			}
-			select {
-			case out <- *p:
-			case <-ctx.Done():
-				return ctx.Err()
+			if err := out.send(ctx, *p); err != nil {
+				return err
 			}
 		}
 		clear(pending)

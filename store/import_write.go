@@ -28,7 +28,7 @@ func (w importWrite) stopped() ImportPoint { return w.at }
 // (ctx is cancelled with it as soon as rd fails).
 func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptions, size int64) (w importWrite, err error) {
 	w = importWrite{res: ImportResult{Source: opt.Source}, at: ImportPoint{Size: size}}
-	feed := &recordFeed{ch: rd.records, batch: make([]encodedRecord, 0, opt.pace.chunkTraces)}
+	feed := &recordFeed{q: rd.queue, ch: rd.queue.ch, batch: make([]encodedRecord, 0, opt.pace.chunkTraces)}
 	cache := newWriteCache()
 	pacer := newChunkPacer(opt.pace)
 	defer func() { w.res.chunks, w.res.longestChunk = pacer.chunks, pacer.longest }()
@@ -70,6 +70,7 @@ func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptio
 // recordFeed is the writer's end of the reader's queue: the records taken
 // from it and not written yet.
 type recordFeed struct {
+	q      *recordQueue
 	ch     <-chan encodedRecord
 	batch  []encodedRecord
 	closed bool // ch is closed: the reader is done
@@ -83,6 +84,7 @@ func (f *recordFeed) took(rec encodedRecord, ok bool) bool {
 		f.closed = true
 		return false
 	}
+	f.q.taken(rec)
 	f.batch = append(f.batch, rec)
 	return true
 }
@@ -183,13 +185,13 @@ func (f *recordFeed) collect(ctx context.Context, want, max int, deadline time.T
 	}
 	size := 0
 	for _, rec := range f.batch {
-		size += rec.rows.size()
+		size += rec.size
 	}
 	for len(f.batch) < want && size < batchBytes && f.await(ctx, deadline) {
-		size += f.batch[len(f.batch)-1].rows.size()
+		size += f.batch[len(f.batch)-1].size
 	}
 	for len(f.batch) < max && size < batchBytes && f.more() {
-		size += f.batch[len(f.batch)-1].rows.size()
+		size += f.batch[len(f.batch)-1].size
 	}
 	return ctx.Err()
 }
