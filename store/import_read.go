@@ -84,10 +84,13 @@ type inputReader struct {
 
 const (
 	// queueRecords and queueBytes bound the records waiting for the
-	// writer: more than a chunk writes (about 2000 of the benchmark's), few
-	// enough to stay small beside the chunk being written (see batchBytes).
-	queueRecords = 4096
-	queueBytes   = 24 << 20
+	// writer, beside the chunk's worth it gathers before it writes (see
+	// chunkPacer.want): the reader goes on during about half a chunk
+	// (about 2000 of the benchmark's records), and the import stays under
+	// 200 MB (a queued record holds ~6 kB; 1 GB at 4096: 242 MB RSS, at
+	// 1024: 190 MB).
+	queueRecords = 1024
+	queueBytes   = 4 << 20
 	// conflictBatch is how many records the reader looks up at once
 	// (conflictBatchBytes of rows at most).
 	conflictBatch      = 256
