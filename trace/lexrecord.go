@@ -326,3 +326,26 @@ func (x *recordLexer) unknown(key []byte, fields ...string) bool {
 	_, err := x.l.Skip()
 	return err == nil
 }
+
+// lexFields reads the object raw holds, as encoding/json fills a struct
+// whose fields are json.RawMessage tagged with names: vals[i] is the text
+// of member names[i] (nil when absent). ok is false where it is not
+// certain to agree with encoding/json (as for recordLexer: bad syntax, not
+// an object, a repeated, escaped or case-folded key): the caller then uses
+// encoding/json.
+func lexFields(raw []byte, names ...string) (vals []json.RawMessage, ok bool) {
+	x := recordLexer{l: jsonlex.Lexer{Data: raw}}
+	vals = make([]json.RawMessage, len(names))
+	ok = x.object(func(key []byte) bool {
+		for i, n := range names {
+			if string(key) == n {
+				if vals[i] != nil {
+					return false
+				}
+				return x.raw(&vals[i])
+			}
+		}
+		return x.unknown(key, names...)
+	})
+	return vals, ok && x.l.End() == nil
+}

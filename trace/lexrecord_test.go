@@ -249,3 +249,59 @@ func FuzzCanonicalReader(f *testing.F) {
 		checkReaderMatchesReference(t, data)
 	})
 }
+
+// checkGuessAgrees decodes data as guessProvider's request and response
+// with the lexer and encoding/json: where the lexer decodes, encoding/json
+// must decode the same without an error.
+func checkGuessAgrees(t *testing.T, data []byte) (lexed int) {
+	t.Helper()
+	var req, wantReq guessRequest
+	if lexGuessRequest(data, &req) {
+		lexed++
+		if err := json.Unmarshal(data, &wantReq); err != nil || !reflect.DeepEqual(req, wantReq) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, req, wantReq, err)
+		}
+	}
+	var resp, wantResp guessResponse
+	if lexGuessResponse(data, &resp) {
+		lexed++
+		if err := json.Unmarshal(data, &wantResp); err != nil || !reflect.DeepEqual(resp, wantResp) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, resp, wantResp, err)
+		}
+	}
+	var probe struct {
+		Body    json.RawMessage `json:"body"`
+		Content json.RawMessage `json:"content"`
+	}
+	if v, ok := lexFields(data, "body", "content"); ok {
+		lexed++
+		if err := json.Unmarshal(data, &probe); err != nil || !bytes.Equal(v[0], probe.Body) || !bytes.Equal(v[1], probe.Content) ||
+			(v[0] == nil) != (probe.Body == nil) || (v[1] == nil) != (probe.Content == nil) {
+			t.Fatalf("%q: lexFields %q, encoding/json %+v, %v", data, v, probe, err)
+		}
+	}
+	return lexed
+}
+
+func TestGuessLexersAgreeWithEncodingJSON(t *testing.T) {
+	lexed := 0
+	inputs := recordInputs(t)
+	for _, s := range []string{`{"type":null,"object":"chat.completion","content":[1],"Output":1}`, `{"messages":[{"content":"a"},{"Content":"b"}]}`,
+		`{"messages":[null]}`, `{"messages":{}}`, `{"messages":[],"system":"s","system":"t"}`, `{"type":5}`, `{"body":1,"bOdy":2}`} {
+		inputs = append(inputs, []byte(s))
+	}
+	for _, data := range inputs {
+		lexed += checkGuessAgrees(t, data)
+	}
+	if lexed < len(inputs)/10 {
+		t.Errorf("the lexers decoded %d of %d", lexed, 3*len(inputs))
+	}
+}
+
+func FuzzGuessLexers(f *testing.F) {
+	for _, s := range lexerEdgeCases {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"messages":[{"content":[{"text":"a"}]}],"system":[{"text":"s"}],"type":"message","content":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkGuessAgrees(t, data) })
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // providerEnvelope is one logged API exchange. Logs wrap the request and
@@ -132,7 +134,12 @@ func unnestBody(raw []byte) []byte {
 		Choices  json.RawMessage `json:"choices"`
 		Content  json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(raw, &probe) != nil || len(probe.Messages)+len(probe.Choices)+len(probe.Content) > 0 {
+	if v, ok := lexFields(raw, "body", "messages", "choices", "content"); ok {
+		probe.Body, probe.Messages, probe.Choices, probe.Content = v[0], v[1], v[2], v[3]
+	} else if json.Unmarshal(raw, &probe) != nil {
+		return raw
+	}
+	if len(probe.Messages)+len(probe.Choices)+len(probe.Content) > 0 {
 		return raw
 	}
 	if inner, err := body(probe.Body, "body"); err == nil && inner != nil {
@@ -208,28 +215,12 @@ func (d *providerDecoder) flush() []result { return nil }
 // has. Bedrock is told from Anthropic by its content blocks, which have no
 // "type" (both have a top-level "system").
 func guessProvider(ex exchange) string {
-	var req struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Contents      json.RawMessage `json:"contents"`
-		Input         json.RawMessage `json:"input"`
-		ToolConfig    json.RawMessage `json:"toolConfig"`
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		InputText     json.RawMessage `json:"inputText"`
-		System        json.RawMessage `json:"system"`
-	}
-	var resp struct {
-		Type       string          `json:"type"`
-		Object     string          `json:"object"`
-		Content    json.RawMessage `json:"content"`
-		Output     json.RawMessage `json:"output"`
-		Candidates json.RawMessage `json:"candidates"`
-	}
-	if ex.request != nil {
+	var req guessRequest
+	var resp guessResponse
+	if ex.request != nil && !lexGuessRequest(ex.request, &req) {
 		_ = json.Unmarshal(ex.request, &req) // a malformed request is reported by its decoder
 	}
-	if ex.response != nil {
+	if ex.response != nil && !lexGuessResponse(ex.response, &resp) {
 		_ = json.Unmarshal(ex.response, &resp)
 	}
 	output := bytes.TrimSpace(resp.Output)
@@ -258,6 +249,90 @@ func guessProvider(ex exchange) string {
 		}
 	}
 	return FormatOpenAI
+}
+
+// guessRequest and guessResponse are what guessProvider reads of an
+// exchange.
+type guessRequest struct {
+	Messages      []guessMessage  `json:"messages"`
+	Contents      json.RawMessage `json:"contents"`
+	Input         json.RawMessage `json:"input"`
+	ToolConfig    json.RawMessage `json:"toolConfig"`
+	SchemaVersion json.RawMessage `json:"schemaVersion"`
+	InputText     json.RawMessage `json:"inputText"`
+	System        json.RawMessage `json:"system"`
+}
+
+type guessMessage struct {
+	Content json.RawMessage `json:"content"`
+}
+
+type guessResponse struct {
+	Type       string          `json:"type"`
+	Object     string          `json:"object"`
+	Content    json.RawMessage `json:"content"`
+	Output     json.RawMessage `json:"output"`
+	Candidates json.RawMessage `json:"candidates"`
+}
+
+// lexGuessRequest fills req as json.Unmarshal would, reporting false when
+// it is not certain to (lexFields).
+func lexGuessRequest(raw []byte, req *guessRequest) bool {
+	v, ok := lexFields(raw, "messages", "contents", "input", "toolConfig", "schemaVersion", "inputText", "system")
+	if !ok {
+		return false
+	}
+	var r guessRequest
+	switch msgs := v[0]; {
+	case msgs == nil || string(msgs) == "null":
+	case msgs[0] == '[':
+		l := recordLexer{l: jsonlex.Lexer{Data: msgs}}
+		ok = l.slice(func() bool {
+			m, err := l.l.Skip()
+			if err != nil || m[0] != '{' {
+				return false // a null element is encoding/json's zero value
+			}
+			c, ok := lexFields(m, "content")
+			r.Messages = append(r.Messages, guessMessage{c[0]})
+			return ok
+		}, func() { r.Messages = []guessMessage{} })
+		if ok && l.l.End() != nil {
+			return false
+		}
+		if !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	r.Contents, r.Input, r.ToolConfig, r.SchemaVersion, r.InputText, r.System = v[1], v[2], v[3], v[4], v[5], v[6]
+	*req = r
+	return true
+}
+
+// lexGuessResponse fills resp as json.Unmarshal would, reporting false
+// when it is not certain to.
+func lexGuessResponse(raw []byte, resp *guessResponse) bool {
+	v, ok := lexFields(raw, "type", "object", "content", "output", "candidates")
+	if !ok {
+		return false
+	}
+	var r guessResponse
+	for i, s := range []*string{&r.Type, &r.Object} {
+		switch {
+		case v[i] == nil || string(v[i]) == "null":
+		case v[i][0] == '"':
+			var err error
+			if *s, err = decodeString(v[i]); err != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	r.Content, r.Output, r.Candidates = v[2], v[3], v[4]
+	*resp = r
+	return true
 }
 
 // untypedBlocks says whether raw is a list of content blocks without a
