@@ -349,3 +349,114 @@ func lexFields(raw []byte, names ...string) (vals []json.RawMessage, ok bool) {
 	})
 	return vals, ok && x.l.End() == nil
 }
+
+// openAIRequest reads a chat-completions request as encoding/json would
+// fill req (see recordLexer for when it gives up).
+func (x *recordLexer) openAIRequest(data []byte, req *openAIRequest) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "model":
+			return seen.add(0) && x.str(&req.Model)
+		case "messages":
+			return seen.add(1) && x.slice(func() bool {
+				req.Messages = append(req.Messages, chatMessage{})
+				return x.message(&req.Messages[len(req.Messages)-1])
+			}, func() { req.Messages = []chatMessage{} })
+		case "tools":
+			return seen.add(2) && x.slice(func() bool {
+				req.Tools = append(req.Tools, chatTool{})
+				return x.tool(&req.Tools[len(req.Tools)-1])
+			}, func() { req.Tools = []chatTool{} })
+		case "functions":
+			return seen.add(3) && x.slice(func() bool {
+				req.Functions = append(req.Functions, chatFunction{})
+				return x.function(&req.Functions[len(req.Functions)-1])
+			}, func() { req.Functions = []chatFunction{} })
+		case "metadata":
+			return seen.add(4) && x.rawMap(&req.Metadata)
+		}
+		return x.unknown(key, "model", "messages", "tools", "functions", "metadata")
+	})
+	return ok && x.l.End() == nil
+}
+
+// openAIResponse reads a chat-completions response as encoding/json would
+// fill resp.
+func (x *recordLexer) openAIResponse(data []byte, resp *openAIResponse) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return seen.add(0) && x.str(&resp.ID)
+		case "created":
+			return seen.add(1) && x.raw(&resp.Created)
+		case "created_at":
+			return seen.add(2) && x.raw(&resp.CreatedAt)
+		case "model":
+			return seen.add(3) && x.str(&resp.Model)
+		case "choices":
+			return seen.add(4) && x.slice(func() bool {
+				resp.Choices = append(resp.Choices, openAIChoice{})
+				c := &resp.Choices[len(resp.Choices)-1]
+				var cseen fieldSet
+				return x.object(func(key []byte) bool {
+					if string(key) == "message" {
+						return cseen.add(0) && x.messagePtr(&c.Message)
+					}
+					return x.unknown(key, "message")
+				})
+			}, func() { resp.Choices = []openAIChoice{} })
+		case "message":
+			return seen.add(5) && x.messagePtr(&resp.Message)
+		case "error":
+			return seen.add(6) && x.raw(&resp.Error)
+		}
+		return x.unknown(key, "id", "created", "created_at", "model", "choices", "message", "error")
+	})
+	return ok && x.l.End() == nil
+}
+
+func (x *recordLexer) messagePtr(p **chatMessage) bool {
+	if x.l.Peek() == 'n' {
+		_, err := x.l.Literal()
+		return err == nil // null: encoding/json sets the pointer to nil
+	}
+	*p = &chatMessage{}
+	return x.message(*p)
+}
+
+// envelope reads a logged exchange's envelope as encoding/json would fill
+// env.
+func (x *recordLexer) envelope(data []byte, env *providerEnvelope) bool {
+	v, ok := lexFields(data, "id", "custom_id", "timestamp", "metadata", "request", "request_body", "body", "response",
+		"response_body", "choices", "messages", "contents", "input", "inputText", "object", "uri", "url", "output")
+	if !ok {
+		return false
+	}
+	var e providerEnvelope
+	for i, s := range map[int]*string{1: &e.CustomID, 14: &e.Object, 15: &e.URI, 16: &e.URL} {
+		switch {
+		case v[i] == nil || string(v[i]) == "null":
+		case v[i][0] == '"':
+			var err error
+			if *s, err = decodeString(v[i]); err != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if v[3] != nil {
+		x.l = jsonlex.Lexer{Data: v[3]}
+		if !x.rawMap(&e.Metadata) {
+			return false
+		}
+	}
+	e.ID, e.Timestamp, e.Request, e.RequestBody, e.Body, e.Response = v[0], v[2], v[4], v[5], v[6], v[7]
+	e.ResponseBody, e.Choices, e.Messages, e.Contents, e.Input, e.InputText, e.Output = v[8], v[9], v[10], v[11], v[12], v[13], v[17]
+	*env = e
+	return true
+}

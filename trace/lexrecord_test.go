@@ -269,6 +269,28 @@ func checkGuessAgrees(t *testing.T, data []byte) (lexed int) {
 			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, resp, wantResp, err)
 		}
 	}
+	var x recordLexer
+	var oreq, wantOReq openAIRequest
+	if x.openAIRequest(data, &oreq) {
+		lexed++
+		if err := json.Unmarshal(data, &wantOReq); err != nil || !reflect.DeepEqual(oreq, wantOReq) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, oreq, wantOReq, err)
+		}
+	}
+	var oresp, wantOResp openAIResponse
+	if x.openAIResponse(data, &oresp) {
+		lexed++
+		if err := json.Unmarshal(data, &wantOResp); err != nil || !reflect.DeepEqual(oresp, wantOResp) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, oresp, wantOResp, err)
+		}
+	}
+	var env, wantEnv providerEnvelope
+	if x.envelope(data, &env) {
+		lexed++
+		if err := json.Unmarshal(data, &wantEnv); err != nil || !reflect.DeepEqual(env, wantEnv) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, env, wantEnv, err)
+		}
+	}
 	var probe struct {
 		Body    json.RawMessage `json:"body"`
 		Content json.RawMessage `json:"content"`
@@ -287,7 +309,10 @@ func TestGuessLexersAgreeWithEncodingJSON(t *testing.T) {
 	lexed := 0
 	inputs := recordInputs(t)
 	for _, s := range []string{`{"type":null,"object":"chat.completion","content":[1],"Output":1}`, `{"messages":[{"content":"a"},{"Content":"b"}]}`,
-		`{"messages":[null]}`, `{"messages":{}}`, `{"messages":[],"system":"s","system":"t"}`, `{"type":5}`, `{"body":1,"bOdy":2}`} {
+		`{"messages":[null]}`, `{"messages":{}}`, `{"messages":[],"system":"s","system":"t"}`, `{"type":5}`, `{"body":1,"bOdy":2}`,
+		`{"id":"c","created":1700000000,"model":"m","choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]}},{"message":null}]}`,
+		`{"choices":[null]}`, `{"custom_id":"r1","request":{"messages":[]},"metadata":{"a":"1","b":null},"object":null,"uri":5}`,
+		`{"custom_id":"r1","body":"{\"x\":1}","metadata":[],"url":"https://a"}`, `{"message":{"role":"assistant","content":"hi"},"error":null}`, `{"model":"m","messages":[{"role":"user","content":"x"}],"functions":[{"name":"f"}],"metadata":{"a":1}}`} {
 		inputs = append(inputs, []byte(s))
 	}
 	for _, data := range inputs {
@@ -299,6 +324,7 @@ func TestGuessLexersAgreeWithEncodingJSON(t *testing.T) {
 }
 
 func FuzzGuessLexers(f *testing.F) {
+	f.Add([]byte(`{"id":"c","created":1,"choices":[{"message":{"role":"assistant","content":"a"}}],"model":"m"}`))
 	for _, s := range lexerEdgeCases {
 		f.Add([]byte(s))
 	}

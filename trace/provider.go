@@ -55,8 +55,12 @@ type exchange struct {
 
 func unwrapExchange(data []byte) (exchange, error) {
 	var env providerEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return exchange{}, describeJSONError(err)
+	var x recordLexer
+	if !x.envelope(data, &env) {
+		env = providerEnvelope{}
+		if err := json.Unmarshal(data, &env); err != nil {
+			return exchange{}, describeJSONError(err)
+		}
 	}
 	ex := exchange{id: firstString(env.ID), timestamp: env.Timestamp, metadata: env.Metadata, uri: env.URI}
 	if ex.uri == "" {
