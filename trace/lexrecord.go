@@ -460,3 +460,86 @@ func (x *recordLexer) envelope(data []byte, env *providerEnvelope) bool {
 	*env = e
 	return true
 }
+
+// flatField is a member lexFlat reads: into s (a string) or r (any value).
+type flatField struct {
+	name string
+	s    *string
+	r    *json.RawMessage
+}
+
+// lexFlat reads the object data holds as encoding/json fills a struct of
+// string and json.RawMessage fields (null leaves a string as it is). On
+// false (see lexFields) the fields may be half written: the caller resets
+// them before using encoding/json.
+func lexFlat(data []byte, fields ...flatField) bool {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	v, ok := lexFields(data, names...)
+	if !ok {
+		return false
+	}
+	for i, f := range fields {
+		switch {
+		case f.r != nil:
+			*f.r = v[i]
+		case v[i] == nil || string(v[i]) == "null":
+		case v[i][0] == '"':
+			var err error
+			if *f.s, err = decodeString(v[i]); err != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// anthropicRequest reads a Messages API request as encoding/json would
+// fill req.
+func (x *recordLexer) anthropicRequest(data []byte, req *anthropicRequest) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "model":
+			return seen.add(0) && x.str(&req.Model)
+		case "system":
+			return seen.add(1) && x.raw(&req.System)
+		case "messages":
+			return seen.add(2) && x.slice(func() bool {
+				req.Messages = append(req.Messages, anthropicMessage{})
+				m := &req.Messages[len(req.Messages)-1]
+				raw, err := x.l.Skip()
+				return err == nil && lexFlat(raw, flatField{name: "role", s: &m.Role}, flatField{name: "content", r: &m.Content})
+			}, func() { req.Messages = []anthropicMessage{} })
+		case "tools":
+			return seen.add(3) && x.slice(func() bool {
+				req.Tools = append(req.Tools, chatTool{})
+				return x.tool(&req.Tools[len(req.Tools)-1])
+			}, func() { req.Tools = []chatTool{} })
+		case "metadata":
+			return seen.add(4) && x.rawMap(&req.Metadata)
+		}
+		return x.unknown(key, "model", "system", "messages", "tools", "metadata")
+	})
+	return ok && x.l.End() == nil
+}
+
+// anthropicBlocks reads a list of content blocks as encoding/json would
+// fill blocks.
+func (x *recordLexer) anthropicBlocks(data []byte, blocks *[]anthropicBlock) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	ok := x.slice(func() bool {
+		*blocks = append(*blocks, anthropicBlock{})
+		b := &(*blocks)[len(*blocks)-1]
+		raw, err := x.l.Skip()
+		return err == nil && lexFlat(raw, flatField{name: "type", s: &b.Type}, flatField{name: "text", s: &b.Text},
+			flatField{name: "id", s: &b.ID}, flatField{name: "name", s: &b.Name}, flatField{name: "input", r: &b.Input},
+			flatField{name: "tool_use_id", s: &b.ToolUseID}, flatField{name: "content", r: &b.Content})
+	}, func() { *blocks = []anthropicBlock{} })
+	return ok && x.l.End() == nil
+}

@@ -284,6 +284,28 @@ func checkGuessAgrees(t *testing.T, data []byte) (lexed int) {
 			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, oresp, wantOResp, err)
 		}
 	}
+	var areq, wantAReq anthropicRequest
+	if x.anthropicRequest(data, &areq) {
+		lexed++
+		if err := json.Unmarshal(data, &wantAReq); err != nil || !reflect.DeepEqual(areq, wantAReq) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, areq, wantAReq, err)
+		}
+	}
+	var blocks, wantBlocks []anthropicBlock
+	if x.anthropicBlocks(data, &blocks) {
+		lexed++
+		if err := json.Unmarshal(data, &wantBlocks); err != nil || !reflect.DeepEqual(blocks, wantBlocks) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, blocks, wantBlocks, err)
+		}
+	}
+	var aresp, wantAResp anthropicResponse
+	if lexFlat(data, flatField{name: "id", s: &aresp.ID}, flatField{name: "model", s: &aresp.Model},
+		flatField{name: "role", s: &aresp.Role}, flatField{name: "content", r: &aresp.Content}, flatField{name: "error", r: &aresp.Error}) {
+		lexed++
+		if err := json.Unmarshal(data, &wantAResp); err != nil || !reflect.DeepEqual(aresp, wantAResp) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, aresp, wantAResp, err)
+		}
+	}
 	var env, wantEnv providerEnvelope
 	if x.envelope(data, &env) {
 		lexed++
@@ -311,7 +333,9 @@ func TestGuessLexersAgreeWithEncodingJSON(t *testing.T) {
 	for _, s := range []string{`{"type":null,"object":"chat.completion","content":[1],"Output":1}`, `{"messages":[{"content":"a"},{"Content":"b"}]}`,
 		`{"messages":[null]}`, `{"messages":{}}`, `{"messages":[],"system":"s","system":"t"}`, `{"type":5}`, `{"body":1,"bOdy":2}`,
 		`{"id":"c","created":1700000000,"model":"m","choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]}},{"message":null}]}`,
-		`{"choices":[null]}`, `{"custom_id":"r1","request":{"messages":[]},"metadata":{"a":"1","b":null},"object":null,"uri":5}`,
+		`{"choices":[null]}`, `[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"f","input":{"a":1}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]`,
+		`[null]`, `[]`, `{"model":"claude","system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[]}],"tools":[{"name":"f","input_schema":{}}]}`,
+		`{"id":"msg","role":"assistant","content":[{"type":"text","text":"hi"}],"model":"m","error":null,"Role":"x"}`, `{"custom_id":"r1","request":{"messages":[]},"metadata":{"a":"1","b":null},"object":null,"uri":5}`,
 		`{"custom_id":"r1","body":"{\"x\":1}","metadata":[],"url":"https://a"}`, `{"message":{"role":"assistant","content":"hi"},"error":null}`, `{"model":"m","messages":[{"role":"user","content":"x"}],"functions":[{"name":"f"}],"metadata":{"a":1}}`} {
 		inputs = append(inputs, []byte(s))
 	}
@@ -324,6 +348,7 @@ func TestGuessLexersAgreeWithEncodingJSON(t *testing.T) {
 }
 
 func FuzzGuessLexers(f *testing.F) {
+	f.Add([]byte(`[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"f","input":{"a":1}}]`))
 	f.Add([]byte(`{"id":"c","created":1,"choices":[{"message":{"role":"assistant","content":"a"}}],"model":"m"}`))
 	for _, s := range lexerEdgeCases {
 		f.Add([]byte(s))
