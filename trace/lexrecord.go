@@ -80,10 +80,7 @@ func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo)
 			rec.toolsRaw = data[start:x.l.Pos]
 			return true
 		case "functions":
-			return seen.add(4) && x.slice(func() bool {
-				rec.Functions = append(rec.Functions, chatFunction{})
-				return x.function(&rec.Functions[len(rec.Functions)-1])
-			}, func() { rec.Functions = []chatFunction{} })
+			return seen.add(4) && list(x, &rec.Functions, x.function)
 		case "messages":
 			if !seen.add(5) || !x.slice(func() bool {
 				if rec.Messages == nil {
@@ -117,10 +114,7 @@ func (x *recordLexer) message(m *chatMessage) bool {
 		case "tool_call_id":
 			return seen.add(3) && x.str(&m.ToolCallID)
 		case "tool_calls":
-			return seen.add(4) && x.slice(func() bool {
-				m.ToolCalls = append(m.ToolCalls, chatCall{})
-				return x.call(&m.ToolCalls[len(m.ToolCalls)-1])
-			}, func() { m.ToolCalls = []chatCall{} })
+			return seen.add(4) && list(x, &m.ToolCalls, x.call)
 		case "function_call":
 			return seen.add(5) && x.functionPtr(&m.FunctionCall)
 		}
@@ -247,6 +241,16 @@ func (x *recordLexer) slice(element func() bool, empty func()) bool {
 	}
 }
 
+// list reads an array (or null) into *s as encoding/json fills a slice,
+// each element with elem.
+func list[T any](x *recordLexer, s *[]T, elem func(*T) bool) bool {
+	return x.slice(func() bool {
+		var zero T
+		*s = append(*s, zero)
+		return elem(&(*s)[len(*s)-1])
+	}, func() { *s = []T{} })
+}
+
 // str reads a string into s; null leaves s as it is (encoding/json's rule).
 func (x *recordLexer) str(s *string) bool {
 	l := &x.l
@@ -360,20 +364,11 @@ func (x *recordLexer) openAIRequest(data []byte, req *openAIRequest) bool {
 		case "model":
 			return seen.add(0) && x.str(&req.Model)
 		case "messages":
-			return seen.add(1) && x.slice(func() bool {
-				req.Messages = append(req.Messages, chatMessage{})
-				return x.message(&req.Messages[len(req.Messages)-1])
-			}, func() { req.Messages = []chatMessage{} })
+			return seen.add(1) && list(x, &req.Messages, x.message)
 		case "tools":
-			return seen.add(2) && x.slice(func() bool {
-				req.Tools = append(req.Tools, chatTool{})
-				return x.tool(&req.Tools[len(req.Tools)-1])
-			}, func() { req.Tools = []chatTool{} })
+			return seen.add(2) && list(x, &req.Tools, x.tool)
 		case "functions":
-			return seen.add(3) && x.slice(func() bool {
-				req.Functions = append(req.Functions, chatFunction{})
-				return x.function(&req.Functions[len(req.Functions)-1])
-			}, func() { req.Functions = []chatFunction{} })
+			return seen.add(3) && list(x, &req.Functions, x.function)
 		case "metadata":
 			return seen.add(4) && x.rawMap(&req.Metadata)
 		}
@@ -398,9 +393,7 @@ func (x *recordLexer) openAIResponse(data []byte, resp *openAIResponse) bool {
 		case "model":
 			return seen.add(3) && x.str(&resp.Model)
 		case "choices":
-			return seen.add(4) && x.slice(func() bool {
-				resp.Choices = append(resp.Choices, openAIChoice{})
-				c := &resp.Choices[len(resp.Choices)-1]
+			return seen.add(4) && list(x, &resp.Choices, func(c *openAIChoice) bool {
 				var cseen fieldSet
 				return x.object(func(key []byte) bool {
 					if string(key) == "message" {
@@ -408,7 +401,7 @@ func (x *recordLexer) openAIResponse(data []byte, resp *openAIResponse) bool {
 					}
 					return x.unknown(key, "message")
 				})
-			}, func() { resp.Choices = []openAIChoice{} })
+			})
 		case "message":
 			return seen.add(5) && x.messagePtr(&resp.Message)
 		case "error":
@@ -431,32 +424,25 @@ func (x *recordLexer) messagePtr(p **chatMessage) bool {
 // envelope reads a logged exchange's envelope as encoding/json would fill
 // env.
 func (x *recordLexer) envelope(data []byte, env *providerEnvelope) bool {
-	v, ok := lexFields(data, "id", "custom_id", "timestamp", "metadata", "request", "request_body", "body", "response",
-		"response_body", "choices", "messages", "contents", "input", "inputText", "object", "uri", "url", "output")
-	if !ok {
+	var e providerEnvelope
+	var meta json.RawMessage
+	if !lexFlat(data, flatField{name: "id", r: &e.ID}, flatField{name: "custom_id", s: &e.CustomID},
+		flatField{name: "timestamp", r: &e.Timestamp}, flatField{name: "metadata", r: &meta},
+		flatField{name: "request", r: &e.Request}, flatField{name: "request_body", r: &e.RequestBody},
+		flatField{name: "body", r: &e.Body}, flatField{name: "response", r: &e.Response},
+		flatField{name: "response_body", r: &e.ResponseBody}, flatField{name: "choices", r: &e.Choices},
+		flatField{name: "messages", r: &e.Messages}, flatField{name: "contents", r: &e.Contents},
+		flatField{name: "input", r: &e.Input}, flatField{name: "inputText", r: &e.InputText},
+		flatField{name: "object", s: &e.Object}, flatField{name: "uri", s: &e.URI},
+		flatField{name: "url", s: &e.URL}, flatField{name: "output", r: &e.Output}) {
 		return false
 	}
-	var e providerEnvelope
-	for i, s := range map[int]*string{1: &e.CustomID, 14: &e.Object, 15: &e.URI, 16: &e.URL} {
-		switch {
-		case v[i] == nil || string(v[i]) == "null":
-		case v[i][0] == '"':
-			var err error
-			if *s, err = decodeString(v[i]); err != nil {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	if v[3] != nil {
-		x.l = jsonlex.Lexer{Data: v[3]}
+	if meta != nil {
+		x.l = jsonlex.Lexer{Data: meta}
 		if !x.rawMap(&e.Metadata) {
 			return false
 		}
 	}
-	e.ID, e.Timestamp, e.Request, e.RequestBody, e.Body, e.Response = v[0], v[2], v[4], v[5], v[6], v[7]
-	e.ResponseBody, e.Choices, e.Messages, e.Contents, e.Input, e.InputText, e.Output = v[8], v[9], v[10], v[11], v[12], v[13], v[17]
 	*env = e
 	return true
 }
@@ -510,17 +496,12 @@ func (x *recordLexer) anthropicRequest(data []byte, req *anthropicRequest) bool 
 		case "system":
 			return seen.add(1) && x.raw(&req.System)
 		case "messages":
-			return seen.add(2) && x.slice(func() bool {
-				req.Messages = append(req.Messages, anthropicMessage{})
-				m := &req.Messages[len(req.Messages)-1]
+			return seen.add(2) && list(x, &req.Messages, func(m *anthropicMessage) bool {
 				raw, err := x.l.Skip()
 				return err == nil && lexFlat(raw, flatField{name: "role", s: &m.Role}, flatField{name: "content", r: &m.Content})
-			}, func() { req.Messages = []anthropicMessage{} })
+			})
 		case "tools":
-			return seen.add(3) && x.slice(func() bool {
-				req.Tools = append(req.Tools, chatTool{})
-				return x.tool(&req.Tools[len(req.Tools)-1])
-			}, func() { req.Tools = []chatTool{} })
+			return seen.add(3) && list(x, &req.Tools, x.tool)
 		case "metadata":
 			return seen.add(4) && x.rawMap(&req.Metadata)
 		}
@@ -533,13 +514,11 @@ func (x *recordLexer) anthropicRequest(data []byte, req *anthropicRequest) bool 
 // fill blocks.
 func (x *recordLexer) anthropicBlocks(data []byte, blocks *[]anthropicBlock) bool {
 	x.l = jsonlex.Lexer{Data: data}
-	ok := x.slice(func() bool {
-		*blocks = append(*blocks, anthropicBlock{})
-		b := &(*blocks)[len(*blocks)-1]
+	ok := list(x, blocks, func(b *anthropicBlock) bool {
 		raw, err := x.l.Skip()
 		return err == nil && lexFlat(raw, flatField{name: "type", s: &b.Type}, flatField{name: "text", s: &b.Text},
 			flatField{name: "id", s: &b.ID}, flatField{name: "name", s: &b.Name}, flatField{name: "input", r: &b.Input},
 			flatField{name: "tool_use_id", s: &b.ToolUseID}, flatField{name: "content", r: &b.Content})
-	}, func() { *blocks = []anthropicBlock{} })
+	})
 	return ok && x.l.End() == nil
 }

@@ -282,34 +282,23 @@ type guessResponse struct {
 // lexGuessRequest fills req as json.Unmarshal would, reporting false when
 // it is not certain to (lexFields).
 func lexGuessRequest(raw []byte, req *guessRequest) bool {
-	v, ok := lexFields(raw, "messages", "contents", "input", "toolConfig", "schemaVersion", "inputText", "system")
-	if !ok {
-		return false
-	}
 	var r guessRequest
-	switch msgs := v[0]; {
-	case msgs == nil || string(msgs) == "null":
-	case msgs[0] == '[':
-		l := recordLexer{l: jsonlex.Lexer{Data: msgs}}
-		ok = l.slice(func() bool {
-			m, err := l.l.Skip()
-			if err != nil || m[0] != '{' {
-				return false // a null element is encoding/json's zero value
-			}
-			c, ok := lexFields(m, "content")
-			r.Messages = append(r.Messages, guessMessage{c[0]})
-			return ok
-		}, func() { r.Messages = []guessMessage{} })
-		if ok && l.l.End() != nil {
-			return false
-		}
-		if !ok {
-			return false
-		}
-	default:
+	var msgs json.RawMessage
+	if !lexFlat(raw, flatField{name: "messages", r: &msgs}, flatField{name: "contents", r: &r.Contents},
+		flatField{name: "input", r: &r.Input}, flatField{name: "toolConfig", r: &r.ToolConfig},
+		flatField{name: "schemaVersion", r: &r.SchemaVersion}, flatField{name: "inputText", r: &r.InputText},
+		flatField{name: "system", r: &r.System}) {
 		return false
 	}
-	r.Contents, r.Input, r.ToolConfig, r.SchemaVersion, r.InputText, r.System = v[1], v[2], v[3], v[4], v[5], v[6]
+	if msgs != nil {
+		x := recordLexer{l: jsonlex.Lexer{Data: msgs}}
+		if !list(&x, &r.Messages, func(m *guessMessage) bool {
+			b, err := x.l.Skip()
+			return err == nil && lexFlat(b, flatField{name: "content", r: &m.Content})
+		}) || x.l.End() != nil {
+			return false
+		}
+	}
 	*req = r
 	return true
 }
@@ -317,24 +306,11 @@ func lexGuessRequest(raw []byte, req *guessRequest) bool {
 // lexGuessResponse fills resp as json.Unmarshal would, reporting false
 // when it is not certain to.
 func lexGuessResponse(raw []byte, resp *guessResponse) bool {
-	v, ok := lexFields(raw, "type", "object", "content", "output", "candidates")
-	if !ok {
+	var r guessResponse
+	if !lexFlat(raw, flatField{name: "type", s: &r.Type}, flatField{name: "object", s: &r.Object},
+		flatField{name: "content", r: &r.Content}, flatField{name: "output", r: &r.Output}, flatField{name: "candidates", r: &r.Candidates}) {
 		return false
 	}
-	var r guessResponse
-	for i, s := range []*string{&r.Type, &r.Object} {
-		switch {
-		case v[i] == nil || string(v[i]) == "null":
-		case v[i][0] == '"':
-			var err error
-			if *s, err = decodeString(v[i]); err != nil {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	r.Content, r.Output, r.Candidates = v[2], v[3], v[4]
 	*resp = r
 	return true
 }
