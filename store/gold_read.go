@@ -38,7 +38,7 @@ func (f GoldFilter) goldWhere() (string, []any) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Meta)) {
 		vals := f.Meta[k]
-		conds = append(conds, `EXISTS (SELECT 1 FROM trace_meta m WHERE m.trace_id = i.trace_id AND m.key = ? AND m.value IN (`+in(len(vals))+`))`)
+		conds = append(conds, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) WHERE value IN (`+in(len(vals))+`))`)
 		args = append(args, k)
 		for _, v := range vals {
 			args = append(args, v)
@@ -224,7 +224,7 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 	if err != nil {
 		return err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metadata, t.messages, t.body,
+	rows, err := s.r.QueryContext(ctx, `SELECT t.id, `+sqlTraceMetadata+`, t.messages, t.body,
 		(SELECT group_concat(tt.tool_hash, ',' ORDER BY tt.position) FROM trace_tools tt WHERE tt.trace_id = t.id)
 		FROM json_each(?) j CROSS JOIN traces t ON t.id = j.value`, string(list))
 	if err != nil {

@@ -81,7 +81,8 @@ const maxProblemsPerKind = 50
 // foreign_key_check, then goldtrace's own invariants (every submitted
 // assignment has its label, every gold item its source labels and an item
 // in a gold status, every exported version its records and content hash,
-// no draft left on a finished assignment, no half-written batch). It only
+// no draft left on a finished assignment, no half-written batch, every
+// item the metadata of its trace). It only
 // reads. An empty list means healthy. When the check passes on a writable
 // file, the time is recorded so write commands skip their quick check for
 // a day.
@@ -202,6 +203,10 @@ var invariants = []struct{ kind, query string }{
 	{"draft", `SELECT 'draft of ' || d.item_id || ' by ' || d.reviewer || ' has no assignment'
 		FROM drafts d LEFT JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer
 		WHERE a.item_id IS NULL`},
+	// Sampling and export filters read an item's metadata from its copy of
+	// the trace's metaset.
+	{"metadata", `SELECT 'item ' || i.id || ' has metaset ' || coalesce(i.metaset, 'none') || ', its trace ' || i.trace_id || ' has ' || coalesce(t.metaset, 'none')
+		FROM items i JOIN traces t ON t.id = i.trace_id WHERE i.metaset IS NOT t.metaset`},
 }
 
 // datasetProblems checks every exported version: its item rows number its

@@ -149,6 +149,8 @@ func TestCheckFindsBrokenInvariants(t *testing.T) {
 			`INSERT INTO batches(name, seed, per_item, created_at, state) VALUES ('b1', 1, 1, 'x', 'writing')`,
 			`INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at)
 				SELECT id, 'alice', 'b1', 0, 'submitted', 'x' FROM items LIMIT 1`,
+			// An item whose copy of its trace's metadata went missing.
+			`UPDATE items SET metaset = NULL WHERE turn = 1`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
@@ -167,8 +169,8 @@ func TestCheckFindsBrokenInvariants(t *testing.T) {
 	for _, p := range problems {
 		kinds[p.Kind] = true
 	}
-	if !kinds["label"] || !kinds["batch"] {
-		t.Errorf("problems = %v, want a label and a batch problem", problems)
+	if !kinds["label"] || !kinds["batch"] || !kinds["metadata"] {
+		t.Errorf("problems = %v, want a label, a batch and a metadata problem", problems)
 	}
 }
 

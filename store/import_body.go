@@ -21,7 +21,7 @@ import (
 // bodies of one log share most of their text (system prompts, tool
 // results' shapes), so an import compresses them with a dictionary: the
 // first bodyDictSize bytes of its bodies, stored once in body_dicts (see
-// migration 0015). A frame names its dictionary by id in its header; frames
+// migration 0016). A frame names its dictionary by id in its header; frames
 // without one (small imports, single inserts, older rows) need none.
 
 var (

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +28,7 @@ func passTraces(n int) string {
 var smallChunks = importPace{chunkTraces: 10, chunkTime: time.Second, yield: time.Millisecond}
 
 // assertNothingFromImport checks that no trace of an import remains, with
-// none of its items, tool lists or metadata.
+// none of its items or tool lists (metadata objects, like tools, stay).
 func assertNothingFromImport(t *testing.T, st *Store, wantTraces int) {
 	t.Helper()
 	if n := countRows(t, st, "traces"); n != wantTraces {
@@ -35,17 +37,60 @@ func assertNothingFromImport(t *testing.T, st *Store, wantTraces int) {
 	var n int
 	err := st.Reader().QueryRowContext(context.Background(), `SELECT
 		(SELECT count(*) FROM items WHERE trace_id NOT IN (SELECT id FROM traces)) +
-		(SELECT count(*) FROM trace_meta WHERE trace_id NOT IN (SELECT id FROM traces)) +
 		(SELECT count(*) FROM trace_tools WHERE trace_id NOT IN (SELECT id FROM traces))`).Scan(&n)
 	if err != nil || n != 0 {
 		t.Errorf("%d orphaned rows (%v)", n, err)
 	}
+	assertMetadataOfStoredTraces(t, st)
 	if wantTraces == 0 {
-		for _, table := range []string{"items", "trace_meta", "trace_tools"} {
+		for _, table := range []string{"items", "trace_tools"} {
 			if n := countRows(t, st, table); n != 0 {
 				t.Errorf("%s has %d rows", table, n)
 			}
 		}
+	}
+}
+
+// assertMetadataOfStoredTraces checks that the metadata keys listed and
+// summarised are those of the stored traces (metasets an undone import
+// leaves behind count for nothing), and that check finds nothing wrong.
+func assertMetadataOfStoredTraces(t *testing.T, st *Store) {
+	t.Helper()
+	ctx := context.Background()
+	ids, err := queryStrings(ctx, st.Reader(), `SELECT id FROM traces`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perKey := map[string]int{}
+	for _, id := range ids {
+		tr, err := st.Trace(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range tr.Metadata {
+			perKey[k]++
+		}
+	}
+	keys, err := st.MetaKeys(ctx)
+	if err != nil || !slices.Equal(keys, slices.Sorted(maps.Keys(perKey))) {
+		t.Errorf("metadata keys %q (%v), the stored traces have %v", keys, err, perKey)
+	}
+	if has, err := st.HasMetaKey(ctx, "k"); err != nil || has != (perKey["k"] > 0) {
+		t.Errorf("HasMetaKey(k) = %v, %v; the stored traces have it %d times", has, err, perKey["k"])
+	}
+	sum, err := st.TraceSummary(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, k := range sum.Metadata {
+		got[k.Key] = k.Traces
+	}
+	if !maps.Equal(got, perKey) {
+		t.Errorf("summary counts traces per key %v, the stored traces have %v", got, perKey)
+	}
+	if problems, err := st.Check(ctx); err != nil || len(problems) != 0 {
+		t.Errorf("check: %v %v", problems, err)
 	}
 }
 

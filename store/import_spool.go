@@ -73,11 +73,6 @@ func (sp *importSpool) put(n, line int, r *traceRows) error {
 		b = append(b, 0)
 	}
 	b = appendStr(b, r.meta)
-	b = binary.AppendUvarint(b, uint64(len(r.metaKV)))
-	for _, kv := range r.metaKV {
-		b = appendStr(b, kv[0])
-		b = appendStr(b, kv[1])
-	}
 	b = appendStr(b, r.toolset)
 	b = binary.AppendUvarint(b, uint64(len(r.tools)))
 	for _, t := range r.tools {
@@ -165,10 +160,6 @@ func (sp *importSpool) next() (n, line int, r traceRows, err error) {
 		r.tsUnix = d.varint()
 	}
 	r.meta = d.str()
-	r.metaKV = make([][2]string, d.count())
-	for i := range r.metaKV {
-		r.metaKV[i] = [2]string{d.str(), d.str()}
-	}
 	r.toolset = d.str()
 	r.tools = make([]toolRow, d.count())
 	for i := range r.tools {

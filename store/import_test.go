@@ -51,7 +51,7 @@ func TestImportTracesIsAtomicPerInput(t *testing.T) {
 	if !errors.As(err, &rerr) || rerr.Line != 2 {
 		t.Fatalf("err = %v, want a RecordError at line 2", err)
 	}
-	for _, table := range []string{"traces", "items", "trace_tools", "trace_meta", "tools"} {
+	for _, table := range []string{"traces", "items", "trace_tools", "metasets", "tools"} {
 		if n := countRows(t, st, table); n != 0 {
 			t.Errorf("%s has %d rows after an aborted import", table, n)
 		}

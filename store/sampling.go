@@ -132,7 +132,7 @@ func (s *Store) CandidatesByRow(ctx context.Context, rowids []int64) (map[int64]
 func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	var args []any
 	stratum := `''`
-	join := ""
+	with, join := "", ""
 	switch {
 	case f.By == "":
 	case f.By == "tool":
@@ -141,8 +141,11 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 		if err := ValidKey(f.By); err != nil {
 			return "", nil, err
 		}
-		stratum = `COALESCE(m.value, '` + sampling.NoMetaValue + `')`
-		join = ` LEFT JOIN trace_meta m ON m.trace_id = i.trace_id AND m.key = ?`
+		// The key's value in each metaset, read once; each item finds its
+		// own by the metaset its index entry carries.
+		with = `WITH stratum(metaset, value) AS MATERIALIZED (` + sqlMetasetsWith + `) `
+		stratum = `COALESCE(s.value, '` + sampling.NoMetaValue + `')`
+		join = ` LEFT JOIN stratum s ON s.metaset = i.metaset`
 		args = append(args, strings.TrimPrefix(f.By, "meta."))
 	}
 	var where []string
@@ -160,7 +163,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 			args = append(args, c.Value)
 			continue
 		}
-		where = append(where, `i.trace_id IN (SELECT trace_id FROM trace_meta WHERE key = ? AND value = ?)`)
+		where = append(where, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) WHERE value = ?)`)
 		args = append(args, strings.TrimPrefix(c.Key, "meta."), c.Value)
 	}
 	if !f.Since.IsZero() {
@@ -190,7 +193,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	}
 	// INDEXED BY: the covering index yields the rows already in order; left
 	// to itself the planner may pick items_status and sort a million rows.
-	q := `SELECT i.rowid, i.input_hash, ` + stratum + ` FROM items i INDEXED BY items_sampling` + join +
+	q := with + `SELECT i.rowid, i.input_hash, ` + stratum + ` FROM items i INDEXED BY items_sampling` + join +
 		` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order
 	return q, args, nil
 }
@@ -203,15 +206,25 @@ func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
 	return queryStrings(ctx, s.r, `SELECT DISTINCT i.input_hash FROM batch_items b CROSS JOIN items i ON i.id = b.item_id ORDER BY 1`)
 }
 
+// sqlMetasetsWith selects (metaset, value): the metasets that have the key
+// given as its one parameter, with the key's value. Keys may hold any
+// character, so they are matched as json_each reads them, never put into
+// a JSON path.
+const sqlMetasetsWith = `SELECT m.id AS metaset, j.value AS value FROM metasets m, json_each(m.json) j WHERE j.key = ?`
+
+// sqlMetasetUsed is true for a metaset m that some stored trace has (an
+// undone import may leave one no trace has).
+const sqlMetasetUsed = `EXISTS (SELECT 1 FROM traces t WHERE t.metaset = m.id)`
+
 // MetaKeys lists the metadata keys stored traces have.
 func (s *Store) MetaKeys(ctx context.Context) ([]string, error) {
-	return queryStrings(ctx, s.r, `SELECT DISTINCT key FROM trace_meta ORDER BY 1`)
+	return queryStrings(ctx, s.r, `SELECT DISTINCT j.key FROM metasets m, json_each(m.json) j WHERE `+sqlMetasetUsed+` ORDER BY 1`)
 }
 
 // HasMetaKey reports whether any stored trace has metadata key name.
 func (s *Store) HasMetaKey(ctx context.Context, name string) (bool, error) {
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM trace_meta WHERE key = ?)`, name).Scan(&n)
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM metasets m, json_each(m.json) j WHERE j.key = ? AND `+sqlMetasetUsed+`)`, name).Scan(&n)
 	return n == 1, err
 }
 

@@ -54,28 +54,8 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 	if sum.FirstTools, err = s.counts(ctx, `SELECT first_tool, count(*) FROM items GROUP BY first_tool ORDER BY count(*) DESC, first_tool`, n); err != nil {
 		return sum, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT key, count(*), count(DISTINCT value) FROM trace_meta GROUP BY key ORDER BY key`)
-	if err != nil {
+	if sum.Metadata, err = s.metaSummary(ctx, n); err != nil {
 		return sum, err
-	}
-	for rows.Next() {
-		var k MetaKeySummary
-		if err := rows.Scan(&k.Key, &k.Traces, &k.Distinct); err != nil {
-			rows.Close()
-			return sum, err
-		}
-		sum.Metadata = append(sum.Metadata, k)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return sum, err
-	}
-	for i := range sum.Metadata {
-		top, err := s.counts(ctx, `SELECT value, count(*) FROM trace_meta WHERE key = ? GROUP BY value ORDER BY count(*) DESC, value`, n, sum.Metadata[i].Key)
-		if err != nil {
-			return sum, err
-		}
-		sum.Metadata[i].Top = top
 	}
 	var from, to *int64
 	if err := q.QueryRowContext(ctx, `SELECT min(ts_unix), max(ts_unix) FROM traces`).Scan(&from, &to); err != nil {
@@ -92,6 +72,41 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 		sum.Metadata = []MetaKeySummary{}
 	}
 	return sum, nil
+}
+
+// metaSummary summarises each metadata key, its values cut to the top n.
+// Traces are counted per metaset (an index scan), then each metaset's
+// count is added to each of its pairs: the work grows with the distinct
+// metadata objects, not with the traces, and only the top n values of
+// each key leave SQLite.
+func (s *Store) metaSummary(ctx context.Context, n int) ([]MetaKeySummary, error) {
+	rows, err := s.r.QueryContext(ctx, `WITH used(metaset, n) AS MATERIALIZED
+			(SELECT metaset, count(*) FROM traces WHERE metaset IS NOT NULL GROUP BY metaset),
+		pairs(key, value, n) AS MATERIALIZED
+			(SELECT j.key, j.value, sum(u.n) FROM used u JOIN metasets m ON m.id = u.metaset, json_each(m.json) j GROUP BY j.key, j.value),
+		ranked AS (SELECT key, value, n,
+			row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank,
+			sum(n) OVER (PARTITION BY key) AS traces, count(*) OVER (PARTITION BY key) AS distinct_values
+			FROM pairs)
+		SELECT key, traces, distinct_values, value, n FROM ranked WHERE ?1 <= 0 OR rank <= ?1 ORDER BY key, rank`, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []MetaKeySummary
+	for rows.Next() {
+		var k MetaKeySummary
+		var c Count
+		if err := rows.Scan(&k.Key, &k.Traces, &k.Distinct, &c.Value, &c.N); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 || out[len(out)-1].Key != k.Key {
+			out = append(out, k)
+		}
+		last := &out[len(out)-1]
+		last.Top = append(last.Top, c)
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) counts(ctx context.Context, query string, n int, args ...any) ([]Count, error) {

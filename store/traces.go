@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -51,34 +50,32 @@ const (
 	// index traces_content_key.
 	sqlTraceStored = `SELECT (SELECT content_hash FROM traces WHERE id = ?1),
 		EXISTS (SELECT 1 FROM traces WHERE substr(content_hash, 1, 16) = ?2 AND substr(content_hash, 17) = ?3)`
-	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, body, toolset, source, imported_at)
+	sqlTraceInsert = `INSERT INTO traces(id, ts, ts_unix, content_hash, metaset, messages, body, toolset, source, imported_at)
 		VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?)`
-	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING`
+	sqlToolsetInsert = `INSERT INTO toolsets(hashes) VALUES (?) ON CONFLICT(hashes) DO NOTHING RETURNING id`
 	sqlToolsetID     = `SELECT id FROM toolsets WHERE hashes = ?`
 	sqlToolInsert    = `INSERT INTO tools(hash, name, description, parameters) VALUES (?, ?, ?, ?)
 			ON CONFLICT(hash) DO NOTHING`
-	sqlMetaInsert = `INSERT INTO trace_meta(trace_id, key, value) VALUES (?, ?, ?)`
-	sqlItemInsert = `INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, ts_unix)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlMetasetInsert = `INSERT INTO metasets(json) VALUES (?) ON CONFLICT(json) DO NOTHING RETURNING id`
+	sqlMetasetID     = `SELECT id FROM metasets WHERE json = ?`
+	sqlItemInsert    = `INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, ts_unix, metaset)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// rowsPerInsert is how many trace, item or metadata rows one INSERT writes:
+// rowsPerInsert is how many trace or item rows one INSERT writes:
 // an import buffers them across the traces of a chunk, so that a
 // statement's fixed cost is paid once per rowsPerInsert rows, not once per
 // row.
 const rowsPerInsert = 32
 
-// The parameters of one row of sqlTraceInsert, sqlMetaInsert and
-// sqlItemInsert.
+// The parameters of one row of sqlTraceInsert and sqlItemInsert.
 const (
 	traceCols = 9
-	metaCols  = 3
-	itemCols  = 8
+	itemCols  = 9
 )
 
 var (
 	sqlTraceInsertMany = multiRowInsert(sqlTraceInsert, rowsPerInsert)
-	sqlMetaInsertMany  = multiRowInsert(sqlMetaInsert, rowsPerInsert)
 	sqlItemInsertMany  = multiRowInsert(sqlItemInsert, rowsPerInsert)
 )
 
@@ -91,7 +88,7 @@ func multiRowInsert(insert string, n int) string {
 }
 
 var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
-	sqlToolsetInsert, sqlToolsetID, sqlMetaInsert, sqlItemInsert, sqlTraceInsertMany, sqlMetaInsertMany, sqlItemInsertMany, sqlImportProgress}
+	sqlToolsetInsert, sqlToolsetID, sqlMetasetID, sqlMetasetInsert, sqlItemInsert, sqlTraceInsertMany, sqlItemInsertMany, sqlImportProgress}
 
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database. An import computes them once, in
@@ -99,10 +96,9 @@ var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
 type traceRows struct {
 	id, hash string
 	ts       string
-	tsUnix   any // int64, or nil when the trace has no timestamp
-	meta     string
-	metaKV   [][2]string // sorted by key
-	toolset  string      // JSON array of the tool hashes, "" when no tools
+	tsUnix   any    // int64, or nil when the trace has no timestamp
+	meta     string // the metadata's canonical JSON object, "" when none
+	toolset  string // JSON array of the tool hashes, "" when no tools
 	tools    []toolRow
 	body     []byte // the JSON array of messages, zstd-compressed
 	items    []itemRow
@@ -114,9 +110,6 @@ type toolRow struct{ hash, name, description, parameters string }
 // traces' rows and not counted).
 func (r *traceRows) size() int {
 	n := 256 + len(r.body) + len(r.meta) + 2*len(r.toolset)
-	for _, kv := range r.metaKV {
-		n += len(kv[0]) + len(kv[1])
-	}
 	for _, it := range r.items {
 		n += 128 + len(it.observed)
 	}
@@ -151,16 +144,15 @@ func encodeRows(e *trace.Encoder, bodies *bodyPacker, t trace.Trace) (traceRows,
 	for i, tool := range t.Tools {
 		r.tools[i] = toolRow{hash: enc.ToolHashes[i], name: tool.Name, description: tool.Description, parameters: string(tool.Parameters)}
 	}
-	meta, err := json.Marshal(nonNilMeta(t.Metadata))
-	if err != nil {
-		return traceRows{}, err
+	if len(t.Metadata) > 0 {
+		// A map's keys are written sorted: the same metadata is the same
+		// string, and so the same metaset.
+		meta, err := json.Marshal(t.Metadata)
+		if err != nil {
+			return traceRows{}, err
+		}
+		r.meta = string(meta)
 	}
-	r.meta = string(meta)
-	r.metaKV = make([][2]string, 0, len(t.Metadata))
-	for k, v := range t.Metadata {
-		r.metaKV = append(r.metaKV, [2]string{k, v})
-	}
-	sort.Slice(r.metaKV, func(i, j int) bool { return r.metaKV[i][0] < r.metaKV[j][0] })
 	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
 	r.items = make([]itemRow, len(enc.Items))
 	for i, it := range enc.Items {
@@ -182,22 +174,23 @@ type traceWriter struct {
 	prepared map[string]*sql.Stmt
 	// toolsSeen remembers tool hashes already written (nil: none are).
 	toolsSeen map[string]bool
-	// toolsets remembers the ids of tool lists (nil: none are known).
-	toolsets map[string]int64
-	// traceArgs, metaArgs and itemArgs hold the parameters of the rows not
-	// written yet (see flush); buffered maps the ids of those traces to
-	// their content hashes, and bufferedHash the other way, so that the
-	// lookups of insert see them.
-	traceArgs, metaArgs, itemArgs []any
-	buffered                      map[string]string
-	bufferedHash                  map[string]bool
+	// toolsets and metasets remember the ids of tool lists and metadata
+	// objects (nil: none are known).
+	toolsets, metasets map[string]int64
+	// traceArgs and itemArgs hold the parameters of the rows not written
+	// yet (see flush); buffered maps the ids of those traces to their
+	// content hashes, and bufferedHash the other way, so that the lookups
+	// of insert see them.
+	traceArgs, itemArgs []any
+	buffered            map[string]string
+	bufferedHash        map[string]bool
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
-// cache holds the tool hashes and tool lists known to be stored; the writer
-// adds to it.
+// cache holds the tool hashes, tool lists and metadata objects known to be
+// stored; the writer adds to it.
 func (s *Store) prepareWriter(ctx context.Context, tx *Tx, cache *writeCache) (*traceWriter, error) {
-	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: cache.tools, toolsets: cache.toolsets}
+	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: cache.tools, toolsets: cache.toolsets, metasets: cache.metasets}
 	for _, q := range writerStatements {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -273,26 +266,26 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 			}
 		}
 	}
-	var toolset any
-	if r.toolset != "" {
-		id, err := w.toolsetID(ctx, r.toolset)
-		if err != nil {
-			return 0, 0, err
-		}
-		toolset = id
+	// A log's traces mostly share a few tool lists and metadata objects;
+	// one with an object per trace (a user id in each) pays an insert per
+	// trace, in place of a metadata row and an index entry per key.
+	toolset, err := w.rowID(ctx, w.toolsets, r.toolset, sqlToolsetInsert, sqlToolsetID)
+	if err != nil {
+		return 0, 0, err
 	}
-	w.traceArgs = append(w.traceArgs, r.id, r.ts, r.tsUnix, r.hash, r.meta, r.body, toolset, source, w.s.now())
+	metaset, err := w.rowID(ctx, w.metasets, r.meta, sqlMetasetInsert, sqlMetasetID)
+	if err != nil {
+		return 0, 0, err
+	}
+	w.traceArgs = append(w.traceArgs, r.id, r.ts, r.tsUnix, r.hash, metaset, r.body, toolset, source, w.s.now())
 	if w.buffered == nil {
 		w.buffered, w.bufferedHash = map[string]string{}, map[string]bool{}
 	}
 	w.buffered[r.id], w.bufferedHash[r.hash] = r.hash, true
-	for _, kv := range r.metaKV {
-		w.metaArgs = append(w.metaArgs, r.id, kv[0], kv[1])
-	}
 	for _, it := range r.items {
-		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix)
+		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
 	}
-	if len(w.traceArgs) >= traceCols*rowsPerInsert || len(w.itemArgs) >= itemCols*rowsPerInsert || len(w.metaArgs) >= metaCols*rowsPerInsert {
+	if len(w.traceArgs) >= traceCols*rowsPerInsert || len(w.itemArgs) >= itemCols*rowsPerInsert {
 		if err := w.flush(ctx); err != nil {
 			return 0, 0, err
 		}
@@ -309,7 +302,6 @@ func (w *traceWriter) flush(ctx context.Context) error {
 		one, many string
 	}{
 		{&w.traceArgs, traceCols, sqlTraceInsert, sqlTraceInsertMany},
-		{&w.metaArgs, metaCols, sqlMetaInsert, sqlMetaInsertMany},
 		{&w.itemArgs, itemCols, sqlItemInsert, sqlItemInsertMany},
 	} {
 		args := *b.args
@@ -331,36 +323,47 @@ func (w *traceWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-// toolsetID returns the id of a list of tool hashes, storing it if new.
-func (w *traceWriter) toolsetID(ctx context.Context, hashes string) (int64, error) {
-	if id, ok := w.toolsets[hashes]; ok {
+// rowID returns the id (an int64) of the row of a table of distinct values
+// (toolsets: tool hash lists, metasets: metadata objects) that holds
+// value, storing it if new, or nil for "" (no tools, no metadata). It
+// comes from cache (nil: none) or the database: insert adds the row and
+// returns its id, or returns no row when it is stored already, and lookup
+// then finds it. Such rows are never deleted, so what
+// cache learnt in committed transactions stays true; an import stops at
+// its first failed transaction, so it never reuses an id one rolled back.
+func (w *traceWriter) rowID(ctx context.Context, cache map[string]int64, value, insert, lookup string) (any, error) {
+	if value == "" {
+		return nil, nil
+	}
+	if id, ok := cache[value]; ok {
 		return id, nil
 	}
-	if err := w.exec(ctx, sqlToolsetInsert, hashes); err != nil {
-		return 0, err
-	}
 	var id int64
-	if err := w.queryRow(ctx, sqlToolsetID, hashes).Scan(&id); err != nil {
-		return 0, err
+	err := w.queryRow(ctx, insert, value).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = w.queryRow(ctx, lookup, value).Scan(&id)
 	}
-	if w.toolsets != nil {
-		if len(w.toolsets) >= 4096 {
-			clear(w.toolsets)
+	if err != nil {
+		return nil, err
+	}
+	if cache != nil {
+		if len(cache) >= 4096 {
+			clear(cache)
 		}
-		w.toolsets[hashes] = id
+		cache[value] = id
 	}
 	return id, nil
 }
 
 // writeCache is what an import's writer remembers across its chunks: the
-// tools and tool lists known to be stored.
+// tools, tool lists and metadata objects known to be stored.
 type writeCache struct {
-	tools    map[string]bool
-	toolsets map[string]int64
+	tools              map[string]bool
+	toolsets, metasets map[string]int64
 }
 
 func newWriteCache() *writeCache {
-	return &writeCache{tools: map[string]bool{}, toolsets: map[string]int64{}}
+	return &writeCache{tools: map[string]bool{}, toolsets: map[string]int64{}, metasets: map[string]int64{}}
 }
 
 func timestampColumns(ts time.Time) (string, any) {
@@ -370,19 +373,16 @@ func timestampColumns(ts time.Time) (string, any) {
 	return ts.UTC().Format(time.RFC3339Nano), ts.Unix()
 }
 
-func nonNilMeta(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
-}
+// sqlTraceMetadata is the metadata JSON object of trace t.
+const sqlTraceMetadata = `COALESCE((SELECT m.json FROM metasets m WHERE m.id = t.metaset), '{}')`
 
 // Trace loads one stored trace.
 func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 	var t trace.Trace
 	var ts, meta string
 	var msgs, body []byte
-	err := s.r.QueryRowContext(ctx, `SELECT id, ts, metadata, messages, body FROM traces WHERE id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs, &body)
+	err := s.r.QueryRowContext(ctx, `SELECT t.id, t.ts, `+sqlTraceMetadata+`, t.messages, t.body
+		FROM traces t WHERE t.id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, fmt.Errorf("trace %q: %w", id, ErrNotFound)
 	}

@@ -29,17 +29,19 @@ func smpBenchDB(b testing.TB, path string, items int) *store.Store {
 	const chunk = 20000 // traces per transaction
 	for start := 0; start < items/perTrace; start += chunk {
 		err := st.WithTx(ctx, func(tx *store.Tx) error {
-			insTrace, err := tx.PrepareContext(ctx, `INSERT INTO traces(id, ts, ts_unix, content_hash, metadata, messages, imported_at) VALUES (?, ?, ?, ?, '{}', '[]', '')`)
+			if start == 0 {
+				// Five metadata objects: cohort_0 … cohort_4.
+				if _, err := tx.ExecContext(ctx, `INSERT INTO metasets(id, json) VALUES (1, '{"cohort":"cohort_0"}'), (2, '{"cohort":"cohort_1"}'),
+					(3, '{"cohort":"cohort_2"}'), (4, '{"cohort":"cohort_3"}'), (5, '{"cohort":"cohort_4"}')`); err != nil {
+					return err
+				}
+			}
+			insTrace, err := tx.PrepareContext(ctx, `INSERT INTO traces(id, ts, ts_unix, content_hash, metaset, messages, imported_at) VALUES (?, ?, ?, ?, ?, '[]', '')`)
 			if err != nil {
 				return err
 			}
 			defer insTrace.Close()
-			insMeta, err := tx.PrepareContext(ctx, `INSERT INTO trace_meta(trace_id, key, value) VALUES (?, 'cohort', ?)`)
-			if err != nil {
-				return err
-			}
-			defer insMeta.Close()
-			insItem, err := tx.PrepareContext(ctx, `INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, ts_unix) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+			insItem, err := tx.PrepareContext(ctx, `INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, ts_unix, metaset) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -47,10 +49,8 @@ func smpBenchDB(b testing.TB, path string, items int) *store.Store {
 			for t := start; t < min(start+chunk, items/perTrace); t++ {
 				id := fmt.Sprintf("tr_%07d", t)
 				ts := int64(1_767_225_600 + t*60)
-				if _, err := insTrace.ExecContext(ctx, id, "", ts, id); err != nil {
-					return err
-				}
-				if _, err := insMeta.ExecContext(ctx, id, fmt.Sprint("cohort_", t%5)); err != nil {
+				metaset := 1 + t%5
+				if _, err := insTrace.ExecContext(ctx, id, "", ts, id, metaset); err != nil {
 					return err
 				}
 				for turn := 1; turn <= perTrace; turn++ {
@@ -71,7 +71,7 @@ func smpBenchDB(b testing.TB, path string, items int) *store.Store {
 					if tool == "(none)" {
 						calls = 0
 					}
-					if _, err := insItem.ExecContext(ctx, fmt.Sprintf("it_%014d", n), id, turn, hex.EncodeToString(sum[:]), tool, calls, ts); err != nil {
+					if _, err := insItem.ExecContext(ctx, fmt.Sprintf("it_%014d", n), id, turn, hex.EncodeToString(sum[:]), tool, calls, ts, metaset); err != nil {
 						return err
 					}
 				}
