@@ -236,9 +236,15 @@ func (s *Store) writeChunk(ctx context.Context, batch []encodedRecord, opt Impor
 			return err
 		}
 		defer w.close()
-		for _, rec := range batch {
+		for i, rec := range batch {
 			if written > 0 && time.Now().After(until) {
 				break
+			}
+			if i%lookAheadRows == 0 {
+				ids, hashes := lookAheadKeys(batch[i:min(i+lookAheadRows, len(batch))])
+				if err := w.lookAhead(ctx, ids, hashes); err != nil {
+					return err
+				}
 			}
 			written++
 			id := rec.rows.id
@@ -361,4 +367,13 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source string, pac
 		return nil
 	}
 	return &UndoError{Kept: kept}
+}
+
+// lookAheadKeys are the ids and content hashes of recs, for lookAhead.
+func lookAheadKeys(recs []encodedRecord) (ids, hashes []string) {
+	ids, hashes = make([]string, len(recs)), make([]string, len(recs))
+	for i, r := range recs {
+		ids[i], hashes[i] = r.rows.id, r.rows.hash
+	}
+	return ids, hashes
 }
