@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -135,5 +136,33 @@ func TestImportDuplicatesWithinOneInput(t *testing.T) {
 	}
 	if _, _, err := importString(t, st, input, false); err == nil || !strings.Contains(err.Error(), "different content") {
 		t.Errorf("without --skip-invalid: %v, want the id stored with different content", err)
+	}
+}
+
+// TestImportDuplicatesFarApartInOneChunk: duplicates a whole look-ahead
+// window (and a flush of buffered rows) apart in one transaction are found
+// as surely as adjacent ones: the same trace again, the same content under
+// another id, and an id again with other content (invalid).
+func TestImportDuplicatesFarApartInOneChunk(t *testing.T) {
+	st := openTemp(t)
+	lines := strings.Split(strings.TrimSpace(passTraces(150)), "\n")
+	lines = append(lines,
+		lines[5], // p005 again: a duplicate
+		strings.Replace(lines[6], `"p006"`, `"x006"`, 1),  // p006's content under another id
+		strings.Replace(lines[7], `"q7"`, `"changed"`, 1), // p007 with other content
+	)
+	input := []byte(strings.Join(lines, "\n") + "\n")
+	var invalid []int
+	res, err := st.ImportTraces(context.Background(), bytesOpener(input), ImportOptions{Source: "x", SkipInvalid: true,
+		pace:      importPace{chunkTraces: 1000, chunkTime: time.Minute, yield: time.Millisecond},
+		OnInvalid: func(e *trace.RecordError) { invalid = append(invalid, e.Line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Imported != 150 || res.Duplicates != 2 || res.Skipped != 1 || len(invalid) != 1 || invalid[0] != 153 {
+		t.Fatalf("result %+v, invalid lines %v; want 150 imported, 2 duplicates, line 153 skipped", res, invalid)
+	}
+	if n := countRows(t, st, "traces"); n != 150 {
+		t.Errorf("%d traces stored, want 150", n)
 	}
 }

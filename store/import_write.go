@@ -261,10 +261,19 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 		defer w.close()
 		// Records the reader makes meanwhile join the chunk, up to its
 		// time: a reader slower than the writer does not make it commit
-		// many small chunks.
+		// many small chunks. Stored traces are looked up lookAheadRows at
+		// a time, of those at hand.
+		looked := 0
 		for written < opt.pace.chunkTraces && (written < len(feed.batch) || feed.await(ctx, until)) {
 			if written > 0 && time.Now().After(until) {
 				break
+			}
+			if written >= looked {
+				looked = min(written+lookAheadRows, len(feed.batch))
+				ids, hashes := lookAheadKeys(feed.batch[written:looked])
+				if err := w.lookAhead(ctx, ids, hashes); err != nil {
+					return err
+				}
 			}
 			rec := feed.batch[written]
 			written++
@@ -394,4 +403,15 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source string, pac
 		return nil
 	}
 	return &UndoError{Kept: kept}
+}
+
+// lookAheadKeys are the ids and content hashes of recs (the valid ones),
+// for lookAhead.
+func lookAheadKeys(recs []encodedRecord) (ids, hashes []string) {
+	for _, r := range recs {
+		if r.err == nil {
+			ids, hashes = append(ids, r.rows.id), append(hashes, r.rows.hash)
+		}
+	}
+	return ids, hashes
 }

@@ -178,12 +178,21 @@ type traceWriter struct {
 	// objects (nil: none are known).
 	toolsets, metasets map[string]int64
 	// traceArgs and itemArgs hold the parameters of the rows not written
-	// yet (see flush); buffered maps the ids of those traces to their
-	// content hashes, and bufferedHash the other way, so that the lookups
-	// of insert see them.
+	// yet (see flush). inserted maps the ids of the traces this writer has
+	// inserted (written or not) to their content hashes, and insertedHash
+	// the other way, so that insert sees them without a query.
 	traceArgs, itemArgs []any
-	buffered            map[string]string
-	bufferedHash        map[string]bool
+	inserted            map[string]string
+	insertedHash        map[string]bool
+	// ahead is what lookAhead found stored, for the ids it looked up.
+	ahead lookedUp
+}
+
+// lookedUp is what lookAhead found about traces about to be inserted.
+type lookedUp struct {
+	looked map[string]bool   // the ids looked up
+	stored map[string]string // of those, the stored ones' content hashes
+	same   map[string]bool   // content hashes stored (under any id)
 }
 
 // prepareWriter prepares the insert statements on tx; close releases them.
@@ -232,20 +241,28 @@ var errStoredDifferently = errors.New("is already stored with different content"
 // insert stores one trace and returns what it did and how many items it
 // created.
 func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (InsertOutcome, int, error) {
-	if h, ok := w.buffered[r.id]; ok {
+	if h, ok := w.inserted[r.id]; ok {
 		if h == r.hash {
 			return DuplicateID, 0, nil
 		}
 		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
 	}
-	if w.bufferedHash[r.hash] {
+	if w.insertedHash[r.hash] {
 		return DuplicateContent, 0, nil
 	}
 	var stored sql.NullString
 	var sameContent bool
-	cut := min(16, len(r.hash))
-	if err := w.queryRow(ctx, sqlTraceStored, r.id, r.hash[:cut], r.hash[cut:]).Scan(&stored, &sameContent); err != nil {
-		return 0, 0, err
+	if w.ahead.looked[r.id] {
+		// Looked up in this transaction, and this writer has inserted
+		// nothing under this id or with this content since: still true.
+		h, ok := w.ahead.stored[r.id]
+		stored = sql.NullString{String: h, Valid: ok}
+		sameContent = w.ahead.same[r.hash]
+	} else {
+		cut := min(16, len(r.hash))
+		if err := w.queryRow(ctx, sqlTraceStored, r.id, r.hash[:cut], r.hash[cut:]).Scan(&stored, &sameContent); err != nil {
+			return 0, 0, err
+		}
 	}
 	switch {
 	case stored.Valid && stored.String == r.hash:
@@ -278,10 +295,10 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		return 0, 0, err
 	}
 	w.traceArgs = append(w.traceArgs, r.id, r.ts, r.tsUnix, r.hash, metaset, r.body, toolset, source, w.s.now())
-	if w.buffered == nil {
-		w.buffered, w.bufferedHash = map[string]string{}, map[string]bool{}
+	if w.inserted == nil {
+		w.inserted, w.insertedHash = map[string]string{}, map[string]bool{}
 	}
-	w.buffered[r.id], w.bufferedHash[r.hash] = r.hash, true
+	w.inserted[r.id], w.insertedHash[r.hash] = r.hash, true
 	for _, it := range r.items {
 		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
 	}
@@ -318,8 +335,6 @@ func (w *traceWriter) flush(ctx context.Context) error {
 		clear(*b.args)
 		*b.args = (*b.args)[:0]
 	}
-	clear(w.buffered)
-	clear(w.bufferedHash)
 	return nil
 }
 
@@ -448,4 +463,55 @@ func (s *Store) Item(ctx context.Context, id string) (trace.Item, error) {
 		}
 	}
 	return trace.Item{}, fmt.Errorf("item %q: turn %d missing from trace %q: %w", id, turn, traceID, ErrNotFound)
+}
+
+// lookAheadRows is how many traces lookAhead looks up at once.
+const lookAheadRows = 64
+
+// lookAhead looks up, in two queries, which of these traces (ids and
+// content hashes, in pairs) are stored, for the inserts that follow in the
+// same transaction: one query per trace cost an import's writer a tenth of
+// its time.
+func (w *traceWriter) lookAhead(ctx context.Context, ids, hashes []string) error {
+	w.ahead = lookedUp{looked: make(map[string]bool, len(ids)), stored: map[string]string{}, same: map[string]bool{}}
+	if len(ids) == 0 {
+		return nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+		w.ahead.looked[id] = true
+	}
+	rows, err := w.q.QueryContext(ctx, `SELECT id, content_hash FROM traces WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, h string
+		if err := rows.Scan(&id, &h); err != nil {
+			rows.Close()
+			return err
+		}
+		w.ahead.stored[id] = h
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	keys := make([]any, len(hashes))
+	for i, h := range hashes {
+		keys[i] = h[:min(16, len(h))]
+	}
+	rows, err = w.q.QueryContext(ctx, `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, keys...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return err
+		}
+		w.ahead.same[h] = true
+	}
+	return rows.Err()
 }

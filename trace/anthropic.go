@@ -47,8 +47,12 @@ type anthropicResponse struct {
 // calls, and the response appended as the final assistant message.
 func anthropicTrace(ex exchange, cache schemaCache) (Trace, error) {
 	var req anthropicRequest
-	if err := json.Unmarshal(ex.request, &req); err != nil {
-		return Trace{}, describeJSONError(err)
+	var x recordLexer
+	if !x.anthropicRequest(ex.request, &req) {
+		req = anthropicRequest{}
+		if err := json.Unmarshal(ex.request, &req); err != nil {
+			return Trace{}, describeJSONError(err)
+		}
 	}
 	if req.Messages == nil {
 		return Trace{}, errors.New("request has no messages")
@@ -75,8 +79,12 @@ func anthropicTrace(ex exchange, cache schemaCache) (Trace, error) {
 	model := req.Model
 	if ex.response != nil {
 		var resp anthropicResponse
-		if err := json.Unmarshal(ex.response, &resp); err != nil {
-			return Trace{}, fmt.Errorf("response: %w", describeJSONError(err))
+		if !lexFlat(ex.response, flatField{name: "id", s: &resp.ID}, flatField{name: "model", s: &resp.Model},
+			flatField{name: "role", s: &resp.Role}, flatField{name: "content", r: &resp.Content}, flatField{name: "error", r: &resp.Error}) {
+			resp = anthropicResponse{}
+			if err := json.Unmarshal(ex.response, &resp); err != nil {
+				return Trace{}, fmt.Errorf("response: %w", describeJSONError(err))
+			}
 		}
 		if len(resp.Error) > 0 && string(resp.Error) != "null" && len(resp.Content) == 0 {
 			return Trace{}, fmt.Errorf("response is an API error: %s", textOf(resp.Error))
@@ -119,8 +127,12 @@ func anthropicMessages(role string, content json.RawMessage) ([]Message, error) 
 		return []Message{{Role: role, Content: text}}, nil
 	}
 	var blocks []anthropicBlock
-	if err := json.Unmarshal(content, &blocks); err != nil {
-		return nil, fmt.Errorf("content: %w", describeJSONError(err))
+	var x recordLexer
+	if !x.anthropicBlocks(content, &blocks) {
+		blocks = nil
+		if err := json.Unmarshal(content, &blocks); err != nil {
+			return nil, fmt.Errorf("content: %w", describeJSONError(err))
+		}
 	}
 	var out []Message
 	msg := Message{Role: role}

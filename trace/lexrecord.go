@@ -80,10 +80,7 @@ func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo)
 			rec.toolsRaw = data[start:x.l.Pos]
 			return true
 		case "functions":
-			return seen.add(4) && x.slice(func() bool {
-				rec.Functions = append(rec.Functions, chatFunction{})
-				return x.function(&rec.Functions[len(rec.Functions)-1])
-			}, func() { rec.Functions = []chatFunction{} })
+			return seen.add(4) && list(x, &rec.Functions, x.function)
 		case "messages":
 			if !seen.add(5) || !x.slice(func() bool {
 				if rec.Messages == nil {
@@ -117,10 +114,7 @@ func (x *recordLexer) message(m *chatMessage) bool {
 		case "tool_call_id":
 			return seen.add(3) && x.str(&m.ToolCallID)
 		case "tool_calls":
-			return seen.add(4) && x.slice(func() bool {
-				m.ToolCalls = append(m.ToolCalls, chatCall{})
-				return x.call(&m.ToolCalls[len(m.ToolCalls)-1])
-			}, func() { m.ToolCalls = []chatCall{} })
+			return seen.add(4) && list(x, &m.ToolCalls, x.call)
 		case "function_call":
 			return seen.add(5) && x.functionPtr(&m.FunctionCall)
 		}
@@ -247,6 +241,16 @@ func (x *recordLexer) slice(element func() bool, empty func()) bool {
 	}
 }
 
+// list reads an array (or null) into *s as encoding/json fills a slice,
+// each element with elem.
+func list[T any](x *recordLexer, s *[]T, elem func(*T) bool) bool {
+	return x.slice(func() bool {
+		var zero T
+		*s = append(*s, zero)
+		return elem(&(*s)[len(*s)-1])
+	}, func() { *s = []T{} })
+}
+
 // str reads a string into s; null leaves s as it is (encoding/json's rule).
 func (x *recordLexer) str(s *string) bool {
 	l := &x.l
@@ -325,4 +329,196 @@ func (x *recordLexer) unknown(key []byte, fields ...string) bool {
 	}
 	_, err := x.l.Skip()
 	return err == nil
+}
+
+// lexFields reads the object raw holds, as encoding/json fills a struct
+// whose fields are json.RawMessage tagged with names: vals[i] is the text
+// of member names[i] (nil when absent). ok is false where it is not
+// certain to agree with encoding/json (as for recordLexer: bad syntax, not
+// an object, a repeated, escaped or case-folded key): the caller then uses
+// encoding/json.
+func lexFields(raw []byte, names ...string) (vals []json.RawMessage, ok bool) {
+	x := recordLexer{l: jsonlex.Lexer{Data: raw}}
+	vals = make([]json.RawMessage, len(names))
+	ok = x.object(func(key []byte) bool {
+		for i, n := range names {
+			if string(key) == n {
+				if vals[i] != nil {
+					return false
+				}
+				return x.raw(&vals[i])
+			}
+		}
+		return x.unknown(key, names...)
+	})
+	return vals, ok && x.l.End() == nil
+}
+
+// openAIRequest reads a chat-completions request as encoding/json would
+// fill req (see recordLexer for when it gives up).
+func (x *recordLexer) openAIRequest(data []byte, req *openAIRequest) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "model":
+			return seen.add(0) && x.str(&req.Model)
+		case "messages":
+			return seen.add(1) && list(x, &req.Messages, x.message)
+		case "tools":
+			return seen.add(2) && list(x, &req.Tools, x.tool)
+		case "functions":
+			return seen.add(3) && list(x, &req.Functions, x.function)
+		case "metadata":
+			return seen.add(4) && x.rawMap(&req.Metadata)
+		}
+		return x.unknown(key, "model", "messages", "tools", "functions", "metadata")
+	})
+	return ok && x.l.End() == nil
+}
+
+// openAIResponse reads a chat-completions response as encoding/json would
+// fill resp.
+func (x *recordLexer) openAIResponse(data []byte, resp *openAIResponse) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return seen.add(0) && x.str(&resp.ID)
+		case "created":
+			return seen.add(1) && x.raw(&resp.Created)
+		case "created_at":
+			return seen.add(2) && x.raw(&resp.CreatedAt)
+		case "model":
+			return seen.add(3) && x.str(&resp.Model)
+		case "choices":
+			return seen.add(4) && list(x, &resp.Choices, func(c *openAIChoice) bool {
+				var cseen fieldSet
+				return x.object(func(key []byte) bool {
+					if string(key) == "message" {
+						return cseen.add(0) && x.messagePtr(&c.Message)
+					}
+					return x.unknown(key, "message")
+				})
+			})
+		case "message":
+			return seen.add(5) && x.messagePtr(&resp.Message)
+		case "error":
+			return seen.add(6) && x.raw(&resp.Error)
+		}
+		return x.unknown(key, "id", "created", "created_at", "model", "choices", "message", "error")
+	})
+	return ok && x.l.End() == nil
+}
+
+func (x *recordLexer) messagePtr(p **chatMessage) bool {
+	if x.l.Peek() == 'n' {
+		_, err := x.l.Literal()
+		return err == nil // null: encoding/json sets the pointer to nil
+	}
+	*p = &chatMessage{}
+	return x.message(*p)
+}
+
+// envelope reads a logged exchange's envelope as encoding/json would fill
+// env.
+func (x *recordLexer) envelope(data []byte, env *providerEnvelope) bool {
+	var e providerEnvelope
+	var meta json.RawMessage
+	if !lexFlat(data, flatField{name: "id", r: &e.ID}, flatField{name: "custom_id", s: &e.CustomID},
+		flatField{name: "timestamp", r: &e.Timestamp}, flatField{name: "metadata", r: &meta},
+		flatField{name: "request", r: &e.Request}, flatField{name: "request_body", r: &e.RequestBody},
+		flatField{name: "body", r: &e.Body}, flatField{name: "response", r: &e.Response},
+		flatField{name: "response_body", r: &e.ResponseBody}, flatField{name: "choices", r: &e.Choices},
+		flatField{name: "messages", r: &e.Messages}, flatField{name: "contents", r: &e.Contents},
+		flatField{name: "input", r: &e.Input}, flatField{name: "inputText", r: &e.InputText},
+		flatField{name: "object", s: &e.Object}, flatField{name: "uri", s: &e.URI},
+		flatField{name: "url", s: &e.URL}, flatField{name: "output", r: &e.Output}) {
+		return false
+	}
+	if meta != nil {
+		x.l = jsonlex.Lexer{Data: meta}
+		if !x.rawMap(&e.Metadata) {
+			return false
+		}
+	}
+	*env = e
+	return true
+}
+
+// flatField is a member lexFlat reads: into s (a string) or r (any value).
+type flatField struct {
+	name string
+	s    *string
+	r    *json.RawMessage
+}
+
+// lexFlat reads the object data holds as encoding/json fills a struct of
+// string and json.RawMessage fields (null leaves a string as it is). On
+// false (see lexFields) the fields may be half written: the caller resets
+// them before using encoding/json.
+func lexFlat(data []byte, fields ...flatField) bool {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	v, ok := lexFields(data, names...)
+	if !ok {
+		return false
+	}
+	for i, f := range fields {
+		switch {
+		case f.r != nil:
+			*f.r = v[i]
+		case v[i] == nil || string(v[i]) == "null":
+		case v[i][0] == '"':
+			var err error
+			if *f.s, err = decodeString(v[i]); err != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// anthropicRequest reads a Messages API request as encoding/json would
+// fill req.
+func (x *recordLexer) anthropicRequest(data []byte, req *anthropicRequest) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	var seen fieldSet
+	ok := x.object(func(key []byte) bool {
+		switch string(key) {
+		case "model":
+			return seen.add(0) && x.str(&req.Model)
+		case "system":
+			return seen.add(1) && x.raw(&req.System)
+		case "messages":
+			return seen.add(2) && list(x, &req.Messages, func(m *anthropicMessage) bool {
+				raw, err := x.l.Skip()
+				return err == nil && lexFlat(raw, flatField{name: "role", s: &m.Role}, flatField{name: "content", r: &m.Content})
+			})
+		case "tools":
+			return seen.add(3) && list(x, &req.Tools, x.tool)
+		case "metadata":
+			return seen.add(4) && x.rawMap(&req.Metadata)
+		}
+		return x.unknown(key, "model", "system", "messages", "tools", "metadata")
+	})
+	return ok && x.l.End() == nil
+}
+
+// anthropicBlocks reads a list of content blocks as encoding/json would
+// fill blocks.
+func (x *recordLexer) anthropicBlocks(data []byte, blocks *[]anthropicBlock) bool {
+	x.l = jsonlex.Lexer{Data: data}
+	ok := list(x, blocks, func(b *anthropicBlock) bool {
+		raw, err := x.l.Skip()
+		return err == nil && lexFlat(raw, flatField{name: "type", s: &b.Type}, flatField{name: "text", s: &b.Text},
+			flatField{name: "id", s: &b.ID}, flatField{name: "name", s: &b.Name}, flatField{name: "input", r: &b.Input},
+			flatField{name: "tool_use_id", s: &b.ToolUseID}, flatField{name: "content", r: &b.Content})
+	})
+	return ok && x.l.End() == nil
 }

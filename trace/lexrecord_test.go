@@ -249,3 +249,110 @@ func FuzzCanonicalReader(f *testing.F) {
 		checkReaderMatchesReference(t, data)
 	})
 }
+
+// checkGuessAgrees decodes data as guessProvider's request and response
+// with the lexer and encoding/json: where the lexer decodes, encoding/json
+// must decode the same without an error.
+func checkGuessAgrees(t *testing.T, data []byte) (lexed int) {
+	t.Helper()
+	var req, wantReq guessRequest
+	if lexGuessRequest(data, &req) {
+		lexed++
+		if err := json.Unmarshal(data, &wantReq); err != nil || !reflect.DeepEqual(req, wantReq) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, req, wantReq, err)
+		}
+	}
+	var resp, wantResp guessResponse
+	if lexGuessResponse(data, &resp) {
+		lexed++
+		if err := json.Unmarshal(data, &wantResp); err != nil || !reflect.DeepEqual(resp, wantResp) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, resp, wantResp, err)
+		}
+	}
+	var x recordLexer
+	var oreq, wantOReq openAIRequest
+	if x.openAIRequest(data, &oreq) {
+		lexed++
+		if err := json.Unmarshal(data, &wantOReq); err != nil || !reflect.DeepEqual(oreq, wantOReq) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, oreq, wantOReq, err)
+		}
+	}
+	var oresp, wantOResp openAIResponse
+	if x.openAIResponse(data, &oresp) {
+		lexed++
+		if err := json.Unmarshal(data, &wantOResp); err != nil || !reflect.DeepEqual(oresp, wantOResp) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, oresp, wantOResp, err)
+		}
+	}
+	var areq, wantAReq anthropicRequest
+	if x.anthropicRequest(data, &areq) {
+		lexed++
+		if err := json.Unmarshal(data, &wantAReq); err != nil || !reflect.DeepEqual(areq, wantAReq) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, areq, wantAReq, err)
+		}
+	}
+	var blocks, wantBlocks []anthropicBlock
+	if x.anthropicBlocks(data, &blocks) {
+		lexed++
+		if err := json.Unmarshal(data, &wantBlocks); err != nil || !reflect.DeepEqual(blocks, wantBlocks) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, blocks, wantBlocks, err)
+		}
+	}
+	var aresp, wantAResp anthropicResponse
+	if lexFlat(data, flatField{name: "id", s: &aresp.ID}, flatField{name: "model", s: &aresp.Model},
+		flatField{name: "role", s: &aresp.Role}, flatField{name: "content", r: &aresp.Content}, flatField{name: "error", r: &aresp.Error}) {
+		lexed++
+		if err := json.Unmarshal(data, &wantAResp); err != nil || !reflect.DeepEqual(aresp, wantAResp) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, aresp, wantAResp, err)
+		}
+	}
+	var env, wantEnv providerEnvelope
+	if x.envelope(data, &env) {
+		lexed++
+		if err := json.Unmarshal(data, &wantEnv); err != nil || !reflect.DeepEqual(env, wantEnv) {
+			t.Fatalf("%q: lexer %#v\nencoding/json %#v, %v", data, env, wantEnv, err)
+		}
+	}
+	var probe struct {
+		Body    json.RawMessage `json:"body"`
+		Content json.RawMessage `json:"content"`
+	}
+	if v, ok := lexFields(data, "body", "content"); ok {
+		lexed++
+		if err := json.Unmarshal(data, &probe); err != nil || !bytes.Equal(v[0], probe.Body) || !bytes.Equal(v[1], probe.Content) ||
+			(v[0] == nil) != (probe.Body == nil) || (v[1] == nil) != (probe.Content == nil) {
+			t.Fatalf("%q: lexFields %q, encoding/json %+v, %v", data, v, probe, err)
+		}
+	}
+	return lexed
+}
+
+func TestGuessLexersAgreeWithEncodingJSON(t *testing.T) {
+	lexed := 0
+	inputs := recordInputs(t)
+	for _, s := range []string{`{"type":null,"object":"chat.completion","content":[1],"Output":1}`, `{"messages":[{"content":"a"},{"Content":"b"}]}`,
+		`{"messages":[null]}`, `{"messages":{}}`, `{"messages":[],"system":"s","system":"t"}`, `{"type":5}`, `{"body":1,"bOdy":2}`,
+		`{"id":"c","created":1700000000,"model":"m","choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]}},{"message":null}]}`,
+		`{"choices":[null]}`, `[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"f","input":{"a":1}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]`,
+		`[null]`, `[]`, `{"model":"claude","system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[]}],"tools":[{"name":"f","input_schema":{}}]}`,
+		`{"id":"msg","role":"assistant","content":[{"type":"text","text":"hi"}],"model":"m","error":null,"Role":"x"}`, `{"custom_id":"r1","request":{"messages":[]},"metadata":{"a":"1","b":null},"object":null,"uri":5}`,
+		`{"custom_id":"r1","body":"{\"x\":1}","metadata":[],"url":"https://a"}`, `{"message":{"role":"assistant","content":"hi"},"error":null}`, `{"model":"m","messages":[{"role":"user","content":"x"}],"functions":[{"name":"f"}],"metadata":{"a":1}}`} {
+		inputs = append(inputs, []byte(s))
+	}
+	for _, data := range inputs {
+		lexed += checkGuessAgrees(t, data)
+	}
+	if lexed < len(inputs)/10 {
+		t.Errorf("the lexers decoded %d of %d", lexed, 3*len(inputs))
+	}
+}
+
+func FuzzGuessLexers(f *testing.F) {
+	f.Add([]byte(`[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"f","input":{"a":1}}]`))
+	f.Add([]byte(`{"id":"c","created":1,"choices":[{"message":{"role":"assistant","content":"a"}}],"model":"m"}`))
+	for _, s := range lexerEdgeCases {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"messages":[{"content":[{"text":"a"}]}],"system":[{"text":"s"}],"type":"message","content":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkGuessAgrees(t, data) })
+}

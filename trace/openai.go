@@ -23,11 +23,13 @@ type openAIResponse struct {
 	Created   json.RawMessage `json:"created"`
 	CreatedAt json.RawMessage `json:"created_at"`
 	Model     string          `json:"model"`
-	Choices   []struct {
-		Message *chatMessage `json:"message"`
-	} `json:"choices"`
-	Message *chatMessage    `json:"message"`
-	Error   json.RawMessage `json:"error"`
+	Choices   []openAIChoice  `json:"choices"`
+	Message   *chatMessage    `json:"message"`
+	Error     json.RawMessage `json:"error"`
+}
+
+type openAIChoice struct {
+	Message *chatMessage `json:"message"`
 }
 
 // openAITrace turns one chat-completions exchange into a trace: the
@@ -35,8 +37,12 @@ type openAIResponse struct {
 // the final assistant message.
 func openAITrace(ex exchange, cache schemaCache) (Trace, error) {
 	var req openAIRequest
-	if err := json.Unmarshal(ex.request, &req); err != nil {
-		return Trace{}, describeJSONError(err)
+	var x recordLexer
+	if !x.openAIRequest(ex.request, &req) {
+		req = openAIRequest{}
+		if err := json.Unmarshal(ex.request, &req); err != nil {
+			return Trace{}, describeJSONError(err)
+		}
 	}
 	if req.Messages == nil {
 		return Trace{}, errors.New("request has no messages")
@@ -54,8 +60,11 @@ func openAITrace(ex exchange, cache schemaCache) (Trace, error) {
 	model := req.Model
 	if ex.response != nil {
 		var resp openAIResponse
-		if err := json.Unmarshal(ex.response, &resp); err != nil {
-			return Trace{}, fmt.Errorf("response: %w", describeJSONError(err))
+		if !x.openAIResponse(ex.response, &resp) {
+			resp = openAIResponse{}
+			if err := json.Unmarshal(ex.response, &resp); err != nil {
+				return Trace{}, fmt.Errorf("response: %w", describeJSONError(err))
+			}
 		}
 		if len(resp.Error) > 0 && string(resp.Error) != "null" && resp.Message == nil && len(resp.Choices) == 0 {
 			return Trace{}, fmt.Errorf("response is an API error: %s", textOf(resp.Error))

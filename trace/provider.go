@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // providerEnvelope is one logged API exchange. Logs wrap the request and
@@ -53,8 +55,12 @@ type exchange struct {
 
 func unwrapExchange(data []byte) (exchange, error) {
 	var env providerEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return exchange{}, describeJSONError(err)
+	var x recordLexer
+	if !x.envelope(data, &env) {
+		env = providerEnvelope{}
+		if err := json.Unmarshal(data, &env); err != nil {
+			return exchange{}, describeJSONError(err)
+		}
 	}
 	ex := exchange{id: firstString(env.ID), timestamp: env.Timestamp, metadata: env.Metadata, uri: env.URI}
 	if ex.uri == "" {
@@ -132,7 +138,12 @@ func unnestBody(raw []byte) []byte {
 		Choices  json.RawMessage `json:"choices"`
 		Content  json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(raw, &probe) != nil || len(probe.Messages)+len(probe.Choices)+len(probe.Content) > 0 {
+	if v, ok := lexFields(raw, "body", "messages", "choices", "content"); ok {
+		probe.Body, probe.Messages, probe.Choices, probe.Content = v[0], v[1], v[2], v[3]
+	} else if json.Unmarshal(raw, &probe) != nil {
+		return raw
+	}
+	if len(probe.Messages)+len(probe.Choices)+len(probe.Content) > 0 {
 		return raw
 	}
 	if inner, err := body(probe.Body, "body"); err == nil && inner != nil {
@@ -208,28 +219,12 @@ func (d *providerDecoder) flush() []result { return nil }
 // has. Bedrock is told from Anthropic by its content blocks, which have no
 // "type" (both have a top-level "system").
 func guessProvider(ex exchange) string {
-	var req struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Contents      json.RawMessage `json:"contents"`
-		Input         json.RawMessage `json:"input"`
-		ToolConfig    json.RawMessage `json:"toolConfig"`
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		InputText     json.RawMessage `json:"inputText"`
-		System        json.RawMessage `json:"system"`
-	}
-	var resp struct {
-		Type       string          `json:"type"`
-		Object     string          `json:"object"`
-		Content    json.RawMessage `json:"content"`
-		Output     json.RawMessage `json:"output"`
-		Candidates json.RawMessage `json:"candidates"`
-	}
-	if ex.request != nil {
+	var req guessRequest
+	var resp guessResponse
+	if ex.request != nil && !lexGuessRequest(ex.request, &req) {
 		_ = json.Unmarshal(ex.request, &req) // a malformed request is reported by its decoder
 	}
-	if ex.response != nil {
+	if ex.response != nil && !lexGuessResponse(ex.response, &resp) {
 		_ = json.Unmarshal(ex.response, &resp)
 	}
 	output := bytes.TrimSpace(resp.Output)
@@ -258,6 +253,66 @@ func guessProvider(ex exchange) string {
 		}
 	}
 	return FormatOpenAI
+}
+
+// guessRequest and guessResponse are what guessProvider reads of an
+// exchange.
+type guessRequest struct {
+	Messages      []guessMessage  `json:"messages"`
+	Contents      json.RawMessage `json:"contents"`
+	Input         json.RawMessage `json:"input"`
+	ToolConfig    json.RawMessage `json:"toolConfig"`
+	SchemaVersion json.RawMessage `json:"schemaVersion"`
+	InputText     json.RawMessage `json:"inputText"`
+	System        json.RawMessage `json:"system"`
+}
+
+type guessMessage struct {
+	Content json.RawMessage `json:"content"`
+}
+
+type guessResponse struct {
+	Type       string          `json:"type"`
+	Object     string          `json:"object"`
+	Content    json.RawMessage `json:"content"`
+	Output     json.RawMessage `json:"output"`
+	Candidates json.RawMessage `json:"candidates"`
+}
+
+// lexGuessRequest fills req as json.Unmarshal would, reporting false when
+// it is not certain to (lexFields).
+func lexGuessRequest(raw []byte, req *guessRequest) bool {
+	var r guessRequest
+	var msgs json.RawMessage
+	if !lexFlat(raw, flatField{name: "messages", r: &msgs}, flatField{name: "contents", r: &r.Contents},
+		flatField{name: "input", r: &r.Input}, flatField{name: "toolConfig", r: &r.ToolConfig},
+		flatField{name: "schemaVersion", r: &r.SchemaVersion}, flatField{name: "inputText", r: &r.InputText},
+		flatField{name: "system", r: &r.System}) {
+		return false
+	}
+	if msgs != nil {
+		x := recordLexer{l: jsonlex.Lexer{Data: msgs}}
+		if !list(&x, &r.Messages, func(m *guessMessage) bool {
+			b, err := x.l.Skip()
+			return err == nil && lexFlat(b, flatField{name: "content", r: &m.Content})
+		}) || x.l.End() != nil {
+			return false
+		}
+	}
+	*req = r
+	return true
+}
+
+// lexGuessResponse fills resp as json.Unmarshal would, reporting false
+// when it is not certain to.
+func lexGuessResponse(raw []byte, resp *guessResponse) bool {
+	var r guessResponse
+	if !lexFlat(raw, flatField{name: "type", s: &r.Type}, flatField{name: "object", s: &r.Object},
+		flatField{name: "content", r: &r.Content}, flatField{name: "output", r: &r.Output}, flatField{name: "candidates", r: &r.Candidates}) {
+		return false
+	}
+	*resp = r
+	return true
 }
 
 // untypedBlocks says whether raw is a list of content blocks without a

@@ -66,6 +66,12 @@ func NumberEnd(b []byte, i int) int {
 func StringEnd(b []byte, i int) (end int, escaped, ascii bool) {
 	ascii = true
 	for j := i + 1; j < len(b); j++ {
+		for j < len(b) && plainByte[b[j]] {
+			j++ // the common case, one test per byte
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '"':
 			return j + 1, escaped, ascii
@@ -94,6 +100,15 @@ func StringEnd(b []byte, i int) (end int, escaped, ascii bool) {
 	return -1, escaped, ascii
 }
 
+// plainByte[c]: c stands for itself inside a string (printable ASCII other
+// than the quote and the backslash).
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
@@ -113,7 +128,10 @@ type Lexer struct {
 
 // SkipSpace moves past white space.
 func (l *Lexer) SkipSpace() {
-	for l.Pos < len(l.Data) && IsSpace(l.Data[l.Pos]) {
+	for l.Pos < len(l.Data) {
+		if c := l.Data[l.Pos]; c > ' ' || !IsSpace(c) {
+			return
+		}
 		l.Pos++
 	}
 }

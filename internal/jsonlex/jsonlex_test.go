@@ -2,6 +2,7 @@ package jsonlex
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +37,20 @@ func FuzzSkip(f *testing.F) {
 			t.Fatalf("%q: lexer %v, encoding/json valid %v", data, err, json.Valid(data))
 		}
 	})
+}
+
+// BenchmarkSkip reads a trace-shaped record.
+func BenchmarkSkip(b *testing.B) {
+	rec := []byte(`{"id":"tr_1","metadata":{"channel":"web","model":"gpt-4.1"},"tools":[` +
+		strings.Repeat(`{"name":"get_order","description":"Status of one order.","parameters":{"type":"object","properties":{"order_id":{"type":"string","pattern":"^ORD-[0-9]{5}$"}},"required":["order_id"]}},`, 8) +
+		`{"name":"x"}],"messages":[` + strings.Repeat(`{"role":"user","content":"where is ORD-12345? it is late"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"get_order","arguments":{"order_id":"ORD-12345"}}]},`, 4) +
+		`{"role":"assistant","content":"done"}]}`)
+	b.SetBytes(int64(len(rec)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l := Lexer{Data: rec}
+		if _, err := l.Skip(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
