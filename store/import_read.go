@@ -190,6 +190,7 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 	// The body packer may store the import's dictionary (one short
 	// transaction of its own, waiting for the writer's chunk to end).
 	enc, bodies := trace.NewEncoder(), s.newBodyPacker(ctx)
+	shared := newSharedRows()
 	// Records wait for a full batch's lookup only while more are coming:
 	// when the input pauses (a slow stdin), those read go on to the writer.
 	idle := time.NewTimer(time.Hour)
@@ -225,6 +226,7 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 			if p.rows, err = encodeRows(enc, bodies, rec.t); err != nil {
 				p.err = &trace.RecordError{Line: rec.line, Err: err}
 			}
+			shared.share(&p.rows)
 		}
 		pending = append(pending, p)
 		pendingBytes += p.rows.size()
@@ -322,4 +324,36 @@ func (s *Store) storedHashes(ctx context.Context, pending []encodedRecord) (map[
 		out[id] = hash
 	}
 	return out, rows.Err()
+}
+
+// sharedRows lets the queued records of an import share their tool rows
+// and tool lists: a log's traces usually offer the same few tools, and
+// each record's own copy of their schemas was most of what the queue held.
+type sharedRows struct {
+	tools    map[string]toolRow
+	toolsets map[string]string
+}
+
+// sharedRowsLimit bounds how many distinct tools and tool lists are
+// remembered.
+const sharedRowsLimit = 4096
+
+func newSharedRows() *sharedRows {
+	return &sharedRows{tools: map[string]toolRow{}, toolsets: map[string]string{}}
+}
+
+// share makes r use the tool rows and tool list already seen, where equal.
+func (sr *sharedRows) share(r *traceRows) {
+	for i, t := range r.tools {
+		if known, ok := sr.tools[t.hash]; ok {
+			r.tools[i] = known
+		} else if len(sr.tools) < sharedRowsLimit {
+			sr.tools[t.hash] = t
+		}
+	}
+	if known, ok := sr.toolsets[r.toolset]; ok {
+		r.toolset = known
+	} else if len(sr.toolsets) < sharedRowsLimit {
+		sr.toolsets[r.toolset] = r.toolset
+	}
 }

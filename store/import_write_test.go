@@ -3,6 +3,7 @@ package store
 import (
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestChunkPacer: a chunk stops taking work early enough for its commit
@@ -44,5 +45,23 @@ func TestChunkPacer(t *testing.T) {
 	p.committed(now.Add(-time.Second), now.Add(-time.Second), 0, 0) // a commit longer than a chunk
 	if got := p.workUntil(start).Sub(start); got != 25*time.Millisecond {
 		t.Errorf("after a 1 s commit a chunk works %v, want the floor of 25ms", got)
+	}
+}
+
+// Records of one import share their equal tool rows and tool lists, so
+// that a queue of them does not hold a copy of each schema per trace.
+func TestSharedRows(t *testing.T) {
+	sr := newSharedRows()
+	row := func() traceRows {
+		return traceRows{toolset: string([]byte(`["h1"]`)), tools: []toolRow{{hash: "h1", name: "f", parameters: string([]byte(`{"type":"object"}`))}}}
+	}
+	a, b := row(), row()
+	sr.share(&a)
+	sr.share(&b)
+	if unsafe.StringData(a.tools[0].parameters) != unsafe.StringData(b.tools[0].parameters) || unsafe.StringData(a.toolset) != unsafe.StringData(b.toolset) {
+		t.Error("the second record keeps its own copies")
+	}
+	if b.tools[0] != a.tools[0] || b.toolset != a.toolset {
+		t.Errorf("shared rows differ: %+v %+v", a, b)
 	}
 }
