@@ -87,8 +87,8 @@ const (
 	// writer, beside the chunk's worth it gathers before it writes (see
 	// chunkPacer.want): the reader goes on during about half a chunk
 	// (about 2000 of the benchmark's records), and the import stays under
-	// 200 MB (a queued record holds ~6 kB; 1 GB at 4096: 242 MB RSS, at
-	// 1024: 190 MB).
+	// 200 MB (1 GB at 4096 records before they shared their tools: 242 MB
+	// RSS; at 1024: 190 MB, and 160 MB with shared tools).
 	queueRecords = 1024
 	queueBytes   = 4 << 20
 	// conflictBatch is how many records the reader looks up at once
