@@ -85,12 +85,14 @@ type inputReader struct {
 const (
 	// queueRecords and queueBytes bound the records waiting for the
 	// writer, beside the chunk's worth it gathers before it writes (see
-	// chunkPacer.want): the reader goes on during about half a chunk
-	// (about 2000 of the benchmark's records), and the import stays under
-	// 200 MB (1 GB at 4096 records before they shared their tools: 242 MB
-	// RSS; at 1024: 190 MB, and 160 MB with shared tools).
-	queueRecords = 1024
-	queueBytes   = 4 << 20
+	// chunkPacer.want): the reader goes on during about a whole chunk
+	// (about 3000 of the benchmark's records), and the import stays under
+	// 200 MB. 1 GB (180k traces) on the idle 2-core machine, shared tools:
+	// 1024 records (4 MB): 19.3 s, 155 MB RSS (the reader waited on the
+	// writer about a third of the time); 2048 (8 MB): 16.6 s, 163 MB;
+	// 3072 (10 MB): 15.4 s, 171 MB; 4096 (12 MB): 15.0 s, 177 MB.
+	queueRecords = 3072
+	queueBytes   = 10 << 20
 	// conflictBatch is how many records the reader looks up at once
 	// (conflictBatchBytes of rows at most).
 	conflictBatch      = 256
