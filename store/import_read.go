@@ -3,11 +3,8 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -93,17 +90,9 @@ const (
 	// 3072 (10 MB): 15.4 s, 171 MB; 4096 (12 MB): 15.0 s, 177 MB.
 	queueRecords = 3072
 	queueBytes   = 10 << 20
-	// conflictBatch is how many records the reader looks up at once
-	// (conflictBatchBytes of rows at most).
-	conflictBatch      = 256
-	conflictBatchBytes = 16 << 20
 	// parseAhead is how many parsed records may wait for the encoder (few:
 	// a decoded trace can be large).
 	parseAhead = 32
-	// inputPause is how long the parser may keep the encoder waiting before
-	// the records encoded so far are looked up and sent without a full
-	// batch.
-	inputPause = 10 * time.Millisecond
 )
 
 // startReading starts reading in. When reading fails it calls abort with
@@ -146,10 +135,11 @@ func (rd *inputReader) totalIfRead() int {
 }
 
 // readInput parses every record of in (on a goroutine of its own),
-// validates, encodes and looks up each trace id among the stored traces
-// (through the read pool: no lock), and sends the records on out. An
-// invalid record ends it (its error returned) unless opt.SkipInvalid; then
-// it is sent to be reported in its turn.
+// validates and encodes each, and sends the records on out. An invalid
+// record ends it (its error returned) unless opt.SkipInvalid; then it is
+// sent to be reported in its turn. Whether a trace id is stored already
+// (with other content: an invalid record) the writer finds out, in its
+// transaction, for the next 64 records at once (traceWriter.lookAhead).
 func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out *recordQueue) (records, replacedUTF8 int, err error) {
 	parseCtx, cancel := context.WithCancel(ctx)
 	parsed := make(chan parsedRecord, parseAhead)
@@ -163,55 +153,15 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 			in.Closer.Close()
 		}
 	}()
-	var pending []encodedRecord
-	pendingBytes := 0
-	flush := func() error {
-		stored, err := s.storedHashes(ctx, pending)
-		if err != nil {
-			return err
-		}
-		for i := range pending {
-			p := &pending[i]
-			if h, isStored := stored[p.rows.id]; p.err == nil && isStored && p.rows.hash != h {
-				p.err = &trace.RecordError{Line: p.line, Err: fmt.Errorf("trace id %q %w", p.rows.id, errStoredDifferently)}
-			}
-			if p.err != nil {
-				if !opt.SkipInvalid {
-					return p.err
-				}
-				p.rows = traceRows{}
-			}
-			if err := out.send(ctx, *p); err != nil {
-				return err
-			}
-		}
-		clear(pending)
-		pending, pendingBytes = pending[:0], 0
-		return nil
-	}
 	// The body packer may store the import's dictionary (one short
 	// transaction of its own, waiting for the writer's chunk to end).
 	enc, bodies := trace.NewEncoder(), s.newBodyPacker(ctx)
 	shared := newSharedRows()
-	// Records wait for a full batch's lookup only while more are coming:
-	// when the input pauses (a slow stdin), those read go on to the writer.
-	idle := time.NewTimer(time.Hour)
-	defer idle.Stop()
 	for {
 		var rec parsedRecord
 		var more bool
-		var paused <-chan time.Time
-		if len(pending) > 0 && len(parsed) == 0 {
-			idle.Reset(inputPause)
-			paused = idle.C
-		}
 		select {
 		case rec, more = <-parsed:
-		case <-paused:
-			if err := flush(); err != nil {
-				return records, 0, err
-			}
-			continue
 		case <-ctx.Done():
 			return records, 0, ctx.Err()
 		}
@@ -230,21 +180,17 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 			}
 			shared.share(&p.rows)
 		}
-		pending = append(pending, p)
-		pendingBytes += p.rows.size()
-		// An invalid record ends the import: those before it are looked up
-		// first, so that the first invalid one is reported.
-		fatal := p.err != nil && !opt.SkipInvalid
-		if fatal || len(pending) >= conflictBatch || pendingBytes >= conflictBatchBytes {
-			if err := flush(); err != nil {
-				return records, 0, err
+		if p.err != nil {
+			if !opt.SkipInvalid {
+				return records, 0, p.err
 			}
+			p.rows = traceRows{}
+		}
+		if err := out.send(ctx, p); err != nil {
+			return records, 0, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return records, 0, err
-	}
-	if err := flush(); err != nil {
 		return records, 0, err
 	}
 	if rr, ok := in.Records.(interface{ ReplacedUTF8() int }); ok {
@@ -298,34 +244,6 @@ func lineOf(r trace.Reader) int {
 		return lr.Line()
 	}
 	return 0
-}
-
-// storedHashes returns the content hash of each pending trace id that is
-// already stored.
-func (s *Store) storedHashes(ctx context.Context, pending []encodedRecord) (map[string]string, error) {
-	args := []any{}
-	for _, p := range pending {
-		if p.err == nil {
-			args = append(args, p.rows.id)
-		}
-	}
-	out := map[string]string{}
-	if len(args) == 0 {
-		return out, nil
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, content_hash FROM traces WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, hash string
-		if err := rows.Scan(&id, &hash); err != nil {
-			return nil, err
-		}
-		out[id] = hash
-	}
-	return out, rows.Err()
 }
 
 // sharedRows lets the queued records of an import share their tool rows
