@@ -75,6 +75,8 @@ func TestBadInputIsReportedByLine(t *testing.T) {
 		{"call without name", `{"id":"a","messages":[{"role":"assistant","tool_calls":[{"arguments":"{}"}]}]}`, 0, []int{1}, "no name", ""},
 		{"no messages", `{"id":"a","messages":[]}`, 0, []int{1}, "no messages", ""},
 		{"duplicate tool", `{"id":"a","tools":[{"name":"f"},{"name":"f"}],"messages":[{"role":"user","content":"x"}]}`, 0, []int{1}, "defined twice", ""},
+		{"timestamp after 9999", `{"id":"a","timestamp":700000000000000,"messages":[{"role":"user","content":"x"}]}` + "\n" + okLine, 1, []int{1}, "out of range", ""},
+		{"timestamp before year 0", `{"id":"a","timestamp":"0000-01-01T00:00:00+01:00","messages":[{"role":"user","content":"x"}]}`, 0, []int{1}, "out of range", ""},
 		{"not an object", "[1,2]\n", 0, []int{1}, "", ""},
 		{"10 MB line", long + "\n" + okLine, 2, nil, "", ""},
 		{"BOM", "\xef\xbb\xbf" + okLine + "\n", 1, nil, "", ""},

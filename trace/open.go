@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -209,6 +210,10 @@ func finish(t Trace, toolsValid bool) (Trace, error) {
 		// Never an empty trace: its content was in a shape not understood
 		// (or not captured), and every decision point would be "(none)".
 		return Trace{}, errors.New("every message decoded to nothing (content in an unrecognised shape?)")
+	}
+	if y := t.Timestamp.Year(); y < 0 || y > 9999 {
+		// Its JSON, and so the trace's content hash, cannot be written.
+		return Trace{}, fmt.Errorf("timestamp %s is out of range (years 0 to 9999)", t.Timestamp.Format(time.RFC3339Nano))
 	}
 	if t.ID == "" {
 		id, err := DeriveID(t)
