@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,5 +86,62 @@ func TestImportAlonePausesNot(t *testing.T) {
 	}
 	if took := time.Since(began); took > 3*time.Second {
 		t.Fatalf("%d chunks took %v: the import paused with no writer waiting", res.chunks, took)
+	}
+}
+
+// TestJudgeCacheWriteSaysItWaits: a judge run's cache write (one statement
+// outside a transaction) waiting for the write lock is seen by a bulk
+// writer's probe, as a transaction's is: else an import in another process
+// starves it for seconds, up to the busy timeout that fails the judge run.
+func TestJudgeCacheWriteSaysItWaits(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	holder, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	judge, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer judge.Close()
+	bulk, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bulk.Close()
+
+	held, release := make(chan struct{}), make(chan struct{})
+	holderDone := make(chan error, 1)
+	go func() {
+		holderDone <- holder.WithTx(ctx, func(tx *Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	k := JudgeKey{Endpoint: "http://judge", Model: "m", TemplateSHA256: strings.Repeat("a", 64), Kind: "args", InputSHA256: strings.Repeat("b", 64)}
+	putDone := make(chan error, 1)
+	go func() { putDone <- judge.PutJudgeVerdict(ctx, k, []byte(`{"score":1}`)) }()
+	deadline := time.Now().Add(2 * time.Second)
+	seen := false
+	for !seen && time.Now().Before(deadline) {
+		seen = bulk.othersWaiting()
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-holderDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-putDone; err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal("a judge cache write waiting for the lock is not seen")
+	}
+	if bulk.othersWaiting() {
+		t.Fatal("a writer is said to wait after every write is done")
 	}
 }
