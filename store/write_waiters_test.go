@@ -145,3 +145,27 @@ func TestJudgeCacheWriteSaysItWaits(t *testing.T) {
 		t.Fatal("a writer is said to wait after every write is done")
 	}
 }
+
+// TestPauseWhereFlockFailsIsOneYield: where flock fails (no flock, a file
+// system without locks), no waiter can be seen and a bulk writer pauses
+// its yield between chunks, not the longest pause meant for writers it
+// sees waiting.
+func TestPauseWhereFlockFailsIsOneYield(t *testing.T) {
+	st := openTemp(t)
+	st.waiters.open(st.path)
+	if !st.waiters.canTell() {
+		t.Fatal("flock is not used on unix")
+	}
+	st.waiters.probe.Close() // its flock now fails (EBADF)
+	yield := 100 * time.Millisecond
+	began := time.Now()
+	if err := st.pauseForWaiters(context.Background(), began, yield); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took >= 2*yield {
+		t.Fatalf("paused %v, want about the yield %v", took, yield)
+	}
+	if st.waiters.canTell() {
+		t.Fatal("waiters are said to be seen where flock fails")
+	}
+}
