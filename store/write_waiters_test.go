@@ -169,3 +169,68 @@ func TestPauseWhereFlockFailsIsOneYield(t *testing.T) {
 		t.Fatal("waiters are said to be seen where flock fails")
 	}
 }
+
+// TestGroupWithABulkChunkFirstSaysItWaits: a shared transaction whose
+// first request is a bulk writer's chunk (an undone import's, run by
+// WithTx) and whose next is a reviewer's write says it waits for the lock,
+// as the reviewer's alone would.
+func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	holder, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	grouped, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grouped.Close()
+	bulk, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bulk.Close()
+	w, err := grouped.writer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	held, release := make(chan struct{}), make(chan struct{})
+	holderDone := make(chan error, 1)
+	go func() {
+		holderDone <- holder.WithTx(ctx, func(tx *Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	noop := func(tx *Tx) error { return nil }
+	todo := []*writeReq{
+		{ctx: bulkWrite(ctx), fn: noop, done: make(chan struct{})},
+		{ctx: ctx, fn: noop, done: make(chan struct{})},
+	}
+	groupDone := make(chan struct{})
+	go func() {
+		for len(todo) > 0 {
+			todo = grouped.commitShared(w, todo)
+		}
+		close(groupDone)
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	seen := false
+	for !seen && time.Now().Before(deadline) {
+		seen = bulk.othersWaiting()
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-holderDone; err != nil {
+		t.Fatal(err)
+	}
+	<-groupDone
+	if !seen {
+		t.Fatal("a reviewer's write grouped behind a bulk chunk is not seen waiting")
+	}
+}
