@@ -94,47 +94,12 @@ func TestImportAlonePausesNot(t *testing.T) {
 // writer's probe, as a transaction's is: else an import in another process
 // starves it for seconds, up to the busy timeout that fails the judge run.
 func TestJudgeCacheWriteSaysItWaits(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gt.db")
-	holder, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	judge, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer judge.Close()
-	bulk, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
-
-	held, release := make(chan struct{}), make(chan struct{})
-	holderDone := make(chan error, 1)
-	go func() {
-		holderDone <- holder.WithTx(ctx, func(tx *Tx) error {
-			close(held)
-			<-release
-			return nil
-		})
-	}()
-	<-held
+	judge, bulk, release := waitBehindHeldLock(t)
 	k := JudgeKey{Endpoint: "http://judge", Model: "m", TemplateSHA256: strings.Repeat("a", 64), Kind: "args", InputSHA256: strings.Repeat("b", 64)}
 	putDone := make(chan error, 1)
-	go func() { putDone <- judge.PutJudgeVerdict(ctx, k, []byte(`{"score":1}`)) }()
-	deadline := time.Now().Add(2 * time.Second)
-	seen := false
-	for !seen && time.Now().Before(deadline) {
-		seen = bulk.othersWaiting()
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	if err := <-holderDone; err != nil {
-		t.Fatal(err)
-	}
+	go func() { putDone <- judge.PutJudgeVerdict(context.Background(), k, []byte(`{"score":1}`)) }()
+	seen := seenWaiting(bulk)
+	release()
 	if err := <-putDone; err != nil {
 		t.Fatal(err)
 	}
@@ -176,37 +141,11 @@ func TestPauseWhereFlockFailsIsOneYield(t *testing.T) {
 // as the reviewer's alone would.
 func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gt.db")
-	holder, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	grouped, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer grouped.Close()
-	bulk, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
+	grouped, bulk, release := waitBehindHeldLock(t)
 	w, err := grouped.writer(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	held, release := make(chan struct{}), make(chan struct{})
-	holderDone := make(chan error, 1)
-	go func() {
-		holderDone <- holder.WithTx(ctx, func(tx *Tx) error {
-			close(held)
-			<-release
-			return nil
-		})
-	}()
-	<-held
 	noop := func(tx *Tx) error { return nil }
 	todo := []*writeReq{
 		{ctx: bulkWrite(ctx), fn: noop, done: make(chan struct{})},
@@ -219,18 +158,55 @@ func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
 		}
 		close(groupDone)
 	}()
-	deadline := time.Now().Add(2 * time.Second)
-	seen := false
-	for !seen && time.Now().Before(deadline) {
-		seen = bulk.othersWaiting()
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	if err := <-holderDone; err != nil {
-		t.Fatal(err)
-	}
+	seen := seenWaiting(bulk)
+	release()
 	<-groupDone
 	if !seen {
 		t.Fatal("a reviewer's write grouped behind a bulk chunk is not seen waiting")
 	}
+}
+
+// waitBehindHeldLock opens three handles on a new database (three
+// processes): one holds the write lock until release is called, the
+// writer's will wait for it, the bulk one probes for waiters.
+func waitBehindHeldLock(t *testing.T) (writer, bulk *Store, release func()) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	var handles [3]*Store
+	for i := range handles {
+		st, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		handles[i] = st
+	}
+	held, free := make(chan struct{}), make(chan struct{})
+	holderDone := make(chan error, 1)
+	go func() {
+		holderDone <- handles[0].WithTx(ctx, func(tx *Tx) error {
+			close(held)
+			<-free
+			return nil
+		})
+	}()
+	<-held
+	return handles[1], handles[2], func() {
+		close(free)
+		if err := <-holderDone; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// seenWaiting reports whether bulk's probe sees a writer waiting within
+// two seconds.
+func seenWaiting(bulk *Store) bool {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if bulk.othersWaiting() {
+			return true
+		}
+	}
+	return false
 }
