@@ -210,3 +210,27 @@ func seenWaiting(bulk *Store) bool {
 	}
 	return false
 }
+
+// TestDailyCheckWriteSaysItWaits: the time of the daily quick check, written
+// on a command's first write, waiting for the write lock is seen by a bulk
+// writer's probe: else an import in another process starves it, up to the
+// busy timeout that fails the reviewer's command.
+func TestDailyCheckWriteSaysItWaits(t *testing.T) {
+	ctx := context.Background()
+	st, bulk, release := waitBehindHeldLock(t)
+	w, err := st.writer(ctx) // the quick check is not due yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Now = func() time.Time { return time.Now().UTC().Add(2 * quickCheckEvery) }
+	checked := make(chan error, 1)
+	go func() { checked <- st.quickCheckIfDue(ctx, w) }()
+	seen := seenWaiting(bulk)
+	release()
+	if err := <-checked; err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal("the daily check's write waiting for the lock is not seen")
+	}
+}
