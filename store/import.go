@@ -179,6 +179,13 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	}
 	rd.stop()
 	bg := context.WithoutCancel(ctx)
+	if err != nil && ctx.Err() != nil && w.recorded {
+		// Interrupted once its last record was committed: nothing is left
+		// to write, the import is finished.
+		if total := rd.totalIfRead(); total > 0 && w.at.Written == total {
+			err = nil
+		}
+	}
 	switch {
 	case err != nil && ctx.Err() != nil && !w.recorded:
 		return w.res, fmt.Errorf("import interrupted: %w", ctx.Err()) // nothing written
@@ -200,11 +207,12 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 		return ImportResult{Source: opt.Source}, s.undoWrites(bg, w, prior, opt, err)
 	}
 	// Written with synchronous=NORMAL: this last commit, with FULL again,
-	// syncs the log and everything written before it.
-	if err := s.forgetImport(ctx, opt.Source); err != nil {
+	// syncs the log and everything written before it. Everything is
+	// written: an interrupt now does not stop it.
+	if err := s.forgetImport(bg, opt.Source); err != nil {
 		return w.res, err
 	}
-	s.checkpoint(ctx)
+	s.checkpoint(bg)
 	w.res.ReplacedUTF8 = rd.replacedUTF8
 	return w.res, nil
 }

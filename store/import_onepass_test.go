@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -171,5 +172,30 @@ func TestImportReportsInvalidRecordsInOrder(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[10 31 45]" {
 		t.Errorf("reported lines %v, want [10 31 45]", got)
+	}
+}
+
+// TestImportInterruptedAfterItsLastChunk: an interrupt that comes once the
+// last chunk is committed (and the input read to its end) finds nothing
+// left to write: the import finished, and says so, and is not left
+// recorded as running, nor reported as interrupted with nothing imported.
+func TestImportInterruptedAfterItsLastChunk(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		st := openTemp(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		res, err := st.ImportTraces(ctx, bytesOpener([]byte(passTraces(40))), ImportOptions{Source: "x", pace: smallChunks,
+			OnProgress: func(p ImportProgress) {
+				if p.Records == 40 {
+					time.Sleep(20 * time.Millisecond) // the reader ends meanwhile
+					cancel()
+				}
+			}})
+		cancel()
+		if err != nil || res.Imported != 40 {
+			t.Fatalf("run %d: %+v, %v; want all 40 imported", i, res, err)
+		}
+		if u, err := st.UnfinishedImports(context.Background()); err != nil || len(u) != 0 {
+			t.Fatalf("run %d: unfinished imports %+v, %v", i, u, err)
+		}
 	}
 }
