@@ -209,7 +209,14 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	// Written with synchronous=NORMAL: this last commit, with FULL again,
 	// syncs the log and everything written before it. Everything is
 	// written: an interrupt now does not stop it.
-	if err := s.forgetImport(bg, opt.Source); err != nil {
+	finish := s.forgetImport
+	if prior != nil && w.res.Duplicates+w.res.Skipped < prior.Written {
+		// An earlier stopped import under the same name whose records
+		// this one did not find stored (another stdin): it stays
+		// unfinished, as it was.
+		finish = func(ctx context.Context, _ string) error { return s.putImportBack(ctx, *prior) }
+	}
+	if err := finish(bg, opt.Source); err != nil {
 		return w.res, err
 	}
 	s.checkpoint(bg)

@@ -199,3 +199,43 @@ func TestImportInterruptedAfterItsLastChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestImportOfAnotherStdinKeepsTheStoppedOne: imports from stdin share one
+// name; one that finishes does not forget an earlier stopped one of another
+// input (it did not find that one's records stored), whose traces stay
+// half-imported, while the same input again finishes it.
+func TestImportOfAnotherStdinKeepsTheStoppedOne(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	all := passTraces(120)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, err := st.ImportTraces(cctx, func() (Input, error) {
+		return OpenInput(strings.NewReader(all), trace.FormatAuto, 0, io.NopCloser(nil))
+	}, ImportOptions{Source: "stdin", pace: smallChunks, OnProgress: func(p ImportProgress) {
+		if p.Imported >= 20 {
+			cancel()
+		}
+	}})
+	var ierr *InterruptedError
+	if !errors.As(err, &ierr) {
+		t.Fatalf("first import: %v, want it interrupted", err)
+	}
+	before, err := st.UnfinishedImports(ctx)
+	if err != nil || len(before) != 1 {
+		t.Fatalf("unfinished after the interrupt: %v, %v", before, err)
+	}
+	if _, err := st.ImportTraces(ctx, bytesOpener([]byte(impB+"\n")), ImportOptions{Source: "stdin", pace: smallChunks}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := st.UnfinishedImports(ctx); err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("after another stdin's import: unfinished %v (%v), want %v", after, err, before)
+	}
+	res, err := st.ImportTraces(ctx, bytesOpener([]byte(all)), ImportOptions{Source: "stdin", pace: smallChunks})
+	if err != nil || res.Duplicates != ierr.At.Written {
+		t.Fatalf("the same input again: %+v, %v", res, err)
+	}
+	if after, err := st.UnfinishedImports(ctx); err != nil || len(after) != 0 {
+		t.Errorf("after finishing it: unfinished %v, %v", after, err)
+	}
+}
