@@ -234,7 +234,7 @@ func (s *Store) undoWrites(ctx context.Context, w importWrite, prior *Unfinished
 	if prior != nil {
 		source = "" // the record stays, put back as it was
 	}
-	uerr := s.undoImport(ctx, w.inserted, source, opt.pace)
+	uerr := s.undoImport(ctx, w.inserted, source, opt.Source, opt.pace)
 	switch {
 	case uerr != nil && uerr.UndoErr != nil:
 		// What was written stays, recorded as an unfinished import (if

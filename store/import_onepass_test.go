@@ -239,3 +239,36 @@ func TestImportOfAnotherStdinKeepsTheStoppedOne(t *testing.T) {
 		t.Errorf("after finishing it: unfinished %v, %v", after, err)
 	}
 }
+
+// TestImportUndoKeepsWhatAnotherImportFoundStored: an import that another
+// one (b) ran beside and found its traces stored by, then failed on its
+// last record, undoes only what b did not count as already stored: b said
+// all its traces are stored, and they stay so.
+func TestImportUndoKeepsWhatAnotherImportFoundStored(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	head := passTraces(60)
+	in := holdInput(t, head, impBad+"\n")
+	var other ImportResult
+	var otherErr error
+	_, err := st.ImportTraces(ctx, in.open, ImportOptions{Source: "a", pace: smallChunks, OnProgress: func(p ImportProgress) {
+		if p.Records >= 40 && other.Source == "" {
+			other, otherErr = st.ImportTraces(ctx, bytesOpener([]byte(head)), ImportOptions{Source: "b", pace: smallChunks})
+			in.release()
+		}
+	}})
+	var rerr *trace.RecordError
+	if !errors.As(err, &rerr) || rerr.Line != 61 {
+		t.Fatalf("a: err = %v, want a RecordError at line 61", err)
+	}
+	if otherErr != nil || other.Imported+other.Duplicates != 60 || other.Duplicates < 40 {
+		t.Fatalf("b: %+v, %v; want 60 traces, at least 40 of them already stored", other, otherErr)
+	}
+	if n := countRows(t, st, "traces"); n != 60 {
+		t.Errorf("%d traces stored after a's undo, want b's 60", n)
+	}
+	var fromB int
+	if err := st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM traces WHERE source = 'b'`).Scan(&fromB); err != nil || fromB != 60 {
+		t.Errorf("%d traces from b (%v), want all 60", fromB, err)
+	}
+}
