@@ -63,11 +63,16 @@ func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportO
 		return ImportReport{}, err
 	}
 	rep := ImportReport{Files: []store.ImportResult{}, Failed: []ImportFailure{}}
+	stayed := 0 // traces a failed file's import left stored (interrupted, or not all undone)
 	for _, path := range files {
 		res, err := a.importFile(ctx, path, o)
 		if err != nil {
 			line, msg := InputErrorParts(err)
 			rep.Failed = append(rep.Failed, ImportFailure{File: DisplayName(path), Line: line, Error: msg})
+			stayed += res.Imported
+			if uerr := (*store.UndoError)(nil); errors.As(err, &uerr) {
+				stayed += len(uerr.Kept)
+			}
 			continue
 		}
 		rep.Files = append(rep.Files, res)
@@ -82,7 +87,7 @@ func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportO
 	if n := len(rep.Failed); n > 0 {
 		failed = errors.New(rep.Failed[n-1].String())
 	}
-	if err := a.audit(ctx, actor, ActImport, fmt.Sprintf("%s: %d traces imported", object, rep.Total.Imported)); err != nil {
+	if err := a.audit(ctx, actor, ActImport, fmt.Sprintf("%s: %d traces imported", object, rep.Total.Imported+stayed)); err != nil {
 		// The import's own failure (e.g. what stayed stored when a full
 		// disk refused its undo) comes first.
 		return rep, errors.Join(failed, err)

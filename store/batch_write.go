@@ -249,7 +249,7 @@ func (s *Store) createBatch(ctx context.Context, b NewBatch, pace bulkPace) erro
 		if uerr := s.removeBatch(withoutAudit(context.WithoutCancel(ctx)), b.Name, pace); uerr != nil {
 			return fmt.Errorf("%w (and removing the partly written batch %s failed: %v; the next sample removes it)", err, b.Name, uerr)
 		}
-		if uerr := s.undoImport(withoutAudit(context.WithoutCancel(ctx)), inserted, "", defaultPace()); uerr != nil {
+		if uerr := s.undoImport(withoutAudit(context.WithoutCancel(ctx)), inserted, "", "", defaultPace()); uerr != nil {
 			return fmt.Errorf("%w (removing the traces it stored: %s)", err, uerr.Note())
 		}
 		return err

@@ -188,7 +188,16 @@ func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
 func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 	// The transaction belongs to no one caller: a caller's cancelled
 	// context fails that caller's statements, not the others' commit.
-	waited := s.waiting(todo[0].ctx)
+	// It waits for the lock as its writers do: as one that is no bulk
+	// writer's chunk when any is not (see writeWaiters).
+	as := todo[0].ctx
+	for _, r := range todo {
+		if r.ctx.Value(bulkKey{}) == nil {
+			as = r.ctx
+			break
+		}
+	}
+	waited := s.waiting(as)
 	tx, err := w.BeginTx(context.Background(), nil)
 	waited()
 	if err != nil {

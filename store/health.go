@@ -39,8 +39,13 @@ func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
 	if len(problems) != 1 || problems[0] != "ok" {
 		return &DBError{Path: s.path, Op: "check", Kind: ErrDamaged, Err: errors.New(problems[0])}
 	}
-	if _, err := w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now()); err != nil {
+	// Outside a transaction, it says it waits for the lock as one does
+	// (see writeWaiters): a bulk writer in another process pauses for it.
+	waited := s.waiting(ctx)
+	_, err = w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now())
+	waited()
+	if err != nil {
 		return s.wrap("write", err)
 	}
 	os.Remove(damagedMarker(s.path))

@@ -179,6 +179,13 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	}
 	rd.stop()
 	bg := context.WithoutCancel(ctx)
+	if err != nil && ctx.Err() != nil && w.recorded {
+		// Interrupted once its last record was committed: nothing is left
+		// to write, the import is finished.
+		if total := rd.totalIfRead(); total > 0 && w.at.Written == total {
+			err = nil
+		}
+	}
 	switch {
 	case err != nil && ctx.Err() != nil && !w.recorded:
 		return w.res, fmt.Errorf("import interrupted: %w", ctx.Err()) // nothing written
@@ -200,11 +207,19 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 		return ImportResult{Source: opt.Source}, s.undoWrites(bg, w, prior, opt, err)
 	}
 	// Written with synchronous=NORMAL: this last commit, with FULL again,
-	// syncs the log and everything written before it.
-	if err := s.forgetImport(ctx, opt.Source); err != nil {
+	// syncs the log and everything written before it. Everything is
+	// written: an interrupt now does not stop it.
+	finish := s.forgetImport
+	if prior != nil && w.res.Duplicates+w.res.Skipped < prior.Written {
+		// An earlier stopped import under the same name whose records
+		// this one did not find stored (another stdin): it stays
+		// unfinished, as it was.
+		finish = func(ctx context.Context, _ string) error { return s.putImportBack(ctx, *prior) }
+	}
+	if err := finish(bg, opt.Source); err != nil {
 		return w.res, err
 	}
-	s.checkpoint(ctx)
+	s.checkpoint(bg)
 	w.res.ReplacedUTF8 = rd.replacedUTF8
 	return w.res, nil
 }
@@ -219,7 +234,7 @@ func (s *Store) undoWrites(ctx context.Context, w importWrite, prior *Unfinished
 	if prior != nil {
 		source = "" // the record stays, put back as it was
 	}
-	uerr := s.undoImport(ctx, w.inserted, source, opt.pace)
+	uerr := s.undoImport(ctx, w.inserted, source, opt.Source, opt.pace)
 	switch {
 	case uerr != nil && uerr.UndoErr != nil:
 		// What was written stays, recorded as an unfinished import (if

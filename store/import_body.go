@@ -92,9 +92,11 @@ func (s *Store) traceMessagesJSON(ctx context.Context, messages, body []byte) ([
 	}
 	out, err := dec.DecodeAll(body, make([]byte, 0, size))
 	if errors.Is(err, zstd.ErrUnknownDictionary) {
-		if dec, err = s.loadBodyDicts(ctx, dec); err == nil {
-			out, err = dec.DecodeAll(body, make([]byte, 0, size))
+		// A failed load (a cancelled read, a busy file) is not damage.
+		if dec, err = s.loadBodyDicts(ctx, dec); err != nil {
+			return nil, s.wrap("read", err)
 		}
+		out, err = dec.DecodeAll(body, make([]byte, 0, size))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("stored trace body is damaged: %w", err)

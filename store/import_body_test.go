@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -224,5 +225,32 @@ func BenchmarkBodyDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A body whose dictionary cannot be loaded now (the read is cancelled) is
+// not reported as damaged: the read's own error is.
+func TestBodyDictionaryLoadFailureIsNotDamage(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	d := bodyDict{id: 1, dict: bytes.Repeat([]byte(`{"role":"user","content":"x"}`), 100)}
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO body_dicts(id, hash, dict) VALUES (?, 'h', ?)`, d.id, d.dict)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []byte(`[{"role":"user","content":"x"}]`)
+	body := newDictEncoder(d).EncodeAll(msgs, nil)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = st.traceMessagesJSON(cancelled, nil, body)
+	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("err = %v, want the cancellation, not damage", err)
+	}
+	got, err := st.traceMessagesJSON(ctx, nil, body)
+	if err != nil || !bytes.Equal(got, msgs) {
+		t.Fatalf("read back %q, %v", got, err)
 	}
 }

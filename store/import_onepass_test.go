@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -171,5 +172,103 @@ func TestImportReportsInvalidRecordsInOrder(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[10 31 45]" {
 		t.Errorf("reported lines %v, want [10 31 45]", got)
+	}
+}
+
+// TestImportInterruptedAfterItsLastChunk: an interrupt that comes once the
+// last chunk is committed (and the input read to its end) finds nothing
+// left to write: the import finished, and says so, and is not left
+// recorded as running, nor reported as interrupted with nothing imported.
+func TestImportInterruptedAfterItsLastChunk(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		st := openTemp(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		res, err := st.ImportTraces(ctx, bytesOpener([]byte(passTraces(40))), ImportOptions{Source: "x", pace: smallChunks,
+			OnProgress: func(p ImportProgress) {
+				if p.Records == 40 {
+					time.Sleep(20 * time.Millisecond) // the reader ends meanwhile
+					cancel()
+				}
+			}})
+		cancel()
+		if err != nil || res.Imported != 40 {
+			t.Fatalf("run %d: %+v, %v; want all 40 imported", i, res, err)
+		}
+		if u, err := st.UnfinishedImports(context.Background()); err != nil || len(u) != 0 {
+			t.Fatalf("run %d: unfinished imports %+v, %v", i, u, err)
+		}
+	}
+}
+
+// TestImportOfAnotherStdinKeepsTheStoppedOne: imports from stdin share one
+// name; one that finishes does not forget an earlier stopped one of another
+// input (it did not find that one's records stored), whose traces stay
+// half-imported, while the same input again finishes it.
+func TestImportOfAnotherStdinKeepsTheStoppedOne(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	all := passTraces(120)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, err := st.ImportTraces(cctx, func() (Input, error) {
+		return OpenInput(strings.NewReader(all), trace.FormatAuto, 0, io.NopCloser(nil))
+	}, ImportOptions{Source: "stdin", pace: smallChunks, OnProgress: func(p ImportProgress) {
+		if p.Imported >= 20 {
+			cancel()
+		}
+	}})
+	var ierr *InterruptedError
+	if !errors.As(err, &ierr) {
+		t.Fatalf("first import: %v, want it interrupted", err)
+	}
+	before, err := st.UnfinishedImports(ctx)
+	if err != nil || len(before) != 1 {
+		t.Fatalf("unfinished after the interrupt: %v, %v", before, err)
+	}
+	if _, err := st.ImportTraces(ctx, bytesOpener([]byte(impB+"\n")), ImportOptions{Source: "stdin", pace: smallChunks}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := st.UnfinishedImports(ctx); err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("after another stdin's import: unfinished %v (%v), want %v", after, err, before)
+	}
+	res, err := st.ImportTraces(ctx, bytesOpener([]byte(all)), ImportOptions{Source: "stdin", pace: smallChunks})
+	if err != nil || res.Duplicates != ierr.At.Written {
+		t.Fatalf("the same input again: %+v, %v", res, err)
+	}
+	if after, err := st.UnfinishedImports(ctx); err != nil || len(after) != 0 {
+		t.Errorf("after finishing it: unfinished %v, %v", after, err)
+	}
+}
+
+// TestImportUndoKeepsWhatAnotherImportFoundStored: an import that another
+// one (b) ran beside and found its traces stored by, then failed on its
+// last record, undoes only what b did not count as already stored: b said
+// all its traces are stored, and they stay so.
+func TestImportUndoKeepsWhatAnotherImportFoundStored(t *testing.T) {
+	st := openTemp(t)
+	ctx := context.Background()
+	head := passTraces(60)
+	in := holdInput(t, head, impBad+"\n")
+	var other ImportResult
+	var otherErr error
+	_, err := st.ImportTraces(ctx, in.open, ImportOptions{Source: "a", pace: smallChunks, OnProgress: func(p ImportProgress) {
+		if p.Records >= 40 && other.Source == "" {
+			other, otherErr = st.ImportTraces(ctx, bytesOpener([]byte(head)), ImportOptions{Source: "b", pace: smallChunks})
+			in.release()
+		}
+	}})
+	var rerr *trace.RecordError
+	if !errors.As(err, &rerr) || rerr.Line != 61 {
+		t.Fatalf("a: err = %v, want a RecordError at line 61", err)
+	}
+	if otherErr != nil || other.Imported+other.Duplicates != 60 || other.Duplicates < 40 {
+		t.Fatalf("b: %+v, %v; want 60 traces, at least 40 of them already stored", other, otherErr)
+	}
+	if n := countRows(t, st, "traces"); n != 60 {
+		t.Errorf("%d traces stored after a's undo, want b's 60", n)
+	}
+	var fromB int
+	if err := st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM traces WHERE source = 'b'`).Scan(&fromB); err != nil || fromB != 60 {
+		t.Errorf("%d traces from b (%v), want all 60", fromB, err)
 	}
 }

@@ -166,3 +166,28 @@ func TestImportDuplicatesFarApartInOneChunk(t *testing.T) {
 		t.Errorf("%d traces stored, want 150", n)
 	}
 }
+
+// TestImportConflictAfterItsContentUnderAnotherID: a record whose id is
+// stored with other content is invalid even when its content was written
+// under another id earlier in the same chunk (the writer's memory of its own
+// rows must not answer before the stored id is checked), as it is alone.
+func TestImportConflictAfterItsContentUnderAnotherID(t *testing.T) {
+	st := openTemp(t)
+	if _, _, err := importString(t, st, impA+"\n", false); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(impA, `"content":"done"`, `"content":"changed"`, 1)
+	underB := strings.Replace(changed, `"id":"a"`, `"id":"b"`, 1)
+	_, _, err := importString(t, st, underB+"\n"+changed+"\n", false)
+	var rerr *trace.RecordError
+	if !errors.As(err, &rerr) || rerr.Line != 2 || !strings.Contains(err.Error(), "different content") {
+		t.Fatalf("err = %v, want line 2's id stored with different content", err)
+	}
+	if n := countRows(t, st, "traces"); n != 1 {
+		t.Errorf("%d traces, want 1 (the failed input's undone)", n)
+	}
+	res, lines, err := importString(t, st, underB+"\n"+changed+"\n", true)
+	if err != nil || res.Imported != 1 || res.Duplicates != 0 || res.Skipped != 1 || len(lines) != 1 || lines[0] != 2 {
+		t.Fatalf("skip-invalid: %+v, invalid lines %v, %v; want b imported and line 2 skipped", res, lines, err)
+	}
+}

@@ -259,6 +259,14 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 			return err
 		}
 		defer w.close()
+		// While another import is unfinished, the traces of its that this
+		// one finds stored become this one's (their source), so that its
+		// undo, which deletes only its own, does not delete what this one
+		// said is stored.
+		var adopt bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM imports WHERE source <> ?)`, opt.Source).Scan(&adopt); err != nil {
+			return err
+		}
 		// Records the reader makes meanwhile join the chunk, up to its
 		// time: a reader slower than the writer does not make it commit
 		// many small chunks. Stored traces are looked up lookAheadRows at
@@ -303,6 +311,12 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 				ids = append(ids, id)
 			} else {
 				delta.Duplicates++
+				if adopt {
+					cut := min(16, len(rec.rows.hash))
+					if _, err := tx.ExecContext(ctx, sqlTraceAdopt, opt.Source, rec.rows.hash[:cut], rec.rows.hash[cut:]); err != nil {
+						return fmt.Errorf("store trace %q: %w", id, err)
+					}
+				}
 			}
 		}
 		if err := w.flush(ctx); err != nil {
@@ -323,6 +337,12 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	}
 	return written, delta, ids, nil
 }
+
+// sqlTraceAdopt gives the traces of a content (hash in two halves, as in
+// sqlTraceStored) that an unfinished import (not ?1) stored to import ?1.
+const sqlTraceAdopt = `UPDATE traces SET source = ?1
+	WHERE substr(content_hash, 1, 16) = ?2 AND substr(content_hash, 17) = ?3
+	AND source IN (SELECT source FROM imports WHERE source <> ?1)`
 
 // UndoError is an import that failed (Err) and whose traces could not all
 // be deleted again: Kept are still stored, because another process sampled
@@ -355,8 +375,10 @@ func (e *UndoError) Unwrap() error { return e.Err }
 //
 // The last transaction also removes the import's record (source), so that
 // a disk too full for one more transaction after the undo does not leave
-// the import recorded as unfinished.
-func (s *Store) undoImport(ctx context.Context, ids []string, source string, pace importPace) *UndoError {
+// the import recorded as unfinished. Only traces whose source is still
+// owner are deleted ("": any): another import that found one stored took
+// it over (sqlTraceAdopt).
+func (s *Store) undoImport(ctx context.Context, ids []string, source, owner string, pace importPace) *UndoError {
 	var kept []string
 	var lastCommit time.Time
 	for start := 0; start < len(ids); {
@@ -368,7 +390,7 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source string, pac
 		err := s.WithTx(bulkWrite(ctx), func(tx *Tx) error {
 			done, chunkKept = 0, nil
 			began := time.Now()
-			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?`)
+			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?1 AND (?2 = '' OR source = ?2)`)
 			if err != nil {
 				return err
 			}
@@ -378,7 +400,7 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source string, pac
 					break
 				}
 				done++
-				if _, err := st.ExecContext(ctx, id); err != nil {
+				if _, err := st.ExecContext(ctx, id, owner); err != nil {
 					if strings.Contains(err.Error(), "FOREIGN KEY constraint failed") {
 						chunkKept = append(chunkKept, id) // the statement alone was undone
 						continue

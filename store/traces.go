@@ -247,14 +247,15 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		}
 		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
 	}
-	if w.insertedHash[r.hash] {
-		return DuplicateContent, 0, nil
-	}
+	// An id stored with other content is a conflict even when this writer
+	// has just inserted the same content under another id: the stored id
+	// is checked first, as sqlTraceStored's answer is.
 	var stored sql.NullString
 	var sameContent bool
 	if w.ahead.looked[r.id] {
 		// Looked up in this transaction, and this writer has inserted
-		// nothing under this id or with this content since: still true.
+		// nothing under this id since: still true (content it inserted
+		// since, insertedHash has).
 		h, ok := w.ahead.stored[r.id]
 		stored = sql.NullString{String: h, Valid: ok}
 		sameContent = w.ahead.same[r.hash]
@@ -269,7 +270,7 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 		return DuplicateID, 0, nil
 	case stored.Valid:
 		return 0, 0, fmt.Errorf("%w: trace %q %w", ErrConflict, r.id, errStoredDifferently)
-	case sameContent:
+	case sameContent || w.insertedHash[r.hash]:
 		return DuplicateContent, 0, nil
 	}
 

@@ -47,6 +47,10 @@ func (ww *writeWaiters) open(path string) {
 func (ww *writeWaiters) close() {
 	ww.mu.Lock()
 	defer ww.mu.Unlock()
+	ww.closeLocked()
+}
+
+func (ww *writeWaiters) closeLocked() {
 	for _, f := range []**os.File{&ww.mark, &ww.probe} {
 		if *f != nil {
 			(*f).Close()
@@ -92,7 +96,13 @@ func (s *Store) othersWaiting() bool {
 		return true
 	}
 	free, err := tryLockExclusive(ww.probe)
-	if err != nil || !free {
+	if err != nil {
+		// No flock here (or not on this file system): no waiter can be
+		// seen, from now on (canTell).
+		ww.closeLocked()
+		return true
+	}
+	if !free {
 		return true
 	}
 	unlock(ww.probe)

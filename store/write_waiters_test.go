@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,5 +86,151 @@ func TestImportAlonePausesNot(t *testing.T) {
 	}
 	if took := time.Since(began); took > 3*time.Second {
 		t.Fatalf("%d chunks took %v: the import paused with no writer waiting", res.chunks, took)
+	}
+}
+
+// TestJudgeCacheWriteSaysItWaits: a judge run's cache write (one statement
+// outside a transaction) waiting for the write lock is seen by a bulk
+// writer's probe, as a transaction's is: else an import in another process
+// starves it for seconds, up to the busy timeout that fails the judge run.
+func TestJudgeCacheWriteSaysItWaits(t *testing.T) {
+	judge, bulk, release := waitBehindHeldLock(t)
+	k := JudgeKey{Endpoint: "http://judge", Model: "m", TemplateSHA256: strings.Repeat("a", 64), Kind: "args", InputSHA256: strings.Repeat("b", 64)}
+	putDone := make(chan error, 1)
+	go func() { putDone <- judge.PutJudgeVerdict(context.Background(), k, []byte(`{"score":1}`)) }()
+	seen := seenWaiting(bulk)
+	release()
+	if err := <-putDone; err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal("a judge cache write waiting for the lock is not seen")
+	}
+	if bulk.othersWaiting() {
+		t.Fatal("a writer is said to wait after every write is done")
+	}
+}
+
+// TestPauseWhereFlockFailsIsOneYield: where flock fails (no flock, a file
+// system without locks), no waiter can be seen and a bulk writer pauses
+// its yield between chunks, not the longest pause meant for writers it
+// sees waiting.
+func TestPauseWhereFlockFailsIsOneYield(t *testing.T) {
+	st := openTemp(t)
+	st.waiters.open(st.path)
+	if !st.waiters.canTell() {
+		t.Fatal("flock is not used on unix")
+	}
+	st.waiters.probe.Close() // its flock now fails (EBADF)
+	yield := 100 * time.Millisecond
+	began := time.Now()
+	if err := st.pauseForWaiters(context.Background(), began, yield); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took >= 2*yield {
+		t.Fatalf("paused %v, want about the yield %v", took, yield)
+	}
+	if st.waiters.canTell() {
+		t.Fatal("waiters are said to be seen where flock fails")
+	}
+}
+
+// TestGroupWithABulkChunkFirstSaysItWaits: a shared transaction whose
+// first request is a bulk writer's chunk (an undone import's, run by
+// WithTx) and whose next is a reviewer's write says it waits for the lock,
+// as the reviewer's alone would.
+func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
+	ctx := context.Background()
+	grouped, bulk, release := waitBehindHeldLock(t)
+	w, err := grouped.writer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := func(tx *Tx) error { return nil }
+	todo := []*writeReq{
+		{ctx: bulkWrite(ctx), fn: noop, done: make(chan struct{})},
+		{ctx: ctx, fn: noop, done: make(chan struct{})},
+	}
+	groupDone := make(chan struct{})
+	go func() {
+		for len(todo) > 0 {
+			todo = grouped.commitShared(w, todo)
+		}
+		close(groupDone)
+	}()
+	seen := seenWaiting(bulk)
+	release()
+	<-groupDone
+	if !seen {
+		t.Fatal("a reviewer's write grouped behind a bulk chunk is not seen waiting")
+	}
+}
+
+// waitBehindHeldLock opens three handles on a new database (three
+// processes): one holds the write lock until release is called, the
+// writer's will wait for it, the bulk one probes for waiters.
+func waitBehindHeldLock(t *testing.T) (writer, bulk *Store, release func()) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	var handles [3]*Store
+	for i := range handles {
+		st, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		handles[i] = st
+	}
+	held, free := make(chan struct{}), make(chan struct{})
+	holderDone := make(chan error, 1)
+	go func() {
+		holderDone <- handles[0].WithTx(ctx, func(tx *Tx) error {
+			close(held)
+			<-free
+			return nil
+		})
+	}()
+	<-held
+	return handles[1], handles[2], func() {
+		close(free)
+		if err := <-holderDone; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// seenWaiting reports whether bulk's probe sees a writer waiting within
+// two seconds.
+func seenWaiting(bulk *Store) bool {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if bulk.othersWaiting() {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDailyCheckWriteSaysItWaits: the time of the daily quick check, written
+// on a command's first write, waiting for the write lock is seen by a bulk
+// writer's probe: else an import in another process starves it, up to the
+// busy timeout that fails the reviewer's command.
+func TestDailyCheckWriteSaysItWaits(t *testing.T) {
+	ctx := context.Background()
+	st, bulk, release := waitBehindHeldLock(t)
+	w, err := st.writer(ctx) // the quick check is not due yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Now = func() time.Time { return time.Now().UTC().Add(2 * quickCheckEvery) }
+	checked := make(chan error, 1)
+	go func() { checked <- st.quickCheckIfDue(ctx, w) }()
+	seen := seenWaiting(bulk)
+	release()
+	if err := <-checked; err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal("the daily check's write waiting for the lock is not seen")
 	}
 }
