@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -124,11 +125,7 @@ func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return store.Input{}, errors.New("no such file")
 		}
-		var perr *os.PathError
-		if errors.As(err, &perr) {
-			return store.Input{}, perr.Err // the file's name starts the line already
-		}
-		return store.Input{}, err
+		return store.Input{}, fserr.Bare(err) // the file's name starts the line already
 	}
 	fi, err := f.Stat()
 	if err == nil && fi.IsDir() {
