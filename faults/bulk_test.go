@@ -40,14 +40,7 @@ func TestBulkLabelsImportExportAndSampleFromBesideLabelers(t *testing.T) {
 	out := filepath.Join(dir, "out")
 
 	probe := startLockProbe(t, db)
-	var labelers []*labeler
-	for _, r := range reviewers {
-		l := startLabeler(t, db, r)
-		labelers = append(labelers, l)
-	}
-	for _, l := range labelers {
-		l.waitFor(regexpMust(`\d+/\d+`), 30*time.Second)
-	}
+	labelers := startLabelers(t, db, reviewers)
 	type bulk struct {
 		args []string
 		res  result

@@ -20,14 +20,7 @@ func TestConcurrentLabelersBulkSampleAndReaders(t *testing.T) {
 	db, _ := project(t, t.TempDir(), 1500, 4*len(reviewers)*perReviewer/2, reviewers...)
 	probe := startLockProbe(t, db)
 
-	var labelers []*labeler
-	for _, r := range reviewers {
-		l := startLabeler(t, db, r)
-		labelers = append(labelers, l)
-	}
-	for _, l := range labelers {
-		l.waitFor(regexpMust(`\d+/\d+`), 30*time.Second)
-	}
+	labelers := startLabelers(t, db, reviewers)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	// The bulk writer: a sample of thousands of items for everyone.

@@ -10,6 +10,20 @@ import (
 	"time"
 )
 
+// startLabelers starts a label screen for each of reviewers and waits
+// until every one shows its queue.
+func startLabelers(t *testing.T, db string, reviewers []string) []*labeler {
+	t.Helper()
+	var labelers []*labeler
+	for _, r := range reviewers {
+		labelers = append(labelers, startLabeler(t, db, r))
+	}
+	for _, l := range labelers {
+		l.waitFor(regexpMust(`\d+/\d+`), 30*time.Second)
+	}
+	return labelers
+}
+
 // labelInTurn has every labeler submit perReviewer labels, all at once,
 // each waiting for its screen to acknowledge one before typing the next.
 func labelInTurn(labelers []*labeler, perReviewer int) {
