@@ -35,16 +35,7 @@ func TestOthersWaitingSeesAWaitingWriter(t *testing.T) {
 	if bulk.othersWaiting() {
 		t.Fatal("a writer is said to wait while none does")
 	}
-	held, release := make(chan struct{}), make(chan struct{})
-	holderDone := make(chan error, 1)
-	go func() {
-		holderDone <- holder.WithTx(ctx, func(tx *Tx) error {
-			close(held)
-			<-release
-			return nil
-		})
-	}()
-	<-held
+	release, holderDone := holdWrites(t, holder)
 	if bulk.othersWaiting() {
 		t.Fatal("the lock's holder is said to wait")
 	}
@@ -182,16 +173,7 @@ func waitBehindHeldLock(t *testing.T) (writer, bulk *Store, release func()) {
 		t.Cleanup(func() { st.Close() })
 		handles[i] = st
 	}
-	held, free := make(chan struct{}), make(chan struct{})
-	holderDone := make(chan error, 1)
-	go func() {
-		holderDone <- handles[0].WithTx(ctx, func(tx *Tx) error {
-			close(held)
-			<-free
-			return nil
-		})
-	}()
-	<-held
+	free, holderDone := holdWrites(t, handles[0])
 	return handles[1], handles[2], func() {
 		close(free)
 		if err := <-holderDone; err != nil {
