@@ -120,27 +120,38 @@ func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 	if path == "-" {
 		return store.OpenInput(stdin, format, 0, io.NopCloser(nil))
 	}
-	f, err := os.Open(path)
+	f, size, err := OpenInputFile(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return store.Input{}, errors.New("no such file")
-		}
-		return store.Input{}, fserr.Bare(err) // the file's name starts the line already
-	}
-	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		f.Close()
-		return store.Input{}, errors.New("is a directory")
-	}
-	var size int64
-	if err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
+		return store.Input{}, err
 	}
 	in, err := store.OpenInput(f, format, size, f)
 	if err != nil {
 		f.Close()
 	}
 	return in, err
+}
+
+// OpenInputFile opens a trace file named on the command line, and says its
+// size when it is a regular file (0 otherwise: a pipe, a device). Its
+// errors are worded for a line that names the file already: "no such
+// file", "is a directory".
+func OpenInputFile(path string) (f *os.File, size int64, err error) {
+	f, err = os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, 0, errors.New("no such file")
+		}
+		return nil, 0, fserr.Bare(err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.IsDir() {
+		f.Close()
+		return nil, 0, errors.New("is a directory")
+	}
+	if err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	return f, size, nil
 }
 
 // DisplayName is how an input is named in messages: its path, or stdin.

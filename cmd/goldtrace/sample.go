@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -157,21 +155,11 @@ func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trac
 		r, err := trace.NewReader(meteredReader{stdin, meter}, format)
 		return r, io.NopCloser(nil), err
 	}
-	f, err := os.Open(path)
+	f, size, err := gapp.OpenInputFile(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, errors.New("no such file")
-		}
-		return nil, nil, fserr.Bare(err)
+		return nil, nil, err
 	}
-	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		f.Close()
-		return nil, nil, errors.New("is a directory")
-	}
-	if err == nil && fi.Mode().IsRegular() {
-		meter.total = fi.Size()
-	}
+	meter.total = size
 	r, err := trace.NewReader(meteredReader{f, meter}, format)
 	if err != nil {
 		f.Close()
