@@ -25,6 +25,7 @@ type Common struct {
 
 // API is everything the screens read and write.
 type API interface {
+	GuideAPI
 	LabelAPI
 	AdjudicateAPI
 	DashboardAPI
@@ -38,12 +39,9 @@ type GuideAPI interface {
 // LabelAPI is what the label screen reads and writes: the reviewer's own
 // queue, items, drafts and labels.
 type LabelAPI interface {
-	GuideAPI
 	// LabelWork loads an item to label with one authorization.
 	LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (app.LabelWork, error)
 	Progress(ctx context.Context, reviewer, batch string) (map[string]int, error)
-	Item(ctx context.Context, id string) (trace.Item, error)
-	Notes(ctx context.Context, itemID string) ([]store.Note, error)
 	SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error
 	SubmitLabel(ctx context.Context, l review.Label) error
 	SkipItem(ctx context.Context, itemID, reviewer, reason string) error
