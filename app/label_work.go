@@ -71,11 +71,8 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 		default:
 			itemID = a.ItemID
 		}
-	} else if Authorize(actor, ActAdjudicate) != nil {
-		// A reviewer opens only an item assigned to them (as Item).
-		if _, err := st.Assignment(ctx, itemID, reviewer); err != nil {
-			return w, fmt.Errorf("item %s: %w", itemID, ErrNotFound)
-		}
+	} else if err := s.mayOpen(ctx, actor, itemID); err != nil {
+		return w, err
 	}
 	if w.Item, err = st.Item(ctx, itemID); err != nil {
 		return w, fmt.Errorf("load item %s: %w", itemID, err)

@@ -81,12 +81,22 @@ func (s *Session) Item(ctx context.Context, id string) (trace.Item, error) {
 	if err != nil {
 		return trace.Item{}, err
 	}
-	if Authorize(actor, ActAdjudicate) != nil {
-		if _, err := s.app.st.Assignment(ctx, id, actor.Name); err != nil {
-			return trace.Item{}, fmt.Errorf("item %s: %w", id, ErrNotFound)
-		}
+	if err := s.mayOpen(ctx, actor, id); err != nil {
+		return trace.Item{}, err
 	}
 	return s.app.st.Item(ctx, id)
+}
+
+// mayOpen is nil when actor may open itemID: a lead any item, a reviewer
+// only one assigned to them (another is not found).
+func (s *Session) mayOpen(ctx context.Context, actor Actor, itemID string) error {
+	if Authorize(actor, ActAdjudicate) == nil {
+		return nil
+	}
+	if _, err := s.app.st.Assignment(ctx, itemID, actor.Name); err != nil {
+		return fmt.Errorf("item %s: %w", itemID, ErrNotFound)
+	}
+	return nil
 }
 
 // Notes are an item's notes: a lead sees all; a reviewer only the
@@ -97,15 +107,12 @@ func (s *Session) Notes(ctx context.Context, itemID string) ([]store.Note, error
 	if err != nil {
 		return nil, err
 	}
-	if Authorize(actor, ActAdjudicate) == nil {
-		return s.app.st.Notes(ctx, itemID)
-	}
-	if _, err := s.app.st.Assignment(ctx, itemID, actor.Name); err != nil {
-		return nil, fmt.Errorf("item %s: %w", itemID, ErrNotFound)
+	if err := s.mayOpen(ctx, actor, itemID); err != nil {
+		return nil, err
 	}
 	all, err := s.app.st.Notes(ctx, itemID)
-	if err != nil {
-		return nil, err
+	if err != nil || Authorize(actor, ActAdjudicate) == nil {
+		return all, err
 	}
 	return sendBacksTo(all, actor.Name), nil
 }
