@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
@@ -189,56 +190,42 @@ func (x *recordLexer) function(f *chatFunction) bool {
 // object reads an object, calling member for each key; member reads the
 // value. Keys with escapes make it give up.
 func (x *recordLexer) object(member func(key []byte) bool) bool {
-	l := &x.l
-	if l.Peek() != '{' {
-		return false
-	}
-	l.Pos++
-	if l.Consume('}') {
-		return true
-	}
-	for {
-		key, escaped, _, err := l.String()
-		if err != nil || escaped || !l.Consume(':') || !member(key) {
-			return false
+	return x.l.Object(func(key []byte, escaped bool) error {
+		if escaped || !member(key) {
+			return errGiveUp
 		}
-		if l.Consume('}') {
-			return true
-		}
-		if !l.Consume(',') {
-			return false
-		}
-	}
+		return nil
+	}) == nil
 }
+
+// errGiveUp stops jsonlex's Object and Array where recordLexer gives up.
+var errGiveUp = errors.New("not certain to decode as encoding/json")
 
 // slice reads an array, calling element for each element, or null (a nil
 // slice). empty makes the slice non-nil for [] as encoding/json does.
 func (x *recordLexer) slice(element func() bool, empty func()) bool {
-	l := &x.l
-	switch l.Peek() {
+	switch x.l.Peek() {
 	case 'n':
-		_, err := l.Literal()
+		_, err := x.l.Literal()
 		return err == nil
 	case '[':
 	default:
 		return false
 	}
-	l.Pos++
-	if l.Consume(']') {
-		empty()
-		return true
-	}
-	for {
+	n := 0
+	if x.l.Array(func() error {
+		n++
 		if !element() {
-			return false
+			return errGiveUp
 		}
-		if l.Consume(']') {
-			return true
-		}
-		if !l.Consume(',') {
-			return false
-		}
+		return nil
+	}) != nil {
+		return false
 	}
+	if n == 0 {
+		empty()
+	}
+	return true
 }
 
 // list reads an array (or null) into *s as encoding/json fills a slice,
