@@ -117,7 +117,7 @@ func (x *recordLexer) message(m *chatMessage) bool {
 		case "tool_calls":
 			return seen.add(4) && list(x, &m.ToolCalls, x.call)
 		case "function_call":
-			return seen.add(5) && x.functionPtr(&m.FunctionCall)
+			return seen.add(5) && ptr(x, &m.FunctionCall, x.function)
 		}
 		return x.unknown(key, "role", "content", "name", "tool_call_id", "tool_calls", "function_call")
 	})
@@ -134,7 +134,7 @@ func (x *recordLexer) call(c *chatCall) bool {
 		case "arguments":
 			return seen.add(2) && x.raw(&c.Arguments)
 		case "function":
-			return seen.add(3) && x.functionPtr(&c.Function)
+			return seen.add(3) && ptr(x, &c.Function, x.function)
 		}
 		return x.unknown(key, "id", "name", "arguments", "function")
 	})
@@ -155,19 +155,10 @@ func (x *recordLexer) tool(t *chatTool) bool {
 		case "input_schema":
 			return seen.add(4) && x.raw(&t.InputSchema)
 		case "function":
-			return seen.add(5) && x.functionPtr(&t.Function)
+			return seen.add(5) && ptr(x, &t.Function, x.function)
 		}
 		return x.unknown(key, "type", "name", "description", "parameters", "input_schema", "function")
 	})
-}
-
-func (x *recordLexer) functionPtr(p **chatFunction) bool {
-	if x.l.Peek() == 'n' {
-		_, err := x.l.Literal()
-		return err == nil // null: encoding/json sets the pointer to nil
-	}
-	*p = &chatFunction{}
-	return x.function(*p)
 }
 
 func (x *recordLexer) function(f *chatFunction) bool {
@@ -236,6 +227,17 @@ func list[T any](x *recordLexer, s *[]T, elem func(*T) bool) bool {
 		*s = append(*s, zero)
 		return elem(&(*s)[len(*s)-1])
 	}, func() { *s = []T{} })
+}
+
+// ptr reads an object into a new *p with read, or null (*p nil), as
+// encoding/json fills a pointer.
+func ptr[T any](x *recordLexer, p **T, read func(*T) bool) bool {
+	if x.l.Peek() == 'n' {
+		_, err := x.l.Literal()
+		return err == nil
+	}
+	*p = new(T)
+	return read(*p)
 }
 
 // str reads a string into s; null leaves s as it is (encoding/json's rule).
@@ -384,28 +386,19 @@ func (x *recordLexer) openAIResponse(data []byte, resp *openAIResponse) bool {
 				var cseen fieldSet
 				return x.object(func(key []byte) bool {
 					if string(key) == "message" {
-						return cseen.add(0) && x.messagePtr(&c.Message)
+						return cseen.add(0) && ptr(x, &c.Message, x.message)
 					}
 					return x.unknown(key, "message")
 				})
 			})
 		case "message":
-			return seen.add(5) && x.messagePtr(&resp.Message)
+			return seen.add(5) && ptr(x, &resp.Message, x.message)
 		case "error":
 			return seen.add(6) && x.raw(&resp.Error)
 		}
 		return x.unknown(key, "id", "created", "created_at", "model", "choices", "message", "error")
 	})
 	return ok && x.l.End() == nil
-}
-
-func (x *recordLexer) messagePtr(p **chatMessage) bool {
-	if x.l.Peek() == 'n' {
-		_, err := x.l.Literal()
-		return err == nil // null: encoding/json sets the pointer to nil
-	}
-	*p = &chatMessage{}
-	return x.message(*p)
 }
 
 // envelope reads a logged exchange's envelope as encoding/json would fill
