@@ -66,36 +66,15 @@ func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo)
 				rec.toolsRaw = data[start:x.l.Pos]
 				return true
 			}
-			if !x.slice(func() bool {
-				if rec.Tools == nil {
-					rec.Tools = x.tools[:0]
-				}
-				rec.Tools = append(rec.Tools, chatTool{})
-				return x.tool(&rec.Tools[len(rec.Tools)-1])
-			}, func() { rec.Tools = []chatTool{} }) {
+			if !reuse(x, &rec.Tools, &x.tools, x.tool) {
 				return false
-			}
-			if cap(rec.Tools) > cap(x.tools) {
-				x.tools = rec.Tools[:0]
 			}
 			rec.toolsRaw = data[start:x.l.Pos]
 			return true
 		case "functions":
 			return seen.add(4) && list(x, &rec.Functions, x.function)
 		case "messages":
-			if !seen.add(5) || !x.slice(func() bool {
-				if rec.Messages == nil {
-					rec.Messages = x.messages[:0]
-				}
-				rec.Messages = append(rec.Messages, chatMessage{})
-				return x.message(&rec.Messages[len(rec.Messages)-1])
-			}, func() { rec.Messages = []chatMessage{} }) {
-				return false
-			}
-			if cap(rec.Messages) > cap(x.messages) {
-				x.messages = rec.Messages[:0]
-			}
-			return true
+			return seen.add(5) && reuse(x, &rec.Messages, &x.messages, x.message)
 		}
 		return x.unknown(key, "id", "timestamp", "metadata", "tools", "functions", "messages")
 	})
@@ -227,6 +206,25 @@ func list[T any](x *recordLexer, s *[]T, elem func(*T) bool) bool {
 		*s = append(*s, zero)
 		return elem(&(*s)[len(*s)-1])
 	}, func() { *s = []T{} })
+}
+
+// reuse reads an array (or null) into *s as list does, but into the
+// array of buf, which keeps the larger array for the next record.
+func reuse[T any](x *recordLexer, s, buf *[]T, elem func(*T) bool) bool {
+	if !x.slice(func() bool {
+		if *s == nil {
+			*s = (*buf)[:0]
+		}
+		var zero T
+		*s = append(*s, zero)
+		return elem(&(*s)[len(*s)-1])
+	}, func() { *s = []T{} }) {
+		return false
+	}
+	if cap(*s) > cap(*buf) {
+		*buf = (*s)[:0]
+	}
+	return true
 }
 
 // ptr reads an object into a new *p with read, or null (*p nil), as
