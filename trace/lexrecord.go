@@ -272,32 +272,19 @@ func (x *recordLexer) rawMap(m *map[string]json.RawMessage) bool {
 	if l.Peek() != '{' {
 		return false
 	}
-	l.Pos++
 	*m = map[string]json.RawMessage{}
-	if l.Consume('}') {
-		return true
-	}
-	for {
-		content, _, _, err := l.String()
-		if err != nil || !l.Consume(':') {
-			return false
-		}
+	return l.Object(func(content []byte, _ bool) error {
 		key, ok := jsonlex.Unquote(content)
 		if _, dup := (*m)[key]; !ok || dup {
-			return false
+			return errGiveUp
 		}
 		v, err := l.Skip()
 		if err != nil {
-			return false
+			return err
 		}
 		(*m)[key] = v
-		if l.Consume('}') {
-			return true
-		}
-		if !l.Consume(',') {
-			return false
-		}
-	}
+		return nil
+	}) == nil
 }
 
 // unknown skips the value of a key that names no field, giving up when
