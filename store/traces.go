@@ -502,17 +502,12 @@ func (w *traceWriter) lookAhead(ctx context.Context, ids, hashes []string) error
 	for i, h := range hashes {
 		keys[i] = h[:min(16, len(h))]
 	}
-	rows, err = w.q.QueryContext(ctx, `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, keys...)
+	same, err := queryStrings(ctx, w.q, `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, keys...)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return err
-		}
+	for _, h := range same {
 		w.ahead.same[h] = true
 	}
-	return rows.Err()
+	return nil
 }
