@@ -495,7 +495,8 @@ func (w *traceWriter) lookAhead(ctx context.Context, ids, hashes []string) error
 		}
 		w.ahead.stored[id] = h
 	}
-	if err := rows.Close(); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	keys := make([]any, len(hashes))
