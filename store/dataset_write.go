@@ -187,26 +187,21 @@ func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int
 // removeAbandonedVersions removes staging versions a killed export left
 // behind: its process is gone, or no heartbeat for abandonedAfter.
 func (s *Store) removeAbandonedVersions(ctx context.Context, pace bulkPace) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT name, version FROM datasets WHERE state = 'staging' AND (heartbeat_at < ? OR writer IN (SELECT value FROM json_each(?)))`,
-		s.heartbeat(s.Now().Add(-abandonedAfter)), s.goneWriters(ctx))
-	if err != nil {
-		return s.wrap("read datasets", err)
-	}
 	type ref struct {
 		name    string
 		version int
 	}
 	var left []ref
-	for rows.Next() {
+	err := s.scanRows(ctx, func(row scanner) error {
 		var r ref
-		if err := rows.Scan(&r.name, &r.version); err != nil {
-			rows.Close()
-			return s.wrap("read datasets", err)
+		if err := row.Scan(&r.name, &r.version); err != nil {
+			return err
 		}
 		left = append(left, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT name, version FROM datasets WHERE state = 'staging' AND (heartbeat_at < ? OR writer IN (SELECT value FROM json_each(?)))`,
+		s.heartbeat(s.Now().Add(-abandonedAfter)), s.goneWriters(ctx))
+	if err != nil {
 		return s.wrap("read datasets", err)
 	}
 	for _, r := range left {

@@ -106,14 +106,20 @@ func (q *writeQueue) leave(r *writeReq) bool {
 	q.pending = slices.Delete(q.pending, i, i+1)
 	select {
 	case <-r.lead:
-		if len(q.pending) > 0 {
-			q.pending[0].lead <- struct{}{}
-		} else {
-			q.leading = false
-		}
+		q.handOnLocked()
 	default:
 	}
 	return true
+}
+
+// handOnLocked gives the leader's role to the oldest waiting request, or
+// leaves it free when none waits. q.mu is held.
+func (q *writeQueue) handOnLocked() {
+	if len(q.pending) > 0 {
+		q.pending[0].lead <- struct{}{}
+	} else {
+		q.leading = false
+	}
 }
 
 // lead runs groups of queued requests until own is done, then passes the
@@ -123,11 +129,7 @@ func (s *Store) lead(w *sql.DB, own *writeReq) {
 	// Deferred, so that even a panic here leaves the queue a leader.
 	defer func() {
 		q.mu.Lock()
-		if len(q.pending) > 0 {
-			q.pending[0].lead <- struct{}{}
-		} else {
-			q.leading = false
-		}
+		q.handOnLocked()
 		q.mu.Unlock()
 	}()
 	for {

@@ -125,10 +125,10 @@ func defaultPace() importPace {
 //
 // The input is read once, and written while it is read: one goroutine
 // parses and validates its records, another encodes each (canonical JSON,
-// hashes, items, the compressed body) and looks its trace id up among the
-// stored traces (through the read pool: no lock), and this one writes them,
-// in the input's order, in short transactions (opt.pace), remembering each
-// trace it inserted. The queues between them are short, so memory stays
+// hashes, items, the compressed body), and this one writes them, in the
+// input's order, in short transactions (opt.pace), looking up which are
+// stored already 64 at a time in each (traceWriter.lookAhead) and
+// remembering each trace it inserted. The queues between them are short, so memory stays
 // bounded whatever the input's size. When the import fails — an invalid
 // record (a *trace.RecordError, also for a trace id stored with other
 // content) without opt.SkipInvalid, an input that cannot be read (a

@@ -112,20 +112,16 @@ func (s *Store) loadBodyDicts(ctx context.Context, stale *zstd.Decoder) (*zstd.D
 	if cur := s.bodies.dec.Load(); cur != nil && cur != stale {
 		return cur, nil
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, dict FROM body_dicts ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var dicts []bodyDict
-	for rows.Next() {
+	err := s.scanRows(ctx, func(row scanner) error {
 		var d bodyDict
-		if err := rows.Scan(&d.id, &d.dict); err != nil {
-			return nil, err
+		if err := row.Scan(&d.id, &d.dict); err != nil {
+			return err
 		}
 		dicts = append(dicts, d)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT id, dict FROM body_dicts ORDER BY id`)
+	if err != nil {
 		return nil, err
 	}
 	dec := newBodyDecoder(dicts)

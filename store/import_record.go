@@ -70,7 +70,7 @@ func (s *Store) unfinishedImport(ctx context.Context, source string) (*Unfinishe
 	return &u, nil
 }
 
-func scanUnfinishedImport(row interface{ Scan(...any) error }) (UnfinishedImport, error) {
+func scanUnfinishedImport(row scanner) (UnfinishedImport, error) {
 	var u UnfinishedImport
 	var state, updated string
 	if err := row.Scan(&u.Source, &u.Written, &u.Total, &u.Read, &u.Size, &state, &updated); err != nil {

@@ -495,24 +495,20 @@ func (w *traceWriter) lookAhead(ctx context.Context, ids, hashes []string) error
 		}
 		w.ahead.stored[id] = h
 	}
-	if err := rows.Close(); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	keys := make([]any, len(hashes))
 	for i, h := range hashes {
 		keys[i] = h[:min(16, len(h))]
 	}
-	rows, err = w.q.QueryContext(ctx, `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, keys...)
+	same, err := queryStrings(ctx, w.q, `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, keys...)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return err
-		}
+	for _, h := range same {
 		w.ahead.same[h] = true
 	}
-	return rows.Err()
+	return nil
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
@@ -65,36 +66,15 @@ func (x *recordLexer) record(data []byte, rec *canonicalRecord, memo *toolsMemo)
 				rec.toolsRaw = data[start:x.l.Pos]
 				return true
 			}
-			if !x.slice(func() bool {
-				if rec.Tools == nil {
-					rec.Tools = x.tools[:0]
-				}
-				rec.Tools = append(rec.Tools, chatTool{})
-				return x.tool(&rec.Tools[len(rec.Tools)-1])
-			}, func() { rec.Tools = []chatTool{} }) {
+			if !reuse(x, &rec.Tools, &x.tools, x.tool) {
 				return false
-			}
-			if cap(rec.Tools) > cap(x.tools) {
-				x.tools = rec.Tools[:0]
 			}
 			rec.toolsRaw = data[start:x.l.Pos]
 			return true
 		case "functions":
 			return seen.add(4) && list(x, &rec.Functions, x.function)
 		case "messages":
-			if !seen.add(5) || !x.slice(func() bool {
-				if rec.Messages == nil {
-					rec.Messages = x.messages[:0]
-				}
-				rec.Messages = append(rec.Messages, chatMessage{})
-				return x.message(&rec.Messages[len(rec.Messages)-1])
-			}, func() { rec.Messages = []chatMessage{} }) {
-				return false
-			}
-			if cap(rec.Messages) > cap(x.messages) {
-				x.messages = rec.Messages[:0]
-			}
-			return true
+			return seen.add(5) && reuse(x, &rec.Messages, &x.messages, x.message)
 		}
 		return x.unknown(key, "id", "timestamp", "metadata", "tools", "functions", "messages")
 	})
@@ -116,7 +96,7 @@ func (x *recordLexer) message(m *chatMessage) bool {
 		case "tool_calls":
 			return seen.add(4) && list(x, &m.ToolCalls, x.call)
 		case "function_call":
-			return seen.add(5) && x.functionPtr(&m.FunctionCall)
+			return seen.add(5) && ptr(x, &m.FunctionCall, x.function)
 		}
 		return x.unknown(key, "role", "content", "name", "tool_call_id", "tool_calls", "function_call")
 	})
@@ -133,7 +113,7 @@ func (x *recordLexer) call(c *chatCall) bool {
 		case "arguments":
 			return seen.add(2) && x.raw(&c.Arguments)
 		case "function":
-			return seen.add(3) && x.functionPtr(&c.Function)
+			return seen.add(3) && ptr(x, &c.Function, x.function)
 		}
 		return x.unknown(key, "id", "name", "arguments", "function")
 	})
@@ -154,19 +134,10 @@ func (x *recordLexer) tool(t *chatTool) bool {
 		case "input_schema":
 			return seen.add(4) && x.raw(&t.InputSchema)
 		case "function":
-			return seen.add(5) && x.functionPtr(&t.Function)
+			return seen.add(5) && ptr(x, &t.Function, x.function)
 		}
 		return x.unknown(key, "type", "name", "description", "parameters", "input_schema", "function")
 	})
-}
-
-func (x *recordLexer) functionPtr(p **chatFunction) bool {
-	if x.l.Peek() == 'n' {
-		_, err := x.l.Literal()
-		return err == nil // null: encoding/json sets the pointer to nil
-	}
-	*p = &chatFunction{}
-	return x.function(*p)
 }
 
 func (x *recordLexer) function(f *chatFunction) bool {
@@ -189,56 +160,42 @@ func (x *recordLexer) function(f *chatFunction) bool {
 // object reads an object, calling member for each key; member reads the
 // value. Keys with escapes make it give up.
 func (x *recordLexer) object(member func(key []byte) bool) bool {
-	l := &x.l
-	if l.Peek() != '{' {
-		return false
-	}
-	l.Pos++
-	if l.Consume('}') {
-		return true
-	}
-	for {
-		key, escaped, _, err := l.String()
-		if err != nil || escaped || !l.Consume(':') || !member(key) {
-			return false
+	return x.l.Object(func(key []byte, escaped bool) error {
+		if escaped || !member(key) {
+			return errGiveUp
 		}
-		if l.Consume('}') {
-			return true
-		}
-		if !l.Consume(',') {
-			return false
-		}
-	}
+		return nil
+	}) == nil
 }
+
+// errGiveUp stops jsonlex's Object and Array where recordLexer gives up.
+var errGiveUp = errors.New("not certain to decode as encoding/json")
 
 // slice reads an array, calling element for each element, or null (a nil
 // slice). empty makes the slice non-nil for [] as encoding/json does.
 func (x *recordLexer) slice(element func() bool, empty func()) bool {
-	l := &x.l
-	switch l.Peek() {
+	switch x.l.Peek() {
 	case 'n':
-		_, err := l.Literal()
+		_, err := x.l.Literal()
 		return err == nil
 	case '[':
 	default:
 		return false
 	}
-	l.Pos++
-	if l.Consume(']') {
-		empty()
-		return true
-	}
-	for {
+	n := 0
+	if x.l.Array(func() error {
+		n++
 		if !element() {
-			return false
+			return errGiveUp
 		}
-		if l.Consume(']') {
-			return true
-		}
-		if !l.Consume(',') {
-			return false
-		}
+		return nil
+	}) != nil {
+		return false
 	}
+	if n == 0 {
+		empty()
+	}
+	return true
 }
 
 // list reads an array (or null) into *s as encoding/json fills a slice,
@@ -249,6 +206,36 @@ func list[T any](x *recordLexer, s *[]T, elem func(*T) bool) bool {
 		*s = append(*s, zero)
 		return elem(&(*s)[len(*s)-1])
 	}, func() { *s = []T{} })
+}
+
+// reuse reads an array (or null) into *s as list does, but into the
+// array of buf, which keeps the larger array for the next record.
+func reuse[T any](x *recordLexer, s, buf *[]T, elem func(*T) bool) bool {
+	if !x.slice(func() bool {
+		if *s == nil {
+			*s = (*buf)[:0]
+		}
+		var zero T
+		*s = append(*s, zero)
+		return elem(&(*s)[len(*s)-1])
+	}, func() { *s = []T{} }) {
+		return false
+	}
+	if cap(*s) > cap(*buf) {
+		*buf = (*s)[:0]
+	}
+	return true
+}
+
+// ptr reads an object into a new *p with read, or null (*p nil), as
+// encoding/json fills a pointer.
+func ptr[T any](x *recordLexer, p **T, read func(*T) bool) bool {
+	if x.l.Peek() == 'n' {
+		_, err := x.l.Literal()
+		return err == nil
+	}
+	*p = new(T)
+	return read(*p)
 }
 
 // str reads a string into s; null leaves s as it is (encoding/json's rule).
@@ -285,32 +272,19 @@ func (x *recordLexer) rawMap(m *map[string]json.RawMessage) bool {
 	if l.Peek() != '{' {
 		return false
 	}
-	l.Pos++
 	*m = map[string]json.RawMessage{}
-	if l.Consume('}') {
-		return true
-	}
-	for {
-		content, _, _, err := l.String()
-		if err != nil || !l.Consume(':') {
-			return false
-		}
+	return l.Object(func(content []byte, _ bool) error {
 		key, ok := jsonlex.Unquote(content)
 		if _, dup := (*m)[key]; !ok || dup {
-			return false
+			return errGiveUp
 		}
 		v, err := l.Skip()
 		if err != nil {
-			return false
+			return err
 		}
 		(*m)[key] = v
-		if l.Consume('}') {
-			return true
-		}
-		if !l.Consume(',') {
-			return false
-		}
-	}
+		return nil
+	}) == nil
 }
 
 // unknown skips the value of a key that names no field, giving up when
@@ -397,28 +371,19 @@ func (x *recordLexer) openAIResponse(data []byte, resp *openAIResponse) bool {
 				var cseen fieldSet
 				return x.object(func(key []byte) bool {
 					if string(key) == "message" {
-						return cseen.add(0) && x.messagePtr(&c.Message)
+						return cseen.add(0) && ptr(x, &c.Message, x.message)
 					}
 					return x.unknown(key, "message")
 				})
 			})
 		case "message":
-			return seen.add(5) && x.messagePtr(&resp.Message)
+			return seen.add(5) && ptr(x, &resp.Message, x.message)
 		case "error":
 			return seen.add(6) && x.raw(&resp.Error)
 		}
 		return x.unknown(key, "id", "created", "created_at", "model", "choices", "message", "error")
 	})
 	return ok && x.l.End() == nil
-}
-
-func (x *recordLexer) messagePtr(p **chatMessage) bool {
-	if x.l.Peek() == 'n' {
-		_, err := x.l.Literal()
-		return err == nil // null: encoding/json sets the pointer to nil
-	}
-	*p = &chatMessage{}
-	return x.message(*p)
 }
 
 // envelope reads a logged exchange's envelope as encoding/json would fill
