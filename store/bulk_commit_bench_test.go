@@ -26,8 +26,8 @@ func BenchmarkBulkChunkCommit(b *testing.B) {
 		chunkTime time.Duration
 	}{
 		{"one-transaction", true, time.Hour},
-		{"chunks-sync=FULL", true, defaultBulkPace.chunkTime},
-		{"chunks-sync=NORMAL", false, defaultBulkPace.chunkTime},
+		{"chunks-sync=FULL", true, defaultBulkPace.ChunkTime},
+		{"chunks-sync=NORMAL", false, defaultBulkPace.ChunkTime},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -39,9 +39,9 @@ func BenchmarkBulkChunkCommit(b *testing.B) {
 			var longest, total, commit time.Duration
 			chunks := 0
 			pace := defaultBulkPace
-			pace.full, pace.chunkTime = mode.full, mode.chunkTime
-			pace.yield = time.Millisecond
-			pace.held = func(work, held time.Duration) {
+			pace.Full, pace.ChunkTime = mode.full, mode.chunkTime
+			pace.Yield = time.Millisecond
+			pace.Held = func(work, held time.Duration) {
 				longest, total, commit, chunks = max(longest, held), total+held, max(commit, held-work), chunks+1
 			}
 			content, err := CompressContent(bytesParts("{}\n"))

@@ -5,10 +5,11 @@ import (
 	"compress/gzip"
 
 	"fmt"
-	kgzip "github.com/klauspost/compress/gzip"
 	"io"
 	"runtime"
 	"sync"
+
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // Content encodings of datasets.content.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 // datasetItemsPerInsert is how many dataset_items rows one INSERT carries.
@@ -216,7 +218,7 @@ func (s *Store) removeAbandonedVersions(ctx context.Context, pace bulkPace) erro
 // transactions (pace): its content parts, its items, then the row.
 func (s *Store) removeStagingVersion(ctx context.Context, name string, version int, pace bulkPace) error {
 	for _, table := range []string{"dataset_parts", "dataset_items"} {
-		err := s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+		err := s.paced(ctx, pace, sqlite.UntilDone(func(tx *Tx) (int, error) {
 			res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN (SELECT t.rowid FROM `+table+` t
 				JOIN datasets d ON d.name = t.name AND d.version = t.version
 				WHERE t.name = ? AND t.version = ? AND d.state = 'staging' LIMIT 2000)`, name, version)

@@ -164,14 +164,14 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
-	reserve := reserveSpace(filepath.Dir(s.path), undoReserve(in.Size))
+	reserve := reserveSpace(filepath.Dir(s.Path()), undoReserve(in.Size))
 	defer reserve.release()
 	// The reader stops the writer (wctx) as soon as it fails: what is
 	// still queued would only be undone.
 	wctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	rd := s.startReading(ctx, in, opt, abort)
-	restore := s.bulkWrites(ctx)
+	restore := s.db.BulkTuning(ctx)
 	w, err := s.writeInput(wctx, rd, opt, in.Size)
 	restore()
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/internal/storetest"
+	"github.com/goldtrace/goldtrace/store/storetest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
