@@ -117,7 +117,8 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if err != nil {
 		return err
 	}
-	recs, err := loadGold(ctx, app, f.gold, gold.FieldObserved)
+	recs, err := gapp.ReadGold(ctx, goldSource(app), f.gold, gold.FieldObserved)
+	doneReading(app)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
@@ -133,7 +134,7 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	source := "observed_calls"
 	if f.pred != "" {
 		source = f.pred
-		if preds, _, err = loadPredictions(ctx, app, f.pred, cases, false); err != nil {
+		if preds, _, err = gapp.ReadPredictions(ctx, goldSource(app), f.pred, cases, false); err != nil {
 			return fmt.Errorf("read predictions: %w", err)
 		}
 	}
@@ -142,7 +143,8 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if err != nil {
 		return judgeError(err)
 	}
-	gc, err := loadGoldContext(ctx, app, f.gold)
+	gc, err := gapp.GoldContexts(ctx, goldSource(app), f.gold)
+	doneReading(app)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
 )
@@ -68,7 +69,8 @@ func scoreJudge(ctx context.Context, app *App, f *judgeFlags, gold string, cases
 		return fail(err)
 	}
 	j.Runner = runner
-	gc, err := loadGoldContext(ctx, app, gold)
+	gc, err := gapp.GoldContexts(ctx, goldSource(app), gold)
+	doneReading(app)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/trace"
@@ -63,14 +64,16 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 			return err
 		}
 	}
-	recs, err := loadGold(ctx, app, f.gold, 0)
+	recs, err := gapp.ReadGold(ctx, goldSource(app), f.gold, 0)
+	doneReading(app)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
 	if len(recs) == 0 {
 		return fmt.Errorf("read gold: %s has no records", f.gold)
 	}
-	gc, err := loadGoldContext(ctx, app, f.gold)
+	gc, err := gapp.GoldContexts(ctx, goldSource(app), f.gold)
+	doneReading(app)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
