@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
 )
@@ -91,21 +90,6 @@ every item. The run is recorded for the lead's dashboard.`,
 	return cmd
 }
 
-// calibrationReport is judge calibrate's JSON output.
-type calibrationReport struct {
-	Gold         string      `json:"gold"`
-	Predictions  string      `json:"predictions"`
-	Kind         string      `json:"kind"`
-	Model        string      `json:"model"`
-	Endpoint     string      `json:"endpoint"`
-	PromptSHA256 string      `json:"prompt_sha256"`
-	Samples      int         `json:"samples"`
-	Threshold    float64     `json:"threshold"`
-	Stats        judge.Stats `json:"run"`
-	judge.Calibration
-	Items []judge.Pair `json:"items"`
-}
-
 func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if f.asJSON {
 		f.format = "json"
@@ -113,97 +97,33 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", f.format)
 	}
-	j, err := f.judge.setup()
+	run, err := f.judge.judgeRun(app)
 	if err != nil {
 		return err
 	}
-	recs, err := gapp.ReadGold(ctx, goldSource(app), f.gold, gold.FieldObserved)
+	rep, err := gapp.Calibrate(ctx, goldSource(app), f.gold, f.pred, run)
 	doneReading(app)
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
+		return err
 	}
-	if len(recs) == 0 {
-		return fmt.Errorf("read gold: %s has no records", f.gold)
-	}
-	cases := make([]score.Case, len(recs))
-	preds := make([]score.Prediction, len(recs))
-	for i := range recs {
-		cases[i] = score.CaseOf(&recs[i])
-		preds[i] = score.ObservedOf(&recs[i])
-	}
-	source := "observed_calls"
-	if f.pred != "" {
-		source = f.pred
-		if preds, _, err = gapp.ReadPredictions(ctx, goldSource(app), f.pred, cases, false); err != nil {
-			return fmt.Errorf("read predictions: %w", err)
-		}
-	}
-	human := score.Score(cases, preds, score.Options{})
-	runner, err := f.judge.runner(ctx, app, "judge-")
+	// The summary (without items) is kept for the dashboard.
+	be, who, err := app.ActorCtx(ctx)
 	if err != nil {
-		return judgeError(err)
+		return err
 	}
-	gc, err := gapp.GoldContexts(ctx, goldSource(app), f.gold)
-	doneReading(app)
-	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	// the args judge too is asked about every call: calibration needs both classes
-	inputs, _ := judgeInputs(j.Kind, true, human.Items, cases, preds, gc)
-	j.Runner = runner
-	res, st, err := runJudge(ctx, app, j, inputs, "calibrating")
-	if err != nil {
-		return judgeError(err)
-	}
-	rep := calibrationReport{
-		Gold: f.gold, Predictions: source, Kind: string(j.Kind), Model: f.judge.model, Endpoint: hostOf(f.judge.url),
-		PromptSHA256: j.Template.SHA256, Samples: j.SamplesUsed(), Threshold: f.judge.threshold, Stats: st,
-		Items: []judge.Pair{},
-	}
-	for i, r := range res {
-		if inputs[i] == nil || r.Skipped {
-			continue
-		}
-		it := &human.Items[i]
-		p := judge.Pair{ID: it.ID, Tool: it.ExpectedTool, Human: it.Correct}
-		if r.Judged {
-			ok := r.Verdict.Score >= f.judge.threshold
-			s := r.Verdict.Score
-			p.Judge, p.Score, p.Reason = &ok, &s, r.Verdict.Reason
-		} else if r.Err != nil {
-			p.Error = r.Err.Error()
-		}
-		rep.Items = append(rep.Items, p)
-	}
-	rep.Calibration = judge.Calibrate(rep.Items)
-	if st.Partial {
-		fmt.Fprintf(app.Err, "judge: request budget spent (--judge-max-requests %d): %d items not judged, the calibration is partial\n", f.judge.maxRequests, st.Skipped)
-	}
-	if err := recordCalibration(ctx, app, &rep); err != nil {
+	if err := be.RecordCalibration(ctx, who, gapp.CalibrationRunOf(rep)); err != nil {
 		return err
 	}
 	if f.format == "json" {
 		enc := json.NewEncoder(app.Out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(&rep)
+		return enc.Encode(rep)
 	}
-	return writeCalibrationText(app.Out, &rep)
+	return writeCalibrationText(app.Out, rep)
 }
 
-// recordCalibration stores the summary (without items) for the dashboard.
-func recordCalibration(ctx context.Context, app *App, rep *calibrationReport) error {
-	be, who, err := app.ActorCtx(ctx)
-	if err != nil {
-		return err
-	}
-	return be.RecordCalibration(ctx, who, gapp.CalibrationRun{
-		Gold: rep.Gold, Kind: rep.Kind, Model: rep.Model, Endpoint: rep.Endpoint, PromptSHA256: rep.PromptSHA256,
-		Summary: judge.CalibrationSummary{Calibration: rep.Calibration, Threshold: rep.Threshold, Partial: rep.Stats.Partial},
-	})
-}
-
-func writeCalibrationText(out io.Writer, r *calibrationReport) error {
+func writeCalibrationText(out io.Writer, r *gapp.CalibrationReport) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "goldtrace judge calibrate: %s judge, model %s at %s (prompt %s)\n", r.Kind, r.Model, r.Endpoint, r.PromptSHA256[:12])
 	fmt.Fprintf(w, "gold %s, calls %s; judge correct when score >= %g\n\n", r.Gold, r.Predictions, r.Threshold)

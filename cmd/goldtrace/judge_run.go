@@ -15,7 +15,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
-	"github.com/goldtrace/goldtrace/score"
 )
 
 // judgeFlags are the LLM client's flags, shared by score --judge, judge
@@ -163,14 +162,6 @@ func judgeProgress(app *App, label string) (func(done, total int), func()) {
 	return p.Update, p.Done
 }
 
-// judgeError words a run's failure for the one-line error.
-func judgeError(err error) error {
-	if errors.Is(err, judge.ErrFatal) {
-		return fmt.Errorf("judge: %s", strings.TrimPrefix(err.Error(), judge.ErrFatal.Error()+": "))
-	}
-	return err
-}
-
 // setup validates the judge's flags and builds the judge (without its
 // runner): the kind, the client flags, samples, threshold and template.
 func (f *judgeFlags) setup() (*judge.Judge, error) {
@@ -194,37 +185,19 @@ func (f *judgeFlags) setup() (*judge.Judge, error) {
 	return &judge.Judge{Kind: kind, Template: tmpl, Samples: f.samples}, nil
 }
 
-// judgeInputs builds the judge's input for every selected item (nil for the
-// others) and counts them.
-func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]gapp.GoldContext) ([]*judge.Input, int) {
-	inputs := make([]*judge.Input, len(cases))
-	n := 0
-	for i := range cases {
-		if i >= len(items) || !selectForJudge(kind, all, &items[i], preds[i]) {
-			continue
-		}
-		c := &cases[i]
-		g := gc[c.ID]
-		inputs[i] = &judge.Input{ID: c.ID, Messages: g.Messages, Tools: c.Tools, Expected: c.Expected,
-			Acceptable: c.Acceptable, Rationale: g.Rationale, Calls: preds[i].Calls}
-		n++
+// judgeRun is the judge of the flags, ready to run for app (score --judge,
+// judge calibrate): its runner is made when the run starts; warnings and
+// progress go to stderr.
+func (f *judgeFlags) judgeRun(app *App) (*gapp.JudgeRun, error) {
+	j, err := f.setup()
+	if err != nil {
+		return nil, err
 	}
-	return inputs, n
+	return &gapp.JudgeRun{
+		Judge: j, Model: f.model, Endpoint: hostOf(f.url), Threshold: f.threshold, All: f.all,
+		BestEffort: f.bestEffort, MaxRequests: f.maxRequests,
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.runner(ctx, app, "judge-") },
+		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(app, label) },
+		Warn:      func(msg string) { fmt.Fprintln(app.Err, msg) },
+	}, nil
 }
-
-// runJudge runs j over inputs with a progress report under label; an
-// interrupted run returns the context's error.
-func runJudge(ctx context.Context, app *App, j *judge.Judge, inputs []*judge.Input, label string) ([]judge.Result, judge.Stats, error) {
-	update, done := judgeProgress(app, label)
-	j.Runner.Progress = update
-	res, st, err := j.Run(ctx, inputs)
-	done()
-	if err != nil && ctx.Err() != nil {
-		return nil, st, errInterrupted
-	}
-	return res, st, err
-}
-
-// errInterrupted: ctrl+c during a judge or predict run. What was answered
-// is cached (whole rows only); a rerun continues from there.
-var errInterrupted = errors.New("interrupted: the answers so far are cached, run again to continue")

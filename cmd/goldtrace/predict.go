@@ -64,53 +64,16 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 			return err
 		}
 	}
-	recs, err := gapp.ReadGold(ctx, goldSource(app), f.gold, 0)
+	preds, st, err := gapp.Predict(ctx, goldSource(app), gapp.PredictRequest{Gold: f.gold, Tools: override,
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.client.runner(ctx, app, "") },
+		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(app, label) }})
 	doneReading(app)
+	var unused *gapp.ErrToolUnused
+	if errors.As(err, &unused) {
+		return fmt.Errorf("--tools %s: %w", f.tools, err)
+	}
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	if len(recs) == 0 {
-		return fmt.Errorf("read gold: %s has no records", f.gold)
-	}
-	gc, err := gapp.GoldContexts(ctx, goldSource(app), f.gold)
-	doneReading(app)
-	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	used := map[string]bool{}
-	inputs := make([]judge.PredictInput, len(recs))
-	for i := range recs {
-		tools := recs[i].AvailableTools
-		if override != nil {
-			tools = append([]trace.Tool(nil), tools...)
-			for k, t := range tools {
-				if o, ok := override[t.Name]; ok {
-					tools[k] = o
-					used[t.Name] = true
-				}
-			}
-		}
-		inputs[i] = judge.PredictInput{ID: recs[i].ID, Messages: gc[recs[i].ID].Messages, Tools: tools}
-	}
-	for name := range override {
-		if !used[name] {
-			return fmt.Errorf("--tools %s: tool %q is not available in any item of %s", f.tools, name, f.gold)
-		}
-	}
-	recs = nil
-	runner, err := f.client.runner(ctx, app, "")
-	if err != nil {
-		return judgeError(err)
-	}
-	update, done := judgeProgress(app, "predicting")
-	runner.Progress = update
-	preds, st, err := judge.Predict(ctx, runner, inputs)
-	done()
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return judgeError(err)
+		return err
 	}
 	written, errs, skipped := 0, 0, 0
 	err = writeFileAtomic(f.out, func(w *bufio.Writer) error {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	gapp "github.com/goldtrace/goldtrace/app"
 
 	"github.com/spf13/cobra"
 
@@ -133,24 +136,18 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
 		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
 	}
-	cases, preds, source, err := readScoreInput(ctx, app, f)
+	req := gapp.ScoreRequest{
+		ScoreSource:  gapp.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown},
+		AllowMissing: f.allowMissing, Options: score.Options{Profile: profile, By: by},
+		Gates: gates, MinSupport: f.minSupport, Baseline: base, MaxDrop: f.maxDrop,
+	}
+	if req.Judge, err = scoreJudge(app, &f.judge, gates); err != nil {
+		return err
+	}
+	report, err := gapp.Score(ctx, goldSource(app), req, func(msg string) { fmt.Fprintln(app.Err, msg) })
+	doneReading(app)
 	if err != nil {
 		return err
-	}
-	if f.pred != "" {
-		if err := checkMissing(f.pred, cases, preds, f.allowMissing); err != nil {
-			return err
-		}
-	}
-
-	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
-	report.Gold, report.Predictions = f.gold, source
-	if err := scoreJudge(ctx, app, &f.judge, f.gold, cases, preds, report, gates); err != nil {
-		return err
-	}
-	report.ApplyGates(gates, f.minSupport)
-	if base != nil {
-		report.CompareBaseline(base, f.maxDrop, f.minSupport)
 	}
 	if err := writeReport(app, report, f); err != nil {
 		return err
@@ -163,27 +160,21 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	return nil
 }
 
-// checkMissing refuses predictions that leave gold items without a line
-// (a truncated file would score every missing no-call item as correct),
-// unless allowed: then they are scored as no call and every report counts
-// them.
-func checkMissing(pred string, cases []score.Case, preds []score.Prediction, allowed bool) error {
-	var missing []string
-	for i := range preds {
-		if preds[i].Missing {
-			missing = append(missing, cases[i].ID)
+// scoreJudge is --judge's run, or nil without --judge (then it refuses
+// judge flags and gates that need one).
+func scoreJudge(app *App, f *judgeFlags, gates []score.Gate) (*gapp.JudgeRun, error) {
+	if f.kind != "" {
+		return f.judgeRun(app)
+	}
+	for _, g := range gates {
+		if g.Metric == score.JudgeScore {
+			return nil, errors.New("--min judge_score needs --judge args|selection|quality")
 		}
 	}
-	if len(missing) == 0 || allowed {
-		return nil
+	if f.model != "" {
+		return nil, errors.New("--judge-model given without --judge args|selection|quality")
 	}
-	first := missing[:min(3, len(missing))]
-	more := ""
-	if len(missing) > len(first) {
-		more = ", …"
-	}
-	return fmt.Errorf("%s: no prediction for %d of %d gold items (first: %s%s); a truncated run? --allow-missing scores them as no call",
-		pred, len(missing), len(cases), strings.Join(first, ", "), more)
+	return nil, nil
 }
 
 // scoreProfile resolves --profile, with --param-mode and --weights for
