@@ -13,7 +13,7 @@ import (
 // writes did), and in chunks committed synchronous=NORMAL with one log sync
 // at the end (as they do now):
 // max-hold-ms is the longest any chunk held the write lock, commit
-// included (DESIGN.md's bound is ~250 ms), mean-hold-ms the average,
+// included (the bound docs/reliability.md promises is ~250 ms), mean-hold-ms the average,
 // max-commit-ms the longest commit alone (the fsync, with FULL).
 func BenchmarkBulkChunkCommit(b *testing.B) {
 	hashes := map[string]string{}

@@ -111,7 +111,7 @@ type importPace struct {
 }
 
 // defaultPace keeps every write transaction of an import short (200 ms,
-// within DESIGN.md's ~250 ms of lock at a time, commit included; the count
+// within the ~250 ms of lock at a time docs/reliability.md promises, commit included; the count
 // only bounds the memory a chunk holds) and leaves the lock free long enough
 // between them for a writer waiting on its busy timeout (SQLite retries
 // every 100 ms at most) to get in.

@@ -31,7 +31,7 @@ type StatusQuery struct {
 // Status is the project's progress as one user may see it.
 //
 // Privacy: a reviewer must not learn another reviewer's answer before
-// adjudication (DESIGN.md). Per-pair agreement reveals it directly, and so do
+// adjudication (docs/review.md). Per-pair agreement reveals it directly, and so do
 // the agreed / disputed counts: a reviewer who submits an item's last label
 // and sees "disputed" go up by one knows the other answered differently, and
 // could reopen their label to match. So only the lead view splits settled

@@ -103,7 +103,7 @@ func IsTerminal(stream any) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// exitError carries a specific exit code (DESIGN.md: 1 = a gate failed or
+// exitError carries a specific exit code (docs/architecture.md: 1 = a gate failed or
 // verify found a mismatch; 2 = bad usage or bad input).
 type exitError struct {
 	code int
