@@ -1,13 +1,13 @@
 package app
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/input"
 
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/gold"
@@ -70,22 +70,11 @@ func (in GoldSource) openGold(ctx context.Context, ref string) (name string, r i
 // OpenInput opens a data file for reading: "-" is stdin, .gz is
 // decompressed. Errors name the file.
 func OpenInput(path string, stdin io.Reader) (io.Reader, func(), error) {
-	if path == "-" {
-		return stdin, func() {}, nil
-	}
-	f, _, err := OpenInputFile(path)
+	r, err := input.OpenData(path, stdin)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !strings.HasSuffix(path, ".gz") {
-		return f, func() { f.Close() }, nil
-	}
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return gz, func() { gz.Close(); f.Close() }, nil
+	return r, func() { r.Close() }, nil
 }
 
 // ReadGold reads the gold records named by ref (NAME@vN from the store, or

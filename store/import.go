@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/input"
+
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -33,24 +35,12 @@ type Input struct {
 // (Input.Read): size is r's size when known (else 0), closer is closed with
 // the input.
 func OpenInput(r io.Reader, format string, size int64, closer io.Closer) (Input, error) {
-	counted := &countingReader{r: r}
-	records, err := trace.NewReader(counted, format)
+	var read int64
+	records, err := trace.NewReader(input.Counted(r, func(n int64) { read += n }), format)
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{Records: records, Closer: closer, Size: size, Read: func() int64 { return counted.n }}, nil
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	return Input{Records: records, Closer: closer, Size: size, Read: func() int64 { return read }}, nil
 }
 
 // Opener opens one input. ImportTraces calls it once and closes what it

@@ -35,15 +35,7 @@ tool=NAME (expected tool, "(none)" for no call); repeated keys are alternatives,
 different keys must all hold.
 
 --format also writes the version in the shape another tool reads (repeatable):
-  openai-evals  NAME-vN.openai-evals.jsonl (legacy evals registry rows) and the current
-                Evals API's NAME-vN.openai-evals.items.jsonl + NAME-vN.openai-evals.eval.json
-  langsmith     NAME-vN.langsmith.jsonl: dataset examples (inputs, outputs, metadata)
-  promptfoo     NAME-vN.promptfoo.jsonl tests and a runnable NAME-vN.promptfooconfig.yaml
-  inspect       NAME-vN.inspect.jsonl: inspect_ai samples (input, target, metadata)
-  deepeval      NAME-vN.deepeval.json: goldens with expected_tools
-  bfcl          NAME-vN.bfcl.jsonl questions, NAME-vN.bfcl.possible_answer.jsonl, and
-                NAME-vN.bfcl.report.txt listing the rules BFCL cannot express
-  hf            NAME-vN.hf/: a Hugging Face dataset folder (README.md card, data/test.jsonl)`,
+` + dataset.FormatHelp(),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range o.Formats {

@@ -81,18 +81,6 @@ func (m *meter) Done() {
 	}
 }
 
-// meteredReader counts the bytes read through it on a meter.
-type meteredReader struct {
-	r io.Reader
-	m *meter
-}
-
-func (r meteredReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.m.Add(int64(n))
-	return n, err
-}
-
 // meteredWriter counts the bytes written through it on a meter.
 type meteredWriter struct {
 	w io.Writer

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/goldtrace/goldtrace/internal/input"
+
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
@@ -151,16 +153,12 @@ func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
 // bytes counted on meter; for a regular file the meter's total is its size,
 // so progress shows a percentage and an ETA.
 func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
-	if path == "-" {
-		r, err := trace.NewReader(meteredReader{stdin, meter}, format)
-		return r, io.NopCloser(nil), err
-	}
-	f, size, err := gapp.OpenInputFile(path)
+	f, size, err := input.Open(path, stdin)
 	if err != nil {
 		return nil, nil, err
 	}
 	meter.total = size
-	r, err := trace.NewReader(meteredReader{f, meter}, format)
+	r, err := trace.NewReader(input.Counted(f, meter.Add), format)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

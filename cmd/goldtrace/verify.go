@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/internal/input"
+
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
@@ -92,7 +94,7 @@ is a terminal.`,
 			if deep {
 				verify = dataset.VerifyDeep
 			}
-			sum, err := verify(meteredReader{f, meter}, m)
+			sum, err := verify(input.Counted(f, meter.Add), m)
 			meter.Done()
 			res.Records, res.SHA256 = sum.Records, sum.SHA256
 			if err != nil {
