@@ -170,6 +170,10 @@ func distinctSorted(s []string) []string {
 	return slices.Compact(out)
 }
 
+// exportNext is one long function because the export's steps overlap (the
+// gold is built while it is read; the files are staged, the content
+// compressed and the version written at once) and their waits and
+// deferred clean-ups must stay in one place to stay in order.
 func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOptions, eio ExportIO) (ExportResult, error) {
 	filter, whereList, err := parseWhere(o.Where)
 	if err != nil {

@@ -225,6 +225,9 @@ func (f *recordFeed) await(ctx context.Context, deadline time.Time) bool {
 // the import's progress (at, with the written count and the read bytes of
 // the chunk's last record) in it, and returns how many records it took,
 // what it did, and the ids of the traces it inserted.
+//
+// It is long because the chunk's pacing (taking more records while the
+// lock may be held) and its writes share one transaction and its deadline.
 func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOptions, at ImportPoint, cache *writeCache, pacer *chunkPacer) (int, ImportResult, []string, error) {
 	var written int
 	var delta ImportResult

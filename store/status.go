@@ -87,6 +87,10 @@ type ItemCounts struct {
 
 // computeStatus reports progress and, for leads, agreement, read from the
 // database (Status serves it from the cache while the data is unchanged).
+//
+// It is long because the totals, per-reviewer rows and agreement come from
+// concurrent scans whose results are joined here; the join is the
+// function.
 func (s *Store) computeStatus(ctx context.Context, q StatusQuery) (Status, error) {
 	s.statuses.computed.Add(1)
 	out := Status{View: ViewTotals, As: q.As, Batch: q.Batch, Batches: []BatchStatus{}}

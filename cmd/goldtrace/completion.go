@@ -132,6 +132,8 @@ func fixed(values ...string) cobra.CompletionFunc {
 
 // registerCompletions attaches completion to every command's flags and
 // arguments that name something.
+//
+// It is long because it is a table: one line per command and flag.
 func registerCompletions(root *cobra.Command, app *App) {
 	flag := func(path, name string, fn cobra.CompletionFunc) {
 		cmd, _, err := root.Find(strings.Fields(path))

@@ -17,6 +17,9 @@ import (
 	"github.com/goldtrace/goldtrace/tui"
 )
 
+// newDemoCmd builds goldtrace demo. It is long because it scripts the demo
+// project step by step (traces, users, a batch, labels, a dispute) before
+// opening the TUI; each step is one app call.
 func newDemoCmd(app *App) *cobra.Command {
 	var (
 		writeN    int

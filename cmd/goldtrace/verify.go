@@ -25,6 +25,9 @@ type verifyResult struct {
 	Error    string `json:"error,omitempty"`
 }
 
+// newVerifyCmd builds goldtrace verify. It is long because the command
+// verifies a file or a stored version, with or without a manifest, and
+// reports each in text or JSON; the work itself is dataset.Verify's.
 func newVerifyCmd(app *App) *cobra.Command {
 	var manifestPath string
 	var noManifest, asJSON, deep bool
