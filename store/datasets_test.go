@@ -20,7 +20,7 @@ import (
 func insertVersion(t *testing.T, st *Store, v DatasetVersion, hashes map[string]string) error {
 	t.Helper()
 	ctx := context.Background()
-	return st.WriteDatasetVersion(ctx, v.Name, v.Version, hashes, rowOf(v, []byte(`{"name":"`+v.Name+`"}`), compressed(t, []byte("content "+v.SHA256+"\n"))))
+	return st.writeDatasetVersion(ctx, v.Name, v.Version, hashes, rowOf(v, []byte(`{"name":"`+v.Name+`"}`), compressed(t, []byte("content "+v.SHA256+"\n"))), defaultBulkPace)
 }
 
 func TestDatasetVersionsRoundTripAndOrder(t *testing.T) {

@@ -145,7 +145,7 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 			return err
 		case 3: // alice's D agreed: the lead exports it
 			v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
-			return other.WriteDatasetVersion(ctx, "d", 1, map[string]string{d: "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte("{}\n"))))
+			return other.writeDatasetVersion(ctx, "d", 1, map[string]string{d: "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte("{}\n"))), defaultBulkPace)
 		}
 		return nil
 	}
