@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/review"
@@ -95,8 +95,8 @@ func TestDashboardMatchesScoreOfExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lead := gapp.Actor{Name: "carol", Role: gapp.RoleLead, Source: gapp.SourceLocal}
-	_, preview, err := gapp.New(st).As(lead).ScoreObserved(ctx, store.GoldFilter{}, score.ProfileDefault, nil)
+	lead := app.Actor{Name: "carol", Role: app.RoleLead, Source: app.SourceLocal}
+	_, preview, err := app.New(st).As(lead).ScoreObserved(ctx, store.GoldFilter{}, score.ProfileDefault, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
 )
 
-func newJudgeCmd(app *App) *cobra.Command {
+func newJudgeCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "judge",
 		Short: "The LLM judges: their prompts, and their calibration against the human gold",
@@ -29,11 +29,11 @@ adjudicated gold.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newJudgePromptCmd(app), newJudgeCalibrateCmd(app))
+	cmd.AddCommand(newJudgePromptCmd(cli), newJudgeCalibrateCmd(cli))
 	return cmd
 }
 
-func newJudgePromptCmd(app *App) *cobra.Command {
+func newJudgePromptCmd(cli *CLI) *cobra.Command {
 	return &cobra.Command{
 		Use:   "prompt KIND",
 		Short: "Print the built-in prompt template of a judge (args, selection or quality)",
@@ -50,7 +50,7 @@ the template in effect is recorded in every report.`,
 			if err != nil {
 				return err
 			}
-			_, err = io.WriteString(app.Out, t.Text)
+			_, err = io.WriteString(cli.Out, t.Text)
 			return err
 		},
 	}
@@ -63,7 +63,7 @@ type calibrateFlags struct {
 	judge      judgeFlags
 }
 
-func newJudgeCalibrateCmd(app *App) *cobra.Command {
+func newJudgeCalibrateCmd(cli *CLI) *cobra.Command {
 	var f calibrateFlags
 	cmd := &cobra.Command{
 		Use:   "calibrate",
@@ -77,7 +77,7 @@ every item. The run is recorded for the lead's dashboard.`,
 		Example: `  goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06
   goldtrace judge calibrate --gold support-v3.jsonl --pred run.jsonl --judge selection --judge-model qwen2.5-7b-instruct-v1 --judge-url http://127.0.0.1:8000/v1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd.Context(), cli, &f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
@@ -90,40 +90,40 @@ every item. The run is recorded for the lead's dashboard.`,
 	return cmd
 }
 
-func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
+func runCalibrate(ctx context.Context, cli *CLI, f *calibrateFlags) error {
 	if f.asJSON {
 		f.format = "json"
 	}
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", f.format)
 	}
-	run, err := f.judge.judgeRun(app)
+	run, err := f.judge.judgeRun(cli)
 	if err != nil {
 		return err
 	}
-	rep, err := gapp.Calibrate(ctx, goldSource(app), f.gold, f.pred, run)
-	doneReading(app)
+	rep, err := app.Calibrate(ctx, goldSource(cli), f.gold, f.pred, run)
+	doneReading(cli)
 	if err != nil {
 		return err
 	}
 	// The summary (without items) is kept for the dashboard.
-	be, who, err := app.ActorCtx(ctx)
+	be, who, err := cli.ActorCtx(ctx)
 	if err != nil {
 		return err
 	}
-	if err := be.RecordCalibration(ctx, who, gapp.CalibrationRunOf(rep)); err != nil {
+	if err := be.RecordCalibration(ctx, who, app.CalibrationRunOf(rep)); err != nil {
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(app.Out)
+		enc := json.NewEncoder(cli.Out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	return writeCalibrationText(app.Out, rep)
+	return writeCalibrationText(cli.Out, rep)
 }
 
-func writeCalibrationText(out io.Writer, r *gapp.CalibrationReport) error {
+func writeCalibrationText(out io.Writer, r *app.CalibrationReport) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "goldtrace judge calibrate: %s judge, model %s at %s (prompt %s)\n", r.Kind, r.Model, r.Endpoint, r.PromptSHA256[:12])
 	fmt.Fprintf(w, "gold %s, calls %s; judge correct when score >= %g\n\n", r.Gold, r.Predictions, r.Threshold)

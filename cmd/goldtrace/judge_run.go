@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 
 	"github.com/spf13/pflag"
 
@@ -94,7 +94,7 @@ func (f *judgeFlags) checkCommon(prefix string) error {
 
 // runner builds the client and the cached runner (flags under prefix); an
 // unpinned model name gets a warning on stderr.
-func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judge.Runner, error) {
+func (f *judgeFlags) runner(ctx context.Context, cli *CLI, prefix string) (*judge.Runner, error) {
 	key := apiKey()
 	if !f.offline && key == "" && needsKey(f.url) {
 		return nil, fmt.Errorf("no API key for %s: set OPENAI_API_KEY or GOLDTRACE_JUDGE_API_KEY (or --%soffline with a filled cache)", hostOf(f.url), prefix)
@@ -106,9 +106,9 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	c.Timeout = f.timeout
 	c.Budget = judge.NewBudget(f.maxRequests)
 	if judge.Unpinned(f.model) {
-		fmt.Fprintf(app.Err, "warning: --%smodel %s has no date or version suffix: pin a snapshot (e.g. gpt-4o-2024-08-06) or the numbers drift with the alias\n", prefix, f.model)
+		fmt.Fprintf(cli.Err, "warning: --%smodel %s has no date or version suffix: pin a snapshot (e.g. gpt-4o-2024-08-06) or the numbers drift with the alias\n", prefix, f.model)
 	}
-	be, who, err := app.ActorCtx(ctx)
+	be, who, err := cli.ActorCtx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
@@ -117,7 +117,7 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
 	if !cache.Kept() && !f.offline {
-		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", be.DatabasePath())
+		fmt.Fprintf(cli.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", be.DatabasePath())
 	}
 	r := &judge.Runner{
 		Client:      c,
@@ -157,8 +157,8 @@ func (f *judgeFlags) loadTemplate(kind judge.Kind) (*judge.Template, error) {
 }
 
 // judgeProgress starts a progress report on stderr.
-func judgeProgress(app *App, label string) (func(done, total int), func()) {
-	p := judge.NewProgress(app.Err, IsTerminal(app.Err), label)
+func judgeProgress(cli *CLI, label string) (func(done, total int), func()) {
+	p := judge.NewProgress(cli.Err, IsTerminal(cli.Err), label)
 	return p.Update, p.Done
 }
 
@@ -188,16 +188,16 @@ func (f *judgeFlags) setup() (*judge.Judge, error) {
 // judgeRun is the judge of the flags, ready to run for app (score --judge,
 // judge calibrate): its runner is made when the run starts; warnings and
 // progress go to stderr.
-func (f *judgeFlags) judgeRun(app *App) (*gapp.JudgeRun, error) {
+func (f *judgeFlags) judgeRun(cli *CLI) (*app.JudgeRun, error) {
 	j, err := f.setup()
 	if err != nil {
 		return nil, err
 	}
-	return &gapp.JudgeRun{
+	return &app.JudgeRun{
 		Judge: j, Model: f.model, Endpoint: hostOf(f.url), Threshold: f.threshold, All: f.all,
 		BestEffort: f.bestEffort, MaxRequests: f.maxRequests,
-		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.runner(ctx, app, "judge-") },
-		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(app, label) },
-		Warn:      func(msg string) { fmt.Fprintln(app.Err, msg) },
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.runner(ctx, cli, "judge-") },
+		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(cli, label) },
+		Warn:      func(msg string) { fmt.Fprintln(cli.Err, msg) },
 	}, nil
 }

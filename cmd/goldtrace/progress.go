@@ -26,10 +26,10 @@ type meter struct {
 
 // newMeter returns a meter for app's stderr (quiet when it is not a
 // terminal). total 0 means unknown; unit "MB" counts bytes.
-func newMeter(app *App, what, unit string, total int64) *meter {
+func newMeter(cli *CLI, what, unit string, total int64) *meter {
 	m := &meter{what: what, unit: unit, total: total, now: time.Now}
-	if IsTerminal(app.Err) {
-		m.w = app.Err
+	if IsTerminal(cli.Err) {
+		m.w = cli.Err
 	}
 	m.start = m.now()
 	return m

@@ -12,13 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-func newSampleCmd(app *App) *cobra.Command {
-	var o gapp.SampleOptions
+func newSampleCmd(cli *CLI) *cobra.Command {
+	var o app.SampleOptions
 	var reviewers string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -41,30 +41,30 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 					}
 				}
 			}
-			be, who, err := app.ActorCtx(cmd.Context())
+			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
 			var reading *meter
-			sio := gapp.SampleIO{
+			sio := app.SampleIO{
 				Open: func(path, format string) (trace.Reader, io.Closer, error) {
-					reading = newMeter(app, gapp.DisplayName(path), "MB", 0)
-					return openMeteredTraces(path, format, app.In, reading)
+					reading = newMeter(cli, app.DisplayName(path), "MB", 0)
+					return openMeteredTraces(path, format, cli.In, reading)
 				},
 				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
-					fmt.Fprintln(app.Err, gapp.FormatInputError(file, e.Line, e.Err.Error()))
+					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 			}
 			plan, err := be.Sample(cmd.Context(), who, o, cmd.Flags().Changed("seed"), sio)
-			var ie *gapp.InputError
+			var ie *app.InputError
 			if errors.As(err, &ie) {
-				line, msg := gapp.InputErrorParts(ie.Err)
-				return errors.New(gapp.FormatInputError(ie.File, line, msg+": nothing sampled"))
+				line, msg := app.InputErrorParts(ie.Err)
+				return errors.New(app.FormatInputError(ie.File, line, msg+": nothing sampled"))
 			} else if err != nil {
 				return err
 			}
-			return printSamplePlan(app.Out, plan, asJSON)
+			return printSamplePlan(cli.Out, plan, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -89,7 +89,7 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	return cmd
 }
 
-func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
+func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +37,7 @@ type scoreFlags struct {
 	judge        judgeFlags // judge_run.go
 }
 
-func newScoreCmd(app *App) *cobra.Command {
+func newScoreCmd(cli *CLI) *cobra.Command {
 	var f scoreFlags
 	cmd := &cobra.Command{
 		Use:   "score",
@@ -55,7 +55,7 @@ model did.`,
   goldtrace score --gold support-v3.jsonl --pred run.jsonl --baseline main.json --max-drop 0.02`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runScore(cmd, app, &f)
+			return runScore(cmd, cli, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -83,7 +83,7 @@ model did.`,
 	return cmd
 }
 
-func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
+func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 	ctx := cmd.Context()
 	if f.asJSON {
 		f.format = "json"
@@ -136,20 +136,20 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
 		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
 	}
-	req := gapp.ScoreRequest{
-		ScoreSource:  gapp.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown},
+	req := app.ScoreRequest{
+		ScoreSource:  app.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown},
 		AllowMissing: f.allowMissing, Options: score.Options{Profile: profile, By: by},
 		Gates: gates, MinSupport: f.minSupport, Baseline: base, MaxDrop: f.maxDrop,
 	}
-	if req.Judge, err = scoreJudge(app, &f.judge, gates); err != nil {
+	if req.Judge, err = scoreJudge(cli, &f.judge, gates); err != nil {
 		return err
 	}
-	report, err := gapp.Score(ctx, goldSource(app), req, func(msg string) { fmt.Fprintln(app.Err, msg) })
-	doneReading(app)
+	report, err := app.Score(ctx, goldSource(cli), req, func(msg string) { fmt.Fprintln(cli.Err, msg) })
+	doneReading(cli)
 	if err != nil {
 		return err
 	}
-	if err := writeReport(app, report, f); err != nil {
+	if err := writeReport(cli, report, f); err != nil {
 		return err
 	}
 	if !report.Passed {
@@ -162,9 +162,9 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 
 // scoreJudge is --judge's run, or nil without --judge (then it refuses
 // judge flags and gates that need one).
-func scoreJudge(app *App, f *judgeFlags, gates []score.Gate) (*gapp.JudgeRun, error) {
+func scoreJudge(cli *CLI, f *judgeFlags, gates []score.Gate) (*app.JudgeRun, error) {
 	if f.kind != "" {
-		return f.judgeRun(app)
+		return f.judgeRun(cli)
 	}
 	for _, g := range gates {
 		if g.Metric == score.JudgeScore {
@@ -223,10 +223,10 @@ func readBaseline(path string) (*score.Report, error) {
 
 // writeReport writes to --out (atomically: a temp file renamed into place)
 // or stdout; with --out a one-line summary goes to stderr.
-func writeReport(app *App, r *score.Report, f *scoreFlags) error {
+func writeReport(cli *CLI, r *score.Report, f *scoreFlags) error {
 	opts := score.WriteOptions{Failures: f.failures}
 	if f.out == "" {
-		return r.Write(app.Out, f.format, opts)
+		return r.Write(cli.Out, f.format, opts)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.out), ".goldtrace-score-*")
 	if err != nil {
@@ -243,7 +243,7 @@ func writeReport(app *App, r *score.Report, f *scoreFlags) error {
 	if err := os.Rename(tmp.Name(), f.out); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	summary(app.Err, r, f.out)
+	summary(cli.Err, r, f.out)
 	return nil
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/score"
 )
 
@@ -13,38 +13,38 @@ import (
 // come from: stored versions as the actor in effect may read them (the
 // database is opened only for a NAME@vN), files, and stdin; progress on
 // stderr when it is a terminal (cleared by doneReading).
-func goldSource(app *App) gapp.GoldSource {
-	src := gapp.GoldSource{Stdin: app.In,
+func goldSource(cli *CLI) app.GoldSource {
+	src := app.GoldSource{Stdin: cli.In,
 		Versions: func(ctx context.Context, name string, version int) (io.ReadCloser, error) {
-			be, who, err := app.ActorCtx(ctx)
+			be, who, err := cli.ActorCtx(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return be.DatasetContent(ctx, who, name, version)
 		}}
-	if IsTerminal(app.Err) {
-		src.Progress = func(name string, n int) { fmt.Fprintf(app.Err, "\rreading %s: %d lines\033[K", name, n) }
+	if IsTerminal(cli.Err) {
+		src.Progress = func(name string, n int) { fmt.Fprintf(cli.Err, "\rreading %s: %d lines\033[K", name, n) }
 	}
 	return src
 }
 
 // doneReading clears the progress line goldSource wrote.
-func doneReading(app *App) {
-	if IsTerminal(app.Err) {
-		fmt.Fprint(app.Err, "\r\033[K")
+func doneReading(cli *CLI) {
+	if IsTerminal(cli.Err) {
+		fmt.Fprint(cli.Err, "\r\033[K")
 	}
 }
 
 // readScoreInput reads the gold cases and what to score against them
 // (app.ReadScoreInput).
-func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
-	in, err := gapp.ReadScoreInput(ctx, goldSource(app), gapp.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown})
-	doneReading(app)
+func readScoreInput(ctx context.Context, cli *CLI, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
+	in, err := app.ReadScoreInput(ctx, goldSource(cli), app.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown})
+	doneReading(cli)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	if in.Unknown > 0 {
-		fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, in.Unknown)
+		fmt.Fprintf(cli.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, in.Unknown)
 	}
 	return in.Cases, in.Preds, in.Source, nil
 }

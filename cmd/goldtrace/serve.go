@@ -14,13 +14,13 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-func newServeCmd(app *App) *cobra.Command {
+func newServeCmd(cli *CLI) *cobra.Command {
 	var listen, hostKey string
 	var grace time.Duration
 	cmd := &cobra.Command{
@@ -37,16 +37,16 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := app.Store(ctx)
+			st, err := cli.Store(ctx)
 			if err != nil {
 				return err
 			}
-			be, err := app.Backend(ctx)
+			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
 			}
 			if hostKey == "" {
-				hostKey = server.HostKeyPath(app.DBPath)
+				hostKey = server.HostKeyPath(cli.DBPath)
 			}
 			signer, created, err := server.LoadHostKey(hostKey)
 			if err != nil {
@@ -59,9 +59,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			srv, err := server.New(server.Config{
 				HostKey:  signer,
 				KeyActor: be.KeyActor,
-				Home:     homeScreen(be, app.DBPath),
-				Exec:     remoteExec(st, be, app.DBPath),
-				Log:      app.Err,
+				Home:     homeScreen(be, cli.DBPath),
+				Exec:     remoteExec(st, be, cli.DBPath),
+				Log:      cli.Err,
 				Version:  version,
 			})
 			if err != nil {
@@ -72,7 +72,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if created {
 				keyNote = "host key created: " + hostKey
 			}
-			fmt.Fprintf(app.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
+			fmt.Fprintf(cli.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
@@ -81,15 +81,15 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				return fmt.Errorf("serve: %w", err)
 			case <-ctx.Done():
 			}
-			fmt.Fprintln(app.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
+			fmt.Fprintln(cli.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
 			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			err = srv.Shutdown(sctx)
 			<-served
 			if err != nil {
-				fmt.Fprintln(app.Err, "goldtrace serve: "+err.Error())
+				fmt.Fprintln(cli.Err, "goldtrace serve: "+err.Error())
 			}
-			fmt.Fprintln(app.Err, "goldtrace serve: stopped")
+			fmt.Fprintln(cli.Err, "goldtrace serve: stopped")
 			return nil
 		},
 	}
@@ -110,20 +110,20 @@ func port(addr net.Addr) string {
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
 // lead's dashboard (adjudication one key away), each through the actor's
 // app session, as label and dashboard open them. A ci key has no screen.
-func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
-	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
+func homeScreen(be *app.App, dbPath string) server.HomeFunc {
+	return func(ctx context.Context, actor app.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
 		session := be.As(actor)
 		c := tui.NewCommon(session)
 		c.Styles = tui.StylesWith(r, r.ColorProfile() == termenv.Ascii)
 		switch actor.Role {
-		case gapp.RoleReviewer:
-			if _, err := session.Open(ctx, gapp.ActQueueRead, "label queue"); err != nil {
+		case app.RoleReviewer:
+			if _, err := session.Open(ctx, app.ActQueueRead, "label queue"); err != nil {
 				return nil, err
 			}
 			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: tui.RecoveryPath(dbPath, actor.Name)}
 			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
-		case gapp.RoleLead:
-			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+		case app.RoleLead:
+			if _, err := session.Open(ctx, app.ActDashboard, "dashboard"); err != nil {
 				return nil, err
 			}
 			return tui.NewDashboardRoot(c, tui.DashboardOptions{Lead: actor.Name}), nil
@@ -136,14 +136,14 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 // command tree as the terminal, on the server's open store, as the actor
 // the context carries. export writes its files beside the database, never
 // where a client says; datasets get fetches them.
-func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
+func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
 		bout := bufio.NewWriterSize(out, 8<<10)
 		defer bout.Flush()
 		out = bout
-		a := &App{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
+		a := &CLI{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
 		path, err := checkRemote(ctx, args)
 		if path == "export" {
 			args = withFlag(args, "out", filepath.Dir(dbPath))

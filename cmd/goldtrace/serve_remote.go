@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // remoteCheck decides whether a command line an SSH client sent may run and
@@ -60,7 +60,7 @@ var screenCommands = map[string]bool{"label": true, "adjudicate": true, "dashboa
 // It returns the command's path ("labels import"), "" when the line names
 // no runnable command.
 func checkRemote(ctx context.Context, args []string) (string, error) {
-	root := newRootCmd(&App{In: nil, Out: io.Discard, Err: io.Discard, remote: true})
+	root := newRootCmd(&CLI{In: nil, Out: io.Discard, Err: io.Discard, remote: true})
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd == root {
 		return "", nil
@@ -77,7 +77,7 @@ func checkRemote(ctx context.Context, args []string) (string, error) {
 
 func checkRemoteFlags(ctx context.Context, path string, f *pflag.FlagSet) error {
 	who := "the key's user"
-	if a, ok := gapp.ActorFrom(ctx); ok {
+	if a, ok := app.ActorFrom(ctx); ok {
 		who = a.String()
 	}
 	for _, name := range []string{"as", "db"} {

@@ -13,7 +13,7 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newUsersKeyCmd(a *App) *cobra.Command {
+func newUsersKeyCmd(a *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "key",
@@ -64,7 +64,7 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-func newUsersRemoveCmd(a *App) *cobra.Command {
+func newUsersRemoveCmd(a *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "remove NAME",
@@ -96,7 +96,7 @@ stays listed (that work names them) but has no keys.`,
 
 // parseKey reads a KEY operand: a line, a .pub file, or - for a key on
 // stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
-func (a *App) parseKey(arg string) (store.UserKey, error) {
+func (a *CLI) parseKey(arg string) (store.UserKey, error) {
 	if arg != "-" {
 		return app.ParseKey(arg)
 	}
@@ -108,7 +108,7 @@ func (a *App) parseKey(arg string) (store.UserKey, error) {
 }
 
 // parseKeys parses every --key argument, stopping at the first bad one.
-func (a *App) parseKeys(args []string) ([]store.UserKey, error) {
+func (a *CLI) parseKeys(args []string) ([]store.UserKey, error) {
 	var keys []store.UserKey
 	seen := map[string]bool{}
 	for _, arg := range args {
