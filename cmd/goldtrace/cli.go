@@ -150,7 +150,7 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
-// programOptions runs a TUI on the app's streams when they are not the
+// programOptions runs a TUI on the CLI's streams when they are not the
 // process's own (tests drive the program through buffers); on the terminal
 // otherwise.
 func (a *CLI) programOptions() []tea.ProgramOption {

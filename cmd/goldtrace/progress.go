@@ -24,7 +24,7 @@ type meter struct {
 	shown time.Time
 }
 
-// newMeter returns a meter for app's stderr (quiet when it is not a
+// newMeter returns a meter for the CLI's stderr (quiet when it is not a
 // terminal). total 0 means unknown; unit "MB" counts bytes.
 func newMeter(cli *CLI, what, unit string, total int64) *meter {
 	m := &meter{what: what, unit: unit, total: total, now: time.Now}
