@@ -5,8 +5,12 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Problem is one thing `goldtrace check` found wrong.
@@ -23,7 +27,7 @@ const maxProblemsPerKind = 50
 // assignment has its label, every gold item its source labels and an item
 // in a gold status, every exported version its records and content hash,
 // no draft left on a finished assignment, no half-written batch, every
-// item the metadata of its trace). It only
+// item the metadata of its trace, every trace body decodes). It only
 // reads. An empty list means healthy. When the check passes on a writable
 // file, the time is recorded so write commands skip their quick check for
 // a day.
@@ -81,10 +85,47 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		return nil, err
 	}
 	add("dataset", ds)
+	bodies, err := s.bodyProblems(ctx)
+	if err != nil {
+		return nil, s.wrap("check", err)
+	}
+	add("trace", bodies)
 	if len(out) == 0 {
 		s.db.CheckPassed(ctx)
 	}
 	return out, nil
+}
+
+// bodyProblems decodes every stored trace body, as a later read would: a
+// damaged zstd frame, or one naming a dictionary body_dicts does not hold,
+// is found here instead of by the export or the reviewer who reads it.
+// Bodies are read one row at a time, so memory stays that of one body.
+func (s *Store) bodyProblems(ctx context.Context) ([]string, error) {
+	var out []string
+	err := s.scanRows(ctx, func(row scanner) error {
+		var id string
+		var messages, body []byte
+		if err := row.Scan(&id, &messages, &body); err != nil {
+			return err
+		}
+		js, err := s.traceMessagesJSON(ctx, messages, body)
+		switch {
+		case errors.Is(err, zstd.ErrUnknownDictionary):
+			out = append(out, fmt.Sprintf("trace %s: its body names a compression dictionary that is not stored", id))
+		case err != nil && errors.Is(err, ctx.Err()):
+			return err
+		case err != nil:
+			var de *dberr.DBError
+			if errors.As(err, &de) {
+				return err
+			}
+			out = append(out, fmt.Sprintf("trace %s: its stored body cannot be decoded (%v)", id, errors.Unwrap(err)))
+		case !json.Valid(js):
+			out = append(out, fmt.Sprintf("trace %s: its stored body is not JSON", id))
+		}
+		return nil
+	}, `SELECT id, messages, body FROM traces ORDER BY id`)
+	return out, err
 }
 
 // kindText is the one-line wording of a driver error's kind.
