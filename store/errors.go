@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/goldtrace/goldtrace/store/postgres"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
@@ -30,7 +31,12 @@ var (
 // file at path (a read that met a corrupt page, a lock held too long) into
 // a *dberr.DBError; other errors are returned as they are. Commands pass every
 // error through it before printing.
-func Explain(path string, err error) error { return sqlite.Explain(path, err) }
+func Explain(path string, err error) error {
+	if IsPostgres(path) {
+		return postgres.Explain(path, err)
+	}
+	return sqlite.Explain(path, err)
+}
 
 // classify turns driver errors into the sentinels above where one fits.
-func classify(err error) error { return sqlite.Classify(err) }
+func classify(err error) error { return postgres.Classify(sqlite.Classify(err)) }

@@ -4,14 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"io/fs"
+	"os"
 	"sync/atomic"
 	"time"
 
+	"github.com/goldtrace/goldtrace/store/postgres"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations_postgres/*.sql
 var migrationFiles embed.FS
 
 // Queryer is what both *sql.DB and *sql.Tx offer; query helpers take it so
@@ -48,7 +51,10 @@ type engine interface {
 	DataVersion(ctx context.Context, wait time.Duration) (conn any, version int64, ok bool)
 }
 
-var _ engine = (*sqlite.DB)(nil)
+var (
+	_ engine = (*sqlite.DB)(nil)
+	_ engine = (*postgres.DB)(nil)
+)
 
 // Store is goldtrace's database: the project's schema, queries and rules
 // over one engine. Reads go through the engine's read pool and never take
@@ -79,6 +85,42 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process's write
 	// lock before failing with ErrBusy (0: 15 s).
 	BusyTimeout time.Duration
+	// Password is a PostgreSQL database's password when the caller took it
+	// out of the DSN (so no message shows it); otherwise the server's
+	// password comes from PGPASSWORD or ~/.pgpass, as libpq's does.
+	Password string
+}
+
+// IsPostgres reports whether path names a PostgreSQL database
+// (postgres://…) rather than a SQLite file.
+func IsPostgres(path string) bool { return postgres.IsDSN(path) }
+
+// RedactDSN returns a PostgreSQL DSN without its password, and the
+// password ("" when it has none); a file path is returned as it is.
+func RedactDSN(path string) (clean, password string) {
+	if !IsPostgres(path) {
+		return path, ""
+	}
+	return postgres.Redact(path)
+}
+
+// ProjectExists reports whether a goldtrace project is at path: a file
+// there, or the schema in a PostgreSQL database (connecting to find out,
+// without creating anything).
+func ProjectExists(ctx context.Context, path string, password string) (bool, error) {
+	if !IsPostgres(path) {
+		_, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	db, err := postgres.Open(ctx, path, postgres.Options{NoSchema: true, ReadOnly: true, Password: password})
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	return db.HasSchema(ctx)
 }
 
 // scanConns is how many of the read pool's connections whole-table scans
@@ -96,6 +138,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // created unless opt.ReadOnly.
 func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 	s := &Store{scans: make(chan struct{}, scanConns), Now: func() time.Time { return time.Now().UTC() }}
+	if IsPostgres(path) {
+		migrations, err := fs.Sub(migrationFiles, "migrations_postgres")
+		if err != nil {
+			return nil, err
+		}
+		db, err := postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema,
+			Password: opt.Password, Migrations: migrations, Committed: s.committed})
+		if err != nil {
+			return nil, err
+		}
+		db.Now = func() time.Time { return s.Now() }
+		s.db, s.r = db, db.Reader()
+		return s, nil
+	}
 	migrations, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return nil, err

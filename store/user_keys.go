@@ -78,7 +78,7 @@ func (s *Store) AddUserKey(ctx context.Context, name string, k UserKey) error {
 
 func (s *Store) addKey(ctx context.Context, tx *Tx, name string, k UserKey) error {
 	var owner string
-	err := tx.QueryRowContext(ctx, `SELECT user FROM user_keys WHERE fingerprint = ?`, k.Fingerprint).Scan(&owner)
+	err := tx.QueryRowContext(ctx, `SELECT "user" FROM user_keys WHERE fingerprint = ?`, k.Fingerprint).Scan(&owner)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -88,7 +88,7 @@ func (s *Store) addKey(ctx context.Context, tx *Tx, name string, k UserKey) erro
 	default:
 		return fmt.Errorf("key %s already belongs to %s (a key identifies one user): %w", k.Fingerprint, owner, ErrConflict)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO user_keys(fingerprint, user, key, added_at) VALUES (?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO user_keys(fingerprint, "user", key, added_at) VALUES (?, ?, ?, ?)`,
 		k.Fingerprint, name, k.Key, s.now())
 	return err
 }
@@ -97,7 +97,7 @@ func (s *Store) addKey(ctx context.Context, tx *Tx, name string, k UserKey) erro
 // when the user has no such key.
 func (s *Store) RemoveUserKey(ctx context.Context, name, fingerprint string) error {
 	return s.WithTx(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ? AND fingerprint = ?`, name, fingerprint)
+		res, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE "user" = ? AND fingerprint = ?`, name, fingerprint)
 		if err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (s *Store) RemoveUser(ctx context.Context, name string) (kept bool, err err
 		if err := keepALead(ctx, tx, name); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE "user" = ?`, name); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT
@@ -148,7 +148,7 @@ func (s *Store) RemoveUser(ctx context.Context, name string) (kept bool, err err
 func (s *Store) KeyUser(ctx context.Context, fingerprint string) (User, error) {
 	var u User
 	err := s.r.QueryRowContext(ctx, `SELECT u.name, u.role, u.created_at FROM user_keys k
-		JOIN users u ON u.name = k.user WHERE k.fingerprint = ?`, fingerprint).Scan(&u.Name, &u.Role, &u.CreatedAt)
+		JOIN users u ON u.name = k."user" WHERE k.fingerprint = ?`, fingerprint).Scan(&u.Name, &u.Role, &u.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, fmt.Errorf("key %s: %w", fingerprint, ErrNotFound)
 	}
@@ -161,7 +161,7 @@ func (s *Store) KeyUser(ctx context.Context, fingerprint string) (User, error) {
 func (s *Store) UserWithKey(ctx context.Context, name, fingerprint string) (u User, keyIsTheirs bool, err error) {
 	var owner sql.NullString
 	err = s.r.QueryRowContext(ctx, `SELECT name, role, created_at,
-		(SELECT user FROM user_keys WHERE fingerprint = ?2) FROM users WHERE name = ?1`, name, fingerprint).
+		(SELECT "user" FROM user_keys WHERE fingerprint = ?2) FROM users WHERE name = ?1`, name, fingerprint).
 		Scan(&u.Name, &u.Role, &u.CreatedAt, &owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, false, fmt.Errorf("user %q: %w", name, ErrNotFound)
@@ -172,7 +172,7 @@ func (s *Store) UserWithKey(ctx context.Context, name, fingerprint string) (u Us
 // UserKeys lists every user's keys, by user name, each user's in the order
 // they were added.
 func (s *Store) UserKeys(ctx context.Context) (map[string][]UserKey, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT user, fingerprint, key, added_at FROM user_keys ORDER BY user, added_at, fingerprint`)
+	rows, err := s.r.QueryContext(ctx, `SELECT "user", fingerprint, key, added_at FROM user_keys ORDER BY "user", added_at, fingerprint`)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/internal/pgtest"
+)
+
+// engineNames are the engines a table-driven store test runs on.
+var engineNames = []string{"sqlite", "postgres"}
+
+// openEngine opens a fresh store on the named engine with a fixed clock: a
+// temp file, or a database of its own on GOLDTRACE_TEST_PG's server (the
+// test skips when it is unset).
+func openEngine(t testing.TB, engine string) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	if engine == "postgres" {
+		path = pgtest.DSN(t)
+	}
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Now = func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// onEngines runs test once per engine, as a subtest named after it.
+func onEngines(t *testing.T, test func(t *testing.T, st *Store)) {
+	for _, e := range engineNames {
+		t.Run(e, func(t *testing.T) { test(t, openEngine(t, e)) })
+	}
+}

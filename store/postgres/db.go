@@ -1,0 +1,278 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/goldtrace/goldtrace/store/sqlite"
+)
+
+// DB is one PostgreSQL database. Reads and writes share one pool; every
+// write transaction first takes the advisory lock writeLock, so writers
+// (of every goldtrace process on the database) run one at a time, as on
+// SQLite, and readers never wait for them.
+type DB struct {
+	db       *sql.DB
+	name     string // the DSN without its password: what messages say
+	host     string
+	database string
+	readOnly bool
+	opt      Options
+
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+}
+
+// Options say how Open treats the database.
+type Options struct {
+	// ReadOnly refuses every write with dberr.ErrReadOnly (and runs every
+	// session read-only).
+	ReadOnly bool
+	// NoSchema skips the schema check and the migrations.
+	NoSchema bool
+	// Password, when set, is the password (the CLI takes it out of the
+	// DSN so that no message can show it); otherwise pgx reads it as libpq
+	// does (PGPASSWORD, PGPASSFILE, ~/.pgpass).
+	Password string
+	// Migrations holds the schema's PostgreSQL migrations, NNNN_what.sql.
+	Migrations fs.FS
+	// Committed, when set, is called after every write transaction under
+	// ctx ends.
+	Committed func(ctx context.Context)
+}
+
+// PoolConns is the size of the pool.
+const PoolConns = 16
+
+// writeLock is the advisory lock key writers take ("goldtrace" in ASCII).
+const writeLock = 0x676f6c6474726163
+
+// minServer is the oldest PostgreSQL this engine supports (server_version_num).
+const minServer = 130000
+
+// IsDSN reports whether s names a PostgreSQL database rather than a file.
+func IsDSN(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Redact returns the DSN without its password, and the password.
+func Redact(dsn string) (clean, password string) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn, ""
+	}
+	pw, ok := u.User.Password()
+	if !ok {
+		return dsn, ""
+	}
+	u.User = url.User(u.User.Username())
+	return u.String(), pw
+}
+
+// Open connects to the database the DSN names and brings its schema up to
+// date (migrations run under an advisory lock, so replicas opening at once
+// apply each one once).
+func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
+	clean, inline := Redact(dsn)
+	d := &DB{name: clean, readOnly: opt.ReadOnly, opt: opt, Now: func() time.Time { return time.Now().UTC() }}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message quotes the DSN, password and all.
+		return nil, &dberr.DBError{Path: clean, Op: "open", Kind: dberr.ErrUnavailable, Err: errors.New("bad DSN"),
+			Why: "it is not a valid postgres:// DSN"}
+	}
+	if opt.Password != "" && inline == "" {
+		cfg.Password = opt.Password
+	}
+	d.host, d.database = cfg.Host, cfg.Database
+	if opt.ReadOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	cfg.RuntimeParams["application_name"] = "goldtrace"
+	d.db = sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
+	d.db.SetMaxOpenConns(PoolConns)
+	d.db.SetMaxIdleConns(PoolConns)
+	d.db.SetConnMaxIdleTime(5 * time.Minute)
+	var version int
+	if err := d.db.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version); err != nil {
+		d.db.Close()
+		return nil, d.wrap("open", err)
+	}
+	if version < minServer {
+		d.db.Close()
+		return nil, &dberr.DBError{Path: d.name, Op: "open", Kind: dberr.ErrUnavailable, Err: errors.New("server too old"),
+			Why: fmt.Sprintf("server version %d.%d is not supported (PostgreSQL 13 or newer)", version/10000, version%10000)}
+	}
+	if opt.NoSchema {
+		return d, nil
+	}
+	if err := d.migrate(ctx); err != nil {
+		d.db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Path is the DSN without its password.
+func (d *DB) Path() string { return d.name }
+
+// ReadOnly reports whether every write is refused.
+func (d *DB) ReadOnly() bool { return d.readOnly }
+
+// Close closes the pool.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Reader is the pool, for queries that do not write.
+func (d *DB) Reader() *sql.DB { return d.db }
+
+// Tx is a write transaction handed to WithTx's function.
+type Tx = sql.Tx
+
+// WithTx runs fn in one write transaction that holds the writers' lock,
+// committing when fn returns nil and rolling back otherwise. A transaction
+// PostgreSQL aborts for a serialization failure or a deadlock before fn
+// ran is begun again; after, it fails with dberr.ErrBusy (nothing saved).
+func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if d.readOnly {
+		return &dberr.DBError{Path: d.name, Op: "write", Kind: dberr.ErrReadOnly, Err: errors.New("opened read-only"), Why: "opened read-only"}
+	}
+	defer d.committed(ctx)
+	var tx *sql.Tx
+	var err error
+	for attempt := 0; ; attempt++ {
+		tx, err = d.db.BeginTx(ctx, nil)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLock))
+			if err != nil {
+				_ = tx.Rollback()
+			}
+		}
+		if err == nil || attempt == 2 || !retryable(err) {
+			break
+		}
+	}
+	if err != nil {
+		return d.wrap("begin", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return d.wrap("", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return d.wrap("commit", err)
+	}
+	return nil
+}
+
+// WithRelaxedTx is WithTx: PostgreSQL's commits are cheap enough that a
+// bulk write's chunks commit durably too.
+func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.WithTx(ctx, fn)
+}
+
+// ExecAlone runs one statement in a write transaction of its own.
+func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
+	return d.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	})
+}
+
+func (d *DB) committed(ctx context.Context) {
+	if d.opt.Committed != nil {
+		d.opt.Committed(ctx)
+	}
+}
+
+// Paced runs a bulk write in transactions of at most pace.ChunkTime's work
+// until step says nothing is left, leaving the writers' lock free between
+// them for whoever waits for it.
+func (d *DB) Paced(ctx context.Context, pace sqlite.Pace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
+	var last time.Time
+	for more := true; more; {
+		if err := d.PauseForWaiters(ctx, last, pace.Yield); err != nil {
+			return err
+		}
+		var began time.Time
+		var work time.Duration
+		err := d.WithTx(sqlite.BulkWrite(ctx), func(tx *Tx) error {
+			var err error
+			began = time.Now()
+			more, err = step(tx, began.Add(pace.ChunkTime))
+			work = time.Since(began)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		last = time.Now()
+		if pace.Held != nil {
+			pace.Held(work, last.Sub(began))
+		}
+	}
+	return nil
+}
+
+// PauseForWaiters waits, after a bulk write's transaction committed at
+// last, while other sessions wait for the writers' lock (at most yield), so
+// a reviewer's submit gets in between two chunks.
+func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error {
+	if last.IsZero() {
+		return ctx.Err()
+	}
+	until := last.Add(yield)
+	for time.Now().Before(until) {
+		var waiting int
+		err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND (classid::bigint << 32 | objid::bigint) = ?`, int64(writeLock)).Scan(&waiting)
+		if err != nil || waiting == 0 {
+			return ctx.Err()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return ctx.Err()
+}
+
+// BulkTuning changes nothing on PostgreSQL.
+func (d *DB) BulkTuning(context.Context) (restore func()) { return func() {} }
+
+// LogSize is 0: PostgreSQL manages its write-ahead log itself.
+func (d *DB) LogSize() int64 { return 0 }
+
+// Checkpoint does nothing: PostgreSQL checkpoints on its own schedule.
+func (d *DB) Checkpoint(context.Context) {}
+
+// CheckPassed records nothing: writes do no quick check on PostgreSQL.
+func (d *DB) CheckPassed(context.Context) {}
+
+// Backup is pg_dump's job.
+func (d *DB) Backup(_ context.Context, dest string) error {
+	return fmt.Errorf("backup of %s to %s: a PostgreSQL project is backed up with pg_dump (or the server's own backups)", d.name, dest)
+}
+
+// WriterOpen is false: no connection of the pool stamps what others wrote
+// (DataVersion), so the store caches nothing across writes it did not make.
+func (d *DB) WriterOpen() bool { return false }
+
+// DataVersion is not available on PostgreSQL (see WriterOpen).
+func (d *DB) DataVersion(context.Context, time.Duration) (conn any, version int64, ok bool) {
+	return nil, 0, false
+}
+
+// now formats the clock for TEXT timestamp columns.
+func (d *DB) now() string { return d.Now().UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,148 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
+)
+
+// Error explanation: PostgreSQL's failures become *dberr.DBError of a kind
+// with one line naming the host and database (never the password), and
+// constraint failures the kinds ErrConflict and ErrImmutable, so the store
+// and its callers never see the driver's words.
+
+// codeOf is the SQLSTATE of a server error, "" for others.
+func codeOf(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// retryable reports a failure that undid a transaction and that running it
+// again may not meet: a serialization failure or a deadlock.
+func retryable(err error) bool {
+	c := codeOf(err)
+	return c == "40001" || c == "40P01"
+}
+
+// explain is the kind and the one-line reason of a failure of the server
+// or of the connection to it; nil kind for errors that are not about them
+// (constraints, bad SQL, the caller's own).
+func (d *DB) explain(err error) (kind error, why string) {
+	where := fmt.Sprintf("database %q on %s", d.database, d.host)
+	code := codeOf(err)
+	switch {
+	case code == "28P01", code == "28000":
+		return dberr.ErrUnavailable, "the server refused the password or user for " + where + " (set it with PGPASSWORD or ~/.pgpass)"
+	case code == "3D000":
+		return dberr.ErrUnavailable, where + " does not exist (create it with createdb, then goldtrace init)"
+	case code == "42501":
+		return dberr.ErrReadOnly, "permission denied on " + where
+	case code == "25006":
+		return dberr.ErrReadOnly, "opened read-only"
+	case code == "53100":
+		return dberr.ErrDiskFull, "the server of " + where + " is out of disk space"
+	case code == "53300", code == "57P03", code == "57P01", code == "57P02":
+		return dberr.ErrUnavailable, "the server of " + where + " is not accepting connections (starting, shutting down or full)"
+	case retryable(err), code == "55P03", code == "57014" && !errors.Is(err, context.Canceled):
+		return dberr.ErrBusy, ""
+	case code == "XX001", code == "XX002":
+		return dberr.ErrDamaged, ""
+	case code != "":
+		return nil, ""
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce), errors.As(err, &ne), strings.Contains(err.Error(), "connection refused"),
+		strings.Contains(err.Error(), "conn closed"), strings.Contains(err.Error(), "unexpected EOF"):
+		msg := err.Error()
+		switch {
+		case strings.Contains(msg, "connection refused"):
+			return dberr.ErrUnavailable, "no PostgreSQL server answers at " + d.host + " (connection refused) for " + where
+		case strings.Contains(msg, "no such host"):
+			return dberr.ErrUnavailable, "host " + d.host + " is not known"
+		case strings.Contains(msg, "timeout"):
+			return dberr.ErrUnavailable, "the server of " + where + " did not answer in time"
+		case strings.Contains(msg, "password"):
+			return dberr.ErrUnavailable, "the server wants a password for " + where + " (set it with PGPASSWORD or ~/.pgpass)"
+		case strings.Contains(msg, "SSL"), strings.Contains(msg, "tls"):
+			return dberr.ErrUnavailable, "a TLS connection to " + where + " failed (see the DSN's sslmode)"
+		}
+		return dberr.ErrUnavailable, "the connection to " + where + " failed"
+	}
+	return nil, ""
+}
+
+// Wrap turns a failure of the server into a *dberr.DBError naming the
+// database; other errors go through Classify, prefixed with op when it is
+// not "".
+func (d *DB) Wrap(op string, err error) error { return d.wrap(op, err) }
+
+func (d *DB) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *dberr.DBError
+	if errors.As(err, &de) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if k, why := d.explain(err); k != nil {
+		// Err keeps the kind only: pgx's own text may quote the DSN.
+		return &dberr.DBError{Path: d.name, Op: op, Kind: k, Err: k, Why: why}
+	}
+	if op != "" {
+		return fmt.Errorf("%s: %w", op, Classify(err))
+	}
+	return Classify(err)
+}
+
+// Classify turns constraint failures into dberr.ErrConflict (a unique key
+// taken) and dberr.ErrImmutable (a trigger that raised "immutable: …");
+// other errors are returned as they are.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch code := codeOf(err); {
+	case strings.Contains(err.Error(), "immutable:"):
+		return errors.Join(dberr.ErrImmutable, err)
+	case code == "23505":
+		return errors.Join(dberr.ErrConflict, err)
+	}
+	return err
+}
+
+// Explain rewords an error that carries a raw failure of the server or of
+// the connection to the database dsn names into a *dberr.DBError; other
+// errors are returned as they are.
+func Explain(dsn string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *dberr.DBError
+	if errors.As(err, &de) {
+		return err
+	}
+	clean, _ := Redact(dsn)
+	d := &DB{name: clean}
+	if cfg, perr := pgx.ParseConfig(dsn); perr == nil {
+		d.host, d.database = cfg.Host, cfg.Database
+	}
+	if k, _ := d.explain(err); k != nil {
+		return d.wrap("", err)
+	}
+	return err
+}

@@ -1,0 +1,175 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// migration is one numbered file of the schema's PostgreSQL migrations.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations reads NNNN_what.sql files of fsys in order of number.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	if fsys == nil {
+		return nil, errors.New("no migrations")
+	}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s is not named NNNN_what.sql", name)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have the same number", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// migrateLock is the advisory lock key migrations run under.
+const migrateLock = writeLock + 1
+
+// migrate applies, in one transaction holding migrateLock, the migrations
+// schema_migrations does not record. A database with a migration this
+// goldtrace does not know (a newer goldtrace's) is refused, naming both.
+// When nothing is missing it only reads. A read-only store refuses a
+// database that needs migrations.
+func (d *DB) migrate(ctx context.Context) error {
+	ms, err := loadMigrations(d.opt.Migrations)
+	if err != nil {
+		return err
+	}
+	recorded, err := d.recorded(ctx, d.db)
+	if err != nil {
+		return err
+	}
+	pending, err := d.pending(ms, recorded)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	if d.readOnly {
+		return fmt.Errorf("database %s needs a schema upgrade (%s) but it was opened read-only: open it once where it can be written", d.name, pending[0].name)
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap("migrate", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(migrateLock)); err != nil {
+		return d.wrap("migrate", err)
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return d.wrap("create schema", err)
+	}
+	// Another process may have applied them while this one waited.
+	if recorded, err = d.recorded(ctx, tx); err != nil {
+		return err
+	}
+	if pending, err = d.pending(ms, recorded); err != nil {
+		return err
+	}
+	for _, m := range pending {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migrate %s: %s: %w", d.name, m.name, d.wrap("", err))
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, d.now()); err != nil {
+			return d.wrap("migrate", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return d.wrap("migrate", err)
+	}
+	return nil
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// recorded is each applied migration's name by number (none when the
+// table does not exist yet).
+func (d *DB) recorded(ctx context.Context, q queryer) (map[int]string, error) {
+	var exists bool
+	if err := q.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return nil, d.wrap("read schema", err)
+	}
+	out := map[int]string{}
+	if !exists {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
+	if err != nil {
+		return nil, d.wrap("read schema", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			return nil, d.wrap("read schema", err)
+		}
+		out[v] = name
+	}
+	return out, d.wrap("read schema", rows.Err())
+}
+
+// pending is the migrations of ms not in recorded; a recorded one this
+// goldtrace does not know, or knows by another name, is an error.
+func (d *DB) pending(ms []migration, recorded map[int]string) ([]migration, error) {
+	known := map[int]bool{}
+	var out []migration
+	for _, m := range ms {
+		known[m.version] = true
+		if name, ok := recorded[m.version]; !ok {
+			out = append(out, m)
+		} else if name != m.name {
+			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
+				d.name, m.version, name, m.name)
+		}
+	}
+	newest := 0
+	for v := range recorded {
+		if !known[v] && v > newest {
+			newest = v
+		}
+	}
+	if newest > 0 {
+		return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace (schema %04d) does not know: it was written by a newer goldtrace",
+			d.name, newest, ms[len(ms)-1].version)
+	}
+	return out, nil
+}
+
+// HasSchema reports whether the database holds a goldtrace project
+// (init refuses to make one over it).
+func (d *DB) HasSchema(ctx context.Context) (bool, error) {
+	var exists bool
+	err := d.db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists)
+	return exists, d.wrap("read schema", err)
+}
