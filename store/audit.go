@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 )
 
@@ -147,7 +148,7 @@ type AuditFilter struct {
 func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	limit := f.Limit
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt64 // no limit, on every engine
 	}
 	var out []AuditEntry
 	err := s.scanRows(ctx, func(r scanner) error {
@@ -158,7 +159,7 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 		out = append(out, e)
 		return nil
 	}, `SELECT id, at, actor, role, source, key_fingerprint, action, object, outcome FROM (
-		SELECT * FROM audit WHERE (? = '' OR actor = ?) AND (? = '' OR action = ?) ORDER BY id DESC LIMIT ?) ORDER BY id`,
+		SELECT * FROM audit WHERE (? = '' OR actor = ?) AND (? = '' OR action = ?) ORDER BY id DESC LIMIT ?) a ORDER BY id`,
 		f.Actor, f.Actor, f.Action, f.Action, limit)
 	return out, err
 }

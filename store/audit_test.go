@@ -71,32 +71,33 @@ func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 }
 
 func TestAuditLog(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	for _, e := range []AuditEntry{
-		{Actor: "carol", Role: RoleLead, Source: "local", Action: "export", Object: "support@v1"},
-		{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: "SHA256:x", Action: "labels.read-all", Outcome: AuditDenied},
-		{Actor: "carol", Role: RoleLead, Source: "local", Action: "settings.set", Object: "review_agreed=true"},
-	} {
-		if err := st.AppendAudit(ctx, e); err != nil {
-			t.Fatal(err)
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		for _, e := range []AuditEntry{
+			{Actor: "carol", Role: RoleLead, Source: "local", Action: "export", Object: "support@v1"},
+			{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: "SHA256:x", Action: "labels.read-all", Outcome: AuditDenied},
+			{Actor: "carol", Role: RoleLead, Source: "local", Action: "settings.set", Object: "review_agreed=true"},
+		} {
+			if err := st.AppendAudit(ctx, e); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	all, err := st.AuditLog(ctx, AuditFilter{})
-	if err != nil || len(all) != 3 || all[0].Action != "export" || all[1].Outcome != AuditDenied || all[2].At == "" {
-		t.Fatalf("log: %+v %v", all, err)
-	}
-	last, err := st.AuditLog(ctx, AuditFilter{Actor: "carol", Limit: 1})
-	if err != nil || len(last) != 1 || last[0].Action != "settings.set" {
-		t.Fatalf("carol's last: %+v %v", last, err)
-	}
-	if err := st.AppendAudit(ctx, AuditEntry{Actor: "x", Source: "telnet", Action: "a"}); err == nil {
-		t.Error("an unknown source was recorded")
-	}
-	if err := st.AddUser(ctx, "ci-bot", RoleCI); err != nil {
-		t.Errorf("add ci user: %v", err)
-	}
-	if err := st.AddUser(ctx, "eve", "admin"); err == nil || errors.Is(err, ErrConflict) {
-		t.Errorf("bad role: %v", err)
-	}
+		all, err := st.AuditLog(ctx, AuditFilter{})
+		if err != nil || len(all) != 3 || all[0].Action != "export" || all[1].Outcome != AuditDenied || all[2].At == "" {
+			t.Fatalf("log: %+v %v", all, err)
+		}
+		last, err := st.AuditLog(ctx, AuditFilter{Actor: "carol", Limit: 1})
+		if err != nil || len(last) != 1 || last[0].Action != "settings.set" {
+			t.Fatalf("carol's last: %+v %v", last, err)
+		}
+		if err := st.AppendAudit(ctx, AuditEntry{Actor: "x", Source: "telnet", Action: "a"}); err == nil {
+			t.Error("an unknown source was recorded")
+		}
+		if err := st.AddUser(ctx, "ci-bot", RoleCI); err != nil {
+			t.Errorf("add ci user: %v", err)
+		}
+		if err := st.AddUser(ctx, "eve", "admin"); err == nil || errors.Is(err, ErrConflict) {
+			t.Errorf("bad role: %v", err)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/goldtrace/goldtrace/store/sqlite"
@@ -148,14 +147,14 @@ func (s *Store) writeBatchChunk(ctx context.Context, tx *Tx, b NewBatch, from in
 	for pos := from; pos < len(b.Items) && (done == 0 || time.Now().Before(deadline)); pos++ {
 		it := b.Items[pos]
 		if _, err := addItem.ExecContext(ctx, b.Name, it.ItemID, pos, it.Stratum); err != nil {
-			if strings.Contains(err.Error(), "FOREIGN KEY") {
+			if foreignKeyFailed(err) {
 				return 0, fmt.Errorf("batch item %s: %w: no such item", it.ItemID, ErrNotFound)
 			}
 			return 0, fmt.Errorf("batch item %s: %w", it.ItemID, classify(err))
 		}
 		for _, r := range it.Reviewers {
 			if _, err := assign.ExecContext(ctx, it.ItemID, r, b.Name, next[r]+taken[r], now); err != nil {
-				if strings.Contains(err.Error(), "FOREIGN KEY") {
+				if foreignKeyFailed(err) {
 					return 0, fmt.Errorf("assign %s to %s: %w: no such user", it.ItemID, r, ErrNotFound)
 				}
 				return 0, fmt.Errorf("assign %s to %s: %w", it.ItemID, r, err)

@@ -32,8 +32,8 @@ type Dispute struct {
 // DisputedQueue lists the disputed items, oldest dispute first.
 func (s *Store) DisputedQueue(ctx context.Context, f DisputeFilter) ([]Dispute, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT d.item_id, d.kinds, d.detail, d.created_at, i.updated_at,
-			(SELECT json_group_array(batch) FROM (SELECT DISTINCT batch FROM assignments WHERE item_id = d.item_id ORDER BY batch)),
-			(SELECT json_group_array(reviewer) FROM (SELECT reviewer FROM labels WHERE item_id = d.item_id ORDER BY reviewer))
+			(SELECT json_group_array(batch) FROM (SELECT DISTINCT batch FROM assignments WHERE item_id = d.item_id ORDER BY batch) b),
+			(SELECT json_group_array(reviewer) FROM (SELECT reviewer FROM labels WHERE item_id = d.item_id ORDER BY reviewer) r)
 		FROM disputes d JOIN items i ON i.id = d.item_id
 		WHERE i.status = 'disputed'
 		  AND (?1 = '' OR EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = d.item_id AND a.batch = ?1))

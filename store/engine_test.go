@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/store/postgres"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
@@ -15,6 +16,9 @@ func (s *Store) sqliteDB() *sqlite.DB { return s.db.(*sqlite.DB) }
 // testW is the engine's write pool, for fixtures written outside WithTx.
 func (s *Store) testW(t testing.TB) *sql.DB {
 	t.Helper()
+	if _, ok := s.db.(*postgres.DB); ok {
+		return s.r // one pool reads and writes
+	}
 	w, err := s.sqliteDB().Writer(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/dberr"
 	"github.com/goldtrace/goldtrace/store/postgres"
@@ -36,6 +37,13 @@ func Explain(path string, err error) error {
 		return postgres.Explain(path, err)
 	}
 	return sqlite.Explain(path, err)
+}
+
+// foreignKeyFailed reports a write refused because a row it refers to is
+// missing (SQLite's and PostgreSQL's words for it).
+func foreignKeyFailed(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "FOREIGN KEY constraint failed") || strings.Contains(msg, "violates foreign key constraint")
 }
 
 // classify turns driver errors into the sentinels above where one fits.

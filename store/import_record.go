@@ -87,8 +87,9 @@ func (s *Store) putImportBack(ctx context.Context, u UnfinishedImport) error {
 		state = "stopped"
 	}
 	return s.WithTx(ctx, func(tx *Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO imports(source, total, written, state, updated_at, read_bytes, size_bytes)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.Source, u.Total, u.Written, state, u.Updated.UTC().Format(time.RFC3339Nano), u.Read, u.Size)
+		_, err := tx.ExecContext(ctx, `INSERT INTO imports(source, total, written, state, updated_at, read_bytes, size_bytes)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(source) DO UPDATE SET total = excluded.total, written = excluded.written,
+			state = excluded.state, updated_at = excluded.updated_at, read_bytes = excluded.read_bytes, size_bytes = excluded.size_bytes`, u.Source, u.Total, u.Written, state, u.Updated.UTC().Format(time.RFC3339Nano), u.Read, u.Size)
 		return err
 	})
 }

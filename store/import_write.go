@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/goldtrace/goldtrace/store/sqlite"
@@ -390,7 +389,7 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source, owner stri
 				}
 				done++
 				if _, err := st.ExecContext(ctx, id, owner); err != nil {
-					if strings.Contains(err.Error(), "FOREIGN KEY constraint failed") {
+					if foreignKeyFailed(err) {
 						chunkKept = append(chunkKept, id) // the statement alone was undone
 						continue
 					}

@@ -152,7 +152,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 			args = append(args, c.Value)
 			continue
 		}
-		where = append(where, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) WHERE value = ?)`)
+		where = append(where, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) mv WHERE value = ?)`)
 		args = append(args, strings.TrimPrefix(c.Key, "meta."), c.Value)
 	}
 	if !f.Since.IsZero() {
@@ -212,9 +212,9 @@ func (s *Store) MetaKeys(ctx context.Context) ([]string, error) {
 
 // HasMetaKey reports whether any stored trace has metadata key name.
 func (s *Store) HasMetaKey(ctx context.Context, name string) (bool, error) {
-	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM metasets m, json_each(m.json) j WHERE j.key = ? AND `+sqlMetasetUsed+`)`, name).Scan(&n)
-	return n == 1, err
+	var found bool
+	err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM metasets m, json_each(m.json) j WHERE j.key = ? AND `+sqlMetasetUsed+`)`, name).Scan(&found)
+	return found, err
 }
 
 // CountItems is the number of stored items.
@@ -242,12 +242,16 @@ func (s *Store) MissingUsers(ctx context.Context, names []string) ([]string, err
 // NextBatchName is "b" followed by one more than the largest number of the
 // batches named that way (b1 for the first).
 func (s *Store) NextBatchName(ctx context.Context) (string, error) {
-	names, err := queryStrings(ctx, s.r, `SELECT name FROM batches WHERE name GLOB 'b[0-9]*'`)
+	names, err := queryStrings(ctx, s.r, `SELECT name FROM batches WHERE name LIKE 'b%'`)
 	if err != nil {
 		return "", err
 	}
 	next := 1
 	for _, name := range names {
+		// b and a digit (LIKE ignores case on SQLite; Atoi takes a sign).
+		if len(name) < 2 || name[0] != 'b' || name[1] < '0' || name[1] > '9' {
+			continue
+		}
 		if n, err := strconv.Atoi(name[1:]); err == nil && n >= next {
 			next = n + 1
 		}

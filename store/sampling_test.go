@@ -69,110 +69,112 @@ func smpScan(t *testing.T, st *Store, f CandidateFilter) []string {
 }
 
 func TestScanCandidatesOrderAndFilters(t *testing.T) {
-	st := openTemp(t)
-	day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	smpInsert(t, st,
-		smpStoreTrace("tr_c", day.Add(time.Hour), "billing", "q1", "refund"),
-		smpStoreTrace("tr_b", day.Add(time.Hour), "shipping", "q2", ""),
-		smpStoreTrace("tr_a", day.Add(2*time.Hour), "billing", "q3", "lookup"),
-		smpStoreTrace("tr_0", time.Time{}, "", "q4", "refund"),
-		smpStoreTrace("tr_z", day, "billing", "q5", ""),
-	)
-	tests := []struct {
-		f    CandidateFilter
-		want string
-	}{
-		// Timestamped first by (ts, trace id), then the one without.
-		{CandidateFilter{}, "tr_z: tr_b: tr_c: tr_a: tr_0:"},
-		{CandidateFilter{By: "tool"}, "tr_z:(none) tr_b:(none) tr_c:refund tr_a:lookup tr_0:refund"},
-		{CandidateFilter{By: "meta.cohort"}, "tr_z:billing tr_b:shipping tr_c:billing tr_a:billing tr_0:(unset)"},
-		{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "billing"}, {Key: "tool", Value: "refund"}}}, "tr_c:"},
-		{CandidateFilter{Turns: sampling.TurnsNoCalls}, "tr_z: tr_b:"},
-		{CandidateFilter{Turns: sampling.TurnsCalls}, "tr_c: tr_a: tr_0:"},
-		{CandidateFilter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)}, "tr_b: tr_c:"},
-		{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "nope"}}}, ""},
-	}
-	for _, tc := range tests {
-		if got := strings.Join(smpScan(t, st, tc.f), " "); got != tc.want {
-			t.Errorf("%+v: got %q, want %q", tc.f, got, tc.want)
+	onEngines(t, func(t *testing.T, st *Store) {
+		day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+		smpInsert(t, st,
+			smpStoreTrace("tr_c", day.Add(time.Hour), "billing", "q1", "refund"),
+			smpStoreTrace("tr_b", day.Add(time.Hour), "shipping", "q2", ""),
+			smpStoreTrace("tr_a", day.Add(2*time.Hour), "billing", "q3", "lookup"),
+			smpStoreTrace("tr_0", time.Time{}, "", "q4", "refund"),
+			smpStoreTrace("tr_z", day, "billing", "q5", ""),
+		)
+		tests := []struct {
+			f    CandidateFilter
+			want string
+		}{
+			// Timestamped first by (ts, trace id), then the one without.
+			{CandidateFilter{}, "tr_z: tr_b: tr_c: tr_a: tr_0:"},
+			{CandidateFilter{By: "tool"}, "tr_z:(none) tr_b:(none) tr_c:refund tr_a:lookup tr_0:refund"},
+			{CandidateFilter{By: "meta.cohort"}, "tr_z:billing tr_b:shipping tr_c:billing tr_a:billing tr_0:(unset)"},
+			{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "billing"}, {Key: "tool", Value: "refund"}}}, "tr_c:"},
+			{CandidateFilter{Turns: sampling.TurnsNoCalls}, "tr_z: tr_b:"},
+			{CandidateFilter{Turns: sampling.TurnsCalls}, "tr_c: tr_a: tr_0:"},
+			{CandidateFilter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)}, "tr_b: tr_c:"},
+			{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "nope"}}}, ""},
 		}
-	}
-	if err := st.ScanCandidates(context.Background(), CandidateFilter{By: "color"}, func(int64, []byte, string) error { return nil }); err == nil {
-		t.Error("--by color: no error")
-	}
-	if err := st.ScanCandidates(context.Background(), CandidateFilter{Turns: "some"}, func(int64, []byte, string) error { return nil }); err == nil {
-		t.Error("turns some: no error")
-	}
+		for _, tc := range tests {
+			if got := strings.Join(smpScan(t, st, tc.f), " "); got != tc.want {
+				t.Errorf("%+v: got %q, want %q", tc.f, got, tc.want)
+			}
+		}
+		if err := st.ScanCandidates(context.Background(), CandidateFilter{By: "color"}, func(int64, []byte, string) error { return nil }); err == nil {
+			t.Error("--by color: no error")
+		}
+		if err := st.ScanCandidates(context.Background(), CandidateFilter{Turns: "some"}, func(int64, []byte, string) error { return nil }); err == nil {
+			t.Error("turns some: no error")
+		}
+	})
 }
 
 func TestCreateBatchIsOneTransaction(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	var ids []string
-	for i := 0; i < 4; i++ {
-		tr := smpStoreTrace(fmt.Sprint("tr_", i), day, "billing", fmt.Sprint("q", i), "refund")
-		smpInsert(t, st, tr)
-		ids = append(ids, trace.Items(tr)[0].ID)
-	}
-	for _, u := range []string{"alice", "bob"} {
-		if err := st.AddUser(ctx, u, RoleReviewer); err != nil {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+		var ids []string
+		for i := 0; i < 4; i++ {
+			tr := smpStoreTrace(fmt.Sprint("tr_", i), day, "billing", fmt.Sprint("q", i), "refund")
+			smpInsert(t, st, tr)
+			ids = append(ids, trace.Items(tr)[0].ID)
+		}
+		for _, u := range []string{"alice", "bob"} {
+			if err := st.AddUser(ctx, u, RoleReviewer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name, _ := st.NextBatchName(ctx)
+		if name != "b1" {
+			t.Fatalf("first batch name %q", name)
+		}
+		both := []string{"alice", "bob"}
+		good := NewBatch{Name: "b1", Seed: 9, PerItem: 2, Params: map[string]int{"n": 2},
+			Items: []BatchItem{{ids[1], "refund", both}, {ids[0], "refund", both}}}
+		if err := st.CreateBatch(ctx, good); err != nil {
 			t.Fatal(err)
 		}
-	}
-	name, _ := st.NextBatchName(ctx)
-	if name != "b1" {
-		t.Fatalf("first batch name %q", name)
-	}
-	both := []string{"alice", "bob"}
-	good := NewBatch{Name: "b1", Seed: 9, PerItem: 2, Params: map[string]int{"n": 2},
-		Items: []BatchItem{{ids[1], "refund", both}, {ids[0], "refund", both}}}
-	if err := st.CreateBatch(ctx, good); err != nil {
-		t.Fatal(err)
-	}
-	// An unknown reviewer or item anywhere undoes the whole batch.
-	for _, bad := range []NewBatch{
-		{Name: "b2", Seed: 1, PerItem: 1, Items: []BatchItem{{ids[2], "", []string{"alice"}}, {ids[3], "", []string{"zed"}}}},
-		{Name: "b2", Seed: 1, PerItem: 1, Items: []BatchItem{{ids[2], "", []string{"alice"}}, {"it_missing", "", []string{"bob"}}}},
-	} {
-		if err := st.CreateBatch(ctx, bad); !errors.Is(err, ErrNotFound) {
-			t.Errorf("bad batch: %v, want ErrNotFound", err)
+		// An unknown reviewer or item anywhere undoes the whole batch.
+		for _, bad := range []NewBatch{
+			{Name: "b2", Seed: 1, PerItem: 1, Items: []BatchItem{{ids[2], "", []string{"alice"}}, {ids[3], "", []string{"zed"}}}},
+			{Name: "b2", Seed: 1, PerItem: 1, Items: []BatchItem{{ids[2], "", []string{"alice"}}, {"it_missing", "", []string{"bob"}}}},
+		} {
+			if err := st.CreateBatch(ctx, bad); !errors.Is(err, ErrNotFound) {
+				t.Errorf("bad batch: %v, want ErrNotFound", err)
+			}
 		}
-	}
-	if err := st.CreateBatch(ctx, NewBatch{Name: "b1", PerItem: 1}); !errors.Is(err, ErrConflict) {
-		t.Errorf("batch name reused: %v, want ErrConflict", err)
-	}
-	if name, _ := st.NextBatchName(ctx); name != "b2" {
-		t.Errorf("next batch name %q, want b2", name)
-	}
-	var newItems int
-	st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM items WHERE status = 'new'`).Scan(&newItems)
-	if newItems != 2 {
-		t.Errorf("%d items still new, want 2 (failed batches must change nothing)", newItems)
-	}
-	hashes, err := st.SampledInputHashes(ctx)
-	if err != nil || len(hashes) != 2 {
-		t.Errorf("sampled hashes %v, %v", hashes, err)
-	}
-	var pos int
-	st.Reader().QueryRowContext(ctx, `SELECT position FROM assignments WHERE item_id = ? AND reviewer = 'bob'`, ids[0]).Scan(&pos)
-	if pos != 1 {
-		t.Errorf("bob sees %s at %d, want 1 (second in sample order)", ids[0], pos)
-	}
+		if err := st.CreateBatch(ctx, NewBatch{Name: "b1", PerItem: 1}); !errors.Is(err, ErrConflict) {
+			t.Errorf("batch name reused: %v, want ErrConflict", err)
+		}
+		if name, _ := st.NextBatchName(ctx); name != "b2" {
+			t.Errorf("next batch name %q, want b2", name)
+		}
+		var newItems int
+		st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM items WHERE status = 'new'`).Scan(&newItems)
+		if newItems != 2 {
+			t.Errorf("%d items still new, want 2 (failed batches must change nothing)", newItems)
+		}
+		hashes, err := st.SampledInputHashes(ctx)
+		if err != nil || len(hashes) != 2 {
+			t.Errorf("sampled hashes %v, %v", hashes, err)
+		}
+		var pos int
+		st.Reader().QueryRowContext(ctx, `SELECT position FROM assignments WHERE item_id = ? AND reviewer = 'bob'`, ids[0]).Scan(&pos)
+		if pos != 1 {
+			t.Errorf("bob sees %s at %d, want 1 (second in sample order)", ids[0], pos)
+		}
 
-	batches, err := st.Batches(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(batches) != 1 {
-		t.Fatalf("batches: %+v", batches)
-	}
-	b := batches[0]
-	if b.Name != "b1" || b.Seed != 9 || b.Items != 2 || b.PerItem != 2 || strings.Join(b.Reviewers, ",") != "alice,bob" ||
-		b.Assignments["pending"] != 4 || b.Assignments["submitted"] != 0 || string(b.Params) != `{"n":2}` {
-		t.Errorf("batch summary: %+v", b)
-	}
-	if missing, _ := st.MissingUsers(ctx, []string{"alice", "zed", "bob", "yan"}); strings.Join(missing, ",") != "zed,yan" {
-		t.Errorf("missing users %v", missing)
-	}
+		batches, err := st.Batches(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batches) != 1 {
+			t.Fatalf("batches: %+v", batches)
+		}
+		b := batches[0]
+		if b.Name != "b1" || b.Seed != 9 || b.Items != 2 || b.PerItem != 2 || strings.Join(b.Reviewers, ",") != "alice,bob" ||
+			b.Assignments["pending"] != 4 || b.Assignments["submitted"] != 0 || string(b.Params) != `{"n":2}` {
+			t.Errorf("batch summary: %+v", b)
+		}
+		if missing, _ := st.MissingUsers(ctx, []string{"alice", "zed", "bob", "yan"}); strings.Join(missing, ",") != "zed,yan" {
+			t.Errorf("missing users %v", missing)
+		}
+	})
 }

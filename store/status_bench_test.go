@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,7 +40,11 @@ func statusFixture(tb testing.TB, st *Store, n int) {
 			`INSERT INTO gold(item_id, status, decision, updated_at) SELECT id, 'agreed', 'call', 'now' FROM items WHERE status = 'agreed'`,
 			`INSERT INTO disputes(item_id, kinds, created_at) SELECT id, '["tool"]', 'now' FROM items WHERE status = 'disputed'`,
 		} {
-			if _, err := tx.ExecContext(ctx, q, n); err != nil {
+			var args []any // PostgreSQL takes no argument a statement does not use
+			if strings.Contains(q, "?1") {
+				args = append(args, n)
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return err
 			}
 		}

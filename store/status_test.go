@@ -15,65 +15,67 @@ import (
 )
 
 func TestStatusViews(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	item := disputedItem(t, st) // alice and bob disagree on args; carol is the lead
-	_ = item
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		item := disputedItem(t, st) // alice and bob disagree on args; carol is the lead
+		_ = item
 
-	lead, err := st.Status(ctx, StatusQuery{As: "carol"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lead.View != ViewLead || len(lead.Batches) != 1 || len(lead.Batches[0].Reviewers) != 2 || lead.Agreement == nil {
-		t.Fatalf("lead view: %+v", lead)
-	}
-	b := lead.Batches[0]
-	if b.Totals.Submitted != 2 || b.Items.Items != 1 || *b.Items.Disputed != 1 || *b.Items.Gold != 0 || lead.Disputes["args"] != 1 {
-		t.Errorf("lead counts: %+v %+v %v", b.Totals, b.Items, lead.Disputes)
-	}
-	a := lead.Agreement
-	if len(a.Pairs) != 1 || *a.Tool != 1 || *a.Exact != 0 || a.Args.Pairs != 1 || a.Args.Agreed != 0 {
-		t.Errorf("agreement: %+v", a)
-	}
-
-	rev, err := st.Status(ctx, StatusQuery{As: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rev.View != ViewReviewer || rev.Agreement != nil || rev.Disputes != nil {
-		t.Fatalf("reviewer sees agreement: %+v", rev)
-	}
-	if rb := rev.Batches[0]; len(rb.Reviewers) != 1 || rb.Reviewers[0].Reviewer != "alice" || rb.Items.Disputed != nil || rb.Items.Settled != 1 {
-		t.Errorf("reviewer batch: %+v", rb)
-	}
-	raw, _ := json.Marshal(rev)
-	for _, leak := range []string{"bob", `"disputed"`, `"agreed"`, `"gold"`, "ORD-2", "kappa"} {
-		if strings.Contains(string(raw), leak) {
-			t.Errorf("reviewer view mentions %q: %s", leak, raw)
+		lead, err := st.Status(ctx, StatusQuery{As: "carol"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if lead.View != ViewLead || len(lead.Batches) != 1 || len(lead.Batches[0].Reviewers) != 2 || lead.Agreement == nil {
+			t.Fatalf("lead view: %+v", lead)
+		}
+		b := lead.Batches[0]
+		if b.Totals.Submitted != 2 || b.Items.Items != 1 || *b.Items.Disputed != 1 || *b.Items.Gold != 0 || lead.Disputes["args"] != 1 {
+			t.Errorf("lead counts: %+v %+v %v", b.Totals, b.Items, lead.Disputes)
+		}
+		a := lead.Agreement
+		if len(a.Pairs) != 1 || *a.Tool != 1 || *a.Exact != 0 || a.Args.Pairs != 1 || a.Args.Agreed != 0 {
+			t.Errorf("agreement: %+v", a)
+		}
 
-	tot, err := st.Status(ctx, StatusQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tot.View != ViewTotals || len(tot.Batches[0].Reviewers) != 0 || tot.Totals.Submitted != 2 || tot.Items.Settled != 1 || tot.Agreement != nil {
-		t.Errorf("totals view: %+v", tot)
-	}
-	if _, err := st.Status(ctx, StatusQuery{As: "zed"}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("unknown user: %v", err)
-	}
-	if _, err := st.Status(ctx, StatusQuery{Batch: "nope"}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("unknown batch: %v", err)
-	}
+		rev, err := st.Status(ctx, StatusQuery{As: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rev.View != ViewReviewer || rev.Agreement != nil || rev.Disputes != nil {
+			t.Fatalf("reviewer sees agreement: %+v", rev)
+		}
+		if rb := rev.Batches[0]; len(rb.Reviewers) != 1 || rb.Reviewers[0].Reviewer != "alice" || rb.Items.Disputed != nil || rb.Items.Settled != 1 {
+			t.Errorf("reviewer batch: %+v", rb)
+		}
+		raw, _ := json.Marshal(rev)
+		for _, leak := range []string{"bob", `"disputed"`, `"agreed"`, `"gold"`, "ORD-2", "kappa"} {
+			if strings.Contains(string(raw), leak) {
+				t.Errorf("reviewer view mentions %q: %s", leak, raw)
+			}
+		}
+
+		tot, err := st.Status(ctx, StatusQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tot.View != ViewTotals || len(tot.Batches[0].Reviewers) != 0 || tot.Totals.Submitted != 2 || tot.Items.Settled != 1 || tot.Agreement != nil {
+			t.Errorf("totals view: %+v", tot)
+		}
+		if _, err := st.Status(ctx, StatusQuery{As: "zed"}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("unknown user: %v", err)
+		}
+		if _, err := st.Status(ctx, StatusQuery{Batch: "nope"}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("unknown batch: %v", err)
+		}
+	})
 }
 
 func TestStatusEmpty(t *testing.T) {
-	st := openTemp(t)
-	s, err := st.Status(context.Background(), StatusQuery{})
-	if err != nil || len(s.Batches) != 0 || s.Items.Items != 0 || s.Totals.MedianSeconds != nil {
-		t.Fatalf("%+v %v", s, err)
-	}
+	onEngines(t, func(t *testing.T, st *Store) {
+		s, err := st.Status(context.Background(), StatusQuery{})
+		if err != nil || len(s.Batches) != 0 || s.Items.Items != 0 || s.Totals.MedianSeconds != nil {
+			t.Fatalf("%+v %v", s, err)
+		}
+	})
 }
 
 func TestSecondsMedian(t *testing.T) {
@@ -95,54 +97,55 @@ func TestSecondsMedian(t *testing.T) {
 }
 
 func TestStatusSeveralBatches(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	disputedItem(t, st) // batch b1: alice and bob disagree
-	tr := sampleTrace("tr_2")
-	tr.Messages[0].Content = "where is my other package?"
-	var item2 string
-	err := st.WithTx(ctx, func(tx *Tx) error {
-		if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		disputedItem(t, st) // batch b1: alice and bob disagree
+		tr := sampleTrace("tr_2")
+		tr.Messages[0].Content = "where is my other package?"
+		var item2 string
+		err := st.WithTx(ctx, func(tx *Tx) error {
+			if _, err := st.InsertTrace(ctx, tx, tr, "test"); err != nil {
+				return err
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM items WHERE trace_id = 'tr_2' ORDER BY turn LIMIT 1`).Scan(&item2); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b2', 1, 2, 'now')`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, 'alice', 'b2', 0, 'now'), (?, 'bob', 'b2', 0, 'now')`, item2, item2)
 			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM items WHERE trace_id = 'tr_2' ORDER BY turn LIMIT 1`).Scan(&item2); err != nil {
-			return err
+		l := callLabel(item2, "alice", `{"order_id":"ORD-9"}`)
+		l.Seconds = 17
+		if _, err := st.SubmitLabel(ctx, l); err != nil {
+			t.Fatal(err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b2', 1, 2, 'now')`); err != nil {
-			return err
+		s, err := st.Status(ctx, StatusQuery{As: "carol"})
+		if err != nil {
+			t.Fatal(err)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO assignments(item_id, reviewer, batch, position, updated_at) VALUES (?, 'alice', 'b2', 0, 'now'), (?, 'bob', 'b2', 0, 'now')`, item2, item2)
-		return err
+		if len(s.Batches) != 2 || s.Items.Items != 2 || s.Items.Open != 1 || *s.Items.Disputed != 1 || s.Totals.Submitted != 3 || s.Totals.Pending != 1 {
+			t.Fatalf("all batches: %+v %+v", s.Items, s.Totals)
+		}
+		b2 := s.Batches[1]
+		if b2.Batch != "b2" || b2.Items.Open != 1 || b2.Totals.Submitted != 1 || *b2.Totals.MedianSeconds != 17 || len(b2.Reviewers) != 2 {
+			t.Errorf("b2: %+v", b2)
+		}
+		if a := s.Agreement; a.Items != 1 || len(a.Pairs) != 1 {
+			t.Errorf("agreement counts only items with two labels: %+v", a)
+		}
+		one, err := st.Status(ctx, StatusQuery{As: "carol", Batch: "b1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one.Batches) != 1 || one.Items.Items != 1 || *one.Items.Disputed != 1 || one.Totals.Submitted != 2 || *one.Totals.MedianSeconds != 0 {
+			t.Errorf("batch b1 only: %+v %+v", one.Items, one.Totals)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := callLabel(item2, "alice", `{"order_id":"ORD-9"}`)
-	l.Seconds = 17
-	if _, err := st.SubmitLabel(ctx, l); err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Status(ctx, StatusQuery{As: "carol"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Batches) != 2 || s.Items.Items != 2 || s.Items.Open != 1 || *s.Items.Disputed != 1 || s.Totals.Submitted != 3 || s.Totals.Pending != 1 {
-		t.Fatalf("all batches: %+v %+v", s.Items, s.Totals)
-	}
-	b2 := s.Batches[1]
-	if b2.Batch != "b2" || b2.Items.Open != 1 || b2.Totals.Submitted != 1 || *b2.Totals.MedianSeconds != 17 || len(b2.Reviewers) != 2 {
-		t.Errorf("b2: %+v", b2)
-	}
-	if a := s.Agreement; a.Items != 1 || len(a.Pairs) != 1 {
-		t.Errorf("agreement counts only items with two labels: %+v", a)
-	}
-	one, err := st.Status(ctx, StatusQuery{As: "carol", Batch: "b1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(one.Batches) != 1 || one.Items.Items != 1 || *one.Items.Disputed != 1 || one.Totals.Submitted != 2 || *one.Totals.MedianSeconds != 0 {
-		t.Errorf("batch b1 only: %+v %+v", one.Items, one.Totals)
-	}
 }
 
 // The lead's agreement numbers come from a fast scan that decodes calls
@@ -150,74 +153,75 @@ func TestStatusSeveralBatches(t *testing.T) {
 // review.Agree over the labels as the store reads them everywhere else,
 // including calls stored in other spellings of the same JSON.
 func TestStatusAgreementMatchesLabels(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	statusFixture(t, st, 300)
-	for _, u := range []struct{ item, reviewer, calls string }{
-		{"it_1", "bob", ` [ {"args": {"n": 1, "id": "A1"}, "tool": "tool_1"} ] `}, // same calls as alice, other bytes
-		{"it_3", "bob", `[{"tool":"tool\u005f3","args":{"id":"A3","n":3}}]`},      // escaped tool name
-		{"it_4", "alice", `[{"tool":"tool_4","args":{"id":"A4","n":4.0}}]`},       // 4.0 = 4
-		{"it_5", "bob", `[{"tool":"tool_5","args":{"id":"A5","n":0}},{"tool":"tool_6","args":{}}]`},
-	} {
-		if _, err := st.testW(t).ExecContext(ctx, `UPDATE labels SET calls = ? WHERE item_id = ? AND reviewer = ?`, u.calls, u.item, u.reviewer); err != nil {
-			t.Fatal(err)
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 300)
+		for _, u := range []struct{ item, reviewer, calls string }{
+			{"it_1", "bob", ` [ {"args": {"n": 1, "id": "A1"}, "tool": "tool_1"} ] `}, // same calls as alice, other bytes
+			{"it_3", "bob", `[{"tool":"tool\u005f3","args":{"id":"A3","n":3}}]`},      // escaped tool name
+			{"it_4", "alice", `[{"tool":"tool_4","args":{"id":"A4","n":4.0}}]`},       // 4.0 = 4
+			{"it_5", "bob", `[{"tool":"tool_5","args":{"id":"A5","n":0}},{"tool":"tool_6","args":{}}]`},
+		} {
+			if _, err := st.testW(t).ExecContext(ctx, `UPDATE labels SET calls = ? WHERE item_id = ? AND reviewer = ?`, u.calls, u.item, u.reviewer); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	s, err := st.Status(ctx, StatusQuery{As: "carol"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]string, 300)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("it_%d", i)
-	}
-	// The reference: every item's labels read the plain way (one query
-	// each, calls decoded by encoding/json).
-	var plain [][]review.Label
-	for _, id := range ids {
-		ls, err := itemLabels(ctx, st.r, id)
+		s, err := st.Status(ctx, StatusQuery{As: "carol"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ls) > 0 {
-			plain = append(plain, ls)
+		ids := make([]string, 300)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("it_%d", i)
 		}
-	}
-	want := review.Agree(plain)
-	if !reflect.DeepEqual(*s.Agreement, want) {
-		t.Fatalf("status agreement\n%+v\nreview.Agree over the labels\n%+v", *s.Agreement, want)
-	}
-	// LabelsOfItems (the export's agreement) reads the same labels, with
-	// the fields agreement needs, in item and reviewer order.
-	fast, err := st.LabelsOfItems(ctx, append(ids[:150:150], "it_missing"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Slice(plain, func(i, j int) bool { return plain[i][0].Item < plain[j][0].Item })
-	var firstHalf [][]review.Label
-	for _, ls := range plain {
-		if n, _ := strconv.Atoi(strings.TrimPrefix(ls[0].Item, "it_")); n < 150 {
-			firstHalf = append(firstHalf, ls)
-		}
-	}
-	if len(fast) != len(firstHalf) {
-		t.Fatalf("LabelsOfItems: %d items, want %d", len(fast), len(firstHalf))
-	}
-	for i := range fast {
-		if len(fast[i]) != len(firstHalf[i]) {
-			t.Fatalf("item %s: %d labels, want %d", firstHalf[i][0].Item, len(fast[i]), len(firstHalf[i]))
-		}
-		for j, l := range fast[i] {
-			p := firstHalf[i][j]
-			if l.Item != p.Item || l.Reviewer != p.Reviewer || l.Decision != p.Decision || !review.CallsEqual(l.Calls, p.Calls) {
-				t.Fatalf("LabelsOfItems label %d of %s = %+v, want %+v", j, p.Item, l, p)
+		// The reference: every item's labels read the plain way (one query
+		// each, calls decoded by encoding/json).
+		var plain [][]review.Label
+		for _, id := range ids {
+			ls, err := itemLabels(ctx, st.r, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ls) > 0 {
+				plain = append(plain, ls)
 			}
 		}
-	}
-	if got, want := review.Agree(fast), review.Agree(firstHalf); !reflect.DeepEqual(got, want) {
-		t.Fatalf("agreement over LabelsOfItems\n%+v\nover the plain labels\n%+v", got, want)
-	}
-	if want.Exact == nil || *want.Exact == 1 || *want.Exact < 0.5 {
-		t.Fatalf("fixture should mix agreement and disputes: %+v", want)
-	}
+		want := review.Agree(plain)
+		if !reflect.DeepEqual(*s.Agreement, want) {
+			t.Fatalf("status agreement\n%+v\nreview.Agree over the labels\n%+v", *s.Agreement, want)
+		}
+		// LabelsOfItems (the export's agreement) reads the same labels, with
+		// the fields agreement needs, in item and reviewer order.
+		fast, err := st.LabelsOfItems(ctx, append(ids[:150:150], "it_missing"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(plain, func(i, j int) bool { return plain[i][0].Item < plain[j][0].Item })
+		var firstHalf [][]review.Label
+		for _, ls := range plain {
+			if n, _ := strconv.Atoi(strings.TrimPrefix(ls[0].Item, "it_")); n < 150 {
+				firstHalf = append(firstHalf, ls)
+			}
+		}
+		if len(fast) != len(firstHalf) {
+			t.Fatalf("LabelsOfItems: %d items, want %d", len(fast), len(firstHalf))
+		}
+		for i := range fast {
+			if len(fast[i]) != len(firstHalf[i]) {
+				t.Fatalf("item %s: %d labels, want %d", firstHalf[i][0].Item, len(fast[i]), len(firstHalf[i]))
+			}
+			for j, l := range fast[i] {
+				p := firstHalf[i][j]
+				if l.Item != p.Item || l.Reviewer != p.Reviewer || l.Decision != p.Decision || !review.CallsEqual(l.Calls, p.Calls) {
+					t.Fatalf("LabelsOfItems label %d of %s = %+v, want %+v", j, p.Item, l, p)
+				}
+			}
+		}
+		if got, want := review.Agree(fast), review.Agree(firstHalf); !reflect.DeepEqual(got, want) {
+			t.Fatalf("agreement over LabelsOfItems\n%+v\nover the plain labels\n%+v", got, want)
+		}
+		if want.Exact == nil || *want.Exact == 1 || *want.Exact < 0.5 {
+			t.Fatalf("fixture should mix agreement and disputes: %+v", want)
+		}
+	})
 }

@@ -209,7 +209,7 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 				sc.tally(name).addN(st, n, gold)
 			}
 			return nil
-		}, `SELECT i.status, count(*), count(g.item_id) FROM (SELECT DISTINCT item_id FROM assignments WHERE 1`+sc.ready+`) a
+		}, `SELECT i.status, count(*), count(g.item_id) FROM (SELECT DISTINCT item_id FROM assignments WHERE 1 = 1`+sc.ready+`) a
 			CROSS JOIN items i ON i.id = a.item_id LEFT JOIN gold g ON g.item_id = i.id GROUP BY i.status`)
 	})
 	run(2, func() error {

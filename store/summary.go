@@ -40,12 +40,12 @@ func (s *Store) TraceSummary(ctx context.Context, n int) (TraceSummary, error) {
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM traces`).Scan(&sum.Traces); err != nil {
 		return sum, err
 	}
-	if err := q.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(n_calls > 0), 0) FROM items`).
+	if err := q.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(CASE WHEN n_calls > 0 THEN 1 ELSE 0 END), 0) FROM items`).
 		Scan(&sum.Items, &sum.ItemsWithCalls); err != nil {
 		return sum, err
 	}
 	sum.ItemsWithoutCalls = sum.Items - sum.ItemsWithCalls
-	if err := q.QueryRowContext(ctx, `SELECT count(DISTINCT t.name) FROM toolsets s JOIN json_each(s.hashes) j JOIN tools t ON t.hash = j.value
+	if err := q.QueryRowContext(ctx, `SELECT count(DISTINCT t.name) FROM toolsets s CROSS JOIN json_each(s.hashes) j JOIN tools t ON t.hash = j.value
 		WHERE s.id IN (SELECT toolset FROM traces)`).
 		Scan(&sum.DistinctTools); err != nil {
 		return sum, err

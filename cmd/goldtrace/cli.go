@@ -41,6 +41,9 @@ type CLI struct {
 	// remote: the command tree runs one command for an SSH client (goldtrace
 	// serve builds one per command), which never asks for shell completion.
 	remote bool
+	// dbPassword is the password a postgres:// DBPath carried: applyConfig
+	// takes it out, so that nothing printed can show it.
+	dbPassword string
 }
 
 // NewCLI returns a CLI over the given streams.
@@ -54,11 +57,15 @@ func (a *CLI) Store(ctx context.Context) (*store.Store, error) {
 		return a.store, nil
 	}
 	if !a.mayCreate {
-		if _, err := os.Stat(a.DBPath); errors.Is(err, fs.ErrNotExist) {
+		exists, err := a.dbExists(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
 			return nil, fmt.Errorf("no goldtrace database at %s (set --db or GOLDTRACE_DB, or run goldtrace init)", a.DBPath)
 		}
 	}
-	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly})
+	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly, Password: a.dbPassword})
 	if err != nil {
 		if strings.Contains(err.Error(), a.DBPath) {
 			return nil, err
@@ -69,14 +76,24 @@ func (a *CLI) Store(ctx context.Context) (*store.Store, error) {
 	return st, nil
 }
 
+// dbExists reports whether the project is there: the file, or the schema
+// in a PostgreSQL database (which it connects to, creating nothing).
+func (a *CLI) dbExists(ctx context.Context) (bool, error) {
+	if !store.IsPostgres(a.DBPath) {
+		_, err := os.Stat(a.DBPath)
+		return !errors.Is(err, fs.ErrNotExist), nil
+	}
+	return store.ProjectExists(ctx, a.DBPath, a.dbPassword)
+}
+
 // completionBackend opens the database read-only for shell completion
 // (never creating it, apart from the store the command would use);
 // closeStore closes it.
 func (a *CLI) completionBackend(ctx context.Context) (be *app.App, closeStore func(), err error) {
-	if _, err := os.Stat(a.DBPath); errors.Is(err, fs.ErrNotExist) {
+	if exists, err := a.dbExists(ctx); err != nil || !exists {
 		return nil, nil, fmt.Errorf("no goldtrace database at %s to complete from (set --db or GOLDTRACE_DB)", a.DBPath)
 	}
-	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: true})
+	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: true, Password: a.dbPassword})
 	if err != nil {
 		return nil, nil, fmt.Errorf("complete from %s: %w", a.DBPath, err)
 	}
@@ -141,7 +158,12 @@ func exitCode(err error) int {
 // held too long) is reworded to name the file and what to do.
 func errorReport(cli *CLI, err error) (string, int) {
 	err = store.Explain(cli.DBPath, err)
-	return "goldtrace: " + oneLine(err.Error()), exitCode(err)
+	msg := oneLine(err.Error())
+	if cli.dbPassword != "" {
+		// Whatever a driver or a library quoted, the password is not shown.
+		msg = strings.ReplaceAll(msg, cli.dbPassword, "********")
+	}
+	return "goldtrace: " + msg, exitCode(err)
 }
 
 // oneLine folds a multi-line error message onto one line.

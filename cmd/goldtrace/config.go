@@ -15,6 +15,7 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
+	"github.com/goldtrace/goldtrace/store"
 )
 
 // A project config saves reviewers typing --db and --as: goldtrace.toml in
@@ -167,6 +168,12 @@ func tomlString(s string) (string, error) {
 var createsDatabase = map[string]bool{"import": true, "demo": true, "users add": true, "init": true,
 	"judge calibrate": true, "predict": true} // the judge keeps its verdict cache in the database (score --judge too)
 
+// onPostgres are the commands that work on a PostgreSQL project (and are
+// tested there); every other command refuses one in one line, exit 2,
+// before touching it. Commands that use no database are listed too.
+var onPostgres = map[string]bool{"init": true, "users add": true, "users list": true, "whoami": true,
+	"help": true, "man": true, "import": true, "sample": true, "status": true}
+
 // applyConfig is the root's pre-run: it settles which database the command
 // uses (--db, GOLDTRACE_DB, a config file, ./goldtrace.db) and fills --as
 // from a config file when the command takes it and it was not given. Over
@@ -197,6 +204,12 @@ func (a *CLI) applyConfig(cmd *cobra.Command) error {
 		a.DBPath, a.dbFrom = cfg.db, cfg.dbFrom
 	default:
 		a.dbFrom = "default"
+	}
+	if store.IsPostgres(a.DBPath) {
+		a.DBPath, a.dbPassword = store.RedactDSN(a.DBPath)
+		if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
+			return &exitError{code: 2, err: fmt.Errorf("goldtrace %s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, a.DBPath)}
+		}
 	}
 	// users add is how the first users come to be: its --as is never a
 	// default, or adding the configured user would need that user.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/internal/fserr"
+	"github.com/goldtrace/goldtrace/store"
 )
 
 func newInitCmd(cli *CLI) *cobra.Command {
@@ -23,7 +24,15 @@ aside), so a mistyped path fails instead of starting an empty project.`,
   goldtrace init && goldtrace users add carol --role lead`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := os.Stat(cli.DBPath); !errors.Is(err, fs.ErrNotExist) {
+			if store.IsPostgres(cli.DBPath) {
+				exists, err := cli.dbExists(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if exists {
+					return fmt.Errorf("init: there is already a goldtrace project in %s", cli.DBPath)
+				}
+			} else if _, err := os.Stat(cli.DBPath); !errors.Is(err, fs.ErrNotExist) {
 				if err != nil {
 					return fmt.Errorf("init %s: %w", cli.DBPath, fserr.Bare(err))
 				}

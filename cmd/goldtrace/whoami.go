@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,7 +52,9 @@ or "as" in a config file) with your role, and the config files read:
 					res.AsFrom = cli.config.asFrom
 				}
 			}
-			if _, err := os.Stat(cli.DBPath); errors.Is(err, fs.ErrNotExist) {
+			if exists, err := cli.dbExists(ctx); err != nil {
+				return err
+			} else if !exists {
 				return printWhoami(cli, res, asJSON)
 			}
 			res.Exists = true

@@ -25,6 +25,7 @@ type DB struct {
 	db       *sql.DB
 	name     string // the DSN without its password: what messages say
 	host     string
+	port     uint16
 	database string
 	readOnly bool
 	opt      Options
@@ -94,7 +95,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if opt.Password != "" && inline == "" {
 		cfg.Password = opt.Password
 	}
-	d.host, d.database = cfg.Host, cfg.Database
+	d.host, d.port, d.database = cfg.Host, cfg.Port, cfg.Database
 	if opt.ReadOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}

@@ -38,21 +38,20 @@ func retryable(err error) bool {
 // or of the connection to it; nil kind for errors that are not about them
 // (constraints, bad SQL, the caller's own).
 func (d *DB) explain(err error) (kind error, why string) {
-	where := fmt.Sprintf("database %q on %s", d.database, d.host)
 	code := codeOf(err)
 	switch {
 	case code == "28P01", code == "28000":
-		return dberr.ErrUnavailable, "the server refused the password or user for " + where + " (set it with PGPASSWORD or ~/.pgpass)"
+		return dberr.ErrUnavailable, "the server refused the user or password (give the password with PGPASSWORD or ~/.pgpass)"
 	case code == "3D000":
-		return dberr.ErrUnavailable, where + " does not exist (create it with createdb, then goldtrace init)"
+		return dberr.ErrUnavailable, fmt.Sprintf("database %q does not exist on %s (create it with createdb, then goldtrace init)", d.database, d.host)
 	case code == "42501":
-		return dberr.ErrReadOnly, "permission denied on " + where
+		return dberr.ErrReadOnly, "the user may not write it (permission denied)"
 	case code == "25006":
 		return dberr.ErrReadOnly, "opened read-only"
 	case code == "53100":
-		return dberr.ErrDiskFull, "the server of " + where + " is out of disk space"
+		return dberr.ErrDiskFull, ""
 	case code == "53300", code == "57P03", code == "57P01", code == "57P02":
-		return dberr.ErrUnavailable, "the server of " + where + " is not accepting connections (starting, shutting down or full)"
+		return dberr.ErrUnavailable, "the server is not accepting connections (starting, shutting down or full)"
 	case retryable(err), code == "55P03", code == "57014" && !errors.Is(err, context.Canceled):
 		return dberr.ErrBusy, ""
 	case code == "XX001", code == "XX002":
@@ -62,25 +61,24 @@ func (d *DB) explain(err error) (kind error, why string) {
 	}
 	var ce *pgconn.ConnectError
 	var ne net.Error
-	switch {
-	case errors.As(err, &ce), errors.As(err, &ne), strings.Contains(err.Error(), "connection refused"),
-		strings.Contains(err.Error(), "conn closed"), strings.Contains(err.Error(), "unexpected EOF"):
-		msg := err.Error()
-		switch {
-		case strings.Contains(msg, "connection refused"):
-			return dberr.ErrUnavailable, "no PostgreSQL server answers at " + d.host + " (connection refused) for " + where
-		case strings.Contains(msg, "no such host"):
-			return dberr.ErrUnavailable, "host " + d.host + " is not known"
-		case strings.Contains(msg, "timeout"):
-			return dberr.ErrUnavailable, "the server of " + where + " did not answer in time"
-		case strings.Contains(msg, "password"):
-			return dberr.ErrUnavailable, "the server wants a password for " + where + " (set it with PGPASSWORD or ~/.pgpass)"
-		case strings.Contains(msg, "SSL"), strings.Contains(msg, "tls"):
-			return dberr.ErrUnavailable, "a TLS connection to " + where + " failed (see the DSN's sslmode)"
-		}
-		return dberr.ErrUnavailable, "the connection to " + where + " failed"
+	msg := err.Error()
+	if !errors.As(err, &ce) && !errors.As(err, &ne) && !strings.Contains(msg, "connection refused") &&
+		!strings.Contains(msg, "conn closed") && !strings.Contains(msg, "unexpected EOF") {
+		return nil, ""
 	}
-	return nil, ""
+	switch {
+	case strings.Contains(msg, "connection refused"):
+		return dberr.ErrUnavailable, fmt.Sprintf("no PostgreSQL server answers at %s port %d (connection refused)", d.host, d.port)
+	case strings.Contains(msg, "no such host"):
+		return dberr.ErrUnavailable, fmt.Sprintf("host %s is not known", d.host)
+	case strings.Contains(msg, "timeout"):
+		return dberr.ErrUnavailable, fmt.Sprintf("the server at %s port %d did not answer in time", d.host, d.port)
+	case strings.Contains(msg, "password"):
+		return dberr.ErrUnavailable, "the server wants a password (give it with PGPASSWORD or ~/.pgpass)"
+	case strings.Contains(msg, "SSL"), strings.Contains(msg, "tls"):
+		return dberr.ErrUnavailable, "a TLS connection to the server failed (see the DSN's sslmode)"
+	}
+	return dberr.ErrUnavailable, fmt.Sprintf("the connection to %s port %d failed", d.host, d.port)
 }
 
 // Wrap turns a failure of the server into a *dberr.DBError naming the
@@ -139,10 +137,16 @@ func Explain(dsn string, err error) error {
 	clean, _ := Redact(dsn)
 	d := &DB{name: clean}
 	if cfg, perr := pgx.ParseConfig(dsn); perr == nil {
-		d.host, d.database = cfg.Host, cfg.Database
+		d.host, d.port, d.database = cfg.Host, cfg.Port, cfg.Database
 	}
 	if k, _ := d.explain(err); k != nil {
 		return d.wrap("", err)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && !errors.Is(err, dberr.ErrConflict) && !errors.Is(err, dberr.ErrImmutable) {
+		// A statement the server refused that no rule above explains: a
+		// query of goldtrace's that PostgreSQL does not run as SQLite does.
+		return fmt.Errorf("database %s: PostgreSQL refused a statement of goldtrace's (%s, SQLSTATE %s): please report it as a bug", clean, pe.Message, pe.Code)
 	}
 	return err
 }

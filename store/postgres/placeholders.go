@@ -3,11 +3,50 @@ package postgres
 import (
 	"context"
 	"database/sql/driver"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/stdlib"
 )
+
+// dialect is the SQLite the store writes that PostgreSQL reads otherwise:
+// a CROSS JOIN with ON (SQLite's way to fix the join order) is a JOIN, and
+// an INDEXED BY (SQLite's index hint) goes, char(n) is chr(n); the
+// placeholders are rebound.
+// Queries are translated once (the store's are a bounded set of texts).
+var (
+	crossJoinOn = regexp.MustCompile(`(?i)\bCROSS JOIN(\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+ON)\b`)
+	indexedBy   = regexp.MustCompile(`(?i)\s+INDEXED BY\s+\w+`)
+	charFn      = regexp.MustCompile(`\bchar\(`)
+	translated  sync.Map // query → its PostgreSQL text
+	nTranslated atomic.Int64
+)
+
+// maxTranslated bounds the cache of translations.
+const maxTranslated = 8192
+
+func translate(q string) string {
+	if t, ok := translated.Load(q); ok {
+		return t.(string)
+	}
+	t := rebind(q)
+	if strings.Contains(t, "CROSS JOIN") || strings.Contains(t, "cross join") {
+		t = crossJoinOn.ReplaceAllString(t, "JOIN$1")
+	}
+	if strings.Contains(t, "char(") {
+		t = charFn.ReplaceAllString(t, "chr(")
+	}
+	if strings.Contains(t, "INDEXED BY") {
+		t = indexedBy.ReplaceAllString(t, "")
+	}
+	if nTranslated.Add(1) <= maxTranslated {
+		translated.Store(q, t)
+	}
+	return t
+}
 
 // rebind rewrites SQLite's placeholders (? and ?N) to PostgreSQL's ($N),
 // leaving string literals, quoted identifiers and comments alone. A bare ?
@@ -74,7 +113,7 @@ func rebind(q string) string {
 	return b.String()
 }
 
-// connector opens pgx connections whose statements are rebound.
+// connector opens pgx connections whose statements are translated.
 type connector struct{ inner driver.Connector }
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -87,22 +126,22 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 
 func (c connector) Driver() driver.Driver { return c.inner.Driver() }
 
-// rebindConn is a pgx connection that rebinds every statement's placeholders;
+// rebindConn is a pgx connection that translates every statement (dialect);
 // everything else (transactions, argument conversion, resets) is pgx's.
 type rebindConn struct{ *stdlib.Conn }
 
 func (c *rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(rebind(query))
+	return c.Conn.Prepare(translate(query))
 }
 
 func (c *rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, rebind(query))
+	return c.Conn.PrepareContext(ctx, translate(query))
 }
 
 func (c *rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, rebind(query), args)
+	return c.Conn.ExecContext(ctx, translate(query), args)
 }
 
 func (c *rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, rebind(query), args)
+	return c.Conn.QueryContext(ctx, translate(query), args)
 }

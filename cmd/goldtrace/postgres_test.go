@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/internal/pgtest"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// pgSecret is a password the test server (trust authentication) ignores:
+// every output is searched for it.
+const pgSecret = "pw-must-never-show"
+
+// TestPostgresProject drives the commands that work on PostgreSQL end to
+// end on a database of its own, with the password in the DSN, and checks
+// that the others refuse in one line, exit 2, before touching it.
+func TestPostgresProject(t *testing.T) {
+	u, err := url.Parse(pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), pgSecret)
+	db := u.String()
+	clean, _ := store.RedactDSN(db)
+	traces := filepath.Join(t.TempDir(), "traces.jsonl")
+	var all strings.Builder
+	run := func(want int, args ...string) string {
+		t.Helper()
+		out, errOut, code, _ := runCLI(db, "", args...)
+		all.WriteString(out + errOut)
+		if code != want {
+			t.Fatalf("goldtrace %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out, errOut)
+		}
+		return out + errOut
+	}
+	if out := run(0, "whoami"); !strings.Contains(out, "does not exist yet") || !strings.Contains(out, clean) {
+		t.Errorf("whoami before init:\n%s", out)
+	}
+	if out := run(2, "users", "list"); !strings.Contains(out, "no goldtrace database at "+clean) {
+		t.Errorf("users list before init:\n%s", out)
+	}
+	if exists, err := store.ProjectExists(context.Background(), db, ""); err != nil || exists {
+		t.Fatalf("a refused command created the project: %v %v", exists, err)
+	}
+	run(0, "init")
+	if out := run(2, "init"); !strings.Contains(out, "already a goldtrace project in "+clean) {
+		t.Errorf("second init:\n%s", out)
+	}
+	run(0, "users", "add", "carol", "--role", "lead")
+	run(0, "users", "add", "alice", "--role", "reviewer", "--as", "carol")
+	run(0, "users", "add", "bob", "--role", "reviewer", "--as", "carol")
+	if out := run(0, "users", "list"); !strings.Contains(out, "alice  reviewer") || !strings.Contains(out, "carol  lead") {
+		t.Errorf("users list:\n%s", out)
+	}
+	if out := run(0, "whoami", "--as", "carol"); !strings.Contains(out, "carol, lead") {
+		t.Errorf("whoami --as carol:\n%s", out)
+	}
+	if _, errOut, code, _ := runCLI(filepath.Join(t.TempDir(), "unused.db"), "", "demo", "--write-traces", "60", traces, "--seed", "3"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if out := run(0, "import", traces); !strings.Contains(out, "imported 60 traces") {
+		t.Errorf("import:\n%s", out)
+	}
+	if out := run(0, "import", traces); !strings.Contains(out, "60 already stored") {
+		t.Errorf("import again:\n%s", out)
+	}
+	run(0, "sample", "--n", "10", "--by", "tool", "--seed", "5", "--reviewers", "alice,bob")
+	if out := run(0, "status", "--as", "carol"); !strings.Contains(out, "batch b1: 20 assignments: 20 pending") {
+		t.Errorf("status:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"label", "--as", "alice"}, {"export", "--as", "carol", "gold"}, {"serve"}, {"check"},
+		{"backup", "x.db"}, {"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
+	} {
+		out := run(2, args...)
+		if !strings.Contains(out, "is not available on PostgreSQL yet") || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("goldtrace %s on PostgreSQL:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	if strings.Contains(all.String(), pgSecret) {
+		t.Errorf("the password shows in the output:\n%s", all.String())
+	}
+}
+
+// Sample draws the same items from the same traces on both engines.
+func TestPostgresSampleMatchesSQLite(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces.jsonl")
+	if _, errOut, code, _ := runCLI(filepath.Join(dir, "unused.db"), "", "demo", "--write-traces", "80", traces, "--seed", "9"); code != 0 {
+		t.Fatal(errOut)
+	}
+	var outs []string
+	for _, db := range []string{filepath.Join(dir, "gt.db"), dsn} {
+		for _, args := range [][]string{
+			{"users", "add", "carol", "--role", "lead"},
+			{"users", "add", "alice", "--role", "reviewer", "--as", "carol"},
+			{"users", "add", "bob", "--role", "reviewer", "--as", "carol"},
+			{"import", traces},
+			{"sample", "--n", "25", "--by", "meta.cohort", "--seed", "11", "--reviewers", "alice,bob", "--json"},
+		} {
+			out, errOut, code, _ := runCLI(db, "", args...)
+			if code != 0 {
+				t.Fatalf("%s: goldtrace %s: exit %d\n%s", db, strings.Join(args, " "), code, errOut)
+			}
+			if args[0] == "sample" {
+				outs = append(outs, out)
+			}
+		}
+	}
+	if outs[0] != outs[1] || !strings.Contains(outs[0], `"sampled": 25`) {
+		t.Errorf("sample on SQLite and on PostgreSQL differ:\n%s\n----\n%s", outs[0], outs[1])
+	}
+}
+
+// A DSN naming no server fails in one line naming host and database, exit
+// 2, without the password (no PostgreSQL needed).
+func TestPostgresUnreachable(t *testing.T) {
+	t.Setenv("GOLDTRACE_DB", "")
+	db := "postgres://gt:" + pgSecret + "@127.0.0.1:1/proj?sslmode=disable&connect_timeout=5"
+	for _, args := range [][]string{{"init"}, {"users", "list"}, {"whoami"}} {
+		out, errOut, code, _ := runCLI(db, "", args...)
+		msg := out + errOut
+		if code != 2 || strings.Contains(msg, pgSecret) || !strings.Contains(msg, "127.0.0.1 port 1 (connection refused)") ||
+			!strings.Contains(msg, "/proj") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("goldtrace %s on an unreachable server: exit %d\n%s", strings.Join(args, " "), code, msg)
+		}
+	}
+	if _, err := os.Stat("proj"); err == nil {
+		t.Error("a file named after the database was created")
+	}
+}

@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/goldtrace/goldtrace/internal/pgtest"
+)
+
+func TestTranslate(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`SELECT a FROM t WHERE x = ? AND y = ?`, `SELECT a FROM t WHERE x = $1 AND y = $2`},
+		{`UPDATE t SET a = ?1 WHERE b = ?2 OR c = ?1`, `UPDATE t SET a = $1 WHERE b = $2 OR c = $1`},
+		{`SELECT '?', "a?b", x FROM t WHERE y = ? -- what?` + "\n" + `AND z = ? /* ? */`, `SELECT '?', "a?b", x FROM t WHERE y = $1 -- what?` + "\n" + `AND z = $2 /* ? */`},
+		{`SELECT 'it''s ?' WHERE a = ?`, `SELECT 'it''s ?' WHERE a = $1`},
+		{`SELECT 1 FROM a x CROSS JOIN items i ON i.id = x.item_id`, `SELECT 1 FROM a x JOIN items i ON i.id = x.item_id`},
+		{`SELECT 1 FROM a CROSS JOIN b`, `SELECT 1 FROM a CROSS JOIN b`},
+		{`SELECT i.rowid FROM items i INDEXED BY items_sampling WHERE a = ?`, `SELECT i.rowid FROM items i WHERE a = $1`},
+	} {
+		if got := translate(tc.in); got != tc.want {
+			t.Errorf("translate(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	clean, pw := Redact("postgres://gt:hunter2@db.example:5433/proj?sslmode=require")
+	if pw != "hunter2" || strings.Contains(clean, "hunter2") || clean != "postgres://gt@db.example:5433/proj?sslmode=require" {
+		t.Errorf("Redact = %q, %q", clean, pw)
+	}
+	if clean, pw := Redact("postgres://gt@db/proj"); clean != "postgres://gt@db/proj" || pw != "" {
+		t.Errorf("Redact without a password = %q, %q", clean, pw)
+	}
+}
+
+var testMigrations = fstest.MapFS{
+	"0001_a.sql": {Data: []byte(`CREATE TABLE a (id BIGINT PRIMARY KEY, v TEXT NOT NULL)`)},
+	"0002_b.sql": {Data: []byte(`ALTER TABLE a ADD COLUMN w TEXT NOT NULL DEFAULT ''`)},
+}
+
+// withPassword is dsn with a password the test server (trust) ignores, so
+// that every message can be searched for it.
+func withPassword(t *testing.T, dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "pw-must-not-show")
+	return u.String()
+}
+
+// Replicas opening a new database at once apply each migration once; a
+// database with a migration this build does not know is refused with both
+// versions named.
+func TestMigrationsOnceAndNewerSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	dsn := withPassword(t, pgtest.DSN(t))
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := Open(ctx, dsn, Options{Migrations: testMigrations})
+			if err == nil {
+				db.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("concurrent opens: %v", err)
+	}
+	db, err := Open(ctx, dsn, Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("schema_migrations rows = %d, %v; want 2", n, err)
+	}
+	if err := db.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v, w) VALUES (?, ?, ?)`, 1, "x", "y")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err = db.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (?, ?)`, 1, "again")
+		return err
+	})
+	if !errors.Is(Classify(err), dberr.ErrConflict) {
+		t.Errorf("duplicate key: %v, want ErrConflict", err)
+	}
+	if _, err := db.Reader().ExecContext(ctx, `INSERT INTO schema_migrations VALUES (7, '0007_future.sql', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(ctx, dsn, Options{Migrations: testMigrations})
+	if err == nil || !strings.Contains(err.Error(), "0007") || !strings.Contains(err.Error(), "0002") || !strings.Contains(err.Error(), "newer goldtrace") {
+		t.Errorf("open of a newer schema: %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "pw-must-not-show") {
+		t.Errorf("the password shows: %v", err)
+	}
+}
+
+// Failing to connect is one line naming the host and the database, never
+// the password, and creates nothing.
+func TestOpenFailuresAreOneLine(t *testing.T) {
+	ctx := context.Background()
+	refused := "postgres://gt:pw-must-not-show@127.0.0.1:1/proj?sslmode=disable&connect_timeout=5"
+	cases := []struct{ dsn, want string }{
+		{refused, "no PostgreSQL server answers at 127.0.0.1 port 1 (connection refused)"},
+		{"postgres://gt:pw-must-not-show@127.0.0.1:1/proj?sslmode=nonsense", "not a valid postgres:// DSN"},
+	}
+	if admin := os.Getenv(pgtest.Env); admin != "" {
+		u, err := url.Parse(withPassword(t, admin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/gt_no_such_database"
+		cases = append(cases, struct{ dsn, want string }{u.String(), `database "gt_no_such_database" does not exist on`})
+	} else {
+		t.Log(pgtest.Env + " is not set: the missing-database case is not tried")
+	}
+	for _, tc := range cases {
+		_, err := Open(ctx, tc.dsn, Options{Migrations: testMigrations})
+		if err == nil {
+			t.Errorf("open %s succeeded", tc.dsn)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "pw-must-not-show") || strings.Contains(msg, "\n") {
+			t.Errorf("open %s: %q, want one line with %q and no password", tc.dsn, msg, tc.want)
+		}
+		if !errors.Is(err, dberr.ErrUnavailable) {
+			t.Errorf("open %s: %v is not ErrUnavailable", tc.dsn, err)
+		}
+	}
+}
