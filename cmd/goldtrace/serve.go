@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -132,36 +131,43 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 	}
 }
 
-// remoteExec runs a command line from an SSH client through the same
-// command tree as the terminal, on the server's open store, as the actor
-// the context carries. export writes its files beside the database, never
-// where a client says; datasets get fetches them.
+// remoteExec runs a command line from an SSH client in the SSH command
+// tree built for the actor the context carries (ssh_surface.go), on the
+// server's open store. export writes its files beside the database, never
+// where a client says; datasets get fetches them. Every command line the
+// surface refuses is recorded in the audit log.
 func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
 		bout := bufio.NewWriterSize(out, 8<<10)
 		defer bout.Flush()
-		out = bout
-		a := &App{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
-		path, err := checkRemote(ctx, args)
-		if path == "export" {
-			args = withFlag(args, "out", filepath.Dir(dbPath))
+		actor, ok := gapp.ActorFrom(ctx)
+		if !ok {
+			fmt.Fprintln(errw, "goldtrace: no identity for this command")
+			return 2
 		}
+		a := &App{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
+		err := runSSH(ctx, a, actor, dbPath, args)
 		if err == nil {
-			root := newRootCmd(a)
-			a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says (--db is refused)
-			root.SetArgs(args)
-			err = root.ExecuteContext(ctx)
+			return 0
 		}
-		if err != nil {
-			bout.Flush() // what the command printed comes before its error
-			if errors.Is(err, context.Canceled) {
-				err = errors.New("cancelled: the server is shutting down")
+		bout.Flush() // what the command printed comes before its error
+		var refused *usageError
+		if errors.As(err, &refused) {
+			action := gapp.Action(0)
+			var denied *gapp.DeniedError
+			if errors.As(err, &denied) {
+				action = denied.Action
 			}
-			fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
-			return exitCode(err)
+			if aerr := be.RecordSSHRefusal(context.WithoutCancel(ctx), actor, action, args, err.Error()); aerr != nil {
+				fmt.Fprintln(errw, "goldtrace: "+oneLine(aerr.Error()))
+			}
 		}
-		return 0
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("cancelled: the session ended (the server is shutting down, the key was removed, or the client went away)")
+		}
+		fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
+		return exitCode(err)
 	}
 }
