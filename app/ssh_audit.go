@@ -25,7 +25,11 @@ const maxAuditLine = 300
 // refusal is about, or 0 when it is about none (an unknown command or
 // flag): the entry's action is then ssh.refused.
 func (a *App) RecordSSHRefusal(ctx context.Context, actor Actor, action Action, args []string, why string) error {
-	e := entry(actor, action, clip(strings.Join(args, " "), maxAuditLine)+": "+clip(why, maxAuditLine), store.AuditDenied)
+	object := clip(why, maxAuditLine)
+	if len(args) > 0 {
+		object = clip(strings.Join(args, " "), maxAuditLine) + ": " + object
+	}
+	e := entry(actor, action, object, store.AuditDenied)
 	if action == 0 {
 		e.Action = auditSSHRefused
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
+	gossh "golang.org/x/crypto/ssh"
 
 	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server"
@@ -22,6 +23,7 @@ import (
 func newServeCmd(app *App) *cobra.Command {
 	var listen, hostKey string
 	var grace time.Duration
+	limits := server.DefaultLimits()
 	cmd := &cobra.Command{
 		Use:   "serve [--listen ADDR] [--host-key FILE]",
 		Short: "Team mode: an SSH server where each user's key is who they are",
@@ -55,14 +57,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			srv, err := server.New(server.Config{
-				HostKey:  signer,
-				KeyActor: be.KeyActor,
-				Home:     homeScreen(be, app.DBPath),
-				Exec:     remoteExec(st, be, app.DBPath),
-				Log:      app.Err,
-				Version:  version,
-			})
+			cfg := serverConfig(st, be, app.DBPath, signer, limits)
+			cfg.Log, cfg.Version = app.Err, version
+			srv, err := server.New(cfg)
 			if err != nil {
 				l.Close()
 				return err
@@ -73,6 +70,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			}
 			fmt.Fprintf(app.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
+			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
+			defer stopWAL()
+			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -95,7 +95,36 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; :2222 for every interface)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the server's private host key (default: beside the database, created on first start)")
 	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "on shutdown, how long running commands may take to finish")
+	f := cmd.Flags()
+	f.DurationVar(&limits.HandshakeTimeout, "handshake-timeout", limits.HandshakeTimeout, "close a connection that has not authenticated by then")
+	f.IntVar(&limits.MaxUnauthenticated, "max-unauthenticated", limits.MaxUnauthenticated, "connections still authenticating at once, in all")
+	f.IntVar(&limits.MaxUnauthenticatedPerHost, "max-unauthenticated-per-host", limits.MaxUnauthenticatedPerHost, "connections still authenticating at once, from one address")
+	f.IntVar(&limits.SessionsPerKey, "sessions-per-key", limits.SessionsPerKey, "open sessions (screens and commands) one key may have")
+	f.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "close a connection with no traffic either way for this long")
+	f.DurationVar(&limits.StallTimeout, "stall-timeout", limits.StallTimeout, "end a command whose client takes none of its output for this long")
+	f.IntVar(&limits.MaxWidth, "max-width", limits.MaxWidth, "widest terminal a screen is drawn for (wider ones are clamped)")
+	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
+	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
+	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
 	return cmd
+}
+
+// serverConfig is what serve hands the SSH server: the key lookup, home
+// screens, the SSH command tree, the audit log of refusals, and limits.
+func serverConfig(st *store.Store, be *gapp.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+	return server.Config{
+		HostKey:  signer,
+		KeyActor: be.KeyActor,
+		Home:     homeScreen(be, dbPath),
+		Exec:     remoteExec(st, be, dbPath),
+		Limits:   limits,
+		AuthFailed: func(ctx context.Context, fp, what string) {
+			_ = be.RecordAuthFailure(ctx, fp, what)
+		},
+		Refused: func(ctx context.Context, actor gapp.Actor, what string) {
+			_ = be.RecordSSHRefusal(ctx, actor, 0, nil, what)
+		},
+	}
 }
 
 func port(addr net.Addr) string {

@@ -74,7 +74,9 @@ func TestServeAuthorizationTable(t *testing.T) {
 			return []string{"sample", "--n", "1", "--seed", "1", "--per-item", "1", "--reviewers", "alice", "--batch", "s-" + role}
 		}},
 		gapp.ActAssign: {args: cmd("assign", "--release", "--from", "alice", "--to", "bob"), serverOnly: true,
-			refused: func(_, errOut string, code int) bool { return code == 2 && strings.Contains(errOut, "not available over SSH") }},
+			refused: func(_, errOut string, code int) bool {
+				return code == 2 && strings.Contains(errOut, "not available over SSH")
+			}},
 		gapp.ActBatchesRead: {args: cmd("batches")},
 		gapp.ActLabelsReadOwn: {args: cmd("labels", "export"),
 			allowed: func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, `"item"`) }},

@@ -45,6 +45,8 @@ type teamServer struct {
 	items   []string // the sampled items, in plan order
 	served  chan error
 	stopped bool
+	// limits are the server's (zero fields: the defaults).
+	limits server.Limits
 }
 
 // newKey is a fresh ed25519 client key.
@@ -75,10 +77,16 @@ func keyLineOf(s gossh.Signer, comment string) string {
 // key) and serves it.
 func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *teamServer {
 	t.Helper()
+	return startTeamServerWith(t, server.Limits{}, nTraces, nItems, reviewers...)
+}
+
+// startTeamServerWith is startTeamServer with the server's limits.
+func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int, reviewers ...string) *teamServer {
+	t.Helper()
 	if len(reviewers) == 0 {
 		reviewers = []string{"alice", "bob"}
 	}
-	ts := &teamServer{t: t, dir: t.TempDir()}
+	ts := &teamServer{t: t, dir: t.TempDir(), limits: limits}
 	seedTeam(t, ts, nTraces, nItems, reviewers)
 	st, err := store.Open(context.Background(), ts.db)
 	if err != nil {
@@ -88,13 +96,7 @@ func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *te
 	be := gapp.New(st)
 	host := newKey(t)
 	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(server.Config{
-		HostKey:  host,
-		KeyActor: be.KeyActor,
-		Home:     homeScreen(be, ts.db),
-		Exec:     remoteExec(st, be, ts.db),
-		Log:      io.Discard,
-	})
+	ts.srv, err = server.New(serverConfig(st, be, ts.db, host, ts.limits))
 	if err != nil {
 		t.Fatal(err)
 	}
