@@ -24,10 +24,9 @@ const fingerprintExt = "goldtrace-key-fingerprint"
 // authenticate is the public-key callback: the key must belong to a user.
 // It runs before the client can send anything else, so an unknown key is
 // refused before any data is read. Unknown keys count against their
-// address: past the limit, an address's connection is cut at its first
-// unknown key (no more tries on it), while a registered key from the same
-// address still gets in — a client that offers another key first is not
-// locked out.
+// address: past the limit, each further unknown key from it is answered
+// only after AuthDelay, while a registered key from the same address gets
+// in at once — a client that offers another key first is not locked out.
 func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
 	host := remoteHost(ctx.RemoteAddr())
 	fp := gossh.FingerprintSHA256(key)
@@ -45,8 +44,11 @@ func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
 			s.authFailed(fp, fmt.Sprintf("from %s: unknown key (further attempts from this address within %s are counted, not listed)", host, s.cfg.AuthWindow))
 		}
 		if blocked {
-			if p, ok := ctx.Value(gateKey{}).(*pending); ok {
-				p.cut()
+			// Slow the address down, not its users: a registered key
+			// offered next on this connection still gets in.
+			select {
+			case <-time.After(s.cfg.AuthDelay):
+			case <-ctx.Done():
 			}
 		}
 		return false

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,12 +97,15 @@ func (l Limits) clampWindow(w ssh.Window) ssh.Window {
 
 // gate counts connections that have not authenticated yet, in all and
 // per address, and closes the ones that take longer than the handshake
-// timeout.
+// timeout. Over a cap, the oldest unauthenticated connection (of the
+// address, or of all) is closed to make room: a flood of idle connections
+// pushes out its own, not a user who is logging in now.
 type gate struct {
-	mu     sync.Mutex
-	total  int
-	byHost map[string]int
-	limits Limits
+	mu      sync.Mutex
+	all     []*pending
+	byHost  map[string][]*pending
+	limits  Limits
+	evicted atomic.Int64
 }
 
 type gateKey struct{}
@@ -115,52 +119,65 @@ type pending struct {
 	conn  net.Conn
 }
 
-// admit lets conn in as unauthenticated, or says why not.
-func (g *gate) admit(ctx ssh.Context, conn net.Conn) (*pending, error) {
-	host := remoteHost(conn.RemoteAddr())
+// admit counts conn as unauthenticated, closing the oldest ones over the
+// caps, and starts its handshake timer.
+func (g *gate) admit(ctx ssh.Context, conn net.Conn) *pending {
+	p := &pending{g: g, host: remoteHost(conn.RemoteAddr()), conn: conn}
+	var evict []*pending
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.total >= g.limits.MaxUnauthenticated {
-		return nil, fmt.Errorf("%d connections are authenticating already", g.total)
+	if hs := g.byHost[p.host]; len(hs) >= g.limits.MaxUnauthenticatedPerHost {
+		evict = append(evict, hs[0])
+		g.removeLocked(hs[0])
 	}
-	if g.byHost[host] >= g.limits.MaxUnauthenticatedPerHost {
-		return nil, fmt.Errorf("%d connections from %s are authenticating already", g.byHost[host], host)
+	if len(g.all) >= g.limits.MaxUnauthenticated {
+		evict = append(evict, g.all[0])
+		g.removeLocked(g.all[0])
 	}
-	g.total++
-	g.byHost[host]++
-	p := &pending{g: g, host: host, conn: conn}
+	g.all = append(g.all, p)
+	g.byHost[p.host] = append(g.byHost[p.host], p)
 	p.timer = time.AfterFunc(g.limits.HandshakeTimeout, func() {
 		if p.leave() {
 			conn.Close()
 		}
 	})
+	g.mu.Unlock()
+	for _, old := range evict {
+		g.evicted.Add(1)
+		old.timer.Stop()
+		old.conn.Close()
+	}
 	ctx.SetValue(gateKey{}, p)
-	return p, nil
+	return p
 }
 
-// leave takes the connection off the unauthenticated count (once): it
+// removeLocked takes p off the lists (once). g.mu is held.
+func (g *gate) removeLocked(p *pending) bool {
+	i := slices.Index(g.all, p)
+	if i < 0 {
+		return false
+	}
+	g.all = slices.Delete(g.all, i, i+1)
+	hs := g.byHost[p.host]
+	if j := slices.Index(hs, p); j >= 0 {
+		hs = slices.Delete(hs, j, j+1)
+	}
+	if len(hs) == 0 {
+		delete(g.byHost, p.host)
+	} else {
+		g.byHost[p.host] = hs
+	}
+	return true
+}
+
+// leave takes the connection off the unauthenticated count: it
 // authenticated, closed or timed out. It reports whether this call did.
 func (p *pending) leave() bool {
-	left := false
-	p.once.Do(func() {
-		left = true
+	p.g.mu.Lock()
+	defer p.g.mu.Unlock()
+	if p.timer != nil {
 		p.timer.Stop()
-		p.g.mu.Lock()
-		p.g.total--
-		if p.g.byHost[p.host]--; p.g.byHost[p.host] <= 0 {
-			delete(p.g.byHost, p.host)
-		}
-		p.g.mu.Unlock()
-	})
-	return left
-}
-
-// cut closes the connection now: an address over the unknown-key limit
-// gets no further tries on it.
-func (p *pending) cut() {
-	if p.conn != nil {
-		p.conn.Close()
 	}
+	return p.g.removeLocked(p)
 }
 
 // gatedConn leaves the gate when it is closed.

@@ -49,6 +49,9 @@ type Config struct {
 	AuthWindow   time.Duration
 	// Version is sent in the SSH banner ("SSH-2.0-goldtrace-VERSION").
 	Version string
+	// AuthDelay: how long an unknown key from a blocked address waits for
+	// its refusal (default one second).
+	AuthDelay time.Duration
 	// Limits; zero fields take DefaultLimits' values.
 	Limits Limits
 	// AuthFailed records unknown-key attempts (the audit log); nil: only
@@ -70,8 +73,8 @@ type Server struct {
 	gate    *gate
 	limits  Limits
 	// recheck asks the key watcher to check open sessions' keys now.
-	recheck chan struct{}
-	quit    chan struct{}
+	recheck  chan struct{}
+	quit     chan struct{}
 	quitOnce sync.Once
 
 	mu       sync.Mutex
@@ -96,12 +99,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthWindow <= 0 {
 		cfg.AuthWindow = time.Minute
 	}
+	if cfg.AuthDelay <= 0 {
+		cfg.AuthDelay = time.Second
+	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
-		limits:  cfg.Limits,
-		gate:    &gate{byHost: map[string]int{}, limits: cfg.Limits},
-		recheck: make(chan struct{}, 1),
-		quit:    make(chan struct{}),
+		limits:   cfg.Limits,
+		gate:     &gate{byHost: map[string][]*pending{}, limits: cfg.Limits},
+		recheck:  make(chan struct{}, 1),
+		quit:     make(chan struct{}),
 		cfg:      cfg,
 		log:      slog.New(slog.NewTextHandler(cfg.Log, nil)),
 		limiter:  newAuthLimiter(cfg.AuthFailures, cfg.AuthWindow, time.Now),
@@ -127,12 +133,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	srv.IdleTimeout = cfg.Limits.IdleTimeout
 	srv.ConnCallback = func(ctx ssh.Context, conn net.Conn) net.Conn {
-		p, err := s.gate.admit(ctx, conn)
-		if err != nil {
-			s.log.Warn("connection refused", "from", conn.RemoteAddr().String(), "reason", err.Error())
-			return nil
-		}
-		return &gatedConn{Conn: conn, p: p}
+		return &gatedConn{Conn: conn, p: s.gate.admit(ctx, conn)}
 	}
 	srv.ConnectionFailedCallback = func(conn net.Conn, err error) {
 		if !errors.Is(err, io.EOF) {
