@@ -171,6 +171,9 @@ func runSSH(ctx context.Context, a *App, actor gapp.Actor, dbPath string, args [
 		// tree finds (settings set → settings): refused as such.
 		return sshRefusal(actor, args)
 	}
+	if !cmd.Runnable() && slices.ContainsFunc(args, func(s string) bool { return s == "--" }) {
+		return usage("%s takes a command, not operands: ssh HOST -- %s --help lists them", commandPath(cmd), commandPath(cmd))
+	}
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
