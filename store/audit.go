@@ -179,7 +179,7 @@ func keyStillTheirs(ctx context.Context, tx *Tx) error {
 		return nil
 	}
 	e := p.entry
-	if e.Source != "ssh" || e.KeyFingerprint == "" || e.Outcome != AuditOK {
+	if e.Source != "ssh" || e.KeyFingerprint == "" || (e.Outcome != "" && e.Outcome != AuditOK) {
 		return nil
 	}
 	var n int
