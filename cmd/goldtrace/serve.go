@@ -106,6 +106,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
 	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
 	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
+	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH acts at once)")
 	return cmd
 }
 
