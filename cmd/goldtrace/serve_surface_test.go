@@ -241,3 +241,64 @@ func TestServeSurfaceOverOpenSSH(t *testing.T) {
 		t.Logf("%d command lines over OpenSSH", n.Load())
 	})
 }
+
+// TestServeOperandsNeverOpenServerFiles: over SSH a dataset operand is a
+// stored version, never a file: a file or directory of that name in the
+// server's working directory changes nothing, not even the error.
+func TestServeOperandsNeverOpenServerFiles(t *testing.T) {
+	ts := startTeamServer(t, 10, 2)
+	lines := [][]string{
+		{"score", "--gold", "gold@v1"},
+		{"diff", "gold@v1", "gold@v2"},
+		{"verify", "gold@v1"},
+		{"datasets", "get", "gold@v1"},
+	}
+	before := map[string]string{}
+	for _, l := range lines {
+		_, errOut, code := ts.run("alice", "", l...)
+		before[strings.Join(l, " ")] = fmt.Sprint(code, errOut)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir(filepath.Join(dir, "gold@v1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "gold@v2"), []byte("{\"secret\":1}\n"), 0o644)
+	for _, l := range lines {
+		_, errOut, code := ts.run("alice", "", l...)
+		if got := fmt.Sprint(code, errOut); got != before[strings.Join(l, " ")] {
+			t.Errorf("ssh -- %s: with server files of those names %q, without %q", strings.Join(l, " "), got, before[strings.Join(l, " ")])
+		}
+		if strings.Contains(errOut, "secret") || strings.Contains(errOut, "directory") {
+			t.Errorf("ssh -- %s: %q tells of a server file", strings.Join(l, " "), errOut)
+		}
+	}
+	// A lead's key argument is its text, never a file of the server's.
+	os.WriteFile(filepath.Join(dir, "a b.pub"), []byte(keyLineOf(newKey(t), "planted")+"\n"), 0o644)
+	if _, errOut, code := ts.run("carol", "", "users", "key", "add", "alice", "'a b.pub'"); code != 2 || !strings.Contains(errOut, "not an SSH public key") {
+		t.Errorf("users key add alice 'a b.pub': exit %d %q; want the argument read as a key line and refused", code, errOut)
+	}
+}
+
+// TestServeHelpOverSSH: --help prints help in the key's tree; a false help
+// value is a usage error, never a run.
+func TestServeHelpOverSSH(t *testing.T) {
+	ts := startTeamServer(t, 10, 2)
+	out, _, code := ts.run("alice", "", "--help")
+	_, commands, _ := strings.Cut(out, "Available Commands:")
+	commands, _, _ = strings.Cut(commands, "Flags:")
+	if code != 0 || !strings.Contains(commands, "labels") {
+		t.Errorf("--help as a reviewer: exit %d\n%s", code, out)
+	}
+	for _, c := range []string{"serve", "backup", "export", "import", "sample", "predict", "assign", "demo", "man", "init", "judge", "completion", "audit"} {
+		if strings.Contains(commands, "\n  "+c+" ") {
+			t.Errorf("--help as a reviewer lists %s:\n%s", c, commands)
+		}
+	}
+	out, _, code = ts.run("alice", "", "labels", "export", "--help")
+	_, flags, _ := strings.Cut(out, "Flags:")
+	if code != 0 || strings.Contains(flags, "--out") || strings.Contains(flags, "--as") || !strings.Contains(flags, "--reviewer") {
+		t.Errorf("labels export --help: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := ts.run("alice", "", "labels", "export", "--help=false"); code != 2 || !strings.Contains(errOut, "--help takes no value") {
+		t.Errorf("labels export --help=false: exit %d %q", code, errOut)
+	}
+}

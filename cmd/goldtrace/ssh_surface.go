@@ -198,6 +198,7 @@ func keepFor(a *App, actor gapp.Actor, c *cobra.Command, path string) bool {
 	}
 	old := c.LocalFlags()
 	c.ResetFlags()
+	c.Example = "" // the local examples name files and --as
 	c.Flags().AddFlag(&pflag.Flag{Name: "help", Shorthand: "h", Usage: "help for " + c.Name(),
 		Value: new(helpValue), NoOptDefVal: "true"})
 	if !listed || !spec.openTo(actor) {
