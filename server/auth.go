@@ -53,9 +53,7 @@ func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
 		}
 		return false
 	}
-	if p, ok := ctx.Value(gateKey{}).(*pending); ok {
-		p.leave() // authenticated: no longer counts against the gate
-	}
+
 	perms := ctx.Permissions()
 	if perms.Extensions == nil {
 		perms.Extensions = map[string]string{}

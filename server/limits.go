@@ -49,7 +49,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		HandshakeTimeout:          10 * time.Second,
 		MaxUnauthenticated:        512,
-		MaxUnauthenticatedPerHost: 32,
+		MaxUnauthenticatedPerHost: 64,
 		SessionsPerKey:            16,
 		IdleTimeout:               30 * time.Minute,
 		StallTimeout:              30 * time.Second,
@@ -114,17 +114,32 @@ type gateKey struct{}
 type pending struct {
 	g     *gate
 	host  string
-	once  sync.Once
 	timer *time.Timer
 	conn  net.Conn
+	ctx   ssh.Context
+}
+
+// handshaken reports whether the connection has completed its SSH
+// handshake, authentication included. (The public-key callback alone does
+// not tell: it also answers a client that only asks whether a key would
+// do, and anyone may know a user's public key.)
+func (p *pending) handshaken() bool {
+	return p.ctx.Value(ssh.ContextKeyConn) != nil
 }
 
 // admit counts conn as unauthenticated, closing the oldest ones over the
 // caps, and starts its handshake timer.
 func (g *gate) admit(ctx ssh.Context, conn net.Conn) *pending {
-	p := &pending{g: g, host: remoteHost(conn.RemoteAddr()), conn: conn}
+	p := &pending{g: g, host: remoteHost(conn.RemoteAddr()), conn: conn, ctx: ctx}
 	var evict []*pending
 	g.mu.Lock()
+	if len(g.byHost[p.host]) >= g.limits.MaxUnauthenticatedPerHost || len(g.all) >= g.limits.MaxUnauthenticated {
+		for _, old := range slices.Clone(g.all) {
+			if old.handshaken() {
+				g.removeLocked(old) // authenticated since: not waiting any more
+			}
+		}
+	}
 	if hs := g.byHost[p.host]; len(hs) >= g.limits.MaxUnauthenticatedPerHost {
 		evict = append(evict, hs[0])
 		g.removeLocked(hs[0])
@@ -136,15 +151,17 @@ func (g *gate) admit(ctx ssh.Context, conn net.Conn) *pending {
 	g.all = append(g.all, p)
 	g.byHost[p.host] = append(g.byHost[p.host], p)
 	p.timer = time.AfterFunc(g.limits.HandshakeTimeout, func() {
-		if p.leave() {
+		if p.leave() && !p.handshaken() {
 			conn.Close()
 		}
 	})
 	g.mu.Unlock()
 	for _, old := range evict {
-		g.evicted.Add(1)
 		old.timer.Stop()
-		old.conn.Close()
+		if !old.handshaken() {
+			g.evicted.Add(1)
+			old.conn.Close()
+		}
 	}
 	ctx.SetValue(gateKey{}, p)
 	return p

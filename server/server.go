@@ -166,6 +166,17 @@ func Listen(addr string) (net.Listener, error) {
 // Serve accepts connections on l until Shutdown; it returns nil then.
 func (s *Server) Serve(l net.Listener) error {
 	go s.watchKeys()
+	// A Shutdown that came before the listener was tracked would leave it
+	// accepting: closing it on quit ends Serve either way.
+	served := make(chan struct{})
+	defer close(served)
+	go func() {
+		select {
+		case <-s.quit:
+			l.Close()
+		case <-served:
+		}
+	}()
 	err := s.ssh.Serve(l)
 	if s.closing.Load() || errors.Is(err, ssh.ErrServerClosed) {
 		return nil

@@ -89,6 +89,9 @@ func (s *Server) handle(ssh.Handler) ssh.Handler {
 			_ = sess.Exit(2)
 			return
 		}
+		if p, ok := sess.Context().Value(gateKey{}).(*pending); ok {
+			p.leave() // authenticated: no longer waiting at the gate
+		}
 		ls := &liveSession{fp: actor.KeyFingerprint, user: actor.Name, sess: sess}
 		if err := s.track(ls); err != nil {
 			if !s.closing.Load() {
