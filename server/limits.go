@@ -97,9 +97,10 @@ func (l Limits) clampWindow(w ssh.Window) ssh.Window {
 
 // gate counts connections that have not authenticated yet, in all and
 // per address, and closes the ones that take longer than the handshake
-// timeout. Over a cap, the oldest unauthenticated connection (of the
-// address, or of all) is closed to make room: a flood of idle connections
-// pushes out its own, not a user who is logging in now.
+// timeout. Over a cap, the unauthenticated connection (of the address, or
+// of all) that has sent the least is closed to make room, the oldest of
+// those: a flood of idle connections pushes out its own, not a user whose
+// client is in the middle of its handshake.
 type gate struct {
 	mu      sync.Mutex
 	all     []*pending
@@ -117,6 +118,9 @@ type pending struct {
 	timer *time.Timer
 	conn  net.Conn
 	ctx   ssh.Context
+	// read is how many bytes the client has sent: how far its handshake
+	// has come.
+	read atomic.Int64
 }
 
 // handshaken reports whether the connection has completed its SSH
@@ -141,12 +145,14 @@ func (g *gate) admit(ctx ssh.Context, conn net.Conn) *pending {
 		}
 	}
 	if hs := g.byHost[p.host]; len(hs) >= g.limits.MaxUnauthenticatedPerHost {
-		evict = append(evict, hs[0])
-		g.removeLocked(hs[0])
+		old := leastSent(hs)
+		evict = append(evict, old)
+		g.removeLocked(old)
 	}
 	if len(g.all) >= g.limits.MaxUnauthenticated {
-		evict = append(evict, g.all[0])
-		g.removeLocked(g.all[0])
+		old := leastSent(g.all)
+		evict = append(evict, old)
+		g.removeLocked(old)
 	}
 	g.all = append(g.all, p)
 	g.byHost[p.host] = append(g.byHost[p.host], p)
@@ -165,6 +171,18 @@ func (g *gate) admit(ctx ssh.Context, conn net.Conn) *pending {
 	}
 	ctx.SetValue(gateKey{}, p)
 	return p
+}
+
+// leastSent is the connection that has sent the fewest bytes, the oldest
+// of those (ps is oldest first and not empty).
+func leastSent(ps []*pending) *pending {
+	best := ps[0]
+	for _, p := range ps[1:] {
+		if p.read.Load() < best.read.Load() {
+			best = p
+		}
+	}
+	return best
 }
 
 // removeLocked takes p off the lists (once). g.mu is held.
@@ -203,6 +221,12 @@ type gatedConn struct {
 	p *pending
 }
 
+func (c *gatedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.p.read.Add(int64(n))
+	return n, err
+}
+
 func (c *gatedConn) Close() error {
 	c.p.leave()
 	return c.Conn.Close()
@@ -239,11 +263,20 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 		i += j + 1
 	}
 	if l.line > l.max {
-		l.err = fmt.Errorf("stdin: a line is longer than %s (goldtrace serve --max-line): %w", sizeWords(l.max), ErrLineTooLong)
+		l.err = lineTooLong(l.max)
 		return 0, l.err
 	}
 	return n, err
 }
+
+// lineTooLong is ErrLineTooLong in words that name the limit.
+type lineTooLong int
+
+func (e lineTooLong) Error() string {
+	return fmt.Sprintf("stdin: a line is longer than %s (goldtrace serve --max-line)", sizeWords(int(e)))
+}
+
+func (e lineTooLong) Is(target error) bool { return target == ErrLineTooLong }
 
 func sizeWords(n int) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
