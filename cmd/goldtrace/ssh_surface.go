@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -257,25 +259,42 @@ func commandPath(c *cobra.Command) string {
 // localPath is the path of the command args name in the local tree ("" for
 // none or the root).
 func localPath(args []string) string {
-	local := newRootCmd(&App{remote: true})
-	local.InitDefaultHelpCmd()
-	cmd, _, err := local.Find(args)
-	if err != nil {
-		return ""
+	var path string
+	withLocalTree(func(local *cobra.Command) {
+		if cmd, _, err := local.Find(args); err == nil {
+			path = commandPath(cmd)
+		}
+	})
+	return path
+}
+
+// localTree is the local command tree, built once, for looking command
+// lines up (never run): every SSH command asks it.
+var localTree struct {
+	sync.Mutex
+	root *cobra.Command
+}
+
+// withLocalTree calls fn with the local tree, one caller at a time (cobra
+// completes a command's flag set on first use).
+func withLocalTree(fn func(root *cobra.Command)) {
+	localTree.Lock()
+	defer localTree.Unlock()
+	if localTree.root == nil {
+		localTree.root = newRootCmd(&App{Out: io.Discard, Err: io.Discard, remote: true})
+		localTree.root.InitDefaultHelpCmd()
 	}
-	return commandPath(cmd)
+	fn(localTree.root)
 }
 
 // sshRefusal says why a command line names no command of actor's tree: an
 // app refusal for a command the role may not run, "not available over SSH"
 // for one that only runs on the server, "unknown command" otherwise.
 func sshRefusal(actor gapp.Actor, args []string) error {
-	local := newRootCmd(&App{remote: true})
-	cmd, _, err := local.Find(args)
-	if err != nil || cmd == local {
+	path := localPath(args)
+	if path == "" {
 		return usage("unknown command %q: ssh HOST -- help lists the commands your key can run", firstWord(args))
 	}
-	path := strings.TrimPrefix(cmd.CommandPath(), local.Name()+" ")
 	if spec, ok := sshSurface[path]; ok && len(spec.actions) > 0 {
 		return &usageError{err: &gapp.DeniedError{Actor: actor, Action: spec.actions[0]}}
 	}
@@ -329,16 +348,17 @@ func sshFlagError(c *cobra.Command, actor gapp.Actor, err error) error {
 // localFlagByShorthand finds the long name of a shorthand in the local
 // command of the same path, for the message.
 func localFlagByShorthand(c *cobra.Command, short string) string {
-	local := newRootCmd(&App{remote: true})
-	path := strings.Fields(strings.TrimPrefix(c.CommandPath(), c.Root().Name()))
-	lc, _, err := local.Find(path)
-	if err != nil {
-		return ""
-	}
-	if f := lc.Flags().ShorthandLookup(short); f != nil {
-		return f.Name
-	}
-	return ""
+	var name string
+	withLocalTree(func(local *cobra.Command) {
+		lc, _, err := local.Find(strings.Fields(commandPath(c)))
+		if err != nil {
+			return
+		}
+		if f := lc.Flags().ShorthandLookup(short); f != nil {
+			name = f.Name
+		}
+	})
+	return name
 }
 
 // helpValue is the SSH tree's --help: it only ever asks for help. Any
