@@ -184,6 +184,10 @@ func (s *Server) screen(sess ssh.Session, ls *liveSession, actor app.Actor) int 
 	r := sessionRenderer(sess)
 	model, err := s.cfg.Home(app.WithActor(ctx, actor), actor, r)
 	if err != nil {
+		var denied *app.DeniedError
+		if !errors.As(err, &denied) { // app records its own refusals
+			s.refused(actor, "screen: "+oneLine(err.Error()))
+		}
 		fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", oneLine(err.Error()))
 		return 2
 	}

@@ -693,7 +693,7 @@ func TestServeCIKeyAndAudit(t *testing.T) {
 			seen[e.Actor+" "+e.Action+" "+e.Outcome] = true
 		}
 	}
-	for _, want := range []string{"carol users.manage ok", "alice labels.import ok", "bob labels.import ok", "ci-bot status.totals denied"} {
+	for _, want := range []string{"carol users.manage ok", "alice labels.import ok", "bob labels.import ok", "ci-bot status.totals denied", "ci-bot ssh.refused denied"} {
 		if !seen[want] {
 			t.Errorf("no ssh audit entry %q; have %v", want, seen)
 		}
