@@ -20,6 +20,8 @@ type ArgKeys struct {
 	Remove     key.Binding // the element holding the focus
 	MoveUp     key.Binding
 	MoveDown   key.Binding
+	ElemPrev   key.Binding // the same field of the list's previous element
+	ElemNext   key.Binding
 	Pick       key.Binding // a value from the conversation
 	Toggle     key.Binding // yes/no
 	ToggleForm key.Binding // the whole call as JSON text and back
@@ -30,13 +32,15 @@ func defaultArgKeys() ArgKeys {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return ArgKeys{
-		Next:       b("tab", "next field", "tab", "down"),
-		Skip:       b("enter", "next required field", "enter"),
+		Next:       b("tab/↓", "next field", "tab", "down"),
+		Skip:       b("enter", "next empty required field, else why", "enter"),
 		Prev:       b("↑", "previous field", "up"),
 		Add:        b("enter", "add element", "enter"),
 		Remove:     b("ctrl+x", "remove element", "ctrl+x"),
 		MoveUp:     b("shift+↑", "element earlier", "shift+up"),
 		MoveDown:   b("shift+↓", "element later", "shift+down"),
+		ElemPrev:   b("ctrl+↑", "previous element", "ctrl+up"),
+		ElemNext:   b("ctrl+↓", "next element", "ctrl+down"),
 		Pick:       b("ctrl+f", "pick from conversation", "ctrl+f"),
 		Toggle:     b("space", "yes/no", " "),
 		ToggleForm: b("ctrl+t", "form ⇄ JSON", "ctrl+t"),
@@ -65,6 +69,8 @@ type argForm struct {
 	in      textinput.Model // the focused text, number or JSON field
 	filter  string          // the focused choice's typed filter
 	pick    *valuePicker    // open while picking a value
+	jump    *fieldJump      // open while choosing a field to go to
+	errs    []string        // the fields the validator finds wrong, for enter
 	values  []pickValue     // what the conversation offers, most recent first
 	width   int
 	height  int
@@ -188,10 +194,7 @@ func (f *argForm) focus(i int) tea.Cmd {
 // and has none, else the first field.
 func (f *argForm) FocusWork() tea.Cmd {
 	for i, s := range f.stops {
-		if !f.needed(s) {
-			continue
-		}
-		if v := f.root.at(s.path); s.add || !v.present || textual(s, v) && v.text == "" {
+		if f.empty(s) {
 			return f.focus(i)
 		}
 	}
@@ -216,17 +219,42 @@ func (f *argForm) Blur() {
 	f.focused = false
 	f.in.Blur()
 	f.pick = nil
+	f.jump = nil
 }
 
-// nextNeeded moves to the next field that needs a value; leave is 1 when
-// there is none.
+// nextNeeded is where enter goes: the next field that needs a value and
+// has none, else the next one the validator finds wrong, else out of the
+// form (leave 1: to the rationale) when it is complete and valid.
 func (f *argForm) nextNeeded() (leave int, cmd tea.Cmd) {
-	for i := f.at + 1; i < len(f.stops); i++ {
-		if f.needed(f.stops[i]) {
-			return 0, f.focus(i)
+	if i, ok := f.nextEmpty(); ok {
+		return 0, f.focus(i)
+	}
+	var wrong []int
+	for _, field := range f.errs {
+		if i := f.stopFor(field); i >= 0 {
+			wrong = append(wrong, i)
 		}
 	}
+	if i, ok := nextAfter(wrong, f.at, len(f.stops)); ok {
+		return 0, f.focus(i)
+	}
 	return 1, nil
+}
+
+// nextAfter is the first of stops after at, wrapping round over n stops
+// (at itself last); ok is false when stops is empty.
+func nextAfter(stops []int, at, n int) (int, bool) {
+	best, bestD := 0, n+1
+	for _, i := range stops {
+		d := (i - at + n) % n
+		if d == 0 {
+			d = n
+		}
+		if d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best, bestD <= n
 }
 
 // needed reports whether a stop is one enter stops at: a field that must be
@@ -279,6 +307,12 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 		return f.updatePick(msg)
 	}
 	k, isKey := msg.(tea.KeyMsg)
+	if f.jump != nil {
+		if !isKey {
+			return false, 0, nil
+		}
+		return f.updateJump(k)
+	}
 	if !isKey {
 		if s, v := f.current(); textual(s, v) {
 			f.in, cmd = f.in.Update(msg)
@@ -327,6 +361,12 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 		return f.moveElem(-1), 0, nil
 	case key.Matches(k, f.keys.MoveDown):
 		return f.moveElem(1), 0, nil
+	case key.Matches(k, f.keys.ElemPrev):
+		_, cmd := f.stepElem(-1)
+		return false, 0, cmd
+	case key.Matches(k, f.keys.ElemNext):
+		_, cmd := f.stepElem(1)
+		return false, 0, cmd
 	case s.add:
 		return false, 0, nil
 	case textual(s, v):

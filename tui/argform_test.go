@@ -132,7 +132,7 @@ func TestArgFormDegradesAndKeepsEveryValue(t *testing.T) {
 							t.Errorf("%s: kind %v reason %q, want JSON because %q", tt.field, v.kind(), v.reason(), tt.why)
 						}
 						f.focus(i)
-						if hint := ansi.Strip(f.hintLine()); !strings.Contains(hint, "JSON because") {
+						if hint := ansi.Strip(strings.Join(f.hintLines(), " ")); !strings.Contains(hint, "JSON because") {
 							t.Errorf("hint does not say why: %q", hint)
 						}
 					}

@@ -16,48 +16,48 @@ type formLine struct {
 	depth int
 }
 
-// View draws the form in exactly its height: the fields around the focus
-// and, last, a line about the focused field (what it wants, which keys).
+// View draws the form in exactly its height: the fields around the focus,
+// and under the focused field what it wants and which keys work there,
+// wrapped (never cut) to the width.
 func (f *argForm) View() string {
 	if f.pick != nil {
 		return fitLines(f.pickView(), f.height)
 	}
+	if f.jump != nil {
+		return fitLines(f.jumpView(), f.height)
+	}
 	lines := f.lines()
-	body := max(f.height-1, 1)
-	focusLine := 0
-	for i, l := range lines {
-		if l.stop == f.at {
-			focusLine = i
-			break
-		}
-	}
-	if focusLine < f.offset {
-		f.offset = focusLine
-	}
-	if focusLine >= f.offset+body {
-		f.offset = focusLine - body + 1
-	}
-	f.offset = max(min(f.offset, len(lines)-body), 0)
 	nameW := 0
 	for _, l := range lines {
 		nameW = max(nameW, ansi.StringWidth(l.name)+2*l.depth)
 	}
 	nameW = min(nameW, max(f.width/2-2, 8))
-	var out []string
-	for i := f.offset; i < len(lines) && len(out) < body; i++ {
-		out = append(out, f.lineView(lines[i], nameW))
+	var rows []string
+	focusFirst, focusLast := 0, 0
+	for _, l := range lines {
+		rows = append(rows, f.lineView(l, nameW))
+		if l.stop == f.at && l.stop >= 0 {
+			focusFirst = len(rows) - 1
+			rows = append(rows, f.hintLines()...)
+			focusLast = len(rows) - 1
+		}
 	}
 	if len(lines) == 0 {
-		out = append(out, f.styles.Muted.Render("this tool takes no arguments"))
+		rows = append(rows, f.styles.Muted.Render("this tool takes no arguments"))
 	}
-	if f.height > 1 {
-		for len(out) < body {
-			out = append(out, "")
-		}
-		out = append(out, f.hintLine())
+	// Keep the focused field and its hint in view, the field first.
+	if focusLast >= f.offset+f.height {
+		f.offset = focusLast - f.height + 1
 	}
-	return strings.Join(out, "\n")
+	if focusFirst < f.offset || focusFirst >= f.offset+f.height {
+		f.offset = focusFirst
+	}
+	f.offset = max(min(f.offset, len(rows)-f.height), 0)
+	return fitLines(strings.Join(rows[f.offset:], "\n"), f.height)
 }
+
+// hintIndent is how far the hint under a field is indented.
+const hintIndent = 4
 
 func (f *argForm) lineView(l formLine, nameW int) string {
 	s := f.styles
@@ -128,7 +128,7 @@ func (f *argForm) lines() []formLine {
 func (f *argForm) addHint(stop int, empty bool) string {
 	switch {
 	case f.focused && stop == f.at:
-		return f.styles.Accent.Render("enter adds one · ctrl+f picks one from the conversation")
+		return f.styles.Accent.Render("enter adds · ctrl+f picks")
 	case empty:
 		return f.styles.Muted.Render("(none yet: enter adds)")
 	}
@@ -203,12 +203,13 @@ func (f *argForm) editHint(v *argNode) string {
 	return "type"
 }
 
-// hintLine says what the focused field is and the keys that work there.
-func (f *argForm) hintLine() string {
+// hintLines say what the focused field is, its description and the keys
+// that work there, wrapped under it; none when the form has no focus.
+func (f *argForm) hintLines() []string {
 	s := f.styles
 	st, v := f.current()
 	if !f.focused || v == nil && !st.add {
-		return ""
+		return nil
 	}
 	var parts []string
 	switch {
@@ -217,7 +218,7 @@ func (f *argForm) hintLine() string {
 	case st.add:
 		parts = append(parts, f.root.name(st.path)+": list of "+v.s.items.typeName()+"s")
 		if v.s.desc != "" {
-			parts = append(parts, v.s.desc)
+			parts = append(parts, oneLine(v.s.desc))
 		}
 	default:
 		parts = append(parts, f.root.name(st.path)+": "+v.s.typeName())
@@ -230,9 +231,15 @@ func (f *argForm) hintLine() string {
 	}
 	keys := []string{"ctrl+f pick"}
 	if _, _, ok := f.element(); ok {
-		keys = append(keys, "ctrl+x remove")
+		keys = append(keys, "ctrl+x remove", "ctrl+↑/↓ other element")
 	}
-	return ansi.Truncate(s.Form.Hint.Render(strings.Join(parts, " · ")+" · "+strings.Join(keys, " · ")), f.width, "…")
+	text := strings.Join(parts, " · ") + " · " + strings.Join(keys, " · ")
+	indent := strings.Repeat(" ", hintIndent)
+	var out []string
+	for _, l := range wrapWords(text, max(f.width-hintIndent, 10)) {
+		out = append(out, indent+s.Form.Hint.Render(l))
+	}
+	return out
 }
 
 // pickView is the open list of values to copy from the conversation.
@@ -286,4 +293,75 @@ func (f *argForm) pickText(pv pickValue) string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// jumpView is the open "go to field" list: each matching field's name and
+// value, the highlighted one marked.
+func (f *argForm) jumpView() string {
+	s := f.styles
+	j := f.jump
+	head := s.Accent.Render("go to field: ") + j.filter + s.Muted.Render("▏ type part of its name · enter goes · esc")
+	lines := wrapStyled(head, f.width)
+	if len(j.matches) == 0 {
+		lines = append(lines, s.Muted.Render("  no field is named so"))
+	}
+	rows := max(f.height-len(lines), 1)
+	first := max(min(j.sel-rows/2, len(j.matches)-rows), 0)
+	nameW := 0
+	for _, i := range j.matches {
+		nameW = max(nameW, ansi.StringWidth(f.jumpName(i)))
+	}
+	nameW = min(nameW, max(f.width/2, 8))
+	for k := first; k < len(j.matches) && len(lines) < f.height; k++ {
+		i := j.matches[k]
+		name := f.jumpName(i)
+		pad := strings.Repeat(" ", max(nameW-ansi.StringWidth(name), 0)+2)
+		value := s.Muted.Render(f.stopSummary(i))
+		line := "  " + name + pad + value
+		if k == j.sel {
+			line = s.Form.Selected.Render("▸ "+name) + pad + value
+		}
+		lines = append(lines, ansi.Truncate(line, f.width, "…"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// jumpName is a stop's name in the go-to list ("flights + add" for a
+// list's add line).
+func (f *argForm) jumpName(i int) string {
+	st := f.stops[i]
+	name := f.stopName(st)
+	switch {
+	case st.add:
+		name += " + add"
+	case st.extra:
+		name += " (other fields)"
+	}
+	return name
+}
+
+// stopSummary is a stop's value on one line, for lists that name fields.
+func (f *argForm) stopSummary(i int) string {
+	st := f.stops[i]
+	v := f.root.at(st.path)
+	switch {
+	case v == nil:
+		return ""
+	case st.add:
+		return fmt.Sprintf("%d in the list", len(v.elems))
+	case st.extra:
+		return v.extra
+	case !v.present:
+		return "—"
+	case v.kind() == argBool:
+		if v.b {
+			return "true"
+		}
+		return "false"
+	case v.kind() == argEnum:
+		return enumLabel(json.RawMessage(v.text))
+	case v.kind() == argNull:
+		return "null"
+	}
+	return v.text
 }

@@ -234,7 +234,8 @@ func prettyJSONLines(text string, width int, full bool) ([]string, bool) {
 }
 
 // wrapWords wraps text at spaces only, keeping the text's own line breaks;
-// a word wider than width alone is broken (nothing else can be done).
+// a word wider than width alone is broken where its tokens meet (after
+// / . _ - @, see breakToken), so a short token is never cut in two.
 func wrapWords(text string, width int) []string {
 	width = max(width, 4)
 	var out []string
@@ -256,9 +257,10 @@ func wrapWords(text string, width int) []string {
 			default:
 				out = append(out, line)
 			}
-			for w > width {
-				out = append(out, ansi.Truncate(word, width, ""))
-				word = ansi.TruncateLeft(word, width, "")
+			if w > width {
+				pieces := breakToken(word, width)
+				out = append(out, pieces[:len(pieces)-1]...)
+				word = pieces[len(pieces)-1]
 				w = ansi.StringWidth(word)
 			}
 			line, lineW = word, w
@@ -274,4 +276,34 @@ func wrapWords(text string, width int) []string {
 		kept = append(kept, l)
 	}
 	return kept
+}
+
+// tokenBreaks are the characters a word wider than its line is broken
+// after: the joints of paths, emails, ids and dotted names.
+const tokenBreaks = "/._-@"
+
+// breakToken splits a word wider than width into pieces of at most width
+// cells, each ending after a tokenBreaks character where one falls on the
+// line ("aisha.sharma@" / "icloud.com"); only a run without any is cut
+// where the line ends.
+func breakToken(word string, width int) []string {
+	var out []string
+	for ansi.StringWidth(word) > width {
+		head := ansi.Truncate(word, width, "")
+		cut := strings.LastIndexAny(head, tokenBreaks) + 1
+		if cut <= 0 || ansi.StringWidth(head[:cut]) < width/3 {
+			// no joint on the line, or one so early the line would be
+			// mostly empty: cut at the line's end
+			cut = len(head)
+		}
+		out = append(out, word[:cut])
+		word = word[cut:]
+	}
+	return append(out, word)
+}
+
+// wrapStyled wraps styled text at spaces (ANSI styles kept), breaking a
+// word only when it alone is wider than the line.
+func wrapStyled(s string, width int) []string {
+	return strings.Split(ansi.Wrap(s, max(width, 1), ""), "\n")
 }

@@ -265,17 +265,23 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 			p.layout()
 			return tea.Batch(cmd, p.edited())
 		}
-		return nil
-	case key.Matches(msg, k.MoveCallUp):
-		if p.form.MoveCall(-1) {
+		return ReportStatus("the label has one call: ctrl+d removes a call of a sequence (ctrl+a adds one)")
+	case key.Matches(msg, k.MoveCallUp), key.Matches(msg, k.MoveCallDn):
+		delta := 1
+		if key.Matches(msg, k.MoveCallUp) {
+			delta = -1
+		}
+		if p.form.MoveCall(delta) {
 			return p.edited()
 		}
-		return nil
-	case key.Matches(msg, k.MoveCallDn):
-		if p.form.MoveCall(1) {
-			return p.edited()
+		if len(p.form.calls) < 2 {
+			return ReportStatus("the label has one call: alt+↑/↓ reorder the calls of a sequence")
 		}
 		return nil
+	case key.Matches(msg, k.NextProblem):
+		return p.moved(p.form.NextProblem, "no field has a warning or an error")
+	case key.Matches(msg, k.GoToField):
+		return p.moved(p.form.GoToField, "choose a tool with a form first: go to field names its arguments")
 	case key.Matches(msg, k.PrevField):
 		return p.form.Move(-1)
 	case key.Matches(msg, k.NextField) && p.form.focus == fieldTool:
@@ -285,6 +291,17 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 	p.layout()
 	if changed {
 		return tea.Batch(cmd, p.edited())
+	}
+	return cmd
+}
+
+// moved runs a focus move of the form and lays the page out again; when
+// there is nowhere to go the status line says why (refusal).
+func (p *LabelPage) moved(move func() (bool, tea.Cmd), refusal string) tea.Cmd {
+	ok, cmd := move()
+	p.layout()
+	if !ok {
+		return ReportStatus(refusal)
 	}
 	return cmd
 }
@@ -336,26 +353,27 @@ func (p *LabelPage) SetSize(w, h int) {
 	p.layout()
 }
 
-// ShortHelp lists the keys of the common path.
+// ShortHelp lists the keys of the common path, most used first (the help
+// line drops the last ones that do not fit).
 func (p *LabelPage) ShortHelp() []key.Binding {
 	k := &p.c.Keys.Label
 	if p.skipping {
 		return []key.Binding{k.Choose, p.c.Keys.Global.Back}
 	}
 	if p.state == stateReady && p.form.focus == fieldTool {
-		return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.Choose, k.NextField, k.Guide}
+		return []key.Binding{k.Choose, k.Submit, k.Reveal, k.Skip, k.NextField, k.Guide}
 	}
-	return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.NextField, k.Reveal, k.Guide, k.Reopen}
+	return []key.Binding{k.Submit, k.Reveal, k.NextProblem, k.GoToField, k.NextField, k.Skip, k.Guide, k.Reopen}
 }
 
-// FullHelp lists every enabled key.
+// FullHelp lists every key the screen answers to now.
 func (p *LabelPage) FullHelp() [][]key.Binding {
 	k := &p.c.Keys.Label
 	g := &p.c.Keys.Global
 	return [][]key.Binding{
-		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip},
+		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip, k.Reopen},
+		{k.NextProblem, k.GoToField, k.Reveal, k.ExpandTools, k.Guide, g.Back},
 		{k.AddCall, k.RemoveCall, k.MoveCallUp, k.MoveCallDn},
-		{k.Reveal, k.ExpandTools, k.Guide, k.Reopen, g.Back},
 		p.form.argHelp(),
 	}
 }
@@ -364,20 +382,18 @@ func (p *LabelPage) FullHelp() [][]key.Binding {
 func (p *LabelPage) syncKeys() {
 	k := &p.c.Keys.Label
 	ready := p.state == stateReady && !p.skipping
-	for _, b := range []*key.Binding{&k.NextField, &k.PrevField, &k.Submit, &k.Skip, &k.Guide, &k.ExpandTools, &k.AddCall} {
+	for _, b := range []*key.Binding{&k.NextField, &k.PrevField, &k.Submit, &k.Skip, &k.Guide, &k.ExpandTools, &k.AddCall,
+		&k.RemoveCall, &k.MoveCallUp, &k.MoveCallDn, &k.NextProblem} {
 		b.SetEnabled(ready)
 	}
 	k.Choose.SetEnabled(p.skipping || ready && p.form.focus == fieldTool)
+	k.GoToField.SetEnabled(ready && !p.form.noTool && p.form.calls[p.form.cur].useForm)
 	k.Reveal.SetEnabled(ready)
 	if p.revealed {
 		k.Reveal.SetHelp("ctrl+o", "copy model's call")
 	} else {
-		k.Reveal.SetHelp("ctrl+o", "show model's call")
+		k.Reveal.SetHelp("ctrl+o", "model's call")
 	}
-	multi := ready && len(p.form.calls) > 1
-	k.RemoveCall.SetEnabled(multi)
-	k.MoveCallUp.SetEnabled(multi && p.form.focus != fieldRationale)
-	k.MoveCallDn.SetEnabled(multi && p.form.focus != fieldRationale)
 	k.Reopen.SetEnabled(!p.skipping && p.state != stateBusy && p.state != stateLoading)
 }
 

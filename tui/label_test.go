@@ -158,7 +158,7 @@ func TestNoToolAndSequence(t *testing.T) {
 	k.typ("faq")
 	k.press(tea.KeyEnter)
 	k.typ("late orders")
-	k.send(tea.KeyMsg{Type: tea.KeyCtrlUp})
+	k.send(tea.KeyMsg{Type: tea.KeyUp, Alt: true})
 	if page.form.cur != 0 || page.form.calls[0].tool != "search_faq" {
 		t.Fatalf("move up: cur %d first %s", page.form.cur, page.form.calls[0].tool)
 	}

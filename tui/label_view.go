@@ -68,7 +68,10 @@ func (p *LabelPage) argsWant() int {
 	if ce.form.pick != nil {
 		return 1 + min(len(ce.form.pick.matches), 8)
 	}
-	return len(ce.form.lines()) + 1
+	if ce.form.jump != nil {
+		return 1 + min(len(ce.form.jump.matches), 8)
+	}
+	return len(ce.form.lines()) + len(ce.form.hintLines())
 }
 
 func (p *LabelPage) layout() {
