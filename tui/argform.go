@@ -72,6 +72,7 @@ type argForm struct {
 	jump    *fieldJump      // open while choosing a field to go to
 	errs    []string        // the fields the validator finds wrong, for enter
 	values  []pickValue     // what the conversation offers, most recent first
+	prose   []proseMessage  // the conversation's words, most recent first
 	width   int
 	height  int
 	offset  int  // first line shown

@@ -287,7 +287,7 @@ func TestArgFormPicksFromTheConversation(t *testing.T) {
 	s := StylesFor(true)
 	keys := defaultArgKeys()
 	f := newArgForm(&s, &keys, parseArgSchema(book.Parameters), "")
-	f.SetValues(values)
+	f.SetValues(values, conversationProse(it))
 	f.SetSize(80, 10)
 	f.FocusWork()
 	typeKeys(f, tea.KeyCtrlF, "omar", tea.KeyEnter)
@@ -324,7 +324,7 @@ func FuzzArgForm(f *testing.F) {
 				t.Fatalf("value changed:\n got %s\nwant %s", form.JSON(), args)
 			}
 		}
-		for _, k := range []tea.KeyType{tea.KeyTab, tea.KeyEnter, tea.KeyCtrlX, tea.KeyBackspace, tea.KeyShiftUp, tea.KeyCtrlF, tea.KeyEnter, tea.KeyUp} {
+		for _, k := range []tea.KeyType{tea.KeyTab, tea.KeyEnter, tea.KeyCtrlX, tea.KeyBackspace, tea.KeyShiftUp, tea.KeyCtrlF, tea.KeyEnter, tea.KeyUp, tea.KeyCtrlDown, tea.KeyCtrlUp, tea.KeyEsc} {
 			form.Update(tea.KeyMsg{Type: k})
 			form.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a1 ")})
 			_ = form.View()

@@ -243,7 +243,10 @@ func (f *argForm) hintLines() []string {
 }
 
 // pickView is the open list of values to copy from the conversation.
-func (f *argForm) pickView() string {
+func (f *argForm) pickView() string { return strings.Join(f.pickLines(f.height), "\n") }
+
+// pickLines are the picker's lines, at most height.
+func (f *argForm) pickLines(height int) []string {
 	s := f.styles
 	p := f.pick
 	st := p.target
@@ -252,35 +255,60 @@ func (f *argForm) pickView() string {
 		where = "a new element of " + where
 	}
 	head := s.Accent.Render("pick for "+where+": ") + p.filter + s.Muted.Render("▏ type to filter · enter inserts · esc")
-	lines := []string{ansi.Truncate(head, f.width, "…")}
+	lines := wrapStyled(head, f.width)
 	if len(p.matches) == 0 {
 		lines = append(lines, s.Muted.Render("  nothing in the conversation fits here"))
 	}
-	rows := max(f.height-1, 1)
+	// The highlighted value is shown whole, wrapped, with where it comes
+	// from; the others one line each around it.
+	rows := max(height-len(lines), 1)
 	first := max(min(p.sel-rows/2, len(p.matches)-rows), 0)
-	for i := first; i < len(p.matches) && len(lines) <= rows; i++ {
+	for i := first; i < len(p.matches) && len(lines) < height; i++ {
 		pv := p.matches[i]
 		from := pv.source
 		if pv.key != "" {
 			from = pv.key + " · " + from
 		}
-		text := ansi.Truncate(f.pickText(pv), max(f.width*2/3, 10), "…")
-		line := "  " + text + "  " + s.Muted.Render(from)
-		if i == p.sel {
-			line = s.Form.Selected.Render("▸ "+text) + "  " + s.Muted.Render(from)
+		text := f.pickText(pv)
+		if i != p.sel {
+			lines = append(lines, ansi.Truncate("  "+text+"  "+s.Muted.Render(from), f.width, "…"))
+			continue
 		}
-		lines = append(lines, ansi.Truncate(line, f.width, "…"))
+		for k, l := range wrapWords(text+"  ("+from+")", max(f.width-2, 10)) {
+			mark := "  "
+			if k == 0 {
+				mark = "▸ "
+			}
+			lines = append(lines, s.Form.Selected.Render(mark+l))
+		}
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // pickText shows an object as the fields a pick would fill, in form order
-// ("flight_number HAT069 · date 2024-05-26"), anything else as itself.
+// ("flight_number HAT069 · date 2024-05-26"), a list as its objects so
+// ("2: HAT069 · 2024-05-20 | HAT258 · 2024-05-26"), anything else as itself.
 func (f *argForm) pickText(pv pickValue) string {
-	m, ok := pv.value.(map[string]any)
 	target, _ := f.pickTarget()
-	if !ok || target == nil || target.kind != argObject {
+	if target == nil || target.kind != argObject {
 		return pv.text
+	}
+	if list, ok := pv.value.([]any); ok {
+		parts := make([]string, len(list))
+		for i, el := range list {
+			parts[i] = objectText(el, target, false)
+		}
+		return "list of " + itoa(len(list)) + ": " + strings.Join(parts, " | ")
+	}
+	return objectText(pv.value, target, true)
+}
+
+// objectText is an object's declared fields in form order, with their
+// names (or only the values, for the elements of a list).
+func objectText(x any, target *argSchema, names bool) string {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return jsonLine(x)
 	}
 	var parts []string
 	for _, p := range target.props {
@@ -289,7 +317,10 @@ func (f *argForm) pickText(pv pickValue) string {
 			if !isText {
 				text = jsonLine(v)
 			}
-			parts = append(parts, p.name+" "+text)
+			if names {
+				text = p.name + " " + text
+			}
+			parts = append(parts, text)
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -297,7 +328,10 @@ func (f *argForm) pickText(pv pickValue) string {
 
 // jumpView is the open "go to field" list: each matching field's name and
 // value, the highlighted one marked.
-func (f *argForm) jumpView() string {
+func (f *argForm) jumpView() string { return strings.Join(f.jumpLines(f.height), "\n") }
+
+// jumpLines are the go-to list's lines, at most height.
+func (f *argForm) jumpLines(height int) []string {
 	s := f.styles
 	j := f.jump
 	head := s.Accent.Render("go to field: ") + j.filter + s.Muted.Render("▏ type part of its name · enter goes · esc")
@@ -305,14 +339,14 @@ func (f *argForm) jumpView() string {
 	if len(j.matches) == 0 {
 		lines = append(lines, s.Muted.Render("  no field is named so"))
 	}
-	rows := max(f.height-len(lines), 1)
+	rows := max(height-len(lines), 1)
 	first := max(min(j.sel-rows/2, len(j.matches)-rows), 0)
 	nameW := 0
 	for _, i := range j.matches {
 		nameW = max(nameW, ansi.StringWidth(f.jumpName(i)))
 	}
 	nameW = min(nameW, max(f.width/2, 8))
-	for k := first; k < len(j.matches) && len(lines) < f.height; k++ {
+	for k := first; k < len(j.matches) && len(lines) < height; k++ {
 		i := j.matches[k]
 		name := f.jumpName(i)
 		pad := strings.Repeat(" ", max(nameW-ansi.StringWidth(name), 0)+2)
@@ -323,7 +357,7 @@ func (f *argForm) jumpView() string {
 		}
 		lines = append(lines, ansi.Truncate(line, f.width, "…"))
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // jumpName is a stop's name in the go-to list ("flights + add" for a

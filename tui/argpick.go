@@ -98,6 +98,9 @@ func jsonValues(x any, key, source string, add func(pickValue)) {
 			jsonValues(v[k], k, source, add)
 		}
 	case []any:
+		if objectList(v) {
+			add(pickValue{value: v, text: jsonLine(v), key: key, source: source})
+		}
 		for _, el := range v {
 			jsonValues(el, key, source, add)
 		}
@@ -111,6 +114,22 @@ func jsonValues(x any, key, source string, add func(pickValue)) {
 	case json.Number:
 		add(pickValue{value: v, text: v.String(), key: key, source: source})
 	}
+}
+
+// maxPickList bounds the lists of objects offered whole.
+const maxPickList = 16
+
+// objectList reports whether a is a short list of objects, offered whole.
+func objectList(a []any) bool {
+	if len(a) == 0 || len(a) > maxPickList {
+		return false
+	}
+	for _, el := range a {
+		if _, ok := el.(map[string]any); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // textValues offers the tokens of prose, last first (nearest the decision).
@@ -142,7 +161,8 @@ func textValues(s, source string, add func(pickValue)) {
 // valuePicker is the open list of values for the focused field.
 type valuePicker struct {
 	target  argStop
-	objects bool // offers objects: the focus is on a list of objects or one of its elements
+	objects bool        // offers objects: the focus is on a list of objects
+	choices []pickValue // what fits the target, in the order offered
 	filter  string
 	matches []pickValue
 	sel     int
@@ -167,22 +187,15 @@ func fits(pv pickValue, s *argSchema) bool {
 	case argEnum:
 		return s.enumIndex(jsonLine(pv.value)) >= 0
 	case argObject:
-		// An object fits when it has every required field (some declared
-		// field when none is required): a flight from a search result fits
-		// a flights element; a whole user profile does not fit a passenger.
+		// An object fits when it can be shaped into the schema's object
+		// (projectObject): a flight from a search result fits a flights
+		// element, the user's profile a passenger.
 		m, ok := pv.value.(map[string]any)
 		if !ok {
 			return false
 		}
-		some := false
-		for _, p := range s.props {
-			_, has := m[p.name]
-			if p.required && !has {
-				return false
-			}
-			some = some || has
-		}
-		return some
+		_, _, ok = projectObject(m, s)
+		return ok
 	}
 	return false
 }
@@ -205,24 +218,40 @@ func (f *argForm) openPick() {
 	if !ok {
 		return
 	}
+	f.jump = nil
 	f.pick = &valuePicker{target: f.stops[f.at]}
 	f.pick.objects = target.kind == argObject
-	f.refilter(target)
+	if f.pick.objects {
+		f.pick.choices = objectChoices(f.values, f.prose, target)
+	} else {
+		for _, pv := range f.values {
+			if fits(pv, target) {
+				f.pick.choices = append(f.pick.choices, pv)
+			}
+		}
+	}
+	f.refilter()
 }
 
-func (f *argForm) refilter(target *argSchema) {
+// refilter keeps the choices whose text or field name holds the filter;
+// once something is typed, single values come before whole lists (typing
+// names one thing).
+func (f *argForm) refilter() {
 	p := f.pick
 	p.matches = p.matches[:0]
 	want := strings.ToLower(p.filter)
-	for _, pv := range f.values {
-		if !fits(pv, target) {
+	var lists []pickValue
+	for _, pv := range p.choices {
+		if want != "" && !strings.Contains(strings.ToLower(pv.text), want) && !strings.Contains(strings.ToLower(pv.key), want) {
 			continue
 		}
-		if want != "" && !strings.Contains(strings.ToLower(pv.text), want) && !strings.Contains(strings.ToLower(pv.key), want) {
+		if _, isList := pv.value.([]any); isList && want != "" {
+			lists = append(lists, pv)
 			continue
 		}
 		p.matches = append(p.matches, pv)
 	}
+	p.matches = append(p.matches, lists...)
 	p.sel = min(p.sel, max(len(p.matches)-1, 0))
 }
 
@@ -232,7 +261,6 @@ func (f *argForm) updatePick(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd)
 		return false, 0, nil
 	}
 	p := f.pick
-	target, _ := f.pickTarget()
 	switch {
 	case k.Type == tea.KeyEsc || key.Matches(k, f.keys.Pick):
 		f.pick = nil
@@ -252,26 +280,44 @@ func (f *argForm) updatePick(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd)
 		if p.filter != "" {
 			p.filter = string([]rune(p.filter)[:len([]rune(p.filter))-1])
 			p.sel = 0
-			f.refilter(target)
+			f.refilter()
 		}
 	case k.Type == tea.KeyRunes || k.Type == tea.KeySpace:
 		p.filter += string(k.Runes)
 		p.sel = 0
-		f.refilter(target)
+		f.refilter()
 	}
 	return false, 0, nil
 }
 
-// apply puts a picked value in the focused field and moves on; on "+ add"
-// it becomes a new element and the focus stays there for the next one.
+// apply puts a picked value in the focused field and moves on. On "+ add"
+// an object becomes a new element: the focus goes to its first empty field
+// when it lacks one, else stays for the next element; a list adds all its
+// elements and moves on.
 func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	s, v := f.current()
 	if s.add {
-		e := v.addElem()
-		e.present = false
-		e.set(declaredOnly(pv.value, v.s.items))
+		list, isList := pv.value.([]any)
+		if !isList {
+			list = []any{pv.value}
+		}
+		for _, el := range list {
+			e := v.addElem()
+			e.present = false
+			e.set(declaredOnly(el, v.s.items))
+		}
 		f.touched(s.path, false)
 		f.rebuild(&s)
+		if isList {
+			leave, cmd = f.nextNeeded()
+			return true, leave, cmd
+		}
+		elem := append(slices.Clone(s.path), len(v.elems)-1)
+		for i, st := range f.stops {
+			if len(st.path) > len(elem) && slices.Equal(st.path[:len(elem)], elem) && f.empty(st) {
+				return true, 0, f.focus(i)
+			}
+		}
 		return true, 0, f.focus(f.at)
 	}
 	switch v.kind() {
@@ -290,8 +336,11 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	return true, leave, cmd
 }
 
-// SetValues gives the form what the conversation offers to pick.
-func (f *argForm) SetValues(values []pickValue) { f.values = slices.Clip(values) }
+// SetValues gives the form what the conversation offers to pick, and its
+// words (which objects it names).
+func (f *argForm) SetValues(values []pickValue, prose []proseMessage) {
+	f.values, f.prose = slices.Clip(values), slices.Clip(prose)
+}
 
 // conversationText is everything the reviewer can read in the item's
 // context, lower-cased: where a label's values should come from.

@@ -57,7 +57,8 @@ type labelForm struct {
 	argKeys   *ArgKeys
 	tools     []trace.Tool
 	values    []pickValue // what the conversation offers to copy
-	haystack  *haystack   // the conversation, for "appears nowhere"
+	prose     []proseMessage
+	haystack  *haystack // the conversation, for "appears nowhere"
 	byName    map[string]trace.Tool
 	noTool    bool
 	calls     []*callEditor
@@ -114,6 +115,7 @@ func (f *labelForm) newTextarea(placeholder string) textarea.Model {
 // conversation for picking.
 func (f *labelForm) LoadItem(it trace.Item, d draftBody) {
 	f.values = conversationValues(it)
+	f.prose = conversationProse(it)
 	f.haystack = conversationText(it)
 	f.Load(it.Tools, d)
 }
@@ -211,7 +213,7 @@ func (f *labelForm) setTool(ce *callEditor, name, args string) {
 	tool := f.byName[name]
 	ce.validator = review.NewArgsValidator(tool)
 	ce.form = newArgForm(f.styles, f.argKeys, parseArgSchema(tool.Parameters), args)
-	ce.form.SetValues(f.values)
+	ce.form.SetValues(f.values, f.prose)
 	ce.useForm = ce.form.Usable()
 	if ce.useForm {
 		ce.args.SetValue(ce.form.JSON())
@@ -348,7 +350,7 @@ func (f *labelForm) toggleArgs(ce *callEditor) (msg string, cmd tea.Cmd) {
 	if !trial.Usable() {
 		return "kept as JSON: " + trial.Why(), nil
 	}
-	trial.SetValues(f.values)
+	trial.SetValues(f.values, f.prose)
 	ce.args.Blur()
 	ce.form, ce.useForm, ce.hint = trial, true, ""
 	f.resize()

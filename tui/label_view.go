@@ -50,6 +50,9 @@ func (p *LabelPage) computeLayout() formLayout {
 	return l
 }
 
+// overlayRows is the most lines the value picker or the go-to list ask for.
+const overlayRows = 10
+
 // minContext is the conversation lines kept at any height: the decision
 // point and what leads to it.
 const minContext = 4
@@ -66,10 +69,10 @@ func (p *LabelPage) argsWant() int {
 		return 0
 	}
 	if ce.form.pick != nil {
-		return 1 + min(len(ce.form.pick.matches), 8)
+		return len(ce.form.pickLines(overlayRows))
 	}
 	if ce.form.jump != nil {
-		return 1 + min(len(ce.form.jump.matches), 8)
+		return len(ce.form.jumpLines(overlayRows))
 	}
 	return len(ce.form.lines()) + len(ce.form.hintLines())
 }
