@@ -330,6 +330,10 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 	case key.Matches(k, f.keys.Pick):
 		f.openPick()
 		return false, 0, nil
+	case s.add && key.Matches(k, f.keys.Add) && f.suggestion(s) != nil:
+		// enter on an empty list the conversation names objects for
+		// takes them (ctrl+f offers the rest, typing starts one)
+		return f.apply(*f.suggestion(s))
 	case s.add && (key.Matches(k, f.keys.Add) || k.Type == tea.KeyRunes):
 		// enter adds an element; so does typing, into its first field
 		f.root.at(s.path).addElem()

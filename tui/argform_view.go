@@ -127,6 +127,11 @@ func (f *argForm) lines() []formLine {
 
 func (f *argForm) addHint(stop int, empty bool) string {
 	switch {
+	case f.focused && stop == f.at && empty:
+		if sug := f.suggestion(f.stops[stop]); sug != nil {
+			return f.styles.Accent.Render("enter: the named ones · type adds one · ctrl+f picks")
+		}
+		return f.styles.Accent.Render("enter adds · ctrl+f picks")
 	case f.focused && stop == f.at:
 		return f.styles.Accent.Render("enter adds · ctrl+f picks")
 	case empty:
@@ -217,6 +222,14 @@ func (f *argForm) hintLines() []string {
 		parts = append(parts, "fields the schema does not declare, as JSON")
 	case st.add:
 		parts = append(parts, f.root.name(st.path)+": list of "+v.s.items.typeName()+"s")
+		if sug := f.suggestion(st); sug != nil {
+			list := sug.value.([]any)
+			shown := make([]string, len(list))
+			for i, el := range list {
+				shown[i] = objectText(el, v.s.items, false)
+			}
+			parts = append(parts, "enter puts the "+itoa(len(list))+" the conversation names: "+strings.Join(shown, " | "))
+		}
 		if v.s.desc != "" {
 			parts = append(parts, oneLine(v.s.desc))
 		}

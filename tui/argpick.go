@@ -23,6 +23,7 @@ type pickValue struct {
 	text   string // how it is shown and inserted: text unquoted, else JSON
 	key    string // the field it came from in JSON ("flight_number"), if any
 	source string // where it appears ("user", "search_direct_flight result")
+	named  bool   // a list of the objects the conversation's words name
 }
 
 // maxPickValues bounds what one item offers.
@@ -308,15 +309,16 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 		}
 		f.touched(s.path, false)
 		f.rebuild(&s)
+		// A new element still lacking a value gets the focus.
+		for i, st := range f.stops {
+			if len(st.path) > len(s.path) && slices.Equal(st.path[:len(s.path)], s.path) &&
+				st.path[len(s.path)] >= len(v.elems)-len(list) && f.empty(st) {
+				return true, 0, f.focus(i)
+			}
+		}
 		if isList {
 			leave, cmd = f.nextNeeded()
 			return true, leave, cmd
-		}
-		elem := append(slices.Clone(s.path), len(v.elems)-1)
-		for i, st := range f.stops {
-			if len(st.path) > len(elem) && slices.Equal(st.path[:len(elem)], elem) && f.empty(st) {
-				return true, 0, f.focus(i)
-			}
 		}
 		return true, 0, f.focus(f.at)
 	}

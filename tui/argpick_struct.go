@@ -17,7 +17,8 @@ import (
 
 // projectObject builds the object schema s wants out of m: each declared
 // field from m's field of that name, else from a nested object's ("name" →
-// first_name), else an *_id field from m's "id". complete reports every
+// first_name), else an *_id field from m's "id"; numbers only when m has
+// no field s does not declare. complete reports every
 // required field found; ok that the object is worth offering: complete, or
 // holding the first required field (what names it: a flight number, a
 // payment id), and no field of the wrong type.
@@ -25,8 +26,18 @@ func projectObject(m map[string]any, s *argSchema) (out map[string]any, complete
 	out = map[string]any{}
 	complete, named, some := true, false, false
 	firstRequired := true
+	// A number is carried over only from an object of exactly the
+	// argument's shape: a gift card's "amount" is its balance, not what
+	// the booking pays with it.
+	sameShape := true
+	for k := range m {
+		sameShape = sameShape && s.prop(k) != nil
+	}
 	for _, p := range s.props {
 		v, has := lookupField(m, p.name)
+		if (p.schema.kind == argNumber || p.schema.kind == argInteger) && !sameShape {
+			has = false
+		}
 		if has {
 			if pv, fit := projectValue(v, p.schema); fit {
 				out[p.name] = pv
@@ -185,7 +196,12 @@ func objectChoices(values []pickValue, prose []proseMessage, item *argSchema) []
 			lists = append(lists, pickValue{value: out, text: text, key: pv.key, source: pv.source})
 		}
 	}
-	if named := namedList(complete, prose); named != nil {
+	// A part of an object offered whole ({first_name, last_name} of a
+	// profile that also has the dob) is offered no more.
+	partial = slices.DeleteFunc(partial, func(p pickValue) bool {
+		return slices.ContainsFunc(complete, func(c pickValue) bool { return holds(c.value, p.value) })
+	})
+	if named := namedList(slices.Concat(complete, partial), prose); named != nil {
 		// first; a list found whole in a result that is the same goes
 		// after it no more
 		lists = slices.DeleteFunc(lists, func(l pickValue) bool { return l.text == named.text })
@@ -194,7 +210,7 @@ func objectChoices(values []pickValue, prose []proseMessage, item *argSchema) []
 	return slices.Concat(lists, complete, partial)
 }
 
-// namedList is the list of complete objects that the latest message naming
+// namedList is the list of objects that the latest message naming
 // any of them names, in the order it names them ("HAT069 … and HAT258"),
 // nil when no message names one. An object is named by one of its text
 // values (three characters or more) that no other object holds.
@@ -227,7 +243,7 @@ func namedList(objects []pickValue, prose []proseMessage) *pickValue {
 				if count[mk] != 1 {
 					continue
 				}
-				if j := strings.Index(m.text, mk); j >= 0 && (at < 0 || j < at) {
+				if j := indexWord(m.text, mk); j >= 0 && (at < 0 || j < at) {
 					at = j
 				}
 			}
@@ -247,7 +263,67 @@ func namedList(objects []pickValue, prose []proseMessage) *pickValue {
 				sources = append(sources, src)
 			}
 		}
-		return &pickValue{value: list, text: jsonLine(list), source: "named in the conversation · " + strings.Join(sources, ", ")}
+		return &pickValue{value: list, text: jsonLine(list), source: "named in the conversation · " + strings.Join(sources, ", "), named: true}
 	}
 	return nil
+}
+
+// indexWord is the first place word occurs in text as a whole word (not
+// "ava" in "available"), -1 when it does not.
+func indexWord(text, word string) int {
+	for from := 0; from < len(text); {
+		j := strings.Index(text[from:], word)
+		if j < 0 {
+			return -1
+		}
+		j += from
+		end := j + len(word)
+		if (j == 0 || !wordByte(text[j-1])) && (end == len(text) || !wordByte(text[end])) {
+			return j
+		}
+		from = j + 1
+	}
+	return -1
+}
+
+func wordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// suggestion is what enter puts in the empty list at stop s: the objects
+// the conversation names for it (namedList), nil when it names none.
+func (f *argForm) suggestion(s argStop) *pickValue {
+	v := f.root.at(s.path)
+	if !s.add || v == nil || len(v.elems) > 0 || v.s.items.kind != argObject {
+		return nil
+	}
+	if choices := objectChoices(f.values, f.prose, v.s.items); len(choices) > 0 && choices[0].named {
+		return &choices[0]
+	}
+	return nil
+}
+
+// prop is the declared property called name, nil when there is none.
+func (s *argSchema) prop(name string) *argProp {
+	for i := range s.props {
+		if s.props[i].name == name {
+			return &s.props[i]
+		}
+	}
+	return nil
+}
+
+// holds reports whether object a has every field of object b, equal.
+func holds(a, b any) bool {
+	am, ok1 := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	if !ok1 || !ok2 {
+		return false
+	}
+	for k, v := range bm {
+		if w, ok := am[k]; !ok || jsonLine(w) != jsonLine(v) {
+			return false
+		}
+	}
+	return true
 }
