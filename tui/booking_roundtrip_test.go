@@ -164,3 +164,18 @@ func TestRoundTripJumpsToTheWarning(t *testing.T) {
 		t.Fatalf("enter on a complete form: focus %v", page.form.focus)
 	}
 }
+
+// The model's call once revealed is one aligned line per value, the warned
+// date marked; once copied and fixed, the changed value says what it is now.
+func TestRoundTripObservedTreeGolden(t *testing.T) {
+	st, items := roundTripStore(t, 1)
+	r, _, _ := newTestLabelRoot(t, labelFixture{st: st, items: items}, "alice", 80, 24)
+	send := func(k tea.KeyMsg) {
+		_, cmd := r.Update(k)
+		drain(r, cmd)
+	}
+	runBooking([]any{tea.KeyCtrlO}, send)
+	assertGolden(t, "roundtrip_revealed_80x24", r.View())
+	runBooking([]any{tea.KeyCtrlO, tea.KeyCtrlP, tea.KeyCtrlU, "2024-05-26"}, send)
+	assertGolden(t, "roundtrip_fixed_80x24", r.View())
+}

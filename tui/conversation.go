@@ -26,6 +26,9 @@ type conversationView struct {
 	// the production model's calls.
 	Observed     []trace.Call
 	ShowObserved bool
+	// Tree, when set, draws the observed calls one aligned line per value
+	// with its marks and changes (the label screen); else as JSON.
+	Tree *observedTree
 	// Notes are drawn after the decision point: who wrote them, and what.
 	Notes []conversationNote
 }
@@ -105,8 +108,14 @@ func (cv conversationView) Render(s *Styles, msgs []trace.Message, width int) st
 		if len(cv.Observed) == 0 {
 			block("[model did]", s.Warn.Render, []string{"no tool call (answered in words)"})
 		}
-		for _, c := range cv.Observed {
-			block("[model did]", s.Warn.Render, cv.callLines(s, c, inner))
+		for i, c := range cv.Observed {
+			lines := cv.callLines(s, c, inner)
+			if cv.Tree != nil {
+				if tree := cv.Tree.callTree(s, i, c, inner); tree != nil {
+					lines = tree
+				}
+			}
+			block("[model did]", s.Warn.Render, lines)
 		}
 	}
 	return strings.Join(out, "\n")

@@ -50,6 +50,9 @@ type LabelPage struct {
 	total      int
 	guideID    string
 	revealed   bool
+	copied     bool          // the model's call was copied into the form
+	tree       *observedTree // the model's calls' schemas and marks, once revealed
+	leaf       string        // the field the conversation last showed the model's value of
 	lastInput  time.Time     // the last key or mouse event on this item
 	active     time.Duration // time on this item so far, idle stretches capped
 	baseSecs   int
@@ -182,6 +185,8 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
 	p.form.LoadItem(msg.Item, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
+	p.copied, p.tree, p.leaf = false, nil, ""
+	p.syncTree()
 	p.layout()
 	if msg.Returned != "" {
 		return tea.Batch(p.replayTypedAhead(), ReportStatus("back from your skips (\""+oneLine(msg.Returned)+"\"): label it, or ctrl+n to skip it again"))
@@ -242,9 +247,12 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		if !p.revealed {
 			p.revealed = true
 			p.context.Reveal()
+			p.syncTree()
 			return p.edited()
 		}
 		cmd := p.form.CopyCalls(p.item.Observed) // the second ctrl+o
+		p.copied = true
+		p.syncTree()
 		p.layout()
 		return tea.Batch(cmd, p.edited(), ReportStatus("copied the model's call: change what is wrong"))
 	case key.Matches(msg, k.Guide):
@@ -289,6 +297,7 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	changed, cmd := p.form.Update(msg)
 	p.layout()
+	p.followLeaf()
 	if changed {
 		return tea.Batch(cmd, p.edited())
 	}
@@ -300,14 +309,60 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 func (p *LabelPage) moved(move func() (bool, tea.Cmd), refusal string) tea.Cmd {
 	ok, cmd := move()
 	p.layout()
+	p.followLeaf()
 	if !ok {
 		return ReportStatus(refusal)
 	}
 	return cmd
 }
 
+// syncTree gives the conversation the marks on the model's calls and,
+// once copied, what the label has made of them.
+func (p *LabelPage) syncTree() {
+	if !p.revealed {
+		return
+	}
+	if p.tree == nil {
+		t := p.form.observedTree(p.item.Observed)
+		p.tree = &t
+	}
+	t := *p.tree
+	t.Now = nil
+	if p.copied && !p.form.noTool {
+		for i := range p.item.Observed {
+			now := ""
+			if i < len(p.form.calls) {
+				now = p.form.calls[i].value()
+			}
+			t.Now = append(t.Now, now)
+		}
+	}
+	p.context.SetTree(t)
+	p.followLeaf()
+}
+
+// followLeaf scrolls the conversation to the model's value of the field
+// the focus is on, when the model's call is shown and the field changed.
+func (p *LabelPage) followLeaf() {
+	f := p.form
+	if !p.revealed || f.noTool || f.focus != fieldArgs || f.calls == nil {
+		return
+	}
+	ce := f.calls[f.cur]
+	if !ce.useForm || ce.form == nil || len(ce.form.stops) == 0 {
+		return
+	}
+	name := ce.form.stopName(ce.form.stops[ce.form.at])
+	if name == p.leaf {
+		return
+	}
+	p.leaf = name
+	p.context.ShowLeaf(f.cur, name)
+}
+
 // edited marks the draft dirty and schedules an autosave if none is due.
 func (p *LabelPage) edited() tea.Cmd {
+	p.syncTree()
 	p.dirty = true
 	if p.saveQueued {
 		return nil
