@@ -56,8 +56,8 @@ func conversationValues(it trace.Item) []pickValue {
 		source := m.Role
 		if m.Role == trace.RoleTool {
 			source = "tool result"
-			if m.Name != "" {
-				source = m.Name + " result"
+			if name := trace.ResultName(it.Context, i); name != "" {
+				source = name + " result"
 			}
 		}
 		for j := len(m.ToolCalls) - 1; j >= 0; j-- {

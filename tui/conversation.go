@@ -73,14 +73,14 @@ func (cv conversationView) Render(s *Styles, msgs []trace.Message, width int) st
 			out = append(out, "  "+l)
 		}
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		switch m.Role {
 		case trace.RoleSystem:
 			block("[system]", s.Role.System.Render, cv.collapse(s, prose("[system]", m.Content), 1, width-len("[system] ")))
 		case trace.RoleTool:
 			marker := "[tool result]"
-			if m.Name != "" {
-				marker = "[" + m.Name + " result]"
+			if name := trace.ResultName(msgs, i); name != "" {
+				marker = "[" + name + " result]"
 			}
 			block(marker, s.Role.Tool.Render, cv.collapse(s, cv.bodyLines(marker, m.Content, width, prose), collapsedLines, inner))
 		case trace.RoleAssistant:
