@@ -179,3 +179,33 @@ func TestRoundTripObservedTreeGolden(t *testing.T) {
 	runBooking([]any{tea.KeyCtrlO, tea.KeyCtrlP, tea.KeyCtrlU, "2024-05-26"}, send)
 	assertGolden(t, "roundtrip_fixed_80x24", r.View())
 }
+
+// Switching tools keeps the arguments the new tool takes by the same name
+// and type; the others are dropped, and the status line says what stayed.
+func TestSwitchingToolsKeepsSharedArguments(t *testing.T) {
+	st, items := roundTripStore(t, 1)
+	r, page, _ := newTestLabelRoot(t, labelFixture{st: st, items: items}, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("search_d")
+	k.press(tea.KeyEnter)
+	k.typ("JFK")
+	k.press(tea.KeyEnter)
+	k.typ("SEA")
+	k.press(tea.KeyEnter)
+	k.typ("2024-05-20")
+	drain(r, page.form.setFocus(0, fieldTool))
+	k.typ("search_one")
+	k.press(tea.KeyEnter)
+	if got := page.form.calls[0].value(); !sameJSON(t, got, `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`) {
+		t.Fatalf("to search_onestop_flight: %s", got)
+	}
+	drain(r, page.form.setFocus(0, fieldTool))
+	k.typ("book_res")
+	k.press(tea.KeyEnter)
+	if got := page.form.calls[0].value(); !sameJSON(t, got, `{"origin":"JFK","destination":"SEA"}`) {
+		t.Fatalf("to book_reservation: %s", got)
+	}
+	if got := r.Status().Text(); !strings.Contains(got, "kept origin, destination") {
+		t.Errorf("status %q", got)
+	}
+}

@@ -516,12 +516,20 @@ func (f *labelForm) choose() (changed bool, cmd tea.Cmd) {
 		f.calls = []*callEditor{ce}
 		return changed, f.setFocus(0, fieldRationale)
 	}
+	var kept []string
 	if f.noTool || ce.tool != name {
+		args := ""
+		if !f.noTool && ce.tool != "" {
+			args, kept = f.carryArgs(ce, name)
+		}
 		f.noTool = false
-		f.setTool(ce, name, "")
+		f.setTool(ce, name, args)
 		changed = true
 	}
 	f.resize()
+	if len(kept) > 0 {
+		defer func() { cmd = tea.Batch(cmd, ReportStatus("kept "+strings.Join(kept, ", ")+" from the tool before")) }()
+	}
 	if ce.useForm && len(ce.form.stops) > 0 {
 		return changed, f.setFocus(f.cur, fieldArgs)
 	}
@@ -732,4 +740,38 @@ func (f *labelForm) observedTree(calls []trace.Call) observedTree {
 		t.Marks[i] = marks
 	}
 	return t
+}
+
+// carryArgs are the arguments of ce's current tool that the tool called
+// name also takes, by the same name and of the same type, as JSON, and
+// their names: switching tools keeps what was typed where it still fits.
+func (f *labelForm) carryArgs(ce *callEditor, name string) (string, []string) {
+	dec := json.NewDecoder(strings.NewReader(ce.value()))
+	dec.UseNumber()
+	var old map[string]any
+	if dec.Decode(&old) != nil || len(old) == 0 {
+		return "", nil
+	}
+	was := parseArgSchema(f.byName[ce.tool].Parameters)
+	now := parseArgSchema(f.byName[name].Parameters)
+	if was.kind != argObject || now.kind != argObject {
+		return "", nil
+	}
+	keep := map[string]any{}
+	var names []string
+	for _, p := range now.props {
+		v, ok := old[p.name]
+		before := was.prop(p.name)
+		if !ok || before == nil || before.schema.typeName() != p.schema.typeName() {
+			continue
+		}
+		if _, fit := projectValue(v, p.schema); fit {
+			keep[p.name] = v
+			names = append(names, p.name)
+		}
+	}
+	if len(keep) == 0 {
+		return "", nil
+	}
+	return jsonLine(keep), names
 }
