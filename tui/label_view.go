@@ -16,7 +16,7 @@ const labelColumn = 7
 
 // formLayout is how the page's height is shared out.
 type formLayout struct {
-	context, args, rationale, others int
+	context, args, rationale, others, problem int
 }
 
 func (p *LabelPage) computeLayout() formLayout {
@@ -30,7 +30,11 @@ func (p *LabelPage) computeLayout() formLayout {
 	if p.form.calls != nil {
 		l.others = min(len(p.form.calls)-1, 3)
 	}
-	fixed := 1 + 1 + 1 + l.others + 1 + 1 + l.rationale // header, two rules, tool, problem line, rationale
+	l.problem = 1
+	if p.form.calls != nil {
+		l.problem = len(p.problemLines(p.form.calls[p.form.cur]))
+	}
+	fixed := 1 + 1 + 1 + l.others + l.problem + 1 + l.rationale // header, two rules, tool, problem lines, rationale
 	if p.opts.Hint != "" {
 		fixed++
 	}
@@ -288,7 +292,7 @@ func (p *LabelPage) formView(l formLayout) []string {
 	}
 	rows = append(rows, after...)
 	// Problem or hint line (or the skip prompt).
-	rows = append(rows, p.problemLine(ce))
+	rows = append(rows, p.problemLines(ce)...)
 	// Rationale.
 	ratLines := strings.Split(fitLines(f.rationale.View(), l.rationale), "\n")
 	for i, line := range ratLines {
@@ -301,6 +305,7 @@ func (p *LabelPage) formView(l formLayout) []string {
 	return rows
 }
 
+// problemLine is the line under the form, unwrapped.
 func (p *LabelPage) problemLine(ce *callEditor) string {
 	s := &p.c.Styles
 	f := p.form
@@ -308,7 +313,7 @@ func (p *LabelPage) problemLine(ce *callEditor) string {
 	var line string
 	switch {
 	case p.skipping:
-		return ansi.Truncate(p.skipIn.View(), p.width, "…")
+		return p.skipIn.View()
 	case p.state == stateBusy:
 		line = s.Muted.Render("saving…")
 	case f.focus == fieldTool:
@@ -338,7 +343,30 @@ func (p *LabelPage) problemLine(ce *callEditor) string {
 		}
 		line = s.Form.Valid.Render(msg)
 	}
-	return ansi.Truncate(indent+line, p.width, "…")
+	return indent + line
+}
+
+// maxUnderLines bounds how many lines the message under the form wraps
+// to (the rest of a long list of problems is behind "+N more").
+const maxUnderLines = 3
+
+// problemLines is the line under the form wrapped to the width, never cut
+// mid-word: what is wrong, or what the focused field wants.
+func (p *LabelPage) problemLines(ce *callEditor) []string {
+	line := p.problemLine(ce)
+	if p.skipping {
+		return []string{ansi.Truncate(line, p.width, "…")}
+	}
+	indent := strings.Repeat(" ", labelColumn)
+	lines := wrapStyled(strings.TrimPrefix(line, indent), max(p.width-labelColumn, 10))
+	if len(lines) > maxUnderLines {
+		lines = lines[:maxUnderLines]
+		lines[maxUnderLines-1] = ansi.Truncate(lines[maxUnderLines-1], p.width-labelColumn-1, "") + "…"
+	}
+	for i := range lines {
+		lines[i] = indent + lines[i]
+	}
+	return lines
 }
 
 func (p *LabelPage) emptyView() string {
