@@ -209,3 +209,48 @@ func TestSwitchingToolsKeepsSharedArguments(t *testing.T) {
 		t.Errorf("status %q", got)
 	}
 }
+
+// squeeze drops every space, so text wrapped over lines compares with the
+// text it came from.
+func squeeze(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// At 80x24 every tool's description can be read whole in the tool list
+// (highlighted), and every argument's description whole under its field:
+// wrapped, never cut with "…".
+func TestEveryHintAndDescriptionInFull(t *testing.T) {
+	tools := airlineTools(t)
+	st, items := roundTripStore(t, 1)
+	r, page, _ := newTestLabelRoot(t, labelFixture{st: st, items: items}, "alice", 80, 24)
+	k := &keys{r: r}
+	for _, tool := range sortedTools(tools) {
+		drain(r, page.form.setFocus(0, fieldTool))
+		k.typ(tool.Name)
+		v := view(r)
+		if want := squeeze(tool.Name + " — " + tool.Description); !strings.Contains(squeeze(v), want) {
+			t.Errorf("%s: description not whole in the tool list:\n%s", tool.Name, v)
+		}
+		k.press(tea.KeyEnter)
+		ce := page.form.calls[0]
+		if !ce.useForm {
+			continue
+		}
+		for i := range ce.form.stops {
+			drain(r, ce.form.FocusStop(i))
+			page.layout()
+			_, node := ce.form.current()
+			desc := node.s.desc
+			if ce.form.stops[i].add {
+				desc = node.s.desc
+			}
+			hint := strings.Join(ce.form.hintLines(), "\n")
+			v := view(r)
+			if strings.Contains(ansi.Strip(hint), "…") {
+				t.Errorf("%s %s: hint cut:\n%s", tool.Name, ce.form.stopName(ce.form.stops[i]), hint)
+			}
+			if desc != "" && !strings.Contains(squeeze(v), squeeze(desc)) {
+				t.Errorf("%s %s: description not whole on screen:\n%s", tool.Name, ce.form.stopName(ce.form.stops[i]), v)
+			}
+		}
+	}
+	assertGolden(t, "hints_last_tool_80x24", r.View())
+}

@@ -261,7 +261,12 @@ func (p *LabelPage) formView(l formLayout) []string {
 	case ce.tool == "":
 		toolText = s.Form.Problem.Render("(not chosen)")
 	default:
-		toolText = s.Form.Selected.Render(ce.tool) + s.Muted.Render(" — "+f.picker.descs[ce.tool])
+		// The description goes beside the name only when it fits whole
+		// (the tool list shows it whole, wrapped).
+		toolText = s.Form.Selected.Render(ce.tool)
+		if d := " — " + f.picker.descs[ce.tool]; labelColumn+ansi.StringWidth(ce.tool+d) <= p.width {
+			toolText += s.Muted.Render(d)
+		}
 	}
 	rows = append(rows, ansi.Truncate(p.fieldName("Tool", toolFocused)+toolText, p.width, "…"))
 	// Args area: the tool list while choosing, else the editor.
