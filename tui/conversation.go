@@ -288,8 +288,12 @@ func wrapWords(text string, width int) []string {
 }
 
 // tokenBreaks are the characters a word wider than its line is broken
-// after: the joints of paths, emails, ids and dotted names.
-const tokenBreaks = "/._-@"
+// after: the joints of paths, emails, ids and dotted names; strongBreaks
+// are tried first (an email breaks after its @, not inside its domain).
+const (
+	tokenBreaks  = "/._-@"
+	strongBreaks = "/@"
+)
 
 // breakToken splits a word wider than width into pieces of at most width
 // cells, each ending after a tokenBreaks character where one falls on the
@@ -299,7 +303,10 @@ func breakToken(word string, width int) []string {
 	var out []string
 	for ansi.StringWidth(word) > width {
 		head := ansi.Truncate(word, width, "")
-		cut := strings.LastIndexAny(head, tokenBreaks) + 1
+		cut := strings.LastIndexAny(head, strongBreaks) + 1
+		if cut <= 0 || ansi.StringWidth(head[:cut]) < width/3 {
+			cut = strings.LastIndexAny(head, tokenBreaks) + 1
+		}
 		if cut <= 0 || ansi.StringWidth(head[:cut]) < width/3 {
 			// no joint on the line, or one so early the line would be
 			// mostly empty: cut at the line's end
