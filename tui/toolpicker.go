@@ -21,7 +21,7 @@ const noToolChoice = "(no tool)"
 type toolPicker struct {
 	styles  *Styles
 	input   textinput.Model
-	names   []string // noToolChoice first, then the tools in offer order
+	names   []string          // noToolChoice first, then the tools in offer order
 	descs   map[string]string // first line of each description, for the list
 	full    map[string]string // whole descriptions, for the highlighted tool
 	matches []string
