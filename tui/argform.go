@@ -60,23 +60,26 @@ type argStop struct {
 // Schema: a field per property, lists of elements, nested objects, and
 // JSON text for the parts the schema does not let it render.
 type argForm struct {
-	styles  *Styles
-	keys    *ArgKeys
-	schema  *argSchema
-	root    *argNode
-	stops   []argStop
-	at      int
-	in      textinput.Model // the focused text, number or JSON field
-	filter  string          // the focused choice's typed filter
-	pick    *valuePicker    // open while picking a value
-	jump    *fieldJump      // open while choosing a field to go to
-	errs    []string        // the fields the validator finds wrong, for enter
-	values  []pickValue     // what the conversation offers, most recent first
-	prose   []proseMessage  // the conversation's words, most recent first
-	width   int
-	height  int
-	offset  int  // first line shown
-	focused bool // the form has the page's focus
+	styles *Styles
+	keys   *ArgKeys
+	schema *argSchema
+	root   *argNode
+	stops  []argStop
+	at     int
+	in     textinput.Model // the focused text, number or JSON field
+	filter string          // the focused choice's typed filter
+	pick   *valuePicker    // open while picking a value
+	jump   *fieldJump      // open while choosing a field to go to
+	errs   []string        // the fields the validator finds wrong, for enter
+	values []pickValue     // what the conversation offers, most recent first
+	prose  []proseMessage  // the conversation's words, most recent first
+	// suggested caches, per list element schema, what enter on its empty
+	// list puts in (nil: nothing named)
+	suggested map[*argSchema]*pickValue
+	width     int
+	height    int
+	offset    int  // first line shown
+	focused   bool // the form has the page's focus
 }
 
 func newArgForm(styles *Styles, keys *ArgKeys, schema *argSchema, args string) *argForm {

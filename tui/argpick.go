@@ -341,7 +341,7 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 // SetValues gives the form what the conversation offers to pick, and its
 // words (which objects it names).
 func (f *argForm) SetValues(values []pickValue, prose []proseMessage) {
-	f.values, f.prose = slices.Clip(values), slices.Clip(prose)
+	f.values, f.prose, f.suggested = slices.Clip(values), slices.Clip(prose), nil
 }
 
 // conversationText is everything the reviewer can read in the item's

@@ -231,7 +231,10 @@ func namedList(objects []pickValue, prose []proseMessage) *pickValue {
 			}
 		}
 	}
-	for _, m := range prose {
+	for n, m := range prose {
+		if n == maxNamingMessages {
+			break
+		}
 		type hit struct {
 			at  int
 			obj int
@@ -268,6 +271,10 @@ func namedList(objects []pickValue, prose []proseMessage) *pickValue {
 	return nil
 }
 
+// maxNamingMessages bounds how far back namedList looks for the words
+// that name objects: the confirmation sits just before the decision.
+const maxNamingMessages = 8
+
 // indexWord is the first place word occurs in text as a whole word (not
 // "ava" in "available"), -1 when it does not.
 func indexWord(text, word string) int {
@@ -297,10 +304,20 @@ func (f *argForm) suggestion(s argStop) *pickValue {
 	if !s.add || v == nil || len(v.elems) > 0 || v.s.items.kind != argObject {
 		return nil
 	}
-	if choices := objectChoices(f.values, f.prose, v.s.items); len(choices) > 0 && choices[0].named {
-		return &choices[0]
+	// Drawn on every key while the focus is there: worked out once per
+	// list schema and item.
+	if sug, ok := f.suggested[v.s.items]; ok {
+		return sug
 	}
-	return nil
+	var sug *pickValue
+	if choices := objectChoices(f.values, f.prose, v.s.items); len(choices) > 0 && choices[0].named {
+		sug = &choices[0]
+	}
+	if f.suggested == nil {
+		f.suggested = map[*argSchema]*pickValue{}
+	}
+	f.suggested[v.s.items] = sug
+	return sug
 }
 
 // prop is the declared property called name, nil when there is none.

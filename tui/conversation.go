@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -312,8 +313,16 @@ func breakToken(word string, width int) []string {
 			// mostly empty: cut at the line's end
 			cut = len(head)
 		}
+		if cut == 0 {
+			// a first character wider than the line: it goes alone
+			_, size := utf8.DecodeRuneInString(word)
+			cut = size
+		}
 		out = append(out, word[:cut])
 		word = word[cut:]
+	}
+	if word == "" && len(out) > 0 {
+		return out
 	}
 	return append(out, word)
 }
