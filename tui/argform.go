@@ -226,41 +226,6 @@ func (f *argForm) Blur() {
 	f.jump = nil
 }
 
-// nextNeeded is where enter goes: the next field that needs a value and
-// has none, else the next one the validator finds wrong, else out of the
-// form (leave 1: to the rationale) when it is complete and valid.
-func (f *argForm) nextNeeded() (leave int, cmd tea.Cmd) {
-	if i, ok := f.nextEmpty(); ok {
-		return 0, f.focus(i)
-	}
-	var wrong []int
-	for _, field := range f.errs {
-		if i := f.stopFor(field); i >= 0 {
-			wrong = append(wrong, i)
-		}
-	}
-	if i, ok := nextAfter(wrong, f.at, len(f.stops)); ok {
-		return 0, f.focus(i)
-	}
-	return 1, nil
-}
-
-// nextAfter is the first of stops after at, wrapping round over n stops
-// (at itself last); ok is false when stops is empty.
-func nextAfter(stops []int, at, n int) (int, bool) {
-	best, bestD := 0, n+1
-	for _, i := range stops {
-		d := (i - at + n) % n
-		if d == 0 {
-			d = n
-		}
-		if d < bestD {
-			best, bestD = i, d
-		}
-	}
-	return best, bestD <= n
-}
-
 // needed reports whether a stop is one enter stops at: a field that must be
 // present (all the way down), or "+ add" of a required list still empty.
 func (f *argForm) needed(s argStop) bool {

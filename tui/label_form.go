@@ -2,7 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -249,89 +248,6 @@ func (f *labelForm) validate(ce *callEditor) {
 			ce.form.errs = append(ce.form.errs, p.Field)
 		}
 	}
-}
-
-// problemStops are the places of the label a warning or an error points
-// to, in form order: (call, stop) pairs, stop -1 for a call's arguments
-// as a whole (JSON text, or a field the form does not show).
-func (f *labelForm) problemStops() [][2]int {
-	var out [][2]int
-	if f.noTool {
-		return nil
-	}
-	for i, ce := range f.calls {
-		if ce.tool == "" {
-			continue
-		}
-		all := append(append([]review.Problem(nil), ce.problems...), ce.warnings...)
-		if len(all) == 0 {
-			continue
-		}
-		if !ce.useForm {
-			out = append(out, [2]int{i, -1})
-			continue
-		}
-		seen := map[int]bool{}
-		var stops []int
-		for _, p := range all {
-			st := ce.form.stopFor(p.Field)
-			if !seen[st] {
-				seen[st] = true
-				stops = append(stops, st)
-			}
-		}
-		slices.Sort(stops)
-		for _, st := range stops {
-			out = append(out, [2]int{i, st})
-		}
-	}
-	return out
-}
-
-// NextProblem moves the focus to the next field carrying a warning or an
-// error after the focused one, cycling round the whole label; false when
-// there is none.
-func (f *labelForm) NextProblem() (bool, tea.Cmd) {
-	places := f.problemStops()
-	if len(places) == 0 {
-		return false, nil
-	}
-	here := [2]int{f.cur, -2}
-	switch {
-	case f.focus == fieldArgs && f.calls[f.cur].useForm:
-		here[1] = f.calls[f.cur].form.at
-	case f.focus == fieldArgs:
-		here[1] = -1
-	case f.focus == fieldRationale:
-		here = [2]int{len(f.calls), 0} // after every call
-	}
-	next := places[0] // round to the first
-	for _, p := range places {
-		if p[0] > here[0] || p[0] == here[0] && p[1] > here[1] {
-			next = p
-			break
-		}
-	}
-	cmd := f.setFocus(next[0], fieldArgs)
-	if ce := f.calls[next[0]]; ce.useForm && next[1] >= 0 {
-		cmd = ce.form.FocusStop(next[1])
-	}
-	return true, cmd
-}
-
-// GoToField opens the focused call's "go to field" list (the first call's
-// from the tool or the rationale); false when the call has no form.
-func (f *labelForm) GoToField() (bool, tea.Cmd) {
-	if f.noTool {
-		return false, nil
-	}
-	ce := f.calls[f.cur]
-	if !ce.useForm || ce.form == nil || len(ce.form.stops) == 0 {
-		return false, nil
-	}
-	cmd := f.setFocus(f.cur, fieldArgs)
-	ce.form.openJump()
-	return true, cmd
 }
 
 // toggleArgs switches a call between the form and JSON text; the JSON is
@@ -712,66 +628,3 @@ func (f *labelForm) resize() {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// observedTree is how calls (the production model's) are drawn: per call
-// its tool's schema and the leaves the label's checks flag, "✗" for an
-// error, "⚠" for a warning.
-func (f *labelForm) observedTree(calls []trace.Call) observedTree {
-	t := observedTree{Marks: make([]map[string]string, len(calls)), Schemas: make([]*argSchema, len(calls))}
-	for i, c := range calls {
-		tool, ok := f.byName[c.Name]
-		if !ok {
-			continue
-		}
-		t.Schemas[i] = parseArgSchema(tool.Parameters)
-		if c.Unparseable {
-			continue
-		}
-		marks := map[string]string{}
-		v := review.NewArgsValidator(tool)
-		args := json.RawMessage(c.RawArguments())
-		warnings := append(v.Warnings(args), unseenValues(args, f.haystack, choiceTexts(t.Schemas[i], nil))...)
-		for _, w := range warnings {
-			marks[w.Field] = "⚠"
-		}
-		for _, p := range v.Validate(args) {
-			marks[p.Field] = "✗"
-		}
-		t.Marks[i] = marks
-	}
-	return t
-}
-
-// carryArgs are the arguments of ce's current tool that the tool called
-// name also takes, by the same name and of the same type, as JSON, and
-// their names: switching tools keeps what was typed where it still fits.
-func (f *labelForm) carryArgs(ce *callEditor, name string) (string, []string) {
-	dec := json.NewDecoder(strings.NewReader(ce.value()))
-	dec.UseNumber()
-	var old map[string]any
-	if dec.Decode(&old) != nil || len(old) == 0 {
-		return "", nil
-	}
-	was := parseArgSchema(f.byName[ce.tool].Parameters)
-	now := parseArgSchema(f.byName[name].Parameters)
-	if was.kind != argObject || now.kind != argObject {
-		return "", nil
-	}
-	keep := map[string]any{}
-	var names []string
-	for _, p := range now.props {
-		v, ok := old[p.name]
-		before := was.prop(p.name)
-		if !ok || before == nil || before.schema.typeName() != p.schema.typeName() {
-			continue
-		}
-		if _, fit := projectValue(v, p.schema); fit {
-			keep[p.name] = v
-			names = append(names, p.name)
-		}
-	}
-	if len(keep) == 0 {
-		return "", nil
-	}
-	return jsonLine(keep), names
-}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -205,4 +206,33 @@ func (t observedTree) callTree(s *Styles, i int, c trace.Call, width int) []stri
 		line(l.path, l.value, " (added)", s.Accent.Render)
 	}
 	return out
+}
+
+// observedTree is how calls (the production model's) are drawn: per call
+// its tool's schema and the leaves the label's checks flag, "✗" for an
+// error, "⚠" for a warning.
+func (f *labelForm) observedTree(calls []trace.Call) observedTree {
+	t := observedTree{Marks: make([]map[string]string, len(calls)), Schemas: make([]*argSchema, len(calls))}
+	for i, c := range calls {
+		tool, ok := f.byName[c.Name]
+		if !ok {
+			continue
+		}
+		t.Schemas[i] = parseArgSchema(tool.Parameters)
+		if c.Unparseable {
+			continue
+		}
+		marks := map[string]string{}
+		v := review.NewArgsValidator(tool)
+		args := json.RawMessage(c.RawArguments())
+		warnings := append(v.Warnings(args), unseenValues(args, f.haystack, choiceTexts(t.Schemas[i], nil))...)
+		for _, w := range warnings {
+			marks[w.Field] = "⚠"
+		}
+		for _, p := range v.Validate(args) {
+			marks[p.Field] = "✗"
+		}
+		t.Marks[i] = marks
+	}
+	return t
 }
