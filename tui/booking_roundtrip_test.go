@@ -159,6 +159,12 @@ func TestRoundTripJumpsToTheWarning(t *testing.T) {
 	if got := focused(); got != "flights[1].date" {
 		t.Fatalf("go to field: at %s", got)
 	}
+	k.press(tea.KeyCtrlL)
+	k.typ("q") // text in the list, not quit
+	k.press(tea.KeyEsc)
+	if ce := page.form.calls[0]; ce.form.jump != nil || focused() != "flights[1].date" || r.quitting {
+		t.Fatalf("esc leaves the go-to list where it was: at %s, open %v", focused(), ce.form.jump != nil)
+	}
 	k.press(tea.KeyEnter) // a warning does not hold enter back: nothing is empty or invalid
 	if page.form.focus != fieldRationale {
 		t.Fatalf("enter on a complete form: focus %v", page.form.focus)

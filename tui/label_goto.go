@@ -89,7 +89,10 @@ func (f *labelForm) GoToField() (bool, tea.Cmd) {
 	if !ce.useForm || ce.form == nil || len(ce.form.stops) == 0 {
 		return false, nil
 	}
-	cmd := f.setFocus(f.cur, fieldArgs)
+	var cmd tea.Cmd
+	if f.focus != fieldArgs {
+		cmd = f.setFocus(f.cur, fieldArgs)
+	}
 	ce.form.openJump()
 	return true, cmd
 }
