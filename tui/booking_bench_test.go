@@ -195,27 +195,40 @@ func TestBookingKeystrokes(t *testing.T) {
 func BenchmarkLabelBooking(b *testing.B) {
 	for _, sc := range bookingScenarios {
 		b.Run(strings.ReplaceAll(sc.name, " ", "_"), func(b *testing.B) {
-			st, items := bookingStore(b, b.N)
-			lipgloss.SetColorProfile(termenv.Ascii)
-			c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(b, st, "alice"), Now: func() time.Time { return t0 }}
-			tm := teatest.NewTestModel(b, NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true), teatest.WithInitialTermSize(80, 24))
-			out := &scanner{}
-			waitOut(b, tm, out, fmt.Sprintf("1/%d", b.N))
-			var total, overhead int
-			b.ResetTimer()
-			for i := range b.N {
-				total, overhead = runBooking(sc.steps, func(k tea.KeyMsg) { tm.Send(k) })
-				waitOut(b, tm, out, "submitted "+items[i])
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(total), "keys/label")
-			b.ReportMetric(float64(overhead), "overhead-keys/label")
-			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-			tm.WaitFinished(b, teatest.WithFinalTimeout(20*time.Second))
-			if l, err := st.Label(context.Background(), items[b.N-1], "alice"); err != nil || !sameJSONB(string(l.Calls[0].Args), bookingWant) {
-				b.Fatalf("last label %+v %v", l, err)
-			}
+			benchLabel(b, sc.steps, bookingStore, bookingWant)
 		})
+	}
+}
+
+// BenchmarkLabelRoundTrip is the same for issue 28's round trip.
+func BenchmarkLabelRoundTrip(b *testing.B) {
+	for _, sc := range roundTripScenarios {
+		b.Run(strings.ReplaceAll(sc.name, " ", "_"), func(b *testing.B) {
+			benchLabel(b, sc.steps, roundTripStore, roundTripWant)
+		})
+	}
+}
+
+func benchLabel(b *testing.B, steps []any, mk func(testing.TB, int) (*store.Store, []string), want string) {
+	st, items := mk(b, b.N)
+	lipgloss.SetColorProfile(termenv.Ascii)
+	c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(b, st, "alice"), Now: func() time.Time { return t0 }}
+	tm := teatest.NewTestModel(b, NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true), teatest.WithInitialTermSize(80, 24))
+	out := &scanner{}
+	waitOut(b, tm, out, fmt.Sprintf("1/%d", b.N))
+	var total, overhead int
+	b.ResetTimer()
+	for i := range b.N {
+		total, overhead = runBooking(steps, func(k tea.KeyMsg) { tm.Send(k) })
+		waitOut(b, tm, out, "submitted "+items[i])
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(total), "keys/label")
+	b.ReportMetric(float64(overhead), "overhead-keys/label")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(b, teatest.WithFinalTimeout(20*time.Second))
+	if l, err := st.Label(context.Background(), items[b.N-1], "alice"); err != nil || !sameJSONB(string(l.Calls[0].Args), want) {
+		b.Fatalf("last label %+v %v", l, err)
 	}
 }
 

@@ -34,7 +34,7 @@ func roundTripTrace(tools map[string]trace.Tool, i int) trace.Trace {
 		Metadata: map[string]string{"model": "gpt-4o", "cohort": "booking"},
 		Tools:    all,
 		Messages: []trace.Message{
-			{Role: "system", Content: "You are an airline agent. Confirm the details with the user before booking."},
+			{Role: "system", Content: fmt.Sprintf("You are airline agent #%d. Confirm the details with the user before booking.", i)},
 			{Role: "user", Content: "Hi, I'd like a round trip from JFK to SEA, out on May 20 and back on May 26, economy, for me and my wife Ava. My user id is omar_rossi_1241."},
 			{Role: "assistant", ToolCalls: []trace.Call{trace.NewCall("c1", "get_user_details", `{"user_id":"omar_rossi_1241"}`)}},
 			{Role: "tool", ToolCallID: "c1", Name: "get_user_details", Content: user},
