@@ -33,7 +33,7 @@ func defaultArgKeys() ArgKeys {
 	}
 	return ArgKeys{
 		Next:       b("tab/↓", "next field", "tab", "down"),
-		Skip:       b("enter", "next empty required field, else why", "enter"),
+		Skip:       b("enter", "next empty field, else why", "enter"),
 		Prev:       b("↑", "previous field", "up"),
 		Add:        b("enter", "add element", "enter"),
 		Remove:     b("ctrl+x", "remove element", "ctrl+x"),

@@ -260,3 +260,25 @@ func TestEveryHintAndDescriptionInFull(t *testing.T) {
 	}
 	assertGolden(t, "hints_last_tool_80x24", r.View())
 }
+
+// f1 in the argument form lists every key the screen answers to there
+// (↓, ctrl+d, ctrl+↑/↓ included), and the screen still fits 80x24.
+func TestFullHelpInTheFormListsEveryKey(t *testing.T) {
+	st, items := roundTripStore(t, 1)
+	r, _, _ := newTestLabelRoot(t, labelFixture{st: st, items: items}, "alice", 80, 24)
+	k := &keys{r: r}
+	k.press(tea.KeyCtrlO)
+	k.press(tea.KeyCtrlO)
+	k.press(tea.KeyCtrlP)
+	k.press(tea.KeyF1)
+	v := view(r)
+	for _, want := range []string{"tab/↓", "ctrl+d", "ctrl+↑", "ctrl+↓", "ctrl+p", "ctrl+l", "ctrl+o", "ctrl+f", "ctrl+x", "alt+↑", "shift+↑", "ctrl+t", "ctrl+e", "ctrl+g", "ctrl+z", "ctrl+n", "ctrl+s", "ctrl+c"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("f1 lacks %s", want)
+		}
+	}
+	if n := len(strings.Split(v, "\n")); n > 24 {
+		t.Errorf("%d lines at 80x24", n)
+	}
+	assertGolden(t, "roundtrip_full_help_80x24", r.View())
+}

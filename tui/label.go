@@ -425,11 +425,16 @@ func (p *LabelPage) ShortHelp() []key.Binding {
 func (p *LabelPage) FullHelp() [][]key.Binding {
 	k := &p.c.Keys.Label
 	g := &p.c.Keys.Global
+	form := p.form.argHelp()
+	moves := []key.Binding{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip, k.Reopen}
+	if len(form) > 0 && key.Matches(tea.KeyMsg{Type: tea.KeyTab}, form[0]) {
+		moves = moves[1:] // the form's "tab/↓ next field" says it
+	}
 	return [][]key.Binding{
-		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip, k.Reopen},
+		moves,
 		{k.NextProblem, k.GoToField, k.Reveal, k.ExpandTools, k.Guide, g.Back},
 		{k.AddCall, k.RemoveCall, k.MoveCallUp, k.MoveCallDn},
-		p.form.argHelp(),
+		form,
 	}
 }
 
