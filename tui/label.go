@@ -254,7 +254,11 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		p.copied = true
 		p.syncTree()
 		p.layout()
-		return tea.Batch(cmd, p.edited(), ReportStatus("copied the model's call: change what is wrong"))
+		note := "copied the model's call: change what is wrong"
+		if n := len(p.form.problemStops()); n > 0 {
+			note += " (" + plural(n, "field") + " flagged ⚠/✗: ctrl+p goes there)"
+		}
+		return tea.Batch(cmd, p.edited(), ReportStatus(note))
 	case key.Matches(msg, k.Guide):
 		tool := ""
 		if !p.form.noTool {
