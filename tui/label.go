@@ -256,7 +256,7 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		p.layout()
 		note := "copied the model's call: change what is wrong"
 		if n := len(p.form.problemStops()); n > 0 {
-			note += " (" + plural(n, "field") + " flagged ⚠/✗: ctrl+p goes there)"
+			note = "copied the model's call · " + plural(n, "field") + " flagged: ctrl+p goes there"
 		}
 		return tea.Batch(cmd, p.edited(), ReportStatus(note))
 	case key.Matches(msg, k.Guide):
