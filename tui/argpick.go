@@ -173,8 +173,12 @@ type valuePicker struct {
 func fits(pv pickValue, s *argSchema) bool {
 	switch s.kind {
 	case argText, argRaw:
-		_, isMap := pv.value.(map[string]any)
-		return !isMap || s.kind == argRaw
+		// text takes a scalar (a number as written); JSON text anything
+		switch pv.value.(type) {
+		case map[string]any, []any:
+			return s.kind == argRaw
+		}
+		return true
 	case argNumber, argInteger:
 		n, ok := pv.value.(json.Number)
 		if !ok {

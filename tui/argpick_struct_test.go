@@ -115,3 +115,19 @@ func TestNextAfter(t *testing.T) {
 		}
 	}
 }
+
+// A text field is offered scalars only, never a whole list or object.
+func TestTextFieldsAreOfferedScalars(t *testing.T) {
+	text := &argSchema{kind: argText}
+	for _, v := range []any{[]any{map[string]any{"a": "b"}}, map[string]any{"a": "b"}} {
+		if fits(pickValue{value: v}, text) {
+			t.Errorf("%v offered for a text field", v)
+		}
+	}
+	if !fits(pickValue{value: "HAT069"}, text) || !fits(pickValue{value: json.Number("26")}, text) {
+		t.Error("scalars not offered for a text field")
+	}
+	if !fits(pickValue{value: []any{"x"}}, &argSchema{kind: argRaw}) {
+		t.Error("JSON text refuses a list")
+	}
+}
