@@ -302,6 +302,9 @@ func (f *argForm) pickLines(height int) []string {
 // ("flight_number HAT069 · date 2024-05-26"), a list as its objects so
 // ("2: HAT069 · 2024-05-20 | HAT258 · 2024-05-26"), anything else as itself.
 func (f *argForm) pickText(pv pickValue) string {
+	if pv.shape != nil {
+		return "whole " + f.root.name(pv.into) + ": " + objectText(pv.value, pv.shape, true)
+	}
 	target, _ := f.pickTarget()
 	if target == nil || target.kind != argObject {
 		return pv.text

@@ -24,6 +24,10 @@ type pickValue struct {
 	key    string // the field it came from in JSON ("flight_number"), if any
 	source string // where it appears ("user", "search_direct_flight result")
 	named  bool   // a list of the objects the conversation's words name
+	// into is set for a whole object offered at a field inside an object:
+	// the path of that object, which the pick fills (shape is its schema).
+	into  []int
+	shape *argSchema
 }
 
 // maxPickValues bounds what one item offers.
@@ -234,8 +238,33 @@ func (f *argForm) openPick() {
 				f.pick.choices = append(f.pick.choices, pv)
 			}
 		}
+		f.pick.choices = append(f.pick.choices, f.enclosingChoices()...)
 	}
 	f.refilter()
+}
+
+// enclosingChoices are, at a field inside an object (a list element, a
+// nested object), the whole objects that fit that object: picking one
+// fills all its fields (a passenger from the user's profile).
+func (f *argForm) enclosingChoices() []pickValue {
+	s := f.stops[f.at]
+	if s.add || s.extra || len(s.path) < 2 {
+		return nil
+	}
+	path := slices.Clone(s.path[:len(s.path)-1])
+	obj := f.root.at(path)
+	if obj == nil || obj.kind() != argObject {
+		return nil
+	}
+	var out []pickValue
+	for _, pv := range objectChoices(f.values, f.prose, obj.s) {
+		if _, isList := pv.value.([]any); isList {
+			continue
+		}
+		pv.into, pv.shape = path, obj.s
+		out = append(out, pv)
+	}
+	return out
 }
 
 // refilter keeps the choices whose text or field name holds the filter;
@@ -325,6 +354,28 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 			return true, leave, cmd
 		}
 		return true, 0, f.focus(f.at)
+	}
+	if pv.into != nil {
+		// a whole object for the one holding the focus: the fields it
+		// holds replaced, the focus to the first still empty, else on
+		obj := f.root.at(pv.into)
+		fresh := newArgNode(obj.s)
+		fresh.set(declaredOnly(pv.value, obj.s))
+		for i, fl := range fresh.fields {
+			if fl.present { // what the pick does not hold stays as typed
+				obj.fields[i] = fl
+			}
+		}
+		obj.present = true
+		f.touched(pv.into, false)
+		f.rebuild(&s)
+		for i, st := range f.stops {
+			if len(st.path) > len(pv.into) && slices.Equal(st.path[:len(pv.into)], pv.into) && f.empty(st) {
+				return true, 0, f.focus(i)
+			}
+		}
+		leave, cmd = f.nextNeeded()
+		return true, leave, cmd
 	}
 	switch v.kind() {
 	case argObject:

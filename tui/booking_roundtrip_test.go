@@ -282,3 +282,42 @@ func TestFullHelpInTheFormListsEveryKey(t *testing.T) {
 	}
 	assertGolden(t, "roundtrip_full_help_80x24", r.View())
 }
+
+// In a list element's field, ctrl+f also offers whole objects for the
+// element: the saved passenger fills all three fields of passengers[1], the
+// amount typed in the payment stays when the card is picked over it.
+func TestPickingAWholeElementFromItsField(t *testing.T) {
+	st, items := roundTripStore(t, 1)
+	r, page, _ := newTestLabelRoot(t, labelFixture{st: st, items: items}, "alice", 80, 24)
+	k := &keys{r: r}
+	k.typ("book_res")
+	k.press(tea.KeyEnter)
+	form := page.form.calls[0].form
+	drain(r, form.FocusStop(form.stopFor("passengers")))
+	k.typ("Ava") // starts passengers[0] with its first name
+	k.press(tea.KeyCtrlF)
+	k.typ("1975")
+	if v := view(r); !strings.Contains(v, "whole passengers[0]: first_name Ava") {
+		t.Fatalf("no whole passenger offered:\n%s", v)
+	}
+	for form.pick.matches[form.pick.sel].into == nil {
+		k.press(tea.KeyDown)
+	}
+	k.press(tea.KeyEnter)
+	if got := form.JSON(); !sameJSON(t, got, `{"passengers":[{"first_name":"Ava","last_name":"Rossi","dob":"1975-03-14"}]}`) {
+		t.Fatalf("after the pick: %s", got)
+	}
+	drain(r, form.FocusStop(form.stopFor("payment_methods")))
+	k.typ("x")          // starts payment_methods[0] (its payment_id)
+	k.press(tea.KeyTab) // to its amount
+	k.typ("812")
+	k.press(tea.KeyCtrlF)
+	k.typ("credit")
+	for form.pick.matches[form.pick.sel].into == nil {
+		k.press(tea.KeyDown)
+	}
+	k.press(tea.KeyEnter)
+	if got := form.JSON(); !strings.Contains(squeeze(got), `"payment_methods":[{"payment_id":"credit_card_9045111","amount":812}]`) {
+		t.Fatalf("the card over a typed amount: %s", got)
+	}
+}
