@@ -27,6 +27,9 @@ type GoldSource struct {
 	Versions func(ctx context.Context, name string, version int) (io.ReadCloser, error)
 	// Stdin is what "-" reads.
 	Stdin io.Reader
+	// Remote says the reader is an SSH client: the server's files are not
+	// theirs (nor whether one exists), so a gold is "-" or NAME@vN only.
+	Remote bool
 	// Progress, when set, is told now and then how many lines of the
 	// input named name have been read.
 	Progress func(name string, lines int)
@@ -50,9 +53,12 @@ func (in GoldSource) progress(name string) func(lines int) {
 // no file of that name exists. name is what input errors cite.
 func (in GoldSource) openGold(ctx context.Context, ref string) (name string, r io.Reader, closeIn func(), err error) {
 	dref, isRef, refErr := dataset.ParseRef(ref)
-	if _, statErr := os.Stat(ref); statErr == nil || !isRef || ref == "-" {
+	if ref == "-" || in.opensFile(ref, isRef) {
 		r, closeIn, err := OpenInput(ref, in.Stdin)
 		return ref, r, closeIn, err
+	}
+	if !isRef {
+		return "", nil, nil, fmt.Errorf("%q: over SSH name a dataset version as NAME@vN", ref)
 	}
 	if refErr != nil {
 		return "", nil, nil, refErr
@@ -65,6 +71,16 @@ func (in GoldSource) openGold(ctx context.Context, ref string) (name string, r i
 		return "", nil, nil, err
 	}
 	return dref.String(), content, func() { content.Close() }, nil
+}
+
+// opensFile says whether a gold operand is read as a file: when it is not
+// NAME@vN, or a file of that name exists; for a remote reader never.
+func (in GoldSource) opensFile(ref string, isRef bool) bool {
+	if in.Remote {
+		return false
+	}
+	_, err := os.Stat(ref)
+	return err == nil || !isRef
 }
 
 // OpenInput opens a data file for reading: "-" is stdin, .gz is

@@ -28,7 +28,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 	err := s.db.Paced(withoutAudit(ctx), pace.Pace, func(tx *Tx, deadline time.Time) (bool, error) {
 		more, err := step(tx, deadline)
 		if err == nil && !more && pace.auditLast {
-			err = s.writePendingAudit(ctx, tx)
+			if err = keyStillTheirs(ctx, tx); err == nil {
+				err = s.writePendingAudit(ctx, tx)
+			}
 		}
 		return more, err
 	})

@@ -67,15 +67,15 @@ type diffSide struct {
 // file of that name exists.
 func openDiffSide(ctx context.Context, cli *CLI, arg string) (diffSide, error) {
 	ref, isRef, refErr := dataset.ParseRef(arg)
-	if _, statErr := os.Stat(arg); statErr == nil || !isRef {
+	if cli.opensFile(arg, isRef) {
 		f, err := os.Open(arg)
 		if err != nil {
 			return diffSide{}, fmt.Errorf("diff %s: %w", arg, fserr.Bare(err))
 		}
 		return diffSide{src: dataset.Source{Name: arg, R: f}, close: func() { f.Close() }}, nil
 	}
-	if refErr != nil {
-		return diffSide{}, refErr
+	if err := cli.refOnly(arg, isRef, refErr); err != nil {
+		return diffSide{}, err
 	}
 	be, who, err := cli.ActorCtx(ctx)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // database is opened only for a NAME@vN), files, and stdin; progress on
 // stderr when it is a terminal (cleared by doneReading).
 func goldSource(cli *CLI) app.GoldSource {
-	src := app.GoldSource{Stdin: cli.In,
+	src := app.GoldSource{Stdin: cli.In, Remote: cli.remote,
 		Versions: func(ctx context.Context, name string, version int) (io.ReadCloser, error) {
 			be, who, err := cli.ActorCtx(ctx)
 			if err != nil {

@@ -21,6 +21,9 @@ type sshRow struct {
 	// allowed judges a run the table allows; nil: exit 0. refused judges one
 	// it refuses; nil: exit 2 with app's refusal ("… is a ROLE; only a …").
 	allowed, refused func(out, errOut string, code int) bool
+	// serverOnly: the action's command runs on the server only, for every
+	// role (README: assign is not over SSH).
+	serverOnly bool
 }
 
 // TestServeAuthorizationTable walks app's action × role table over SSH:
@@ -70,7 +73,10 @@ func TestServeAuthorizationTable(t *testing.T) {
 		app.ActSample: {args: func(role string) []string {
 			return []string{"sample", "--n", "1", "--seed", "1", "--per-item", "1", "--reviewers", "alice", "--batch", "s-" + role}
 		}},
-		app.ActAssign:      {args: cmd("assign", "--release", "--from", "alice", "--to", "bob")},
+		app.ActAssign: {args: cmd("assign", "--release", "--from", "alice", "--to", "bob"), serverOnly: true,
+			refused: func(_, errOut string, code int) bool {
+				return code == 2 && strings.Contains(errOut, "not available over SSH")
+			}},
 		app.ActBatchesRead: {args: cmd("batches")},
 		app.ActLabelsReadOwn: {args: cmd("labels", "export"),
 			allowed: func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, `"item"`) }},
@@ -135,7 +141,7 @@ func TestServeAuthorizationTable(t *testing.T) {
 		}
 		for _, role := range []app.Role{app.RoleReviewer, app.RoleLead, app.RoleCI} {
 			user := users[role]
-			want := app.Authorize(app.Actor{Name: user, Role: role, Source: app.SourceSSH, KeyFingerprint: "x"}, action) == nil
+			want := !row.serverOnly && app.Authorize(app.Actor{Name: user, Role: role, Source: app.SourceSSH, KeyFingerprint: "x"}, action) == nil
 			args := row.args(string(role))
 			out, errOut, code := ts.run(user, row.stdin(string(role)), args...)
 			judge := row.refused

@@ -52,10 +52,10 @@ is a terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
-			if ref, isRef, refErr := dataset.ParseRef(file); isRef {
-				if _, statErr := os.Stat(file); statErr != nil {
-					if refErr != nil {
-						return refErr
+			if ref, isRef, refErr := dataset.ParseRef(file); isRef || cli.remote {
+				if !cli.opensFile(file, isRef) {
+					if err := cli.refOnly(file, isRef, refErr); err != nil {
+						return err
 					}
 					return verifyStored(cmd, cli, ref, asJSON)
 				}

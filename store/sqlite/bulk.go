@@ -202,3 +202,34 @@ func (d *DB) Checkpoint(ctx context.Context) {
 		_, _ = w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
 	}
 }
+
+// KeepLogSmall bounds the write-ahead log of a long-running process until
+// ctx ends. SQLite's automatic checkpoints keep it small while readers let
+// them finish; when the log has grown past a quarter of limit anyway
+// (readers kept old pages in use), a PASSIVE checkpoint (it waits for no
+// reader) copies what it can, and past limit a TRUNCATE checkpoint shrinks
+// the file once no reader needs it. Checked every interval; a log under a
+// quarter of limit costs nothing.
+func (d *DB) KeepLogSmall(ctx context.Context, every time.Duration, limit int64) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		size := d.LogSize()
+		if size <= limit/4 {
+			continue
+		}
+		w, err := d.writer(ctx)
+		if err != nil {
+			continue
+		}
+		_, _ = w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+		if size > limit {
+			_, _ = w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		}
+	}
+}
