@@ -26,7 +26,7 @@ type Queryer interface {
 }
 
 // engine is what the project's queries and rules use of a database engine
-// (store/sqlite now; store/postgres next): the read pool, write
+// (store/sqlite, store/postgres): the read pool, write
 // transactions (grouped, so concurrent writers share a commit), bulk
 // writes in paced chunks, error explanation, and the file-level chores
 // (check, backup, tuning an import). Nothing of goldtrace's domain is in

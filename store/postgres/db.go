@@ -258,6 +258,10 @@ func (d *DB) LogSize() int64 { return 0 }
 // Checkpoint does nothing: PostgreSQL checkpoints on its own schedule.
 func (d *DB) Checkpoint(context.Context) {}
 
+// KeepLogSmall returns: PostgreSQL bounds its write-ahead log itself
+// (max_wal_size).
+func (d *DB) KeepLogSmall(context.Context, time.Duration, int64) {}
+
 // CheckPassed records nothing: writes do no quick check on PostgreSQL.
 func (d *DB) CheckPassed(context.Context) {}
 
