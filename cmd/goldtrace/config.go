@@ -171,8 +171,12 @@ var createsDatabase = map[string]bool{"import": true, "demo": true, "users add":
 // onPostgres are the commands that work on a PostgreSQL project (and are
 // tested there); every other command refuses one in one line, exit 2,
 // before touching it. Commands that use no database are listed too.
-var onPostgres = map[string]bool{"init": true, "users add": true, "users list": true, "whoami": true,
-	"help": true, "man": true, "import": true, "sample": true, "status": true}
+var onPostgres = map[string]bool{
+	"init": true, "whoami": true, "help": true, "man": true,
+	"users add": true, "users list": true, "users remove": true, "users key add": true, "users key remove": true,
+	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
+	"settings": true, "settings set": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+}
 
 // applyConfig is the root's pre-run: it settles which database the command
 // uses (--db, GOLDTRACE_DB, a config file, ./goldtrace.db) and fills --as

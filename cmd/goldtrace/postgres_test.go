@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -73,6 +74,35 @@ func TestPostgresProject(t *testing.T) {
 	if out := run(0, "status", "--as", "carol"); !strings.Contains(out, "batch b1: 20 assignments: 20 pending") {
 		t.Errorf("status:\n%s", out)
 	}
+	guide := filepath.Join(t.TempDir(), "guide.md")
+	if err := os.WriteFile(guide, []byte("# Guide\n\nCall a tool when the user asks.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGhAuqdE8bUuUHRgmDv6eMB5GvZ5jdcVg4eHHBfOAq4i alice@test"
+	keyFile := filepath.Join(t.TempDir(), "alice.pub")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"batches"}, "alice,bob"},
+		{[]string{"traces"}, "60"},
+		{[]string{"datasets"}, "no datasets yet"},
+		{[]string{"settings", "set", "review_agreed", "true", "--as", "carol"}, ""},
+		{[]string{"settings"}, "review_agreed = true"},
+		{[]string{"guide", "set", guide, "--as", "carol"}, "is in force"},
+		{[]string{"guide", "show"}, "Call a tool when the user asks."},
+		{[]string{"guide", "log"}, "carol"},
+		{[]string{"users", "key", "add", "alice", keyFile, "--as", "carol"}, "added"},
+		{[]string{"users", "list"}, "SHA256:"},
+		{[]string{"users", "remove", "bob", "--as", "carol"}, "keys removed"},
+	} {
+		if out := run(0, step.args...); !strings.Contains(out, step.want) {
+			t.Errorf("goldtrace %s: want %q in\n%s", strings.Join(step.args, " "), step.want, out)
+		}
+	}
 	for _, args := range [][]string{
 		{"label", "--as", "alice"}, {"export", "--as", "carol", "gold"}, {"serve"}, {"check"},
 		{"backup", "x.db"}, {"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
@@ -84,6 +114,26 @@ func TestPostgresProject(t *testing.T) {
 	}
 	if strings.Contains(all.String(), pgSecret) {
 		t.Errorf("the password shows in the output:\n%s", all.String())
+	}
+	// The audit log has every write, and no password.
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log, err := st.AuditLog(context.Background(), store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := map[string]bool{}
+	for _, e := range log {
+		actions[e.Action] = true
+		if strings.Contains(fmt.Sprintf("%+v", e), pgSecret) {
+			t.Errorf("audit entry shows the password: %+v", e)
+		}
+	}
+	if len(log) < 8 || !actions["users.manage"] || !actions["import"] || !actions["sample"] {
+		t.Errorf("audit log on PostgreSQL: %d entries, actions %v", len(log), actions)
 	}
 }
 
