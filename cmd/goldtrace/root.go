@@ -32,7 +32,7 @@ against them for CI.`,
 	if db == "" {
 		db = defaultDB
 	}
-	root.PersistentFlags().StringVar(&cli.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
+	root.PersistentFlags().StringVar(&cli.DBPath, "db", db, "database file, or postgres://USER@HOST:PORT/DB?sslmode=… (env GOLDTRACE_DB; see docs/postgres.md)")
 	root.PersistentFlags().BoolVar(&cli.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
 	root.SetIn(cli.In)
 	root.SetOut(cli.Out)
