@@ -20,15 +20,16 @@ func (a *App) Backup(ctx context.Context, actor Actor, dest string) error {
 	return a.audit(ctx, actor, ActMaintain, object+": done")
 }
 
-// CheckDatabase verifies SQLite integrity and goldtrace's invariants of the
-// database at path for actor (ActMaintain). It opens its own connection,
+// CheckDatabase verifies the engine's integrity and goldtrace's invariants
+// of the database at path for actor (ActMaintain), opened with opt. It opens its own connection,
 // without applying the schema, so it works on a database that an App could
 // not open and needs no App; for the same reason a refusal is not audited.
-func CheckDatabase(ctx context.Context, actor Actor, path string, readOnly bool) ([]store.Problem, error) {
+func CheckDatabase(ctx context.Context, actor Actor, path string, opt store.Options) ([]store.Problem, error) {
 	if err := Authorize(actor, ActMaintain); err != nil {
 		return nil, err
 	}
-	st, err := store.OpenWith(ctx, path, store.Options{ReadOnly: readOnly, NoSchema: true})
+	opt.NoSchema = true
+	st, err := store.OpenWith(ctx, path, opt)
 	if err != nil {
 		return nil, err
 	}

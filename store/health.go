@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/goldtrace/goldtrace/internal/dberr"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/goldtrace/goldtrace/store/postgres"
 )
 
 // Problem is one thing `goldtrace check` found wrong.
@@ -42,6 +44,20 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 			out = append(out, Problem{kind, d})
 		}
 	}
+	if _, pg := s.db.(*postgres.DB); pg {
+		// The server checks its own pages and enforces foreign keys; a
+		// constraint left NOT VALID is what may hide a broken row.
+		unchecked, err := queryStrings(ctx, s.r, `SELECT 'constraint ' || conname || ' on ' || conrelid::regclass::text || ' is not validated'
+			FROM pg_constraint WHERE NOT convalidated AND connamespace = current_schema()::regnamespace ORDER BY 1`)
+		if err != nil {
+			return nil, s.wrap("check", err)
+		}
+		add("constraint", unchecked)
+		if err := s.checkInvariants(ctx, add); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	integrity, err := queryStrings(ctx, s.r, `PRAGMA integrity_check(100)`)
 	if err != nil {
 		if errors.Is(s.wrap("check", err), ErrDamaged) {
@@ -59,10 +75,21 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		return nil, s.wrap("check", err)
 	}
 	add("foreign_key", fks)
+	if err := s.checkInvariants(ctx, add); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		s.db.CheckPassed(ctx)
+	}
+	return out, nil
+}
+
+// checkInvariants adds what goldtrace's own rules find (on both engines).
+func (s *Store) checkInvariants(ctx context.Context, add func(kind string, details []string)) error {
 	for _, inv := range invariants {
 		found, err := queryStrings(ctx, s.r, inv.query)
 		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", inv.kind, s.wrap("", err))
+			return fmt.Errorf("check %s: %w", inv.kind, s.wrap("", err))
 		}
 		add(inv.kind, found)
 	}
@@ -71,29 +98,26 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 	left, err := queryStrings(ctx, s.r, `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
 		FROM batches WHERE state = 'writing' AND heartbeat_at < ?`, s.heartbeat(s.Now().Add(-abandonedAfter)))
 	if err != nil {
-		return nil, s.wrap("check", err)
+		return s.wrap("check", err)
 	}
 	add("batch", left)
 	staged, err := queryStrings(ctx, s.r, `SELECT 'dataset ' || name || '@v' || version || ' was left half-written by an export that did not finish (the next export removes it)'
 		FROM datasets WHERE state = 'staging' AND heartbeat_at < ?`, s.heartbeat(s.Now().Add(-abandonedAfter)))
 	if err != nil {
-		return nil, s.wrap("check", err)
+		return s.wrap("check", err)
 	}
 	add("dataset", staged)
 	ds, err := s.datasetProblems(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	add("dataset", ds)
 	bodies, err := s.bodyProblems(ctx)
 	if err != nil {
-		return nil, s.wrap("check", err)
+		return s.wrap("check", err)
 	}
 	add("trace", bodies)
-	if len(out) == 0 {
-		s.db.CheckPassed(ctx)
-	}
-	return out, nil
+	return nil
 }
 
 // bodyProblems decodes every stored trace body, as a later read would: a
@@ -168,7 +192,7 @@ var invariants = []struct{ kind, query string }{
 		FROM items i LEFT JOIN gold g ON g.item_id = i.id
 		WHERE i.status != 'new' AND i.status IN ('agreed', 'adjudicated') AND g.item_id IS NULL`},
 	{"gold", `SELECT 'gold answer of ' || g.item_id || ' names reviewer ' || r.value || ', who has no label for it'
-		FROM gold g, json_each(g.reviewers) r
+		FROM gold g CROSS JOIN json_each(g.reviewers) r
 		LEFT JOIN labels l ON l.item_id = g.item_id AND l.reviewer = r.value
 		WHERE l.item_id IS NULL`},
 	{"gold", `SELECT 'gold answer of ' || g.item_id || ' has no source label'
@@ -181,8 +205,8 @@ var invariants = []struct{ kind, query string }{
 		WHERE a.item_id IS NULL`},
 	// Sampling and export filters read an item's metadata from its copy of
 	// the trace's metaset.
-	{"metadata", `SELECT 'item ' || i.id || ' has metaset ' || coalesce(i.metaset, 'none') || ', its trace ' || i.trace_id || ' has ' || coalesce(t.metaset, 'none')
-		FROM items i JOIN traces t ON t.id = i.trace_id WHERE i.metaset IS NOT t.metaset`},
+	{"metadata", `SELECT 'item ' || i.id || ' has metaset ' || coalesce(CAST(i.metaset AS TEXT), 'none') || ', its trace ' || i.trace_id || ' has ' || coalesce(CAST(t.metaset AS TEXT), 'none')
+		FROM items i JOIN traces t ON t.id = i.trace_id WHERE i.metaset IS DISTINCT FROM t.metaset`},
 }
 
 // datasetProblems checks every exported version: its item rows number its

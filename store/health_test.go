@@ -276,53 +276,54 @@ func TestReadMeetingCorruptionMakesTheNextWriteCheck(t *testing.T) {
 }
 
 func TestCheckDecodesEveryTraceBody(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	fillTraces(t, st, 3)
-	var ids []string
-	if err := st.scanRows(ctx, func(r scanner) error {
-		var id string
-		ids = append(ids, id)
-		return r.Scan(&ids[len(ids)-1])
-	}, `SELECT id FROM traces ORDER BY id`); err != nil || len(ids) != 3 {
-		t.Fatalf("traces %v: %v", ids, err)
-	}
-	// One frame cut short, one naming dictionary 77 (not stored), one
-	// that decodes to something that is not JSON.
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(77, []byte(strings.Repeat("a dictionary of sorts ", 40))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dictFrame := enc.EncodeAll([]byte(`[{"role":"user","content":"a dictionary of sorts"}]`), nil)
-	good := compressBody([]byte(`[]`))
-	err = st.WithTx(ctx, func(tx *Tx) error {
-		for i, body := range [][]byte{good[:len(good)-3], dictFrame, compressBody([]byte(`{not json`))} {
-			if _, err := tx.ExecContext(ctx, `UPDATE traces SET body = ? WHERE id = ?`, body, ids[i]); err != nil {
-				return err
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		fillTraces(t, st, 3)
+		var ids []string
+		if err := st.scanRows(ctx, func(r scanner) error {
+			var id string
+			ids = append(ids, id)
+			return r.Scan(&ids[len(ids)-1])
+		}, `SELECT id FROM traces ORDER BY id`); err != nil || len(ids) != 3 {
+			t.Fatalf("traces %v: %v", ids, err)
+		}
+		// One frame cut short, one naming dictionary 77 (not stored), one
+		// that decodes to something that is not JSON.
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(77, []byte(strings.Repeat("a dictionary of sorts ", 40))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dictFrame := enc.EncodeAll([]byte(`[{"role":"user","content":"a dictionary of sorts"}]`), nil)
+		good := compressBody([]byte(`[]`))
+		err = st.WithTx(ctx, func(tx *Tx) error {
+			for i, body := range [][]byte{good[:len(good)-3], dictFrame, compressBody([]byte(`{not json`))} {
+				if _, err := tx.ExecContext(ctx, `UPDATE traces SET body = ? WHERE id = ?`, body, ids[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		problems, err := st.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"cannot be decoded", "dictionary that is not stored", "not JSON"}
+		var got []string
+		for _, p := range problems {
+			if p.Kind == "trace" {
+				got = append(got, p.Detail)
 			}
 		}
-		return nil
+		if len(got) != 3 {
+			t.Fatalf("check found %d damaged bodies, want 3: %v", len(got), problems)
+		}
+		for i, w := range want {
+			if !strings.Contains(got[i], ids[i]) || !strings.Contains(got[i], w) {
+				t.Errorf("problem %d = %q, want %s and %q", i, got[i], ids[i], w)
+			}
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err := st.Check(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"cannot be decoded", "dictionary that is not stored", "not JSON"}
-	var got []string
-	for _, p := range problems {
-		if p.Kind == "trace" {
-			got = append(got, p.Detail)
-		}
-	}
-	if len(got) != 3 {
-		t.Fatalf("check found %d damaged bodies, want 3: %v", len(got), problems)
-	}
-	for i, w := range want {
-		if !strings.Contains(got[i], ids[i]) || !strings.Contains(got[i], w) {
-			t.Errorf("problem %d = %q, want %s and %q", i, got[i], ids[i], w)
-		}
-	}
 }

@@ -175,7 +175,7 @@ var onPostgres = map[string]bool{
 	"init": true, "whoami": true, "help": true, "man": true,
 	"users add": true, "users list": true, "users remove": true, "users key add": true, "users key remove": true,
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
-	"settings": true, "settings set": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
 }
 
 // applyConfig is the root's pre-run: it settles which database the command

@@ -98,19 +98,23 @@ func TestPostgresProject(t *testing.T) {
 		{[]string{"users", "key", "add", "alice", keyFile, "--as", "carol"}, "added"},
 		{[]string{"users", "list"}, "SHA256:"},
 		{[]string{"users", "remove", "bob", "--as", "carol"}, "keys removed"},
+		{[]string{"check"}, ": ok"},
 	} {
 		if out := run(0, step.args...); !strings.Contains(out, step.want) {
 			t.Errorf("goldtrace %s: want %q in\n%s", strings.Join(step.args, " "), step.want, out)
 		}
 	}
 	for _, args := range [][]string{
-		{"label", "--as", "alice"}, {"export", "--as", "carol", "gold"}, {"serve"}, {"check"},
-		{"backup", "x.db"}, {"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
+		{"label", "--as", "alice"}, {"export", "--as", "carol", "gold"}, {"serve"},
+		{"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
 	} {
 		out := run(2, args...)
 		if !strings.Contains(out, "is not available on PostgreSQL yet") || strings.Count(strings.TrimSpace(out), "\n") != 0 {
 			t.Errorf("goldtrace %s on PostgreSQL:\n%s", strings.Join(args, " "), out)
 		}
+	}
+	if out := run(2, "backup", filepath.Join(t.TempDir(), "copy.db")); !strings.Contains(out, "pg_dump") {
+		t.Errorf("backup on PostgreSQL:\n%s", out)
 	}
 	if strings.Contains(all.String(), pgSecret) {
 		t.Errorf("the password shows in the output:\n%s", all.String())
@@ -134,6 +138,13 @@ func TestPostgresProject(t *testing.T) {
 	}
 	if len(log) < 8 || !actions["users.manage"] || !actions["import"] || !actions["sample"] {
 		t.Errorf("audit log on PostgreSQL: %d entries, actions %v", len(log), actions)
+	}
+	// check decodes every trace body on PostgreSQL too.
+	if _, err := st.Reader().ExecContext(context.Background(), `UPDATE traces SET body = substr(body, 1, 12) WHERE id = (SELECT min(id) FROM traces)`); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(1, "check"); !strings.Contains(out, "cannot be decoded") || strings.Contains(out, "goldtrace backup") {
+		t.Errorf("check of a damaged body on PostgreSQL:\n%s", out)
 	}
 }
 
