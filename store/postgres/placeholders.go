@@ -14,13 +14,16 @@ import (
 
 // dialect is the SQLite the store writes that PostgreSQL reads otherwise:
 // a CROSS JOIN with ON (SQLite's way to fix the join order) is a JOIN, and
-// an INDEXED BY (SQLite's index hint) goes, char(n) is chr(n); the
-// placeholders are rebound.
+// an INDEXED BY (SQLite's index hint) goes, char(n) is chr(n), the byte
+// length of a text, length(CAST(x AS BLOB)), is octet_length(CAST(x AS TEXT)), and the
+// empty blob x'' is ''::bytea; the placeholders are rebound.
 // Queries are translated once (the store's are a bounded set of texts).
 var (
 	crossJoinOn = regexp.MustCompile(`(?i)\bCROSS JOIN(\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+ON)\b`)
 	indexedBy   = regexp.MustCompile(`(?i)\s+INDEXED BY\s+\w+`)
 	charFn      = regexp.MustCompile(`\bchar\(`)
+	blobLength  = regexp.MustCompile(`\blength\(CAST\(([\w.]+) AS BLOB\)\)`)
+	emptyBlob   = regexp.MustCompile(`\bx''`)
 	translated  sync.Map // query → its PostgreSQL text
 	nTranslated atomic.Int64
 )
@@ -38,6 +41,12 @@ func translate(q string) string {
 	}
 	if strings.Contains(t, "char(") {
 		t = charFn.ReplaceAllString(t, "chr(")
+	}
+	if strings.Contains(t, "AS BLOB") {
+		t = blobLength.ReplaceAllString(t, "octet_length(CAST($1 AS TEXT))")
+	}
+	if strings.Contains(t, "x''") {
+		t = emptyBlob.ReplaceAllString(t, "''::bytea")
 	}
 	if strings.Contains(t, "INDEXED BY") {
 		t = indexedBy.ReplaceAllString(t, "")
