@@ -13,10 +13,10 @@ import (
 )
 
 // dialect is the SQLite the store writes that PostgreSQL reads otherwise:
-// a CROSS JOIN with ON (SQLite's way to fix the join order) is a JOIN, and
-// an INDEXED BY (SQLite's index hint) goes, char(n) is chr(n), the byte
-// length of a text, length(CAST(x AS BLOB)), is octet_length(CAST(x AS TEXT)), and the
-// empty blob x'' is ''::bytea; the placeholders are rebound.
+// a CROSS JOIN with ON (SQLite's way to fix the join order) is a JOIN; an
+// INDEXED BY (SQLite's index hint) goes; char(n) is chr(n); the byte
+// length length(CAST(x AS BLOB)) is octet_length(CAST(x AS TEXT)); the
+// empty blob literal is an empty bytea; the placeholders are rebound.
 // Queries are translated once (the store's are a bounded set of texts).
 var (
 	crossJoinOn = regexp.MustCompile(`(?i)\bCROSS JOIN(\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+ON)\b`)
