@@ -60,6 +60,67 @@ type LabelAgreement struct {
 	PercentAgreement *float64 `json:"percent_agreement"` // share of items whose labels agree
 	KappaTool        *float64 `json:"kappa_tool"`        // Cohen's kappa on the first tool, (none) included
 	AlphaTool        *float64 `json:"alpha_tool"`        // Krippendorff's alpha (nominal) on the first tool
+	// Reliability is the chance-corrected agreement on the first tool with
+	// bootstrap 95% intervals, overall and per tool, and agreement per
+	// argument path; nil when the export had no labels to compute it from.
+	Reliability *Reliability `json:"reliability"`
+}
+
+// Reliability is review's reliability statistics as the manifest records
+// them (4 decimals; null where undefined).
+type Reliability struct {
+	Replicates int            `json:"replicates"`
+	Seed       uint64         `json:"seed"`
+	Kappa      Interval       `json:"kappa"` // Conger's kappa (Cohen's for two reviewers)
+	AC1        Interval       `json:"ac1"`   // Gwet's AC1
+	Alpha      Interval       `json:"alpha"` // Krippendorff's alpha, nominal
+	PerTool    []ToolInterval `json:"per_tool"`
+	ArgPaths   []ArgPathShare `json:"arg_paths"`
+}
+
+// ToolInterval is one tool's reliability as a yes/no question.
+type ToolInterval struct {
+	Tool  string   `json:"tool"`
+	Kappa Interval `json:"kappa"`
+	AC1   Interval `json:"ac1"`
+	Alpha Interval `json:"alpha"`
+}
+
+// ArgPathShare is agreement on one argument path (JSON Pointer) of a tool
+// among reviewer pairs that chose it.
+type ArgPathShare struct {
+	Tool   string `json:"tool"`
+	Path   string `json:"path"`
+	Pairs  int    `json:"pairs"`
+	Agreed int    `json:"agreed"`
+}
+
+// Interval is a statistic and its 95% confidence interval (bootstrap
+// percentiles; see review.Bootstrap).
+type Interval struct {
+	Value *float64 `json:"value"`
+	Low   *float64 `json:"low"`
+	High  *float64 `json:"high"`
+}
+
+func (r *Reliability) rounded() *Reliability {
+	if r == nil {
+		return nil
+	}
+	out := *r
+	out.Kappa, out.AC1, out.Alpha = r.Kappa.rounded(), r.AC1.rounded(), r.Alpha.rounded()
+	out.PerTool = make([]ToolInterval, len(r.PerTool))
+	for i, t := range r.PerTool {
+		out.PerTool[i] = ToolInterval{Tool: t.Tool, Kappa: t.Kappa.rounded(), AC1: t.AC1.rounded(), Alpha: t.Alpha.rounded()}
+	}
+	if out.ArgPaths == nil {
+		out.ArgPaths = []ArgPathShare{}
+	}
+	return &out
+}
+
+func (i Interval) rounded() Interval {
+	return Interval{Value: round4p(i.Value), Low: round4p(i.Low), High: round4p(i.High)}
 }
 
 // Changes lists item ids against the parent version (for v1: all added).
@@ -143,7 +204,7 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 		m.Agreement.AgreedRate = Round4(float64(m.Agreement.Agreed) / float64(n))
 	}
 	m.Agreement.LabelAgreement = LabelAgreement{PercentAgreement: round4p(info.Labels.PercentAgreement), KappaTool: round4p(info.Labels.KappaTool),
-		AlphaTool: round4p(info.Labels.AlphaTool)}
+		AlphaTool: round4p(info.Labels.AlphaTool), Reliability: info.Labels.Reliability.rounded()}
 	m.Changes = changes(info.ParentHashes, c.Hashes)
 	return m
 }
