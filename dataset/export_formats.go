@@ -48,6 +48,11 @@ func FormatFiles(name string, version int, format string) ([]FormatFile, error) 
 			{base + ".possible_answer.jsonl", writeBFCLAnswers},
 			{base + ".report.txt", writeBFCLReport},
 		}, nil
+	case "tau2":
+		return []FormatFile{
+			{base + ".json", writeTau2Tasks},
+			{base + ".report.txt", writeTau2Report},
+		}, nil
 	case "hf":
 		return []FormatFile{
 			{base + "/README.md", writeHFCard},
@@ -103,4 +108,38 @@ func jsonText(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// writeJSONArray writes one JSON array of the values convert makes from the
+// records of content, one element per line ("[", the elements, "]" on lines
+// of their own); convert returns nil to leave a record out.
+func writeJSONArray(w io.Writer, content io.Reader, convert func(Record) (any, error)) error {
+	lines := newJSONLines(w)
+	if _, err := lines.bw.WriteString("[\n"); err != nil {
+		return err
+	}
+	first := true
+	err := eachRecord(content, func(r Record) error {
+		v, err := convert(r)
+		if err != nil || v == nil {
+			return err
+		}
+		sep := ",\n"
+		if first {
+			sep, first = "", false
+		}
+		b, err := jsonText(v)
+		if err != nil {
+			return err
+		}
+		_, err = lines.bw.WriteString(sep + b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := lines.bw.WriteString("\n]\n"); err != nil {
+		return err
+	}
+	return lines.flush()
 }

@@ -37,11 +37,13 @@ import (
 //     rules BFCL cannot express (bfcl_format.go).
 //   - hf: a Hugging Face dataset folder, README card and data file
 //     (hf_format.go).
+//   - tau2: τ²-bench tasks and a report of what τ² cannot express
+//     (tau2_format.go).
 //
 // Messages and tools use OpenAI chat-completions shapes: tool_calls as
 // {id,type:"function",function:{name,arguments}} with arguments as a JSON
 // string, tools as {type:"function",function:{name,description,parameters}}.
-var Formats = []string{"openai-evals", "langsmith", "promptfoo", "bfcl", "inspect", "deepeval", "hf"}
+var Formats = []string{"openai-evals", "langsmith", "promptfoo", "bfcl", "inspect", "deepeval", "hf", "tau2"}
 
 // ValidFormat reports whether f is "jsonl" (canonical only) or one of Formats.
 func ValidFormat(f string) bool {

@@ -43,7 +43,10 @@ different keys must all hold.
   deepeval      NAME-vN.deepeval.json: goldens with expected_tools
   bfcl          NAME-vN.bfcl.jsonl questions, NAME-vN.bfcl.possible_answer.jsonl, and
                 NAME-vN.bfcl.report.txt listing the rules BFCL cannot express
-  hf            NAME-vN.hf/: a Hugging Face dataset folder (README.md card, data/test.jsonl)`,
+  hf            NAME-vN.hf/: a Hugging Face dataset folder (README.md card, data/test.jsonl)
+  tau2          NAME-vN.tau2.json: τ²-bench tasks (message history up to the decision,
+                expected calls as actions with compare_args) and NAME-vN.tau2.report.txt
+                listing what τ² cannot express (no-call items, loose rules, alternatives)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range o.Formats {
