@@ -17,20 +17,24 @@ import (
 // Manifest describes one exported version (DESIGN.md "Manifest"). Field order
 // is the key order of the file; maps are written with sorted keys.
 type Manifest struct {
-	Name          string           `json:"name"`
-	Version       int              `json:"version"`
-	ParentVersion *int             `json:"parent_version"` // null for v1
-	CreatedAt     string           `json:"created_at"`     // RFC 3339, UTC
-	CreatedBy     string           `json:"created_by"`
-	Message       string           `json:"message"`
-	File          string           `json:"file"`   // the canonical JSONL this manifest describes
-	SHA256        string           `json:"sha256"` // of the JSONL file's bytes
-	Count         int              `json:"count"`
-	ToolCounts    map[string]int   `json:"tool_counts"`    // per expected tool, "(none)" for no call
-	GuideVersions []string         `json:"guide_versions"` // sorted, distinct, non-empty
-	Selection     Selection        `json:"selection"`
-	Agreement     AgreementSummary `json:"agreement"`
-	Changes       Changes          `json:"changes"`
+	Name          string         `json:"name"`
+	Version       int            `json:"version"`
+	ParentVersion *int           `json:"parent_version"` // null for v1
+	CreatedAt     string         `json:"created_at"`     // RFC 3339, UTC
+	CreatedBy     string         `json:"created_by"`
+	Message       string         `json:"message"`
+	File          string         `json:"file"`   // the canonical JSONL this manifest describes
+	SHA256        string         `json:"sha256"` // of the JSONL file's bytes
+	Count         int            `json:"count"`
+	ToolCounts    map[string]int `json:"tool_counts"`    // per expected tool, "(none)" for no call
+	GuideVersions []string       `json:"guide_versions"` // sorted, distinct, non-empty
+	// Catalogue maps each tool the version's items offered to the versions
+	// of it they offered (ShortToolHash, sorted): goldtrace drift and
+	// score compare it with another catalogue.
+	Catalogue map[string][]string `json:"catalogue"`
+	Selection Selection           `json:"selection"`
+	Agreement AgreementSummary    `json:"agreement"`
+	Changes   Changes             `json:"changes"`
 	// RecordHashes maps each item id to the first 16 hex digits of the
 	// sha256 of its line (without the newline): verify names the line that
 	// changed even when the line is still a valid record.
@@ -185,7 +189,14 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 		m.Selection.Where = []string{}
 	}
 	guides := map[string]bool{}
+	catalogue := map[string]map[string]bool{}
 	for _, l := range c.Lines {
+		for _, t := range l.Tools {
+			if catalogue[t.Name] == nil {
+				catalogue[t.Name] = map[string]bool{}
+			}
+			catalogue[t.Name][t.Hash] = true
+		}
 		m.ToolCounts[l.Tool]++
 		if l.GuideVersion != "" {
 			guides[l.GuideVersion] = true
@@ -199,6 +210,10 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 		m.RecordHashes[l.ID] = shortHash(c.Hashes[l.ID])
 	}
 	m.GuideVersions = append(m.GuideVersions, sortedKeys(guides)...)
+	m.Catalogue = make(map[string][]string, len(catalogue))
+	for name, hashes := range catalogue {
+		m.Catalogue[name] = sortedKeys(hashes)
+	}
 	m.Agreement.LabeledItems = len(c.Lines)
 	if n := len(c.Lines); n > 0 {
 		m.Agreement.AgreedRate = Round4(float64(m.Agreement.Agreed) / float64(n))

@@ -43,6 +43,7 @@ var remoteCommands = map[string]remoteCheck{
 		return keyLine(args, 1)
 	},
 	"score":  all(goldRef, stdinFlags("pred"), noFlags("baseline", "out"), noJudge),
+	"drift":  all(goldRef, stdinFlags("tools")), // reads the version and the client's catalogue
 	"audit":  nil,
 	"check":  nil, // backup is not: it writes a file on the server
 	"assign": nil, // a lead's release: names only, no files

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/catalogue"
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// driftVersion exports support@v1 from expGolds into a new database.
+func driftVersion(t *testing.T) (db, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	db = filepath.Join(dir, "gt.db")
+	expSeed(t, db, expGolds())
+	if _, errs, code := expRun(t, db, "export", "support", "--as", "carol", "--out", dir, "-m", "v1"); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	return db, dir
+}
+
+func TestDriftCommand(t *testing.T) {
+	db, dir := driftVersion(t)
+	m := expManifest(t, filepath.Join(dir, "support-v1.manifest.json"))
+	if len(m.Catalogue["get_order_status"]) != 1 || len(m.Catalogue["refund"]) != 1 {
+		t.Fatalf("manifest catalogue %v", m.Catalogue)
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	same := write("same.json", `[{"type":"function","function":{"name":"get_order_status","description":"Shipping status of one order.","parameters":{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}}},
+		{"type":"function","function":{"name":"refund","parameters":{"type":"object"}}}]`)
+	out, errs, code := expRun(t, db, "drift", "--gold", "support@v1", "--tools", same)
+	if code != 0 || !strings.Contains(out, "0 of 4 items stale") || !strings.Contains(out, "2 unchanged") {
+		t.Fatalf("same catalogue: exit %d\n%s%s", code, out, errs)
+	}
+	// MCP shape: refund gained a required field, the status tool is renamed.
+	mcp := write("mcp.json", `{"tools":[{"name":"order_status","description":"Shipping status of one order.","inputSchema":{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}},
+		{"name":"refund","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}}]}`)
+	out, errs, code = expRun(t, db, "drift", "--gold", "support@v1", "--tools", mcp, "--json")
+	if code != 1 || !strings.Contains(errs, "2 of 4 items of support@v1 are stale") {
+		t.Fatalf("stale: exit %d: %s", code, errs)
+	}
+	var r catalogue.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{trace.ItemID("tr_1", 2): "tool_renamed", trace.ItemID("tr_2r", 2): "newly_required"}
+	if r.Stale != 2 || len(r.Details) != 2 {
+		t.Fatalf("report %+v", r)
+	}
+	for _, it := range r.Details {
+		if it.Findings[0].Kind != want[it.ID] {
+			t.Errorf("%s: %+v", it.ID, it.Findings)
+		}
+	}
+	if r.Details[0].Findings[0].Suggest != "order_status" && r.Details[1].Findings[0].Suggest != "order_status" {
+		t.Errorf("no rename suggestion: %+v", r.Details)
+	}
+	// Markdown, the catalogue from stdin.
+	mcpBytes, _ := os.ReadFile(mcp)
+	md, _, code, _ := runCLI(db, string(mcpBytes), "drift", "--gold", "support@v1", "--tools", "-", "--format", "markdown")
+	if code != 1 || !strings.Contains(md, "## Catalogue drift: support@v1") || !strings.Contains(md, "| newly_required | amount |") {
+		t.Errorf("markdown: exit %d\n%s", code, md)
+	}
+	for _, bad := range [][]string{
+		{"drift", "--gold", "support@v1"},
+		{"drift", "--gold", "support@v1", "--tools", filepath.Join(dir, "absent.json")},
+		{"drift", "--gold", "support@v1", "--tools", write("bad.json", `[{"description":"no name"}]`)},
+		{"drift", "--gold", "support@v9", "--tools", same},
+		{"drift", "--gold", "-", "--tools", "-"},
+		{"drift", "--gold", "support@v1", "--tools", same, "--format", "xml"},
+	} {
+		if _, errs, code := expRun(t, db, bad...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, want 2 and one line: %q", bad, code, errs)
+		}
+	}
+}
+
+func TestDriftOverSSHReadsOnlyStdinAndVersions(t *testing.T) {
+	ctx := t.Context()
+	for _, args := range [][]string{
+		{"drift", "--gold", "support@v1", "--tools", "/etc/passwd"},
+		{"drift", "--gold", "support@v1", "--tools=/srv/tools.json"},
+		{"drift", "--gold", "/srv/gold.jsonl", "--tools", "-"},
+	} {
+		if _, err := checkRemote(ctx, args); err == nil {
+			t.Errorf("%v allowed over SSH", args)
+		}
+	}
+	if path, err := checkRemote(ctx, []string{"drift", "--gold", "support@v1", "--tools", "-", "--format", "markdown"}); err != nil || path != "drift" {
+		t.Errorf("drift with stdin refused: %q %v", path, err)
+	}
+}
