@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goldtrace/goldtrace/catalogue"
+	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -98,5 +99,92 @@ func TestDriftOverSSHReadsOnlyStdinAndVersions(t *testing.T) {
 	}
 	if path, err := checkRemote(ctx, []string{"drift", "--gold", "support@v1", "--tools", "-", "--format", "markdown"}); err != nil || path != "drift" {
 		t.Errorf("drift with stdin refused: %q %v", path, err)
+	}
+}
+
+func TestSampleStalePutsStaleGoldBack(t *testing.T) {
+	db, dir := driftVersion(t)
+	tools := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(tools, []byte(`{"tools":[{"name":"get_order_status","description":"Shipping status of one order.","inputSchema":{"type":"object","properties":{"order_id":{"type":"string","enum":["ORD-2"]}},"required":["order_id"]}},
+		{"name":"refund","inputSchema":{"type":"object"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	item := trace.ItemID("tr_1", 2)
+	for _, bad := range [][]string{
+		{"sample", "--stale", "support@v1", "--tools", tools, "--reviewers", "alice,bob", "--as", "alice"}, // a reviewer
+		{"sample", "--stale", "support@v1", "--tools", tools, "--reviewers", "alice,bob"},                  // nobody
+		{"sample", "--stale", "support@v1", "--tools", tools, "--reviewers", "alice,zed", "--as", "carol"},
+		{"sample", "--stale", "support@v1", "--tools", tools, "--reviewers", "alice", "--as", "carol", "--n", "5"},
+		{"sample", "--stale", "support.jsonl", "--tools", tools, "--reviewers", "alice,bob", "--as", "carol"},
+		{"sample", "--stale", "support@v1", "--reviewers", "alice,bob", "--as", "carol"},
+		{"sample", "--tools", tools, "--reviewers", "alice,bob"},
+	} {
+		if _, errs, code := expRun(t, db, bad...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d: %q", bad, code, errs)
+		}
+	}
+	out, errs, code := expRun(t, db, "sample", "--stale", "support@v1", "--tools", tools, "--reviewers", "alice,bob", "--as", "carol", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var plan struct {
+		Stale    int    `json:"stale"`
+		Batch    string `json:"batch"`
+		Assigned []struct {
+			ID        string   `json:"id"`
+			Reviewers []string `json:"reviewers"`
+		} `json:"assigned"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || plan.Stale != 1 || plan.Batch != "support-v1-stale" || len(plan.Assigned) != 1 || plan.Assigned[0].ID != item {
+		t.Fatalf("plan %v %s", err, out)
+	}
+	// The item is open again; each reviewer has the old answer as a draft
+	// and a note saying why.
+	status, _, _ := expRun(t, db, "status", "--as", "carol", "--batch", "support-v1-stale")
+	if !strings.Contains(status, "1 items: 1 open") || !strings.Contains(status, "2 draft") {
+		t.Errorf("status:\n%s", status)
+	}
+	st := openStore(t, db)
+	body, _, err := st.Draft(t.Context(), item, "alice")
+	if err != nil || !strings.Contains(string(body), `"tool":"get_order_status"`) || !strings.Contains(string(body), `ORD-1`) {
+		t.Errorf("draft %s %v", body, err)
+	}
+	notes, err := st.Notes(t.Context(), item)
+	if err != nil || len(notes) == 0 || !strings.Contains(notes[len(notes)-1].Body, "order_id must be one of ORD-2") {
+		t.Errorf("notes %+v %v", notes, err)
+	}
+	st.Close()
+	// The same again: the batch exists, nothing changes.
+	if _, errs, code := expRun(t, db, "sample", "--stale", "support@v1", "--tools", tools, "--reviewers", "alice,bob", "--as", "carol"); code != 2 || !strings.Contains(errs, "already") {
+		t.Errorf("again: exit %d %s", code, errs)
+	}
+	// Exporting now would be partial: the item is open.
+	if _, errs, code := expRun(t, db, "export", "support", "--as", "carol", "--out", dir); code == 0 || !strings.Contains(errs, "open") {
+		t.Errorf("export while re-reviewing: exit %d %s", code, errs)
+	}
+}
+
+func openStore(t *testing.T, db string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestScoreWarnsOfAnotherCatalogue(t *testing.T) {
+	db, dir := driftVersion(t)
+	pred := filepath.Join(dir, "pred.jsonl")
+	var b strings.Builder
+	for _, g := range expGolds() {
+		b.WriteString(`{"id":"` + trace.ItemID(g.traceID, g.turn) + `","tool_calls":[],"tools":[{"name":"get_order_status","description":"Status of one order."}]}` + "\n")
+	}
+	if err := os.WriteFile(pred, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, _ := expRun(t, db, "score", "--gold", "support@v1", "--pred", pred)
+	if !strings.Contains(errs, "4 of 4 predictions were made against tools that differ from the gold's (get_order_status, refund)") {
+		t.Errorf("no catalogue warning: %s", errs)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 func newSampleCmd(app *App) *cobra.Command {
 	var o gapp.SampleOptions
+	var stale staleFlags
 	var reviewers string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -29,7 +30,13 @@ batch, and assigns each item --per-item distinct reviewers with balanced loads.
 The same data, seed and flags give the same items in the same order. Without
 --seed a seed is taken from the clock and printed, so the sample can be repeated.
 Items with the same input (context and tools) count once: the copy from the
-earliest trace wins. By default an input already in any batch is never drawn again.`,
+earliest trace wins. By default an input already in any batch is never drawn again.
+
+--stale NAME@vN --tools FILE (a lead, --as) puts the items of that version that are
+stale against the tool catalogue in FILE (see goldtrace drift) back to --reviewers
+as a new batch: each reviewer starts from the old answer as a draft, with a note
+saying what changed. The items are labeling again until the new labels settle, and
+the next export carries the re-reviewed answers (its diff names them as changed).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reviewers != "" {
@@ -38,6 +45,12 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 						o.Reviewers = append(o.Reviewers, r)
 					}
 				}
+			}
+			if stale.gold != "" {
+				return runSampleStale(cmd, app, stale, o, asJSON)
+			}
+			if stale.tools != "" || stale.as != "" {
+				return fmt.Errorf("--tools and --as go with --stale")
 			}
 			be, who, err := app.ActorCtx(cmd.Context())
 			if err != nil {
@@ -84,6 +97,9 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "with --from: skip invalid records (each reported on stderr) instead of stopping")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print what would be sampled and assigned; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&stale.gold, "stale", "", "put the items of dataset version NAME@vN that are stale against --tools back to --reviewers")
+	f.StringVar(&stale.tools, "tools", "", "with --stale: the current tool catalogue (- for stdin)")
+	f.StringVar(&stale.as, "as", "", "with --stale: the lead who reopens the gold")
 	return cmd
 }
 

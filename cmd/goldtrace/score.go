@@ -143,6 +143,9 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 		}
 	}
 
+	if w := score.CompareCatalogues(cases, preds).Warning(); w != "" {
+		fmt.Fprintln(app.Err, "goldtrace: "+w)
+	}
 	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
 	report.Gold, report.Predictions = f.gold, source
 	if err := scoreJudge(ctx, app, &f.judge, f.gold, cases, preds, report, gates); err != nil {
