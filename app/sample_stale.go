@@ -8,8 +8,8 @@ import (
 
 	"github.com/goldtrace/goldtrace/catalogue"
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/sampling"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -73,7 +73,11 @@ func (a *App) SampleStale(ctx context.Context, actor Actor, o StaleOptions) (Sta
 	if err != nil {
 		return StalePlan{}, noVersion(err, o.Gold.Name, o.Gold.Version)
 	}
-	recs, _, err := dataset.ReadRecords(ctx, content, o.Gold.String(), false, nil)
+	var recs []gold.Record
+	err = gold.Read(ctx, content, o.Gold.String(), gold.ReadOptions{Fields: gold.FieldNotes}, func(_ int, r *gold.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
 	content.Close()
 	if err != nil {
 		return StalePlan{}, err
@@ -91,7 +95,7 @@ func (a *App) SampleStale(ctx context.Context, actor Actor, o StaleOptions) (Sta
 	if err != nil {
 		return StalePlan{}, err
 	}
-	byID := make(map[string]dataset.Record, len(recs))
+	byID := make(map[string]gold.Record, len(recs))
 	for _, r := range recs {
 		byID[r.ID] = r
 	}
@@ -136,7 +140,7 @@ func staleNote(p StalePlan, d catalogue.ItemDrift) string {
 // StaleDraft is the label screen's draft JSON (drafts.body) holding a gold
 // answer: each call's tool and its arguments as indented JSON text, and the
 // rationale. The label screen loads it as if the reviewer had typed it.
-func StaleDraft(calls []score.ExpectedCall, rationale string) ([]byte, error) {
+func StaleDraft(calls []gold.ExpectedCall, rationale string) ([]byte, error) {
 	type draftCall struct {
 		Tool string `json:"tool"`
 		Args string `json:"args"`

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/shareddata"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -48,12 +47,12 @@ func tool(name, desc, params string) trace.Tool {
 	return trace.Tool{Name: name, Description: desc, Parameters: json.RawMessage(params)}
 }
 
-func record(id string, tools []trace.Tool, calls ...score.ExpectedCall) dataset.Record {
-	return dataset.Record{ID: id, AvailableTools: tools, ExpectedCalls: calls}
+func record(id string, tools []trace.Tool, calls ...gold.ExpectedCall) gold.Record {
+	return gold.Record{ID: id, AvailableTools: tools, ExpectedCalls: calls}
 }
 
-func call(name, args string) score.ExpectedCall {
-	return score.ExpectedCall{Tool: name, Args: json.RawMessage(args)}
+func call(name, args string) gold.ExpectedCall {
+	return gold.ExpectedCall{Tool: name, Args: json.RawMessage(args)}
 }
 
 func TestDriftKinds(t *testing.T) {
@@ -74,7 +73,7 @@ func TestDriftKinds(t *testing.T) {
 			`{"type":"object","properties":{"cabin":{"type":"string","enum":["economy"]},"flights":{"type":"array","items":{"type":"object","properties":{"date":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$"}}}}},"required":["cabin"]}`),
 		think,
 	}
-	recs := []dataset.Record{
+	recs := []gold.Record{
 		record("it_1", old, call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-25"}`)),
 		record("it_2", old, call("cancel_reservation", `{"reservation_id":"ZFA04Y"}`)),
 		record("it_3", old, call("update_flights", `{"cabin":"basic_economy","flights":[{"date":"22 May"}]}`)),
@@ -163,7 +162,7 @@ func TestSimilarityPrefersTheRename(t *testing.T) {
 		}
 		next = append(next, c)
 	}
-	r := Drift([]dataset.Record{record("it_1", cat, call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-25"}`))}, next)
+	r := Drift([]gold.Record{record("it_1", cat, call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-25"}`))}, next)
 	if len(r.Details) != 1 || r.Details[0].Findings[0].Suggest != "find_direct_flights" {
 		t.Errorf("drift %+v", r.Details)
 	}

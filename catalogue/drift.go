@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -64,7 +65,7 @@ type Report struct {
 }
 
 // Drift checks every record's expected calls against current.
-func Drift(records []dataset.Record, current []trace.Tool) Report {
+func Drift(records []gold.Record, current []trace.Tool) Report {
 	cur := map[string]trace.Tool{}
 	curHash := map[string]string{}
 	for _, t := range current {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // FormatFile is one file an export format writes beside the canonical
@@ -67,11 +69,11 @@ const maxFormatLine = 1 << 30
 
 // eachRecord decodes the canonical dataset in content and calls fn with each
 // record, naming the line of a record that fails.
-func eachRecord(content io.Reader, fn func(Record) error) error {
+func eachRecord(content io.Reader, fn func(gold.Record) error) error {
 	sc := bufio.NewScanner(content)
 	sc.Buffer(make([]byte, 0, 1<<20), maxFormatLine)
 	for n := 1; sc.Scan(); n++ {
-		var rec Record
+		var rec gold.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
@@ -113,13 +115,13 @@ func jsonText(v any) (string, error) {
 // writeJSONArray writes one JSON array of the values convert makes from the
 // records of content, one element per line ("[", the elements, "]" on lines
 // of their own); convert returns nil to leave a record out.
-func writeJSONArray(w io.Writer, content io.Reader, convert func(Record) (any, error)) error {
+func writeJSONArray(w io.Writer, content io.Reader, convert func(gold.Record) (any, error)) error {
 	lines := newJSONLines(w)
 	if _, err := lines.bw.WriteString("[\n"); err != nil {
 		return err
 	}
 	first := true
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		v, err := convert(r)
 		if err != nil || v == nil {
 			return err

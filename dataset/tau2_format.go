@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -100,7 +100,7 @@ type tau2Issue struct {
 
 // tau2Convert makes r's task, or none for a no-call item, and the report
 // lines of what τ² cannot express.
-func tau2Convert(r Record) (*tau2Task, []string) {
+func tau2Convert(r gold.Record) (*tau2Task, []string) {
 	var notes []string
 	if len(r.ExpectedCalls) == 0 {
 		return nil, []string{fmt.Sprintf("%s: expects no tool call; a τ² ACTION reward cannot say so: not exported", r.ID)}
@@ -219,11 +219,17 @@ type tau2Left struct{ arg, why string }
 
 // tau2CompareArgs lists, sorted, the top-level arguments of args τ² can
 // compare exactly, and the ones it leaves out with the reason.
-func tau2CompareArgs(args json.RawMessage, rules map[string]score.ArgRule) ([]string, []tau2Left) {
+func tau2CompareArgs(args json.RawMessage, rules map[string]gold.ArgRule) ([]string, []tau2Left) {
 	var obj map[string]json.RawMessage
 	_ = json.Unmarshal(args, &obj) // args is a JSON object (tau2Arguments)
 	loose := map[string]string{}
-	for key, rule := range rules {
+	keys := make([]string, 0, len(rules))
+	for key := range rules {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys) // the first rule (by key) names why an argument is left out
+	for _, key := range keys {
+		rule := rules[key]
 		why := tau2Loosened(rule)
 		if why == "" {
 			continue
@@ -256,9 +262,9 @@ func tau2CompareArgs(args json.RawMessage, rules map[string]score.ArgRule) ([]st
 
 // tau2Loosened names what in rule τ²'s exact comparison cannot express, ""
 // when the rule is exact and required.
-func tau2Loosened(rule score.ArgRule) string {
+func tau2Loosened(rule gold.ArgRule) string {
 	var why []string
-	if rule.Match != "" && rule.Match != score.MatchExact {
+	if rule.Match != "" && rule.Match != gold.MatchExact {
 		why = append(why, rule.Match)
 	}
 	if rule.Optional {
@@ -271,7 +277,7 @@ func tau2Loosened(rule score.ArgRule) string {
 }
 
 func writeTau2Tasks(w io.Writer, content io.Reader, _ *Manifest) error {
-	return writeJSONArray(w, content, func(r Record) (any, error) {
+	return writeJSONArray(w, content, func(r gold.Record) (any, error) {
 		task, _ := tau2Convert(r)
 		if task == nil {
 			return nil, nil
@@ -283,7 +289,7 @@ func writeTau2Tasks(w io.Writer, content io.Reader, _ *Manifest) error {
 func writeTau2Report(w io.Writer, content io.Reader, _ *Manifest) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# What τ²-bench cannot express in this version (one line each; empty: nothing)")
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		_, notes := tau2Convert(r)
 		for _, n := range notes {
 			if _, err := fmt.Fprintln(bw, n); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -132,8 +132,8 @@ func TestTau2ExportEdges(t *testing.T) {
 			{Role: "tool", Content: "two"},
 			{Role: "assistant", Content: "done"},
 		}}
-	ans := Answer{Turn: 6, Status: StatusAgreed, Decision: DecisionCall, Rationale: "again",
-		Calls: []score.ExpectedCall{{Tool: "f", Args: json.RawMessage(`{"a":2}`)}}, Reviewers: []string{"alice", "bob"}}
+	ans := Answer{Turn: 6, Status: gold.StatusAgreed, Decision: DecisionCall, Rationale: "again",
+		Calls: []gold.ExpectedCall{{Tool: "f", Args: json.RawMessage(`{"a":2}`)}}, Reviewers: []string{"alice", "bob"}}
 	c := versionOf(t, TraceGold{Trace: tr, Answers: []Answer{ans}})
 	b.Reset()
 	if err := writeTau2Tasks(&b, bytes.NewReader(c.Bytes()), nil); err != nil {

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // sample --stale writes drafts for the label screen: they must read as the
 // screen's own drafts do.
 func TestStaleDraftIsALabelFormDraft(t *testing.T) {
-	b, err := app.StaleDraft([]score.ExpectedCall{{Tool: "get_order", Args: json.RawMessage(`{"id":"ORD-1","n":2}`)}}, "the user asked")
+	b, err := app.StaleDraft([]gold.ExpectedCall{{Tool: "get_order", Args: json.RawMessage(`{"id":"ORD-1","n":2}`)}}, "the user asked")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ gate on it; put stale items back to reviewers with goldtrace sample --stale.`,
 			if err != nil {
 				return err
 			}
-			recs, _, err := loadGoldRecords(cmd.Context(), app, gold, false)
+			recs, _, err := loadGoldRecords(cmd.Context(), app, gold, 0, false)
 			if err != nil {
 				return err
 			}
