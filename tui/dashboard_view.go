@@ -103,6 +103,9 @@ func (p *DashboardPage) headerLines() []string {
 	out = append(out, wrapParts(s, w, profileParts(s, d.Report)...)...)
 	out = append(out, wrapParts(s, w, progressParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
+	if b := batchParts(s, d.Batches); b != nil {
+		out = append(out, wrapParts(s, w, b...)...)
+	}
 	if c := calibrationParts(s, d.Calibration); c != nil {
 		out = append(out, wrapParts(s, w, c...)...)
 	}

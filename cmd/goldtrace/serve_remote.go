@@ -25,7 +25,7 @@ var remoteCommands = map[string]remoteCheck{
 	"labels export": noFlags("out"),
 	"labels import": stdinOnly,
 	"import":        stdinOnly,
-	"sample":        stdinFlags("from", "tools"),
+	"sample":        all(stdinFlags("from", "tools"), noFlags("runs")),
 	"export":        all(noFlags("out"), newVersionOnly), // the files go beside the database: remoteExec
 	"resolve":       stdinFlags("label"),
 	"guide show":    nil, "guide log": nil,
