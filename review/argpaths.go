@@ -3,10 +3,12 @@ package review
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -81,50 +83,71 @@ func ArgPaths(items [][]Label) []ArgPathAgreement {
 
 // argLeaves maps each leaf's JSON Pointer to its JSON text. Missing args
 // are {} (no leaves); text that is not JSON, and any value that is not an
-// object, is one leaf at "".
+// object, is one leaf at "". It walks the text with jsonlex, decoding
+// nothing but escaped keys: status computes it for every agreeing pair.
 func argLeaves(args json.RawMessage) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 {
 		return out
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if trimmed[0] != '{' {
 		out[""] = trimmed
 		return out
 	}
-	if _, ok := v.(map[string]any); !ok {
-		out[""] = trimmed
-		return out
+	l := jsonlex.Lexer{Data: trimmed}
+	err := walkLeaves(&l, "", out)
+	if err == nil {
+		err = l.End()
 	}
-	walkLeaves("", v, out)
+	if err != nil {
+		clear(out)
+		out[""] = trimmed
+	}
 	return out
 }
 
-func walkLeaves(path string, v any, out map[string]json.RawMessage) {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) > 0 || path == "" {
-			for k, e := range x {
-				walkLeaves(path+"/"+escapePointer(k), e, out)
+// walkLeaves reads the value that comes next in l, adding its leaves under
+// path: objects by key, arrays by index, an empty object or array (and any
+// scalar) as a leaf of its own.
+func walkLeaves(l *jsonlex.Lexer, path string, out map[string]json.RawMessage) error {
+	switch l.Peek() {
+	case '{':
+		n := 0
+		err := l.Object(func(key []byte, escaped bool) error {
+			n++
+			k := string(key)
+			if escaped {
+				s, ok := jsonlex.Unquote(key)
+				if !ok {
+					return fmt.Errorf("bad escape in key %q", key)
+				}
+				k = s
 			}
-			return
+			return walkLeaves(l, path+"/"+escapePointer(k), out)
+		})
+		if err == nil && n == 0 && path != "" {
+			out[path] = json.RawMessage("{}")
 		}
-	case []any:
-		if len(x) > 0 {
-			for i, e := range x {
-				walkLeaves(path+"/"+strconv.Itoa(i), e, out)
-			}
-			return
+		return err
+	case '[':
+		n := 0
+		err := l.Array(func() error {
+			p := path + "/" + strconv.Itoa(n)
+			n++
+			return walkLeaves(l, p, out)
+		})
+		if err == nil && n == 0 {
+			out[path] = json.RawMessage("[]")
 		}
+		return err
 	}
-	b, err := json.Marshal(v)
+	raw, err := l.Skip()
 	if err != nil {
-		return // json.Number and plain values always marshal
+		return err
 	}
-	out[path] = b
+	out[path] = raw
+	return nil
 }
 
 // escapePointer escapes one JSON Pointer reference token (RFC 6901).
