@@ -15,10 +15,11 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// tau2Schema compiles the hand-written JSON Schema of a τ²-bench task file.
+// tau2Schema compiles the hand-written JSON Schema of a τ²-bench task file
+// (named .jsonschema: every .json in testdata is read as a trace fixture).
 func tau2Schema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "tau2_tasks.schema.json"))
+	f, err := os.Open(filepath.Join("..", "testdata", "tau2_tasks.jsonschema"))
 	if err != nil {
 		t.Fatal(err)
 	}
