@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/catalogue"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -87,19 +89,36 @@ func TestDriftCommand(t *testing.T) {
 }
 
 func TestDriftOverSSHReadsOnlyStdinAndVersions(t *testing.T) {
-	ctx := t.Context()
+	db, _ := driftVersion(t)
+	carol := gapp.Actor{Name: "carol", Role: gapp.RoleLead, Source: gapp.SourceSSH, KeyFingerprint: addTestKey(t, db, "carol")}
+	catalogue := `[{"name":"get_order_status","description":"Shipping status of one order.","parameters":{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}},{"name":"refund","parameters":{"type":"object"}}]`
 	for _, args := range [][]string{
 		{"drift", "--gold", "support@v1", "--tools", "/etc/passwd"},
 		{"drift", "--gold", "support@v1", "--tools=/srv/tools.json"},
 		{"drift", "--gold", "/srv/gold.jsonl", "--tools", "-"},
+		{"drift", "--gold", "support@v1", "--tools", "-", "--as", "carol"},
+		{"sample", "--stale", "support@v1", "--tools", "/srv/tools.json", "--reviewers", "alice,bob"},
+		{"sample", "--by", "disagreement", "--runs", "/srv/a.jsonl,/srv/b.jsonl", "--reviewers", "alice,bob"},
 	} {
-		if _, err := checkRemote(ctx, args); err == nil {
+		if _, err := sshRunAs(t, db, carol, catalogue, args...); err == nil {
 			t.Errorf("%v allowed over SSH", args)
 		}
 	}
-	if path, err := checkRemote(ctx, []string{"drift", "--gold", "support@v1", "--tools", "-", "--format", "markdown"}); err != nil || path != "drift" {
-		t.Errorf("drift with stdin refused: %q %v", path, err)
+	out, err := sshRunAs(t, db, carol, catalogue, "drift", "--gold", "support@v1", "--tools", "-", "--format", "markdown")
+	if err != nil || !strings.Contains(out, "**0 of 4 items stale**") {
+		t.Errorf("drift over SSH: %v\n%s", err, out)
 	}
+}
+
+// sshRunAs runs a command line as an SSH client of actor would, through
+// the SSH command surface.
+func sshRunAs(t *testing.T, db string, actor gapp.Actor, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &App{In: strings.NewReader(stdin), Out: &out, Err: &errb, remote: true}
+	defer a.Close()
+	err := runSSH(gapp.WithActor(t.Context(), actor), a, actor, db, args)
+	return out.String(), err
 }
 
 func TestSampleStalePutsStaleGoldBack(t *testing.T) {

@@ -78,7 +78,4 @@ func TestSampleByDisagreement(t *testing.T) {
 			t.Errorf("%v: exit %d %q", bad, code, errs)
 		}
 	}
-	if _, err := checkRemote(t.Context(), []string{"sample", "--by", "disagreement", "--runs", "/srv/a.jsonl,/srv/b.jsonl", "--reviewers", "alice,bob"}); err == nil {
-		t.Error("--runs allowed over SSH")
-	}
 }
