@@ -31,8 +31,10 @@ What you see depends on who you are (--as):
   a reviewer   the totals plus your own progress
   a lead       everything: every reviewer, agreed / disputed / adjudicated / gold,
                open disputes by kind, percent agreement and Cohen's kappa per
-               reviewer pair, Krippendorff's alpha, args agreement given the same
-               tool, and which tools reviewers confuse
+               reviewer pair; kappa (Cohen's, Conger's for more reviewers), Gwet's
+               AC1 and Krippendorff's alpha on the tool with bootstrap 95%
+               intervals, overall and per tool; args agreement given the same
+               tool, per argument path; and which tools reviewers confuse
 
 Reviewers never see agreement or the agreed/disputed split: with them a reviewer
 could tell how another reviewer answered an item they just submitted.`,
