@@ -6,10 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/catalogue"
 )
 
-func newDriftCmd(app *App) *cobra.Command {
+func newDriftCmd(cli *CLI) *cobra.Command {
 	var gold, tools, format string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -48,7 +49,7 @@ gate on it; put stale items back to reviewers with goldtrace sample --stale.`,
 			if format != "text" && format != "json" && format != "markdown" {
 				return fmt.Errorf("--format %q: want text, json or markdown", format)
 			}
-			in, closeIn, err := openInput(app, tools)
+			in, closeIn, err := app.OpenInput(tools, cli.In)
 			if err != nil {
 				return fmt.Errorf("--tools %w", err)
 			}
@@ -57,21 +58,20 @@ gate on it; put stale items back to reviewers with goldtrace sample --stale.`,
 			if err != nil {
 				return err
 			}
-			recs, _, err := loadGoldRecords(cmd.Context(), app, gold, 0, false)
+			r, err := app.Drift(cmd.Context(), goldSource(cli), gold, current, tools)
+			doneReading(cli)
 			if err != nil {
 				return err
 			}
-			r := catalogue.Drift(recs, current)
-			r.Gold, r.Tools = gold, tools
 			switch format {
 			case "json":
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				err = enc.Encode(r)
 			case "markdown":
-				err = catalogue.WriteMarkdown(app.Out, r)
+				err = catalogue.WriteMarkdown(cli.Out, r)
 			default:
-				err = catalogue.WriteText(app.Out, r)
+				err = catalogue.WriteText(cli.Out, r)
 			}
 			if err != nil {
 				return err

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/catalogue"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -90,7 +90,7 @@ func TestDriftCommand(t *testing.T) {
 
 func TestDriftOverSSHReadsOnlyStdinAndVersions(t *testing.T) {
 	db, _ := driftVersion(t)
-	carol := gapp.Actor{Name: "carol", Role: gapp.RoleLead, Source: gapp.SourceSSH, KeyFingerprint: addTestKey(t, db, "carol")}
+	carol := app.Actor{Name: "carol", Role: app.RoleLead, Source: app.SourceSSH, KeyFingerprint: addTestKey(t, db, "carol")}
 	catalogue := `[{"name":"get_order_status","description":"Shipping status of one order.","parameters":{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}},{"name":"refund","parameters":{"type":"object"}}]`
 	for _, args := range [][]string{
 		{"drift", "--gold", "support@v1", "--tools", "/etc/passwd"},
@@ -112,12 +112,12 @@ func TestDriftOverSSHReadsOnlyStdinAndVersions(t *testing.T) {
 
 // sshRunAs runs a command line as an SSH client of actor would, through
 // the SSH command surface.
-func sshRunAs(t *testing.T, db string, actor gapp.Actor, stdin string, args ...string) (string, error) {
+func sshRunAs(t *testing.T, db string, actor app.Actor, stdin string, args ...string) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := &App{In: strings.NewReader(stdin), Out: &out, Err: &errb, remote: true}
+	a := &CLI{In: strings.NewReader(stdin), Out: &out, Err: &errb, remote: true}
 	defer a.Close()
-	err := runSSH(gapp.WithActor(t.Context(), actor), a, actor, db, args)
+	err := runSSH(app.WithActor(t.Context(), actor), a, actor, db, args)
 	return out.String(), err
 }
 

@@ -10,13 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/input"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-func newSampleCmd(app *App) *cobra.Command {
-	var o gapp.SampleOptions
+func newSampleCmd(cli *CLI) *cobra.Command {
+	var o app.SampleOptions
 	var stale staleFlags
 	var reviewers, runs string
 	var asJSON bool
@@ -53,40 +54,40 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 				}
 			}
 			if stale.gold != "" {
-				return runSampleStale(cmd, app, stale, o, asJSON)
+				return runSampleStale(cmd, cli, stale, o, asJSON)
 			}
 			if stale.tools != "" || stale.as != "" {
 				return fmt.Errorf("--tools and --as go with --stale")
 			}
 			if runs != "" {
-				if o.Runs, err = readRuns(app, runs); err != nil {
+				if o.Runs, err = readRuns(cli, runs); err != nil {
 					return err
 				}
 			}
-			be, who, err := app.ActorCtx(cmd.Context())
+			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
 			var reading *meter
-			sio := gapp.SampleIO{
+			sio := app.SampleIO{
 				Open: func(path, format string) (trace.Reader, io.Closer, error) {
-					reading = newMeter(app, gapp.DisplayName(path), "MB", 0)
-					return openMeteredTraces(path, format, app.In, reading)
+					reading = newMeter(cli, app.DisplayName(path), "MB", 0)
+					return openMeteredTraces(path, format, cli.In, reading)
 				},
 				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
-					fmt.Fprintln(app.Err, gapp.FormatInputError(file, e.Line, e.Err.Error()))
+					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 			}
 			plan, err := be.Sample(cmd.Context(), who, o, cmd.Flags().Changed("seed"), sio)
-			var ie *gapp.InputError
+			var ie *app.InputError
 			if errors.As(err, &ie) {
-				line, msg := gapp.InputErrorParts(ie.Err)
-				return errors.New(gapp.FormatInputError(ie.File, line, msg+": nothing sampled"))
+				line, msg := app.InputErrorParts(ie.Err)
+				return errors.New(app.FormatInputError(ie.File, line, msg+": nothing sampled"))
 			} else if err != nil {
 				return err
 			}
-			return printSamplePlan(app.Out, plan, asJSON)
+			return printSamplePlan(cli.Out, plan, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -115,7 +116,7 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	return cmd
 }
 
-func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
+func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -201,16 +202,12 @@ func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
 // bytes counted on meter; for a regular file the meter's total is its size,
 // so progress shows a percentage and an ETA.
 func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
-	if path == "-" {
-		r, err := trace.NewReader(meteredReader{stdin, meter}, format)
-		return r, io.NopCloser(nil), err
-	}
-	f, size, err := gapp.OpenInputFile(path)
+	f, size, err := input.Open(path, stdin)
 	if err != nil {
 		return nil, nil, err
 	}
 	meter.total = size
-	r, err := trace.NewReader(meteredReader{f, meter}, format)
+	r, err := trace.NewReader(input.Counted(f, meter.Add), format)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -219,7 +216,7 @@ func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trac
 }
 
 // runsCount is how many runs the ranking used (the most any item had).
-func runsCount(p gapp.SamplePlan) int {
+func runsCount(p app.SamplePlan) int {
 	n := 0
 	for _, r := range p.Ranking {
 		n = max(n, r.Runs)
@@ -229,8 +226,8 @@ func runsCount(p gapp.SamplePlan) int {
 
 // readRuns reads --runs: comma-separated prediction files ("-" once for
 // stdin).
-func readRuns(app *App, list string) ([]gapp.Run, error) {
-	var out []gapp.Run
+func readRuns(cli *CLI, list string) ([]app.Run, error) {
+	var out []app.Run
 	stdin := false
 	for _, path := range strings.Split(list, ",") {
 		path = strings.TrimSpace(path)
@@ -243,11 +240,11 @@ func readRuns(app *App, list string) ([]gapp.Run, error) {
 			}
 			stdin = true
 		}
-		in, closeIn, err := openInput(app, path)
+		in, closeIn, err := app.OpenInput(path, cli.In)
 		if err != nil {
 			return nil, fmt.Errorf("--runs %w", err)
 		}
-		run, err := gapp.ReadRun(in, path)
+		run, err := app.ReadRun(in, path)
 		closeIn()
 		if err != nil {
 			return nil, err

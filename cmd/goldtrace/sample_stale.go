@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/catalogue"
 	"github.com/goldtrace/goldtrace/dataset"
 )
@@ -23,7 +23,7 @@ type staleFlags struct {
 var sampleFlagsNotForStale = []string{"n", "seed", "by", "alloc", "min-per-stratum", "where", "since", "until", "turns", "exclude-sampled", "from", "format", "skip-invalid"}
 
 // runSampleStale is sample --stale NAME@vN --tools FILE.
-func runSampleStale(cmd *cobra.Command, app *App, s staleFlags, o gapp.SampleOptions, asJSON bool) error {
+func runSampleStale(cmd *cobra.Command, cli *CLI, s staleFlags, o app.SampleOptions, asJSON bool) error {
 	for _, name := range sampleFlagsNotForStale {
 		if cmd.Flags().Changed(name) {
 			return fmt.Errorf("--%s does not apply to --stale (the stale items are the sample)", name)
@@ -39,7 +39,7 @@ func runSampleStale(cmd *cobra.Command, app *App, s staleFlags, o gapp.SampleOpt
 	if s.tools == "" {
 		return fmt.Errorf("--stale needs --tools FILE: the current tool catalogue")
 	}
-	in, closeIn, err := openInput(app, s.tools)
+	in, closeIn, err := app.OpenInput(s.tools, cli.In)
 	if err != nil {
 		return fmt.Errorf("--tools %w", err)
 	}
@@ -48,19 +48,19 @@ func runSampleStale(cmd *cobra.Command, app *App, s staleFlags, o gapp.SampleOpt
 	if err != nil {
 		return err
 	}
-	be, who, err := app.Actor(cmd, s.as)
+	be, who, err := cli.Actor(cmd, s.as)
 	if err != nil {
 		return err
 	}
-	plan, err := be.SampleStale(cmd.Context(), who, gapp.StaleOptions{Gold: ref, Tools: tools, ToolsName: s.tools,
+	plan, err := be.SampleStale(cmd.Context(), who, app.StaleOptions{Gold: ref, Tools: tools, ToolsName: s.tools,
 		Batch: o.Batch, Reviewers: o.Reviewers, PerItem: o.PerItem, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}
-	return printStalePlan(app.Out, plan, asJSON)
+	return printStalePlan(cli.Out, plan, asJSON)
 }
 
-func printStalePlan(w io.Writer, p gapp.StalePlan, asJSON bool) error {
+func printStalePlan(w io.Writer, p app.StalePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
