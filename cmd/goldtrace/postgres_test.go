@@ -71,7 +71,7 @@ func TestPostgresProject(t *testing.T) {
 		t.Errorf("import again:\n%s", out)
 	}
 	run(0, "sample", "--n", "10", "--by", "tool", "--seed", "5", "--reviewers", "alice,bob")
-	if out := run(0, "status", "--as", "carol"); !strings.Contains(out, "batch b1: 20 assignments: 20 pending") {
+	if out := run(0, "status", "--as", "carol"); !strings.Contains(out, "20 assignments: 20 pending") {
 		t.Errorf("status:\n%s", out)
 	}
 	guide := filepath.Join(t.TempDir(), "guide.md")
@@ -107,6 +107,7 @@ func TestPostgresProject(t *testing.T) {
 	for _, args := range [][]string{
 		{"label", "--as", "alice"}, {"export", "--as", "carol", "gold"}, {"serve"},
 		{"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
+		{"sample", "--stale", "gold@v1", "--tools", keyFile, "--as", "carol"}, {"sample", "--by", "disagreement", "--runs", keyFile},
 	} {
 		out := run(2, args...)
 		if !strings.Contains(out, "is not available on PostgreSQL yet") || strings.Count(strings.TrimSpace(out), "\n") != 0 {
