@@ -173,6 +173,7 @@ var createsDatabase = map[string]bool{"import": true, "demo": true, "users add":
 // before touching it. Commands that use no database are listed too.
 var onPostgres = map[string]bool{
 	"init": true, "whoami": true, "help": true, "man": true,
+	"demo":      true, // makes its own SQLite project (or writes traces); never opens --db
 	"users add": true, "users list": true, "users remove": true, "users key add": true, "users key remove": true,
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,

@@ -99,6 +99,7 @@ func TestPostgresProject(t *testing.T) {
 		{[]string{"users", "list"}, "SHA256:"},
 		{[]string{"users", "remove", "bob", "--as", "carol"}, "keys removed"},
 		{[]string{"check"}, ": ok"},
+		{[]string{"demo", "--write-traces", "3", filepath.Join(t.TempDir(), "t.jsonl")}, "wrote 3 traces"},
 	} {
 		if out := run(0, step.args...); !strings.Contains(out, step.want) {
 			t.Errorf("goldtrace %s: want %q in\n%s", strings.Join(step.args, " "), step.want, out)
