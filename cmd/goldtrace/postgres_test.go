@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -196,5 +197,13 @@ func TestPostgresUnreachable(t *testing.T) {
 	}
 	if _, err := os.Stat("proj"); err == nil {
 		t.Error("a file named after the database was created")
+	}
+	// --db's default, shown by --help, is GOLDTRACE_DB without its password.
+	t.Setenv("GOLDTRACE_DB", db)
+	var out bytes.Buffer
+	root := newRootCmd(NewCLI(strings.NewReader(""), &out, &out))
+	root.SetArgs([]string{"users", "list", "--help"})
+	if err := root.Execute(); err != nil || strings.Contains(out.String(), pgSecret) || !strings.Contains(out.String(), "postgres://gt@127.0.0.1:1/proj") {
+		t.Errorf("users list --help with a password in GOLDTRACE_DB: %v\n%s", err, out.String())
 	}
 }
