@@ -30,6 +30,9 @@ func ReadRecords(ctx context.Context, in io.Reader, name string, withHashes bool
 		if err := json.Unmarshal(data, &g); err != nil {
 			return fmt.Errorf("not a gold record: %v", err)
 		}
+		if err := score.CheckGoldLine(data); err != nil {
+			return err
+		}
 		if g.ID == "" {
 			return errors.New("gold record without id")
 		}

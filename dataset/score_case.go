@@ -68,7 +68,7 @@ func (g *ScoringRecord) Record(in *score.Interner) (Record, error) {
 	r.Input.Context.TraceID, r.Input.Context.Turn = g.Input.Context.TraceID, g.Input.Context.Turn
 	var err error
 	if r.AvailableTools, err = in.Tools(g.AvailableTools); err != nil {
-		return r, fmt.Errorf("available_tools: %v", err)
+		return r, err
 	}
 	if r.Input.Context.Metadata, err = in.Metadata(g.Input.Context.Metadata); err != nil {
 		return r, fmt.Errorf("input.context.metadata: %v", err)

@@ -98,8 +98,22 @@ func NewInterner() *Interner {
 	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
 }
 
-// Tools decodes a tool list (absent or null: none), once per distinct text.
-func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) { return intern(in.tools, raw) }
+// Tools decodes a gold record's available_tools (absent or null: none) in
+// any shape trace.DecodeTools reads, once per distinct text.
+func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if v, ok := in.tools[string(raw)]; ok {
+		return v, nil
+	}
+	v, err := trace.DecodeTools(raw, "available_tools")
+	if err != nil {
+		return nil, err
+	}
+	in.tools[string(raw)] = v
+	return v, nil
+}
 
 // Metadata decodes a metadata object (absent or null: none), once per
 // distinct text.
@@ -152,9 +166,11 @@ func parseGoldLine(data []byte, in *Interner, withObserved bool) (goldLine, erro
 	var expTool string
 	hasExpTool := false
 	var expArgs []byte
+	var shape recordShape
 	l := jsonlex.Lexer{Data: data}
 	err := l.Object(func(key []byte, _ bool) error {
 		var err error
+		shape.see(key)
 		switch string(key) {
 		case "id":
 			c.ID, _, err = stringOrNull(&l, "id")
@@ -187,9 +203,7 @@ func parseGoldLine(data []byte, in *Interner, withObserved bool) (goldLine, erro
 		case "available_tools":
 			var raw []byte
 			if raw, err = l.Skip(); err == nil {
-				if c.Tools, err = in.Tools(raw); err != nil {
-					err = fmt.Errorf("available_tools: %v", err)
-				}
+				c.Tools, err = in.Tools(raw)
 			}
 		case "expected_tool":
 			expTool, hasExpTool, err = stringOrNull(&l, "expected_tool")
@@ -229,6 +243,9 @@ func parseGoldLine(data []byte, in *Interner, withObserved bool) (goldLine, erro
 		if errors.Is(err, jsonlex.ErrSyntax) {
 			return gl, fmt.Errorf("not a gold record: %v", err)
 		}
+		return gl, err
+	}
+	if err := shape.gold(); err != nil {
 		return gl, err
 	}
 	if c.ID == "" {

@@ -74,8 +74,10 @@ type idPrediction struct {
 func ParsePrediction(data []byte) (idPrediction, error) {
 	var ip idPrediction
 	hasID := false
+	var shape recordShape
 	l := jsonlex.Lexer{Data: data}
 	err := l.Object(func(key []byte, _ bool) error {
+		shape.see(key)
 		switch string(key) {
 		case "id":
 			var err error
@@ -102,6 +104,9 @@ func ParsePrediction(data []byte) (idPrediction, error) {
 		if errors.Is(err, jsonlex.ErrSyntax) {
 			return ip, fmt.Errorf("not a prediction: %v", err)
 		}
+		return ip, err
+	}
+	if err := shape.prediction(); err != nil {
 		return ip, err
 	}
 	if !hasID || ip.ID == "" {

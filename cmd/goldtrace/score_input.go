@@ -3,6 +3,7 @@ package main
 import (
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,8 +35,11 @@ func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case,
 	}
 	g, err := score.ReadGold(ctx, in, name, score.GoldOptions{ReadOptions: progress(name), Observed: f.pred == ""})
 	closeIn()
+	if IsTerminal(app.Err) {
+		fmt.Fprint(app.Err, "\r\033[K") // the progress line, before anything else is said
+	}
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("read gold: %w", err)
+		return nil, nil, "", fmt.Errorf("read gold: %w", swapped(err))
 	}
 	if len(g.Cases) == 0 {
 		return nil, nil, "", fmt.Errorf("read gold: %s has no records", f.gold)
@@ -49,11 +53,11 @@ func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case,
 	}
 	defer closeIn()
 	preds, unknown, err := score.ReadPredictions(ctx, in, f.pred, g.Cases, score.PredictionOptions{ReadOptions: progress(f.pred), AllowUnknown: f.allowUnknown})
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("read predictions: %w", err)
-	}
 	if IsTerminal(app.Err) {
 		fmt.Fprint(app.Err, "\r\033[K")
+	}
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read predictions: %w", swapped(err))
 	}
 	if unknown > 0 {
 		fmt.Fprintf(app.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, unknown)
@@ -61,12 +65,22 @@ func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case,
 	return g.Cases, preds, f.pred, nil
 }
 
+// swapped adds to a gold line read as a prediction, or the other way
+// round, what the likely mistake is.
+func swapped(err error) error {
+	var wf *score.WrongFileError
+	if errors.As(err, &wf) && (wf.Is == score.KindGold || wf.Is == score.KindPrediction) {
+		return fmt.Errorf("%w: are --gold and --pred swapped?", err)
+	}
+	return err
+}
+
 // readTraceScoreInput reads the gold with its input hashes and the
 // predictions as traces (--pred-format), matched by input hash.
 func readTraceScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
 	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, true)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("read gold: %w", err)
+		return nil, nil, "", fmt.Errorf("read gold: %w", swapped(err))
 	}
 	if len(recs) == 0 {
 		return nil, nil, "", fmt.Errorf("read gold: %s has no records", f.gold)
