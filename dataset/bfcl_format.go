@@ -226,9 +226,20 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 		unexpressed = append(unexpressed, fmt.Sprintf("%s %s: %s", c.Tool, ptr, what))
 	}
 	props, _ := schema["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := schema["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
 	out := map[string]any{}
 	for _, name := range sortedKeys(names) {
 		ptr := score.Pointer(name)
+		if rules[ptr].Optional && required[name] {
+			note(ptr, "optional, but the tool's schema requires it (BFCL checks required parameters first and fails a call that leaves it out)")
+		}
 		prop, _ := props[name].(map[string]any)
 		vals, err := bfclValues(args[name], args[name] != nil, prop, ptr, rules, used, note, 0)
 		if err != nil {
