@@ -107,7 +107,7 @@ func TestDishonestReviewerCannotImportInAnotherName(t *testing.T) {
 	}
 	bobs := lblWrite(t, lblLine(items[0], "bob", "call", `[{"tool":"get_order_status","args":{"order_id":"ORD-12345"}}]`))
 	out, errs, code := rvRun(t, db, "", "labels", "import", bobs, "--as", "bob")
-	if code != 0 || out != "imported 1 labels from "+bobs+"\n" {
+	if code != 0 || out != "imported 1 label from "+bobs+"\n" {
 		t.Fatalf("bob's import: %d %q %s", code, out, errs)
 	}
 	// The lead imports for a reviewer with --for-others, sees the split, and
