@@ -114,7 +114,7 @@ func TestDishonestReviewerCannotImportInAnotherName(t *testing.T) {
 	// the audit log says it was in another's name.
 	forAlice := lblWrite(t, lblLine(items[1], "alice", "no_call", ""), lblLine(items[1], "bob", "no_call", ""))
 	out, errs, code = rvRun(t, db, "", "labels", "import", forAlice, "--as", "carol", "--for-others")
-	if code != 0 || !strings.Contains(out, "1 items agreed, 0 disputed") {
+	if code != 0 || !strings.Contains(out, "1 item agreed, 0 disputed") {
 		t.Fatalf("lead for others: %d %q %s", code, out, errs)
 	}
 	log, _, _ := rvRun(t, db, "", "audit", "--as", "carol", "--action", "labels.import-others")
