@@ -148,7 +148,11 @@ func writeBFCLReport(w io.Writer, content io.Reader, m *Manifest) error {
 	if len(notes) == 0 {
 		fmt.Fprintln(bw, "# none: every gold rule is expressed exactly")
 	} else {
-		fmt.Fprintf(bw, "# %d rules; on these items BFCL's verdict can differ from goldtrace score's:\n", len(notes))
+		rules := fmt.Sprintf("%d rules", len(notes))
+		if len(notes) == 1 {
+			rules = "1 rule"
+		}
+		fmt.Fprintf(bw, "# %s; on these items BFCL's verdict can differ from goldtrace score's:\n", rules)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(bw, n)

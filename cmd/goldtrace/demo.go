@@ -138,7 +138,7 @@ func writeDemoTraces(app *App, path string, opts synth.Options) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write traces to %s: %w", path, err)
 	}
-	fmt.Fprintf(app.Out, "wrote %d traces (%.1f MB) to %s\n", opts.N, float64(n)/1e6, path)
+	fmt.Fprintf(app.Out, "wrote %s (%.1f MB) to %s\n", countNoun(opts.N, "trace", "traces"), float64(n)/1e6, path)
 	return nil
 }
 

@@ -74,7 +74,7 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 				return fmt.Errorf("export labels: %w", err)
 			}
 			if tmp != nil {
-				fmt.Fprintf(app.Err, "exported %d labels to %s\n", n, out)
+				fmt.Fprintf(app.Err, "exported %s to %s\n", countNoun(n, "label", "labels"), out)
 			}
 			return nil
 		},

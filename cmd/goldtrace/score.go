@@ -158,7 +158,7 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if !report.Passed {
 		fails := report.FailedGates()
 		first := fails[0]
-		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
+		return failed("score: %s, first: %s [%s] is %s", countNoun(len(fails), "failed check", "failed checks"), first.Check, first.Scope, score.FormatRate(first.Value))
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func writeReport(app *App, r *score.Report, f *scoreFlags) error {
 func summary(w io.Writer, r *score.Report, out string) {
 	verdict := "passed"
 	if !r.Passed {
-		verdict = fmt.Sprintf("FAILED %d checks", len(r.FailedGates()))
+		verdict = "FAILED " + countNoun(len(r.FailedGates()), "check", "checks")
 	}
-	fmt.Fprintf(w, "wrote %s: %d items, exact_call %s, %s\n", out, r.Overall.Items, score.FormatRate(r.Overall.ExactCall), verdict)
+	fmt.Fprintf(w, "wrote %s: %s, exact_call %s, %s\n", out, countNoun(r.Overall.Items, "item", "items"), score.FormatRate(r.Overall.ExactCall), verdict)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/textwrap"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -53,7 +54,12 @@ could tell how another reviewer answered an item they just submitted.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			return writeStatus(app.Out, s)
+			var buf strings.Builder
+			if err := writeStatus(&buf, s); err != nil {
+				return err
+			}
+			_, err = io.WriteString(app.Out, textwrap.FitLines(buf.String(), textwrap.Width))
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&q.Batch, "batch", "", "only this batch")
@@ -79,9 +85,9 @@ func writeStatus(w io.Writer, s store.Status) error {
 		fmt.Fprintln(w, "no assignments yet: goldtrace sample --reviewers a,b …")
 		return nil
 	}
-	fmt.Fprintf(w, "\nall: %s\n     %s\n", progressLine(s.Totals), itemsLine(s.Items))
+	fmt.Fprintf(w, "\nall batches:\n  %s\n  %s\n", progressLine(s.Totals), itemsLine(s.Items))
 	for _, b := range s.Batches {
-		fmt.Fprintf(w, "\nbatch %s: %s\n  %s\n", b.Batch, progressLine(b.Totals), itemsLine(b.Items))
+		fmt.Fprintf(w, "\nbatch %s:\n  %s\n  %s\n", b.Batch, progressLine(b.Totals), itemsLine(b.Items))
 		if len(b.Reviewers) == 0 {
 			continue
 		}
@@ -109,12 +115,12 @@ func writeStatus(w io.Writer, s store.Status) error {
 }
 
 func progressLine(p store.Progress) string {
-	return fmt.Sprintf("%d assignments: %d pending, %d draft, %d submitted, %d skipped; median %s per label",
-		p.Assignments, p.Pending, p.Draft, p.Submitted, p.Skipped, seconds(p.MedianSeconds))
+	return fmt.Sprintf("%s: %d pending, %d draft, %d submitted, %d skipped\n  median %s per label",
+		countNoun(p.Assignments, "assignment", "assignments"), p.Pending, p.Draft, p.Submitted, p.Skipped, seconds(p.MedianSeconds))
 }
 
 func itemsLine(c store.ItemCounts) string {
-	line := fmt.Sprintf("%d items: %d open, %d settled", c.Items, c.Open, c.Settled)
+	line := fmt.Sprintf("%s: %d open, %d settled", countNoun(c.Items, "item", "items"), c.Open, c.Settled)
 	if c.Agreed != nil {
 		line += fmt.Sprintf(" (%d agreed, %d disputed, %d adjudicated); %d gold", *c.Agreed, *c.Disputed, *c.Adjudicated, *c.Gold)
 	}
@@ -147,8 +153,8 @@ func coefficient(v *float64) string {
 
 func writeAgreement(w io.Writer, s store.Status) error {
 	a := s.Agreement
-	fmt.Fprintf(w, "\nagreement over %d items with two or more labels:\n", a.Items)
-	fmt.Fprintf(w, "  exact %s, tool %s, Krippendorff's alpha (tool) %s, args given the same tool %s (%d/%d)\n",
+	fmt.Fprintf(w, "\nagreement over %s with two or more labels:\n", countNoun(a.Items, "item", "items"))
+	fmt.Fprintf(w, "  exact %s, tool %s, Krippendorff's alpha (tool) %s\n  args given the same tool %s (%d/%d)\n",
 		percent(a.Exact), percent(a.Tool), coefficient(a.Alpha.Alpha), percent(a.Args.Percent), a.Args.Agreed, a.Args.Pairs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(a.Pairs) > 0 {
