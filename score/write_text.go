@@ -128,7 +128,6 @@ func writeWrapped(w io.Writer, lead, text, indent string) {
 	fmt.Fprintln(w, textwrap.Wrap(lead+text, textWidth, indent))
 }
 
-
 // maxConfusionClasses bounds the confusion matrix shown in text (the JSON
 // report has all of it).
 const maxConfusionClasses = 10
