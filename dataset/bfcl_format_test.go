@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // TestBFCLCallEscapedNames pins the JSON Pointer tokens of argument names
@@ -13,8 +13,8 @@ import (
 // escaped pointer (~1, ~0), and a rule on a member the gold omits still
 // adds that member.
 func TestBFCLCallEscapedNames(t *testing.T) {
-	c := score.ExpectedCall{Tool: "route", Args: json.RawMessage(`{"a/b":{"x~y":"v"},"c":"d"}`),
-		ArgRules: map[string]score.ArgRule{
+	c := gold.ExpectedCall{Tool: "route", Args: json.RawMessage(`{"a/b":{"x~y":"v"},"c":"d"}`),
+		ArgRules: map[string]gold.ArgRule{
 			"/a~1b/x~0y": {AnyOf: []json.RawMessage{json.RawMessage(`"w"`)}},
 			"/a~1b/z~1q": {Optional: true},
 			"c~d":        {Optional: true}, // a plain key: the argument c~d, which the gold omits
@@ -38,8 +38,8 @@ func TestBFCLCallEscapedNames(t *testing.T) {
 // reads the possible answer's "". The report names it; an optional rule on
 // an argument the schema does not require is expressed exactly.
 func TestBFCLCallOptionalRequired(t *testing.T) {
-	c := score.ExpectedCall{Tool: "book", Args: json.RawMessage(`{"city":"Oslo","day":"mon","note":"x"}`),
-		ArgRules: map[string]score.ArgRule{"day": {Optional: true}, "note": {Optional: true}}}
+	c := gold.ExpectedCall{Tool: "book", Args: json.RawMessage(`{"city":"Oslo","day":"mon","note":"x"}`),
+		ArgRules: map[string]gold.ArgRule{"day": {Optional: true}, "note": {Optional: true}}}
 	schema := map[string]any{"properties": map[string]any{"city": map[string]any{"type": "string"}},
 		"required": []any{"city", "day"}}
 	got, unexpressed, err := bfclCall(c, schema)

@@ -1,16 +1,15 @@
-package score
+package gold
 
 import (
 	"errors"
 	"fmt"
-
-	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
 // A gold file and a predictions file are both JSON Lines with an id on
 // every line, so either one read as the other would score (a predictions
 // file read as gold is gold that expects no call anywhere, and a CI gate
-// passes on it). The readers tell them apart by the keys a line has.
+// passes on it). The readers (ParseRecord, score's predictions reader) tell
+// them apart by the keys a line has (Shape).
 
 // ErrWrongFile is what WrongFileError wraps (errors.Is): a line of one
 // kind of file where the other was expected.
@@ -36,8 +35,8 @@ const (
 	KindTrace      = "a trace"
 )
 
-// recordShape notes which telling keys a line's top-level object has.
-type recordShape struct {
+// Shape notes which telling keys a line's top-level object has.
+type Shape struct {
 	expected   bool // expected_calls or expected_tool: gold answers
 	goldOnly   bool // acceptable, available_tools, provenance, expected_args
 	toolCalls  bool
@@ -45,7 +44,7 @@ type recordShape struct {
 	first      string
 }
 
-func (s *recordShape) see(key []byte) {
+func (s *Shape) See(key []byte) {
 	switch k := string(key); k {
 	case "expected_calls", "expected_tool":
 		s.expected = true
@@ -61,15 +60,15 @@ func (s *recordShape) see(key []byte) {
 	}
 }
 
-func (s *recordShape) note(k string) {
+func (s *Shape) note(k string) {
 	if s.first == "" {
 		s.first = k
 	}
 }
 
-// gold checks that a gold line carries a gold answer: expected_calls or
+// Gold checks that a gold line carries a gold answer: expected_calls or
 // expected_tool (null when no call is expected).
-func (s *recordShape) gold() error {
+func (s *Shape) Gold() error {
 	switch {
 	case s.expected:
 		return nil
@@ -81,10 +80,10 @@ func (s *recordShape) gold() error {
 	return errors.New("not a gold record: it has neither expected_calls nor expected_tool (null when no tool should be called)")
 }
 
-// prediction checks that a predictions line is not a gold record or a
+// Prediction checks that a predictions line is not a gold record or a
 // trace: tool_calls may be absent (no call), but gold answers may not be
 // there.
-func (s *recordShape) prediction() error {
+func (s *Shape) Prediction() error {
 	switch {
 	case s.expected || s.goldOnly:
 		return &WrongFileError{Is: KindGold, Want: KindPrediction, Because: "it has " + s.first}
@@ -94,20 +93,3 @@ func (s *recordShape) prediction() error {
 	return nil
 }
 
-// CheckGoldLine checks that one JSON object line has what makes it a gold
-// record rather than a prediction or a trace (ReadGold checks this as it
-// reads; this is for readers that decode records otherwise). A line that is
-// not a JSON object is left to the caller's decoder.
-func CheckGoldLine(data []byte) error {
-	var shape recordShape
-	l := jsonlex.Lexer{Data: data}
-	err := l.Object(func(key []byte, _ bool) error {
-		shape.see(key)
-		_, err := l.Skip()
-		return err
-	})
-	if err != nil {
-		return nil
-	}
-	return shape.gold()
-}
