@@ -92,4 +92,3 @@ func (s *Shape) Prediction() error {
 	}
 	return nil
 }
-
