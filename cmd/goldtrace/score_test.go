@@ -131,7 +131,7 @@ func TestScoreCommand(t *testing.T) {
 	})
 	t.Run("--allow-missing: the count is in every report format", func(t *testing.T) {
 		for format, want := range map[string]string{
-			"text":     "no prediction for 1 items",
+			"text":     "no prediction for 1 item ",
 			"markdown": "1 items had no prediction",
 			"junit":    `<property name="missing_predictions" value="1">`,
 			"json":     `"missing_predictions": [`,
