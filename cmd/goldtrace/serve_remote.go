@@ -20,6 +20,7 @@ type remoteCheck func(f *pflag.FlagSet, args []string) error
 
 var remoteCommands = map[string]remoteCheck{
 	"status": nil, "traces": nil, "batches": nil, "datasets": nil, "datasets get": nil,
+	"items":         nil, // names only: --batch, --state, --tool, --reviewer, --limit, --json
 	"diff":          refsOnly,
 	"verify":        all(refsOnly, noFlags("manifest")),
 	"labels export": noFlags("out"),
