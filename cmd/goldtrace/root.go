@@ -34,6 +34,7 @@ against them for CI.`,
 	}
 	root.PersistentFlags().StringVar(&app.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
 	root.PersistentFlags().BoolVar(&app.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
+	root.SetFlagErrorFunc(flagError)
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
 	root.SetErr(app.Err)

@@ -50,7 +50,7 @@ model did.`,
 		Example: `  goldtrace score --gold support-v3.jsonl --pred run.jsonl --min exact_call=0.85
   goldtrace score --gold support-v3.jsonl --pred run.jsonl --by meta.cohort --format markdown
   goldtrace score --gold support-v3.jsonl --pred run.jsonl --baseline main.json --max-drop 0.02`,
-		Args: cobra.NoArgs,
+		Args: pairFlags("METRIC=VALUE", map[string]*[]string{"min": &f.mins, "max": &f.maxs}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScore(cmd, app, &f)
 		},
