@@ -179,7 +179,7 @@ func TestImportReimportAndConflicts(t *testing.T) {
 		t.Fatalf("%d traces after an aborted import, want 120", n)
 	}
 	out, _, code = impRun(t, db, "", "import", "--skip-invalid", other)
-	if code != 0 || !strings.Contains(out, "imported 1 traces, 0 already stored, 1 invalid skipped") {
+	if code != 0 || !strings.Contains(out, "imported 1 trace, 0 already stored, 1 invalid skipped") {
 		t.Fatalf("conflict skipped: exit %d out %q", code, out)
 	}
 }
