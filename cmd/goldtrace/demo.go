@@ -117,9 +117,18 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 // A file is written beside its final name and renamed into place, so a
 // failed run leaves no half-written FILE.
 func writeDemoTraces(app *App, path string, opts synth.Options) error {
-	if path == "-" {
-		if _, err := synth.Write(app.Out, opts); err != nil {
-			return fmt.Errorf("write traces to stdout: %w", err)
+	if path == "-" || notRegular(path) {
+		w := app.Out
+		if path != "-" {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return fmt.Errorf("write traces to %s: %w", path, err)
+			}
+			defer f.Close()
+			w = f
+		}
+		if _, err := synth.Write(w, opts); err != nil {
+			return fmt.Errorf("write traces to %s: %w", map[bool]string{true: "stdout", false: path}[path == "-"], err)
 		}
 		return nil
 	}

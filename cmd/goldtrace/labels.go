@@ -39,7 +39,14 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 			}
 			w := app.Out
 			var tmp *os.File
-			if out != "" && out != "-" {
+			if out != "" && out != "-" && notRegular(out) {
+				f, err := os.OpenFile(out, os.O_WRONLY, 0)
+				if err != nil {
+					return fmt.Errorf("export labels to %s: %w", out, err)
+				}
+				defer f.Close()
+				w = f
+			} else if out != "" && out != "-" {
 				if tmp, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-"); err != nil {
 					return fmt.Errorf("export labels to %s: %w", out, err)
 				}

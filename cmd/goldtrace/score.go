@@ -237,11 +237,22 @@ func writeReport(app *App, r *score.Report, f *scoreFlags) error {
 	if f.out == "" {
 		return r.Write(app.Out, f.format, opts)
 	}
+	if notRegular(f.out) {
+		if err := writeInPlace(f.out, func(w io.Writer) error { return r.Write(w, f.format, opts) }); err != nil {
+			return fmt.Errorf("write report %s: %w", f.out, err)
+		}
+		summary(app.Err, r, f.out)
+		return nil
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.out), ".goldtrace-score-*")
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil { // a report, not a secret (CreateTemp makes it private)
+		tmp.Close()
+		return fmt.Errorf("write report %s: %w", f.out, err)
+	}
 	if err := r.Write(tmp, f.format, opts); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write report %s: %w", f.out, err)
