@@ -292,7 +292,7 @@ func checkParses(t *testing.T, c docCommand) {
 			continue
 		}
 		args := words[i+1:]
-		root := newRootCmd(NewApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+		root := newRootCmd(NewCLI(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
 		cmd, rest, err := root.Find(args)
 		if err != nil || cmd == root {
 			t.Errorf("%s:%d: %q names no goldtrace command: %v", c.file, c.line, strings.Join(args, " "), err)

@@ -9,13 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/textwrap"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newItemsCmd(app *App) *cobra.Command {
-	var q gapp.ItemsQuery
+func newItemsCmd(cli *CLI) *cobra.Command {
+	var q app.ItemsQuery
 	var as string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -35,7 +35,7 @@ What you see depends on who you are (--as):
                nor the production model's calls (you label blind to them)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
@@ -50,11 +50,11 @@ What you see depends on who you are (--as):
 				if rows == nil {
 					rows = []store.ItemRow{}
 				}
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rows)
 			}
-			writeItems(app.Out, rows, gapp.Authorize(who, gapp.ActStatusDetails) != nil, time.Now())
+			writeItems(cli.Out, rows, app.Authorize(who, app.ActStatusDetails) != nil, time.Now())
 			return nil
 		},
 	}

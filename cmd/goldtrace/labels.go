@@ -11,21 +11,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newLabelsCmd(app *App) *cobra.Command {
+func newLabelsCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "labels",
 		Short: "Labels as JSON Lines: export them, or import labels made elsewhere",
 	}
-	cmd.AddCommand(newLabelsExportCmd(app), newLabelsImportCmd(app))
+	cmd.AddCommand(newLabelsExportCmd(cli), newLabelsImportCmd(cli))
 	return cmd
 }
 
-func newLabelsExportCmd(app *App) *cobra.Command {
+func newLabelsExportCmd(cli *CLI) *cobra.Command {
 	var f store.LabelFilter
 	var out, as string
 	cmd := &cobra.Command{
@@ -33,11 +33,11 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 		Short: "Write submitted labels as JSON Lines (stdout, or --out FILE): a reviewer's own, or every reviewer's for a lead",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			w := app.Out
+			w := cli.Out
 			var tmp *os.File
 			if out != "" && out != "-" && notRegular(out) {
 				f, err := os.OpenFile(out, os.O_WRONLY, 0)
@@ -81,7 +81,7 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 				return fmt.Errorf("export labels: %w", err)
 			}
 			if tmp != nil {
-				fmt.Fprintf(app.Err, "exported %s to %s\n", countNoun(n, "label", "labels"), out)
+				fmt.Fprintf(cli.Err, "exported %s to %s\n", countNoun(n, "label", "labels"), out)
 			}
 			return nil
 		},
@@ -93,8 +93,8 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func newLabelsImportCmd(app *App) *cobra.Command {
-	var o gapp.LabelsImportOptions
+func newLabelsImportCmd(cli *CLI) *cobra.Command {
+	var o app.LabelsImportOptions
 	var asJSON bool
 	var as string
 	cmd := &cobra.Command{
@@ -118,14 +118,14 @@ leads. One invalid line imports nothing (unless --skip-invalid); the first
 20 problems are listed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
 			o.File = args[0]
 			open := func() (io.ReadCloser, error) {
 				if o.File == "-" {
-					return io.NopCloser(app.In), nil
+					return io.NopCloser(cli.In), nil
 				}
 				f, err := os.Open(o.File)
 				if err != nil {
@@ -135,17 +135,17 @@ leads. One invalid line imports nothing (unless --skip-invalid); the first
 			}
 			rep, err := be.ImportLabels(cmd.Context(), who, open, o)
 			for _, p := range rep.Invalid {
-				fmt.Fprintln(app.Err, p)
+				fmt.Fprintln(cli.Err, p)
 			}
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			fmt.Fprintf(app.Out, "imported %s from %s", countNoun(rep.Imported, "label", "labels"), o.File)
+			fmt.Fprintf(cli.Out, "imported %s from %s", countNoun(rep.Imported, "label", "labels"), o.File)
 			var notes []string
 			if rep.Agreed != nil {
 				notes = append(notes, fmt.Sprintf("%s agreed, %d disputed", countNoun(*rep.Agreed, "item", "items"), *rep.Disputed))
@@ -154,9 +154,9 @@ leads. One invalid line imports nothing (unless --skip-invalid); the first
 				notes = append(notes, fmt.Sprintf("%d invalid skipped", rep.Skipped))
 			}
 			if len(notes) > 0 {
-				fmt.Fprintf(app.Out, " (%s)", strings.Join(notes, "; "))
+				fmt.Fprintf(cli.Out, " (%s)", strings.Join(notes, "; "))
 			}
-			fmt.Fprintln(app.Out)
+			fmt.Fprintln(cli.Out)
 			return nil
 		},
 	}

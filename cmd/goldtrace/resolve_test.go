@@ -11,9 +11,9 @@ import (
 
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/gold"
-	"github.com/goldtrace/goldtrace/internal/storetest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/store/storetest"
 )
 
 // rvDisputed creates a database where reviewers alice and bob disagree on
