@@ -147,7 +147,7 @@ func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 	report, err := app.Score(ctx, goldSource(cli), req, func(msg string) { fmt.Fprintln(cli.Err, msg) })
 	doneReading(cli)
 	if err != nil {
-		return err
+		return swapped(err)
 	}
 	if err := writeReport(cli, report, f); err != nil {
 		return err
