@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // Every command of the README and docs/*.md is run as written, in a shell,
@@ -345,6 +348,23 @@ func TestDocsSamplingCommands(t *testing.T) {
 	e.must("demo", "--no-tui", "--dir", e.dir, "--traces", "300")
 	e.env = append(e.env, "GOLDTRACE_DB="+filepath.Join(e.dir, "goldtrace.db"))
 	e.tracesGz("prod-2026-05.jsonl.gz", 400)
+	// Two prediction runs over stored items that disagree on some (what a
+	// harness or predict would write for --by disagreement).
+	var plan app.SamplePlan
+	if err := json.Unmarshal([]byte(e.must("sample", "--n", "150", "--dry-run", "--json", "--seed", "3")), &plan); err != nil {
+		t.Fatal(err)
+	}
+	var a, b strings.Builder
+	for i, it := range plan.Items {
+		fmt.Fprintf(&a, `{"id":%q,"tool_calls":[]}`+"\n", it.ID)
+		if i%3 == 0 {
+			fmt.Fprintf(&b, `{"id":%q,"tool_calls":[{"name":"escalate_to_human","arguments":{}}]}`+"\n", it.ID)
+		} else {
+			fmt.Fprintf(&b, `{"id":%q,"tool_calls":[]}`+"\n", it.ID)
+		}
+	}
+	e.write("gpt41.jsonl", a.String())
+	e.write("claude.jsonl", b.String())
 	runDoc(t, e, "../../docs/sampling.md", nil, nil)
 }
 
