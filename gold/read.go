@@ -93,8 +93,23 @@ func NewInterner() *Interner {
 	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
 }
 
-// Tools decodes a tool list (absent or null: none), once per distinct text.
-func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) { return intern(in.tools, raw) }
+// Tools decodes a record's available_tools (absent or null: none) in any
+// shape trace.DecodeTools reads (OpenAI's {"type":"function",…} too; never
+// a tool without a name), once per distinct text.
+func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if v, ok := in.tools[string(raw)]; ok {
+		return v, nil
+	}
+	v, err := trace.DecodeTools(raw, "available_tools")
+	if err != nil {
+		return nil, err
+	}
+	in.tools[string(raw)] = v
+	return v, nil
+}
 
 // Metadata decodes a metadata object (absent or null: none), once per
 // distinct text.
@@ -131,9 +146,11 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 	var expTool string
 	var hasExpTool bool
 	var expArgs []byte // a slice of data until it is kept
+	var shape Shape
 	l := jsonlex.Lexer{Data: data}
 	err := l.Object(func(key []byte, _ bool) error {
 		var err error
+		shape.See(key)
 		switch string(key) {
 		case "id":
 			r.ID, _, err = l.StringOrNull("id")
@@ -142,9 +159,7 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 		case "available_tools":
 			var raw []byte
 			if raw, err = l.Skip(); err == nil {
-				if r.AvailableTools, err = in.Tools(raw); err != nil {
-					err = fmt.Errorf("available_tools: %v", err)
-				}
+				r.AvailableTools, err = in.Tools(raw)
 			}
 		case "expected_tool":
 			expTool, hasExpTool, err = l.StringOrNull("expected_tool")
@@ -187,6 +202,9 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 		if errors.Is(err, jsonlex.ErrSyntax) {
 			return r, fmt.Errorf("not a gold record: %v", err)
 		}
+		return r, err
+	}
+	if err := shape.Gold(); err != nil {
 		return r, err
 	}
 	if r.ID == "" {
