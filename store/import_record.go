@@ -125,15 +125,26 @@ func (s *Store) forgetImport(ctx context.Context, source string) error {
 // The returned func restores the defaults; the next commit, synced again,
 // makes everything durable.
 func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
+	return s.bulkConnection(ctx, true)
+}
+
+// bulkConnection sets the write connection up for bulk writes: a page
+// cache large enough that a chunk does not spill (the default 2 MB rereads
+// index pages from the file for every row), statement journals in memory
+// and, with manualCheckpoints, no automatic checkpoints. The returned func
+// restores the defaults.
+func (s *Store) bulkConnection(ctx context.Context, manualCheckpoints bool) (restore func()) {
 	w, err := s.writer(ctx)
 	if err != nil {
-		return func() {} // the import's first write reports it
+		return func() {} // the bulk write's first statement reports it
 	}
 	// Its chunks commit with synchronous=NORMAL through withRelaxedTx; the
 	// connection itself stays FULL for every other write (a label submit).
 	if _, err := w.ExecContext(ctx, `PRAGMA cache_size = -32768`); err == nil {
-		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
-		_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
+		if manualCheckpoints {
+			_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
+			_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
+		}
 		// A multi-row insert keeps the pages it changes in a statement
 		// journal (to undo that statement alone): in memory, not in a
 		// temporary file rewritten for every statement.
@@ -142,8 +153,10 @@ func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
 	return func() {
 		bg := context.WithoutCancel(ctx)
 		_, _ = w.ExecContext(bg, `PRAGMA temp_store = DEFAULT`)
-		_, _ = w.ExecContext(bg, `PRAGMA journal_size_limit = -1`)
-		_, _ = w.ExecContext(bg, `PRAGMA wal_autocheckpoint = 1000`)
+		if manualCheckpoints {
+			_, _ = w.ExecContext(bg, `PRAGMA journal_size_limit = -1`)
+			_, _ = w.ExecContext(bg, `PRAGMA wal_autocheckpoint = 1000`)
+		}
 		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
 	}
 }
