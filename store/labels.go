@@ -207,7 +207,9 @@ func (s *Store) labelRow(l review.Label) ([]any, error) {
 		l.Seconds, boolInt(l.SawObserved), l.SubmittedAt.UTC().Format(time.RFC3339)}, nil
 }
 
-// settle compares an item's labels once none of its assignments is open.
+// settle applies review.Settle to an item, in the transaction that
+// changed its labels: agreed gold or a dispute once none of its
+// assignments is open.
 func (s *Store) settle(ctx context.Context, tx Queryer, itemID string) (Settlement, error) {
 	var open int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM assignments WHERE item_id = ? AND status IN ('pending', 'draft')`, itemID).Scan(&open); err != nil {
@@ -223,34 +225,32 @@ func (s *Store) settle(ctx context.Context, tx Queryer, itemID string) (Settleme
 	return s.settleLabels(ctx, tx, itemID, labels, func() (bool, error) { return reviewAgreed(ctx, tx) })
 }
 
-// settleLabels settles an item none of whose assignments is open, given
-// its labels (by reviewer); held says whether agreed items wait for a
-// lead (the review_agreed setting).
+// settleLabels applies review.Settle to an item none of whose assignments
+// is open, given its labels (by reviewer), and writes the outcome; held
+// reads whether agreed items wait for a lead (the review_agreed setting).
 func (s *Store) settleLabels(ctx context.Context, tx Queryer, itemID string, labels []review.Label, held func() (bool, error)) (Settlement, error) {
-	if len(labels) < 2 {
-		// Skips left fewer than two labels: nothing to compare yet.
+	hold := false
+	if len(labels) >= 2 {
+		var err error
+		if hold, err = held(); err != nil {
+			return Settlement{}, err
+		}
+	}
+	out := review.Settle(0, labels, hold)
+	if !out.Settled {
 		return Settlement{}, nil
 	}
-	cmp := review.Compare(labels)
 	now := s.now()
-	if cmp.Agreed {
-		held, err := held()
-		if err != nil {
-			return Settlement{}, err
-		}
-		if held {
-			// Auto-accept is off: the agreed item waits for a lead.
-			return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, review.Comparison{Kinds: []string{review.KindReview}}, now)
-		}
-		if err := putGold(ctx, tx, review.AgreedGold(labels), now); err != nil {
-			return Settlement{}, err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'agreed', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
-			return Settlement{}, err
-		}
-		return Settlement{Settled: true, Comparison: cmp}, nil
+	if out.Gold == nil {
+		return Settlement{Settled: true, Comparison: out.Comparison}, putDispute(ctx, tx, itemID, out.Dispute, now)
 	}
-	return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, cmp, now)
+	if err := putGold(ctx, tx, *out.Gold, now); err != nil {
+		return Settlement{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'agreed', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
+		return Settlement{}, err
+	}
+	return Settlement{Settled: true, Comparison: out.Comparison}, nil
 }
 
 // unsettle undoes an item's comparison (its gold answer and dispute go)

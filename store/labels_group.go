@@ -307,8 +307,8 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 					present = append(present, p)
 				}
 			}
-			if len(present) >= 2 {
-				out[j] = Settlement{Settled: true, Comparison: review.Compare(present)}
+			if o := review.Settle(0, present, false); o.Settled {
+				out[j] = Settlement{Settled: true, Comparison: o.Comparison}
 			}
 			continue
 		}
