@@ -38,6 +38,9 @@ type bulkPace struct {
 	// that completes the write (a write that is the whole action); else it
 	// is left to the caller.
 	auditLast bool
+	// between, when set, runs after each transaction but the last, with
+	// the lock free (a checkpoint of the log).
+	between func()
 }
 
 var defaultBulkPace = bulkPace{chunkTime: 80 * time.Millisecond, yield: 110 * time.Millisecond}
@@ -101,6 +104,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		}
 		if pace.held != nil {
 			pace.held(work, last.Sub(began))
+		}
+		if more && pace.between != nil {
+			pace.between()
 		}
 	}
 	if !pace.full {

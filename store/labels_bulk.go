@@ -45,7 +45,19 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 	}
 	out := make([]Settlement, len(labels))
 	var undo []labelUndo
-	defer s.bulkConnection(ctx, false)()
+	// The log is checkpointed between chunks once it has grown past
+	// checkpointLog, and once at the end, not every thousand pages: an
+	// item's pages, written again by every chunk, are copied back once.
+	restore := s.bulkConnection(ctx, true)
+	defer func() {
+		restore()
+		s.checkpoint(context.WithoutCancel(ctx))
+	}()
+	pace.between = func() {
+		if s.logSize() >= checkpointLog {
+			s.checkpoint(ctx)
+		}
+	}
 	// The import's audit entry commits with its last labels.
 	pace.auditLast = true
 	// Groups start at one label and double while a chunk has time left,
