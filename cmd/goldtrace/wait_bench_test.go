@@ -24,8 +24,10 @@ import (
 // one (for example goldtrace built from main): `labels import` of 50k
 // labels (25k items × 2 reviewers, one in ten disputed), `export` of 50k
 // gold items, `status --as lead` on 100k labels, and `sample --n 500 --by
-// tool` on the store of ~180k traces (531k candidates). Reported: wall
-// seconds and peak RSS of both, and their ratio (before ÷ now).
+// tool` on the store of ~180k traces (543k candidates). Reported: wall
+// and CPU seconds (user + system: on a shared machine wall time measures
+// the queue for the CPU too) and peak RSS of both, and the wall ratio
+// (before ÷ now).
 //
 //	GOLDTRACE_BENCH_BEFORE=/tmp/gt-main go test ./cmd/goldtrace -run XXX -bench WaitCLI -benchtime 3x
 //
@@ -42,17 +44,19 @@ func BenchmarkWaitCLI(b *testing.B) {
 			if before != "" {
 				prep(2 * i)
 				r := timed(b, before, args(2*i)...)
-				ref.wall, ref.rssMB = ref.wall+r.wall, max(ref.rssMB, r.rssMB)
+				ref.wall, ref.cpu, ref.rssMB = ref.wall+r.wall, ref.cpu+r.cpu, max(ref.rssMB, r.rssMB)
 			}
 			prep(2*i + 1)
 			r := timed(b, bin, args(2*i+1)...)
-			now.wall, now.rssMB = now.wall+r.wall, max(now.rssMB, r.rssMB)
+			now.wall, now.cpu, now.rssMB = now.wall+r.wall, now.cpu+r.cpu, max(now.rssMB, r.rssMB)
 		}
 		n := float64(b.N)
 		b.ReportMetric(now.wall.Seconds()/n, "now-s")
+		b.ReportMetric(now.cpu.Seconds()/n, "now-cpu-s")
 		b.ReportMetric(now.rssMB, "now-rss-MB")
 		if before != "" {
 			b.ReportMetric(ref.wall.Seconds()/n, "before-s")
+			b.ReportMetric(ref.cpu.Seconds()/n, "before-cpu-s")
 			b.ReportMetric(ref.rssMB, "before-rss-MB")
 			b.ReportMetric(ref.wall.Seconds()/now.wall.Seconds(), "x-faster")
 		}
