@@ -23,7 +23,8 @@ import (
 // reference build of the same commands when $GOLDTRACE_BENCH_BEFORE names
 // one (for example goldtrace built from main): `labels import` of 50k
 // labels (25k items × 2 reviewers, one in ten disputed), `export` of 50k
-// gold items, `status --as lead` on 100k labels, and `sample --n 500 --by
+// gold items (a new version; a stored version's files written again),
+// `status --as lead` on 100k labels, and `sample --n 500 --by
 // tool` on the store of ~180k traces (543k candidates). Reported: wall
 // and CPU seconds (user + system: on a shared machine wall time measures
 // the queue for the CPU too) and peak RSS of both, and the wall ratio
@@ -73,8 +74,16 @@ func BenchmarkWaitCLI(b *testing.B) {
 		out := filepath.Join(dir, "out")
 		compare(b, func(int) { os.RemoveAll(out) },
 			func(i int) []string {
-				return []string{"--db", labeled, "export", fmt.Sprintf("bench%d", i), "--as", "carol", "--out", out}
+				// A new name each time: an existing one would re-write its files.
+				return []string{"--db", labeled, "export", fmt.Sprintf("e%d-%d", time.Now().UnixNano(), i), "--as", "carol", "--out", out}
 			})
+	})
+	b.Run("export_again_50k", func(b *testing.B) {
+		// Writing the files of a stored version again (NAME@vN).
+		timed(b, bin, "--db", labeled, "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		out := filepath.Join(dir, "out")
+		compare(b, func(int) { os.RemoveAll(out) },
+			func(int) []string { return []string{"--db", labeled, "export", "again@v1", "--out", out} })
 	})
 	b.Run("status_lead", func(b *testing.B) {
 		compare(b, func(int) {}, func(int) []string { return []string{"--db", labeled, "status", "--as", "carol"} })
