@@ -82,7 +82,9 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.chunkTime))
 			if err == nil && !more && pace.auditLast {
-				err = s.writePendingAudit(ctx, tx)
+				if err = keyStillTheirs(ctx, tx); err == nil {
+					err = s.writePendingAudit(ctx, tx)
+				}
 			}
 			work = time.Since(began)
 			return err

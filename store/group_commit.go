@@ -309,6 +309,9 @@ func (s *Store) runRequest(tx *Tx, r *writeReq) (err error) {
 		}
 	}()
 	r.err, r.panicked = nil, nil
+	if err := keyStillTheirs(r.ctx, tx); err != nil {
+		return err
+	}
 	if err := r.fn(tx); err != nil {
 		return err
 	}

@@ -67,15 +67,15 @@ type diffSide struct {
 // file of that name exists.
 func openDiffSide(ctx context.Context, app *App, arg string) (diffSide, error) {
 	ref, isRef, refErr := dataset.ParseRef(arg)
-	if _, statErr := os.Stat(arg); statErr == nil || !isRef {
+	if app.opensFile(arg, isRef) {
 		f, err := os.Open(arg)
 		if err != nil {
 			return diffSide{}, fmt.Errorf("diff %s: %w", arg, fserr.Bare(err))
 		}
 		return diffSide{src: dataset.Source{Name: arg, R: f}, close: func() { f.Close() }}, nil
 	}
-	if refErr != nil {
-		return diffSide{}, refErr
+	if err := app.refOnly(arg, isRef, refErr); err != nil {
+		return diffSide{}, err
 	}
 	be, who, err := app.ActorCtx(ctx)
 	if err != nil {

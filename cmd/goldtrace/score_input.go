@@ -123,12 +123,12 @@ func loadGoldRecords(ctx context.Context, app *App, ref string, fields gold.Fiel
 // no file of that name exists. name is what input errors cite.
 func openGold(ctx context.Context, app *App, ref string) (name string, in io.Reader, closeIn func(), err error) {
 	dref, isRef, refErr := dataset.ParseRef(ref)
-	if _, statErr := os.Stat(ref); statErr == nil || !isRef || ref == "-" {
+	if ref == "-" || app.opensFile(ref, isRef) {
 		in, closeIn, err := openInput(app, ref)
 		return ref, in, closeIn, err
 	}
-	if refErr != nil {
-		return "", nil, nil, refErr
+	if err := app.refOnly(ref, isRef, refErr); err != nil {
+		return "", nil, nil, err
 	}
 	be, who, err := app.ActorCtx(ctx)
 	if err != nil {

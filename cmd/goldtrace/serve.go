@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
+	gossh "golang.org/x/crypto/ssh"
 
 	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server"
@@ -23,6 +23,7 @@ import (
 func newServeCmd(app *App) *cobra.Command {
 	var listen, hostKey string
 	var grace time.Duration
+	limits := server.DefaultLimits()
 	cmd := &cobra.Command{
 		Use:   "serve [--listen ADDR] [--host-key FILE]",
 		Short: "Team mode: an SSH server where each user's key is who they are",
@@ -56,14 +57,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			srv, err := server.New(server.Config{
-				HostKey:  signer,
-				KeyActor: be.KeyActor,
-				Home:     homeScreen(be, app.DBPath),
-				Exec:     remoteExec(st, be, app.DBPath),
-				Log:      app.Err,
-				Version:  version,
-			})
+			cfg := serverConfig(st, be, app.DBPath, signer, limits)
+			cfg.Log, cfg.Version = app.Err, version
+			srv, err := server.New(cfg)
 			if err != nil {
 				l.Close()
 				return err
@@ -74,6 +70,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			}
 			fmt.Fprintf(app.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
+			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
+			defer stopWAL()
+			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -96,7 +95,37 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; :2222 for every interface)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the server's private host key (default: beside the database, created on first start)")
 	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "on shutdown, how long running commands may take to finish")
+	f := cmd.Flags()
+	f.DurationVar(&limits.HandshakeTimeout, "handshake-timeout", limits.HandshakeTimeout, "close a connection that has not authenticated by then")
+	f.IntVar(&limits.MaxUnauthenticated, "max-unauthenticated", limits.MaxUnauthenticated, "connections still authenticating at once, in all")
+	f.IntVar(&limits.MaxUnauthenticatedPerHost, "max-unauthenticated-per-host", limits.MaxUnauthenticatedPerHost, "connections still authenticating at once, from one address")
+	f.IntVar(&limits.SessionsPerKey, "sessions-per-key", limits.SessionsPerKey, "open sessions (screens and commands) one key may have")
+	f.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "close a connection with no traffic either way for this long")
+	f.DurationVar(&limits.StallTimeout, "stall-timeout", limits.StallTimeout, "end a command whose client takes none of its output for this long")
+	f.IntVar(&limits.MaxWidth, "max-width", limits.MaxWidth, "widest terminal a screen is drawn for (wider ones are clamped)")
+	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
+	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
+	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
+	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH acts at once)")
 	return cmd
+}
+
+// serverConfig is what serve hands the SSH server: the key lookup, home
+// screens, the SSH command tree, the audit log of refusals, and limits.
+func serverConfig(st *store.Store, be *gapp.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+	return server.Config{
+		HostKey:  signer,
+		KeyActor: be.KeyActor,
+		Home:     homeScreen(be, dbPath),
+		Exec:     remoteExec(st, be, dbPath),
+		Limits:   limits,
+		AuthFailed: func(ctx context.Context, fp, what string) {
+			_ = be.RecordAuthFailure(ctx, fp, what)
+		},
+		Refused: func(ctx context.Context, actor gapp.Actor, what string) {
+			_ = be.RecordSSHRefusal(ctx, actor, 0, nil, what)
+		},
+	}
 }
 
 func port(addr net.Addr) string {
@@ -132,36 +161,43 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 	}
 }
 
-// remoteExec runs a command line from an SSH client through the same
-// command tree as the terminal, on the server's open store, as the actor
-// the context carries. export writes its files beside the database, never
-// where a client says; datasets get fetches them.
+// remoteExec runs a command line from an SSH client in the SSH command
+// tree built for the actor the context carries (ssh_surface.go), on the
+// server's open store. export writes its files beside the database, never
+// where a client says; datasets get fetches them. Every command line the
+// surface refuses is recorded in the audit log.
 func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
 		bout := bufio.NewWriterSize(out, 8<<10)
 		defer bout.Flush()
-		out = bout
-		a := &App{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
-		path, err := checkRemote(ctx, args)
-		if path == "export" {
-			args = withFlag(args, "out", filepath.Dir(dbPath))
+		actor, ok := gapp.ActorFrom(ctx)
+		if !ok {
+			fmt.Fprintln(errw, "goldtrace: no identity for this command")
+			return 2
 		}
+		a := &App{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
+		err := runSSH(ctx, a, actor, dbPath, args)
 		if err == nil {
-			root := newRootCmd(a)
-			a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says (--db is refused)
-			root.SetArgs(args)
-			err = root.ExecuteContext(ctx)
+			return 0
 		}
-		if err != nil {
-			bout.Flush() // what the command printed comes before its error
-			if errors.Is(err, context.Canceled) {
-				err = errors.New("cancelled: the server is shutting down")
+		bout.Flush() // what the command printed comes before its error
+		var refused *usageError
+		if errors.As(err, &refused) {
+			action := gapp.Action(0)
+			var denied *gapp.DeniedError
+			if errors.As(err, &denied) {
+				action = denied.Action
 			}
-			fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
-			return exitCode(err)
+			if aerr := be.RecordSSHRefusal(context.WithoutCancel(ctx), actor, action, args, err.Error()); aerr != nil {
+				fmt.Fprintln(errw, "goldtrace: "+oneLine(aerr.Error()))
+			}
 		}
-		return 0
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("cancelled: the session ended (the server is shutting down, the key was removed, or the client went away)")
+		}
+		fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
+		return exitCode(err)
 	}
 }

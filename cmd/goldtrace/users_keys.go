@@ -44,7 +44,7 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 		Short: "Take a key from NAME: its fingerprint (users list), its line or its .pub file",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fp, err := app.KeyRef(args[1])
+			fp, err := a.keyRef(args[1])
 			if err != nil {
 				return err
 			}
@@ -97,6 +97,9 @@ stays listed (that work names them) but has no keys.`,
 // parseKey reads a KEY operand: a line, a .pub file, or - for a key on
 // stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
 func (a *App) parseKey(arg string) (store.UserKey, error) {
+	if arg != "-" && a.remote {
+		return app.ParseKeyText([]byte(arg), "the key argument") // never a file of the server's
+	}
 	if arg != "-" {
 		return app.ParseKey(arg)
 	}
@@ -164,4 +167,14 @@ func writeUsersJSON(w io.Writer, users []store.User, keys map[string][]store.Use
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// keyRef is app.KeyRef; over SSH the key is the argument's text, never a
+// file of the server's.
+func (a *App) keyRef(arg string) (string, error) {
+	if a.remote && !strings.HasPrefix(arg, "SHA256:") {
+		k, err := a.parseKey(arg)
+		return k.Fingerprint, err
+	}
+	return app.KeyRef(arg)
 }

@@ -47,10 +47,10 @@ is a terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
-			if ref, isRef, refErr := dataset.ParseRef(file); isRef {
-				if _, statErr := os.Stat(file); statErr != nil {
-					if refErr != nil {
-						return refErr
+			if ref, isRef, refErr := dataset.ParseRef(file); isRef || app.remote {
+				if !app.opensFile(file, isRef) {
+					if err := app.refOnly(file, isRef, refErr); err != nil {
+						return err
 					}
 					return verifyStored(cmd, app, ref, asJSON)
 				}
