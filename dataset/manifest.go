@@ -15,7 +15,7 @@ import (
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
-// Manifest describes one exported version (DESIGN.md "Manifest"). Field order
+// Manifest describes one exported version (docs/formats.md, "Manifest"). Field order
 // is the key order of the file; maps are written with sorted keys.
 type Manifest struct {
 	Name          string           `json:"name"`

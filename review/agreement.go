@@ -91,6 +91,9 @@ type Confusion struct {
 // its submitted labels (one per reviewer). Items with fewer than two labels
 // only contribute nothing; reviewers who did not label an item are missing
 // data for alpha and are left out of that item's pairs.
+//
+// It is long because every statistic is accumulated in one pass over the
+// items' label pairs; split, each part would walk the pairs again.
 func Agree(items [][]Label) Agreement {
 	type pairKey struct{ a, b string }
 	// pairTally is one reviewer pair's tool classes, item by item, and how

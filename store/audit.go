@@ -76,17 +76,16 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	if p == nil || p.isWritten() {
 		return nil
 	}
-	ctx = context.WithoutCancel(ctx)
-	w, err := s.writer(ctx)
-	if err != nil {
-		return err
-	}
+	// An audit entry alone changes nothing a status reads.
+	ctx = context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true)
 	// An entry undone with a transaction it shared is written again: a
 	// refusal's entry has no caller that would retry it.
-	return againIfUndone(func() error {
-		return s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true)
-	})
+	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error { return nil })
 }
+
+// statusUnchangedKey marks the context of a transaction that only commits an
+// audit entry (CommitAudit).
+type statusUnchangedKey struct{}
 
 func (p *pendingAudit) isWritten() bool {
 	p.mu.Lock()

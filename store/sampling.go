@@ -37,17 +37,6 @@ type Candidate struct {
 	HasTS     bool
 }
 
-// ValidKey checks a stratify/filter key: "tool" or "meta.NAME".
-func ValidKey(key string) error {
-	if key == "tool" {
-		return nil
-	}
-	if name, ok := strings.CutPrefix(key, "meta."); ok && name != "" {
-		return nil
-	}
-	return fmt.Errorf("unknown key %q: use tool or meta.NAME", key)
-}
-
 // ScanCandidates calls fn with the row, input hash and stratum of every
 // item matching f, in the order that decides duplicates (sampling.Earlier):
 // items with a timestamp by (timestamp, trace id, turn), then items without
@@ -138,7 +127,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	case f.By == "tool":
 		stratum = `i.first_tool`
 	default:
-		if err := ValidKey(f.By); err != nil {
+		if err := sampling.ValidKey(f.By); err != nil {
 			return "", nil, err
 		}
 		// The key's value in each metaset, read once; each item finds its
@@ -155,7 +144,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 		where = append(where, `i.ts_unix IS NULL`)
 	}
 	for _, c := range f.Where {
-		if err := ValidKey(c.Key); err != nil {
+		if err := sampling.ValidKey(c.Key); err != nil {
 			return "", nil, err
 		}
 		if c.Key == "tool" {

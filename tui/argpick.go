@@ -3,12 +3,13 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/goldtrace/goldtrace/review"
 	"maps"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/review"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"

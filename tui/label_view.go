@@ -200,6 +200,10 @@ func (p *LabelPage) fieldName(name string, focused bool) string {
 	return style.Render(name) + strings.Repeat(" ", max(labelColumn-ansi.StringWidth(name), 1))
 }
 
+// formView renders the label form's lines for layout l. It is long because
+// the form's fields are laid out in order, each with its own state
+// (focus, validation, revealed calls); a helper per field would pass the
+// same layout to each.
 func (p *LabelPage) formView(l formLayout) []string {
 	s := &p.c.Styles
 	f := p.form

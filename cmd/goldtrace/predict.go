@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/trace"
@@ -23,7 +24,7 @@ type predictFlags struct {
 	client           judgeFlags
 }
 
-func newPredictCmd(app *App) *cobra.Command {
+func newPredictCmd(cli *CLI) *cobra.Command {
 	var f predictFlags
 	cmd := &cobra.Command{
 		Use:   "predict",
@@ -38,7 +39,7 @@ the two runs with score --baseline.`,
 		Example: `  goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --out run.jsonl
   goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --tools tighter.json --out whatif.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(cmd.Context(), cli, &f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
@@ -52,7 +53,7 @@ the two runs with score --baseline.`,
 	return cmd
 }
 
-func runPredict(ctx context.Context, app *App, f *predictFlags) error {
+func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
 	if err := f.client.checkCommon(""); err != nil {
 		return err
 	}
@@ -63,51 +64,16 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 			return err
 		}
 	}
-	recs, err := loadGold(ctx, app, f.gold, 0)
+	preds, st, err := app.Predict(ctx, goldSource(cli), app.PredictRequest{Gold: f.gold, Tools: override,
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.client.runner(ctx, cli, "") },
+		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(cli, label) }})
+	doneReading(cli)
+	var unused *app.ErrToolUnused
+	if errors.As(err, &unused) {
+		return fmt.Errorf("--tools %s: %w", f.tools, err)
+	}
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	if len(recs) == 0 {
-		return fmt.Errorf("read gold: %s has no records", f.gold)
-	}
-	gc, err := loadGoldContext(ctx, app, f.gold)
-	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	used := map[string]bool{}
-	inputs := make([]judge.PredictInput, len(recs))
-	for i := range recs {
-		tools := recs[i].AvailableTools
-		if override != nil {
-			tools = append([]trace.Tool(nil), tools...)
-			for k, t := range tools {
-				if o, ok := override[t.Name]; ok {
-					tools[k] = o
-					used[t.Name] = true
-				}
-			}
-		}
-		inputs[i] = judge.PredictInput{ID: recs[i].ID, Messages: gc[recs[i].ID].Messages, Tools: tools}
-	}
-	for name := range override {
-		if !used[name] {
-			return fmt.Errorf("--tools %s: tool %q is not available in any item of %s", f.tools, name, f.gold)
-		}
-	}
-	recs = nil
-	runner, err := f.client.runner(ctx, app, "")
-	if err != nil {
-		return judgeError(err)
-	}
-	update, done := judgeProgress(app, "predicting")
-	runner.Progress = update
-	preds, st, err := judge.Predict(ctx, runner, inputs)
-	done()
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return judgeError(err)
+		return err
 	}
 	written, errs, skipped := 0, 0, 0
 	err = writeFileAtomic(f.out, func(w *bufio.Writer) error {
@@ -130,12 +96,12 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", f.out, err)
 	}
-	fmt.Fprintf(app.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, written, st.Requests, st.CacheHits, st.Tokens.Total)
+	fmt.Fprintf(cli.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, written, st.Requests, st.CacheHits, st.Tokens.Total)
 	if st.Partial {
-		fmt.Fprintf(app.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, skipped)
+		fmt.Fprintf(cli.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, skipped)
 	}
 	if errs > 0 {
-		fmt.Fprintf(app.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", errs)
+		fmt.Fprintf(cli.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", errs)
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 // is not NAME@vN, or a file of that name exists. Over SSH never: the
 // server's files are not the client's, and whether one exists is not
 // something a client may learn.
-func (a *App) opensFile(arg string, isRef bool) bool {
+func (a *CLI) opensFile(arg string, isRef bool) bool {
 	if a.remote {
 		return false
 	}
@@ -20,7 +20,7 @@ func (a *App) opensFile(arg string, isRef bool) bool {
 
 // refOnly is the error for an operand taken as a stored version that is
 // not a valid one (refErr from dataset.ParseRef).
-func (a *App) refOnly(arg string, isRef bool, refErr error) error {
+func (a *CLI) refOnly(arg string, isRef bool, refErr error) error {
 	if !isRef {
 		return fmt.Errorf("%q: over SSH name a dataset version as NAME@vN", arg)
 	}

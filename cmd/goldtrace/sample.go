@@ -8,15 +8,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/goldtrace/goldtrace/internal/input"
+
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-func newSampleCmd(app *App) *cobra.Command {
-	var o gapp.SampleOptions
+func newSampleCmd(cli *CLI) *cobra.Command {
+	var o app.SampleOptions
 	var reviewers string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -39,30 +41,30 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 					}
 				}
 			}
-			be, who, err := app.ActorCtx(cmd.Context())
+			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
 			var reading *meter
-			sio := gapp.SampleIO{
+			sio := app.SampleIO{
 				Open: func(path, format string) (trace.Reader, io.Closer, error) {
-					reading = newMeter(app, gapp.DisplayName(path), "MB", 0)
-					return openMeteredTraces(path, format, app.In, reading)
+					reading = newMeter(cli, app.DisplayName(path), "MB", 0)
+					return openMeteredTraces(path, format, cli.In, reading)
 				},
 				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
-					fmt.Fprintln(app.Err, gapp.FormatInputError(file, e.Line, e.Err.Error()))
+					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 			}
 			plan, err := be.Sample(cmd.Context(), who, o, cmd.Flags().Changed("seed"), sio)
-			var ie *gapp.InputError
+			var ie *app.InputError
 			if errors.As(err, &ie) {
-				line, msg := gapp.InputErrorParts(ie.Err)
-				return errors.New(gapp.FormatInputError(ie.File, line, msg+": nothing sampled"))
+				line, msg := app.InputErrorParts(ie.Err)
+				return errors.New(app.FormatInputError(ie.File, line, msg+": nothing sampled"))
 			} else if err != nil {
 				return err
 			}
-			return printSamplePlan(app.Out, plan, asJSON)
+			return printSamplePlan(cli.Out, plan, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -87,7 +89,7 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	return cmd
 }
 
-func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
+func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -151,16 +153,12 @@ func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
 // bytes counted on meter; for a regular file the meter's total is its size,
 // so progress shows a percentage and an ETA.
 func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
-	if path == "-" {
-		r, err := trace.NewReader(meteredReader{stdin, meter}, format)
-		return r, io.NopCloser(nil), err
-	}
-	f, size, err := gapp.OpenInputFile(path)
+	f, size, err := input.Open(path, stdin)
 	if err != nil {
 		return nil, nil, err
 	}
 	meter.total = size
-	r, err := trace.NewReader(meteredReader{f, meter}, format)
+	r, err := trace.NewReader(input.Counted(f, meter.Add), format)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

@@ -14,13 +14,13 @@ import (
 	"github.com/spf13/cobra"
 	gossh "golang.org/x/crypto/ssh"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-func newServeCmd(app *App) *cobra.Command {
+func newServeCmd(cli *CLI) *cobra.Command {
 	var listen, hostKey string
 	var grace time.Duration
 	limits := server.DefaultLimits()
@@ -38,16 +38,16 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := app.Store(ctx)
+			st, err := cli.Store(ctx)
 			if err != nil {
 				return err
 			}
-			be, err := app.Backend(ctx)
+			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
 			}
 			if hostKey == "" {
-				hostKey = server.HostKeyPath(app.DBPath)
+				hostKey = server.HostKeyPath(cli.DBPath)
 			}
 			signer, created, err := server.LoadHostKey(hostKey)
 			if err != nil {
@@ -57,8 +57,8 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			cfg := serverConfig(st, be, app.DBPath, signer, limits)
-			cfg.Log, cfg.Version = app.Err, version
+			cfg := serverConfig(st, be, cli.DBPath, signer, limits)
+			cfg.Log, cfg.Version = cli.Err, version
 			srv, err := server.New(cfg)
 			if err != nil {
 				l.Close()
@@ -68,7 +68,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if created {
 				keyNote = "host key created: " + hostKey
 			}
-			fmt.Fprintf(app.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
+			fmt.Fprintf(cli.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
 			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
 			defer stopWAL()
@@ -80,15 +80,15 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				return fmt.Errorf("serve: %w", err)
 			case <-ctx.Done():
 			}
-			fmt.Fprintln(app.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
+			fmt.Fprintln(cli.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
 			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			err = srv.Shutdown(sctx)
 			<-served
 			if err != nil {
-				fmt.Fprintln(app.Err, "goldtrace serve: "+err.Error())
+				fmt.Fprintln(cli.Err, "goldtrace serve: "+err.Error())
 			}
-			fmt.Fprintln(app.Err, "goldtrace serve: stopped")
+			fmt.Fprintln(cli.Err, "goldtrace serve: stopped")
 			return nil
 		},
 	}
@@ -112,7 +112,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 
 // serverConfig is what serve hands the SSH server: the key lookup, home
 // screens, the SSH command tree, the audit log of refusals, and limits.
-func serverConfig(st *store.Store, be *gapp.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+func serverConfig(st *store.Store, be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
@@ -122,7 +122,7 @@ func serverConfig(st *store.Store, be *gapp.App, dbPath string, signer gossh.Sig
 		AuthFailed: func(ctx context.Context, fp, what string) {
 			_ = be.RecordAuthFailure(ctx, fp, what)
 		},
-		Refused: func(ctx context.Context, actor gapp.Actor, what string) {
+		Refused: func(ctx context.Context, actor app.Actor, what string) {
 			_ = be.RecordSSHRefusal(ctx, actor, 0, nil, what)
 		},
 	}
@@ -139,20 +139,20 @@ func port(addr net.Addr) string {
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
 // lead's dashboard (adjudication one key away), each through the actor's
 // app session, as label and dashboard open them. A ci key has no screen.
-func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
-	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
+func homeScreen(be *app.App, dbPath string) server.HomeFunc {
+	return func(ctx context.Context, actor app.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
 		session := be.As(actor)
 		c := tui.NewCommon(session)
 		c.Styles = tui.StylesWith(r, r.ColorProfile() == termenv.Ascii)
 		switch actor.Role {
-		case gapp.RoleReviewer:
-			if _, err := session.Open(ctx, gapp.ActQueueRead, "label queue"); err != nil {
+		case app.RoleReviewer:
+			if _, err := session.Open(ctx, app.ActQueueRead, "label queue"); err != nil {
 				return nil, err
 			}
 			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: tui.RecoveryPath(dbPath, actor.Name)}
 			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
-		case gapp.RoleLead:
-			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+		case app.RoleLead:
+			if _, err := session.Open(ctx, app.ActDashboard, "dashboard"); err != nil {
 				return nil, err
 			}
 			return tui.NewDashboardRoot(c, tui.DashboardOptions{Lead: actor.Name}), nil
@@ -166,18 +166,18 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 // server's open store. export writes its files beside the database, never
 // where a client says; datasets get fetches them. Every command line the
 // surface refuses is recorded in the audit log.
-func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
+func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
 		bout := bufio.NewWriterSize(out, 8<<10)
 		defer bout.Flush()
-		actor, ok := gapp.ActorFrom(ctx)
+		actor, ok := app.ActorFrom(ctx)
 		if !ok {
 			fmt.Fprintln(errw, "goldtrace: no identity for this command")
 			return 2
 		}
-		a := &App{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
+		a := &CLI{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
 		err := runSSH(ctx, a, actor, dbPath, args)
 		if err == nil {
 			return 0
@@ -185,8 +185,8 @@ func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
 		bout.Flush() // what the command printed comes before its error
 		var refused *usageError
 		if errors.As(err, &refused) {
-			action := gapp.Action(0)
-			var denied *gapp.DeniedError
+			action := app.Action(0)
+			var denied *app.DeniedError
 			if errors.As(err, &denied) {
 				action = denied.Action
 			}

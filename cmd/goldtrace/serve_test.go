@@ -21,7 +21,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/store"
@@ -93,7 +93,7 @@ func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int
 		t.Fatal(err)
 	}
 	ts.st = st
-	be := gapp.New(st)
+	be := app.New(st)
 	host := newKey(t)
 	ts.hostKey = host.PublicKey()
 	ts.srv, err = server.New(serverConfig(st, be, ts.db, host, ts.limits))
@@ -150,7 +150,7 @@ func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []str
 	}
 	ts.keys["eve"], ts.priv["eve"] = newKeyPair(t)
 	out := must("", "sample", "--n", fmt.Sprint(nItems), "--seed", "3", "--reviewers", strings.Join(reviewers, ","), "--batch", "b1", "--json")
-	var plan gapp.SamplePlan
+	var plan app.SamplePlan
 	if err := json.Unmarshal([]byte(out), &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestServeExec(t *testing.T) {
 	for _, r := range []string{"alice", "bob"} {
 		var in bytes.Buffer
 		for i, id := range ts.items {
-			l := gapp.DemoLabel(synth.SimulatedLabel(truth[id], r, 5), "", i)
+			l := app.DemoLabel(synth.SimulatedLabel(truth[id], r, 5), "", i)
 			l.Rationale = "per the guide"
 			b, _ := json.Marshal(l)
 			in.Write(append(b, '\n'))

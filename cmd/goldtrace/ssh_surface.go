@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 )
 
@@ -35,50 +35,50 @@ import (
 // listed (--out, --url, --db, --listen …): leaving it out is what refuses it.
 var sshSurface = map[string]sshCommand{
 	"whoami":  {flags: sshFlags("json")},
-	"status":  {actions: acts(gapp.ActStatusTotals), flags: sshFlags("batch", "json")},
-	"traces":  {actions: acts(gapp.ActTracesRead), flags: sshFlags("json", "top")},
-	"batches": {actions: acts(gapp.ActBatchesRead), flags: sshFlags("json")},
+	"status":  {actions: acts(app.ActStatusTotals), flags: sshFlags("batch", "json")},
+	"traces":  {actions: acts(app.ActTracesRead), flags: sshFlags("json", "top")},
+	"batches": {actions: acts(app.ActBatchesRead), flags: sshFlags("json")},
 
-	"datasets":     {actions: acts(gapp.ActDatasetRead), operands: plainDatasetNames, flags: sshFlags("json")},
-	"datasets get": {actions: acts(gapp.ActDatasetRead), operands: versionRefs, flags: sshFlags("manifest")},
-	"diff":         {actions: acts(gapp.ActDatasetRead), operands: versionRefs, flags: sshFlags("json")},
-	"verify":       {actions: acts(gapp.ActDatasetRead), operands: versionRefs, flags: sshFlags("deep", "json")},
-	"score": {actions: acts(gapp.ActScoreDataset), flags: sshFlags(
+	"datasets":     {actions: acts(app.ActDatasetRead), operands: plainDatasetNames, flags: sshFlags("json")},
+	"datasets get": {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("manifest")},
+	"diff":         {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("json")},
+	"verify":       {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("deep", "json")},
+	"score": {actions: acts(app.ActScoreDataset), flags: sshFlags(
 		"allow-missing", "allow-unknown", "by", "failures", "format", "json", "max", "max-drop", "min",
 		"min-support", "param-mode", "pred-format", "profile", "weights",
 		"gold="+refOrStdin, "pred="+stdinOnly)},
 
-	"labels export": {actions: acts(gapp.ActLabelsReadOwn), flags: sshFlags("batch", "reviewer")},
-	"labels import": {actions: acts(gapp.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "skip-invalid")},
+	"labels export": {actions: acts(app.ActLabelsReadOwn), flags: sshFlags("batch", "reviewer")},
+	"labels import": {actions: acts(app.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "skip-invalid")},
 
-	"import": {actions: acts(gapp.ActImport), operands: stdinOperands, flags: sshFlags("format", "json", "skip-invalid")},
-	"sample": {actions: acts(gapp.ActSample), flags: sshFlags(
+	"import": {actions: acts(app.ActImport), operands: stdinOperands, flags: sshFlags("format", "json", "skip-invalid")},
+	"sample": {actions: acts(app.ActSample), flags: sshFlags(
 		"alloc", "batch", "by", "dry-run", "exclude-sampled", "format", "json", "min-per-stratum", "n",
 		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+stdinOnly)},
 	// The files go beside the database (presets), where datasets get
 	// fetches them; a new version only (re-writing a stored version's
 	// files is for the server's own shell).
-	"export": {actions: acts(gapp.ActExport), operands: newDatasetName,
+	"export": {actions: acts(app.ActExport), operands: newDatasetName,
 		flags:   sshFlags("allow-partial", "batch", "force", "format", "json", "message", "where"),
-		presets: func(a *App) map[string]string { return map[string]string{"out": filepath.Dir(a.DBPath)} }},
-	"resolve": {actions: acts(gapp.ActAdjudicate), flags: sshFlags(
+		presets: func(a *CLI) map[string]string { return map[string]string{"out": filepath.Dir(a.DBPath)} }},
+	"resolve": {actions: acts(app.ActAdjudicate), flags: sshFlags(
 		"accept", "both", "force", "json", "pick", "propose-guide", "reason", "rule", "send-back", "to", "label="+stdinOnly)},
 
-	"guide show": {actions: acts(gapp.ActGuideRead), flags: sshFlags("raw", "version")},
-	"guide log":  {actions: acts(gapp.ActGuideRead), flags: sshFlags("json")},
-	"guide set":  {actions: acts(gapp.ActGuideSet), operands: stdinOperands},
+	"guide show": {actions: acts(app.ActGuideRead), flags: sshFlags("raw", "version")},
+	"guide log":  {actions: acts(app.ActGuideRead), flags: sshFlags("json")},
+	"guide set":  {actions: acts(app.ActGuideSet), operands: stdinOperands},
 
-	"settings":     {actions: acts(gapp.ActSettingsRead), flags: sshFlags("json")},
-	"settings set": {actions: acts(gapp.ActSettingsSet)},
+	"settings":     {actions: acts(app.ActSettingsRead), flags: sshFlags("json")},
+	"settings set": {actions: acts(app.ActSettingsSet)},
 
-	"users list":       {actions: acts(gapp.ActUsersRead), flags: sshFlags("json")},
-	"users add":        {actions: acts(gapp.ActUsersManage), flags: sshFlags("role", "key="+keyText)},
-	"users remove":     {actions: acts(gapp.ActUsersManage)},
-	"users key add":    {actions: acts(gapp.ActUsersManage), operands: nameThenKey},
-	"users key remove": {actions: acts(gapp.ActUsersManage), operands: nameThenKey},
+	"users list":       {actions: acts(app.ActUsersRead), flags: sshFlags("json")},
+	"users add":        {actions: acts(app.ActUsersManage), flags: sshFlags("role", "key="+keyText)},
+	"users remove":     {actions: acts(app.ActUsersManage)},
+	"users key add":    {actions: acts(app.ActUsersManage), operands: nameThenKey},
+	"users key remove": {actions: acts(app.ActUsersManage), operands: nameThenKey},
 
-	"audit": {actions: acts(gapp.ActAuditRead), flags: sshFlags("action", "actor", "json", "last")},
-	"check": {actions: acts(gapp.ActMaintain), flags: sshFlags("json")},
+	"audit": {actions: acts(app.ActAuditRead), flags: sshFlags("action", "actor", "json", "last")},
+	"check": {actions: acts(app.ActMaintain), flags: sshFlags("json")},
 }
 
 // Not over SSH, and why (what the refusal says). Commands absent from both
@@ -104,14 +104,14 @@ var sshFlagWhyNot = map[string]string{
 type sshCommand struct {
 	// actions: the command exists for a key whose role may do one of
 	// them (none: for every key).
-	actions []gapp.Action
+	actions []app.Action
 	// operands checks the positional arguments (nil: names and ids only;
 	// the command's own Args rule still applies).
 	operands func(args []string) error
 	// flags are the flags kept, by name, each with its value rule.
 	flags map[string]string
 	// presets are flag values the server sets, not the client.
-	presets func(a *App) map[string]string
+	presets func(a *CLI) map[string]string
 }
 
 // Value rules of a kept flag: any value (names, numbers, choices — none
@@ -124,7 +124,7 @@ const (
 	keyText    = "key"
 )
 
-func acts(a ...gapp.Action) []gapp.Action { return a }
+func acts(a ...app.Action) []app.Action { return a }
 
 // sshFlags reads "name" (any value) and "name=rule" entries.
 func sshFlags(entries ...string) map[string]string {
@@ -150,7 +150,7 @@ func usage(format string, args ...any) error {
 // sshTree builds the command tree for actor over SSH: the local tree cut
 // down to what sshSurface lists for actor's role, with only the listed
 // flags. a.remote must be set.
-func sshTree(a *App, actor gapp.Actor, dbPath string) *cobra.Command {
+func sshTree(a *CLI, actor app.Actor, dbPath string) *cobra.Command {
 	root := newRootCmd(a)
 	a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -165,7 +165,7 @@ func sshTree(a *App, actor gapp.Actor, dbPath string) *cobra.Command {
 // runSSH runs one command line an SSH client sent, as actor, in actor's
 // tree. A line that names no command of that tree is refused before
 // anything runs.
-func runSSH(ctx context.Context, a *App, actor gapp.Actor, dbPath string, args []string) error {
+func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []string) error {
 	root := sshTree(a, actor, dbPath)
 	cmd, _, err := root.Find(args)
 	if err != nil || commandPath(cmd) != localPath(args) {
@@ -181,7 +181,7 @@ func runSSH(ctx context.Context, a *App, actor gapp.Actor, dbPath string, args [
 }
 
 // keepFor prunes c's subtree for actor and reports whether c stays.
-func keepFor(a *App, actor gapp.Actor, c *cobra.Command, path string) bool {
+func keepFor(a *CLI, actor app.Actor, c *cobra.Command, path string) bool {
 	for _, sub := range c.Commands() {
 		p := strings.TrimSpace(path + " " + sub.Name())
 		if !keepFor(a, actor, sub, p) {
@@ -244,11 +244,11 @@ func keepFor(a *App, actor gapp.Actor, c *cobra.Command, path string) bool {
 }
 
 // openTo: whether actor's role may do one of the command's actions.
-func (s sshCommand) openTo(actor gapp.Actor) bool {
+func (s sshCommand) openTo(actor app.Actor) bool {
 	if len(s.actions) == 0 {
 		return true
 	}
-	return slices.ContainsFunc(s.actions, func(act gapp.Action) bool { return gapp.Authorize(actor, act) == nil })
+	return slices.ContainsFunc(s.actions, func(act app.Action) bool { return app.Authorize(actor, act) == nil })
 }
 
 // commandPath is a command's path below the root ("labels import").
@@ -281,7 +281,7 @@ func withLocalTree(fn func(root *cobra.Command)) {
 	localTree.Lock()
 	defer localTree.Unlock()
 	if localTree.root == nil {
-		localTree.root = newRootCmd(&App{Out: io.Discard, Err: io.Discard, remote: true})
+		localTree.root = newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
 		localTree.root.InitDefaultHelpCmd()
 	}
 	fn(localTree.root)
@@ -290,13 +290,13 @@ func withLocalTree(fn func(root *cobra.Command)) {
 // sshRefusal says why a command line names no command of actor's tree: an
 // app refusal for a command the role may not run, "not available over SSH"
 // for one that only runs on the server, "unknown command" otherwise.
-func sshRefusal(actor gapp.Actor, args []string) error {
+func sshRefusal(actor app.Actor, args []string) error {
 	path := localPath(args)
 	if path == "" {
 		return usage("unknown command %q: ssh HOST -- help lists the commands your key can run", firstWord(args))
 	}
 	if spec, ok := sshSurface[path]; ok && len(spec.actions) > 0 {
-		return &usageError{err: &gapp.DeniedError{Actor: actor, Action: spec.actions[0]}}
+		return &usageError{err: &app.DeniedError{Actor: actor, Action: spec.actions[0]}}
 	}
 	if why, ok := sshWhyNot[path]; ok {
 		return usage("%s %s", path, why)
@@ -317,7 +317,7 @@ func firstWord(args []string) string {
 }
 
 // sshFlagError rewords pflag's error for a flag the surface left out.
-func sshFlagError(c *cobra.Command, actor gapp.Actor, err error) error {
+func sshFlagError(c *cobra.Command, actor app.Actor, err error) error {
 	msg := err.Error()
 	if _, rule, ok := strings.Cut(msg, " flag: "); ok && strings.HasPrefix(msg, "invalid argument ") && strings.Contains(rule, "over SSH") {
 		return errors.New(rule) // a kept flag's value rule: its own words

@@ -17,7 +17,7 @@ func TestSSHSurfaceNamesRealCommandsAndFlags(t *testing.T) {
 	never := map[string]bool{"as": true, "db": true, "read-only": true, "out": true, "dir": true, "url": true,
 		"listen": true, "host-key": true, "baseline": true, "judge": true, "judge-url": true, "judge-template": true,
 		"template": true, "tools": true}
-	root := newRootCmd(&App{Out: io.Discard, Err: io.Discard, remote: true})
+	root := newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
 	for path, spec := range sshSurface {
 		cmd, _, err := root.Find(strings.Fields(path))
 		if err != nil || commandPath(cmd) != path {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newStatusCmd(app *App) *cobra.Command {
+func newStatusCmd(cli *CLI) *cobra.Command {
 	var q store.StatusQuery
 	var as string
 	var asJSON bool
@@ -37,7 +37,7 @@ Reviewers never see agreement or the agreed/disputed split: with them a reviewer
 could tell how another reviewer answered an item they just submitted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
@@ -45,15 +45,15 @@ could tell how another reviewer answered an item they just submitted.`,
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
-			if err := warnUnfinishedImports(cmd.Context(), app, be, who); err != nil {
+			if err := warnUnfinishedImports(cmd.Context(), cli, be, who); err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			return writeStatus(app.Out, s)
+			return writeStatus(cli.Out, s)
 		},
 	}
 	cmd.Flags().StringVar(&q.Batch, "batch", "", "only this batch")
@@ -183,13 +183,13 @@ func writeAgreement(w io.Writer, s store.Status) error {
 
 // warnUnfinishedImports tells on stderr about imports that were interrupted
 // (or are still running) and how to finish them (status and traces).
-func warnUnfinishedImports(ctx context.Context, app *App, be *gapp.App, who gapp.Actor) error {
+func warnUnfinishedImports(ctx context.Context, cli *CLI, be *app.App, who app.Actor) error {
 	unfinished, err := be.UnfinishedImports(ctx, who)
 	if err != nil {
 		return err
 	}
 	for _, u := range unfinished {
-		fmt.Fprintln(app.Err, "goldtrace: "+u.Note())
+		fmt.Fprintln(cli.Err, "goldtrace: "+u.Note())
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newUsersKeyCmd(a *App) *cobra.Command {
+func newUsersKeyCmd(a *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "key",
@@ -64,7 +64,7 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-func newUsersRemoveCmd(a *App) *cobra.Command {
+func newUsersRemoveCmd(a *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "remove NAME",
@@ -96,7 +96,7 @@ stays listed (that work names them) but has no keys.`,
 
 // parseKey reads a KEY operand: a line, a .pub file, or - for a key on
 // stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
-func (a *App) parseKey(arg string) (store.UserKey, error) {
+func (a *CLI) parseKey(arg string) (store.UserKey, error) {
 	if arg != "-" && a.remote {
 		return app.ParseKeyText([]byte(arg), "the key argument") // never a file of the server's
 	}
@@ -111,7 +111,7 @@ func (a *App) parseKey(arg string) (store.UserKey, error) {
 }
 
 // parseKeys parses every --key argument, stopping at the first bad one.
-func (a *App) parseKeys(args []string) ([]store.UserKey, error) {
+func (a *CLI) parseKeys(args []string) ([]store.UserKey, error) {
 	var keys []store.UserKey
 	seen := map[string]bool{}
 	for _, arg := range args {
@@ -171,7 +171,7 @@ func writeUsersJSON(w io.Writer, users []store.User, keys map[string][]store.Use
 
 // keyRef is app.KeyRef; over SSH the key is the argument's text, never a
 // file of the server's.
-func (a *App) keyRef(arg string) (string, error) {
+func (a *CLI) keyRef(arg string) (string, error) {
 	if a.remote && !strings.HasPrefix(arg, "SHA256:") {
 		k, err := a.parseKey(arg)
 		return k.Fingerprint, err
