@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,7 +42,14 @@ reason and is recorded with it.`,
 			}
 			opts.Lead = who.Name
 			opts.Dashboard = true // d shows the dashboard, a comes back
-			return tui.RunAdjudicate(cmd.Context(), session, opts, cli.programOptions()...)
+			err = tui.RunAdjudicate(cmd.Context(), session, opts, cli.programOptions()...)
+			var notice *tui.QuitNotice
+			if errors.As(err, &notice) {
+				// what the session decided and what is left
+				fmt.Fprintln(cli.Err, strings.Join(notice.Lines, "\n"))
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lead, "as", "", "the lead adjudicating")
