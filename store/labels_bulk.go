@@ -48,12 +48,12 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 	// The log is checkpointed between chunks once it has grown past
 	// checkpointLog, and once at the end, not every thousand pages: an
 	// item's pages, written again by every chunk, are copied back once.
-	restore := s.bulkConnection(ctx, true)
+	restore := s.db.BulkTuning(ctx)
 	defer func() {
 		restore()
 		s.checkpoint(context.WithoutCancel(ctx))
 	}()
-	pace.between = func() {
+	pace.Between = func() {
 		if s.logSize() >= checkpointLog {
 			s.checkpoint(ctx)
 		}
