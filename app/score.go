@@ -45,6 +45,9 @@ func Score(ctx context.Context, src GoldSource, req ScoreRequest, warn func(msg 
 			return nil, err
 		}
 	}
+	if w := score.CompareCatalogues(in.Cases, in.Preds).Warning(); w != "" && warn != nil {
+		warn(w)
+	}
 	report := score.Score(in.Cases, in.Preds, req.Options)
 	report.Gold, report.Predictions = req.Gold, in.Source
 	if req.Judge != nil {

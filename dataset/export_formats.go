@@ -51,6 +51,12 @@ NAME-vN.bfcl.report.txt listing the rules BFCL cannot express`,
 		func(base, _ string, _ int) []FormatFile {
 			return []FormatFile{{base + "/README.md", writeHFCard}, {base + "/data/test.jsonl", writeHFRows}}
 		}},
+	{"tau2", `NAME-vN.tau2.json: τ²-bench tasks (message history up to the decision,
+expected calls as actions with compare_args) and NAME-vN.tau2.report.txt
+listing what τ² cannot express (no-call items, loose rules, alternatives)`,
+		func(base, _ string, _ int) []FormatFile {
+			return []FormatFile{{base + ".json", writeTau2Tasks}, {base + ".report.txt", writeTau2Report}}
+		}},
 }
 
 // Formats are the export shapes besides the canonical JSONL, by name.
@@ -141,4 +147,38 @@ func jsonText(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// writeJSONArray writes one JSON array of the values convert makes from the
+// records of content, one element per line ("[", the elements, "]" on lines
+// of their own); convert returns nil to leave a record out.
+func writeJSONArray(w io.Writer, content io.Reader, convert func(gold.Record) (any, error)) error {
+	lines := newJSONLines(w)
+	if _, err := lines.bw.WriteString("[\n"); err != nil {
+		return err
+	}
+	first := true
+	err := eachRecord(content, func(r gold.Record) error {
+		v, err := convert(r)
+		if err != nil || v == nil {
+			return err
+		}
+		sep := ",\n"
+		if first {
+			sep, first = "", false
+		}
+		b, err := jsonText(v)
+		if err != nil {
+			return err
+		}
+		_, err = lines.bw.WriteString(sep + b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := lines.bw.WriteString("\n]\n"); err != nil {
+		return err
+	}
+	return lines.flush()
 }

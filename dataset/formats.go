@@ -37,6 +37,8 @@ import (
 //     rules BFCL cannot express (bfcl_format.go).
 //   - hf: a Hugging Face dataset folder, README card and data file
 //     (hf_format.go).
+//   - tau2: τ²-bench tasks and a report of what τ² cannot express
+//     (tau2_format.go).
 //
 // Messages and tools use OpenAI chat-completions shapes: tool_calls as
 // {id,type:"function",function:{name,arguments}} with arguments as a JSON

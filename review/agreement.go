@@ -36,6 +36,12 @@ type Agreement struct {
 	// PerTool: for each tool class, how often a pair agreed on it when at
 	// least one of the two chose it.
 	PerTool []ToolAgreement `json:"per_tool"`
+	// Reliability is Conger's kappa (Cohen's for two reviewers), Gwet's AC1
+	// and Krippendorff's alpha on the tool class with bootstrap 95%
+	// intervals, overall and per tool (DefaultBootstrap).
+	Reliability Reliability `json:"reliability"`
+	// ArgPaths is agreement per argument (JSON Pointer) given the same tool.
+	ArgPaths []ArgPathAgreement `json:"arg_paths"`
 	// Confusion lists the tool classes reviewers chose against each other
 	// for the same item, most frequent first (A < B; the pair is unordered).
 	Confusion []Confusion `json:"confusion"`
@@ -233,6 +239,8 @@ func Agree(items [][]Label) Agreement {
 		}
 		return x.B < y.B
 	})
+	out.Reliability = Reliable(ToolRatings(items), DefaultBootstrap)
+	out.ArgPaths = ArgPaths(items)
 	nonNilSlices(&out)
 	return out
 }
@@ -267,6 +275,12 @@ func nonNilSlices(a *Agreement) {
 	}
 	if a.Confusion == nil {
 		a.Confusion = []Confusion{}
+	}
+	if a.Reliability.PerTool == nil {
+		a.Reliability.PerTool = []ToolReliability{}
+	}
+	if a.ArgPaths == nil {
+		a.ArgPaths = []ArgPathAgreement{}
 	}
 	if a.Args.PerTool == nil {
 		a.Args.PerTool = []ToolArgsAgreement{}

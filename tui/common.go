@@ -69,6 +69,7 @@ type DashboardAPI interface {
 	GoldFingerprint(ctx context.Context) (string, error)
 	Status(ctx context.Context, q store.StatusQuery) (store.Status, error)
 	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
+	BatchSamples(ctx context.Context) ([]store.BatchSample, error) // dashboard_batches.go
 	Item(ctx context.Context, id string) (trace.Item, error)
 	CalibrationAPI // dashboard_judge.go
 	ReleaseAPI     // dashboard_release.go

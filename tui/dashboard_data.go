@@ -31,6 +31,9 @@ type dashboardData struct {
 	Sampled, Labeling int
 	// Calibration is the newest LLM judge calibration (dashboard_judge.go).
 	Calibration *judgeCalibration
+	// Batches is the model's observed accuracy per batch
+	// (dashboard_batches.go).
+	Batches []batchAccuracy
 }
 
 // goldItem is what the dashboard keeps of one gold record to list it and
@@ -84,6 +87,11 @@ func computeDashboard(ctx context.Context, st DashboardAPI, lead, batch string, 
 	if d.Calibration, err = loadCalibration(ctx, st); err != nil {
 		return nil, err
 	}
+	batches, err := st.BatchSamples(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read batches: %w", err)
+	}
+	d.Batches = batchAccuracies(batches, d.Report.Items)
 	for i := range recs {
 		r := &recs[i]
 		d.Items[i] = goldItem{ID: r.ID, TraceID: r.Input.Context.TraceID, Turn: r.Input.Context.Turn,

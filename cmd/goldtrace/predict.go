@@ -2,14 +2,14 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/goldtrace/goldtrace/catalogue"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +45,7 @@ the two runs with score --baseline.`,
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
 	fl.StringVar(&f.client.model, "model", "", "the model to run, pinned to a snapshot (e.g. gpt-4.1-2025-04-14)")
 	fl.StringVar(&f.out, "out", "", "predictions JSONL to write")
-	fl.StringVar(&f.tools, "tools", "", "tools (JSON array or JSON Lines, {name, description, parameters} or OpenAI's {type, function}) replacing the gold's by name")
+	fl.StringVar(&f.tools, "tools", "", "tools (JSON array or JSON Lines of {name, description, parameters} or OpenAI's {type, function}, or MCP's tools/list) replacing the gold's by name")
 	addClientFlags(fl, &f.client, "")
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("model")
@@ -153,66 +153,21 @@ func writeFileAtomic(path string, fill func(w *bufio.Writer) error) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// readToolsFile reads --tools: a JSON array, or one tool per line.
+// readToolsFile reads --tools: any catalogue shape catalogue.Read takes
+// (OpenAI or flat tools as a JSON array or JSON Lines, MCP's tools/list).
 func readToolsFile(path string) (map[string]trace.Tool, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--tools: %w", fserr.Bare(err))
 	}
-	var raws []json.RawMessage
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &raws); err != nil {
-			return nil, fmt.Errorf("--tools %s: not a JSON array of tools: %v", path, err)
-		}
-	} else {
-		for i, line := range strings.Split(string(data), "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			if !json.Valid([]byte(line)) {
-				return nil, fmt.Errorf("--tools %s:%d: not JSON", path, i+1)
-			}
-			raws = append(raws, json.RawMessage(line))
-		}
+	defer f.Close()
+	tools, err := catalogue.Read(f, path)
+	if err != nil {
+		return nil, fmt.Errorf("--tools %w", err)
 	}
-	out := map[string]trace.Tool{}
-	for i, raw := range raws {
-		var t struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-			Function    *struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return nil, fmt.Errorf("--tools %s: tool %d: %v", path, i+1, err)
-		}
-		if t.Function != nil {
-			t.Name, t.Description, t.Parameters = t.Function.Name, t.Function.Description, t.Function.Parameters
-		}
-		if t.Name == "" {
-			return nil, fmt.Errorf("--tools %s: tool %d has no name", path, i+1)
-		}
-		if p := bytes.TrimSpace(t.Parameters); len(p) > 0 && string(p) != "null" && p[0] != '{' {
-			return nil, fmt.Errorf("--tools %s: tool %s: parameters must be a JSON Schema object", path, t.Name)
-		}
-		if _, dup := out[t.Name]; dup {
-			return nil, fmt.Errorf("--tools %s: tool %s given twice", path, t.Name)
-		}
-		params := t.Parameters
-		if len(params) > 0 {
-			if c, err := trace.Canonical(params); err == nil {
-				params = c
-			}
-		}
-		out[t.Name] = trace.Tool{Name: t.Name, Description: t.Description, Parameters: params}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("--tools " + path + ": no tools")
+	out := make(map[string]trace.Tool, len(tools))
+	for _, t := range tools {
+		out[t.Name] = t
 	}
 	return out, nil
 }

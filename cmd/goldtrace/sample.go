@@ -8,18 +8,21 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/goldtrace/goldtrace/internal/input"
-
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/input"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
+// newSampleCmd builds goldtrace sample. It is long because sample has many
+// flags (strategy, allocation, filters, --from, --stale) and their help;
+// the work is app's.
 func newSampleCmd(cli *CLI) *cobra.Command {
 	var o app.SampleOptions
-	var reviewers string
+	var stale staleFlags
+	var reviewers, runs string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "sample",
@@ -31,14 +34,37 @@ batch, and assigns each item --per-item distinct reviewers with balanced loads.
 The same data, seed and flags give the same items in the same order. Without
 --seed a seed is taken from the clock and printed, so the sample can be repeated.
 Items with the same input (context and tools) count once: the copy from the
-earliest trace wins. By default an input already in any batch is never drawn again.`,
+earliest trace wins. By default an input already in any batch is never drawn again.
+
+--stale NAME@vN --tools FILE (a lead, --as) puts the items of that version that are
+stale against the tool catalogue in FILE (see goldtrace drift) back to --reviewers
+as a new batch: each reviewer starts from the old answer as a draft, with a note
+saying what changed. The items are labeling again until the new labels settle, and
+the next export carries the re-reviewed answers (its diff names them as changed).
+
+--by disagreement --runs a.jsonl,b.jsonl[,…] draws the items the runs disagree on
+most first (two models, or one model under two tool catalogues): tool disagreement
+before argument disagreement, the seeded order within a level. Runs are JSON Lines
+in the score --pred format whose ids are stored item ids. The batch records the
+runs (name, sha256, lines) and each sampled item's disagreement.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if reviewers != "" {
 				for _, r := range strings.Split(reviewers, ",") {
 					if r = strings.TrimSpace(r); r != "" {
 						o.Reviewers = append(o.Reviewers, r)
 					}
+				}
+			}
+			if stale.gold != "" {
+				return runSampleStale(cmd, cli, stale, o, asJSON)
+			}
+			if stale.tools != "" || stale.as != "" {
+				return fmt.Errorf("--tools and --as go with --stale")
+			}
+			if runs != "" {
+				if o.Runs, err = readRuns(cli, runs); err != nil {
+					return err
 				}
 			}
 			be, who, err := cli.ActorCtx(cmd.Context())
@@ -70,7 +96,8 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	f := cmd.Flags()
 	f.IntVar(&o.N, "n", 200, "how many items to sample")
 	f.StringVar(&o.Seed, "seed", "", "random seed, an integer (default: taken from the clock and printed)")
-	f.StringVar(&o.By, "by", "", "stratify by tool (the first observed tool, (none) for no call) or meta.NAME")
+	f.StringVar(&o.By, "by", "", "stratify by tool (the first observed tool, (none) for no call) or meta.NAME; disagreement: rank by --runs")
+	f.StringVar(&runs, "runs", "", "with --by disagreement: comma-separated prediction runs (score --pred format, ids of stored items)")
 	f.StringVar(&o.Alloc, "alloc", sampling.AllocProportional, "share of each stratum: proportional or equal")
 	f.IntVar(&o.MinPer, "min-per-stratum", 1, "at least this many items from every stratum that has items")
 	f.StringArrayVar(&o.Where, "where", nil, "only items with KEY=VALUE (tool=NAME or meta.NAME=VALUE); repeat to AND")
@@ -86,9 +113,15 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "with --from: skip invalid records (each reported on stderr) instead of stopping")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print what would be sampled and assigned; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&stale.gold, "stale", "", "put the items of dataset version NAME@vN that are stale against --tools back to --reviewers")
+	f.StringVar(&stale.tools, "tools", "", "with --stale: the current tool catalogue (- for stdin)")
+	f.StringVar(&stale.as, "as", "", "with --stale: the lead who reopens the gold")
 	return cmd
 }
 
+// printSamplePlan writes a sample's plan as text or JSON. It is long
+// because the text lists each part of the plan (strata, allocation,
+// reviewers, notes) in its own lines.
 func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -99,7 +132,11 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 		fmt.Fprintf(w, "only %d items match (asked for %d): sampling all of them\n", p.Matching, p.Requested)
 	}
 	how := "uniform"
-	if p.By != "" {
+	switch p.By {
+	case "":
+	case sampling.ByDisagreement:
+		how = "ranked by disagreement"
+	default:
 		how = "by " + p.By + ", " + p.Alloc
 	}
 	fmt.Fprintf(w, "sampled %d of %d matching items (%s; %d duplicate inputs skipped, %d already sampled)\n",
@@ -112,13 +149,31 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if p.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", p.Note)
 	}
-	if p.By != "" {
+	if p.By != "" && p.By != sampling.ByDisagreement {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "STRATUM\tAVAILABLE\tSAMPLED")
 		for _, s := range p.Strata {
 			fmt.Fprintf(tw, "%s\t%d\t%d\n", s.Name, s.Available, s.Sampled)
 		}
 		tw.Flush()
+	}
+	if len(p.Ranking) > 0 {
+		var tool, args, none int
+		for _, r := range p.Ranking {
+			switch {
+			case r.Tool > 0:
+				tool++
+			case r.Call > 0:
+				args++
+			default:
+				none++
+			}
+		}
+		fmt.Fprintf(w, "ranked by disagreement among %d runs: %d sampled items where they chose different tools, %d the same tools with different arguments, %d where they agree or fewer than two runs have a line\n",
+			runsCount(p), tool, args, none)
+		if p.Unranked > 0 {
+			fmt.Fprintf(w, "note: %d ids in the runs are not stored items (ignored)\n", p.Unranked)
+		}
 	}
 	if p.Source != "" {
 		verb := "imported"
@@ -164,4 +219,43 @@ func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trac
 		return nil, nil, err
 	}
 	return r, f, nil
+}
+
+// runsCount is how many runs the ranking used (the most any item had).
+func runsCount(p app.SamplePlan) int {
+	n := 0
+	for _, r := range p.Ranking {
+		n = max(n, r.Runs)
+	}
+	return n
+}
+
+// readRuns reads --runs: comma-separated prediction files ("-" once for
+// stdin).
+func readRuns(cli *CLI, list string) ([]app.Run, error) {
+	var out []app.Run
+	stdin := false
+	for _, path := range strings.Split(list, ",") {
+		path = strings.TrimSpace(path)
+		if path == "" {
+			continue
+		}
+		if path == "-" {
+			if stdin {
+				return nil, fmt.Errorf("--runs: - (stdin) given twice")
+			}
+			stdin = true
+		}
+		in, closeIn, err := app.OpenInput(path, cli.In)
+		if err != nil {
+			return nil, fmt.Errorf("--runs %w", err)
+		}
+		run, err := app.ReadRun(in, path)
+		closeIn()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, run)
+	}
+	return out, nil
 }

@@ -51,10 +51,17 @@ var sshSurface = map[string]sshCommand{
 	"labels export": {actions: acts(app.ActLabelsReadOwn), flags: sshFlags("batch", "reviewer")},
 	"labels import": {actions: acts(app.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "skip-invalid")},
 
+	// drift reads a stored version (or the client's stdin) and the client's
+	// catalogue from stdin; both from stdin is refused by the command.
+	"drift": {actions: acts(app.ActDatasetRead), flags: sshFlags("format", "json", "gold="+refOrStdin, "tools="+stdinOnly)},
+
 	"import": {actions: acts(app.ActImport), operands: stdinOperands, flags: sshFlags("format", "json", "skip-invalid")},
 	"sample": {actions: acts(app.ActSample), flags: sshFlags(
 		"alloc", "batch", "by", "dry-run", "exclude-sampled", "format", "json", "min-per-stratum", "n",
-		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+stdinOnly)},
+		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+stdinOnly,
+		// --stale names a stored version and reads the catalogue from
+		// stdin (a lead: app decides); --runs names files and stays out.
+		"stale="+refOrStdin, "tools="+stdinOnly)},
 	// The files go beside the database (presets), where datasets get
 	// fetches them; a new version only (re-writing a stored version's
 	// files is for the server's own shell).
@@ -97,6 +104,7 @@ var sshFlagWhyNot = map[string]string{
 	"out":       "is not available over SSH (it names a file on the server): output goes to your stdout",
 	"manifest":  "is not available over SSH (it names a file on the server)",
 	"baseline":  "is not available over SSH (it names a file on the server)",
+	"runs":      "is not available over SSH (it names files on the server): sample --by disagreement on the server",
 	"judge":     "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
 }
 
