@@ -81,7 +81,7 @@ func TestReadWhatIsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if core.Input.Messages != nil || core.ObservedCalls != nil || core.Rationale != "" || core.Provenance.Status != "" {
+	if core.Input.Messages != nil || core.ObservedCalls != nil || core.Rationale != "" || core.Provenance.Status != "" || core.ExpectedTool != nil || core.ExpectedArgs != nil {
 		t.Errorf("core read decoded optional parts: %+v", core)
 	}
 	if core.ID != r.ID || core.Input.Context.Turn != 2 || len(core.ExpectedCalls) != 1 || len(core.Acceptable) != 1 {

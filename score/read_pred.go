@@ -37,7 +37,7 @@ func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case
 		func(_, _ int, data []byte) (idPrediction, error) {
 			return ParsePrediction(data)
 		},
-		func(line int, ip idPrediction) error {
+		func(line int, ip *idPrediction) error {
 			i, ok := index[ip.ID]
 			if !ok {
 				if opts.AllowUnknown {

@@ -16,6 +16,9 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
+// newSampleCmd builds goldtrace sample. It is long because sample has many
+// flags (strategy, allocation, filters, --from, --stale) and their help;
+// the work is app's.
 func newSampleCmd(cli *CLI) *cobra.Command {
 	var o app.SampleOptions
 	var stale staleFlags
@@ -116,6 +119,9 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	return cmd
 }
 
+// printSamplePlan writes a sample's plan as text or JSON. It is long
+// because the text lists each part of the plan (strata, allocation,
+// reviewers, notes) in its own lines.
 func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
