@@ -39,6 +39,7 @@ against them for CI.`,
 	db, _ = store.RedactDSN(db)
 	root.PersistentFlags().StringVar(&cli.DBPath, "db", db, "database file, or postgres://USER@HOST:PORT/DB?sslmode=… (env GOLDTRACE_DB; see docs/postgres.md)")
 	root.PersistentFlags().BoolVar(&cli.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
+	root.SetFlagErrorFunc(flagError)
 	root.SetIn(cli.In)
 	root.SetOut(cli.Out)
 	root.SetErr(cli.Err)
@@ -53,6 +54,7 @@ against them for CI.`,
 		newTracesCmd(cli),
 		newSampleCmd(cli),
 		newBatchesCmd(cli),
+		newItemsCmd(cli),
 		newExportCmd(cli),
 		newDatasetsCmd(cli),
 		newDiffCmd(cli),
