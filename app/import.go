@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/fserr"
+	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -109,7 +110,24 @@ func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (sto
 		defer done()
 	}
 	open := func() (store.Input, error) { return openTraceFile(path, o.Format, o.Stdin) }
+	if source.IsSource(path) {
+		open = func() (store.Input, error) { return openSource(path, o.Format) }
+	}
 	return a.st.ImportTraces(ctx, open, opt)
+}
+
+// openSource opens a Parquet source named on the command line; its errors
+// are worded for a line that names it already.
+func openSource(path, format string) (store.Input, error) {
+	layout, err := sourceLayout(format)
+	if err != nil {
+		return store.Input{}, err
+	}
+	r, err := source.Open(path, layout)
+	if err != nil {
+		return store.Input{}, errors.New(strings.TrimPrefix(err.Error(), path+": "))
+	}
+	return store.Input{Records: r, Closer: r, Size: r.Size(), Read: r.BytesRead}, nil
 }
 
 // openTraceFile opens one import argument ("-" is stdin). A regular file's

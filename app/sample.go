@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/sampling"
+	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -38,7 +39,9 @@ func (a *App) Sample(ctx context.Context, actor Actor, o SampleOptions, seedGive
 		return a.auditing(ctx, actor, ActSample, fmt.Sprintf("batch %s: %d items", p.Batch, p.Sampled))
 	}
 	var plan SamplePlan
-	if o.From != "" {
+	if o.From != "" && source.IsSource(o.From) {
+		plan, err = runSourceSample(ctx, st, q)
+	} else if o.From != "" {
 		plan, err = runStreamSample(ctx, st, q, sio)
 	} else {
 		plan, err = planStoreSample(ctx, st, q)
@@ -106,6 +109,9 @@ type SamplePlan struct {
 	Read       int                `json:"traces_read,omitempty"`
 	Invalid    int                `json:"invalid_skipped,omitempty"`
 	Imported   int                `json:"traces_imported,omitempty"`
+	// SourceInfo is where a sample from a Parquet source came from: its
+	// files with their versions and row counts (recorded with the batch).
+	SourceInfo *source.Info `json:"source_info,omitempty"`
 }
 
 type ReviewerLoad struct {
@@ -378,12 +384,13 @@ func noMatchMessage(q sampleQuery, dups, excluded int) string {
 // writeSamplePlan stores the batch and its assignments (store.CreateBatch:
 // all or nothing, in short transactions), after traces (from source) when
 // the sample was drawn from a file.
-func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p SamplePlan, traces []trace.Trace, source string) error {
+func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p SamplePlan, traces []trace.Trace, from string) error {
 	params := struct {
 		SampleOptions
-		Seed int64 `json:"seed"`
-	}{q.opts, q.seed}
-	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: source}
+		Seed       int64        `json:"seed"`
+		SourceInfo *source.Info `json:"source_info,omitempty"`
+	}{q.opts, q.seed, p.SourceInfo}
+	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: from}
 	if q.audit != nil {
 		ctx = q.audit(ctx, p)
 	}
