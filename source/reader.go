@@ -16,7 +16,7 @@ type Reader struct {
 	read    atomic.Int64
 	file    int
 	rg      int
-	pending []int64 // model-call rows of the current row group not yet read
+	pending []known // model-call rows of the current row group not yet read
 	out     []trace.Trace
 	total   int64
 }
@@ -79,7 +79,7 @@ func (r *Reader) fill() error {
 		}
 		for i, call := range d.call {
 			if call {
-				r.pending = append(r.pending, int64(i))
+				r.pending = append(r.pending, known{int64(i), d.ids[i], d.ts[i]})
 			}
 		}
 		if len(r.pending) == 0 {

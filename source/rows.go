@@ -33,14 +33,22 @@ type rowData struct {
 	meta   map[string]string
 }
 
-// loadRows reads the message and tool columns of the given rows only,
-// seeking to each row's page.
-func loadRows(files []*openFile, refs []rowRef) (map[rowRef]rowData, error) {
-	out := make(map[rowRef]rowData, len(refs))
-	groups := map[[2]int][]int64{}
-	for _, r := range refs {
-		k := [2]int{r.file, r.rg}
-		groups[k] = append(groups[k], r.row)
+// known is what the first pass already read of a row: its index in its
+// row group, id and start time.
+type known struct {
+	row int64
+	id  string
+	ts  time.Time
+}
+
+// loadRows reads the message and tool columns of the given candidates'
+// rows only, seeking to each row's page.
+func loadRows(files []*openFile, cands []cand) (map[rowRef]rowData, error) {
+	out := make(map[rowRef]rowData, len(cands))
+	groups := map[[2]int][]known{}
+	for _, c := range cands {
+		k := [2]int{c.ref.file, c.ref.rg}
+		groups[k] = append(groups[k], known{c.ref.row, c.id, c.ts})
 	}
 	keys := slices.SortedFunc(maps.Keys(groups), func(a, b [2]int) int {
 		if a[0] != b[0] {
@@ -50,8 +58,8 @@ func loadRows(files []*openFile, refs []rowRef) (map[rowRef]rowData, error) {
 	})
 	for _, k := range keys {
 		rows := groups[k]
-		slices.Sort(rows)
-		rows = slices.Compact(rows)
+		slices.SortFunc(rows, func(a, b known) int { return int(a.row - b.row) })
+		rows = slices.CompactFunc(rows, func(a, b known) bool { return a.row == b.row })
 		of := files[k[0]]
 		if err := loadGroupRows(of, k[1], rows, func(r int64, d rowData) { out[rowRef{k[0], k[1], r}] = d }); err != nil {
 			return nil, fmt.Errorf("%s: %w", where(of, k[1]), err)
@@ -60,15 +68,18 @@ func loadRows(files []*openFile, refs []rowRef) (map[rowRef]rowData, error) {
 	return out, nil
 }
 
-// loadGroupRows reads rows (ascending) of row group rg of of.
-func loadGroupRows(of *openFile, rg int, rows []int64, put func(int64, rowData)) error {
+// loadGroupRows reads the given rows (ascending) of row group rg of of.
+func loadGroupRows(of *openFile, rg int, ks []known, put func(int64, rowData)) error {
 	g := of.f.RowGroups()[rg]
 	l := of.l
+	rows := make([]int64, len(ks))
 	idx := map[int64]int{}
-	for i, r := range rows {
-		idx[r] = i
+	data := make([]rowData, len(ks))
+	for i, k := range ks {
+		rows[i] = k.row
+		idx[k.row] = i
+		data[i].id, data[i].ts = k.id, k.ts
 	}
-	data := make([]rowData, len(rows))
 	read := func(col int, repeated bool, fn func(int64, []parquet.Value) error) error {
 		vals, err := rowsAt(g, col, rows)
 		if err != nil {
@@ -95,7 +106,6 @@ func loadGroupRows(of *openFile, rg int, rows []int64, put func(int64, rowData))
 		col string
 		dst func(*rowData) *string
 	}{
-		{l.id, func(d *rowData) *string { return &d.id }},
 		{l.input, func(d *rowData) *string { return &d.input }},
 		{l.output, func(d *rowData) *string { return &d.output }},
 		{l.extra, func(d *rowData) *string { return &d.extra }},
@@ -103,21 +113,6 @@ func loadGroupRows(of *openFile, rg int, rows []int64, put func(int64, rowData))
 		if err := text(f.col, f.dst); err != nil {
 			return err
 		}
-	}
-	startCol := of.column(l.start)
-	startType := g.ColumnChunks()[startCol].Type()
-	if err := read(startCol, false, func(r int64, v []parquet.Value) error {
-		if len(v) == 0 || v[0].IsNull() {
-			return nil
-		}
-		t, err := timeOf(v[0], startType)
-		if err != nil {
-			return fmt.Errorf("row %d: %s: %w", r, l.start, err)
-		}
-		data[idx[r]].ts = t
-		return nil
-	}); err != nil {
-		return err
 	}
 	if err := loadTools(of, read, func(r int64, tools string) { data[idx[r]].tools = tools }); err != nil {
 		return err

@@ -356,11 +356,7 @@ func readItems(files []*openFile, cands []cand, by string, items map[rowRef]trac
 	if len(cands) == 0 {
 		return nil
 	}
-	refs := make([]rowRef, len(cands))
-	for i, c := range cands {
-		refs[i] = c.ref
-	}
-	rows, err := loadRows(files, refs)
+	rows, err := loadRows(files, cands)
 	if err != nil {
 		return err
 	}
