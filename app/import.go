@@ -22,6 +22,9 @@ type ImportOptions struct {
 	Format string
 	// SkipInvalid imports a file's valid records and reports the others.
 	SkipInvalid bool
+	// S3Endpoint is the S3-compatible service s3:// sources are read from
+	// ("" is AWS).
+	S3Endpoint string
 	// Stdin is what the file name "-" reads.
 	Stdin io.Reader
 	// OnInvalid receives each invalid record that SkipInvalid skips.
@@ -111,19 +114,19 @@ func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (sto
 	}
 	open := func() (store.Input, error) { return openTraceFile(path, o.Format, o.Stdin) }
 	if source.IsSource(path) {
-		open = func() (store.Input, error) { return openSource(path, o.Format) }
+		open = func() (store.Input, error) { return openSource(ctx, path, o.Format, o.S3Endpoint) }
 	}
 	return a.st.ImportTraces(ctx, open, opt)
 }
 
 // openSource opens a Parquet source named on the command line; its errors
 // are worded for a line that names it already.
-func openSource(path, format string) (store.Input, error) {
+func openSource(ctx context.Context, path, format, endpoint string) (store.Input, error) {
 	layout, err := sourceLayout(format)
 	if err != nil {
 		return store.Input{}, err
 	}
-	r, err := source.Open(path, layout)
+	r, err := source.Open(ctx, path, layout, endpoint)
 	if err != nil {
 		return store.Input{}, errors.New(strings.TrimPrefix(err.Error(), path+": "))
 	}

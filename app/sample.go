@@ -70,6 +70,7 @@ type SampleOptions struct {
 	From           string   `json:"from,omitempty"`
 	Format         string   `json:"format,omitempty"`
 	SkipInvalid    bool     `json:"skip_invalid,omitempty"`
+	S3Endpoint     string   `json:"s3_endpoint,omitempty"`
 	Batch          string   `json:"-"`
 	Reviewers      []string `json:"-"`
 	PerItem        int      `json:"-"`

@@ -40,7 +40,8 @@ func runSourceSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 		}
 	}
 	res, err := source.Sample(ctx, source.Options{Spec: q.opts.From, Format: layout, Seed: q.seed, N: q.opts.N,
-		By: q.opts.By, Filter: q.filter, Alloc: q.opts.Alloc, MinPer: q.opts.MinPer, Exclude: exclude})
+		By: q.opts.By, Filter: q.filter, Alloc: q.opts.Alloc, MinPer: q.opts.MinPer, Exclude: exclude,
+		S3Endpoint: q.opts.S3Endpoint})
 	if err != nil {
 		return SamplePlan{}, fmt.Errorf("%w: nothing sampled", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -22,8 +21,12 @@ type object struct {
 }
 
 // IsSource says whether spec names a Parquet source rather than a JSON
-// Lines trace file: a .parquet file, a directory, or a glob.
+// Lines trace file: s3://bucket/prefix, a .parquet file, a directory, or
+// a glob.
 func IsSource(spec string) bool {
+	if IsS3(spec) {
+		return true
+	}
 	if spec == "-" {
 		return false
 	}
@@ -41,7 +44,7 @@ func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 // localObjects lists the Parquet files spec names: a file, a directory
 // (walked, partition directories such as dt=2026-11-01/ included, files
 // starting with . or _ skipped) or a glob, in name order.
-func localObjects(spec string, counter *atomic.Int64) ([]object, error) {
+func localObjects(spec string, stats *readStats) ([]object, error) {
 	var paths []string
 	switch fi, err := os.Stat(spec); {
 	case err == nil && fi.IsDir():
@@ -99,7 +102,7 @@ func localObjects(spec string, counter *atomic.Int64) ([]object, error) {
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s: %w", p, bareFSError(err))
 				}
-				return countingReaderAt{f, counter}, f, nil
+				return countingReaderAt{f, stats}, f, nil
 			}})
 	}
 	return out, nil
@@ -117,14 +120,15 @@ func bareFSError(err error) error {
 	return err
 }
 
-// countingReaderAt adds the bytes it reads to n.
+// countingReaderAt counts its reads and the bytes they return in n.
 type countingReaderAt struct {
 	r io.ReaderAt
-	n *atomic.Int64
+	n *readStats
 }
 
 func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	k, err := c.r.ReadAt(p, off)
-	c.n.Add(int64(k))
+	c.n.bytes.Add(int64(k))
+	c.n.requests.Add(1)
 	return k, err
 }

@@ -1,10 +1,10 @@
 package source
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -16,12 +16,19 @@ type openFile struct {
 	closer io.Closer
 	l      layout
 	have   map[string]bool
+	pre    prefetcher // nil for local files
 }
 
 // openSource lists and opens the files of spec and checks that they share
 // one layout. Only the footers are read.
-func openSource(spec, format string, counter *atomic.Int64) ([]*openFile, error) {
-	objs, err := localObjects(spec, counter)
+func openSource(ctx context.Context, spec, format, endpoint string, stats *readStats) ([]*openFile, error) {
+	var objs []object
+	var err error
+	if IsS3(spec) {
+		objs, err = s3Objects(ctx, spec, endpoint, stats)
+	} else {
+		objs, err = localObjects(spec, stats)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +56,20 @@ func openOne(o object, format string) (*openFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parquet.OpenFile(r, o.size, parquet.SkipBloomFilters(true), parquet.ReadBufferSize(2<<10))
+	pre, _ := r.(prefetcher)
+	// The page index is read a column chunk at a time, when the second pass
+	// seeks in it (offsetIndex), not all at once here.
+	opts := []parquet.FileOption{parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true), parquet.ReadBufferSize(readAhead)}
+	if pre != nil {
+		// The footer's tail and the magic bytes in one read.
+		opts = append(opts, parquet.SkipMagicBytes(true), parquet.OptimisticRead(true))
+	}
+	f, err := parquet.OpenFile(r, o.size, opts...)
 	if err != nil {
 		closer.Close()
+		if f, ok := r.(interface{ failed() error }); ok && f.failed() != nil {
+			return nil, f.failed() // the store's answer, not "corrupt"
+		}
 		return nil, fmt.Errorf("%s: not a readable Parquet file (corrupt or truncated: %s)", o.name, oneLine(err))
 	}
 	l, err := detectLayout(f.Schema(), format, o.name)
@@ -59,7 +77,7 @@ func openOne(o object, format string) (*openFile, error) {
 		closer.Close()
 		return nil, err
 	}
-	return &openFile{obj: o, f: f, closer: closer, l: l, have: topColumns(f.Schema())}, nil
+	return &openFile{obj: o, f: f, closer: closer, l: l, have: topColumns(f.Schema()), pre: pre}, nil
 }
 
 func closeAll(files []*openFile) {

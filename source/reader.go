@@ -1,9 +1,9 @@
 package source
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -13,7 +13,7 @@ import (
 // a few hundred rows at a time. It implements trace.Reader.
 type Reader struct {
 	files   []*openFile
-	read    atomic.Int64
+	stats   readStats
 	file    int
 	rg      int
 	pending []known // model-call rows of the current row group not yet read
@@ -21,10 +21,11 @@ type Reader struct {
 	total   int64
 }
 
-// Open opens the Parquet source spec (format "" sniffs the layout).
-func Open(spec, format string) (*Reader, error) {
+// Open opens the Parquet source spec (format "" sniffs the layout;
+// endpoint, for s3:// sources, names an S3-compatible service).
+func Open(ctx context.Context, spec, format, endpoint string) (*Reader, error) {
 	r := &Reader{}
-	files, err := openSource(spec, format, &r.read)
+	files, err := openSource(ctx, spec, format, endpoint, &r.stats)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func Open(spec, format string) (*Reader, error) {
 
 // Size is the source's size in bytes; BytesRead how many have been read.
 func (r *Reader) Size() int64      { return r.total }
-func (r *Reader) BytesRead() int64 { return r.read.Load() }
+func (r *Reader) BytesRead() int64 { return r.stats.bytes.Load() }
 
 // Layout is the source's layout.
 func (r *Reader) Layout() string { return r.files[0].l.name }
@@ -102,7 +103,7 @@ func (r *Reader) fill() error {
 		r.out = append(r.out, t)
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", where(of, r.rg), err)
+		return at(of, r.rg, err)
 	}
 	if ferr != nil {
 		return ferr

@@ -62,7 +62,7 @@ func loadRows(files []*openFile, cands []cand) (map[rowRef]rowData, error) {
 		rows = slices.CompactFunc(rows, func(a, b known) bool { return a.row == b.row })
 		of := files[k[0]]
 		if err := loadGroupRows(of, k[1], rows, func(r int64, d rowData) { out[rowRef{k[0], k[1], r}] = d }); err != nil {
-			return nil, fmt.Errorf("%s: %w", where(of, k[1]), err)
+			return nil, at(of, k[1], err)
 		}
 	}
 	return out, nil
@@ -70,7 +70,6 @@ func loadRows(files []*openFile, cands []cand) (map[rowRef]rowData, error) {
 
 // loadGroupRows reads the given rows (ascending) of row group rg of of.
 func loadGroupRows(of *openFile, rg int, ks []known, put func(int64, rowData)) error {
-	g := of.f.RowGroups()[rg]
 	l := of.l
 	rows := make([]int64, len(ks))
 	idx := map[int64]int{}
@@ -81,7 +80,7 @@ func loadGroupRows(of *openFile, rg int, ks []known, put func(int64, rowData)) e
 		data[i].id, data[i].ts = k.id, k.ts
 	}
 	read := func(col int, repeated bool, fn func(int64, []parquet.Value) error) error {
-		vals, err := rowsAt(g, col, rows)
+		vals, err := of.rowsAt(rg, col, rows)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/goldtrace/goldtrace/sampling"
@@ -24,6 +23,8 @@ type Options struct {
 	Alloc   string
 	MinPer  int
 	Exclude []string // input hashes already sampled
+	// S3Endpoint, for s3:// sources, is an S3-compatible service's URL.
+	S3Endpoint string
 }
 
 // Info is where a sample came from, recorded with its batch.
@@ -35,6 +36,7 @@ type Info struct {
 	Calls      int64      `json:"calls"`      // of which model calls
 	Candidates int64      `json:"candidates"` // of which passed the filter
 	BytesRead  int64      `json:"bytes_read"`
+	Requests   int64      `json:"requests"` // reads of local files; GETs and LISTs on S3
 	BytesTotal int64      `json:"bytes_total"`
 }
 
@@ -106,8 +108,8 @@ func (p *pool) offer(c cand, k int) {
 // key order. Nothing is written; a bad file or row is an error that names
 // it.
 func Sample(ctx context.Context, o Options) (Result, error) {
-	var read atomic.Int64
-	files, err := openSource(o.Spec, o.Format, &read)
+	var stats readStats
+	files, err := openSource(ctx, o.Spec, o.Format, o.S3Endpoint, &stats)
 	if err != nil {
 		return Result{}, err
 	}
@@ -137,7 +139,7 @@ func Sample(ctx context.Context, o Options) (Result, error) {
 			break
 		}
 	}
-	res.Info.BytesRead = read.Load()
+	res.Info.BytesRead, res.Info.Requests = stats.bytes.Load(), stats.requests.Load()
 	return res, nil
 }
 

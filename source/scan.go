@@ -2,6 +2,7 @@ package source
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,6 +50,16 @@ type rgRows struct {
 	meta  []map[string]string // metadata, when needed
 }
 
+// at is err said of row group rg of of, unless it is the object store's
+// failure, which names the object already.
+func at(of *openFile, rg int, err error) error {
+	var se *storeError
+	if errors.As(err, &se) {
+		return se
+	}
+	return fmt.Errorf("%s: %w", where(of, rg), err)
+}
+
 // where names a row group for errors.
 func where(of *openFile, rg int) string {
 	return fmt.Sprintf("%s: row group %d", of.obj.name, rg)
@@ -62,14 +73,14 @@ func loadRowGroup(of *openFile, rg int, nd needs) (*rgRows, error) {
 	d.call = make([]bool, d.n)
 	d.ids = make([]string, d.n)
 	d.ts = make([]time.Time, d.n)
-	fail := func(err error) (*rgRows, error) { return nil, fmt.Errorf("%s: %w", where(of, rg), err) }
-	if err := scanColumn(g, of.column(l.kind), false, func(r int64, v []parquet.Value) error {
+	fail := func(err error) (*rgRows, error) { return nil, at(of, rg, err) }
+	if err := of.scan(rg, of.column(l.kind), false, func(r int64, v []parquet.Value) error {
 		d.call[r] = str(v) == l.kindIs
 		return nil
 	}); err != nil {
 		return fail(err)
 	}
-	if err := scanColumn(g, of.column(l.id), false, func(r int64, v []parquet.Value) error {
+	if err := of.scan(rg, of.column(l.id), false, func(r int64, v []parquet.Value) error {
 		if d.call[r] {
 			d.ids[r] = str(v)
 		}
@@ -79,7 +90,7 @@ func loadRowGroup(of *openFile, rg int, nd needs) (*rgRows, error) {
 	}
 	startCol := of.column(l.start)
 	startType := g.ColumnChunks()[startCol].Type()
-	if err := scanColumn(g, startCol, false, func(r int64, v []parquet.Value) error {
+	if err := of.scan(rg, startCol, false, func(r int64, v []parquet.Value) error {
 		if !d.call[r] || len(v) == 0 || v[0].IsNull() {
 			return nil
 		}
@@ -95,7 +106,7 @@ func loadRowGroup(of *openFile, rg int, nd needs) (*rgRows, error) {
 	if nd.tools {
 		d.tools = make([][]string, d.n)
 		if c := of.column(l.names); c >= 0 {
-			if err := scanColumn(g, c, true, func(r int64, v []parquet.Value) error {
+			if err := of.scan(rg, c, true, func(r int64, v []parquet.Value) error {
 				if d.call[r] {
 					d.tools[r] = strs(v)
 				}
@@ -103,7 +114,7 @@ func loadRowGroup(of *openFile, rg int, nd needs) (*rgRows, error) {
 			}); err != nil {
 				return fail(err)
 			}
-		} else if err := scanColumn(g, of.column(l.output), false, func(r int64, v []parquet.Value) error {
+		} else if err := of.scan(rg, of.column(l.output), false, func(r int64, v []parquet.Value) error {
 			if !d.call[r] {
 				return nil
 			}
@@ -120,7 +131,7 @@ func loadRowGroup(of *openFile, rg int, nd needs) (*rgRows, error) {
 	if nd.meta {
 		d.meta = make([]map[string]string, d.n)
 		scan := func(col int, repeated bool, fn func(int64, []parquet.Value) error) error {
-			return scanColumn(g, col, repeated, fn)
+			return of.scan(rg, col, repeated, fn)
 		}
 		if err := loadMeta(of, scan, func(r int64) bool { return d.call[r] }, setMeta(d.meta)); err != nil {
 			return fail(err)

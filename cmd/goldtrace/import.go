@@ -14,7 +14,7 @@ import (
 )
 
 func newImportCmd(app *App) *cobra.Command {
-	var format string
+	var format, s3Endpoint string
 	var skipInvalid, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
@@ -33,6 +33,10 @@ records are imported and every invalid one is reported on stderr. Traces already
 stored (same id and content, or same content) are counted, not duplicated. An
 empty file is an error.
 
+A Parquet export of Langfuse observations or LangSmith runs (a .parquet file,
+a directory of them, a glob, or s3://bucket/prefix) imports each model call as
+one trace; --format langfuse|langsmith insists on a layout (see docs/sources.md).
+
 Formats (--format auto detects them): trace (goldtrace's own JSONL), openai
 (chat completions), openai-responses, anthropic (Messages), gemini
 (generateContent), bedrock (Converse, Nova, Agents traces) — as logged
@@ -49,7 +53,7 @@ that is not UTF-8 is an invalid record.`,
 				return err
 			}
 			rep, err := be.Import(cmd.Context(), who, args, gapp.ImportOptions{
-				Format: format, SkipInvalid: skipInvalid, Stdin: app.In,
+				Format: format, SkipInvalid: skipInvalid, Stdin: app.In, S3Endpoint: s3Endpoint,
 				OnInvalid: func(file string, e *trace.RecordError) {
 					fmt.Fprintln(app.Err, gapp.FormatInputError(file, e.Line, e.Err.Error()))
 				},
@@ -82,6 +86,7 @@ that is not UTF-8 is an invalid record.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", trace.FormatAuto, strings.Join(trace.Formats, "|"))
+	cmd.Flags().StringVar(&s3Endpoint, "s3-endpoint", "", "`URL` of an S3-compatible service for s3:// sources (MinIO, R2, GCS); default AWS")
 	cmd.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import the valid records and report each invalid one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd

@@ -80,6 +80,7 @@ earliest trace wins. By default an input already in any batch is never drawn aga
 	f.StringVar(&reviewers, "reviewers", "", "comma-separated reviewers (users) to assign; required unless --dry-run")
 	f.IntVar(&o.PerItem, "per-item", 2, "distinct reviewers per item")
 	f.StringVar(&o.From, "from", "", "stream-sample this trace file (- for stdin) instead of the store, importing only the traces sampled")
+	f.StringVar(&o.S3Endpoint, "s3-endpoint", "", "`URL` of an S3-compatible service for --from s3://… (MinIO, R2, GCS); default AWS")
 	f.StringVar(&o.Format, "format", trace.FormatAuto, "format of --from: "+strings.Join(trace.Formats, "|"))
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "with --from: skip invalid records (each reported on stderr) instead of stopping")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print what would be sampled and assigned; write nothing")

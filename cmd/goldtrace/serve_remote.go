@@ -24,8 +24,8 @@ var remoteCommands = map[string]remoteCheck{
 	"verify":        all(refsOnly, noFlags("manifest")),
 	"labels export": noFlags("out"),
 	"labels import": stdinOnly,
-	"import":        stdinOnly,
-	"sample":        stdinFlags("from"),
+	"import":        all(stdinOnly, noServerURL("s3-endpoint")),
+	"sample":        all(stdinFlags("from"), noServerURL("s3-endpoint")),
 	"export":        all(noFlags("out"), newVersionOnly), // the files go beside the database: remoteExec
 	"resolve":       stdinFlags("label"),
 	"guide show":    nil, "guide log": nil,
@@ -148,6 +148,19 @@ func noFlags(names ...string) remoteCheck {
 		for _, n := range names {
 			if f.Changed(n) {
 				return fmt.Errorf("--%s is not available over SSH (it names a file on the server): output goes to your stdout", n)
+			}
+		}
+		return nil
+	}
+}
+
+// noServerURL: these flags name a service the server would connect to with
+// its own credentials (an object store), and are refused.
+func noServerURL(names ...string) remoteCheck {
+	return func(f *pflag.FlagSet, _ []string) error {
+		for _, n := range names {
+			if f.Changed(n) {
+				return fmt.Errorf("--%s is not available over SSH (the server would connect to it with its own credentials)", n)
 			}
 		}
 		return nil
