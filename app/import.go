@@ -57,10 +57,14 @@ func (f ImportFailure) String() string { return FormatInputError(f.File, f.Line,
 // it was interrupted. A file that fails does not stop the others; the
 // report lists it, and the error is the last failure's line.
 func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportOptions) (ImportReport, error) {
-	if !slices.Contains(trace.Formats, o.Format) {
-		return ImportReport{}, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
+	if !slices.Contains(InputFormats, o.Format) {
+		return ImportReport{}, fmt.Errorf("--format must be one of %s, not %q", strings.Join(InputFormats, "|"), o.Format)
 	}
-	object := strings.Join(files, " ")
+	shown := make([]string, len(files))
+	for i, f := range files {
+		shown[i] = DisplayName(f)
+	}
+	object := strings.Join(shown, " ")
 	// Authorized (and later audited) without the command's cancellation:
 	// an interrupted import is recorded with what it wrote.
 	actor, err := a.authorize(context.WithoutCancel(ctx), actor, ActImport, object)
@@ -122,13 +126,13 @@ func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (sto
 // openSource opens a Parquet source named on the command line; its errors
 // are worded for a line that names it already.
 func openSource(ctx context.Context, path, format, endpoint string) (store.Input, error) {
-	layout, err := sourceLayout(format)
+	layout, err := sourceLayout(path, format)
 	if err != nil {
 		return store.Input{}, err
 	}
 	r, err := source.Open(ctx, path, layout, endpoint)
 	if err != nil {
-		return store.Input{}, errors.New(strings.TrimPrefix(err.Error(), path+": "))
+		return store.Input{}, errors.New(strings.TrimPrefix(err.Error(), DisplayName(path)+": "))
 	}
 	return store.Input{Records: r, Closer: r, Size: r.Size(), Read: r.BytesRead}, nil
 }
@@ -179,6 +183,9 @@ func OpenInputFile(path string) (f *os.File, size int64, err error) {
 func DisplayName(path string) string {
 	if path == "-" {
 		return "stdin"
+	}
+	if source.IsPostgres(path) {
+		return source.RedactURL(path) // never show or store a password
 	}
 	return path
 }

@@ -175,8 +175,8 @@ func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 	default:
 		return q, fmt.Errorf("--turns %q: must be calls, no-calls or all", o.Turns)
 	}
-	if o.From != "" && !slices.Contains(trace.Formats, o.Format) {
-		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
+	if o.From != "" && !slices.Contains(InputFormats, o.Format) {
+		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(InputFormats, "|"), o.Format)
 	}
 	if o.PerItem < 1 {
 		return q, fmt.Errorf("--per-item must be at least 1, not %d", o.PerItem)

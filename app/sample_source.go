@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/source"
@@ -10,16 +11,27 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-// sourceLayout is the Parquet layout --format asks for: "" to sniff it from
-// the schema.
-func sourceLayout(format string) (string, error) {
-	switch format {
-	case "", trace.FormatAuto:
+// InputFormats are what --format may name: trace's JSON formats, and
+// Phoenix (a postgres:// source); langfuse and langsmith also name the
+// Parquet layouts.
+var InputFormats = append(slices.Clip(trace.Formats), source.Phoenix)
+
+// sourceLayout is the layout --format asks of source spec: "" to sniff it
+// (from a Parquet schema, or a database's tables).
+func sourceLayout(spec, format string) (string, error) {
+	if format == "" || format == trace.FormatAuto {
 		return "", nil
-	case source.Langfuse, source.LangSmith:
+	}
+	if source.IsPostgres(spec) {
+		if format != source.Phoenix {
+			return "", fmt.Errorf("--format %s: a postgres:// source is Phoenix's (--format phoenix)", format)
+		}
 		return format, nil
 	}
-	return "", fmt.Errorf("--format %s: a Parquet source is %s", format, strings.Join(source.Layouts, " or "))
+	if format != source.Langfuse && format != source.LangSmith {
+		return "", fmt.Errorf("--format %s: a Parquet source is %s", format, strings.Join(source.Layouts, " or "))
+	}
+	return format, nil
 }
 
 // runSourceSample draws the sample from a Parquet source in two passes
@@ -29,7 +41,7 @@ func runSourceSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	if _, err := checkSampleStore(ctx, st, q); err != nil {
 		return SamplePlan{}, err
 	}
-	layout, err := sourceLayout(q.opts.Format)
+	layout, err := sourceLayout(q.opts.From, q.opts.Format)
 	if err != nil {
 		return SamplePlan{}, err
 	}
@@ -45,11 +57,12 @@ func runSourceSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	if err != nil {
 		return SamplePlan{}, fmt.Errorf("%w: nothing sampled", err)
 	}
+	q.opts.From = res.Info.URI // without a password: it is recorded with the batch
 	if res.Info.Calls == 0 {
-		return SamplePlan{}, fmt.Errorf("--from %s: no model calls in %d rows: nothing sampled", q.opts.From, res.Info.Rows)
+		return SamplePlan{}, fmt.Errorf("--from %s: no model calls in %d rows: nothing sampled", res.Info.URI, res.Info.Rows)
 	}
 	if !res.ByKeySeen {
-		return SamplePlan{}, fmt.Errorf("--by %s: no model call in %s has metadata %q", q.opts.By, q.opts.From, strings.TrimPrefix(q.opts.By, "meta."))
+		return SamplePlan{}, fmt.Errorf("--by %s: no model call in %s has metadata %q", q.opts.By, res.Info.URI, strings.TrimPrefix(q.opts.By, "meta."))
 	}
 	plan, err := buildSamplePlan(ctx, st, q, res.Sample, res.Duplicates, res.Excluded)
 	if err != nil {
@@ -60,5 +73,5 @@ func runSourceSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	if q.opts.DryRun {
 		return plan, nil
 	}
-	return plan, writeSamplePlan(ctx, st, q, plan, res.Traces, q.opts.From)
+	return plan, writeSamplePlan(ctx, st, q, plan, res.Traces, res.Info.URI)
 }

@@ -20,11 +20,11 @@ type object struct {
 	open    func() (io.ReaderAt, io.Closer, error)
 }
 
-// IsSource says whether spec names a Parquet source rather than a JSON
-// Lines trace file: s3://bucket/prefix, a .parquet file, a directory, or
-// a glob.
+// IsSource says whether spec names a source of this package rather than a
+// JSON Lines trace file: postgres://… (Phoenix), s3://bucket/prefix, a
+// .parquet file, a directory, or a glob.
 func IsSource(spec string) bool {
-	if IsS3(spec) {
+	if IsS3(spec) || IsPostgres(spec) {
 		return true
 	}
 	if spec == "-" {

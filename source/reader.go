@@ -21,9 +21,20 @@ type Reader struct {
 	total   int64
 }
 
-// Open opens the Parquet source spec (format "" sniffs the layout;
-// endpoint, for s3:// sources, names an S3-compatible service).
-func Open(ctx context.Context, spec, format, endpoint string) (*Reader, error) {
+// Source is an opened source read one trace at a time (for import).
+type Source interface {
+	trace.Reader
+	io.Closer
+	Size() int64      // bytes, when known (else 0)
+	BytesRead() int64 // so far
+}
+
+// Open opens source spec (format "" sniffs the layout; endpoint, for s3://
+// sources, names an S3-compatible service).
+func Open(ctx context.Context, spec, format, endpoint string) (Source, error) {
+	if IsPostgres(spec) {
+		return openPhoenix(ctx, spec, format)
+	}
 	r := &Reader{}
 	files, err := openSource(ctx, spec, format, endpoint, &r.stats)
 	if err != nil {

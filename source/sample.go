@@ -108,6 +108,9 @@ func (p *pool) offer(c cand, k int) {
 // key order. Nothing is written; a bad file or row is an error that names
 // it.
 func Sample(ctx context.Context, o Options) (Result, error) {
+	if IsPostgres(o.Spec) {
+		return samplePhoenix(ctx, o)
+	}
 	var stats readStats
 	files, err := openSource(ctx, o.Spec, o.Format, o.S3Endpoint, &stats)
 	if err != nil {
@@ -119,19 +122,18 @@ func Sample(ctx context.Context, o Options) (Result, error) {
 		res.Info.Files = append(res.Info.Files, FileInfo{Name: f.obj.name, Size: f.obj.size, Version: f.obj.version, Rows: f.f.NumRows()})
 		res.Info.BytesTotal += f.obj.size
 	}
-	excluded := map[string]bool{}
-	for _, h := range o.Exclude {
-		excluded[h] = true
-	}
+	excluded := excludedSet(o.Exclude)
 	// k is how many candidates a stratum holds: the sample size with room
 	// for replacements; when copies use up the room, the scan is redone
 	// with more.
-	for k := o.N + o.N/2 + 16; ; k *= 4 {
+	for k := holdFor(o.N); ; k *= 4 {
 		pools, err := scan(ctx, files, o, k, &res)
 		if err != nil {
 			return Result{}, err
 		}
-		ok, err := choose(ctx, files, o, pools, k, excluded, &res)
+		ok, err := choose(ctx, o, pools, excluded, &res, func(cands []cand, items map[rowRef]trace.Item, traces map[rowRef]trace.Trace) error {
+			return readItems(files, cands, o.By, items, traces)
+		})
 		if err != nil {
 			return Result{}, err
 		}
@@ -141,6 +143,18 @@ func Sample(ctx context.Context, o Options) (Result, error) {
 	}
 	res.Info.BytesRead, res.Info.Requests = stats.bytes.Load(), stats.requests.Load()
 	return res, nil
+}
+
+// holdFor is how many candidates a stratum holds at first for a sample of
+// n: room for replacements of copies.
+func holdFor(n int) int { return n + n/2 + 16 }
+
+func excludedSet(hashes []string) map[string]bool {
+	out := make(map[string]bool, len(hashes))
+	for _, h := range hashes {
+		out[h] = true
+	}
+	return out
 }
 
 // scan is the first pass: every model-call row that passes the filter is
@@ -246,7 +260,7 @@ func matches(f sampling.Filter, tools []string, meta map[string]string, ts time.
 // share, then, where copies left a stratum short, the next ones. It reports
 // false when a stratum ran out of held candidates while it had more (the
 // caller scans again holding more).
-func choose(ctx context.Context, files []*openFile, o Options, pools map[string]*pool, k int, excluded map[string]bool, res *Result) (bool, error) {
+func choose(ctx context.Context, o Options, pools map[string]*pool, excluded map[string]bool, res *Result, fetch fetchFunc) (bool, error) {
 	counts := make([]sampling.Stratum, 0, len(pools))
 	for name, p := range pools {
 		counts = append(counts, sampling.Stratum{Name: name, Available: p.available})
@@ -277,7 +291,7 @@ func choose(ctx context.Context, files []*openFile, o Options, pools map[string]
 			want = append(want, p.items[fetched[name]:target[name]]...)
 			fetched[name] = target[name]
 		}
-		if err := readItems(files, want, o.By, items, traces); err != nil {
+		if err := fetch(want, items, traces); err != nil {
 			return false, err
 		}
 		var walk []cand
@@ -350,10 +364,11 @@ func choose(ctx context.Context, files []*openFile, o Options, pools map[string]
 	}
 }
 
-// readItems reads the rows of cands and keeps each one's decision point
-// (the last message of its conversation) and trace. A row whose stratum
-// the second pass sees differently from the first is an error: the cheap
-// column and the output disagree.
+// fetchFunc reads the conversations of cands and keeps each one's decision
+// point and trace (see keepItem).
+type fetchFunc func(cands []cand, items map[rowRef]trace.Item, traces map[rowRef]trace.Trace) error
+
+// readItems is the fetchFunc of Parquet files.
 func readItems(files []*openFile, cands []cand, by string, items map[rowRef]trace.Item, traces map[rowRef]trace.Trace) error {
 	if len(cands) == 0 {
 		return nil
@@ -364,18 +379,29 @@ func readItems(files []*openFile, cands []cand, by string, items map[rowRef]trac
 	}
 	for _, c := range cands {
 		of := files[c.ref.file]
+		what := fmt.Sprintf("%s: row %d (%s)", where(of, c.ref.rg), c.ref.row, c.id)
 		t, err := decodeCall(of.l, rows[c.ref])
 		if err != nil {
-			return fmt.Errorf("%s: row %d (%s): %w", where(of, c.ref.rg), c.ref.row, c.id, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		its := trace.Items(t)
-		it := its[len(its)-1]
-		if by == "tool" && it.FirstTool() != c.stratum {
-			return fmt.Errorf("%s: row %d (%s): %s names tool %q first but the output calls %q",
-				where(of, c.ref.rg), c.ref.row, c.id, of.l.names, c.stratum, it.FirstTool())
+		if err := keepItem(c, t, by, of.l.names, what, items, traces); err != nil {
+			return err
 		}
-		items[c.ref] = it
-		traces[c.ref] = t
 	}
+	return nil
+}
+
+// keepItem keeps the decision point of t (its last message) for candidate
+// c. A candidate whose stratum the first pass saw differently (the column
+// or expression the first pass read, named by cheap, against the
+// conversation) is an error.
+func keepItem(c cand, t trace.Trace, by, cheap, what string, items map[rowRef]trace.Item, traces map[rowRef]trace.Trace) error {
+	its := trace.Items(t)
+	it := its[len(its)-1]
+	if by == "tool" && it.FirstTool() != c.stratum {
+		return fmt.Errorf("%s: %s names tool %q first but the output calls %q", what, cheap, c.stratum, it.FirstTool())
+	}
+	items[c.ref] = it
+	traces[c.ref] = t
 	return nil
 }
