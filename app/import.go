@@ -62,7 +62,10 @@ func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportO
 	}
 	shown := make([]string, len(files))
 	for i, f := range files {
-		shown[i] = DisplayName(f)
+		shown[i] = f
+		if source.IsPostgres(f) {
+			shown[i] = source.RedactURL(f) // never store a password in the audit
+		}
 	}
 	object := strings.Join(shown, " ")
 	// Authorized (and later audited) without the command's cancellation:
