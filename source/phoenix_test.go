@@ -112,10 +112,11 @@ func openInferenceMessage(m trace.Message) map[string]any {
 	return map[string]any{"message": msg}
 }
 
-// loadPhoenix stores traces as Phoenix does: a traces row each, a CHAIN root
-// span and one LLM span per assistant message (input: the messages before
-// it; output: it).
-func loadPhoenix(t testing.TB, dsn string, traces []trace.Trace) {
+// loadPhoenix stores the traces of next (until it reports false) as
+// Phoenix does: a traces row each, a CHAIN root span and one LLM span per
+// assistant message (input: the messages before it; output: it), streamed
+// to COPY.
+func loadPhoenix(t testing.TB, dsn string, next func() (trace.Trace, bool)) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -126,13 +127,41 @@ func loadPhoenix(t testing.TB, dsn string, traces []trace.Trace) {
 	if _, err := conn.Exec(ctx, phoenixSchema); err != nil {
 		t.Fatal(err)
 	}
-	var rows [][]any
-	for ti, tr := range traces {
-		start := tr.Timestamp
-		if _, err := conn.Exec(ctx, `INSERT INTO traces (id, project_rowid, trace_id, start_time, end_time) VALUES ($1, 1, $2, $3, $3)`,
-			ti+1, tr.ID, start); err != nil {
+	// Spans go through a second connection's COPY while this one copies
+	// the traces they belong to, in step.
+	spansConn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spansConn.Close(ctx)
+	var traceRows [][]any
+	var spanRows [][]any
+	flush := func() {
+		if len(traceRows) == 0 {
+			return
+		}
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"traces"}, []string{"id", "project_rowid", "trace_id", "start_time", "end_time"},
+			pgx.CopyFromRows(traceRows)); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := spansConn.CopyFrom(ctx, pgx.Identifier{"spans"}, []string{"trace_rowid", "span_id", "parent_id", "name",
+			"span_kind", "start_time", "end_time", "attributes", "events", "status_code", "status_message",
+			"cumulative_error_count", "cumulative_llm_token_count_prompt", "cumulative_llm_token_count_completion"},
+			pgx.CopyFromRows(spanRows)); err != nil {
+			t.Fatal(err)
+		}
+		traceRows, spanRows = traceRows[:0], spanRows[:0]
+	}
+	span := func(rowid int, id string, parent any, name, kind string, start time.Time, attrs string) {
+		spanRows = append(spanRows, []any{rowid, id, parent, name, kind, start, start, attrs, "[]", "OK", "", 0, 0, 0})
+	}
+	for ti := 1; ; ti++ {
+		tr, ok := next()
+		if !ok {
+			break
+		}
+		start := tr.Timestamp
+		traceRows = append(traceRows, []any{ti, 1, tr.ID, start, start})
 		var tools []any
 		for _, tl := range tr.Tools {
 			schema, _ := json.Marshal(map[string]any{"type": "function", "function": map[string]any{
@@ -140,8 +169,7 @@ func loadPhoenix(t testing.TB, dsn string, traces []trace.Trace) {
 			tools = append(tools, map[string]any{"tool": map[string]any{"json_schema": string(schema)}})
 		}
 		root := tr.ID + "-root"
-		rows = append(rows, []any{ti + 1, root, nil, "agent", "CHAIN", start,
-			`{"openinference":{"span":{"kind":"CHAIN"}}}`})
+		span(ti, root, nil, "agent", "CHAIN", start, `{"openinference":{"span":{"kind":"CHAIN"}}}`)
 		for i, m := range tr.Messages {
 			if m.Role != trace.RoleAssistant {
 				continue
@@ -156,25 +184,34 @@ func loadPhoenix(t testing.TB, dsn string, traces []trace.Trace) {
 					"output_messages": []any{openInferenceMessage(m)}, "tools": tools},
 				"metadata": map[string]any{"cohort": tr.Metadata["cohort"]},
 			})
-			rows = append(rows, []any{ti + 1, fmt.Sprintf("%s-llm-%d", tr.ID, i), root, "ChatCompletion", "LLM",
-				start.Add(time.Duration(i) * time.Second), string(attrs)})
+			span(ti, fmt.Sprintf("%s-llm-%d", tr.ID, i), root, "ChatCompletion", "LLM", start.Add(time.Duration(i)*time.Second), string(attrs))
+		}
+		if len(traceRows) == 2000 {
+			flush()
 		}
 	}
-	src := pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
-		r := rows[i]
-		return []any{r[0], r[1], r[2], r[3], r[4], r[5], r[5], r[6], "[]", "OK", "", 0, 0, 0}, nil
-	})
-	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"spans"}, []string{"trace_rowid", "span_id", "parent_id", "name",
-		"span_kind", "start_time", "end_time", "attributes", "events", "status_code", "status_message",
-		"cumulative_error_count", "cumulative_llm_token_count_prompt", "cumulative_llm_token_count_completion"}, src); err != nil {
+	flush()
+	if _, err := conn.Exec(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sliceTraces hands out traces one at a time.
+func sliceTraces(traces []trace.Trace) func() (trace.Trace, bool) {
+	return func() (trace.Trace, bool) {
+		if len(traces) == 0 {
+			return trace.Trace{}, false
+		}
+		t := traces[0]
+		traces = traces[1:]
+		return t, true
 	}
 }
 
 func TestSampleFromPhoenixInsidePostgreSQL(t *testing.T) {
 	dsn := testDatabase(t)
 	traces := synth.Generate(synth.Options{Seed: 4, N: 150})
-	loadPhoenix(t, dsn, traces)
+	loadPhoenix(t, dsn, sliceTraces(traces))
 	want := hashesOf(traces)
 	opts := Options{Spec: dsn, Seed: 21, N: 40, By: "tool", Alloc: sampling.AllocProportional}
 	res, err := Sample(context.Background(), opts)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/goldtrace/goldtrace/internal/rusage"
 )
 
 // BenchmarkSampleFromSources runs the real binary's sample --n 500 --by tool
@@ -83,7 +85,7 @@ func BenchmarkSampleFromSources(b *testing.B) {
 			b.Fatalf("sampled %d", plan.Sampled)
 		}
 		b.ReportMetric(took.Seconds(), "s/sample")
-		b.ReportMetric(float64(peakRSS(ps))/1e6, "MB-peak-RSS")
+		b.ReportMetric(float64(rusage.PeakRSS(ps))/1e6, "MB-peak-RSS")
 		b.ReportMetric(float64(size)/1e6, "MB-source")
 		if si := plan.SourceInfo; si != nil {
 			b.ReportMetric(float64(si.Calls), "decisions")
