@@ -60,6 +60,9 @@ func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportO
 	if !slices.Contains(InputFormats, o.Format) {
 		return ImportReport{}, fmt.Errorf("--format must be one of %s, not %q", strings.Join(InputFormats, "|"), o.Format)
 	}
+	if o.S3Endpoint != "" && !slices.ContainsFunc(files, source.IsS3) {
+		return ImportReport{}, errors.New("--s3-endpoint goes with an s3://BUCKET/PREFIX to import")
+	}
 	shown := make([]string, len(files))
 	for i, f := range files {
 		shown[i] = f

@@ -175,6 +175,9 @@ func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 	default:
 		return q, fmt.Errorf("--turns %q: must be calls, no-calls or all", o.Turns)
 	}
+	if o.S3Endpoint != "" && !source.IsS3(o.From) {
+		return q, errors.New("--s3-endpoint goes with --from s3://BUCKET/PREFIX")
+	}
 	if o.From != "" && !slices.Contains(InputFormats, o.Format) {
 		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(InputFormats, "|"), o.Format)
 	}

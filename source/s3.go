@@ -93,7 +93,7 @@ func s3Objects(ctx context.Context, spec, endpoint string, n *readStats) ([]obje
 		etag = strings.Trim(etag, `"`)
 		out = append(out, object{name: "s3://" + bucket + "/" + key, size: size, version: etag,
 			open: func() (io.ReaderAt, io.Closer, error) {
-				return &s3ReaderAt{client: client, bucket: bucket, key: key, etag: etag, size: size, n: n}, io.NopCloser(nil), nil
+				return &s3ReaderAt{ctx: ctx, client: client, bucket: bucket, key: key, etag: etag, size: size, n: n}, io.NopCloser(nil), nil
 			}})
 	}
 	pages := s3.NewListObjectsV2Paginator(client, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
@@ -181,6 +181,7 @@ func s3Message(err error, bucket, key string) error {
 // GET per range, adjacent ranges merged); reads inside them are served from
 // memory, reads outside are GETs of exactly the bytes asked for.
 type s3ReaderAt struct {
+	ctx         context.Context // the command's: ctrl+c stops a GET
 	client      *s3.Client
 	bucket, key string
 	etag        string
@@ -241,7 +242,7 @@ func (r *s3ReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // get fetches length bytes at off.
 func (r *s3ReaderAt) get(off, length int64) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), s3Timeout)
+	ctx, cancel := context.WithTimeout(r.ctx, s3Timeout)
 	defer cancel()
 	in := &s3.GetObjectInput{Bucket: aws.String(r.bucket), Key: aws.String(r.key),
 		Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, off+length-1))}
