@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -143,7 +144,7 @@ func parseWhere(where []string) (store.GoldFilter, []string, error) {
 			name := strings.TrimPrefix(k, "meta.")
 			f.Meta[name] = append(f.Meta[name], v)
 		case k == "status":
-			if v != dataset.StatusAgreed && v != dataset.StatusAdjudicated {
+			if v != gold.StatusAgreed && v != gold.StatusAdjudicated {
 				return f, nil, fmt.Errorf("--where %q: status is agreed or adjudicated", w)
 			}
 			f.Statuses = append(f.Statuses, v)

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -38,7 +38,7 @@ func writeBFCLQuestions(w io.Writer, content io.Reader, _ *Manifest) error {
 		Parameters  json.RawMessage `json:"parameters"`
 	}
 	lines := newJSONLines(w)
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		fns := make([]function, len(r.AvailableTools))
 		for i, t := range r.AvailableTools {
 			params, err := bfclSchema(t.Parameters)
@@ -103,7 +103,7 @@ func bfclSchema(raw json.RawMessage) (json.RawMessage, error) {
 
 func writeBFCLAnswers(w io.Writer, content io.Reader, _ *Manifest) error {
 	lines := newJSONLines(w)
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		gt, _, err := bfclGroundTruth(r)
 		if err != nil {
 			return err
@@ -123,7 +123,7 @@ func writeBFCLReport(w io.Writer, content io.Reader, m *Manifest) error {
 	bw := bufio.NewWriter(w)
 	var notes []string
 	noCall := 0
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		_, unexpressed, err := bfclGroundTruth(r)
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func writeBFCLReport(w io.Writer, content io.Reader, m *Manifest) error {
 // format cannot express (what its report lists).
 func BFCLUnexpressed(content io.Reader) (int, error) {
 	n := 0
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		_, u, err := bfclGroundTruth(r)
 		n += len(u)
 		return err
@@ -169,7 +169,7 @@ func BFCLUnexpressed(content io.Reader) (int, error) {
 }
 
 // bfclGroundTruth is r's possible answer and what of r it cannot express.
-func bfclGroundTruth(r Record) ([]map[string]any, []string, error) {
+func bfclGroundTruth(r gold.Record) ([]map[string]any, []string, error) {
 	gt := []map[string]any{}
 	var unexpressed []string
 	schemas := map[string]map[string]any{}
@@ -195,7 +195,7 @@ func bfclGroundTruth(r Record) ([]map[string]any, []string, error) {
 
 // bfclCall is one expected call's {PARAM: [values…]} and the rules it
 // cannot express.
-func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []string, error) {
+func bfclCall(c gold.ExpectedCall, schema map[string]any) (map[string]any, []string, error) {
 	var args map[string]json.RawMessage
 	if len(c.Args) > 0 && string(c.Args) != "null" {
 		if err := json.Unmarshal(c.Args, &args); err != nil {
@@ -203,10 +203,10 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 		}
 	}
 	// Rules by pointer: a plain key K is the pointer /K.
-	rules := map[string]score.ArgRule{}
+	rules := map[string]gold.ArgRule{}
 	for k, r := range c.ArgRules {
-		if !score.IsPointer(k) {
-			k = score.Pointer(k)
+		if !gold.IsPointer(k) {
+			k = gold.Pointer(k)
 		}
 		rules[k] = r
 	}
@@ -228,7 +228,7 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 	props, _ := schema["properties"].(map[string]any)
 	out := map[string]any{}
 	for _, name := range sortedKeys(names) {
-		ptr := score.Pointer(name)
+		ptr := gold.Pointer(name)
 		prop, _ := props[name].(map[string]any)
 		vals, err := bfclValues(args[name], args[name] != nil, prop, ptr, rules, used, note, 0)
 		if err != nil {
@@ -247,23 +247,23 @@ func bfclCall(c score.ExpectedCall, schema map[string]any) (map[string]any, []st
 
 // ruleMatters reports whether a rule differs from the default exact,
 // required match.
-func ruleMatters(r score.ArgRule) bool {
-	return (r.Match != "" && r.Match != score.MatchExact) || r.Optional || len(r.AnyOf) > 0
+func ruleMatters(r gold.ArgRule) bool {
+	return (r.Match != "" && r.Match != gold.MatchExact) || r.Optional || len(r.AnyOf) > 0
 }
 
 // bfclValues is the list of accepted values of the value at ptr: nested
 // possible answers for an object (or list of objects) argument at the top
 // level, plain values below.
-func bfclValues(value json.RawMessage, present bool, schema map[string]any, ptr string, rules map[string]score.ArgRule,
+func bfclValues(value json.RawMessage, present bool, schema map[string]any, ptr string, rules map[string]gold.ArgRule,
 	used map[string]bool, note func(ptr, what string), depth int) ([]any, error) {
 	rule, hasRule := rules[ptr]
 	if hasRule {
 		used[ptr] = true
 	}
 	switch rule.Match {
-	case score.MatchFuzzy:
+	case gold.MatchFuzzy:
 		note(ptr, "fuzzy match (BFCL normalises every string its own way; written as exact values)")
-	case score.MatchAny:
+	case gold.MatchAny:
 		note(ptr, "any value (BFCL has no wildcard; written as the gold value)")
 	}
 	alternatives := []json.RawMessage{}
@@ -312,7 +312,7 @@ func bfclValues(value json.RawMessage, present bool, schema map[string]any, ptr 
 }
 
 // bfclDict is one nested possible answer {KEY:[values…]} of an object.
-func bfclDict(raw json.RawMessage, schema map[string]any, ptr string, rules map[string]score.ArgRule,
+func bfclDict(raw json.RawMessage, schema map[string]any, ptr string, rules map[string]gold.ArgRule,
 	used map[string]bool, note func(ptr, what string)) (map[string]any, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
@@ -332,7 +332,7 @@ func bfclDict(raw json.RawMessage, schema map[string]any, ptr string, rules map[
 	for _, k := range sortedKeys(keys) {
 		prop, _ := props[k].(map[string]any)
 		v, ok := obj[k]
-		vals, err := bfclValues(v, ok, prop, ptr+score.Pointer(k), rules, used, note, 1)
+		vals, err := bfclValues(v, ok, prop, ptr+gold.Pointer(k), rules, used, note, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -363,7 +363,7 @@ func childToken(ptr, parent string) (string, bool) {
 	if !ok || strings.Count(rest, "/") != 1 {
 		return "", false
 	}
-	tokens, err := score.ParsePointer(rest)
+	tokens, err := gold.ParsePointer(rest)
 	if err != nil {
 		return "", false
 	}

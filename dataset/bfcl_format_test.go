@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // TestBFCLCallEscapedNames pins the JSON Pointer tokens of argument names
@@ -12,8 +12,8 @@ import (
 // escaped pointer (~1, ~0), and a rule on a member the gold omits still
 // adds that member.
 func TestBFCLCallEscapedNames(t *testing.T) {
-	c := score.ExpectedCall{Tool: "route", Args: json.RawMessage(`{"a/b":{"x~y":"v"},"c":"d"}`),
-		ArgRules: map[string]score.ArgRule{
+	c := gold.ExpectedCall{Tool: "route", Args: json.RawMessage(`{"a/b":{"x~y":"v"},"c":"d"}`),
+		ArgRules: map[string]gold.ArgRule{
 			"/a~1b/x~0y": {AnyOf: []json.RawMessage{json.RawMessage(`"w"`)}},
 			"/a~1b/z~1q": {Optional: true},
 			"c~d":        {Optional: true}, // a plain key: the argument c~d, which the gold omits

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -29,8 +29,8 @@ type Answer struct {
 	Turn         int // index of the assistant message the item decides
 	Status       string
 	Decision     string
-	Calls        []score.ExpectedCall
-	Acceptable   [][]score.ExpectedCall
+	Calls        []gold.ExpectedCall
+	Acceptable   [][]gold.ExpectedCall
 	Rationale    string
 	Reviewers    []string
 	Adjudicator  string // "" when agreed
@@ -181,8 +181,8 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 type Builder struct {
 	params   map[string]json.RawMessage // raw tool parameters → canonical
 	toolSets map[string][]byte          // TraceGold.ToolsKey → available_tools JSON
-	buf      bytes.Buffer
-	enc      *json.Encoder
+	rec      *gold.Encoder
+	answer   []byte    // reused for each record's own part
 	arena    []byte    // unused room for the records' own bytes
 	parts    [][]byte  // unused room for the next lines' parts
 	hash     hash.Hash // for the record hashes
@@ -191,10 +191,7 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	b := &Builder{params: map[string]json.RawMessage{}, toolSets: map[string][]byte{}}
-	b.enc = json.NewEncoder(&b.buf)
-	b.enc.SetEscapeHTML(false)
-	return b
+	return &Builder{params: map[string]json.RawMessage{}, toolSets: map[string][]byte{}, rec: gold.NewEncoder()}
 }
 
 // builderArenaSize is the size of the blocks the records' own bytes are
@@ -230,13 +227,9 @@ func (b *Builder) lineParts() [][]byte {
 	return p
 }
 
-// encode returns the JSON of v as EncodeRecord would write it (a copy).
+// encode returns the JSON of v as the record's encoder writes it.
 func (b *Builder) encode(v any) ([]byte, error) {
-	b.buf.Reset()
-	if err := b.enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(bytes.TrimSuffix(b.buf.Bytes(), []byte("\n"))), nil
+	return b.rec.AppendValue(nil, v)
 }
 
 // tools canonicalises tool schemas through the cache.
@@ -258,17 +251,6 @@ func (b *Builder) tools(tools []trace.Tool) ([]trace.Tool, error) {
 		out[i] = t
 	}
 	return out, nil
-}
-
-// recordTail is the part of a Record after available_tools, in key order.
-type recordTail struct {
-	ExpectedTool  *string                `json:"expected_tool"`
-	ExpectedArgs  json.RawMessage        `json:"expected_args"`
-	ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
-	Acceptable    [][]score.ExpectedCall `json:"acceptable"`
-	Rationale     string                 `json:"rationale"`
-	ObservedCalls []ObservedCall         `json:"observed_calls"`
-	Provenance    Provenance             `json:"provenance"`
 }
 
 // lineNParts is the number of parts of a built line: the head, the
@@ -303,12 +285,11 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 		if err != nil {
 			return dst[:start], err
 		}
-		b.buf.Reset()
-		if err := b.enc.Encode(recordTail{rec.ExpectedTool, rec.ExpectedArgs, rec.ExpectedCalls, rec.Acceptable,
-			rec.Rationale, rec.ObservedCalls, rec.Provenance}); err != nil {
-			return dst[:start], fmt.Errorf("item %s: %w", rec.ID, err)
+		answer, err := b.rec.AppendAnswer(b.answer[:0], &rec)
+		if err != nil {
+			return dst[:start], err
 		}
-		tail := bytes.TrimSuffix(b.buf.Bytes(), []byte("\n"))
+		b.answer = answer
 		mid := append(append(b.scratch[:0], `],"context":{"trace_id":`...), traceIDJSON...)
 		mid = strconv.AppendInt(append(mid, `,"turn":`...), int64(a.Turn), 10)
 		b.scratch = mid
@@ -319,7 +300,7 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 		parts[1] = conv.upTo(a.Turn)
 		parts[2] = b.keep(mid, []byte(`,"metadata":`), metaJSON, []byte(`}},"available_tools":`))
 		parts[3] = toolsJSON
-		parts[4] = b.keep([]byte{','}, tail[1:])
+		parts[4] = b.keep([]byte{','}, answer, []byte{'}'})
 		line := Line{ID: rec.ID, Parts: parts, Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion}
 		line.Hash = b.recordHash(&line)
 		dst = append(dst, line)
@@ -343,33 +324,33 @@ func (b *Builder) recordHash(l *Line) string {
 // newRecord assembles and normalises the part of the record of one answer
 // that comes after available_tools; msgs[a.Turn] is normalised (the other
 // messages need not even be decoded).
-func newRecord(traceID string, msgs []trace.Message, a Answer) (Record, error) {
+func newRecord(traceID string, msgs []trace.Message, a Answer) (gold.Record, error) {
 	id := trace.ItemID(traceID, a.Turn)
 	if a.ItemID != "" && a.ItemID != id {
-		return Record{}, fmt.Errorf("item %s: id does not match trace %s turn %d (%s)", a.ItemID, traceID, a.Turn, id)
+		return gold.Record{}, fmt.Errorf("item %s: id does not match trace %s turn %d (%s)", a.ItemID, traceID, a.Turn, id)
 	}
 	if a.Turn < 0 || a.Turn >= len(msgs) || msgs[a.Turn].Role != trace.RoleAssistant {
-		return Record{}, fmt.Errorf("item %s: trace %s has no assistant message at turn %d", id, traceID, a.Turn)
+		return gold.Record{}, fmt.Errorf("item %s: trace %s has no assistant message at turn %d", id, traceID, a.Turn)
 	}
 	switch {
 	case a.Decision == DecisionNoCall && len(a.Calls) > 0:
-		return Record{}, fmt.Errorf("item %s: decision no_call but %d expected calls", id, len(a.Calls))
+		return gold.Record{}, fmt.Errorf("item %s: decision no_call but %d expected calls", id, len(a.Calls))
 	case a.Decision == DecisionCall && len(a.Calls) == 0:
-		return Record{}, fmt.Errorf("item %s: decision call but no expected calls", id)
+		return gold.Record{}, fmt.Errorf("item %s: decision call but no expected calls", id)
 	case a.Decision != DecisionCall && a.Decision != DecisionNoCall:
-		return Record{}, fmt.Errorf("item %s: decision %q is not call or no_call", id, a.Decision)
+		return gold.Record{}, fmt.Errorf("item %s: decision %q is not call or no_call", id, a.Decision)
 	}
-	observed := make([]ObservedCall, len(msgs[a.Turn].ToolCalls))
+	observed := make([]gold.ObservedCall, len(msgs[a.Turn].ToolCalls))
 	for i, c := range msgs[a.Turn].ToolCalls {
-		observed[i] = ObservedCall{Tool: c.Name, Args: c.Arguments, Unparseable: c.Unparseable}
+		observed[i] = gold.ObservedCall{Tool: c.Name, Args: c.Arguments, Unparseable: c.Unparseable}
 	}
-	rec := Record{
+	rec := gold.Record{
 		ID:            id,
 		ExpectedCalls: a.Calls,
 		Acceptable:    a.Acceptable,
 		Rationale:     a.Rationale,
 		ObservedCalls: observed,
-		Provenance: Provenance{
+		Provenance: gold.Provenance{
 			Status:       a.Status,
 			Reviewers:    a.Reviewers,
 			GuideVersion: a.GuideVersion,
@@ -380,10 +361,10 @@ func newRecord(traceID string, msgs []trace.Message, a Answer) (Record, error) {
 		rec.Provenance.Adjudicator = &adj
 	}
 	if err := normalizeAnswer(&rec, true); err != nil {
-		return Record{}, fmt.Errorf("item %s: %w", id, err)
+		return gold.Record{}, fmt.Errorf("item %s: %w", id, err)
 	}
 	if err := ValidateRecord(rec); err != nil {
-		return Record{}, fmt.Errorf("item %s: %w", id, err)
+		return gold.Record{}, fmt.Errorf("item %s: %w", id, err)
 	}
 	return rec, nil
 }

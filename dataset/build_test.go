@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -35,16 +35,16 @@ func orderTrace(id string) trace.Trace {
 
 func callAnswer(turn int) Answer {
 	return Answer{
-		Turn: turn, Status: StatusAdjudicated, Decision: DecisionCall,
-		Calls: []score.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{ "order_id" : "ORD-9182" }`),
-			ArgRules: map[string]score.ArgRule{"note": {Optional: true, Match: score.MatchAny}}}},
+		Turn: turn, Status: gold.StatusAdjudicated, Decision: DecisionCall,
+		Calls: []gold.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{ "order_id" : "ORD-9182" }`),
+			ArgRules: map[string]gold.ArgRule{"note": {Optional: true, Match: gold.MatchAny}}}},
 		Rationale: "User has one open order; status lookup is sufficient.",
 		Reviewers: []string{"alice", "bob"}, Adjudicator: "carol", GuideVersion: "g_1a2b3c4d5e6f",
 	}
 }
 
 func noCallAnswer(turn int) Answer {
-	return Answer{Turn: turn, Status: StatusAgreed, Decision: DecisionNoCall, Rationale: "answer in text",
+	return Answer{Turn: turn, Status: gold.StatusAgreed, Decision: DecisionNoCall, Rationale: "answer in text",
 		Reviewers: []string{"alice", "bob"}, GuideVersion: "g_1a2b3c4d5e6f"}
 }
 
@@ -98,11 +98,11 @@ func TestBuildLinesRejectsInconsistentGold(t *testing.T) {
 		{"wrong item id", func() Answer { a := callAnswer(2); a.ItemID = "it_0000000000000000"; return a }, "does not match"},
 		{"bad rule", func() Answer {
 			a := callAnswer(2)
-			a.Calls[0].ArgRules = map[string]score.ArgRule{"order_id": {Match: "regex"}}
+			a.Calls[0].ArgRules = map[string]gold.ArgRule{"order_id": {Match: "regex"}}
 			return a
 		}, `match "regex"`},
 		{"args not object", func() Answer { a := callAnswer(2); a.Calls[0].Args = json.RawMessage(`[1]`); return a }, "must be a JSON object"},
-		{"agreed with adjudicator", func() Answer { a := callAnswer(2); a.Status = StatusAgreed; return a }, "agreed gold has an adjudicator"},
+		{"agreed with adjudicator", func() Answer { a := callAnswer(2); a.Status = gold.StatusAgreed; return a }, "agreed gold has an adjudicator"},
 		{"bad status", func() Answer { a := callAnswer(2); a.Status = "disputed"; return a }, `"disputed"`},
 	}
 	for _, tc := range tests {
@@ -120,7 +120,7 @@ func TestEncodeRecordIsCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec Record
+	var rec gold.Record
 	if err := json.Unmarshal(lines[0].Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -129,7 +130,7 @@ func (r *idLines) next() (*idLine, error) {
 
 // CompareRecords lists the values that differ between two records of one
 // item.
-func CompareRecords(a, b Record) ([]FieldChange, error) {
+func CompareRecords(a, b gold.Record) ([]FieldChange, error) {
 	la, err := EncodeRecord(a)
 	if err != nil {
 		return nil, err

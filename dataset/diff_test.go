@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -33,10 +33,10 @@ func TestDiffSourcesNamesWhatChanged(t *testing.T) {
 	}
 	a := versionOf(t, base("tr_same"), base("tr_tool"), base("tr_arg"), base("tr_rule"), base("tr_gone"), base("tr_prov"))
 	tool, arg, rule, prov := base("tr_tool"), base("tr_arg"), base("tr_rule"), base("tr_prov")
-	tool.Answers[0].Calls = []score.ExpectedCall{{Tool: "get_order_history", Args: json.RawMessage(`{}`)}}
+	tool.Answers[0].Calls = []gold.ExpectedCall{{Tool: "get_order_history", Args: json.RawMessage(`{}`)}}
 	arg.Answers[0].Calls[0].Args = json.RawMessage(`{"order_id":"ORD-1"}`)
-	rule.Answers[0].Calls[0].ArgRules = map[string]score.ArgRule{"order_id": {Match: score.MatchFuzzy}}
-	prov.Answers[1].Status, prov.Answers[1].Adjudicator, prov.Answers[1].Rationale = StatusAdjudicated, "carol", "text answer"
+	rule.Answers[0].Calls[0].ArgRules = map[string]gold.ArgRule{"order_id": {Match: gold.MatchFuzzy}}
+	prov.Answers[1].Status, prov.Answers[1].Adjudicator, prov.Answers[1].Rationale = gold.StatusAdjudicated, "carol", "text answer"
 	b := versionOf(t, base("tr_same"), tool, arg, rule, prov, base("tr_new"))
 
 	d, err := DiffSources(Source{"a", bytes.NewReader(a.Bytes())}, Source{"b", bytes.NewReader(b.Bytes())})

@@ -8,13 +8,13 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
 // EncodeRecord returns the canonical line of r (without the newline): r is
 // normalised first, so equal gold gives equal bytes on any machine.
-func EncodeRecord(r Record) ([]byte, error) {
+func EncodeRecord(r gold.Record) ([]byte, error) {
 	msgs, err := normalizeMessages(r.Input.Messages)
 	if err != nil {
 		return nil, fmt.Errorf("record %s: input messages: %w", r.ID, err)
@@ -32,14 +32,8 @@ func EncodeRecord(r Record) ([]byte, error) {
 }
 
 // marshalLine encodes an already normalised record.
-func marshalLine(r *Record) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, fmt.Errorf("record %s: encode: %w", r.ID, err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+func marshalLine(r *gold.Record) ([]byte, error) {
+	return gold.NewEncoder().AppendRecord(nil, r)
 }
 
 // canonicalOr canonicalises raw, using empty when raw is absent.
@@ -95,7 +89,7 @@ func normalizeTools(tools []trace.Tool) ([]trace.Tool, error) {
 // normalizeAnswer canonicalises everything of r except the input messages
 // and tools (which a Builder shares between the items of one trace), and the
 // observed calls when they come from already normalised messages.
-func normalizeAnswer(r *Record, observedCanonical bool) error {
+func normalizeAnswer(r *gold.Record, observedCanonical bool) error {
 	if r.Input.Messages == nil {
 		r.Input.Messages = []trace.Message{}
 	}
@@ -116,14 +110,14 @@ func normalizeAnswer(r *Record, observedCanonical bool) error {
 		tool := calls[0].Tool
 		r.ExpectedTool, r.ExpectedArgs = &tool, calls[0].Args
 	}
-	acc := make([][]score.ExpectedCall, len(r.Acceptable))
+	acc := make([][]gold.ExpectedCall, len(r.Acceptable))
 	for i, alt := range r.Acceptable {
 		if acc[i], err = normalizeCalls(alt); err != nil {
 			return fmt.Errorf("acceptable[%d]: %w", i, err)
 		}
 	}
 	r.Acceptable = acc
-	obs := make([]ObservedCall, len(r.ObservedCalls))
+	obs := make([]gold.ObservedCall, len(r.ObservedCalls))
 	for i, c := range r.ObservedCalls {
 		if !observedCanonical {
 			if c.Args, err = canonicalOr(c.Args, `{}`); err != nil {
@@ -144,8 +138,8 @@ func normalizeAnswer(r *Record, observedCanonical bool) error {
 
 // normalizeCalls canonicalises expected calls: object arguments, and one
 // rule per argument with its match mode spelled out.
-func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
-	out := make([]score.ExpectedCall, len(calls))
+func normalizeCalls(calls []gold.ExpectedCall) ([]gold.ExpectedCall, error) {
+	out := make([]gold.ExpectedCall, len(calls))
 	for i, c := range calls {
 		if c.Tool == "" {
 			return nil, fmt.Errorf("call %d: tool name is empty", i)
@@ -158,23 +152,23 @@ func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
 		if len(args) == 0 || args[0] != '{' || json.Unmarshal(args, &fields) != nil {
 			return nil, fmt.Errorf("call %d (%s) args: must be a JSON object, got %s", i, c.Tool, clip(string(args)))
 		}
-		rules := make(map[string]score.ArgRule, len(fields)+len(c.ArgRules))
+		rules := make(map[string]gold.ArgRule, len(fields)+len(c.ArgRules))
 		for k := range fields {
-			rules[k] = score.ArgRule{Match: score.MatchExact}
+			rules[k] = gold.ArgRule{Match: gold.MatchExact}
 		}
 		for k, r := range c.ArgRules {
-			if score.IsPointer(k) {
-				tokens, err := score.ParsePointer(k)
+			if gold.IsPointer(k) {
+				tokens, err := gold.ParsePointer(k)
 				if err != nil {
 					return nil, fmt.Errorf("call %d (%s) arg_rules: %w", i, c.Tool, err)
 				}
-				k = score.RuleKey(tokens) // "/name" is written as the argument name
+				k = gold.RuleKey(tokens) // "/name" is written as the argument name
 			}
 			if r.Match == "" {
-				r.Match = score.MatchExact
+				r.Match = gold.MatchExact
 			}
 			switch r.Match {
-			case score.MatchExact, score.MatchFuzzy, score.MatchAny:
+			case gold.MatchExact, gold.MatchFuzzy, gold.MatchAny:
 			default:
 				return nil, fmt.Errorf("call %d (%s) arg_rules.%s: match %q is not exact, fuzzy or any", i, c.Tool, k, r.Match)
 			}
@@ -194,7 +188,7 @@ func normalizeCalls(calls []score.ExpectedCall) ([]score.ExpectedCall, error) {
 		if len(rules) == 0 {
 			rules = nil
 		}
-		out[i] = score.ExpectedCall{Tool: c.Tool, Args: args, ArgRules: rules}
+		out[i] = gold.ExpectedCall{Tool: c.Tool, Args: args, ArgRules: rules}
 		if err := c.CheckArgRules(); err != nil {
 			return nil, fmt.Errorf("call %d: %w", i, err)
 		}
@@ -225,8 +219,8 @@ var requiredKeys = map[string][]string{
 // DecodeRecord parses one line strictly: unknown fields and missing required
 // fields are errors, the record must be consistent (ValidateRecord), and the
 // line must be exactly the canonical encoding of the record it holds.
-func DecodeRecord(line []byte) (Record, error) {
-	var r Record
+func DecodeRecord(line []byte) (gold.Record, error) {
+	var r gold.Record
 	if err := checkKeys(line); err != nil {
 		return r, err
 	}
@@ -306,16 +300,16 @@ func missing(obj map[string]json.RawMessage, path string) error {
 
 // ValidateRecord checks what the JSON types alone do not: the id's shape, the
 // gold status, and that expected_tool/expected_args agree with expected_calls.
-func ValidateRecord(r Record) error {
+func ValidateRecord(r gold.Record) error {
 	if !itemIDPattern.MatchString(r.ID) {
 		return fmt.Errorf("id %q is not an item id (it_ + 16 hex digits)", r.ID)
 	}
 	switch r.Provenance.Status {
-	case StatusAgreed:
+	case gold.StatusAgreed:
 		if r.Provenance.Adjudicator != nil {
 			return fmt.Errorf("record %s: agreed gold has an adjudicator", r.ID)
 		}
-	case StatusAdjudicated:
+	case gold.StatusAdjudicated:
 	default:
 		return fmt.Errorf("record %s: provenance.status %q is not agreed or adjudicated", r.ID, r.Provenance.Status)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // FormatFile is one file an export format writes beside the canonical
@@ -62,11 +64,11 @@ const maxFormatLine = 1 << 30
 
 // eachRecord decodes the canonical dataset in content and calls fn with each
 // record, naming the line of a record that fails.
-func eachRecord(content io.Reader, fn func(Record) error) error {
+func eachRecord(content io.Reader, fn func(gold.Record) error) error {
 	sc := bufio.NewScanner(content)
 	sc.Buffer(make([]byte, 0, 1<<20), maxFormatLine)
 	for n := 1; sc.Scan(); n++ {
-		var rec Record
+		var rec gold.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -46,16 +46,16 @@ func nestedTrace(id string) trace.Trace {
 // no-call item.
 func formatsVersion(t *testing.T) (Content, Manifest) {
 	t.Helper()
-	addr := Answer{Turn: 1, Status: StatusAdjudicated, Decision: DecisionCall, Rationale: "the user gave the new address",
-		Calls: []score.ExpectedCall{{Tool: "update_address", Args: json.RawMessage(`{"order_id":"ORD-1","address":{"city":"Berlin","zip":"10115"}}`),
-			ArgRules: map[string]score.ArgRule{"/address/city": {Match: score.MatchFuzzy}, "/address/zip": {AnyOf: []json.RawMessage{json.RawMessage(`"10117"`)}}}}},
+	addr := Answer{Turn: 1, Status: gold.StatusAdjudicated, Decision: DecisionCall, Rationale: "the user gave the new address",
+		Calls: []gold.ExpectedCall{{Tool: "update_address", Args: json.RawMessage(`{"order_id":"ORD-1","address":{"city":"Berlin","zip":"10115"}}`),
+			ArgRules: map[string]gold.ArgRule{"/address/city": {Match: gold.MatchFuzzy}, "/address/zip": {AnyOf: []json.RawMessage{json.RawMessage(`"10117"`)}}}}},
 		Reviewers: []string{"alice", "bob"}, Adjudicator: "carol", GuideVersion: "g_1a2b3c4d5e6f"}
-	book := Answer{Turn: 3, Status: StatusAgreed, Decision: DecisionCall, Rationale: "one flight",
-		Calls: []score.ExpectedCall{{Tool: "book", Args: json.RawMessage(`{"flights":[{"date":"2026-05-09","seat":"12A"}],"price":120}`),
-			ArgRules: map[string]score.ArgRule{"/flights/0/seat": {Match: score.MatchAny}, "price": {Optional: true}}}},
-		Acceptable: [][]score.ExpectedCall{{{Tool: "book", Args: json.RawMessage(`{"flights":[{"date":"2026-05-09","seat":"14C"}]}`)}}},
+	book := Answer{Turn: 3, Status: gold.StatusAgreed, Decision: DecisionCall, Rationale: "one flight",
+		Calls: []gold.ExpectedCall{{Tool: "book", Args: json.RawMessage(`{"flights":[{"date":"2026-05-09","seat":"12A"}],"price":120}`),
+			ArgRules: map[string]gold.ArgRule{"/flights/0/seat": {Match: gold.MatchAny}, "price": {Optional: true}}}},
+		Acceptable: [][]gold.ExpectedCall{{{Tool: "book", Args: json.RawMessage(`{"flights":[{"date":"2026-05-09","seat":"14C"}]}`)}}},
 		Reviewers:  []string{"alice", "bob"}, GuideVersion: "g_1a2b3c4d5e6f"}
-	none := Answer{Turn: 5, Status: StatusAgreed, Decision: DecisionNoCall, Rationale: "just confirm",
+	none := Answer{Turn: 5, Status: gold.StatusAgreed, Decision: DecisionNoCall, Rationale: "just confirm",
 		Reviewers: []string{"alice", "bob"}, GuideVersion: "g_1a2b3c4d5e6f"}
 	c := versionOf(t, TraceGold{Trace: nestedTrace("tr_nested"), Answers: []Answer{addr, book, none}},
 		TraceGold{Trace: orderTrace("tr_order"), Answers: []Answer{callAnswer(2), noCallAnswer(4)}})

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -60,7 +60,7 @@ func ValidFormat(f string) bool {
 // a format written one row per record (openai-evals' legacy rows, langsmith,
 // promptfoo's tests, inspect), in the same order, deterministically.
 func WriteFormat(w io.Writer, format string, content io.Reader) error {
-	convert, ok := map[string]func(Record) (any, error){
+	convert, ok := map[string]func(gold.Record) (any, error){
 		"openai-evals": openAIEvalsRow,
 		"langsmith":    langSmithRow,
 		"promptfoo":    promptfooRow,
@@ -70,7 +70,7 @@ func WriteFormat(w io.Writer, format string, content io.Reader) error {
 		return fmt.Errorf("unknown row format %q (want openai-evals, langsmith, promptfoo or inspect)", format)
 	}
 	lines := newJSONLines(w)
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		row, err := convert(r)
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ type nameArgs struct {
 }
 
 // idealCalls encodes one correct call list as canonical JSON text.
-func idealCalls(calls []score.ExpectedCall) (string, error) {
+func idealCalls(calls []gold.ExpectedCall) (string, error) {
 	list := make([]nameArgs, len(calls))
 	for i, c := range calls {
 		list[i] = nameArgs{Name: c.Tool, Arguments: c.Args}
@@ -101,9 +101,9 @@ func idealCalls(calls []score.ExpectedCall) (string, error) {
 
 // idealLists is every correct call list of r as canonical JSON text: the
 // expected calls first, then each acceptable alternative.
-func idealLists(r Record) ([]string, error) {
+func idealLists(r gold.Record) ([]string, error) {
 	ideal := []string{}
-	for _, calls := range append([][]score.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
+	for _, calls := range append([][]gold.ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
 		s, err := idealCalls(calls)
 		if err != nil {
 			return nil, err
@@ -123,7 +123,7 @@ type rowMetadata struct {
 	GuideVersion  string            `json:"guide_version"`
 }
 
-func metadataOf(r Record) rowMetadata {
+func metadataOf(r gold.Record) rowMetadata {
 	meta := r.Input.Context.Metadata
 	if meta == nil {
 		meta = map[string]string{}
@@ -132,7 +132,7 @@ func metadataOf(r Record) rowMetadata {
 		TraceMetadata: meta, Status: r.Provenance.Status, GuideVersion: r.Provenance.GuideVersion}
 }
 
-func openAIEvalsRow(r Record) (any, error) {
+func openAIEvalsRow(r gold.Record) (any, error) {
 	ideal, err := idealLists(r)
 	if err != nil {
 		return nil, err
@@ -145,17 +145,17 @@ func openAIEvalsRow(r Record) (any, error) {
 	}{trace.ChatMessages(r.Input.Messages), ideal, trace.ChatTools(r.AvailableTools), metadataOf(r)}, nil
 }
 
-func langSmithRow(r Record) (any, error) {
+func langSmithRow(r gold.Record) (any, error) {
 	type inputs struct {
 		Messages []trace.ChatMessage `json:"messages"`
 		Tools    []trace.ChatTool    `json:"tools"`
 	}
 	type outputs struct {
-		ExpectedTool  *string                `json:"expected_tool"`
-		ExpectedArgs  json.RawMessage        `json:"expected_args"`
-		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
-		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
-		Rationale     string                 `json:"rationale"`
+		ExpectedTool  *string               `json:"expected_tool"`
+		ExpectedArgs  json.RawMessage       `json:"expected_args"`
+		ExpectedCalls []gold.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]gold.ExpectedCall `json:"acceptable"`
+		Rationale     string                `json:"rationale"`
 	}
 	return struct {
 		Inputs   inputs      `json:"inputs"`
@@ -181,12 +181,12 @@ type promptfooAssert struct {
 // provider's config, so an OpenAI-compatible provider offers them), the
 // generated checker for every item, and tool-call-f1 on the expected tool
 // names for items that expect calls.
-func promptfooRow(r Record) (any, error) {
+func promptfooRow(r gold.Record) (any, error) {
 	type vars struct {
-		ID            string                 `json:"id"`
-		Messages      []trace.ChatMessage    `json:"messages"`
-		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
-		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+		ID            string                `json:"id"`
+		Messages      []trace.ChatMessage   `json:"messages"`
+		ExpectedCalls []gold.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]gold.ExpectedCall `json:"acceptable"`
 	}
 	type options struct {
 		Tools []trace.ChatTool `json:"tools"`
@@ -211,8 +211,8 @@ func promptfooRow(r Record) (any, error) {
 // 1) only when every correct list calls the same set of tools, so that it
 // can never fail a test the checker passes; otherwise it is reported with
 // threshold 0.
-func promptfooF1(r Record) promptfooAssert {
-	set := func(calls []score.ExpectedCall) string {
+func promptfooF1(r gold.Record) promptfooAssert {
+	set := func(calls []gold.ExpectedCall) string {
 		names := map[string]bool{}
 		for _, c := range calls {
 			names[c.Tool] = true
@@ -236,16 +236,16 @@ func promptfooF1(r Record) promptfooAssert {
 	return promptfooAssert{Type: "tool-call-f1", Value: names, Threshold: &threshold, Metric: "tool_call_f1"}
 }
 
-func nonNilCalls(c []score.ExpectedCall) []score.ExpectedCall {
+func nonNilCalls(c []gold.ExpectedCall) []gold.ExpectedCall {
 	if c == nil {
-		return []score.ExpectedCall{}
+		return []gold.ExpectedCall{}
 	}
 	return c
 }
 
-func nonNilAlts(c [][]score.ExpectedCall) [][]score.ExpectedCall {
+func nonNilAlts(c [][]gold.ExpectedCall) [][]gold.ExpectedCall {
 	if c == nil {
-		return [][]score.ExpectedCall{}
+		return [][]gold.ExpectedCall{}
 	}
 	return c
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 func TestWriteFormatShapes(t *testing.T) {
@@ -67,10 +67,10 @@ func TestPromptfooAssertionJudgesCalls(t *testing.T) {
 		t.Skip("node not installed: the promptfoo assertion is not executed")
 	}
 	vars := map[string]any{
-		"expected_calls": []score.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-9182","note":"x"}`),
-			ArgRules: map[string]score.ArgRule{"order_id": {Match: score.MatchFuzzy}, "note": {Match: score.MatchAny, Optional: true},
+		"expected_calls": []gold.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-9182","note":"x"}`),
+			ArgRules: map[string]gold.ArgRule{"order_id": {Match: gold.MatchFuzzy}, "note": {Match: gold.MatchAny, Optional: true},
 				"limit": {Optional: true, AnyOf: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}}}}},
-		"acceptable": [][]score.ExpectedCall{{{Tool: "lookup", Args: json.RawMessage(`{}`)}, {Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"A"}`)}}},
+		"acceptable": [][]gold.ExpectedCall{{{Tool: "lookup", Args: json.RawMessage(`{}`)}, {Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"A"}`)}}},
 	}
 	call := promptfooToolCall
 	tests := []promptfooCase{
@@ -146,9 +146,9 @@ func TestPromptfooAssertionNestedRules(t *testing.T) {
 		t.Skip("node not installed: the promptfoo assertion is not executed")
 	}
 	vars := map[string]any{
-		"expected_calls": []score.ExpectedCall{{Tool: "book", Args: json.RawMessage(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"}],"body":{"mode":"cool","wind":"MID","a/b":1}}`),
-			ArgRules: map[string]score.ArgRule{"/flights/0/date": {AnyOf: []json.RawMessage{json.RawMessage(`"2024-05-02"`)}},
-				"/body/wind": {Optional: true}, "/body/mode": {Match: score.MatchFuzzy}, "/body/a~1b": {Match: score.MatchAny}}}},
+		"expected_calls": []gold.ExpectedCall{{Tool: "book", Args: json.RawMessage(`{"user":"u1","flights":[{"no":"HAT1","date":"2024-05-01"}],"body":{"mode":"cool","wind":"MID","a/b":1}}`),
+			ArgRules: map[string]gold.ArgRule{"/flights/0/date": {AnyOf: []json.RawMessage{json.RawMessage(`"2024-05-02"`)}},
+				"/body/wind": {Optional: true}, "/body/mode": {Match: gold.MatchFuzzy}, "/body/a~1b": {Match: gold.MatchAny}}}},
 	}
 	call := func(args string) string { return `[` + promptfooToolCall("book", args) + `]` }
 	tests := []promptfooCase{

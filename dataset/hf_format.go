@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -44,7 +45,7 @@ type hfRow struct {
 
 func writeHFRows(w io.Writer, content io.Reader, _ *Manifest) error {
 	lines := newJSONLines(w)
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		row := hfRow{ID: r.ID, TraceID: r.Input.Context.TraceID, Turn: r.Input.Context.Turn, ExpectedTool: r.FirstTool(),
 			Rationale: r.Rationale, Status: r.Provenance.Status, Reviewers: r.Provenance.Reviewers,
 			GuideVersion: r.Provenance.GuideVersion}

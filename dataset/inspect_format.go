@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -66,18 +66,18 @@ func isJSONObject(raw json.RawMessage) bool {
 	return false
 }
 
-func inspectRow(r Record) (any, error) {
+func inspectRow(r gold.Record) (any, error) {
 	target, err := idealLists(r)
 	if err != nil {
 		return nil, err
 	}
 	type metadata struct {
 		rowMetadata
-		Tools         []trace.ChatTool       `json:"tools"`
-		ExpectedTool  *string                `json:"expected_tool"`
-		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
-		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
-		Rationale     string                 `json:"rationale"`
+		Tools         []trace.ChatTool      `json:"tools"`
+		ExpectedTool  *string               `json:"expected_tool"`
+		ExpectedCalls []gold.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]gold.ExpectedCall `json:"acceptable"`
+		Rationale     string                `json:"rationale"`
 	}
 	return struct {
 		ID       string           `json:"id"`
@@ -104,10 +104,10 @@ type deepEvalToolCall struct {
 func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 	type metadata struct {
 		rowMetadata
-		Messages      []trace.ChatMessage    `json:"messages"`
-		Tools         []trace.ChatTool       `json:"tools"`
-		ExpectedCalls []score.ExpectedCall   `json:"expected_calls"`
-		Acceptable    [][]score.ExpectedCall `json:"acceptable"`
+		Messages      []trace.ChatMessage   `json:"messages"`
+		Tools         []trace.ChatTool      `json:"tools"`
+		ExpectedCalls []gold.ExpectedCall   `json:"expected_calls"`
+		Acceptable    [][]gold.ExpectedCall `json:"acceptable"`
 	}
 	type golden struct {
 		Name               string             `json:"name"`
@@ -121,7 +121,7 @@ func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 		return err
 	}
 	first := true
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		g := golden{Name: r.ID, Input: lastUserMessage(r.Input.Messages), ExpectedTools: []deepEvalToolCall{}, Comments: r.Rationale,
 			AdditionalMetadata: metadata{metadataOf(r), trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
 		for _, c := range r.ExpectedCalls {

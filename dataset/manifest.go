@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
@@ -130,9 +131,9 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 			guides[l.GuideVersion] = true
 		}
 		switch l.Status {
-		case StatusAgreed:
+		case gold.StatusAgreed:
 			m.Agreement.Agreed++
-		case StatusAdjudicated:
+		case gold.StatusAdjudicated:
 			m.Agreement.Adjudicated++
 		}
 		m.RecordHashes[l.ID] = shortHash(c.Hashes[l.ID])

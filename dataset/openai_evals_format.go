@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -30,14 +30,14 @@ type openAIEvalItem struct {
 
 func writeOpenAIEvalItems(w io.Writer, content io.Reader, _ *Manifest) error {
 	lines := newJSONLines(w)
-	err := eachRecord(content, func(r Record) error {
+	err := eachRecord(content, func(r gold.Record) error {
 		ideal, err := idealLists(r)
 		if err != nil {
 			return err
 		}
 		alts, err := jsonText(struct {
-			Expected   []score.ExpectedCall   `json:"expected"`
-			Acceptable [][]score.ExpectedCall `json:"acceptable"`
+			Expected   []gold.ExpectedCall   `json:"expected"`
+			Acceptable [][]gold.ExpectedCall `json:"acceptable"`
 		}{nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)})
 		if err != nil {
 			return err

@@ -6,21 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // nestedAnswer is callAnswer with a nested argument and pointer rules.
-func nestedAnswer(rules map[string]score.ArgRule) Answer {
+func nestedAnswer(rules map[string]gold.ArgRule) Answer {
 	a := callAnswer(2)
-	a.Calls = []score.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-9182","filter":{"since":"2024-05-01","tags":["a","b"]}}`), ArgRules: rules}}
+	a.Calls = []gold.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-9182","filter":{"since":"2024-05-01","tags":["a","b"]}}`), ArgRules: rules}}
 	return a
 }
 
 func TestPointerRulesExportVerifyDiff(t *testing.T) {
-	rules := map[string]score.ArgRule{
+	rules := map[string]gold.ArgRule{
 		"/filter/since":  {AnyOf: []json.RawMessage{json.RawMessage(` "2024-05-02" `)}},
 		"/filter/tags/1": {Optional: true},
-		"/order_id":      {Match: score.MatchFuzzy}, // a top-level pointer is written as the plain key
+		"/order_id":      {Match: gold.MatchFuzzy}, // a top-level pointer is written as the plain key
 	}
 	a := versionOf(t, TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{nestedAnswer(rules)}})
 	line := string(a.Bytes())
@@ -38,7 +38,7 @@ func TestPointerRulesExportVerifyDiff(t *testing.T) {
 
 	// A pointer to a path the expected args do not have: refused on export
 	// and by verify, naming the rule.
-	_, err := BuildLines(TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{nestedAnswer(map[string]score.ArgRule{"/filter/until": {Match: score.MatchFuzzy}})}})
+	_, err := BuildLines(TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{nestedAnswer(map[string]gold.ArgRule{"/filter/until": {Match: gold.MatchFuzzy}})}})
 	if err == nil || !strings.Contains(err.Error(), `arg_rules "/filter/until" points to filter.until, which the expected args do not have`) {
 		t.Errorf("export of a dangling pointer: %v", err)
 	}
@@ -49,7 +49,7 @@ func TestPointerRulesExportVerifyDiff(t *testing.T) {
 	}
 
 	// diff names the pointer rule that changed.
-	rules["/filter/since"] = score.ArgRule{Match: score.MatchFuzzy}
+	rules["/filter/since"] = gold.ArgRule{Match: gold.MatchFuzzy}
 	b := versionOf(t, TraceGold{Trace: orderTrace("tr_1"), Answers: []Answer{nestedAnswer(rules)}})
 	d, err := DiffSources(Source{"a", bytes.NewReader(a.Bytes())}, Source{"b", bytes.NewReader(b.Bytes())})
 	if err != nil {

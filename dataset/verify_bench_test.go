@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace/synth"
 )
 
@@ -18,17 +18,17 @@ func synthVersion(tb testing.TB, n int) (Content, Manifest) {
 	for _, c := range synth.GenerateCases(synth.Options{Seed: 7, N: n}) {
 		tg := TraceGold{Trace: c.Trace}
 		for _, e := range c.Expected {
-			a := Answer{Turn: e.Turn, Status: StatusAgreed, Decision: DecisionNoCall, Rationale: "per the guide",
+			a := Answer{Turn: e.Turn, Status: gold.StatusAgreed, Decision: DecisionNoCall, Rationale: "per the guide",
 				Reviewers: []string{"alice", "bob"}, GuideVersion: "g_1a2b3c4d5e6f"}
 			if !e.NoCall {
 				a.Decision = DecisionCall
 				for _, call := range e.Calls {
-					ec := score.ExpectedCall{Tool: call.Name, Args: json.RawMessage(call.Arguments)}
+					ec := gold.ExpectedCall{Tool: call.Name, Args: json.RawMessage(call.Arguments)}
 					for arg, match := range e.ArgMatch {
 						if ec.ArgRules == nil {
-							ec.ArgRules = map[string]score.ArgRule{}
+							ec.ArgRules = map[string]gold.ArgRule{}
 						}
-						ec.ArgRules[arg] = score.ArgRule{Match: match}
+						ec.ArgRules[arg] = gold.ArgRule{Match: match}
 					}
 					a.Calls = append(a.Calls, ec)
 				}

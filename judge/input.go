@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -16,8 +16,8 @@ type Input struct {
 	Tools    []trace.Tool
 	// Expected, Acceptable and Rationale are the reference label (the args
 	// judge reads them; the others are reference-free).
-	Expected   []score.ExpectedCall
-	Acceptable [][]score.ExpectedCall
+	Expected   []gold.ExpectedCall
+	Acceptable [][]gold.ExpectedCall
 	Rationale  string
 	// Calls are what the model did (none: it called no tool).
 	Calls []trace.Call
@@ -98,7 +98,7 @@ func toolsText(tools []trace.Tool) string {
 	return b.String()
 }
 
-func expectedText(list []score.ExpectedCall) string {
+func expectedText(list []gold.ExpectedCall) string {
 	if len(list) == 0 {
 		return "No tool should be called."
 	}

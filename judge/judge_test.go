@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/judge/judgetest"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -23,7 +23,7 @@ func sampleInputs(n int) []*Input {
 				{Role: "user", Content: fmt.Sprintf("where is order ORD-%d?", 9000+i)},
 			},
 			Tools:    []trace.Tool{{Name: "get_order_status", Description: "Shipping status of one order.", Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}}}`)}},
-			Expected: []score.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(fmt.Sprintf(`{"order_id":"ORD-%d"}`, 9000+i)), ArgRules: map[string]score.ArgRule{"order_id": {Match: "fuzzy"}}}},
+			Expected: []gold.ExpectedCall{{Tool: "get_order_status", Args: json.RawMessage(fmt.Sprintf(`{"order_id":"ORD-%d"}`, 9000+i)), ArgRules: map[string]gold.ArgRule{"order_id": {Match: "fuzzy"}}}},
 			Calls:    []trace.Call{trace.NewCall("c1", "get_order_status", fmt.Sprintf(`{"order_id":"ord-%d "}`, 9000+i))},
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
-// Argument equality for agreement is the scorer's (score.ArgsEqual), so that
+// Argument equality for agreement is the scorer's own (gold.ArgsEqual), so that
 // agreement and scoring never disagree: numbers compare by value (1 = 1.0 =
 // 1e0), booleans are never numbers, object key order is irrelevant, array
 // order matters, missing args equal {}, and text that is not JSON equals
@@ -18,7 +18,7 @@ func ArgsEqual(a, b json.RawMessage) bool {
 	if len(a) > 0 && bytes.Equal(a, b) {
 		return true // the same text is the same value (or the same unparseable text)
 	}
-	return score.ArgsEqual(a, b)
+	return gold.ArgsEqual(a, b)
 }
 
 // DifferingKeys lists, sorted, the top-level argument keys whose values
@@ -28,7 +28,7 @@ func DifferingKeys(a, b json.RawMessage) []string {
 	if ArgsEqual(a, b) {
 		return nil
 	}
-	keys, ok := score.ArgsDiff(a, b)
+	keys, ok := gold.ArgsDiff(a, b)
 	if !ok {
 		return []string{WholeArgs}
 	}
@@ -56,6 +56,6 @@ func CallsEqual(a, b []LabelCall) bool {
 // argNames lists the top-level keys of an argument object (nil when args is
 // not a JSON object).
 func argNames(args json.RawMessage) []string {
-	keys, _ := score.ArgsDiff(args, json.RawMessage(`{}`))
+	keys, _ := gold.ArgsDiff(args, json.RawMessage(`{}`))
 	return keys
 }

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // Dispute kinds: how the labels of one item differ.
@@ -251,21 +251,21 @@ func JoinRationales(labels []Label) string {
 
 // GoldCalls are a label's calls as gold expected calls: none ([]) when the
 // label says no tool should be called.
-func GoldCalls(l Label) []score.ExpectedCall {
+func GoldCalls(l Label) []gold.ExpectedCall {
 	if l.Decision == DecisionNoCall {
-		return []score.ExpectedCall{}
+		return []gold.ExpectedCall{}
 	}
 	return ExpectedCalls(l.Calls)
 }
 
 // NoAcceptable is an empty list of acceptable alternatives (JSON []).
-func NoAcceptable() [][]score.ExpectedCall { return [][]score.ExpectedCall{} }
+func NoAcceptable() [][]gold.ExpectedCall { return [][]gold.ExpectedCall{} }
 
 // ExpectedCalls turns a label's calls into gold expected calls.
-func ExpectedCalls(calls []LabelCall) []score.ExpectedCall {
-	out := make([]score.ExpectedCall, len(calls))
+func ExpectedCalls(calls []LabelCall) []gold.ExpectedCall {
+	out := make([]gold.ExpectedCall, len(calls))
 	for i, c := range calls {
-		out[i] = score.ExpectedCall{Tool: c.Tool, Args: c.Args}
+		out[i] = gold.ExpectedCall{Tool: c.Tool, Args: c.Args}
 	}
 	return out
 }

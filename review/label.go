@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // Decisions a label may carry.
@@ -41,15 +41,15 @@ const (
 // Gold is the settled answer for an item: from agreeing labels or from a
 // lead's adjudication.
 type Gold struct {
-	Item         string                 `json:"item"`
-	Status       string                 `json:"status"`
-	Decision     string                 `json:"decision"`
-	Calls        []score.ExpectedCall   `json:"calls"`
-	Acceptable   [][]score.ExpectedCall `json:"acceptable"`
-	Rationale    string                 `json:"rationale"`
-	Reviewers    []string               `json:"reviewers"`
-	Adjudicator  string                 `json:"adjudicator,omitempty"`
-	GuideVersion string                 `json:"guide_version"`
-	Reason       string                 `json:"reason,omitempty"`
-	UpdatedAt    time.Time              `json:"updated_at"`
+	Item         string                `json:"item"`
+	Status       string                `json:"status"`
+	Decision     string                `json:"decision"`
+	Calls        []gold.ExpectedCall   `json:"calls"`
+	Acceptable   [][]gold.ExpectedCall `json:"acceptable"`
+	Rationale    string                `json:"rationale"`
+	Reviewers    []string              `json:"reviewers"`
+	Adjudicator  string                `json:"adjudicator,omitempty"`
+	GuideVersion string                `json:"guide_version"`
+	Reason       string                `json:"reason,omitempty"`
+	UpdatedAt    time.Time             `json:"updated_at"`
 }

@@ -6,16 +6,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // ArgRuleSpec attaches an argument rule to the expected calls of a gold
 // answer: to argument Arg of every call that has it, or only of calls to
 // Tool when Tool is set.
 type ArgRuleSpec struct {
-	Tool string        `json:"tool,omitempty"`
-	Arg  string        `json:"arg"`
-	Rule score.ArgRule `json:"rule"`
+	Tool string       `json:"tool,omitempty"`
+	Arg  string       `json:"arg"`
+	Rule gold.ArgRule `json:"rule"`
 }
 
 // ParseArgRuleSpec parses "[TOOL:]ARG=RULE", where ARG is an argument name
@@ -31,7 +31,7 @@ func ParseArgRuleSpec(s string) (ArgRuleSpec, error) {
 		return ArgRuleSpec{}, fmt.Errorf("rule %q: want [TOOL:]ARG=RULE", s)
 	}
 	var spec ArgRuleSpec
-	if score.IsPointer(target) {
+	if gold.IsPointer(target) {
 		spec.Arg = target
 	} else if tool, arg, ok := strings.Cut(target, ":"); ok {
 		spec.Tool, spec.Arg = tool, arg
@@ -41,12 +41,12 @@ func ParseArgRuleSpec(s string) (ArgRuleSpec, error) {
 	if spec.Arg == "" {
 		return ArgRuleSpec{}, fmt.Errorf("rule %q: empty argument name", s)
 	}
-	if score.IsPointer(spec.Arg) {
-		tokens, err := score.ParsePointer(spec.Arg)
+	if gold.IsPointer(spec.Arg) {
+		tokens, err := gold.ParsePointer(spec.Arg)
 		if err != nil {
 			return ArgRuleSpec{}, fmt.Errorf("rule %q: %v", s, err)
 		}
-		spec.Arg = score.RuleKey(tokens) // "/name" is the argument name
+		spec.Arg = gold.RuleKey(tokens) // "/name" is the argument name
 		if spec.Arg == "" {
 			return ArgRuleSpec{}, fmt.Errorf("rule %q: empty argument name", s)
 		}
@@ -64,7 +64,7 @@ func ParseArgRuleSpec(s string) (ArgRuleSpec, error) {
 	}
 	for _, part := range strings.Split(rule, "+") {
 		switch part {
-		case score.MatchExact, score.MatchFuzzy, score.MatchAny:
+		case gold.MatchExact, gold.MatchFuzzy, gold.MatchAny:
 			if spec.Rule.Match != "" {
 				return ArgRuleSpec{}, fmt.Errorf("rule %q: more than one of exact, fuzzy, any", s)
 			}
@@ -86,20 +86,20 @@ func ApplyArgRules(g *Gold, specs []ArgRuleSpec) error {
 	for _, spec := range specs {
 		matched := 0
 		var why error // why a pointer fits none of the calls
-		apply := func(calls []score.ExpectedCall) {
+		apply := func(calls []gold.ExpectedCall) {
 			for i := range calls {
 				if spec.Tool != "" && calls[i].Tool != spec.Tool {
 					continue
 				}
-				if !score.IsPointer(spec.Arg) && !hasArg(calls[i].Args, spec.Arg) {
+				if !gold.IsPointer(spec.Arg) && !hasArg(calls[i].Args, spec.Arg) {
 					continue
 				}
-				rules := make(map[string]score.ArgRule, len(calls[i].ArgRules)+1)
+				rules := make(map[string]gold.ArgRule, len(calls[i].ArgRules)+1)
 				for k, r := range calls[i].ArgRules {
 					rules[k] = r
 				}
 				rules[spec.Arg] = spec.Rule
-				trial := score.ExpectedCall{Tool: calls[i].Tool, Args: calls[i].Args, ArgRules: rules}
+				trial := gold.ExpectedCall{Tool: calls[i].Tool, Args: calls[i].Args, ArgRules: rules}
 				if err := trial.CheckArgRules(); err != nil {
 					why = err
 					continue
@@ -117,7 +117,7 @@ func ApplyArgRules(g *Gold, specs []ArgRuleSpec) error {
 			if spec.Tool != "" {
 				where = "the calls to " + spec.Tool
 			}
-			if score.IsPointer(spec.Arg) {
+			if gold.IsPointer(spec.Arg) {
 				if why != nil {
 					return fmt.Errorf("rule for %q fits none of %s: %v", spec.Arg, where, why)
 				}

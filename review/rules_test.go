@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 func TestParseArgRuleSpec(t *testing.T) {
@@ -15,18 +15,18 @@ func TestParseArgRuleSpec(t *testing.T) {
 		want ArgRuleSpec
 		err  string
 	}{
-		{in: "order_id=fuzzy", want: ArgRuleSpec{Arg: "order_id", Rule: score.ArgRule{Match: "fuzzy"}}},
-		{in: "note=any+optional", want: ArgRuleSpec{Arg: "note", Rule: score.ArgRule{Match: "any", Optional: true}}},
-		{in: "optional=optional", want: ArgRuleSpec{Arg: "optional", Rule: score.ArgRule{Optional: true}}},
+		{in: "order_id=fuzzy", want: ArgRuleSpec{Arg: "order_id", Rule: gold.ArgRule{Match: "fuzzy"}}},
+		{in: "note=any+optional", want: ArgRuleSpec{Arg: "note", Rule: gold.ArgRule{Match: "any", Optional: true}}},
+		{in: "optional=optional", want: ArgRuleSpec{Arg: "optional", Rule: gold.ArgRule{Optional: true}}},
 		{in: `get_weather:unit=any_of:["c","celsius"]`, want: ArgRuleSpec{Tool: "get_weather", Arg: "unit",
-			Rule: score.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"c"`), json.RawMessage(`"celsius"`)}}}},
-		{in: `n=optional+any_of:[1,2]`, want: ArgRuleSpec{Arg: "n", Rule: score.ArgRule{Optional: true,
+			Rule: gold.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"c"`), json.RawMessage(`"celsius"`)}}}},
+		{in: `n=optional+any_of:[1,2]`, want: ArgRuleSpec{Arg: "n", Rule: gold.ArgRule{Optional: true,
 			AnyOf: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}}}},
 		{in: `/flights/0/date=any_of:["2024-05-02"]`, want: ArgRuleSpec{Arg: "/flights/0/date",
-			Rule: score.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"2024-05-02"`)}}}},
-		{in: "set_ac:/body/a~1b=optional", want: ArgRuleSpec{Tool: "set_ac", Arg: "/body/a~1b", Rule: score.ArgRule{Optional: true}}},
-		{in: "/time/12:00=any", want: ArgRuleSpec{Arg: "/time/12:00", Rule: score.ArgRule{Match: "any"}}},
-		{in: "/order_id=fuzzy", want: ArgRuleSpec{Arg: "order_id", Rule: score.ArgRule{Match: "fuzzy"}}},
+			Rule: gold.ArgRule{AnyOf: []json.RawMessage{json.RawMessage(`"2024-05-02"`)}}}},
+		{in: "set_ac:/body/a~1b=optional", want: ArgRuleSpec{Tool: "set_ac", Arg: "/body/a~1b", Rule: gold.ArgRule{Optional: true}}},
+		{in: "/time/12:00=any", want: ArgRuleSpec{Arg: "/time/12:00", Rule: gold.ArgRule{Match: "any"}}},
+		{in: "/order_id=fuzzy", want: ArgRuleSpec{Arg: "order_id", Rule: gold.ArgRule{Match: "fuzzy"}}},
 		{in: "/body/x~2=any", err: "~ must be followed by 0 or 1"},
 		{in: "/=any", err: "empty argument name"},
 		{in: "order_id", err: "want [TOOL:]ARG=RULE"},
@@ -54,9 +54,9 @@ func TestParseArgRuleSpec(t *testing.T) {
 func TestApplyArgRules(t *testing.T) {
 	g := Gold{
 		Calls:      ExpectedCalls([]LabelCall{call("a", `{"x":1,"y":2}`), call("b", `{"x":3}`)}),
-		Acceptable: [][]score.ExpectedCall{ExpectedCalls([]LabelCall{call("a", `{"x":4}`)})},
+		Acceptable: [][]gold.ExpectedCall{ExpectedCalls([]LabelCall{call("a", `{"x":4}`)})},
 	}
-	if err := ApplyArgRules(&g, []ArgRuleSpec{{Arg: "x", Rule: score.ArgRule{Match: "any"}}, {Tool: "a", Arg: "y", Rule: score.ArgRule{Optional: true}}}); err != nil {
+	if err := ApplyArgRules(&g, []ArgRuleSpec{{Arg: "x", Rule: gold.ArgRule{Match: "any"}}, {Tool: "a", Arg: "y", Rule: gold.ArgRule{Optional: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	if g.Calls[0].ArgRules["x"].Match != "any" || g.Calls[1].ArgRules["x"].Match != "any" || g.Acceptable[0][0].ArgRules["x"].Match != "any" {
@@ -84,7 +84,7 @@ func TestApplyArgRulesPointer(t *testing.T) {
 	if r, ok := g.Calls[0].ArgRules["/flights/0/date"]; !ok || len(r.AnyOf) != 1 || len(g.Calls[1].ArgRules) != 0 {
 		t.Errorf("pointer rule on the wrong calls: %+v", g.Calls)
 	}
-	err = ApplyArgRules(&g, []ArgRuleSpec{{Tool: "book", Arg: "/flights/1/date", Rule: score.ArgRule{Match: "any"}}})
+	err = ApplyArgRules(&g, []ArgRuleSpec{{Tool: "book", Arg: "/flights/1/date", Rule: gold.ArgRule{Match: "any"}}})
 	if err == nil || !strings.Contains(err.Error(), `"/flights/1/date"`) || !strings.Contains(err.Error(), "which the expected args do not have") {
 		t.Errorf("pointer past the array: error %v", err)
 	}
@@ -106,7 +106,7 @@ func FuzzParseArgRuleSpec(f *testing.F) {
 			t.Fatalf("%q: parsed with an empty argument name", s)
 		}
 		switch spec.Rule.Match {
-		case "", score.MatchExact, score.MatchFuzzy, score.MatchAny:
+		case "", gold.MatchExact, gold.MatchFuzzy, gold.MatchAny:
 		default:
 			t.Fatalf("%q: match %q", s, spec.Rule.Match)
 		}

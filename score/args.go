@@ -3,6 +3,8 @@ package score
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // Argument checking of one expected call against one predicted call of the
@@ -10,7 +12,7 @@ import (
 
 // evalPair compares expected call e (its args parsed at ei) with predicted
 // call j.
-func (s *Scorer) evalPair(e *ExpectedCall, ei int32, j int) pairEval {
+func (s *Scorer) evalPair(e *gold.ExpectedCall, ei int32, j int) pairEval {
 	var ev pairEval
 	if !s.profile.sameTool(e.Tool, s.predName[j]) && !s.profile.sameTool(e.Tool, s.calls[j].Name) {
 		ev.issue = issue{kind: KindWrongTool}
@@ -29,15 +31,15 @@ func (s *Scorer) evalPair(e *ExpectedCall, ei int32, j int) pairEval {
 	return ev
 }
 
-func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval) {
+func (s *Scorer) checkArgs(e *gold.ExpectedCall, ei, pi int32, tool int, ev *pairEval) {
 	if ei >= 0 {
-		for x := s.f.nodes[ei].first; x >= 0; x = s.f.nodes[x].next {
-			key := s.f.nodes[x].key
+		for x := s.f.Nodes[ei].First; x >= 0; x = s.f.Nodes[x].Next {
+			key := s.f.Nodes[x].Key
 			rule, _ := s.topRule(e, key)
-			pv := s.f.member(pi, key)
+			pv := s.f.Member(pi, key)
 			if pv < 0 {
 				if !rule.Optional {
-					s.addIssue(ev, KindMissingArg, key, s.f.nodes[x].raw, nil)
+					s.addIssue(ev, KindMissingArg, key, s.f.Nodes[x].Raw, nil)
 				}
 				continue
 			}
@@ -47,8 +49,8 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 	// Rules for arguments the gold gives no value for: optional ones that
 	// may be omitted, or ones only constrained by any_of.
 	for k, rule := range e.ArgRules {
-		if IsPointer(k) {
-			tokens, err := ParsePointer(k)
+		if gold.IsPointer(k) {
+			tokens, err := gold.ParsePointer(k)
 			if err != nil || len(tokens) != 1 {
 				continue // nested rules apply inside their argument's value
 			}
@@ -57,10 +59,10 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 				continue
 			}
 		}
-		if s.f.memberString(ei, k) >= 0 {
+		if s.f.MemberString(ei, k) >= 0 {
 			continue
 		}
-		pv := s.f.memberString(pi, k)
+		pv := s.f.MemberString(pi, k)
 		if pv < 0 {
 			if !rule.Optional {
 				s.addIssue(ev, KindMissingArg, []byte(k), firstRaw(rule.AnyOf), nil)
@@ -69,9 +71,9 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 		}
 		s.checkValue(rule, -1, pv, []byte(k), tool, ev)
 	}
-	for y := s.f.nodes[pi].first; y >= 0; y = s.f.nodes[y].next {
-		key := s.f.nodes[y].key
-		if s.f.member(ei, key) >= 0 {
+	for y := s.f.Nodes[pi].First; y >= 0; y = s.f.Nodes[y].Next {
+		key := s.f.Nodes[y].Key
+		if s.f.Member(ei, key) >= 0 {
 			continue
 		}
 		if _, ok := s.topRule(e, key); ok {
@@ -79,10 +81,10 @@ func (s *Scorer) checkArgs(e *ExpectedCall, ei, pi int32, tool int, ev *pairEval
 		}
 		// Passing an argument with its schema default is the same call as
 		// omitting it.
-		if d := s.schemaDefault(tool, key); d >= 0 && s.equalValues(d, y, false) {
+		if d := s.schemaDefault(tool, key); d >= 0 && s.f.Equal(d, y, false) {
 			continue
 		}
-		s.addIssue(ev, KindUnexpectedArg, key, nil, s.f.nodes[y].raw)
+		s.addIssue(ev, KindUnexpectedArg, key, nil, s.f.Nodes[y].Raw)
 	}
 }
 
@@ -102,16 +104,16 @@ func firstRaw(vals []json.RawMessage) []byte {
 
 // checkValue checks predicted value pv against expected value x (-1 when
 // the gold gives none) and the rule's alternatives.
-func (s *Scorer) checkValue(rule ArgRule, x, pv int32, key []byte, tool int, ev *pairEval) {
-	if rule.Match == MatchAny {
+func (s *Scorer) checkValue(rule gold.ArgRule, x, pv int32, key []byte, tool int, ev *pairEval) {
+	if rule.Match == gold.MatchAny {
 		return
 	}
-	fuzzy := rule.Match == MatchFuzzy
+	fuzzy := rule.Match == gold.MatchFuzzy
 	typeOK := false
 	s.fail = nestFail{}
 	var want []byte
 	if x >= 0 {
-		want = s.f.nodes[x].raw
+		want = s.f.Nodes[x].Raw
 		if s.typeOK(x, pv, key, tool) {
 			typeOK = true
 			if s.matchValue(x, pv, key, fuzzy) {
@@ -122,7 +124,7 @@ func (s *Scorer) checkValue(rule ArgRule, x, pv int32, key []byte, tool int, ev 
 	nested := s.fail
 	s.fail = nestFail{}
 	for _, alt := range rule.AnyOf {
-		ai, err := s.f.parse(alt)
+		ai, err := s.f.Parse(alt)
 		if err != nil {
 			continue
 		}
@@ -131,22 +133,22 @@ func (s *Scorer) checkValue(rule ArgRule, x, pv int32, key []byte, tool int, ev 
 		}
 		if s.typeOK(ai, pv, key, tool) {
 			typeOK = true
-			if s.equalValues(ai, pv, fuzzy) {
+			if s.f.Equal(ai, pv, fuzzy) {
 				return
 			}
 		}
 	}
 	if rule.Optional {
 		d := s.schemaDefault(tool, key)
-		if d >= 0 && s.equalValues(d, pv, fuzzy) {
+		if d >= 0 && s.f.Equal(d, pv, fuzzy) {
 			return
 		}
 		if want == nil {
 			// Only omission (or the default) is accepted.
 			want = []byte("(omitted)")
-			typeOK = d < 0 || s.f.nodes[d].kind == s.f.nodes[pv].kind
+			typeOK = d < 0 || s.f.Nodes[d].Kind == s.f.Nodes[pv].Kind
 			if d >= 0 {
-				want = s.f.nodes[d].raw
+				want = s.f.Nodes[d].Raw
 			}
 		}
 	}
@@ -159,7 +161,7 @@ func (s *Scorer) checkValue(rule ArgRule, x, pv int32, key []byte, tool int, ev 
 		s.addIssue(ev, kind, []byte(nested.path), orRaw(nested.want, "(omitted)"), orRaw(nested.got, "(omitted)"))
 		return
 	}
-	s.addIssue(ev, kind, key, want, s.f.nodes[pv].raw)
+	s.addIssue(ev, kind, key, want, s.f.Nodes[pv].Raw)
 }
 
 // addIssue records one failing argument and keeps the most severe issue
@@ -180,30 +182,30 @@ func (s *Scorer) addIssue(ev *pairEval, kind ErrorKind, key, want, got []byte) {
 // in the BFCL profile.
 func (s *Scorer) typeOK(x, pv int32, key []byte, tool int) bool {
 	if !s.profile.schemaTypes {
-		return s.f.nodes[x].kind == s.f.nodes[pv].kind
+		return s.f.Nodes[x].Kind == s.f.Nodes[pv].Kind
 	}
 	prop := s.schemaProperty(tool, key)
 	st := s.typeName(prop)
 	if st == "" {
-		return pyType(&s.f.nodes[x]) == pyType(&s.f.nodes[pv])
+		return pyType(&s.f.Nodes[x]) == pyType(&s.f.Nodes[pv])
 	}
 	if st == "any" {
 		return true
 	}
-	if matchesSchemaType(&s.f.nodes[pv], st, true) {
+	if matchesSchemaType(&s.f.Nodes[pv], st, true) {
 		if st != "array" && st != "tuple" {
 			return true
 		}
-		items := s.typeName(s.f.memberString(prop, "items"))
+		items := s.typeName(s.f.MemberString(prop, "items"))
 		if items == "" || items == "any" {
 			return true
 		}
-		var first *node
-		if s.f.nodes[x].kind == kindArray && s.f.nodes[x].first >= 0 {
-			first = &s.f.nodes[s.f.nodes[x].first]
+		var first *gold.Node
+		if s.f.Nodes[x].Kind == gold.KindArray && s.f.Nodes[x].First >= 0 {
+			first = &s.f.Nodes[s.f.Nodes[x].First]
 		}
-		for e := s.f.nodes[pv].first; e >= 0; e = s.f.nodes[e].next {
-			el := &s.f.nodes[e]
+		for e := s.f.Nodes[pv].First; e >= 0; e = s.f.Nodes[e].Next {
+			el := &s.f.Nodes[e]
 			if !matchesSchemaType(el, items, false) && (first == nil || pyType(el) != pyType(first)) {
 				return false
 			}
@@ -211,24 +213,24 @@ func (s *Scorer) typeOK(x, pv int32, key []byte, tool int) bool {
 		return true
 	}
 	// BFCL accepts a value of the gold value's own type (its "variable" case).
-	return pyType(&s.f.nodes[x]) == pyType(&s.f.nodes[pv])
+	return pyType(&s.f.Nodes[x]) == pyType(&s.f.Nodes[pv])
 }
 
 // pyType is the Python type BFCL's checker would see for a JSON value.
-func pyType(n *node) string {
-	switch n.kind {
-	case kindNumber:
-		if isIntegerLiteral(n.text) {
+func pyType(n *gold.Node) string {
+	switch n.Kind {
+	case gold.KindNumber:
+		if gold.IsIntegerLiteral(n.Text) {
 			return "int"
 		}
 		return "float"
-	case kindString:
+	case gold.KindString:
 		return "str"
-	case kindBool:
+	case gold.KindBool:
 		return "bool"
-	case kindArray:
+	case gold.KindArray:
 		return "list"
-	case kindObject:
+	case gold.KindObject:
 		return "dict"
 	}
 	return "None"
@@ -236,20 +238,20 @@ func pyType(n *node) string {
 
 // matchesSchemaType applies BFCL's type rule; ints pass for floats only at
 // the top level.
-func matchesSchemaType(n *node, schemaType string, top bool) bool {
+func matchesSchemaType(n *gold.Node, schemaType string, top bool) bool {
 	switch schemaType {
 	case "integer":
-		return n.kind == kindNumber && isIntegerLiteral(n.text)
+		return n.Kind == gold.KindNumber && gold.IsIntegerLiteral(n.Text)
 	case "float", "number":
-		return n.kind == kindNumber && (top || !isIntegerLiteral(n.text))
+		return n.Kind == gold.KindNumber && (top || !gold.IsIntegerLiteral(n.Text))
 	case "string":
-		return n.kind == kindString
+		return n.Kind == gold.KindString
 	case "boolean":
-		return n.kind == kindBool
+		return n.Kind == gold.KindBool
 	case "array", "tuple":
-		return n.kind == kindArray
+		return n.Kind == gold.KindArray
 	case "dict", "object":
-		return n.kind == kindObject
+		return n.Kind == gold.KindObject
 	}
 	return false
 }
@@ -263,13 +265,13 @@ func (s *Scorer) schemaProperty(tool int, key []byte) int32 {
 	if props == -2 {
 		props = -1
 		if params := s.c.Tools[tool].Parameters; len(params) > 0 {
-			if idx, err := s.f.parse(params); err == nil {
-				props = s.f.memberString(idx, "properties")
+			if idx, err := s.f.Parse(params); err == nil {
+				props = s.f.MemberString(idx, "properties")
 			}
 		}
 		s.schemaProp[tool] = props
 	}
-	return s.f.member(props, key)
+	return s.f.Member(props, key)
 }
 
 // schemaDefault returns the node of the schema default of argument key, or
@@ -278,14 +280,14 @@ func (s *Scorer) schemaDefault(tool int, key []byte) int32 {
 	if !s.profile.schemaDefaults {
 		return -1
 	}
-	return s.f.memberString(s.schemaProperty(tool, key), "default")
+	return s.f.MemberString(s.schemaProperty(tool, key), "default")
 }
 
 // typeName is the "type" of a schema node when it is a string, else "".
 func (s *Scorer) typeName(prop int32) string {
-	t := s.f.memberString(prop, "type")
-	if t < 0 || s.f.nodes[t].kind != kindString {
+	t := s.f.MemberString(prop, "type")
+	if t < 0 || s.f.Nodes[t].Kind != gold.KindString {
 		return ""
 	}
-	return string(s.f.nodes[t].text)
+	return string(s.f.Nodes[t].Text)
 }

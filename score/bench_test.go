@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -34,9 +35,9 @@ func benchDataset(n int, seed uint64) ([]Case, []Prediction) {
 		for k := 0; k < calls; k++ {
 			tool := tools[rng.IntN(len(tools))].Name
 			args := fmt.Sprintf(`{"id":"ORD-%d","n":%d,"opts":{"fast":true,"tags":["a","b"]}}`, rng.IntN(1000), rng.IntN(5))
-			e := ExpectedCall{Tool: tool, Args: json.RawMessage(args)}
+			e := gold.ExpectedCall{Tool: tool, Args: json.RawMessage(args)}
 			if k == 1 {
-				e.ArgRules = map[string]ArgRule{"id": {Match: MatchFuzzy}, "n": {Optional: true}}
+				e.ArgRules = map[string]gold.ArgRule{"id": {Match: gold.MatchFuzzy}, "n": {Optional: true}}
 			}
 			c.Expected = append(c.Expected, e)
 			switch rng.IntN(10) {

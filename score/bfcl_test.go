@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/shareddata"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -34,14 +35,14 @@ type bfclRecord struct {
 // allowed values makes the argument optional, the first other value is the
 // expected one and the rest are any_of. A value in BFCL's nested
 // {key: [allowed…]} form (or an array of such objects) becomes its first
-// allowed values, with JSON-Pointer arg_rules for the nested keys that are
+// allowed values, with JSON-gold.Pointer arg_rules for the nested keys that are
 // optional or have alternatives (bfclNested); nested counts the arguments
 // converted that way.
 func bfclCase(r bfclRecord) (c Case, p Prediction, nested int, err error) {
 	c = Case{ID: r.ID, Tools: r.Tools, Meta: map[string]string{"category": r.Category}}
 	for _, g := range r.Gold {
 		for name, params := range g {
-			call := ExpectedCall{Tool: name, ArgRules: map[string]ArgRule{}}
+			call := gold.ExpectedCall{Tool: name, ArgRules: map[string]gold.ArgRule{}}
 			args := map[string]json.RawMessage{}
 			keys := make([]string, 0, len(params))
 			for k := range params {
@@ -49,7 +50,7 @@ func bfclCase(r bfclRecord) (c Case, p Prediction, nested int, err error) {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				var rule ArgRule
+				var rule gold.ArgRule
 				var vals []json.RawMessage
 				for i, v := range params[k] {
 					if string(v) == `""` {
@@ -111,13 +112,13 @@ func bfclCase(r bfclRecord) (c Case, p Prediction, nested int, err error) {
 // rule for every key that may be omitted ("" allowed) or has other allowed
 // values; an array converts element by element. ok reports whether v held
 // such an object; anything else is returned as it is.
-func bfclNested(v json.RawMessage, path []string, rules map[string]ArgRule) (json.RawMessage, bool, error) {
+func bfclNested(v json.RawMessage, path []string, rules map[string]gold.ArgRule) (json.RawMessage, bool, error) {
 	var obj map[string][]json.RawMessage
 	if json.Unmarshal(v, &obj) == nil && obj != nil {
 		out := map[string]json.RawMessage{}
 		for k, allowed := range obj {
 			at := append(append([]string(nil), path...), k)
-			var rule ArgRule
+			var rule gold.ArgRule
 			var vals []json.RawMessage
 			for _, a := range allowed {
 				if string(a) == `""` {
@@ -143,7 +144,7 @@ func bfclNested(v json.RawMessage, path []string, rules map[string]ArgRule) (jso
 				rule.AnyOf = vals[1:]
 			}
 			if rule.Optional || len(rule.AnyOf) > 0 {
-				rules[Pointer(at...)] = rule
+				rules[gold.Pointer(at...)] = rule
 			}
 		}
 		b, err := json.Marshal(out)

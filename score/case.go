@@ -1,14 +1,17 @@
 package score
 
-import "github.com/goldtrace/goldtrace/trace"
+import (
+	"github.com/goldtrace/goldtrace/gold"
+	"github.com/goldtrace/goldtrace/trace"
+)
 
 // Case is one gold item as the scorer sees it (the cmd converts a
 // dataset.Record into one).
 type Case struct {
 	ID       string
-	Expected []ExpectedCall // empty: no tool should be called
+	Expected []gold.ExpectedCall // empty: no tool should be called
 	// Acceptable holds other complete call lists that also count as correct.
-	Acceptable [][]ExpectedCall
+	Acceptable [][]gold.ExpectedCall
 	// Tools are the tools the model could call: their names decide
 	// hallucinated_tool, their parameter schemas give defaults (and types in
 	// the BFCL profile).

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -14,8 +15,8 @@ import (
 func TestEmptyCatalogue(t *testing.T) {
 	for _, tools := range map[string][]trace.Tool{"absent": nil, "empty": {}} {
 		cases := []Case{
-			{ID: "a", Expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, Tools: tools},
-			{ID: "b", Expected: []ExpectedCall{ec("get_weather", `{"city":"Rome"}`)}, Tools: tools},
+			{ID: "a", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, Tools: tools},
+			{ID: "b", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Rome"}`)}, Tools: tools},
 			{ID: "c", Tools: tools},
 		}
 		preds := []Prediction{
@@ -63,8 +64,8 @@ func TestEmptyCatalogue(t *testing.T) {
 
 	// Mixed: the catalogued item's calls alone are the denominator.
 	cases := []Case{
-		{ID: "a", Expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, Tools: truthTools},
-		{ID: "b", Expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}},
+		{ID: "a", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, Tools: truthTools},
+		{ID: "b", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}},
 	}
 	preds := []Prediction{
 		{Calls: []trace.Call{pc("get_wether", `{"city":"Oslo"}`)}},

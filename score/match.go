@@ -3,6 +3,7 @@ package score
 import (
 	"encoding/json"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -11,11 +12,10 @@ import (
 // use; make one per goroutine.
 type Scorer struct {
 	profile Profile
-	f       forest
+	f       gold.Forest
 	asg     assigner
 
-	normA, normB []byte
-	cost         []int64
+	cost []int64
 
 	// per item
 	c          *Case
@@ -63,7 +63,11 @@ type listFit struct {
 
 // NewScorer returns a Scorer using profile p.
 func NewScorer(p Profile) *Scorer {
-	return &Scorer{profile: p}
+	s := &Scorer{profile: p}
+	if p.normalizeStrings {
+		s.f.Normalize = bfclNormalize
+	}
+	return s
 }
 
 // Match grades one item and also returns its call pairs. It is the
@@ -89,7 +93,7 @@ func (s *Scorer) origIndex(j int) int {
 // Item grades one prediction against one case.
 func (s *Scorer) Item(c *Case, p Prediction) ItemResult {
 	s.c = c
-	s.f.reset()
+	s.f.Reset()
 	r := ItemResult{ID: c.ID, Missing: p.Missing, EmittedCalls: len(p.Calls)}
 	if len(c.Tools) > 0 {
 		// Without a catalogue no call can be judged hallucinated: those calls
@@ -170,22 +174,22 @@ func (s *Scorer) parseArgs(raw json.RawMessage) int32 {
 	if len(raw) == 0 || string(raw) == "null" {
 		return s.emptyObject()
 	}
-	idx, err := s.f.parse(raw)
+	idx, err := s.f.Parse(raw)
 	if err != nil {
 		return -1
 	}
-	if s.f.nodes[idx].kind == kindNull {
+	if s.f.Nodes[idx].Kind == gold.KindNull {
 		return s.emptyObject()
 	}
-	if s.f.nodes[idx].kind != kindObject {
+	if s.f.Nodes[idx].Kind != gold.KindObject {
 		return -1
 	}
 	return idx
 }
 
 func (s *Scorer) emptyObject() int32 {
-	s.f.nodes = append(s.f.nodes, node{kind: kindObject, raw: []byte("{}"), first: -1, next: -1})
-	return int32(len(s.f.nodes) - 1)
+	s.f.Nodes = append(s.f.Nodes, gold.Node{Kind: gold.KindObject, Raw: []byte("{}"), First: -1, Next: -1})
+	return int32(len(s.f.Nodes) - 1)
 }
 
 // Costs of the assignment. Within one list, the assignment first maximises
@@ -201,7 +205,7 @@ const (
 )
 
 // fitList pairs the predicted calls with one gold list into s.cur.
-func (s *Scorer) fitList(li int, list []ExpectedCall) {
+func (s *Scorer) fitList(li int, list []gold.ExpectedCall) {
 	n, m := len(list), len(s.calls)
 	s.cur.list = li
 	s.cur.exact = 0

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -16,12 +17,12 @@ var truthTools = []trace.Tool{
 	{Name: "refund", Parameters: json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"},"amount":{"type":"number"},"items":{"type":"array"},"address":{"type":"object"}}}`)},
 }
 
-func ec(tool, args string) ExpectedCall {
-	return ExpectedCall{Tool: tool, Args: json.RawMessage(args)}
+func ec(tool, args string) gold.ExpectedCall {
+	return gold.ExpectedCall{Tool: tool, Args: json.RawMessage(args)}
 }
 
-func ecr(tool, args string, rules map[string]ArgRule) ExpectedCall {
-	return ExpectedCall{Tool: tool, Args: json.RawMessage(args), ArgRules: rules}
+func ecr(tool, args string, rules map[string]gold.ArgRule) gold.ExpectedCall {
+	return gold.ExpectedCall{Tool: tool, Args: json.RawMessage(args), ArgRules: rules}
 }
 
 func pc(name, args string) trace.Call {
@@ -35,8 +36,8 @@ func unparseable(name, text string) trace.Call {
 func TestMatchTruth(t *testing.T) {
 	tests := []struct {
 		name       string
-		expected   []ExpectedCall
-		acceptable [][]ExpectedCall
+		expected   []gold.ExpectedCall
+		acceptable [][]gold.ExpectedCall
 		pred       []trace.Call
 		correct    bool
 		kind       ErrorKind
@@ -45,96 +46,96 @@ func TestMatchTruth(t *testing.T) {
 		{name: "no call expected, no call made", correct: true},
 		{name: "no call expected, call made", pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, kind: KindShouldNotCall},
 		{name: "unparseable call is never a correct abstention", pred: []trace.Call{unparseable("get_weather", `{city: Oslo`)}, kind: KindShouldNotCall},
-		{name: "call expected, none made", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, kind: KindShouldCall},
+		{name: "call expected, none made", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, kind: KindShouldCall},
 
 		// Tools.
-		{name: "exact call", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A1"}`)}, correct: true},
-		{name: "wrong tool", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("refund", `{"order_id":"A1"}`)}, kind: KindWrongTool},
-		{name: "hallucinated tool", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("lookup_order", `{"order_id":"A1"}`)}, kind: KindHallucinatedTool},
-		{name: "dotted name is another tool by default", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get.order.status", `{"order_id":"A1"}`)}, kind: KindHallucinatedTool},
-		{name: "unparseable args", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{unparseable("get_order_status", `{"order_id": A1}`)}, kind: KindUnparseableArgs},
-		{name: "args that are JSON but not an object", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `["A1"]`)}, kind: KindUnparseableArgs},
+		{name: "exact call", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A1"}`)}, correct: true},
+		{name: "wrong tool", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("refund", `{"order_id":"A1"}`)}, kind: KindWrongTool},
+		{name: "hallucinated tool", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("lookup_order", `{"order_id":"A1"}`)}, kind: KindHallucinatedTool},
+		{name: "dotted name is another tool by default", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get.order.status", `{"order_id":"A1"}`)}, kind: KindHallucinatedTool},
+		{name: "unparseable args", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{unparseable("get_order_status", `{"order_id": A1}`)}, kind: KindUnparseableArgs},
+		{name: "args that are JSON but not an object", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `["A1"]`)}, kind: KindUnparseableArgs},
 
 		// Arguments.
-		{name: "missing arg", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo","days":3}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, kind: KindMissingArg},
-		{name: "unexpected arg", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"imperial"}`)}, kind: KindUnexpectedArg},
-		{name: "unexpected arg with its schema default is the same call", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"metric"}`)}, correct: true},
-		{name: "wrong type string vs number", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo","days":3}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","days":"3"}`)}, kind: KindWrongType},
-		{name: "true is not 1", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1","verbose":true}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A1","verbose":1}`)}, kind: KindWrongType},
-		{name: "1 is not true", expected: []ExpectedCall{ec("get_weather", `{"days":1}`)}, pred: []trace.Call{pc("get_weather", `{"days":true}`)}, kind: KindWrongType},
-		{name: "wrong value", expected: []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A2"}`)}, kind: KindWrongValue},
-		{name: "exact is case sensitive", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"oslo"}`)}, kind: KindWrongValue},
-		{name: "missing outranks wrong value", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo","days":2}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Bergen"}`)}, kind: KindMissingArg},
+		{name: "missing arg", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo","days":3}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, kind: KindMissingArg},
+		{name: "unexpected arg", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"imperial"}`)}, kind: KindUnexpectedArg},
+		{name: "unexpected arg with its schema default is the same call", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"metric"}`)}, correct: true},
+		{name: "wrong type string vs number", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo","days":3}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","days":"3"}`)}, kind: KindWrongType},
+		{name: "true is not 1", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1","verbose":true}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A1","verbose":1}`)}, kind: KindWrongType},
+		{name: "1 is not true", expected: []gold.ExpectedCall{ec("get_weather", `{"days":1}`)}, pred: []trace.Call{pc("get_weather", `{"days":true}`)}, kind: KindWrongType},
+		{name: "wrong value", expected: []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A2"}`)}, kind: KindWrongValue},
+		{name: "exact is case sensitive", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"oslo"}`)}, kind: KindWrongValue},
+		{name: "missing outranks wrong value", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo","days":2}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Bergen"}`)}, kind: KindMissingArg},
 
 		// Numbers.
-		{name: "1 equals 1.0", expected: []ExpectedCall{ec("refund", `{"amount":1}`)}, pred: []trace.Call{pc("refund", `{"amount":1.0}`)}, correct: true},
-		{name: "1.5 equals 15e-1", expected: []ExpectedCall{ec("refund", `{"amount":1.5}`)}, pred: []trace.Call{pc("refund", `{"amount":15e-1}`)}, correct: true},
-		{name: "big integers compare exactly", expected: []ExpectedCall{ec("refund", `{"amount":9007199254740993}`)}, pred: []trace.Call{pc("refund", `{"amount":9007199254740992}`)}, kind: KindWrongValue},
-		{name: "big integer equals its float spelling", expected: []ExpectedCall{ec("refund", `{"amount":9007199254740993}`)}, pred: []trace.Call{pc("refund", `{"amount":9007199254740993.0}`)}, correct: true},
-		{name: "0.1 is not 0.10000000000000001 exactly", expected: []ExpectedCall{ec("refund", `{"amount":0.1}`)}, pred: []trace.Call{pc("refund", `{"amount":0.10000000000000001}`)}, kind: KindWrongValue},
-		{name: "-0 equals 0", expected: []ExpectedCall{ec("refund", `{"amount":0}`)}, pred: []trace.Call{pc("refund", `{"amount":-0}`)}, correct: true},
+		{name: "1 equals 1.0", expected: []gold.ExpectedCall{ec("refund", `{"amount":1}`)}, pred: []trace.Call{pc("refund", `{"amount":1.0}`)}, correct: true},
+		{name: "1.5 equals 15e-1", expected: []gold.ExpectedCall{ec("refund", `{"amount":1.5}`)}, pred: []trace.Call{pc("refund", `{"amount":15e-1}`)}, correct: true},
+		{name: "big integers compare exactly", expected: []gold.ExpectedCall{ec("refund", `{"amount":9007199254740993}`)}, pred: []trace.Call{pc("refund", `{"amount":9007199254740992}`)}, kind: KindWrongValue},
+		{name: "big integer equals its float spelling", expected: []gold.ExpectedCall{ec("refund", `{"amount":9007199254740993}`)}, pred: []trace.Call{pc("refund", `{"amount":9007199254740993.0}`)}, correct: true},
+		{name: "0.1 is not 0.10000000000000001 exactly", expected: []gold.ExpectedCall{ec("refund", `{"amount":0.1}`)}, pred: []trace.Call{pc("refund", `{"amount":0.10000000000000001}`)}, kind: KindWrongValue},
+		{name: "-0 equals 0", expected: []gold.ExpectedCall{ec("refund", `{"amount":0}`)}, pred: []trace.Call{pc("refund", `{"amount":-0}`)}, correct: true},
 
 		// Nested values.
-		{name: "object key order is irrelevant", expected: []ExpectedCall{ec("refund", `{"address":{"city":"Oslo","zip":"0150","geo":{"lat":1,"lon":2}}}`)}, pred: []trace.Call{pc("refund", `{"address":{"geo":{"lon":2.0,"lat":1},"zip":"0150","city":"Oslo"}}`)}, correct: true},
-		{name: "nested object with extra key differs", expected: []ExpectedCall{ec("refund", `{"address":{"city":"Oslo"}}`)}, pred: []trace.Call{pc("refund", `{"address":{"city":"Oslo","zip":"1"}}`)}, kind: KindWrongValue},
-		{name: "arrays compare in order", expected: []ExpectedCall{ec("refund", `{"items":["a","b"]}`)}, pred: []trace.Call{pc("refund", `{"items":["b","a"]}`)}, kind: KindWrongValue},
-		{name: "arrays of the same elements in order", expected: []ExpectedCall{ec("refund", `{"items":["a",{"n":1}]}`)}, pred: []trace.Call{pc("refund", `{"items":["a",{"n":1.0}]}`)}, correct: true},
-		{name: "escaped strings compare decoded", expected: []ExpectedCall{ec("get_weather", `{"city":"Zürich"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Z\u00fcrich"}`)}, correct: true},
+		{name: "object key order is irrelevant", expected: []gold.ExpectedCall{ec("refund", `{"address":{"city":"Oslo","zip":"0150","geo":{"lat":1,"lon":2}}}`)}, pred: []trace.Call{pc("refund", `{"address":{"geo":{"lon":2.0,"lat":1},"zip":"0150","city":"Oslo"}}`)}, correct: true},
+		{name: "nested object with extra key differs", expected: []gold.ExpectedCall{ec("refund", `{"address":{"city":"Oslo"}}`)}, pred: []trace.Call{pc("refund", `{"address":{"city":"Oslo","zip":"1"}}`)}, kind: KindWrongValue},
+		{name: "arrays compare in order", expected: []gold.ExpectedCall{ec("refund", `{"items":["a","b"]}`)}, pred: []trace.Call{pc("refund", `{"items":["b","a"]}`)}, kind: KindWrongValue},
+		{name: "arrays of the same elements in order", expected: []gold.ExpectedCall{ec("refund", `{"items":["a",{"n":1}]}`)}, pred: []trace.Call{pc("refund", `{"items":["a",{"n":1.0}]}`)}, correct: true},
+		{name: "escaped strings compare decoded", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Zürich"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Z\u00fcrich"}`)}, correct: true},
 
 		// Rules.
-		{name: "fuzzy ignores case and whitespace", expected: []ExpectedCall{ecr("get_weather", `{"city":"New York"}`, map[string]ArgRule{"city": {Match: MatchFuzzy}})}, pred: []trace.Call{pc("get_weather", `{"city":" new  york "}`)}, correct: true},
-		{name: "fuzzy still needs the letters", expected: []ExpectedCall{ecr("get_weather", `{"city":"New York"}`, map[string]ArgRule{"city": {Match: MatchFuzzy}})}, pred: []trace.Call{pc("get_weather", `{"city":"Newark"}`)}, kind: KindWrongValue},
-		{name: "any accepts any value", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]ArgRule{"city": {Match: MatchAny}})}, pred: []trace.Call{pc("get_weather", `{"city":42}`)}, correct: true},
-		{name: "any still needs the argument", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]ArgRule{"city": {Match: MatchAny}})}, pred: []trace.Call{pc("get_weather", `{}`)}, kind: KindMissingArg},
-		{name: "optional may be omitted", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo","units":"metric"}`, map[string]ArgRule{"units": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, correct: true},
-		{name: "optional passed explicitly with its schema default", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo","days":5}`, map[string]ArgRule{"days": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","days":1}`)}, correct: true},
-		{name: "optional passed with another value", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo","days":5}`, map[string]ArgRule{"days": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","days":2}`)}, kind: KindWrongValue},
-		{name: "optional rule without a gold value, passed with default", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]ArgRule{"units": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"metric"}`)}, correct: true},
-		{name: "optional rule without a gold value, other value", expected: []ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]ArgRule{"units": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"imperial"}`)}, kind: KindWrongValue},
-		{name: "any_of accepts alternatives", expected: []ExpectedCall{ecr("get_weather", `{"city":"NYC"}`, map[string]ArgRule{"city": {AnyOf: []json.RawMessage{json.RawMessage(`"New York"`), json.RawMessage(`"New York City"`)}}})}, pred: []trace.Call{pc("get_weather", `{"city":"New York City"}`)}, correct: true},
-		{name: "any_of rejects others", expected: []ExpectedCall{ecr("get_weather", `{"city":"NYC"}`, map[string]ArgRule{"city": {AnyOf: []json.RawMessage{json.RawMessage(`"New York"`)}}})}, pred: []trace.Call{pc("get_weather", `{"city":"Boston"}`)}, kind: KindWrongValue},
-		{name: "any_of alternative of another type is not a type error", expected: []ExpectedCall{ecr("get_weather", `{"days":3}`, map[string]ArgRule{"days": {AnyOf: []json.RawMessage{json.RawMessage(`"three"`)}}})}, pred: []trace.Call{pc("get_weather", `{"days":"3"}`)}, kind: KindWrongValue},
-		{name: "fuzzy any_of", expected: []ExpectedCall{ecr("get_weather", `{"city":"NYC"}`, map[string]ArgRule{"city": {Match: MatchFuzzy, AnyOf: []json.RawMessage{json.RawMessage(`"New York"`)}}})}, pred: []trace.Call{pc("get_weather", `{"city":"newyork"}`)}, correct: true},
+		{name: "fuzzy ignores case and whitespace", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"New York"}`, map[string]gold.ArgRule{"city": {Match: gold.MatchFuzzy}})}, pred: []trace.Call{pc("get_weather", `{"city":" new  york "}`)}, correct: true},
+		{name: "fuzzy still needs the letters", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"New York"}`, map[string]gold.ArgRule{"city": {Match: gold.MatchFuzzy}})}, pred: []trace.Call{pc("get_weather", `{"city":"Newark"}`)}, kind: KindWrongValue},
+		{name: "any accepts any value", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]gold.ArgRule{"city": {Match: gold.MatchAny}})}, pred: []trace.Call{pc("get_weather", `{"city":42}`)}, correct: true},
+		{name: "any still needs the argument", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]gold.ArgRule{"city": {Match: gold.MatchAny}})}, pred: []trace.Call{pc("get_weather", `{}`)}, kind: KindMissingArg},
+		{name: "optional may be omitted", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo","units":"metric"}`, map[string]gold.ArgRule{"units": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, correct: true},
+		{name: "optional passed explicitly with its schema default", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo","days":5}`, map[string]gold.ArgRule{"days": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","days":1}`)}, correct: true},
+		{name: "optional passed with another value", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo","days":5}`, map[string]gold.ArgRule{"days": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","days":2}`)}, kind: KindWrongValue},
+		{name: "optional rule without a gold value, passed with default", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]gold.ArgRule{"units": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"metric"}`)}, correct: true},
+		{name: "optional rule without a gold value, other value", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"Oslo"}`, map[string]gold.ArgRule{"units": {Optional: true}})}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo","units":"imperial"}`)}, kind: KindWrongValue},
+		{name: "any_of accepts alternatives", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"NYC"}`, map[string]gold.ArgRule{"city": {AnyOf: []json.RawMessage{json.RawMessage(`"New York"`), json.RawMessage(`"New York City"`)}}})}, pred: []trace.Call{pc("get_weather", `{"city":"New York City"}`)}, correct: true},
+		{name: "any_of rejects others", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"NYC"}`, map[string]gold.ArgRule{"city": {AnyOf: []json.RawMessage{json.RawMessage(`"New York"`)}}})}, pred: []trace.Call{pc("get_weather", `{"city":"Boston"}`)}, kind: KindWrongValue},
+		{name: "any_of alternative of another type is not a type error", expected: []gold.ExpectedCall{ecr("get_weather", `{"days":3}`, map[string]gold.ArgRule{"days": {AnyOf: []json.RawMessage{json.RawMessage(`"three"`)}}})}, pred: []trace.Call{pc("get_weather", `{"days":"3"}`)}, kind: KindWrongValue},
+		{name: "fuzzy any_of", expected: []gold.ExpectedCall{ecr("get_weather", `{"city":"NYC"}`, map[string]gold.ArgRule{"city": {Match: gold.MatchFuzzy, AnyOf: []json.RawMessage{json.RawMessage(`"New York"`)}}})}, pred: []trace.Call{pc("get_weather", `{"city":"newyork"}`)}, correct: true},
 
 		// Several calls.
-		{name: "parallel calls in any order", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_weather", `{"city":"Rome"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Rome"}`), pc("get_weather", `{"city":"Oslo"}`)}, correct: true},
-		{name: "two identical expected calls need two predicted", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, kind: KindMissedCall},
-		{name: "duplicate predicted call is spurious", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`), pc("get_weather", `{"city":"Oslo"}`)}, kind: KindSpuriousCall},
-		{name: "two identical calls made twice", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`), pc("get_weather", `{"city":"Oslo"}`)}, correct: true},
+		{name: "parallel calls in any order", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_weather", `{"city":"Rome"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Rome"}`), pc("get_weather", `{"city":"Oslo"}`)}, correct: true},
+		{name: "two identical expected calls need two predicted", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}, kind: KindMissedCall},
+		{name: "duplicate predicted call is spurious", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`), pc("get_weather", `{"city":"Oslo"}`)}, kind: KindSpuriousCall},
+		{name: "two identical calls made twice", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`), pc("get_weather", `{"city":"Oslo"}`)}, correct: true},
 		{
 			// Greedy pairing takes the first predicted call that passes for the
 			// first expected call: P1 passes E1 (any rule) and E2 (exact), so
 			// greedy gives P1 to E1 and then P2 fails E2. The optimal pairing
 			// is E1–P2, E2–P1: both exact.
 			name: "greedy pairing trap",
-			expected: []ExpectedCall{
-				ecr("get_weather", `{"city":"Oslo"}`, map[string]ArgRule{"city": {Match: MatchAny}}),
+			expected: []gold.ExpectedCall{
+				ecr("get_weather", `{"city":"Oslo"}`, map[string]gold.ArgRule{"city": {Match: gold.MatchAny}}),
 				ec("get_weather", `{"city":"Rome"}`),
 			},
 			pred:    []trace.Call{pc("get_weather", `{"city":"Rome"}`), pc("get_weather", `{"city":"Paris"}`)},
 			correct: true,
 		},
-		{name: "wrong value in one of two calls", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A9"}`), pc("get_weather", `{"city":"Oslo"}`)}, kind: KindWrongValue},
-		{name: "hallucinated spurious call outranks spurious", expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`), pc("send_email", `{}`)}, kind: KindHallucinatedTool},
+		{name: "wrong value in one of two calls", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`), ec("get_order_status", `{"order_id":"A1"}`)}, pred: []trace.Call{pc("get_order_status", `{"order_id":"A9"}`), pc("get_weather", `{"city":"Oslo"}`)}, kind: KindWrongValue},
+		{name: "hallucinated spurious call outranks spurious", expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, pred: []trace.Call{pc("get_weather", `{"city":"Oslo"}`), pc("send_email", `{}`)}, kind: KindHallucinatedTool},
 
 		// Acceptable lists.
 		{
 			name:       "acceptable list fits",
-			expected:   []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)},
-			acceptable: [][]ExpectedCall{{ec("refund", `{"order_id":"A1"}`)}},
+			expected:   []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)},
+			acceptable: [][]gold.ExpectedCall{{ec("refund", `{"order_id":"A1"}`)}},
 			pred:       []trace.Call{pc("refund", `{"order_id":"A1"}`)},
 			correct:    true,
 		},
 		{
 			name:       "acceptable no-call list fits",
-			expected:   []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)},
-			acceptable: [][]ExpectedCall{{}},
+			expected:   []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)},
+			acceptable: [][]gold.ExpectedCall{{}},
 			correct:    true,
 		},
 		{
 			name:       "best-fitting list explains the failure",
-			expected:   []ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)},
-			acceptable: [][]ExpectedCall{{ec("refund", `{"order_id":"A1","amount":5}`)}},
+			expected:   []gold.ExpectedCall{ec("get_order_status", `{"order_id":"A1"}`)},
+			acceptable: [][]gold.ExpectedCall{{ec("refund", `{"order_id":"A1","amount":5}`)}},
 			pred:       []trace.Call{pc("refund", `{"order_id":"A1","amount":6}`)},
 			kind:       KindWrongValue,
 		},
@@ -157,19 +158,19 @@ func TestMatchBFCLProfile(t *testing.T) {
 	tools := []trace.Tool{{Name: "math.area", Parameters: json.RawMessage(`{"type":"dict","properties":{"base":{"type":"float"},"n":{"type":"integer"},"xs":{"type":"array","items":{"type":"float"}},"unit":{"type":"string"}}}`)}}
 	tests := []struct {
 		name     string
-		expected []ExpectedCall
+		expected []gold.ExpectedCall
 		pred     []trace.Call
 		bfcl     bool
 		plain    bool
 	}{
-		{name: "dot and underscore name the same tool", expected: []ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{pc("math_area", `{"n":1}`)}, bfcl: true, plain: false},
-		{name: "strings normalised", expected: []ExpectedCall{ec("math.area", `{"unit":"Chicago, IL"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"chicago il."}`)}, bfcl: true, plain: false},
-		{name: "quote styles are the same", expected: []ExpectedCall{ec("math.area", `{"unit":"'x'"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"\"x\""}`)}, bfcl: true, plain: false},
-		{name: "int where float expected", expected: []ExpectedCall{ec("math.area", `{"base":10.0}`)}, pred: []trace.Call{pc("math.area", `{"base":10}`)}, bfcl: true, plain: true},
-		{name: "float where int expected", expected: []ExpectedCall{ec("math.area", `{"n":10}`)}, pred: []trace.Call{pc("math.area", `{"n":10.0}`)}, bfcl: false, plain: true},
-		{name: "int inside a float array", expected: []ExpectedCall{ec("math.area", `{"xs":[1.0,2.5]}`)}, pred: []trace.Call{pc("math.area", `{"xs":[1,2.5]}`)}, bfcl: false, plain: true},
+		{name: "dot and underscore name the same tool", expected: []gold.ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{pc("math_area", `{"n":1}`)}, bfcl: true, plain: false},
+		{name: "strings normalised", expected: []gold.ExpectedCall{ec("math.area", `{"unit":"Chicago, IL"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"chicago il."}`)}, bfcl: true, plain: false},
+		{name: "quote styles are the same", expected: []gold.ExpectedCall{ec("math.area", `{"unit":"'x'"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"\"x\""}`)}, bfcl: true, plain: false},
+		{name: "int where float expected", expected: []gold.ExpectedCall{ec("math.area", `{"base":10.0}`)}, pred: []trace.Call{pc("math.area", `{"base":10}`)}, bfcl: true, plain: true},
+		{name: "float where int expected", expected: []gold.ExpectedCall{ec("math.area", `{"n":10}`)}, pred: []trace.Call{pc("math.area", `{"n":10.0}`)}, bfcl: false, plain: true},
+		{name: "int inside a float array", expected: []gold.ExpectedCall{ec("math.area", `{"xs":[1.0,2.5]}`)}, pred: []trace.Call{pc("math.area", `{"xs":[1,2.5]}`)}, bfcl: false, plain: true},
 		{name: "unparseable call on no-call item", pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: true, plain: false},
-		{name: "unparseable call on call item", expected: []ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: false, plain: false},
+		{name: "unparseable call on call item", expected: []gold.ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: false, plain: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,8 +1,12 @@
 package score
 
-import "strconv"
+import (
+	"strconv"
 
-// Matching under JSON-Pointer rules (pointer.go): an argument whose value
+	"github.com/goldtrace/goldtrace/gold"
+)
+
+// Matching under JSON-gold.Pointer rules (pointer.go): an argument whose value
 // has rules below it is compared member by member and element by element,
 // each nested value under the rule its pointer names (exact by default,
 // fuzzy inherited from above unless the nested rule sets a match).
@@ -10,7 +14,7 @@ import "strconv"
 // ptrRule is one pointer rule of the expected call in hand.
 type ptrRule struct {
 	tokens []string
-	rule   ArgRule
+	rule   gold.ArgRule
 }
 
 // nestFail is the innermost nested value that failed.
@@ -21,13 +25,13 @@ type nestFail struct {
 }
 
 // loadPointers collects the pointer rules of e into s.ptrs.
-func (s *Scorer) loadPointers(e *ExpectedCall) {
+func (s *Scorer) loadPointers(e *gold.ExpectedCall) {
 	s.ptrs = s.ptrs[:0]
 	for k, r := range e.ArgRules {
-		if !IsPointer(k) {
+		if !gold.IsPointer(k) {
 			continue
 		}
-		tokens, err := ParsePointer(k)
+		tokens, err := gold.ParsePointer(k)
 		if err != nil {
 			continue // rejected when the gold is read; ignored here
 		}
@@ -37,7 +41,7 @@ func (s *Scorer) loadPointers(e *ExpectedCall) {
 
 // topRule is the rule of top-level argument key: its plain key, or a
 // one-token pointer.
-func (s *Scorer) topRule(e *ExpectedCall, key []byte) (ArgRule, bool) {
+func (s *Scorer) topRule(e *gold.ExpectedCall, key []byte) (gold.ArgRule, bool) {
 	if r, ok := e.ArgRules[string(key)]; ok {
 		return r, true
 	}
@@ -46,17 +50,17 @@ func (s *Scorer) topRule(e *ExpectedCall, key []byte) (ArgRule, bool) {
 			return s.ptrs[i].rule, true
 		}
 	}
-	return ArgRule{}, false
+	return gold.ArgRule{}, false
 }
 
 // ruleAt returns the rule whose pointer is exactly s.path.
-func (s *Scorer) ruleAt() (ArgRule, bool) {
+func (s *Scorer) ruleAt() (gold.ArgRule, bool) {
 	for i := range s.ptrs {
 		if samePath(s.ptrs[i].tokens, s.path) {
 			return s.ptrs[i].rule, true
 		}
 	}
-	return ArgRule{}, false
+	return gold.ArgRule{}, false
 }
 
 // rulesBelow reports whether some pointer names a value strictly inside
@@ -87,11 +91,11 @@ func samePath(a, b []string) bool {
 // key: plain equality, or the nested walk when pointer rules lie below it.
 func (s *Scorer) matchValue(x, pv int32, key []byte, fuzzy bool) bool {
 	if len(s.ptrs) == 0 {
-		return s.equalValues(x, pv, fuzzy)
+		return s.f.Equal(x, pv, fuzzy)
 	}
 	s.path = append(s.path[:0], string(key))
 	if !s.rulesBelow() {
-		return s.equalValues(x, pv, fuzzy)
+		return s.f.Equal(x, pv, fuzzy)
 	}
 	s.fail = nestFail{}
 	return s.matchNested(x, pv, fuzzy)
@@ -99,23 +103,23 @@ func (s *Scorer) matchValue(x, pv int32, key []byte, fuzzy bool) bool {
 
 // matchNested compares expected x with predicted pv at s.path.
 func (s *Scorer) matchNested(x, pv int32, fuzzy bool) bool {
-	nx, np := &s.f.nodes[x], &s.f.nodes[pv]
-	if nx.kind != np.kind || (nx.kind != kindObject && nx.kind != kindArray) || !s.rulesBelow() {
-		if s.equalValues(x, pv, fuzzy) {
+	nx, np := &s.f.Nodes[x], &s.f.Nodes[pv]
+	if nx.Kind != np.Kind || (nx.Kind != gold.KindObject && nx.Kind != gold.KindArray) || !s.rulesBelow() {
+		if s.f.Equal(x, pv, fuzzy) {
 			return true
 		}
-		return s.failHere(nx.raw, np.raw)
+		return s.failHere(nx.Raw, np.Raw)
 	}
-	if nx.kind == kindObject {
-		for c := nx.first; c >= 0; c = s.f.nodes[c].next {
-			key := s.f.nodes[c].key
-			if !s.child(string(key), c, s.f.member(pv, key), fuzzy) {
+	if nx.Kind == gold.KindObject {
+		for c := nx.First; c >= 0; c = s.f.Nodes[c].Next {
+			key := s.f.Nodes[c].Key
+			if !s.child(string(key), c, s.f.Member(pv, key), fuzzy) {
 				return false
 			}
 		}
-		for y := np.first; y >= 0; y = s.f.nodes[y].next {
-			key := s.f.nodes[y].key
-			if s.f.member(x, key) >= 0 {
+		for y := np.First; y >= 0; y = s.f.Nodes[y].Next {
+			key := s.f.Nodes[y].Key
+			if s.f.Member(x, key) >= 0 {
 				continue
 			}
 			if !s.child(string(key), -1, y, fuzzy) {
@@ -124,16 +128,16 @@ func (s *Scorer) matchNested(x, pv int32, fuzzy bool) bool {
 		}
 		return true
 	}
-	a, b := nx.first, np.first
+	a, b := nx.First, np.First
 	for i := 0; a >= 0 || b >= 0; i++ {
 		if !s.child(strconv.Itoa(i), a, b, fuzzy) {
 			return false
 		}
 		if a >= 0 {
-			a = s.f.nodes[a].next
+			a = s.f.Nodes[a].Next
 		}
 		if b >= 0 {
-			b = s.f.nodes[b].next
+			b = s.f.Nodes[b].Next
 		}
 	}
 	return true
@@ -152,11 +156,11 @@ func (s *Scorer) child(token string, x, pv int32, fuzzy bool) bool {
 func (s *Scorer) childAt(x, pv int32, fuzzy bool) bool {
 	rule, has := s.ruleAt()
 	if has && rule.Match != "" {
-		fuzzy = rule.Match == MatchFuzzy
+		fuzzy = rule.Match == gold.MatchFuzzy
 	}
 	var want []byte
 	if x >= 0 {
-		want = s.f.nodes[x].raw
+		want = s.f.Nodes[x].Raw
 	}
 	if pv < 0 {
 		// Absent: fine when optional; a rule with only any_of values (no
@@ -169,8 +173,8 @@ func (s *Scorer) childAt(x, pv int32, fuzzy bool) bool {
 		}
 		return s.failHere(want, nil)
 	}
-	got := s.f.nodes[pv].raw
-	if has && rule.Match == MatchAny {
+	got := s.f.Nodes[pv].Raw
+	if has && rule.Match == gold.MatchAny {
 		return true
 	}
 	if !has && x < 0 {
@@ -180,11 +184,11 @@ func (s *Scorer) childAt(x, pv int32, fuzzy bool) bool {
 		return true
 	}
 	for _, alt := range rule.AnyOf {
-		ai, err := s.f.parse(alt)
+		ai, err := s.f.Parse(alt)
 		if err != nil {
 			continue
 		}
-		if s.equalValues(ai, pv, fuzzy) {
+		if s.f.Equal(ai, pv, fuzzy) {
 			s.fail = nestFail{}
 			return true
 		}
@@ -201,7 +205,7 @@ func (s *Scorer) childAt(x, pv int32, fuzzy bool) bool {
 // failHere records the failure at s.path unless a deeper one is recorded.
 func (s *Scorer) failHere(want, got []byte) bool {
 	if !s.fail.set {
-		s.fail = nestFail{set: true, path: displayTokens(s.path), want: want, got: got}
+		s.fail = nestFail{set: true, path: gold.DisplayPath(gold.Pointer(s.path...)), want: want, got: got}
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package score
 import (
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -12,7 +13,7 @@ import (
 func TestSchemaDefaultRuleByProfile(t *testing.T) {
 	tests := []struct {
 		name        string
-		expected    ExpectedCall
+		expected    gold.ExpectedCall
 		pred        trace.Call
 		defaultKind ErrorKind // "" = correct
 		bfclKind    ErrorKind
@@ -24,18 +25,18 @@ func TestSchemaDefaultRuleByProfile(t *testing.T) {
 			ec("get_weather", `{"city":"Oslo"}`), pc("get_weather", `{"city":"Oslo","units":"imperial"}`),
 			KindUnexpectedArg, KindUnexpectedArg},
 		{"optional argument without a gold value passed with its default",
-			ecr("get_weather", `{"city":"Oslo"}`, map[string]ArgRule{"days": {Optional: true}}), pc("get_weather", `{"city":"Oslo","days":1}`),
+			ecr("get_weather", `{"city":"Oslo"}`, map[string]gold.ArgRule{"days": {Optional: true}}), pc("get_weather", `{"city":"Oslo","days":1}`),
 			"", KindWrongValue},
 		{"optional argument with a gold value passed with its default",
-			ecr("get_weather", `{"city":"Oslo","days":3}`, map[string]ArgRule{"days": {Optional: true}}), pc("get_weather", `{"city":"Oslo","days":1}`),
+			ecr("get_weather", `{"city":"Oslo","days":3}`, map[string]gold.ArgRule{"days": {Optional: true}}), pc("get_weather", `{"city":"Oslo","days":1}`),
 			"", KindWrongValue},
 		{"optional argument omitted",
-			ecr("get_weather", `{"city":"Oslo","days":3}`, map[string]ArgRule{"days": {Optional: true}}), pc("get_weather", `{"city":"Oslo"}`),
+			ecr("get_weather", `{"city":"Oslo","days":3}`, map[string]gold.ArgRule{"days": {Optional: true}}), pc("get_weather", `{"city":"Oslo"}`),
 			"", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Case{ID: "x", Expected: []ExpectedCall{tt.expected}, Tools: truthTools}
+			c := Case{ID: "x", Expected: []gold.ExpectedCall{tt.expected}, Tools: truthTools}
 			p := Prediction{Calls: []trace.Call{tt.pred}}
 			for _, run := range []struct {
 				profile Profile

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // Python semantics for the seed profiles, whose graders are Python: values
@@ -18,37 +20,37 @@ import (
 // by value across int and float, booleans equal to 1 and 0, None only to
 // None, lists element by element, dicts by keys and values.
 func (s *Scorer) pyEqual(a, b int32) bool {
-	na, nb := &s.f.nodes[a], &s.f.nodes[b]
+	na, nb := &s.f.Nodes[a], &s.f.Nodes[b]
 	if isPyNumber(na) && isPyNumber(nb) {
 		return pyNumbersEqual(na, nb)
 	}
-	if na.kind != nb.kind {
+	if na.Kind != nb.Kind {
 		return false
 	}
-	switch na.kind {
-	case kindNull:
+	switch na.Kind {
+	case gold.KindNull:
 		return true
-	case kindString:
-		return bytes.Equal(na.text, nb.text)
-	case kindArray:
-		x, y := na.first, nb.first
+	case gold.KindString:
+		return bytes.Equal(na.Text, nb.Text)
+	case gold.KindArray:
+		x, y := na.First, nb.First
 		for x >= 0 && y >= 0 {
 			if !s.pyEqual(x, y) {
 				return false
 			}
-			x, y = s.f.nodes[x].next, s.f.nodes[y].next
+			x, y = s.f.Nodes[x].Next, s.f.Nodes[y].Next
 		}
 		return x < 0 && y < 0
-	case kindObject:
+	case gold.KindObject:
 		count := 0
-		for x := na.first; x >= 0; x = s.f.nodes[x].next {
-			y := s.f.member(b, s.f.nodes[x].key)
+		for x := na.First; x >= 0; x = s.f.Nodes[x].Next {
+			y := s.f.Member(b, s.f.Nodes[x].Key)
 			if y < 0 || !s.pyEqual(x, y) {
 				return false
 			}
 			count++
 		}
-		for y := nb.first; y >= 0; y = s.f.nodes[y].next {
+		for y := nb.First; y >= 0; y = s.f.Nodes[y].Next {
 			count--
 		}
 		return count == 0
@@ -56,7 +58,7 @@ func (s *Scorer) pyEqual(a, b int32) bool {
 	return false
 }
 
-func isPyNumber(n *node) bool { return n.kind == kindNumber || n.kind == kindBool }
+func isPyNumber(n *gold.Node) bool { return n.Kind == gold.KindNumber || n.Kind == gold.KindBool }
 
 // pyNumber is a JSON number or boolean as Python holds it: an int (exact)
 // or a float (a double: json.loads rounds "0.1" and overflows "1e400" to
@@ -67,21 +69,21 @@ type pyNumber struct {
 	f     float64
 }
 
-func toPyNumber(n *node) pyNumber {
-	if n.kind == kindBool {
-		return pyNumber{isInt: true, i: big.NewInt(int64(boolScore(n.truth)))}
+func toPyNumber(n *gold.Node) pyNumber {
+	if n.Kind == gold.KindBool {
+		return pyNumber{isInt: true, i: big.NewInt(int64(boolScore(n.Truth)))}
 	}
-	if isIntegerLiteral(n.text) {
-		i, _ := new(big.Int).SetString(string(n.text), 10)
+	if gold.IsIntegerLiteral(n.Text) {
+		i, _ := new(big.Int).SetString(string(n.Text), 10)
 		return pyNumber{isInt: true, i: i}
 	}
-	f, _ := strconv.ParseFloat(string(n.text), 64) // ±Inf on overflow, as Python
+	f, _ := strconv.ParseFloat(string(n.Text), 64) // ±Inf on overflow, as Python
 	return pyNumber{f: f}
 }
 
-func pyNumbersEqual(a, b *node) bool {
-	if a.kind == kindNumber && b.kind == kindNumber && isIntegerLiteral(a.text) && isIntegerLiteral(b.text) {
-		return numbersEqual(a.text, b.text)
+func pyNumbersEqual(a, b *gold.Node) bool {
+	if a.Kind == gold.KindNumber && b.Kind == gold.KindNumber && gold.IsIntegerLiteral(a.Text) && gold.IsIntegerLiteral(b.Text) {
+		return gold.NumbersEqual(a.Text, b.Text)
 	}
 	x, y := toPyNumber(a), toPyNumber(b)
 	switch {

@@ -1,11 +1,14 @@
 package score
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/goldtrace/goldtrace/internal/jsonl"
 
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/trace"
@@ -19,7 +22,7 @@ type PredictionOptions struct {
 	AllowUnknown bool
 }
 
-// ReadPredictions reads a predictions file (DESIGN.md "Predictions") into
+// ReadPredictions reads a predictions file (docs/formats.md, "Predictions") into
 // one Prediction per case, in the cases' order. A case without a line is
 // Missing; a line for an id not in the gold is an error unless
 // AllowUnknown (then it is counted in unknown); a repeated id is an error.
@@ -30,7 +33,7 @@ func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case
 	}
 	preds = make([]Prediction, len(cases))
 	seen := make([]int, len(cases))
-	err = parallelLines(ctx, r, name, opts.ReadOptions,
+	err = jsonl.Parallel(ctx, r, name, opts.Progress,
 		func(_, _ int, data []byte) (idPrediction, error) {
 			return ParsePrediction(data)
 		},
@@ -79,7 +82,7 @@ func ParsePrediction(data []byte) (idPrediction, error) {
 		switch string(key) {
 		case "id":
 			var err error
-			ip.ID, hasID, err = stringOrNull(&l, "id")
+			ip.ID, hasID, err = l.StringOrNull("id")
 			return err
 		case "tool_calls":
 			if l.Peek() == 'n' {
@@ -125,7 +128,7 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 			var err error
 			switch string(key) {
 			case "name":
-				*name, _, err = stringOrNull(l, fmt.Sprintf("tool_calls[%d].name", i))
+				*name, _, err = l.StringOrNull(fmt.Sprintf("tool_calls[%d].name", i))
 			case "arguments":
 				*args, err = l.Skip()
 			default:
@@ -142,7 +145,7 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 		switch string(key) {
 		case "id":
 			var err error
-			id, _, err = stringOrNull(l, fmt.Sprintf("tool_calls[%d].id", i))
+			id, _, err = l.StringOrNull(fmt.Sprintf("tool_calls[%d].id", i))
 			return err
 		case "function":
 			if l.Peek() == 'n' {
@@ -215,7 +218,7 @@ func predictedCall(id, name string, args []byte) (trace.Call, error) {
 		b, _ := json.Marshal(s)
 		c.Arguments, c.Unparseable = b, true
 	default:
-		c.Arguments = clone(args)
+		c.Arguments = bytes.Clone(args)
 	}
 	return c, nil
 }

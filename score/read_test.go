@@ -11,16 +11,18 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/goldtrace/goldtrace/gold"
+	"github.com/goldtrace/goldtrace/internal/jsonl"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
 func TestReadGold(t *testing.T) {
-	gold := `{"id":"it_a","input":{"messages":[{"role":"user","content":"hi \" } ]"}],"context":{"trace_id":"tr_1","turn":2,"metadata":{"cohort":"x"}}},"available_tools":[{"name":"get","parameters":{"type":"object"}}],"expected_tool":"get","expected_args":{"id":1},"expected_calls":[{"tool":"get","args":{"id":1,"x":[5]},"arg_rules":{"id":{"match":"fuzzy","optional":true,"any_of":[2,"3"]},"/x/0":{"optional":true}}}],"acceptable":[[{"tool":"other","args":{}}]],"rationale":"r","observed_calls":[{"tool":"get","args":"{bad","unparseable":true}],"provenance":{"status":"agreed"}}
+	data := `{"id":"it_a","input":{"messages":[{"role":"user","content":"hi \" } ]"}],"context":{"trace_id":"tr_1","turn":2,"metadata":{"cohort":"x"}}},"available_tools":[{"name":"get","parameters":{"type":"object"}}],"expected_tool":"get","expected_args":{"id":1},"expected_calls":[{"tool":"get","args":{"id":1,"x":[5]},"arg_rules":{"id":{"match":"fuzzy","optional":true,"any_of":[2,"3"]},"/x/0":{"optional":true}}}],"acceptable":[[{"tool":"other","args":{}}]],"rationale":"r","observed_calls":[{"tool":"get","args":"{bad","unparseable":true}],"provenance":{"status":"agreed"}}
 
 {"id":"it_\u00e9","expected_tool":"legacy","expected_args":{"q":"x"},"observed_calls":null}
 {"id":"it_c","expected_tool":null,"expected_args":null,"expected_calls":[],"acceptable":[],"available_tools":[{"name":"get"}],"input":{"context":{"trace_id":"tr_1","metadata":{"cohort":"x"}}}}
 `
-	g, err := ReadGold(context.Background(), strings.NewReader(gold), "g.jsonl", GoldOptions{Observed: true})
+	g, err := ReadGold(context.Background(), strings.NewReader(data), "g.jsonl", GoldOptions{Observed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +30,11 @@ func TestReadGold(t *testing.T) {
 		t.Fatalf("%d cases %d observed", len(g.Cases), len(g.Observed))
 	}
 	a := g.Cases[0]
-	want := ExpectedCall{Tool: "get", Args: json.RawMessage(`{"id":1,"x":[5]}`), ArgRules: map[string]ArgRule{
+	want := gold.ExpectedCall{Tool: "get", Args: json.RawMessage(`{"id":1,"x":[5]}`), ArgRules: map[string]gold.ArgRule{
 		"id":   {Match: "fuzzy", Optional: true, AnyOf: []json.RawMessage{json.RawMessage(`2`), json.RawMessage(`"3"`)}},
 		"/x/0": {Optional: true}}}
 	if a.ID != "it_a" || a.Trace != "tr_1" || a.Meta["cohort"] != "x" || len(a.Tools) != 1 || a.Tools[0].Name != "get" ||
-		!reflect.DeepEqual(a.Expected, []ExpectedCall{want}) || len(a.Acceptable) != 1 || a.Acceptable[0][0].Tool != "other" {
+		!reflect.DeepEqual(a.Expected, []gold.ExpectedCall{want}) || len(a.Acceptable) != 1 || a.Acceptable[0][0].Tool != "other" {
 		t.Errorf("case a: %+v", a)
 	}
 	if obs := g.Observed[0].Calls; len(obs) != 1 || !obs[0].Unparseable || string(obs[0].Arguments) != `"{bad"` {
@@ -63,7 +65,7 @@ func TestReadGold(t *testing.T) {
 	}
 	for _, tt := range bad {
 		_, err := ReadGold(context.Background(), strings.NewReader(tt.in), "g.jsonl", GoldOptions{})
-		var le *LineError
+		var le *jsonl.LineError
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.As(err, &le) {
 			t.Errorf("%s: error %v, want %q", tt.in, err, tt.want)
 		}
@@ -74,7 +76,7 @@ func TestReadGold(t *testing.T) {
 // out whole and in order.
 func TestReadGoldBlocks(t *testing.T) {
 	var sb strings.Builder
-	long := strings.Repeat("x", 3*blockSize)
+	long := strings.Repeat("x", 3<<20) // three times a block of lines
 	for i := range 3000 {
 		fmt.Fprintf(&sb, `{"id":"it_%05d","rationale":"%s","expected_calls":[{"tool":"t%d","args":{}}]}`+"\n", i, map[bool]string{true: long}[i%1000 == 7], i)
 	}
@@ -174,7 +176,7 @@ func FuzzParsePrediction(f *testing.F) {
 // The streamed JSON report is byte for byte what encoding/json writes.
 func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 	cases, preds := reportFixture()
-	cases = append(cases, Case{ID: "odd \"<&>\"\n\t\x01 \u2028 é \xff", Expected: []ExpectedCall{ec("get_weather", `{"city":"\u0000<b>"}`)}, Tools: truthTools})
+	cases = append(cases, Case{ID: "odd \"<&>\"\n\t\x01 \u2028 é \xff", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"\u0000<b>"}`)}, Tools: truthTools})
 	preds = append(preds, Prediction{Calls: []trace.Call{pc("get_weather", `{"city":"x\u2029y"}`)}})
 	for _, p := range []Profile{ProfileDefault, ProfileBFCL, ProfilePipeline, ProfileTutorial, ProfileFutureAGI} {
 		r := Score(cases, preds, Options{Profile: p, By: []string{"cohort"}})

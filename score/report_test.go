@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -14,10 +15,10 @@ import (
 // value, one correct abstention, one missing prediction.
 func reportFixture() ([]Case, []Prediction) {
 	cases := []Case{
-		{ID: "a", Expected: []ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, Tools: truthTools, Meta: map[string]string{"cohort": "x"}},
-		{ID: "b", Expected: []ExpectedCall{ec("get_weather", `{"city":"Rome"}`)}, Tools: truthTools, Meta: map[string]string{"cohort": "y"}},
+		{ID: "a", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Oslo"}`)}, Tools: truthTools, Meta: map[string]string{"cohort": "x"}},
+		{ID: "b", Expected: []gold.ExpectedCall{ec("get_weather", `{"city":"Rome"}`)}, Tools: truthTools, Meta: map[string]string{"cohort": "y"}},
 		{ID: "c", Tools: truthTools, Meta: map[string]string{"cohort": "x"}},
-		{ID: "d", Expected: []ExpectedCall{ec("refund", `{"order_id":"A1"}`)}, Tools: truthTools},
+		{ID: "d", Expected: []gold.ExpectedCall{ec("refund", `{"order_id":"A1"}`)}, Tools: truthTools},
 	}
 	preds := []Prediction{
 		{Calls: []trace.Call{pc("get_weather", `{"city":"Oslo"}`)}},
@@ -80,7 +81,7 @@ func TestScoreAggregates(t *testing.T) {
 }
 
 func TestConfusionUnknownClass(t *testing.T) {
-	c := Case{ID: "a", Expected: []ExpectedCall{ec("get_weather", `{}`)}, Tools: truthTools}
+	c := Case{ID: "a", Expected: []gold.ExpectedCall{ec("get_weather", `{}`)}, Tools: truthTools}
 	r := Score([]Case{c}, []Prediction{{Calls: []trace.Call{pc("made_up", `{}`)}}}, Options{})
 	if len(r.Confusion.Cells) != 1 || r.Confusion.Cells[0].Predicted != ClassUnknown {
 		t.Fatalf("cells %+v, want predicted %s", r.Confusion.Cells, ClassUnknown)

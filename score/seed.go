@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -161,13 +162,13 @@ func (s *Scorer) seedPipeline(r *ItemResult) {
 // expected key, type(actual.get(k)) == type(expected.get(k)).
 func (s *Scorer) pyShapeMatch(act, exp int32) bool {
 	na, ne := 0, 0
-	for c := s.f.nodes[act].first; c >= 0; c = s.f.nodes[c].next {
+	for c := s.f.Nodes[act].First; c >= 0; c = s.f.Nodes[c].Next {
 		na++
 	}
-	for c := s.f.nodes[exp].first; c >= 0; c = s.f.nodes[c].next {
+	for c := s.f.Nodes[exp].First; c >= 0; c = s.f.Nodes[c].Next {
 		ne++
-		a := s.f.member(act, s.f.nodes[c].key)
-		if a < 0 || pyType(&s.f.nodes[a]) != pyType(&s.f.nodes[c]) {
+		a := s.f.Member(act, s.f.Nodes[c].Key)
+		if a < 0 || pyType(&s.f.Nodes[a]) != pyType(&s.f.Nodes[c]) {
 			return false
 		}
 	}
@@ -226,20 +227,20 @@ func (s *Scorer) paramAccuracy(i int) float64 {
 	}
 	act := s.predArgs[i]
 	total, correct := 0, 0
-	for c := s.f.nodes[exp].first; c >= 0; c = s.f.nodes[c].next {
+	for c := s.f.Nodes[exp].First; c >= 0; c = s.f.Nodes[c].Next {
 		total++
 		a := int32(-1)
 		if act >= 0 {
-			a = s.f.member(act, s.f.nodes[c].key)
+			a = s.f.Member(act, s.f.Nodes[c].Key)
 		}
 		if a < 0 {
-			if s.f.nodes[c].kind == kindNull {
+			if s.f.Nodes[c].Kind == gold.KindNull {
 				correct++ // actual.get(key) is None == None
 			}
 			continue
 		}
-		if s.pyEqual(a, c) || (s.profile.paramMode == ParamFuzzy && s.f.nodes[a].kind == kindString &&
-			s.f.nodes[c].kind == kindString && pyLowerStrip(s.f.nodes[a].text) == pyLowerStrip(s.f.nodes[c].text)) {
+		if s.pyEqual(a, c) || (s.profile.paramMode == ParamFuzzy && s.f.Nodes[a].Kind == gold.KindString &&
+			s.f.Nodes[c].Kind == gold.KindString && pyLowerStrip(s.f.Nodes[a].Text) == pyLowerStrip(s.f.Nodes[c].Text)) {
 			correct++
 		}
 	}
@@ -249,7 +250,7 @@ func (s *Scorer) paramAccuracy(i int) float64 {
 	return float64(correct) / float64(total)
 }
 
-func lcsNames(exp []ExpectedCall, calls []trace.Call) int {
+func lcsNames(exp []gold.ExpectedCall, calls []trace.Call) int {
 	n, m := len(exp), len(calls)
 	if m == 0 {
 		return 0

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -30,22 +31,22 @@ func seedOf(t *testing.T, p Profile, c Case, pred Prediction) map[string]float64
 func calls(cs ...trace.Call) Prediction { return Prediction{Calls: cs} }
 
 func TestPipelineProfile(t *testing.T) {
-	a := []ExpectedCall{ec("a", `{"x":1}`)}
+	a := []gold.ExpectedCall{ec("a", `{"x":1}`)}
 	tests := []struct {
 		name         string
-		expected     []ExpectedCall
+		expected     []gold.ExpectedCall
 		pred         Prediction
 		name1, shape float64
 	}{
 		{"same keys and types, other value", a, calls(pc("a", `{"x":2}`)), 1, 1},
 		{"1 vs 1.0: int is not float", a, calls(pc("a", `{"x":1.0}`)), 1, 0},
-		{"true vs 1: bool is not int", []ExpectedCall{ec("a", `{"x":true}`)}, calls(pc("a", `{"x":1}`)), 1, 0},
+		{"true vs 1: bool is not int", []gold.ExpectedCall{ec("a", `{"x":true}`)}, calls(pc("a", `{"x":1}`)), 1, 0},
 		{"extra key", a, calls(pc("a", `{"x":1,"y":2}`)), 1, 0},
 		{"no call: None name, {} args", a, Prediction{}, 0, 0},
 		{"no call wanted, none made", nil, Prediction{}, 1, 1},
 		{"no call wanted, argument-less call: keys still equal", nil, calls(pc("b", `{}`)), 0, 1},
 		{"only the first call counts", a, calls(pc("b", `{"x":5}`), pc("a", `{"x":1}`)), 0, 1},
-		{"null is NoneType", []ExpectedCall{ec("a", `{"x":"s"}`)}, calls(pc("a", `{"x":null}`)), 1, 0},
+		{"null is NoneType", []gold.ExpectedCall{ec("a", `{"x":"s"}`)}, calls(pc("a", `{"x":null}`)), 1, 0},
 		{"unparseable arguments are not a dict", a, calls(unparseable("a", `{"x":`)), 1, 0},
 		{"OpenAI arguments string already parsed", a, calls(trace.NewCall("", "a", `{"x": 3}`)), 1, 1},
 	}
@@ -68,13 +69,13 @@ func TestPipelineProfile(t *testing.T) {
 }
 
 func TestTutorialProfile(t *testing.T) {
-	two := []ExpectedCall{ec("a", `{"x":1,"y":"Foo"}`), ec("b", `{"z":[1,2]}`)}
+	two := []gold.ExpectedCall{ec("a", `{"x":1,"y":"Foo"}`), ec("b", `{"z":[1,2]}`)}
 	twoPred := calls(pc("a", `{"x":1.0,"y":"foo "}`), pc("c", `{"z":[1,2]}`))
 	tests := []struct {
 		name               string
 		mode               string
 		weights            [3]float64
-		expected           []ExpectedCall
+		expected           []gold.ExpectedCall
 		pred               Prediction
 		sel, par, seq, cmp float64
 	}{
@@ -93,15 +94,15 @@ func TestTutorialProfile(t *testing.T) {
 		// [1.0, true] vs missing → 2/3 → 0.667; LCS 1/3;
 		// .4/3 + .4·(2/3) + .2/3 = 0.4667 → 0.467
 		{"Python equality quirks, subset", ParamSubset, DefaultTutorialWeights,
-			[]ExpectedCall{ec("a", `{"n":1,"o":null,"p":[1.0,true]}`), ec("b", `{}`), ec("c", `{}`)},
+			[]gold.ExpectedCall{ec("a", `{"n":1,"o":null,"p":[1.0,true]}`), ec("b", `{}`), ec("c", `{}`)},
 			calls(pc("a", `{"n":true,"m":1}`)), 1.0 / 3, 0.667, 1.0 / 3, 0.467},
 		// Python's lower(): İ → i̇, final Σ → ς; strip() drops the tab
-		{"Unicode fuzzy", ParamFuzzy, DefaultTutorialWeights, []ExpectedCall{ec("geo", `{"city":"İSTANBUL","word":"ΟΔΟΣ"}`)},
+		{"Unicode fuzzy", ParamFuzzy, DefaultTutorialWeights, []gold.ExpectedCall{ec("geo", `{"city":"İSTANBUL","word":"ΟΔΟΣ"}`)},
 			calls(pc("geo", `{"city":" i̇stanbul","word":"οδος\t"}`)), 1, 1, 1, 1},
 		// selection 0 (b≠a, a≠b); params: {x:1} vs a's {x,y,z} → 1/3, {x:2,
 		// y:3} vs b's {x:1} → 0; mean 1/6 → 0.167; LCS 1/2;
 		// .5·0 + .3·(1/6) + .2·.5 = 0.15
-		{"weights", ParamExact, [3]float64{0.5, 0.3, 0.2}, []ExpectedCall{ec("a", `{"x":1,"y":3,"z":4}`), ec("b", `{"x":1}`)},
+		{"weights", ParamExact, [3]float64{0.5, 0.3, 0.2}, []gold.ExpectedCall{ec("a", `{"x":1,"y":3,"z":4}`), ec("b", `{"x":1}`)},
 			calls(pc("b", `{"x":1}`), pc("a", `{"x":2,"y":3}`)), 0, 0.167, 0.5, 0.15},
 	}
 	for _, tt := range tests {
@@ -148,17 +149,17 @@ func TestFutureAGIProfile(t *testing.T) {
 	}{
 		// used {a,x} ∩ required {a,b} = 1 of 2; 1 of 2 calls available; 1
 		// of 2 succeeded; (.4·.5+.3·.5+.3·.5)/1 = 0.5
-		{"all three", Case{Expected: []ExpectedCall{ec("a", `{}`), ec("b", `{}`)}, Tools: []trace.Tool{{Name: "a"}, {Name: "b"}, {Name: "c"}}},
+		{"all three", Case{Expected: []gold.ExpectedCall{ec("a", `{}`), ec("b", `{}`)}, Tools: []trace.Tool{{Name: "a"}, {Name: "b"}, {Name: "c"}}},
 			Prediction{Calls: []trace.Call{pc("a", `{}`), pc("x", `{}`)}, Errors: []int8{CallOK, CallFailed}}, 0.5, 0.5, 0.5, 0.5},
 		// no required tools, no error keys: validity alone (no call → 1)
 		{"validity only", Case{Tools: []trace.Tool{{Name: "a"}}}, Prediction{}, nan, 1, nan, 1},
 		// empty catalogue: coverage (1) and call success (0 of 1):
 		// (.4·1 + .3·0)/.7 = 4/7
-		{"no catalogue", Case{Expected: []ExpectedCall{ec("a", `{}`)}},
+		{"no catalogue", Case{Expected: []gold.ExpectedCall{ec("a", `{}`)}},
 			Prediction{Calls: []trace.Call{pc("a", `{}`)}, Errors: []int8{CallFailed}}, 1, nan, 0, 0.4 / 0.7},
 		{"nothing computable", Case{}, Prediction{}, nan, nan, nan, nan},
 		// only the call with an error key counts for success
-		{"mixed error keys", Case{Expected: []ExpectedCall{ec("a", `{}`)}, Tools: []trace.Tool{{Name: "a"}}},
+		{"mixed error keys", Case{Expected: []gold.ExpectedCall{ec("a", `{}`)}, Tools: []trace.Tool{{Name: "a"}}},
 			Prediction{Calls: []trace.Call{pc("a", `{}`), pc("a", `{}`)}, Errors: []int8{CallOK, CallUnknown}}, 1, 1, 1, 1},
 	}
 	same := func(a, b float64) bool { return (a != a && b != b) || near(a, b) }
@@ -172,8 +173,8 @@ func TestFutureAGIProfile(t *testing.T) {
 	// Trajectories and the overall invalid_tool_rate.
 	tools := []trace.Tool{{Name: "a"}, {Name: "b"}}
 	cases := []Case{
-		{ID: "1", Trace: "tr_1", Expected: []ExpectedCall{ec("a", `{}`)}, Tools: tools},
-		{ID: "2", Trace: "tr_1", Expected: []ExpectedCall{ec("b", `{}`)}, Tools: tools},
+		{ID: "1", Trace: "tr_1", Expected: []gold.ExpectedCall{ec("a", `{}`)}, Tools: tools},
+		{ID: "2", Trace: "tr_1", Expected: []gold.ExpectedCall{ec("b", `{}`)}, Tools: tools},
 		{ID: "3", Trace: "tr_2", Tools: tools},
 	}
 	preds := []Prediction{
@@ -210,7 +211,7 @@ func TestFutureAGIProfile(t *testing.T) {
 // top level under the seed's names (null when not computable) and reads
 // them back as a baseline.
 func TestSeedReports(t *testing.T) {
-	cases := []Case{{ID: "1", Expected: []ExpectedCall{ec("a", `{}`)}, Tools: []trace.Tool{{Name: "a"}}}, {ID: "2"}}
+	cases := []Case{{ID: "1", Expected: []gold.ExpectedCall{ec("a", `{}`)}, Tools: []trace.Tool{{Name: "a"}}}, {ID: "2"}}
 	preds := []Prediction{{Calls: []trace.Call{pc("a", `{}`)}}, {}}
 	for _, p := range []Profile{ProfilePipeline, ProfileTutorial, ProfileFutureAGI} {
 		r := Score(cases, preds, Options{Profile: p})

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 	"github.com/goldtrace/goldtrace/trace/synth"
 )
@@ -38,12 +39,12 @@ func TestSynthMistakes(t *testing.T) {
 			it := byTurn[e.Turn]
 			sc := Case{ID: e.ItemID, Tools: it.Tools}
 			for _, call := range e.Calls {
-				ex := ExpectedCall{Tool: call.Name, Args: call.Arguments}
+				ex := gold.ExpectedCall{Tool: call.Name, Args: call.Arguments}
 				for arg, match := range e.ArgMatch {
 					if ex.ArgRules == nil {
-						ex.ArgRules = map[string]ArgRule{}
+						ex.ArgRules = map[string]gold.ArgRule{}
 					}
-					ex.ArgRules[arg] = ArgRule{Match: match}
+					ex.ArgRules[arg] = gold.ArgRule{Match: match}
 				}
 				sc.Expected = append(sc.Expected, ex)
 			}

@@ -3,10 +3,12 @@ package score
 import (
 	"fmt"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // verdict fills r from the best-fitting list.
-func (s *Scorer) verdict(list []ExpectedCall, m int, r *ItemResult) {
+func (s *Scorer) verdict(list []gold.ExpectedCall, m int, r *ItemResult) {
 	n := len(list)
 	b := &s.best
 	r.List = b.list
@@ -49,7 +51,7 @@ func (s *Scorer) verdict(list []ExpectedCall, m int, r *ItemResult) {
 
 // lcsTools is the length of the longest common subsequence of the expected
 // and predicted tool names.
-func (s *Scorer) lcsTools(list []ExpectedCall) int {
+func (s *Scorer) lcsTools(list []gold.ExpectedCall) int {
 	n, m := len(list), len(s.calls)
 	if m == 0 {
 		return 0
@@ -77,7 +79,7 @@ func (s *Scorer) lcsTools(list []ExpectedCall) int {
 
 // explain picks the failing item's error kind (ErrorKinds order) and says
 // what went wrong in one line.
-func (s *Scorer) explain(list []ExpectedCall, m, paired int, r *ItemResult) (ErrorKind, string) {
+func (s *Scorer) explain(list []gold.ExpectedCall, m, paired int, r *ItemResult) (ErrorKind, string) {
 	n := len(list)
 	b := &s.best
 	switch {
@@ -173,7 +175,7 @@ func (s *Scorer) predictedNames() string {
 	return strings.Join(names, ", ")
 }
 
-func expectedNames(list []ExpectedCall) string {
+func expectedNames(list []gold.ExpectedCall) string {
 	names := make([]string, len(list))
 	for i := range list {
 		names[i] = list[i].Tool

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/score"
 )
 
 // disputedItem assigns an item to alice and bob, adds lead carol, and has
@@ -54,7 +54,7 @@ func TestResolveDecisions(t *testing.T) {
 		{"merge", Resolution{Label: &merged}, `[{"tool":"get_order_status","args":{"order_id":"ORD-3"}}]`, `[]`, "one open order\n\nbob: status lookup"},
 		{"both", Resolution{Both: []string{"bob", "alice"}}, `[{"tool":"get_order_status","args":{"order_id":"ORD-2"}}]`,
 			`[[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}]]`, "status lookup\n\nalice: one open order"},
-		{"pick with rule", Resolution{Pick: "bob", Rules: []review.ArgRuleSpec{{Arg: "order_id", Rule: score.ArgRule{Match: score.MatchFuzzy}}}},
+		{"pick with rule", Resolution{Pick: "bob", Rules: []review.ArgRuleSpec{{Arg: "order_id", Rule: gold.ArgRule{Match: gold.MatchFuzzy}}}},
 			`[{"tool":"get_order_status","args":{"order_id":"ORD-2"},"arg_rules":{"order_id":{"match":"fuzzy"}}}]`, `[]`, "status lookup"},
 	}
 	for _, tt := range tests {
@@ -140,9 +140,9 @@ func TestResolveRefusals(t *testing.T) {
 	}
 	g, err = st.Resolve(ctx, with(func(r *Resolution) {
 		r.Pick = ""
-		r.Rules = []review.ArgRuleSpec{{Arg: "order_id", Rule: score.ArgRule{Match: score.MatchAny}}}
+		r.Rules = []review.ArgRuleSpec{{Arg: "order_id", Rule: gold.ArgRule{Match: gold.MatchAny}}}
 	}))
-	if err != nil || g.Calls[0].ArgRules["order_id"].Match != score.MatchAny || string(g.Calls[0].Args) != `{"order_id":"ORD-2"}` {
+	if err != nil || g.Calls[0].ArgRules["order_id"].Match != gold.MatchAny || string(g.Calls[0].Args) != `{"order_id":"ORD-2"}` {
 		t.Fatalf("rules on existing gold: %+v %v", g, err)
 	}
 	var actions string

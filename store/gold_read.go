@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -207,7 +207,7 @@ func (d *goldDecoder) answer(row []byte) (traceID []byte, a dataset.Answer, err 
 	return f[0], a, nil
 }
 
-func firstExpectedTool(calls []score.ExpectedCall) string {
+func firstExpectedTool(calls []gold.ExpectedCall) string {
 	if len(calls) == 0 {
 		return trace.NoTool
 	}

@@ -193,43 +193,42 @@ func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settle
 	return s.settle(ctx, tx, l.Item)
 }
 
-// settle compares an item's labels once none of its assignments is open.
+// settle applies review.Settle to an item, in the transaction that
+// changed its labels: agreed gold or a dispute once none of its
+// assignments is open.
 func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, error) {
 	var open int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM assignments WHERE item_id = ? AND status IN ('pending', 'draft')`, itemID).Scan(&open); err != nil {
 		return Settlement{}, err
 	}
 	if open > 0 {
-		return Settlement{}, nil
+		return Settlement{}, nil // the labels are not read until they can settle
 	}
 	labels, err := itemLabels(ctx, tx, itemID)
 	if err != nil {
 		return Settlement{}, err
 	}
-	if len(labels) < 2 {
-		// Skips left fewer than two labels: nothing to compare yet.
+	held := false
+	if len(labels) >= 2 {
+		if held, err = reviewAgreed(ctx, tx); err != nil {
+			return Settlement{}, err
+		}
+	}
+	out := review.Settle(open, labels, held)
+	if !out.Settled {
 		return Settlement{}, nil
 	}
-	cmp := review.Compare(labels)
 	now := s.now()
-	if cmp.Agreed {
-		held, err := reviewAgreed(ctx, tx)
-		if err != nil {
-			return Settlement{}, err
-		}
-		if held {
-			// Auto-accept is off: the agreed item waits for a lead.
-			return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, review.Comparison{Kinds: []string{review.KindReview}}, now)
-		}
-		if err := putGold(ctx, tx, review.AgreedGold(labels), now); err != nil {
-			return Settlement{}, err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'agreed', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
-			return Settlement{}, err
-		}
-		return Settlement{Settled: true, Comparison: cmp}, nil
+	if out.Gold == nil {
+		return Settlement{Settled: true, Comparison: out.Comparison}, putDispute(ctx, tx, itemID, out.Dispute, now)
 	}
-	return Settlement{Settled: true, Comparison: cmp}, putDispute(ctx, tx, itemID, cmp, now)
+	if err := putGold(ctx, tx, *out.Gold, now); err != nil {
+		return Settlement{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'agreed', updated_at = ? WHERE id = ?`, now, itemID); err != nil {
+		return Settlement{}, err
+	}
+	return Settlement{Settled: true, Comparison: out.Comparison}, nil
 }
 
 // unsettle undoes an item's comparison (its gold answer and dispute go)

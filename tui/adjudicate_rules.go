@@ -12,8 +12,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/score"
 )
 
 // The rules an argument can get in the rules form, in cycling order.
@@ -122,9 +122,9 @@ func (r ruleRow) spec() (review.ArgRuleSpec, bool) {
 	s := review.ArgRuleSpec{Tool: r.tool, Arg: r.arg}
 	switch r.rule {
 	case ruleFuzzy:
-		s.Rule.Match = score.MatchFuzzy
+		s.Rule.Match = gold.MatchFuzzy
 	case ruleAny:
-		s.Rule.Match = score.MatchAny
+		s.Rule.Match = gold.MatchAny
 	case ruleOptional:
 		s.Rule.Optional = true
 	case ruleAnyOf:
@@ -136,7 +136,7 @@ func (r ruleRow) spec() (review.ArgRuleSpec, bool) {
 }
 
 // name is the row's tool and argument path ("book.flights[0].date").
-func (r ruleRow) name() string { return r.tool + "." + score.DisplayPath(r.arg) }
+func (r ruleRow) name() string { return r.tool + "." + gold.DisplayPath(r.arg) }
 
 // describe is the rule in a few words ("any_of: "ORD-2"").
 func (r ruleRow) describe() string {
@@ -166,7 +166,7 @@ func rulesSummary(rows []ruleRow) string {
 	var parts []string
 	for _, r := range rows {
 		if r.rule != ruleExact {
-			parts = append(parts, score.DisplayPath(r.arg)+"="+r.describe())
+			parts = append(parts, gold.DisplayPath(r.arg)+"="+r.describe())
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -266,7 +266,7 @@ func argKeys(args json.RawMessage) []string {
 	var keys []string
 	var walk func(v any, path []string)
 	walk = func(v any, path []string) {
-		keys = append(keys, score.RuleKey(path))
+		keys = append(keys, gold.RuleKey(path))
 		if len(path) >= maxRuleDepth {
 			return
 		}
@@ -301,9 +301,9 @@ func argKeys(args json.RawMessage) []string {
 // Pointer into the arguments), nil when absent.
 func argValue(args json.RawMessage, name string) json.RawMessage {
 	tokens := []string{name}
-	if score.IsPointer(name) {
+	if gold.IsPointer(name) {
 		var err error
-		if tokens, err = score.ParsePointer(name); err != nil {
+		if tokens, err = gold.ParsePointer(name); err != nil {
 			return nil
 		}
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -23,7 +23,7 @@ func adjGold(t *testing.T, f adjFixture, item string) review.Gold {
 	return g
 }
 
-func callsJSON(t *testing.T, calls []score.ExpectedCall) string {
+func callsJSON(t *testing.T, calls []gold.ExpectedCall) string {
 	t.Helper()
 	b, err := json.Marshal(calls)
 	if err != nil {
@@ -101,17 +101,17 @@ func TestAdjudicateArgRules(t *testing.T) {
 		name  string
 		keys  []string
 		label string // whose answer
-		want  map[string]score.ArgRule
+		want  map[string]gold.ArgRule
 	}{
-		{"fuzzy", []string{"space"}, "1", map[string]score.ArgRule{"order_id": {Match: score.MatchFuzzy}}},
-		{"any", []string{"space", "space"}, "1", map[string]score.ArgRule{"order_id": {Match: score.MatchAny}}},
-		{"optional", []string{"left", "left"}, "1", map[string]score.ArgRule{"order_id": {Optional: true}}},
+		{"fuzzy", []string{"space"}, "1", map[string]gold.ArgRule{"order_id": {Match: gold.MatchFuzzy}}},
+		{"any", []string{"space", "space"}, "1", map[string]gold.ArgRule{"order_id": {Match: gold.MatchAny}}},
+		{"optional", []string{"left", "left"}, "1", map[string]gold.ArgRule{"order_id": {Optional: true}}},
 		{"any_of takes bob's value", []string{"left"}, "1",
-			map[string]score.ArgRule{"order_id": {AnyOf: []json.RawMessage{json.RawMessage(`"ord-20000 "`)}}}},
+			map[string]gold.ArgRule{"order_id": {AnyOf: []json.RawMessage{json.RawMessage(`"ord-20000 "`)}}}},
 		{"fuzzy skipped for a boolean", []string{"down", "space"}, "2",
-			map[string]score.ArgRule{"verbose": {Match: score.MatchAny}}},
+			map[string]gold.ArgRule{"verbose": {Match: gold.MatchAny}}},
 		{"any_of skipped without other values", []string{"down", "left"}, "2",
-			map[string]score.ArgRule{"verbose": {Optional: true}}},
+			map[string]gold.ArgRule{"verbose": {Optional: true}}},
 		{"back to exact is no rule", []string{"space", "left"}, "1", nil},
 	}
 	for _, tt := range tests {
@@ -145,7 +145,7 @@ func TestAdjudicateRulesFromTheReasonPrompt(t *testing.T) {
 		t.Fatalf("back at the reason with the rule? mode %v reason %q\n%s", p.mode, p.reason.Value(), adjView(r))
 	}
 	adjKeys(r, "enter")
-	if rule := adjGold(t, f, f.items[0]).Calls[0].ArgRules["order_id"]; rule.Match != score.MatchFuzzy {
+	if rule := adjGold(t, f, f.items[0]).Calls[0].ArgRules["order_id"]; rule.Match != gold.MatchFuzzy {
 		t.Errorf("rule %+v", rule)
 	}
 }

@@ -1,17 +1,16 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -47,10 +46,10 @@ type goldItem struct {
 	Turn       int
 	Cohort     string
 	Status     string // agreed | adjudicated
-	Expected   []score.ExpectedCall
-	Acceptable [][]score.ExpectedCall
+	Expected   []gold.ExpectedCall
+	Acceptable [][]gold.ExpectedCall
 	Rationale  string
-	Observed   []dataset.ObservedCall
+	Observed   []gold.ObservedCall
 }
 
 // GoldRecords builds the gold records of the items selected by f exactly as
@@ -62,7 +61,7 @@ type goldItem struct {
 // Scoring never reads the conversation, so only its skeleton goes through
 // the builder (roles and tool calls: the observed calls come from them); every
 // scored field takes the export's own path.
-func GoldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter) ([]dataset.Record, error) {
+func GoldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter) ([]gold.Record, error) {
 	return goldRecords(ctx, st, f, nil)
 }
 
@@ -76,15 +75,15 @@ type goldRecordCache struct {
 
 type cachedGold struct {
 	answers string // the answers, JSON-encoded
-	lines   []dataset.ScoringRecord
+	lines   []gold.Record
 }
 
-func goldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter, cache *goldRecordCache) ([]dataset.Record, error) {
+func goldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter, cache *goldRecordCache) ([]gold.Record, error) {
 	tgs, err := st.GoldTraces(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	parts := make([][]dataset.ScoringRecord, len(tgs))
+	parts := make([][]gold.Record, len(tgs))
 	keys := make([]string, len(tgs))
 	var todo []int
 	if cache != nil {
@@ -116,16 +115,9 @@ func goldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter, cache *gol
 			cache.byTrace[tg.Trace.ID] = cachedGold{answers: keys[i], lines: parts[i]}
 		}
 	}
-	interner := score.NewInterner()
-	var recs []dataset.Record
+	var recs []gold.Record
 	for _, part := range parts {
-		for j := range part {
-			r, err := part[j].Record(interner)
-			if err != nil {
-				return nil, fmt.Errorf("gold record %s: %w", part[j].ID, err)
-			}
-			recs = append(recs, r)
-		}
+		recs = append(recs, part...)
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
 	return recs, nil
@@ -133,7 +125,7 @@ func goldRecords(ctx context.Context, st GoldAPI, f store.GoldFilter, cache *gol
 
 // buildGoldLines fills parts[i] for each i in todo, spreading the traces
 // over the CPUs (building canonicalises every trace's tools).
-func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, parts [][]dataset.ScoringRecord) error {
+func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, parts [][]gold.Record) error {
 	errs := make([]error, len(todo))
 	workers := min(runtime.GOMAXPROCS(0), max(len(todo)/64, 1))
 	var wg sync.WaitGroup
@@ -141,12 +133,12 @@ func buildGoldLines(ctx context.Context, tgs []dataset.TraceGold, todo []int, pa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := dataset.NewBuilder()
+			b, in := dataset.NewBuilder(), gold.NewInterner()
 			for k := w; k < len(todo) && ctx.Err() == nil; k += workers {
 				i := todo[k]
 				tg, err := skeleton(tgs[i])
 				if err == nil {
-					parts[i], err = decodeGoldLines(b, tg)
+					parts[i], err = decodeGoldLines(b, in, tg)
 				}
 				errs[k] = err
 			}
@@ -186,35 +178,18 @@ func skeleton(tg dataset.TraceGold) (dataset.TraceGold, error) {
 	return tg, nil
 }
 
-func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]dataset.ScoringRecord, error) {
+// decodeGoldLines builds the gold records of one trace and reads them back
+// as a file of them would be read (records of one trace share their
+// decoded tools through in).
+func decodeGoldLines(b *dataset.Builder, in *gold.Interner, tg dataset.TraceGold) ([]gold.Record, error) {
 	lines, err := b.Lines(tg)
 	if err != nil {
 		return nil, fmt.Errorf("build gold records: %w", err)
 	}
-	// The lines of one trace carry the same available_tools, the bulk of
-	// each line: decode them once, and cut the same bytes out of the other
-	// lines before decoding those (a line where they are not found is
-	// decoded whole).
-	out := make([]dataset.ScoringRecord, len(lines))
-	var toolsKey, toolsRaw []byte
+	out := make([]gold.Record, len(lines))
 	for i, l := range lines {
-		data := l.Bytes()
-		shared := false
-		if toolsKey != nil {
-			if at := bytes.Index(data, toolsKey); at >= 0 {
-				data = slices.Concat(data[:at], []byte(`"available_tools":[]`), data[at+len(toolsKey):])
-				shared = true
-			}
-		}
-		if err := json.Unmarshal(data, &out[i]); err != nil {
+		if out[i], err = gold.ParseRecord(l.Bytes(), in, gold.FieldObserved|gold.FieldNotes); err != nil {
 			return nil, fmt.Errorf("gold record %s: %w", l.ID, err)
-		}
-		switch {
-		case shared:
-			out[i].AvailableTools = toolsRaw
-		case i == 0:
-			toolsRaw = out[i].AvailableTools
-			toolsKey = append([]byte(`"available_tools":`), toolsRaw...)
 		}
 	}
 	return out, nil
@@ -222,18 +197,18 @@ func decodeGoldLines(b *dataset.Builder, tg dataset.TraceGold) ([]dataset.Scorin
 
 // ScoreObserved scores the records' observed calls against their gold, as
 // goldtrace score does without --pred.
-func ScoreObserved(recs []dataset.Record) *score.Report {
+func ScoreObserved(recs []gold.Record) *score.Report {
 	return scoreObserved(recs, score.ProfileDefault)
 }
 
 // scoreObserved is ScoreObserved under a profile, as goldtrace score
 // --profile does.
-func scoreObserved(recs []dataset.Record, profile score.Profile) *score.Report {
+func scoreObserved(recs []gold.Record, profile score.Profile) *score.Report {
 	cases := make([]score.Case, len(recs))
 	preds := make([]score.Prediction, len(recs))
 	for i := range recs {
-		cases[i] = recs[i].ScoreCase()
-		preds[i] = recs[i].ObservedPrediction()
+		cases[i] = score.CaseOf(&recs[i])
+		preds[i] = score.ObservedOf(&recs[i])
 	}
 	return score.Score(cases, preds, score.Options{Profile: profile})
 }

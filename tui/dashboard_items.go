@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/viewport"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -196,7 +197,7 @@ func (v *itemView) render(s *Styles, width int) string {
 	return strings.Join(b, "\n")
 }
 
-func expectedLines(calls []score.ExpectedCall, width int) []string {
+func expectedLines(calls []gold.ExpectedCall, width int) []string {
 	if len(calls) == 0 {
 		return []string{"  no tool call"}
 	}
@@ -204,7 +205,7 @@ func expectedLines(calls []score.ExpectedCall, width int) []string {
 	for _, c := range calls {
 		out = append(out, callLine(c.Tool, string(c.Args), width))
 		for name, rule := range c.ArgRules {
-			if rule.Match != "" && rule.Match != score.MatchExact || rule.Optional || len(rule.AnyOf) > 0 {
+			if rule.Match != "" && rule.Match != gold.MatchExact || rule.Optional || len(rule.AnyOf) > 0 {
 				rb, _ := json.Marshal(rule)
 				out = append(out, "      "+name+": "+string(rb))
 			}

@@ -12,6 +12,7 @@ import (
 
 	gapp "github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -30,7 +31,7 @@ type expGold struct {
 	turn     int
 	status   string
 	decision string
-	calls    string // JSON array of score.ExpectedCall
+	calls    string // JSON array of gold.ExpectedCall
 }
 
 func expTrace(id, cohort string) trace.Trace {
@@ -80,7 +81,7 @@ func expSeed(t *testing.T, db string, golds []expGold) {
 				return err
 			}
 			adj := ""
-			if g.status == dataset.StatusAdjudicated {
+			if g.status == gold.StatusAdjudicated {
 				adj = "carol"
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, updated_at)
@@ -110,10 +111,10 @@ func expExec(t *testing.T, db, query string, args ...any) error {
 
 func expGolds() []expGold {
 	return []expGold{
-		{"tr_1", 2, dataset.StatusAgreed, "call", expCall},
-		{"tr_1", 4, dataset.StatusAgreed, "no_call", "[]"},
-		{"tr_2r", 2, dataset.StatusAdjudicated, "call", `[{"tool":"refund","args":{}}]`},
-		{"tr_3", 4, dataset.StatusAdjudicated, "no_call", "[]"},
+		{"tr_1", 2, gold.StatusAgreed, "call", expCall},
+		{"tr_1", 4, gold.StatusAgreed, "no_call", "[]"},
+		{"tr_2r", 2, gold.StatusAdjudicated, "call", `[{"tool":"refund","args":{}}]`},
+		{"tr_3", 4, gold.StatusAdjudicated, "no_call", "[]"},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
 )
@@ -116,7 +117,7 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	if err != nil {
 		return err
 	}
-	recs, err := loadGold(ctx, app, f.gold)
+	recs, err := loadGold(ctx, app, f.gold, gold.FieldObserved)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}
@@ -126,8 +127,8 @@ func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
 	cases := make([]score.Case, len(recs))
 	preds := make([]score.Prediction, len(recs))
 	for i := range recs {
-		cases[i] = recs[i].ScoreCase()
-		preds[i] = recs[i].ObservedPrediction()
+		cases[i] = score.CaseOf(&recs[i])
+		preds[i] = score.ObservedOf(&recs[i])
 	}
 	source := "observed_calls"
 	if f.pred != "" {

@@ -11,10 +11,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // judgeFlags are the LLM client's flags, shared by score --judge, judge
@@ -163,7 +164,7 @@ func judgeProgress(app *App, label string) (func(done, total int), func()) {
 }
 
 // loadGoldContext reads each gold record's conversation and rationale by id.
-func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]dataset.RecordContext, error) {
+func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]recordContext, error) {
 	if ref == "-" {
 		// scoring has read stdin already; the conversations need a second pass
 		return nil, errors.New("the judge and predict read the gold twice: give --gold as a file or NAME@vN, not -")
@@ -175,7 +176,19 @@ func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]data
 	defer closeIn()
 	report, done := linesRead(app, name)
 	defer done()
-	return dataset.ReadRecordContexts(ctx, in, name, report)
+	out := map[string]recordContext{}
+	err = gold.Read(ctx, in, name, gold.ReadOptions{Fields: gold.FieldMessages | gold.FieldNotes, Progress: report}, func(_ int, r *gold.Record) error {
+		out[r.ID] = recordContext{Messages: r.Input.Messages, Rationale: r.Rationale}
+		return nil
+	})
+	return out, err
+}
+
+// recordContext is what an LLM judge reads of a gold record besides what
+// scoring keeps: the conversation and the reviewers' rationale.
+type recordContext struct {
+	Messages  []trace.Message
+	Rationale string
 }
 
 // judgeError words a run's failure for the one-line error.
@@ -211,7 +224,7 @@ func (f *judgeFlags) setup() (*judge.Judge, error) {
 
 // judgeInputs builds the judge's input for every selected item (nil for the
 // others) and counts them.
-func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]dataset.RecordContext) ([]*judge.Input, int) {
+func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]recordContext) ([]*judge.Input, int) {
 	inputs := make([]*judge.Input, len(cases))
 	n := 0
 	for i := range cases {

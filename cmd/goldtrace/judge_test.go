@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/judge/judgetest"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -24,24 +24,24 @@ func judgeTestGold(t *testing.T, dir string) string {
 		id, user string
 		exp      *string
 		args     string
-		obs      []dataset.ObservedCall
+		obs      []gold.ObservedCall
 	}
 	rows := []row{
-		{"it_a", "where is order A1?", &status, `{"order_id":"A1"}`, []dataset.ObservedCall{{Tool: status, Args: json.RawMessage(`{"order_id":"A1"}`)}}},
-		{"it_b", "where is order B2?", &status, `{"order_id":"B2"}`, []dataset.ObservedCall{{Tool: status, Args: json.RawMessage(`{"order_id":"b-2"}`)}}},
-		{"it_c", "thanks, bye", nil, ``, []dataset.ObservedCall{}},
-		{"it_d", "refund order D4 please", &refund, `{"order_id":"D4"}`, []dataset.ObservedCall{{Tool: status, Args: json.RawMessage(`{"order_id":"D4"}`)}}},
+		{"it_a", "where is order A1?", &status, `{"order_id":"A1"}`, []gold.ObservedCall{{Tool: status, Args: json.RawMessage(`{"order_id":"A1"}`)}}},
+		{"it_b", "where is order B2?", &status, `{"order_id":"B2"}`, []gold.ObservedCall{{Tool: status, Args: json.RawMessage(`{"order_id":"b-2"}`)}}},
+		{"it_c", "thanks, bye", nil, ``, []gold.ObservedCall{}},
+		{"it_d", "refund order D4 please", &refund, `{"order_id":"D4"}`, []gold.ObservedCall{{Tool: status, Args: json.RawMessage(`{"order_id":"D4"}`)}}},
 	}
 	var buf bytes.Buffer
 	for _, r := range rows {
-		rec := dataset.Record{ID: r.id, ExpectedTool: r.exp, AvailableTools: scoreTestTools, ObservedCalls: r.obs,
-			ExpectedCalls: []score.ExpectedCall{}, Acceptable: [][]score.ExpectedCall{}, Rationale: "reviewers agreed on " + r.id}
+		rec := gold.Record{ID: r.id, ExpectedTool: r.exp, AvailableTools: scoreTestTools, ObservedCalls: r.obs,
+			ExpectedCalls: []gold.ExpectedCall{}, Acceptable: [][]gold.ExpectedCall{}, Rationale: "reviewers agreed on " + r.id}
 		if r.exp != nil {
 			rec.ExpectedArgs = json.RawMessage(r.args)
-			rec.ExpectedCalls = []score.ExpectedCall{{Tool: *r.exp, Args: json.RawMessage(r.args)}}
+			rec.ExpectedCalls = []gold.ExpectedCall{{Tool: *r.exp, Args: json.RawMessage(r.args)}}
 		}
 		rec.Input.Messages = []trace.Message{{Role: "system", Content: "You are a support agent."}, {Role: "user", Content: r.user}}
-		rec.Input.Context = dataset.InputContext{TraceID: "tr_" + r.id, Turn: 2, Metadata: map[string]string{}}
+		rec.Input.Context = gold.InputContext{TraceID: "tr_" + r.id, Turn: 2, Metadata: map[string]string{}}
 		b, err := json.Marshal(rec)
 		if err != nil {
 			t.Fatal(err)

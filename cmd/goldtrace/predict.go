@@ -63,7 +63,7 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 			return err
 		}
 	}
-	recs, err := loadGold(ctx, app, f.gold)
+	recs, err := loadGold(ctx, app, f.gold, 0)
 	if err != nil {
 		return fmt.Errorf("read gold: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -64,7 +65,7 @@ func readScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case,
 // readTraceScoreInput reads the gold with its input hashes and the
 // predictions as traces (--pred-format), matched by input hash.
 func readTraceScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
-	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, true)
+	recs, hashes, err := loadGoldRecords(ctx, app, f.gold, 0, true)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("read gold: %w", err)
 	}
@@ -73,7 +74,7 @@ func readTraceScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.
 	}
 	cases := make([]score.Case, len(recs))
 	for i := range recs {
-		cases[i] = recs[i].ScoreCase()
+		cases[i] = score.CaseOf(&recs[i])
 	}
 	preds, err := loadTracePredictions(app, f.pred, f.predFormat, hashes)
 	if err != nil {
@@ -83,18 +84,18 @@ func readTraceScoreInput(ctx context.Context, app *App, f *scoreFlags) ([]score.
 }
 
 // loadGold reads the gold records named by ref: a dataset JSONL file (.gz
-// accepted, "-" for stdin) or NAME@vN from the store. Records come back
-// without Input.Messages (scoring never reads the conversation) and records
-// with identical available_tools or metadata share one copy, so memory stays
-// flat on large datasets.
-func loadGold(ctx context.Context, app *App, ref string) ([]dataset.Record, error) {
-	recs, _, err := loadGoldRecords(ctx, app, ref, false)
+// accepted, "-" for stdin) or NAME@vN from the store, with the parts
+// fields names (gold.Read). Records with identical available_tools or
+// metadata share one copy, so memory stays flat on large datasets.
+func loadGold(ctx context.Context, app *App, ref string, fields gold.Fields) ([]gold.Record, error) {
+	recs, _, err := loadGoldRecords(ctx, app, ref, fields, false)
 	return recs, err
 }
 
 // loadGoldRecords is loadGold; withHashes also returns each record's input
-// hash (sha256 of its context and tools, as trace.InputHash computes it).
-func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool) ([]dataset.Record, []string, error) {
+// hash (sha256 of its context and tools, as trace.InputHash computes it),
+// reading the conversations for it and keeping none of them.
+func loadGoldRecords(ctx context.Context, app *App, ref string, fields gold.Fields, withHashes bool) ([]gold.Record, []string, error) {
 	name, in, closeIn, err := openGold(ctx, app, ref)
 	if err != nil {
 		return nil, nil, err
@@ -102,7 +103,20 @@ func loadGoldRecords(ctx context.Context, app *App, ref string, withHashes bool)
 	defer closeIn()
 	report, done := linesRead(app, name)
 	defer done()
-	return dataset.ReadRecords(ctx, in, name, withHashes, report)
+	if withHashes {
+		fields |= gold.FieldMessages
+	}
+	var recs []gold.Record
+	var hashes []string
+	err = gold.Read(ctx, in, name, gold.ReadOptions{Fields: fields, Progress: report}, func(_ int, r *gold.Record) error {
+		if withHashes {
+			hashes = append(hashes, trace.InputHash(r.Input.Messages, r.AvailableTools))
+			r.Input.Messages = nil
+		}
+		recs = append(recs, *r)
+		return nil
+	})
+	return recs, hashes, err
 }
 
 // openGold opens a gold file, or the stored version when ref is NAME@vN and

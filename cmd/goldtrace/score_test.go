@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -23,12 +23,12 @@ var scoreTestTools = []trace.Tool{
 func scoreTestGold(t *testing.T, dir string) string {
 	t.Helper()
 	tool := "get_order_status"
-	recs := []dataset.Record{
-		{ID: "it_a", ExpectedTool: &tool, ExpectedCalls: []score.ExpectedCall{{Tool: tool, Args: json.RawMessage(`{"order_id":"A1"}`)}},
-			ObservedCalls: []dataset.ObservedCall{{Tool: tool, Args: json.RawMessage(`{"order_id":"A1"}`)}}},
-		{ID: "it_b", ExpectedTool: &tool, ExpectedCalls: []score.ExpectedCall{{Tool: tool, Args: json.RawMessage(`{"order_id":"B2"}`)}},
-			ObservedCalls: []dataset.ObservedCall{{Tool: "refund", Args: json.RawMessage(`{"order_id":"B2"}`)}}},
-		{ID: "it_c", ExpectedCalls: []score.ExpectedCall{}, ObservedCalls: []dataset.ObservedCall{}},
+	recs := []gold.Record{
+		{ID: "it_a", ExpectedTool: &tool, ExpectedCalls: []gold.ExpectedCall{{Tool: tool, Args: json.RawMessage(`{"order_id":"A1"}`)}},
+			ObservedCalls: []gold.ObservedCall{{Tool: tool, Args: json.RawMessage(`{"order_id":"A1"}`)}}},
+		{ID: "it_b", ExpectedTool: &tool, ExpectedCalls: []gold.ExpectedCall{{Tool: tool, Args: json.RawMessage(`{"order_id":"B2"}`)}},
+			ObservedCalls: []gold.ObservedCall{{Tool: "refund", Args: json.RawMessage(`{"order_id":"B2"}`)}}},
+		{ID: "it_c", ExpectedCalls: []gold.ExpectedCall{}, ObservedCalls: []gold.ObservedCall{}},
 	}
 	var buf bytes.Buffer
 	for i, r := range recs {

@@ -1,6 +1,7 @@
 package jsonlex
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -121,4 +122,28 @@ func hex4(s []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// Text is the text of a string's content as String returned it (escaped
+// and ascii as String reported them), as encoding/json decodes it.
+func Text(content []byte, escaped, ascii bool) string {
+	if Plain(content, escaped, ascii) {
+		return string(content)
+	}
+	s, _ := Unquote(content) // the lexer has checked it
+	return s
+}
+
+// StringOrNull reads a string or null ("" and ok false for null); what
+// names the value in the error for anything else.
+func (l *Lexer) StringOrNull(what string) (s string, ok bool, err error) {
+	if l.Peek() == 'n' {
+		_, err := l.Literal()
+		return "", false, err
+	}
+	content, esc, ascii, err := l.String()
+	if err != nil {
+		return "", false, fmt.Errorf("%s must be a string", what)
+	}
+	return Text(content, esc, ascii), true, nil
 }

@@ -1,4 +1,7 @@
-package score
+// Package jsonl reads JSON Lines input: one goroutine cuts it into blocks
+// of whole lines, workers parse the blocks, and the results come back in
+// input order. Memory stays bounded by the blocks in flight.
+package jsonl
 
 import (
 	"bytes"
@@ -8,10 +11,6 @@ import (
 	"runtime"
 	"sync"
 )
-
-// Parallel reading of JSON Lines: one goroutine cuts the input into blocks
-// of whole lines, workers parse the blocks, and the results come back in
-// input order. Memory stays bounded by the blocks in flight.
 
 // LineError is a problem with one line of an input file.
 type LineError struct {
@@ -23,11 +22,8 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ReadOptions tune the readers.
-type ReadOptions struct {
-	// Progress, when set, is called now and then with the lines read so far.
-	Progress func(lines int)
-}
+// Workers is how many goroutines Parallel parses on.
+func Workers() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 // blockSize is the size the reader aims for per block of lines.
 const blockSize = 1 << 20
@@ -41,13 +37,15 @@ type block struct {
 
 var blockBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2*blockSize); return &b }}
 
-// parallelLines calls parse(line, data) for every non-blank line of r on
+// Parallel calls parse(w, line, data) for every non-blank line of r on
 // several goroutines; parse's results are handed to collect one block at a
 // time, in input order. The first error (from reading, parse or collect)
 // stops everything and is returned; parse errors become *LineError.
-func parallelLines[T any](ctx context.Context, r io.Reader, name string, opts ReadOptions,
+// progress, when set, is called now and then with the lines read so far.
+// w is the worker (0 ≤ w < Workers()) running parse, for per-worker state.
+func Parallel[T any](ctx context.Context, r io.Reader, name string, progress func(lines int),
 	parse func(w int, line int, data []byte) (T, error), collect func(line int, v T) error) error {
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := Workers()
 	type result struct {
 		seq   int
 		lines []int
@@ -132,8 +130,8 @@ func parallelLines[T any](ctx context.Context, r io.Reader, name string, opts Re
 				break
 			}
 			lines += len(cur.vals)
-			if opts.Progress != nil {
-				opts.Progress(lines)
+			if progress != nil {
+				progress(lines)
 			}
 		}
 	}

@@ -1,12 +1,29 @@
-package dataset
+package gold
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/trace"
 )
 
-func TestReadRecords(t *testing.T) {
+// readAll reads every record with fields, and the input hash of each when
+// the messages are read.
+func readAll(in, name string, fields Fields) ([]Record, []string, error) {
+	var recs []Record
+	var hashes []string
+	err := Read(context.Background(), strings.NewReader(in), name, ReadOptions{Fields: fields}, func(_ int, r *Record) error {
+		if fields&FieldMessages != 0 {
+			hashes = append(hashes, trace.InputHash(r.Input.Messages, r.AvailableTools))
+		}
+		recs = append(recs, *r)
+		return nil
+	})
+	return recs, hashes, err
+}
+
+func TestRead(t *testing.T) {
 	const ok = `{"id":"it_1","input":{"messages":[{"role":"user","content":"hi"}]},"available_tools":[],"expected_tool":"t","expected_args":{"a":1},"expected_calls":[{"tool":"t","args":{"a":1}}]}`
 	tests := []struct {
 		name, in, err string
@@ -21,7 +38,7 @@ func TestReadRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			recs, hashes, err := ReadRecords(context.Background(), strings.NewReader(tt.in), "gold.jsonl", true, nil)
+			recs, hashes, err := readAll(tt.in, "gold.jsonl", AllFields)
 			if tt.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
 					t.Fatalf("err %v, want %q", err, tt.err)
@@ -31,21 +48,23 @@ func TestReadRecords(t *testing.T) {
 			if err != nil || len(recs) != tt.n || len(hashes) != tt.n {
 				t.Fatalf("%d records, %d hashes, %v", len(recs), len(hashes), err)
 			}
-			if recs[0].ID != "it_1" || len(hashes[0]) != 64 {
-				t.Errorf("record %q hash %q", recs[0].ID, hashes[0])
+			if recs[0].ID != "it_1" || len(hashes[0]) != 64 || len(recs[0].Input.Messages) != 1 {
+				t.Errorf("record %+v hash %q", recs[0], hashes[0])
 			}
 		})
 	}
 }
 
-// FuzzReadRecords: any input reads as records or one "NAME:LINE: what"
-// error, never a panic, and the two readers agree on which ids there are.
-func FuzzReadRecords(f *testing.F) {
+// FuzzRead: any input reads as records or one "NAME:LINE: what" error,
+// never a panic, and reading every field or only the core agree on which
+// ids there are.
+func FuzzRead(f *testing.F) {
 	f.Add(`{"id":"it_1","expected_calls":[{"tool":"t","args":{"a":1}}],"rationale":"r"}`)
 	f.Add("{\"id\":\"a\"}\n{\"id\":\"a\"}\n")
 	f.Add(`{"id":"x","input":{"messages":[{"role":"user"}]},"acceptable":[[{"tool":""}]]}`)
+	f.Add(`{"id":"x","provenance":{"status":"agreed","reviewers":["a"],"adjudicator":null},"observed_calls":[{"tool":"t","args":"{"}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		recs, hashes, err := ReadRecords(context.Background(), strings.NewReader(in), "g", true, nil)
+		recs, hashes, err := readAll(in, "g", AllFields)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "g:") {
 				t.Fatalf("error without its place: %v", err)
@@ -55,13 +74,16 @@ func FuzzReadRecords(f *testing.F) {
 		if len(hashes) != len(recs) {
 			t.Fatalf("%d records, %d hashes", len(recs), len(hashes))
 		}
-		ctxs, err := ReadRecordContexts(context.Background(), strings.NewReader(in), "g", nil)
+		core, _, err := readAll(in, "g", 0)
 		if err != nil {
-			t.Fatalf("records read, contexts not: %v", err)
+			t.Fatalf("every field read, the core not: %v", err)
 		}
-		for _, r := range recs {
-			if _, ok := ctxs[r.ID]; !ok {
-				t.Fatalf("no context for %s", r.ID)
+		if len(core) != len(recs) {
+			t.Fatalf("%d records with every field, %d with the core", len(recs), len(core))
+		}
+		for i := range core {
+			if core[i].ID != recs[i].ID {
+				t.Fatalf("record %d: %s vs %s", i, core[i].ID, recs[i].ID)
 			}
 		}
 	})

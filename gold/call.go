@@ -1,6 +1,11 @@
-package score
+package gold
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Match modes of an ArgRule.
 const (
@@ -22,4 +27,20 @@ type ExpectedCall struct {
 	Tool     string             `json:"tool"`
 	Args     json.RawMessage    `json:"args"`
 	ArgRules map[string]ArgRule `json:"arg_rules,omitempty"`
+}
+
+// Check rejects an expected call without a tool, with arguments that are
+// not an object, or with a rule that cannot apply.
+func (c *ExpectedCall) Check() error {
+	if c.Tool == "" {
+		return errors.New("expected call without a tool name")
+	}
+	args := bytes.TrimSpace(c.Args)
+	if len(args) > 0 && string(args) != "null" && args[0] != '{' {
+		return fmt.Errorf("expected call %s: args must be a JSON object", c.Tool)
+	}
+	if err := c.CheckArgRules(); err != nil {
+		return fmt.Errorf("expected call %w", err)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package score
+package gold
 
 import (
 	"bytes"
@@ -9,15 +9,15 @@ import (
 func TestParseJSON(t *testing.T) {
 	valid := []string{`{}`, `[]`, `{"a":[1,-2.5e+3,"x\"y",true,false,null,{}]}`, ` 0 `, `"\u00e9"`, `-0.0E-0`}
 	for _, s := range valid {
-		var f forest
-		if _, err := f.parse([]byte(s)); err != nil {
+		var f Forest
+		if _, err := f.Parse([]byte(s)); err != nil {
 			t.Errorf("parse(%s): %v", s, err)
 		}
 	}
 	invalid := []string{``, `{`, `{"a"}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `-`, `1e`, `tru`, `"abc`, `{} {}`, "\"a\tb\"", `{a:1}`, `nul`}
 	for _, s := range invalid {
-		var f forest
-		if _, err := f.parse([]byte(s)); err == nil {
+		var f Forest
+		if _, err := f.Parse([]byte(s)); err == nil {
 			t.Errorf("parse(%q) accepted invalid JSON", s)
 		}
 	}
@@ -44,31 +44,31 @@ func TestNumbersEqual(t *testing.T) {
 		{"1e400", "1e400", true}, {"1e400", "10e399", true}, {"1e9999", "1e9998", false},
 	}
 	for _, tt := range tests {
-		if got := numbersEqual([]byte(tt.a), []byte(tt.b)); got != tt.want {
-			t.Errorf("numbersEqual(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := NumbersEqual([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("NumbersEqual(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
 
-// FuzzParseJSON checks the scorer's parser against encoding/json: it
+// FuzzParseJSON checks the value tree's parser against encoding/json: it
 // accepts exactly the valid documents, and a value equals itself.
 func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5,"x"]}`, `[true,null]`, `"\ud83d\ude00"`, `{"a":{"b":{"c":1e5}}}`, `1`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var s Scorer
-		idx, err := s.f.parse(data)
+		var v Forest
+		idx, err := v.Parse(data)
 		if valid := json.Valid(data); valid != (err == nil) {
 			t.Fatalf("parse(%q): err=%v, json.Valid=%v", data, err, valid)
 		}
 		if err != nil {
 			return
 		}
-		if !bytes.Equal(bytes.TrimSpace(s.f.nodes[idx].raw), bytes.TrimSpace(data)) {
-			t.Fatalf("raw %q != input %q", s.f.nodes[idx].raw, data)
+		if !bytes.Equal(bytes.TrimSpace(v.Nodes[idx].Raw), bytes.TrimSpace(data)) {
+			t.Fatalf("raw %q != input %q", v.Nodes[idx].Raw, data)
 		}
-		if !s.equalValues(idx, idx, false) {
+		if !v.Equal(idx, idx, false) {
 			t.Fatalf("%q is not equal to itself", data)
 		}
 	})

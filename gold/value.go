@@ -1,4 +1,4 @@
-package score
+package gold
 
 import (
 	"bytes"
@@ -9,62 +9,73 @@ import (
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
-// kind is the JSON type of a parsed value.
-type kind uint8
+// The value tree: a JSON value parsed into a Forest of Nodes without
+// reflection, so that arguments can be compared value by value (Equal)
+// and walked by the scorer. Parsing allocates nothing unless a string
+// holds escapes.
+
+// Kind is the JSON type of a parsed value.
+type Kind uint8
 
 const (
-	kindNull kind = iota
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
+	KindNull Kind = iota
+	KindBool
+	KindNumber
+	KindString
+	KindArray
+	KindObject
 )
 
-func (k kind) String() string {
+func (k Kind) String() string {
 	switch k {
-	case kindNull:
+	case KindNull:
 		return "null"
-	case kindBool:
+	case KindBool:
 		return "boolean"
-	case kindNumber:
+	case KindNumber:
 		return "number"
-	case kindString:
+	case KindString:
 		return "string"
-	case kindArray:
+	case KindArray:
 		return "array"
 	default:
 		return "object"
 	}
 }
 
-// node is one parsed JSON value in a forest. Children are linked through
-// first/next indices so a whole argument object lives in one reusable slice:
-// parsing allocates nothing unless a string holds escapes.
-type node struct {
-	kind  kind
-	truth bool   // kindBool
-	text  []byte // number literal or decoded string (a slice of the input when unescaped)
-	key   []byte // the member name when this node is an object member
-	raw   []byte // the value's text as written
-	first int32  // first child (array element or object member), -1 when none
-	next  int32  // next sibling, -1 when none
+// Node is one parsed JSON value in a Forest. Children are linked through
+// First/Next indices so a whole argument object lives in one reusable slice.
+type Node struct {
+	Kind  Kind
+	Truth bool   // KindBool
+	Text  []byte // number literal or decoded string (a slice of the input when unescaped)
+	Key   []byte // the member name when this node is an object member
+	Raw   []byte // the value's text as written
+	First int32  // first child (array element or object member), -1 when none
+	Next  int32  // next sibling, -1 when none
 }
 
-// forest holds parsed values; reset it between items to reuse its memory.
-type forest struct {
-	nodes []node
+// Forest holds parsed values; Reset it between items to reuse its memory.
+// A Forest is not safe for concurrent use.
+type Forest struct {
+	Nodes []Node
+	// Normalize, when set, is tried on two strings whose bytes differ
+	// before they are called unequal (it appends s's normal form to dst):
+	// a scoring profile's string normalisation.
+	Normalize    func(dst, s []byte) []byte
+	normA, normB []byte
 }
 
-func (f *forest) reset() { f.nodes = f.nodes[:0] }
+// Reset empties f, keeping its memory.
+func (f *Forest) Reset() { f.Nodes = f.Nodes[:0] }
 
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxDepth = jsonlex.MaxDepth
 
 var errSyntax = errors.New("invalid JSON")
 
-// parse adds the single JSON value in data to f and returns its index.
-func (f *forest) parse(data []byte) (int32, error) {
+// Parse adds the single JSON value in data to f and returns its index.
+func (f *Forest) Parse(data []byte) (int32, error) {
 	p := parser{f: f, data: data}
 	p.skipSpace()
 	idx, err := p.value(0)
@@ -78,26 +89,26 @@ func (f *forest) parse(data []byte) (int32, error) {
 	return idx, nil
 }
 
-// member returns the child of object o named key, or -1.
-func (f *forest) member(o int32, key []byte) int32 {
-	if o < 0 || f.nodes[o].kind != kindObject {
+// Member returns the child of object o named key, or -1.
+func (f *Forest) Member(o int32, key []byte) int32 {
+	if o < 0 || f.Nodes[o].Kind != KindObject {
 		return -1
 	}
-	for c := f.nodes[o].first; c >= 0; c = f.nodes[c].next {
-		if bytes.Equal(f.nodes[c].key, key) {
+	for c := f.Nodes[o].First; c >= 0; c = f.Nodes[c].Next {
+		if bytes.Equal(f.Nodes[c].Key, key) {
 			return c
 		}
 	}
 	return -1
 }
 
-// memberString is member with a string key.
-func (f *forest) memberString(o int32, key string) int32 {
-	if o < 0 || f.nodes[o].kind != kindObject {
+// MemberString is Member with a string key.
+func (f *Forest) MemberString(o int32, key string) int32 {
+	if o < 0 || f.Nodes[o].Kind != KindObject {
 		return -1
 	}
-	for c := f.nodes[o].first; c >= 0; c = f.nodes[c].next {
-		if string(f.nodes[c].key) == key {
+	for c := f.Nodes[o].First; c >= 0; c = f.Nodes[c].Next {
+		if string(f.Nodes[c].Key) == key {
 			return c
 		}
 	}
@@ -105,7 +116,7 @@ func (f *forest) memberString(o int32, key string) int32 {
 }
 
 type parser struct {
-	f    *forest
+	f    *Forest
 	data []byte
 	pos  int
 }
@@ -120,9 +131,9 @@ func (p *parser) fail(what string) error {
 	return fmt.Errorf("%w: %s at offset %d", errSyntax, what, p.pos)
 }
 
-func (p *parser) add(n node) int32 {
-	p.f.nodes = append(p.f.nodes, n)
-	return int32(len(p.f.nodes) - 1)
+func (p *parser) add(n Node) int32 {
+	p.f.Nodes = append(p.f.Nodes, n)
+	return int32(len(p.f.Nodes) - 1)
 }
 
 func (p *parser) value(depth int) (int32, error) {
@@ -143,31 +154,31 @@ func (p *parser) value(depth int) (int32, error) {
 		if err != nil {
 			return -1, err
 		}
-		return p.add(node{kind: kindString, text: s, raw: p.data[start:p.pos], first: -1, next: -1}), nil
+		return p.add(Node{Kind: KindString, Text: s, Raw: p.data[start:p.pos], First: -1, Next: -1}), nil
 	case c == 't':
-		return p.literal("true", node{kind: kindBool, truth: true})
+		return p.literal("true", Node{Kind: KindBool, Truth: true})
 	case c == 'f':
-		return p.literal("false", node{kind: kindBool})
+		return p.literal("false", Node{Kind: KindBool})
 	case c == 'n':
-		return p.literal("null", node{kind: kindNull})
+		return p.literal("null", Node{Kind: KindNull})
 	case c == '-' || (c >= '0' && c <= '9'):
 		if err := p.number(); err != nil {
 			return -1, err
 		}
 		lit := p.data[start:p.pos]
-		return p.add(node{kind: kindNumber, text: lit, raw: lit, first: -1, next: -1}), nil
+		return p.add(Node{Kind: KindNumber, Text: lit, Raw: lit, First: -1, Next: -1}), nil
 	default:
 		return -1, p.fail(fmt.Sprintf("unexpected %q", c))
 	}
 }
 
-func (p *parser) literal(word string, n node) (int32, error) {
+func (p *parser) literal(word string, n Node) (int32, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
 		return -1, p.fail("bad literal")
 	}
-	n.raw = p.data[p.pos : p.pos+len(word)]
+	n.Raw = p.data[p.pos : p.pos+len(word)]
 	p.pos += len(word)
-	n.first, n.next = -1, -1
+	n.First, n.Next = -1, -1
 	return p.add(n), nil
 }
 
@@ -206,7 +217,7 @@ func (p *parser) str() ([]byte, error) {
 func (p *parser) closes(idx int32, start int, close byte) bool {
 	if p.pos < len(p.data) && p.data[p.pos] == close {
 		p.pos++
-		p.f.nodes[idx].raw = p.data[start:p.pos]
+		p.f.Nodes[idx].Raw = p.data[start:p.pos]
 		return true
 	}
 	return false
@@ -231,7 +242,7 @@ func (p *parser) afterElement(idx int32, start int, close byte, unterminated, ex
 
 func (p *parser) array(depth int) (int32, error) {
 	start := p.pos
-	idx := p.add(node{kind: kindArray, first: -1, next: -1})
+	idx := p.add(Node{Kind: KindArray, First: -1, Next: -1})
 	p.pos++
 	p.skipSpace()
 	last := int32(-1)
@@ -255,7 +266,7 @@ func (p *parser) array(depth int) (int32, error) {
 
 func (p *parser) object(depth int) (int32, error) {
 	start := p.pos
-	idx := p.add(node{kind: kindObject, first: -1, next: -1})
+	idx := p.add(Node{Kind: KindObject, First: -1, Next: -1})
 	p.pos++
 	p.skipSpace()
 	last := int32(-1)
@@ -281,7 +292,7 @@ func (p *parser) object(depth int) (int32, error) {
 		if err != nil {
 			return -1, err
 		}
-		p.f.nodes[c].key = key
+		p.f.Nodes[c].Key = key
 		p.unlinkKey(idx, &last, key) // a repeated key: the last one wins, as in encoding/json
 		p.link(idx, &last, c)
 		if done, err := p.afterElement(idx, start, '}', "unterminated object", "expected , or }"); err != nil {
@@ -295,13 +306,13 @@ func (p *parser) object(depth int) (int32, error) {
 // unlinkKey removes an earlier member named key from object parent.
 func (p *parser) unlinkKey(parent int32, last *int32, key []byte) {
 	prev := int32(-1)
-	for c := p.f.nodes[parent].first; c >= 0; c = p.f.nodes[c].next {
-		if bytes.Equal(p.f.nodes[c].key, key) {
-			next := p.f.nodes[c].next
+	for c := p.f.Nodes[parent].First; c >= 0; c = p.f.Nodes[c].Next {
+		if bytes.Equal(p.f.Nodes[c].Key, key) {
+			next := p.f.Nodes[c].Next
 			if prev < 0 {
-				p.f.nodes[parent].first = next
+				p.f.Nodes[parent].First = next
 			} else {
-				p.f.nodes[prev].next = next
+				p.f.Nodes[prev].Next = next
 			}
 			if *last == c {
 				*last = prev
@@ -314,9 +325,9 @@ func (p *parser) unlinkKey(parent int32, last *int32, key []byte) {
 
 func (p *parser) link(parent int32, last *int32, child int32) {
 	if *last < 0 {
-		p.f.nodes[parent].first = child
+		p.f.Nodes[parent].First = child
 	} else {
-		p.f.nodes[*last].next = child
+		p.f.Nodes[*last].Next = child
 	}
 	*last = child
 }

@@ -1,4 +1,4 @@
-package score
+package gold
 
 import (
 	"encoding/json"
