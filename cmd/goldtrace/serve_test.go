@@ -352,6 +352,8 @@ func TestServeExec(t *testing.T) {
 		{[]string{"import", "-", "--s3-endpoint", "http://169.254.169.254"}, "--s3-endpoint is not available over SSH"},
 		{[]string{"sample", "--n", "1", "--from", "/srv/exports/obs.parquet"}, "reads only your stdin"},
 		{[]string{"sample", "--n", "1", "--from=s3://bucket/exports"}, "reads only your stdin"},
+		{[]string{"sample", "--n", "1", "--from", "postgres://phoenix@db.internal/phoenix", "--format", "phoenix"}, "reads only your stdin"},
+		{[]string{"import", "postgres://phoenix@db.internal/phoenix"}, "reads only your stdin"},
 		{[]string{"sample", "--n", "1", "--from", "-", "--s3-endpoint=http://10.0.0.1:9000"}, "--s3-endpoint is not available over SSH"},
 		{[]string{"labels", "export", "--out", "/tmp/x.jsonl"}, "--out is not available over SSH"},
 		{[]string{"label"}, "opens a screen"},
