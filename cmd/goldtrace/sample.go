@@ -124,8 +124,16 @@ func printSamplePlan(w io.Writer, p gapp.SamplePlan, asJSON bool) error {
 		if p.DryRun {
 			verb = "would be imported"
 		}
-		fmt.Fprintf(w, "read %d traces from %s (%d invalid skipped); the %d holding sampled items %s\n",
-			p.Read, p.Source, p.Invalid, p.Imported, verb)
+		if si := p.SourceInfo; si != nil && si.BytesTotal == 0 { // a database: sampled inside it
+			fmt.Fprintf(w, "ranked %d model calls inside %s (%s); fetched %d (%.1f MB); the %d holding sampled items %s\n",
+				si.Calls, p.Source, si.Layout, si.Requests, float64(si.BytesRead)/1e6, p.Imported, verb)
+		} else if si != nil {
+			fmt.Fprintf(w, "scanned %d model calls in %d rows of %s (%s, %d files; read %.1f of %.1f MB); the %d holding sampled items %s\n",
+				si.Calls, si.Rows, p.Source, si.Layout, len(si.Files), float64(si.BytesRead)/1e6, float64(si.BytesTotal)/1e6, p.Imported, verb)
+		} else {
+			fmt.Fprintf(w, "read %d traces from %s (%d invalid skipped); the %d holding sampled items %s\n",
+				p.Read, p.Source, p.Invalid, p.Imported, verb)
+		}
 	}
 	verb := "created"
 	if p.DryRun {
