@@ -47,7 +47,8 @@ func BenchmarkSampleFromPhoenix(b *testing.B) {
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		start := time.Now()
-		if err := cmd.Run(); err != nil {
+		peak, err := rusage.Run(cmd)
+		if err != nil {
 			b.Fatalf("sample: %v\n%s", err, errb.String())
 		}
 		took := time.Since(start)
@@ -66,7 +67,7 @@ func BenchmarkSampleFromPhoenix(b *testing.B) {
 			b.Fatalf("sampled %d", plan.Sampled)
 		}
 		b.ReportMetric(took.Seconds(), "s/sample")
-		b.ReportMetric(float64(rusage.PeakRSS(cmd.ProcessState))/1e6, "MB-peak-RSS")
+		b.ReportMetric(float64(peak)/1e6, "MB-peak-RSS")
 		b.ReportMetric(float64(plan.SourceInfo.Calls), "LLM-spans")
 		b.ReportMetric(float64(plan.SourceInfo.Requests), "spans-fetched")
 		b.ReportMetric(float64(plan.SourceInfo.BytesRead)/1e6, "MB-attributes-fetched")

@@ -44,18 +44,18 @@ func BenchmarkSampleFromSources(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	run := func(args ...string) ([]byte, *os.ProcessState, time.Duration) {
+	run := func(args ...string) ([]byte, int64, time.Duration) {
 		b.Helper()
 		cmd := exec.Command(bin, args...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		start := time.Now()
-		err := cmd.Run()
+		peak, err := rusage.Run(cmd)
 		took := time.Since(start)
 		if err != nil {
 			b.Fatalf("goldtrace %v: %v\n%s", args, err, errb.String())
 		}
-		return out.Bytes(), cmd.ProcessState, took
+		return out.Bytes(), peak, took
 	}
 	files := map[string]string{"parquet": filepath.Join(dir, fmt.Sprintf("langfuse-%d.parquet", traces)),
 		"jsonl": filepath.Join(dir, fmt.Sprintf("traces-%d.jsonl", traces))}
@@ -68,7 +68,7 @@ func BenchmarkSampleFromSources(b *testing.B) {
 	run("--db", db, "init")
 	sample := []string{"--db", db, "sample", "--n", "500", "--by", "tool", "--seed", "7", "--dry-run", "--json"}
 
-	report := func(b *testing.B, out []byte, ps *os.ProcessState, took time.Duration, size int64) {
+	report := func(b *testing.B, out []byte, peak int64, took time.Duration, size int64) {
 		var plan struct {
 			Sampled    int `json:"sampled"`
 			Read       int `json:"traces_read"`
@@ -85,7 +85,7 @@ func BenchmarkSampleFromSources(b *testing.B) {
 			b.Fatalf("sampled %d", plan.Sampled)
 		}
 		b.ReportMetric(took.Seconds(), "s/sample")
-		b.ReportMetric(float64(rusage.PeakRSS(ps))/1e6, "MB-peak-RSS")
+		b.ReportMetric(float64(peak)/1e6, "MB-peak-RSS")
 		b.ReportMetric(float64(size)/1e6, "MB-source")
 		if si := plan.SourceInfo; si != nil {
 			b.ReportMetric(float64(si.Calls), "decisions")
@@ -105,14 +105,14 @@ func BenchmarkSampleFromSources(b *testing.B) {
 
 	b.Run("parquet-disk", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			out, ps, took := run(append(sample, "--from", files["parquet"])...)
-			report(b, out, ps, took, size(files["parquet"]))
+			out, peak, took := run(append(sample, "--from", files["parquet"])...)
+			report(b, out, peak, took, size(files["parquet"]))
 		}
 	})
 	b.Run("jsonl-disk", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			out, ps, took := run(append(sample, "--from", files["jsonl"])...)
-			report(b, out, ps, took, size(files["jsonl"]))
+			out, peak, took := run(append(sample, "--from", files["jsonl"])...)
+			report(b, out, peak, took, size(files["jsonl"]))
 		}
 	})
 	b.Run("parquet-s3", func(b *testing.B) {
@@ -138,8 +138,8 @@ func BenchmarkSampleFromSources(b *testing.B) {
 		b.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			out, ps, took := run(append(sample, "--from", "s3://exports/proj/observations_v2/", "--s3-endpoint", srv.URL)...)
-			report(b, out, ps, took, n)
+			out, peak, took := run(append(sample, "--from", "s3://exports/proj/observations_v2/", "--s3-endpoint", srv.URL)...)
+			report(b, out, peak, took, n)
 		}
 	})
 }
