@@ -86,10 +86,19 @@ func (a *App) authorize(ctx context.Context, actor Actor, action Action, object 
 		return actor, err
 	}
 	if err := Authorize(actor, action); err != nil {
-		a.record(ctx, actor, action, object, store.AuditDenied)
-		return actor, err
+		return actor, a.refused(ctx, actor, action, object, err)
 	}
 	return actor, nil
+}
+
+// refused records a refusal in the audit log and returns it. A refusal
+// that could not be recorded is still refused; the error then says both,
+// so nobody takes the log for complete.
+func (a *App) refused(ctx context.Context, actor Actor, action Action, object string, denied error) error {
+	if err := a.record(ctx, actor, action, object, store.AuditDenied); err != nil {
+		return errors.Join(denied, fmt.Errorf("the refusal could not be recorded: %w", err))
+	}
+	return denied
 }
 
 // audit records, in a transaction of its own, that actor did action to

@@ -170,6 +170,11 @@ func distinctSorted(s []string) []string {
 	return slices.Compact(out)
 }
 
+// exportNext exports the next version of name. It is one long function
+// because the export's steps overlap (the gold is built while it is read;
+// the version's items are staged in the store while the content is
+// compressed, the manifest made and the files staged) and their waits and
+// clean-ups stay in order only in one place.
 func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOptions, eio ExportIO) (ExportResult, error) {
 	filter, whereList, err := parseWhere(o.Where)
 	if err != nil {
@@ -244,14 +249,16 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	if hasParent {
 		info.Version, info.ParentVersion, info.ParentHashes = latest.Version+1, latest.Version, parent
 	}
-	// Once the content is known the rest runs at once: the data files are
-	// written (and fsynced), the content is compressed for the store, the
-	// manifest is made, and the version's items go into the database (a
-	// staging version, in short transactions: store.WriteDatasetVersion).
-	// Its content and row follow when the manifest and the compressed
-	// content are ready, the manifest file when the data files are; the
-	// files are renamed into place only after the version is ready, and
-	// removed otherwise.
+	// Once the content is known it flows one way, in three steps that
+	// overlap: the store stages the version's items (a 'staging' version,
+	// in short transactions) while the content is compressed for the store,
+	// the manifest made and the data files written and fsynced beside
+	// their final names; then the store records the version (content,
+	// manifest, 'ready'); then the files are renamed into place. A failure
+	// anywhere removes the staging version and the staged files.
+	staging := goAsync(func() (*store.StagedVersion, error) {
+		return st.StageDatasetVersion(ctx, name, info.Version, content.Hashes)
+	})
 	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
 	type madeManifest struct {
 		m     dataset.Manifest
@@ -262,41 +269,33 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 		return madeManifest{m, b}, err
 	})
 	writing := eio.progress(fmt.Sprintf("export %s: writing v%d", name, info.Version), "MB")
-	defer writing.Done()
-	staging := goAsync(func() (*dataset.StagedFiles, error) {
-		return dataset.StageVersionFiles(o.Out, name, info.Version, meteredContent{content, writing}, func() ([]byte, error) {
-			made, err := manifesting.wait()
-			return made.bytes, err
-		}, o.Formats, false)
-	})
-	err = st.WriteDatasetVersion(ctx, name, info.Version, content.Hashes, func() (store.NewVersion, error) {
+	files, err := dataset.StageVersionFiles(o.Out, name, info.Version, meteredContent{content, writing}, func() ([]byte, error) {
 		made, err := manifesting.wait()
-		if err != nil {
-			return store.NewVersion{}, err
-		}
-		blob, err := compressing.wait()
-		if err != nil {
-			return store.NewVersion{}, err
-		}
-		if _, err := staging.wait(); err != nil {
-			return store.NewVersion{}, err
-		}
+		return made.bytes, err
+	}, o.Formats, false)
+	writing.Done()
+	made, manifestErr := manifesting.wait()
+	blob, compressErr := compressing.wait()
+	staged, stageErr := staging.wait()
+	if jerr := errors.Join(manifestErr, compressErr); err == nil && jerr != nil {
+		err = fmt.Errorf("export %s: %w", name, jerr)
+	}
+	if err == nil && stageErr == nil {
 		row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
 			CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count}
-		return store.NewVersion{Row: row, Manifest: made.bytes, Content: blob}, nil
-	})
-	files, stageErr := staging.wait()
-	manifesting.wait() // it reads the store: done before export returns
-	if err != nil {
+		stageErr = staged.Complete(ctx, store.NewVersion{Row: row, Manifest: made.bytes, Content: blob})
+	} else if staged != nil {
+		_ = staged.Abort(ctx) // the export fails with err; the next export removes what this could not
+	}
+	if err != nil || stageErr != nil {
 		if files != nil {
 			files.Abort()
 		}
-		if stageErr != nil {
-			return ExportResult{}, stageErr
+		if err != nil {
+			return ExportResult{}, err
 		}
-		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
+		return ExportResult{}, fmt.Errorf("export %s: %w", name, stageErr)
 	}
-	made, _ := manifesting.wait()
 	manifest := made.m
 	paths, err := files.Commit()
 	if err != nil {

@@ -60,5 +60,23 @@ func labelAgreement(items [][]review.Label) dataset.LabelAgreement {
 		out.KappaTool = &k
 	}
 	out.AlphaTool = a.Alpha.Alpha
+	out.Reliability = manifestReliability(a)
+	return out
+}
+
+// manifestReliability is review's reliability in the manifest's types.
+func manifestReliability(a review.Agreement) *dataset.Reliability {
+	r := a.Reliability
+	iv := func(e review.Estimate) dataset.Interval {
+		return dataset.Interval{Value: e.Value, Low: e.Low, High: e.High}
+	}
+	out := &dataset.Reliability{Replicates: r.Replicates, Seed: r.Seed, Kappa: iv(r.Kappa), AC1: iv(r.AC1), Alpha: iv(r.Alpha),
+		PerTool: make([]dataset.ToolInterval, len(r.PerTool)), ArgPaths: make([]dataset.ArgPathShare, len(a.ArgPaths))}
+	for i, t := range r.PerTool {
+		out.PerTool[i] = dataset.ToolInterval{Tool: t.Tool, Kappa: iv(t.Kappa), AC1: iv(t.AC1), Alpha: iv(t.Alpha)}
+	}
+	for i, p := range a.ArgPaths {
+		out.ArgPaths[i] = dataset.ArgPathShare{Tool: p.Tool, Path: p.Path, Pairs: p.Pairs, Agreed: p.Agreed}
+	}
 	return out
 }

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/goldtrace/goldtrace/internal/fserr"
+	"github.com/goldtrace/goldtrace/internal/input"
 	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -148,10 +147,7 @@ func openSource(ctx context.Context, path, format, endpoint string) (store.Input
 // stored: a .gz file's compressed bytes), so the import can say how far it
 // has got before it knows how many records the file holds.
 func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
-	if path == "-" {
-		return store.OpenInput(stdin, format, 0, io.NopCloser(nil))
-	}
-	f, size, err := OpenInputFile(path)
+	f, size, err := input.Open(path, stdin)
 	if err != nil {
 		return store.Input{}, err
 	}
@@ -160,29 +156,6 @@ func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 		f.Close()
 	}
 	return in, err
-}
-
-// OpenInputFile opens a trace file named on the command line, and says its
-// size when it is a regular file (0 otherwise: a pipe, a device). Its
-// errors are worded for a line that names the file already: "no such
-// file", "is a directory".
-func OpenInputFile(path string) (f *os.File, size int64, err error) {
-	f, err = os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, 0, errors.New("no such file")
-		}
-		return nil, 0, fserr.Bare(err)
-	}
-	fi, err := f.Stat()
-	if err == nil && fi.IsDir() {
-		f.Close()
-		return nil, 0, errors.New("is a directory")
-	}
-	if err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	return f, size, nil
 }
 
 // DisplayName is how an input is named in messages: its path, or stdin.

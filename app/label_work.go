@@ -46,8 +46,7 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 	}
 	for _, act := range []Action{ActLabelSubmit, ActGuideRead} { // returning a skipped item; the guide
 		if err := Authorize(actor, act); err != nil {
-			s.app.record(ctx, actor, act, "", store.AuditDenied)
-			return w, err
+			return w, s.app.refused(ctx, actor, act, "", err)
 		}
 	}
 	st := s.app.st

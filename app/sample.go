@@ -71,10 +71,12 @@ type SampleOptions struct {
 	Format         string   `json:"format,omitempty"`
 	SkipInvalid    bool     `json:"skip_invalid,omitempty"`
 	S3Endpoint     string   `json:"s3_endpoint,omitempty"`
-	Batch          string   `json:"-"`
-	Reviewers      []string `json:"-"`
-	PerItem        int      `json:"-"`
-	DryRun         bool     `json:"-"`
+	// Runs are the prediction runs --by disagreement ranks with (ReadRun).
+	Runs      []Run    `json:"runs,omitempty"`
+	Batch     string   `json:"-"`
+	Reviewers []string `json:"-"`
+	PerItem   int      `json:"-"`
+	DryRun    bool     `json:"-"`
 }
 
 // sampleQuery is SampleOptions checked and parsed.
@@ -113,6 +115,11 @@ type SamplePlan struct {
 	// SourceInfo is where a sample from a Parquet source came from: its
 	// files with their versions and row counts (recorded with the batch).
 	SourceInfo *source.Info `json:"source_info,omitempty"`
+	// Ranking is, with --by disagreement, each sampled item's disagreement
+	// among the runs, in batch order (highest first); Unranked counts run
+	// ids that are not stored items.
+	Ranking  []RankedItem `json:"ranking,omitempty"`
+	Unranked int          `json:"run_ids_not_stored,omitempty"`
 }
 
 type ReviewerLoad struct {
@@ -141,7 +148,17 @@ func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 		}
 		q.seed = seed
 	}
-	if o.By != "" {
+	switch {
+	case o.By == sampling.ByDisagreement:
+		if len(o.Runs) < 2 {
+			return q, fmt.Errorf("--by disagreement needs --runs with two or more prediction runs (a.jsonl,b.jsonl)")
+		}
+		if o.From != "" {
+			return q, fmt.Errorf("--by disagreement ranks stored items: import the traces and leave out --from")
+		}
+	case len(o.Runs) > 0:
+		return q, fmt.Errorf("--runs goes with --by disagreement")
+	case o.By != "":
 		if err := sampling.ValidKey(o.By); err != nil {
 			return q, fmt.Errorf("--by: %w", err)
 		}
@@ -271,6 +288,18 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	}
 	s := sampling.NewSampler(q.seed, q.opts.N, true)
 	s.Expect(items)
+	var ranking map[string]sampling.Disagreement
+	unranked := 0
+	if q.opts.By == sampling.ByDisagreement {
+		if ranking, unranked, err = disagreementRanking(ctx, st, q.opts.Runs); err != nil {
+			return SamplePlan{}, err
+		}
+		prio := make(map[string]uint8, len(ranking))
+		for h, d := range ranking {
+			prio[h] = d.Priority()
+		}
+		s.Prioritize(prio)
+	}
 	if q.opts.ExcludeSampled {
 		hashes, err := st.SampledInputHashes(ctx)
 		if err != nil {
@@ -278,8 +307,12 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 		}
 		s.Exclude(hashes)
 	}
+	by := q.opts.By
+	if by == sampling.ByDisagreement {
+		by = "" // one stratum: the ranking orders it
+	}
 	f := store.CandidateFilter{Where: q.filter.Where, Since: q.filter.Since, Until: q.filter.Until, Turns: q.filter.Turns,
-		ExcludeSampled: q.opts.ExcludeSampled, By: q.opts.By}
+		ExcludeSampled: q.opts.ExcludeSampled, By: by}
 	scanned := 0
 	err = st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
 		s.OfferRow(row, hash, stratum)
@@ -311,7 +344,16 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 		d.Stratum = c.Stratum
 		sample.Items[i] = sampling.Candidate(d)
 	}
-	return buildSamplePlan(ctx, st, q, sample, s.Duplicates(), s.Excluded())
+	p, err := buildSamplePlan(ctx, st, q, sample, s.Duplicates(), s.Excluded())
+	if err != nil || ranking == nil {
+		return p, err
+	}
+	p.Unranked = unranked
+	p.Ranking = make([]RankedItem, len(sample.Items))
+	for i, c := range sample.Items {
+		p.Ranking[i] = RankedItem{ID: c.ItemID, Disagreement: ranking[c.InputHash]}
+	}
+	return p, nil
 }
 
 // buildSamplePlan names the batch and assigns reviewers to a drawn sample.
@@ -393,7 +435,8 @@ func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p Samp
 		SampleOptions
 		Seed       int64        `json:"seed"`
 		SourceInfo *source.Info `json:"source_info,omitempty"`
-	}{q.opts, q.seed, p.SourceInfo}
+		Ranking    []RankedItem `json:"ranking,omitempty"`
+	}{q.opts, q.seed, p.SourceInfo, p.Ranking}
 	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: from}
 	if q.audit != nil {
 		ctx = q.audit(ctx, p)

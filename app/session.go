@@ -267,6 +267,15 @@ func (s *Session) Status(ctx context.Context, q store.StatusQuery) (store.Status
 	return s.app.st.Status(ctx, q)
 }
 
+// BatchSamples lists how each batch was drawn and its items (leads: the
+// dashboard compares the model's accuracy per batch).
+func (s *Session) BatchSamples(ctx context.Context) ([]store.BatchSample, error) {
+	if _, err := s.app.authorize(ctx, s.actor, ActStatusDetails, ""); err != nil {
+		return nil, err
+	}
+	return s.app.st.BatchSamples(ctx)
+}
+
 // OpenItemCounts counts the items still sampled or being labeled.
 func (s *Session) OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error) {
 	if _, err := s.app.authorize(ctx, s.actor, ActStatusTotals, ""); err != nil {

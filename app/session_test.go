@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/internal/storetest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/store/storetest"
 )
 
 // project is a real temp-file store where alice and bob are assigned one

@@ -68,6 +68,9 @@ type Line struct {
 	Tool         string   // expected tool, trace.NoTool for no call
 	Status       string
 	GuideVersion string
+	// Tools are the versions of the tools the item offered (shared by the
+	// items of one trace): the manifest's catalogue.
+	Tools []ToolVersion
 }
 
 // Len is the length of the record.
@@ -181,6 +184,7 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 type Builder struct {
 	params   map[string]json.RawMessage // raw tool parameters → canonical
 	toolSets map[string][]byte          // TraceGold.ToolsKey → available_tools JSON
+	versions map[string][]ToolVersion   // TraceGold.ToolsKey → the tools' hashes
 	rec      *gold.Encoder
 	answer   []byte    // reused for each record's own part
 	arena    []byte    // unused room for the records' own bytes
@@ -191,7 +195,7 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{params: map[string]json.RawMessage{}, toolSets: map[string][]byte{}, rec: gold.NewEncoder()}
+	return &Builder{params: map[string]json.RawMessage{}, toolSets: map[string][]byte{}, versions: map[string][]ToolVersion{}, rec: gold.NewEncoder()}
 }
 
 // builderArenaSize is the size of the blocks the records' own bytes are
@@ -280,6 +284,10 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 		return dst[:start], fmt.Errorf("trace %s: metadata: %w", t.ID, err)
 	}
 	traceIDJSON := jsonlex.AppendString(nil, t.ID, false)
+	versions, err := b.toolVersions(tg)
+	if err != nil {
+		return dst[:start], fmt.Errorf("trace %s: %w", t.ID, err)
+	}
 	for _, a := range tg.Answers {
 		rec, err := newRecord(t.ID, conv.msgs, a)
 		if err != nil {
@@ -301,7 +309,7 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 		parts[2] = b.keep(mid, []byte(`,"metadata":`), metaJSON, []byte(`}},"available_tools":`))
 		parts[3] = toolsJSON
 		parts[4] = b.keep([]byte{','}, answer, []byte{'}'})
-		line := Line{ID: rec.ID, Parts: parts, Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion}
+		line := Line{ID: rec.ID, Parts: parts, Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion, Tools: versions}
 		line.Hash = b.recordHash(&line)
 		dst = append(dst, line)
 	}

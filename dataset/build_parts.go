@@ -189,6 +189,46 @@ func (b *Builder) toolsJSON(tg TraceGold) ([]byte, error) {
 	return j, nil
 }
 
+// ToolVersion is one tool as an item offered it: its name and the first 16
+// hex digits of trace.ToolHash (its name, description and schema).
+type ToolVersion struct {
+	Name string
+	Hash string
+}
+
+// ShortToolHash is the tool's version as manifests and drift reports show it.
+func ShortToolHash(t trace.Tool) (string, error) {
+	h, err := trace.ToolHash(t)
+	if err != nil {
+		return "", err
+	}
+	return shortHash(h), nil
+}
+
+// toolVersions hashes the trace's tools (once per tool set).
+func (b *Builder) toolVersions(tg TraceGold) ([]ToolVersion, error) {
+	if tg.ToolsKey != "" {
+		if v, ok := b.versions[tg.ToolsKey]; ok {
+			return v, nil
+		}
+	}
+	out := make([]ToolVersion, len(tg.Trace.Tools))
+	for i, t := range tg.Trace.Tools {
+		h, err := ShortToolHash(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ToolVersion{t.Name, h}
+	}
+	if tg.ToolsKey != "" {
+		if len(b.versions) >= builderToolSetLimit {
+			clear(b.versions)
+		}
+		b.versions[tg.ToolsKey] = out
+	}
+	return out, nil
+}
+
 // builderToolSetLimit bounds how many tool sets a Builder remembers.
 const builderToolSetLimit = 4096
 

@@ -1,7 +1,7 @@
 // Package dataset holds the gold record format, versioned byte-reproducible
 // exports with their manifest, diffs between versions, and verification.
 //
-// Decisions where DESIGN.md is silent:
+// Decisions beyond the format docs/formats.md describes:
 //
 //   - Canonical record (EncodeRecord): fixed key order, compact, no HTML
 //     escaping, "\n" line ends, lines sorted by id; every JSON value inside

@@ -32,16 +32,19 @@ import (
 //     that no tool was called), items that expect calls also tool-call-f1.
 //     Beside it NAME-vN.promptfooconfig.yaml runs them (promptfoo_config.go).
 //   - inspect: inspect_ai samples (inspect_format.go).
-//   - deepeval: a JSON array of goldens (deepeval_format.go).
+//   - deepeval: a JSON array of goldens (inspect_format.go).
 //   - bfcl: BFCL's question and possible-answer files and a report of the
 //     rules BFCL cannot express (bfcl_format.go).
 //   - hf: a Hugging Face dataset folder, README card and data file
 //     (hf_format.go).
+//   - tau2: τ²-bench tasks and a report of what τ² cannot express
+//     (tau2_format.go).
 //
 // Messages and tools use OpenAI chat-completions shapes: tool_calls as
 // {id,type:"function",function:{name,arguments}} with arguments as a JSON
 // string, tools as {type:"function",function:{name,description,parameters}}.
-var Formats = []string{"openai-evals", "langsmith", "promptfoo", "bfcl", "inspect", "deepeval", "hf"}
+//
+// Formats (export_formats.go) lists them; exportFormats says their files.
 
 // ValidFormat reports whether f is "jsonl" (canonical only) or one of Formats.
 func ValidFormat(f string) bool {

@@ -147,6 +147,11 @@ func writeHFCard(w io.Writer, _ io.Reader, m *Manifest) error {
 	fmt.Fprintf(bw, "| reviewers' percent agreement | %s |\n", optNumber(a.PercentAgreement))
 	fmt.Fprintf(bw, "| Cohen's kappa (tool) | %s |\n", optNumber(a.KappaTool))
 	fmt.Fprintf(bw, "| Krippendorff's alpha (tool) | %s |\n", optNumber(a.AlphaTool))
+	if r := a.Reliability; r != nil {
+		fmt.Fprintf(bw, "| Gwet's AC1 (tool), 95%% bootstrap interval | %s |\n", intervalCell(r.AC1))
+		fmt.Fprintf(bw, "| kappa (Cohen, Conger) (tool), 95%% bootstrap interval | %s |\n", intervalCell(r.Kappa))
+		fmt.Fprintf(bw, "| Krippendorff's alpha (tool), 95%% bootstrap interval | %s |\n", intervalCell(r.Alpha))
+	}
 	fmt.Fprintf(bw, "| labeling guide versions | %s |\n", cmp.Or(strings.Join(m.GuideVersions, ", "), "-"))
 	fmt.Fprintf(bw, "\n## Expected tools\n\n| tool | items |\n|---|---|\n")
 	for _, t := range sortedKeys(m.ToolCounts) {
@@ -171,4 +176,16 @@ func optNumber(v *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.4f", *v)
+}
+
+// intervalCell is "0.8123 [0.71, 0.90]", the value alone without an
+// interval, or "n/a".
+func intervalCell(i Interval) string {
+	if i.Value == nil {
+		return "n/a"
+	}
+	if i.Low == nil || i.High == nil {
+		return optNumber(i.Value)
+	}
+	return fmt.Sprintf("%s [%s, %s]", optNumber(i.Value), optNumber(i.Low), optNumber(i.High))
 }

@@ -116,37 +116,14 @@ func writeDeepEval(w io.Writer, content io.Reader, _ *Manifest) error {
 		Comments           string             `json:"comments"`
 		AdditionalMetadata metadata           `json:"additional_metadata"`
 	}
-	lines := newJSONLines(w)
-	if _, err := lines.bw.WriteString("[\n"); err != nil {
-		return err
-	}
-	first := true
-	err := eachRecord(content, func(r gold.Record) error {
+	return writeJSONArray(w, content, func(r gold.Record) (any, error) {
 		g := golden{Name: r.ID, Input: lastUserMessage(r.Input.Messages), ExpectedTools: []deepEvalToolCall{}, Comments: r.Rationale,
 			AdditionalMetadata: metadata{metadataOf(r), trace.ChatMessages(r.Input.Messages), trace.ChatTools(r.AvailableTools), nonNilCalls(r.ExpectedCalls), nonNilAlts(r.Acceptable)}}
 		for _, c := range r.ExpectedCalls {
 			g.ExpectedTools = append(g.ExpectedTools, deepEvalToolCall{Name: c.Tool, InputParameters: c.Args})
 		}
-		if !first {
-			if _, err := lines.bw.WriteString(",\n"); err != nil {
-				return err
-			}
-		}
-		first = false
-		b, err := jsonText(g)
-		if err != nil {
-			return err
-		}
-		_, err = lines.bw.WriteString(b)
-		return err
+		return g, nil
 	})
-	if err != nil {
-		return err
-	}
-	if _, err := lines.bw.WriteString("\n]\n"); err != nil {
-		return err
-	}
-	return lines.flush()
 }
 
 // lastUserMessage is the content of the last user message, "" without one.

@@ -15,23 +15,27 @@ import (
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
 
-// Manifest describes one exported version (DESIGN.md "Manifest"). Field order
+// Manifest describes one exported version (docs/formats.md, "Manifest"). Field order
 // is the key order of the file; maps are written with sorted keys.
 type Manifest struct {
-	Name          string           `json:"name"`
-	Version       int              `json:"version"`
-	ParentVersion *int             `json:"parent_version"` // null for v1
-	CreatedAt     string           `json:"created_at"`     // RFC 3339, UTC
-	CreatedBy     string           `json:"created_by"`
-	Message       string           `json:"message"`
-	File          string           `json:"file"`   // the canonical JSONL this manifest describes
-	SHA256        string           `json:"sha256"` // of the JSONL file's bytes
-	Count         int              `json:"count"`
-	ToolCounts    map[string]int   `json:"tool_counts"`    // per expected tool, "(none)" for no call
-	GuideVersions []string         `json:"guide_versions"` // sorted, distinct, non-empty
-	Selection     Selection        `json:"selection"`
-	Agreement     AgreementSummary `json:"agreement"`
-	Changes       Changes          `json:"changes"`
+	Name          string         `json:"name"`
+	Version       int            `json:"version"`
+	ParentVersion *int           `json:"parent_version"` // null for v1
+	CreatedAt     string         `json:"created_at"`     // RFC 3339, UTC
+	CreatedBy     string         `json:"created_by"`
+	Message       string         `json:"message"`
+	File          string         `json:"file"`   // the canonical JSONL this manifest describes
+	SHA256        string         `json:"sha256"` // of the JSONL file's bytes
+	Count         int            `json:"count"`
+	ToolCounts    map[string]int `json:"tool_counts"`    // per expected tool, "(none)" for no call
+	GuideVersions []string       `json:"guide_versions"` // sorted, distinct, non-empty
+	// Catalogue maps each tool the version's items offered to the versions
+	// of it they offered (ShortToolHash, sorted): goldtrace drift and
+	// score compare it with another catalogue.
+	Catalogue map[string][]string `json:"catalogue"`
+	Selection Selection           `json:"selection"`
+	Agreement AgreementSummary    `json:"agreement"`
+	Changes   Changes             `json:"changes"`
 	// RecordHashes maps each item id to the first 16 hex digits of the
 	// sha256 of its line (without the newline): verify names the line that
 	// changed even when the line is still a valid record.
@@ -61,6 +65,67 @@ type LabelAgreement struct {
 	PercentAgreement *float64 `json:"percent_agreement"` // share of items whose labels agree
 	KappaTool        *float64 `json:"kappa_tool"`        // Cohen's kappa on the first tool, (none) included
 	AlphaTool        *float64 `json:"alpha_tool"`        // Krippendorff's alpha (nominal) on the first tool
+	// Reliability is the chance-corrected agreement on the first tool with
+	// bootstrap 95% intervals, overall and per tool, and agreement per
+	// argument path; nil when the export had no labels to compute it from.
+	Reliability *Reliability `json:"reliability"`
+}
+
+// Reliability is review's reliability statistics as the manifest records
+// them (4 decimals; null where undefined).
+type Reliability struct {
+	Replicates int            `json:"replicates"`
+	Seed       uint64         `json:"seed"`
+	Kappa      Interval       `json:"kappa"` // Conger's kappa (Cohen's for two reviewers)
+	AC1        Interval       `json:"ac1"`   // Gwet's AC1
+	Alpha      Interval       `json:"alpha"` // Krippendorff's alpha, nominal
+	PerTool    []ToolInterval `json:"per_tool"`
+	ArgPaths   []ArgPathShare `json:"arg_paths"`
+}
+
+// ToolInterval is one tool's reliability as a yes/no question.
+type ToolInterval struct {
+	Tool  string   `json:"tool"`
+	Kappa Interval `json:"kappa"`
+	AC1   Interval `json:"ac1"`
+	Alpha Interval `json:"alpha"`
+}
+
+// ArgPathShare is agreement on one argument path (JSON Pointer) of a tool
+// among reviewer pairs that chose it.
+type ArgPathShare struct {
+	Tool   string `json:"tool"`
+	Path   string `json:"path"`
+	Pairs  int    `json:"pairs"`
+	Agreed int    `json:"agreed"`
+}
+
+// Interval is a statistic and its 95% confidence interval (bootstrap
+// percentiles; see review.Bootstrap).
+type Interval struct {
+	Value *float64 `json:"value"`
+	Low   *float64 `json:"low"`
+	High  *float64 `json:"high"`
+}
+
+func (r *Reliability) rounded() *Reliability {
+	if r == nil {
+		return nil
+	}
+	out := *r
+	out.Kappa, out.AC1, out.Alpha = r.Kappa.rounded(), r.AC1.rounded(), r.Alpha.rounded()
+	out.PerTool = make([]ToolInterval, len(r.PerTool))
+	for i, t := range r.PerTool {
+		out.PerTool[i] = ToolInterval{Tool: t.Tool, Kappa: t.Kappa.rounded(), AC1: t.AC1.rounded(), Alpha: t.Alpha.rounded()}
+	}
+	if out.ArgPaths == nil {
+		out.ArgPaths = []ArgPathShare{}
+	}
+	return &out
+}
+
+func (i Interval) rounded() Interval {
+	return Interval{Value: round4p(i.Value), Low: round4p(i.Low), High: round4p(i.High)}
 }
 
 // Changes lists item ids against the parent version (for v1: all added).
@@ -125,7 +190,14 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 		m.Selection.Where = []string{}
 	}
 	guides := map[string]bool{}
+	catalogue := map[string]map[string]bool{}
 	for _, l := range c.Lines {
+		for _, t := range l.Tools {
+			if catalogue[t.Name] == nil {
+				catalogue[t.Name] = map[string]bool{}
+			}
+			catalogue[t.Name][t.Hash] = true
+		}
 		m.ToolCounts[l.Tool]++
 		if l.GuideVersion != "" {
 			guides[l.GuideVersion] = true
@@ -139,12 +211,16 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 		m.RecordHashes[l.ID] = shortHash(c.Hashes[l.ID])
 	}
 	m.GuideVersions = append(m.GuideVersions, sortedKeys(guides)...)
+	m.Catalogue = make(map[string][]string, len(catalogue))
+	for name, hashes := range catalogue {
+		m.Catalogue[name] = sortedKeys(hashes)
+	}
 	m.Agreement.LabeledItems = len(c.Lines)
 	if n := len(c.Lines); n > 0 {
 		m.Agreement.AgreedRate = Round4(float64(m.Agreement.Agreed) / float64(n))
 	}
 	m.Agreement.LabelAgreement = LabelAgreement{PercentAgreement: round4p(info.Labels.PercentAgreement), KappaTool: round4p(info.Labels.KappaTool),
-		AlphaTool: round4p(info.Labels.AlphaTool)}
+		AlphaTool: round4p(info.Labels.AlphaTool), Reliability: info.Labels.Reliability.rounded()}
 	m.Changes = changes(info.ParentHashes, c.Hashes)
 	return m
 }

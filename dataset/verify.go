@@ -45,6 +45,9 @@ func Verify(r io.Reader, m *Manifest) (Summary, error) { return verify(r, m, fal
 // record hashes already vouch for.
 func VerifyDeep(r io.Reader, m *Manifest) (Summary, error) { return verify(r, m, true) }
 
+// verify is long because it checks one stream line by line against the
+// manifest (order, ids, hashes, counts) in one pass over a file that may
+// be gigabytes; its checks share the line's state.
 func verify(r io.Reader, m *Manifest, deep bool) (Summary, error) {
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(r, h), 1<<20)

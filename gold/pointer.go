@@ -102,6 +102,9 @@ func displayTokens(tokens []string) string {
 // object member the expected args omit when the rule is optional or lists
 // any_of values (as a plain key may); every container above it must exist,
 // and an array index must be in range.
+//
+// It is long because it walks each pointer's tokens through the decoded
+// args with a case per container kind.
 func (c *ExpectedCall) CheckArgRules() error {
 	if len(c.ArgRules) == 0 {
 		return nil

@@ -316,6 +316,10 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 }
 
 // once sends one HTTP request.
+//
+// It is long because building the request, reading the response and
+// classifying every failure (retryable, fatal, rate-limited) share the
+// response's state.
 func (c *Client) once(ctx context.Context, payload []byte, n int) ([]Choice, time.Duration, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {

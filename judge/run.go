@@ -95,6 +95,10 @@ func (r *Runner) key(req Request) CacheKey {
 // stats; a fatal endpoint error stops the run and is returned with the
 // outcomes so far. A spent budget is not an error: the rest is Skipped and
 // the stats say Partial.
+//
+// It is long because the workers, the budget, the cache and the fatal-error
+// stop share one set of channels and counters; apart, they would need a
+// struct to share them and say no more.
 func (r *Runner) Run(ctx context.Context, tasks []Task, decode Decoder) ([]Outcome, Stats, error) {
 	if !r.Offline && r.Client == nil {
 		return nil, Stats{}, errors.New("judge: no client")

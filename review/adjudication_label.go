@@ -8,7 +8,7 @@ import (
 )
 
 // ParseAdjudicationLabel reads the label a lead gives as an item's gold
-// (goldtrace resolve --label): one Label JSON object (DESIGN.md "Label"; the
+// (goldtrace resolve --label): one Label JSON object (docs/formats.md, "Labels"; the
 // reviewer is ignored, unknown fields are errors). Its item, when given,
 // must be item. A call decision needs a call with a tool; a call without
 // arguments gets {}; a no_call decision keeps no calls.

@@ -36,6 +36,12 @@ type Agreement struct {
 	// PerTool: for each tool class, how often a pair agreed on it when at
 	// least one of the two chose it.
 	PerTool []ToolAgreement `json:"per_tool"`
+	// Reliability is Conger's kappa (Cohen's for two reviewers), Gwet's AC1
+	// and Krippendorff's alpha on the tool class with bootstrap 95%
+	// intervals, overall and per tool (DefaultBootstrap).
+	Reliability Reliability `json:"reliability"`
+	// ArgPaths is agreement per argument (JSON Pointer) given the same tool.
+	ArgPaths []ArgPathAgreement `json:"arg_paths"`
 	// Confusion lists the tool classes reviewers chose against each other
 	// for the same item, most frequent first (A < B; the pair is unordered).
 	Confusion []Confusion `json:"confusion"`
@@ -91,6 +97,9 @@ type Confusion struct {
 // its submitted labels (one per reviewer). Items with fewer than two labels
 // only contribute nothing; reviewers who did not label an item are missing
 // data for alpha and are left out of that item's pairs.
+//
+// It is long because every statistic is accumulated in one pass over the
+// items' label pairs; split, each part would walk the pairs again.
 func Agree(items [][]Label) Agreement {
 	type pairKey struct{ a, b string }
 	// pairTally is one reviewer pair's tool classes, item by item, and how
@@ -230,6 +239,8 @@ func Agree(items [][]Label) Agreement {
 		}
 		return x.B < y.B
 	})
+	out.Reliability = Reliable(ToolRatings(items), DefaultBootstrap)
+	out.ArgPaths = ArgPaths(items)
 	nonNilSlices(&out)
 	return out
 }
@@ -264,6 +275,12 @@ func nonNilSlices(a *Agreement) {
 	}
 	if a.Confusion == nil {
 		a.Confusion = []Confusion{}
+	}
+	if a.Reliability.PerTool == nil {
+		a.Reliability.PerTool = []ToolReliability{}
+	}
+	if a.ArgPaths == nil {
+		a.ArgPaths = []ArgPathAgreement{}
 	}
 	if a.Args.PerTool == nil {
 		a.Args.PerTool = []ToolArgsAgreement{}

@@ -19,7 +19,7 @@ type LabelCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// Label is one reviewer's submitted answer for one item (DESIGN.md "Label").
+// Label is one reviewer's submitted answer for one item (docs/formats.md, "Labels").
 type Label struct {
 	Item         string      `json:"item"`
 	Reviewer     string      `json:"reviewer"`

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -33,11 +34,18 @@ type Problem struct {
 // String prefixes the message with the call number when there are several.
 func (p Problem) String() string { return p.Message }
 
+// MaxRationale is the longest rationale a label may have, in characters:
+// the same for the label screen and labels import.
+const MaxRationale = 10000
+
 // ValidateLabel checks a label against the tools offered at its item: a
 // known decision, calls that fit it, tools that exist there and arguments
 // that satisfy each tool's JSON Schema.
 func ValidateLabel(l Label, tools []trace.Tool) []Problem {
 	var out []Problem
+	if n := utf8.RuneCountInString(l.Rationale); n > MaxRationale {
+		out = append(out, Problem{Call: -1, Message: fmt.Sprintf("the rationale is %d characters; at most %d", n, MaxRationale)})
+	}
 	switch l.Decision {
 	case DecisionCall:
 		if len(l.Calls) == 0 {

@@ -34,6 +34,10 @@ type Stratum struct {
 // When n cannot cover every stratum's minimum, the largest strata get theirs
 // first (Allocate reports this in the returned note). When n is at least the
 // total, every item is taken. The result is sorted by stratum name.
+//
+// It is long because the water-filling rounds, the minimum per stratum and
+// the remainder distribution work on the same integer shares; it is kept
+// whole so that its exact arithmetic can be read in one place.
 func Allocate(strata []Stratum, n int, mode string, minPer int) ([]Stratum, string, error) {
 	if n < 0 {
 		return nil, "", fmt.Errorf("sample size %d is negative", n)

@@ -37,6 +37,7 @@ type Sampler struct {
 	held     map[string]*entry // input hash -> its entry in a reservoir
 	seen     map[[16]byte]struct{}
 	excluded map[string]bool
+	priority map[string]uint8 // input hash → priority (Prioritize); nil: plain seeded order
 	dups     int
 	excl     int
 }
@@ -103,6 +104,19 @@ func (s *Sampler) Exclude(hashes []string) {
 	}
 }
 
+// Prioritize makes the sampler draw inputs of higher priority first (by
+// input hash; missing ones have priority 0), in seeded order within one
+// priority: the "top of each stratum" of a ranking. Call it before offering.
+func (s *Sampler) Prioritize(p map[string]uint8) { s.priority = p }
+
+// keyFor is the sort key of an input: seeded, above it its priority.
+func (s *Sampler) keyFor(k uint64, inputHash string) uint64 {
+	if s.priority == nil {
+		return k
+	}
+	return prioritized(k, s.priority[inputHash])
+}
+
 // OfferRow is Offer for a store scan in Earlier order (exact mode): it
 // takes only the item's row, input hash (read during the call only) and
 // stratum, and allocates nothing for candidates it does not keep. The kept
@@ -132,6 +146,9 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 		key = keyOf(s.seed, binary.BigEndian.Uint64(k[:8]))
 	} else {
 		key = Key(s.seed, string(inputHash))
+	}
+	if s.priority != nil {
+		key = s.keyFor(key, string(inputHash))
 	}
 	if r.Len() >= s.n {
 		top := r.items[0]
@@ -174,7 +191,7 @@ func (s *Sampler) admit(c Candidate) {
 	if s.n <= 0 {
 		return
 	}
-	s.admitKeyed(&entry{c: c, key: Key(s.seed, c.InputHash)})
+	s.admitKeyed(&entry{c: c, key: s.keyFor(Key(s.seed, c.InputHash), c.InputHash)})
 }
 
 // admitKeyed keeps e in its stratum's reservoir when its key is among the n

@@ -31,6 +31,9 @@ type Prediction struct {
 	// Errors holds each call's outcome (CallUnknown, CallOK, CallFailed)
 	// when the prediction reports them; nil when none does.
 	Errors []int8
+	// Catalogue is the tools the prediction says the model was offered,
+	// name → short tool hash (catalogue.go); nil when it does not say.
+	Catalogue map[string]string
 }
 
 // ErrorKind names why an item failed. Each failing item gets exactly one.

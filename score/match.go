@@ -205,6 +205,9 @@ const (
 )
 
 // fitList pairs the predicted calls with one gold list into s.cur.
+//
+// It is long because the cost matrix is filled and solved in place, on the
+// Scorer's reused buffers (the hot path allocates nothing).
 func (s *Scorer) fitList(li int, list []gold.ExpectedCall) {
 	n, m := len(list), len(s.calls)
 	s.cur.list = li

@@ -3,8 +3,8 @@ package score
 import "strings"
 
 // Profile selects comparison behaviours that differ between scorers. The
-// default profile is goldtrace's own semantics (DESIGN.md "Scoring
-// semantics"); ProfileBFCL reproduces the Berkeley Function Calling
+// default profile is goldtrace's own semantics (score/REPORT.md, "Matching
+// one item"); ProfileBFCL reproduces the Berkeley Function Calling
 // Leaderboard's AST checker where it deliberately differs.
 type Profile struct {
 	Name string

@@ -73,7 +73,9 @@ type idPrediction struct {
 // with each call {name, arguments} or OpenAI's {function: {name,
 // arguments}}, arguments an object or a JSON string holding one (kept
 // verbatim and flagged unparseable when it is not JSON), and an optional
-// "error" (null: the call succeeded; a string: it failed).
+// "error" (null: the call succeeded; a string: it failed). An optional
+// "tools" or "catalogue" says which tools the model was offered
+// (catalogue.go).
 func ParsePrediction(data []byte) (idPrediction, error) {
 	var ip idPrediction
 	hasID := false
@@ -94,6 +96,25 @@ func ParsePrediction(data []byte) (idPrediction, error) {
 			}
 			ip.Calls = []trace.Call{}
 			return l.Array(func() error { return readPredictedCall(&l, &ip.Prediction) })
+		case "tools":
+			raw, err := l.Skip()
+			if err != nil || string(raw) == "null" {
+				return err
+			}
+			ip.Catalogue, err = predictionTools(raw)
+			return err
+		case "catalogue":
+			raw, err := l.Skip()
+			if err != nil || string(raw) == "null" {
+				return err
+			}
+			if err := json.Unmarshal(raw, &ip.Catalogue); err != nil {
+				return fmt.Errorf("catalogue must map tool names to hashes: %v", err)
+			}
+			if ip.Catalogue == nil {
+				ip.Catalogue = map[string]string{}
+			}
+			return nil
 		}
 		_, err := l.Skip()
 		return err

@@ -79,6 +79,9 @@ func (s *Scorer) lcsTools(list []gold.ExpectedCall) int {
 
 // explain picks the failing item's error kind (ErrorKinds order) and says
 // what went wrong in one line.
+//
+// It is long because it walks the error kinds in precedence order, each a
+// short case with its own message.
 func (s *Scorer) explain(list []gold.ExpectedCall, m, paired int, r *ItemResult) (ErrorKind, string) {
 	n := len(list)
 	b := &s.best

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"sync"
@@ -22,22 +23,37 @@ const fingerprintExt = "goldtrace-key-fingerprint"
 
 // authenticate is the public-key callback: the key must belong to a user.
 // It runs before the client can send anything else, so an unknown key is
-// refused before any data is read.
+// refused before any data is read. Unknown keys count against their
+// address: past the limit, each further unknown key from it is answered
+// only after AuthDelay, while a registered key from the same address gets
+// in at once — a client that offers another key first is not locked out.
 func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
 	host := remoteHost(ctx.RemoteAddr())
 	fp := gossh.FingerprintSHA256(key)
-	if s.limiter.blocked(host) {
-		s.log.Warn("auth refused: too many failures from this host", "from", host, "key", fp, "ssh_user", ctx.User())
-		return false
-	}
 	if _, err := s.cfg.KeyActor(ctx, fp); err != nil {
-		if s.limiter.fail(host) {
-			s.log.Warn("auth failures over the limit: host blocked", "from", host,
+		blocked := s.limiter.blocked(host)
+		first, blockedNow := s.limiter.fail(host)
+		s.log.Warn("auth refused: unknown key", "from", host, "key", fp, "ssh_user", ctx.User(), "host_blocked", blocked || blockedNow)
+		switch {
+		case blockedNow:
+			s.log.Warn("unknown-key attempts over the limit: address blocked", "from", host,
 				"failures", s.cfg.AuthFailures, "for", s.cfg.AuthWindow.String())
+			s.authFailed(fp, fmt.Sprintf("from %s: %d unknown-key attempts within %s; its connections are cut at their first unknown key for %s",
+				host, s.cfg.AuthFailures, s.cfg.AuthWindow, s.cfg.AuthWindow))
+		case first:
+			s.authFailed(fp, fmt.Sprintf("from %s: unknown key (further attempts from this address within %s are counted, not listed)", host, s.cfg.AuthWindow))
 		}
-		s.log.Warn("auth refused: unknown key", "from", host, "key", fp, "ssh_user", ctx.User())
+		if blocked {
+			// Slow the address down, not its users: a registered key
+			// offered next on this connection still gets in.
+			select {
+			case <-time.After(s.cfg.AuthDelay):
+			case <-ctx.Done():
+			}
+		}
 		return false
 	}
+
 	perms := ctx.Permissions()
 	if perms.Extensions == nil {
 		perms.Extensions = map[string]string{}
@@ -102,25 +118,43 @@ func (l *authLimiter) blocked(host string) bool {
 	return h != nil && l.now().Before(h.blockedUntil)
 }
 
-// fail records a refused key from host and reports whether that put the
-// host over the limit just now.
-func (l *authLimiter) fail(host string) bool {
+// authFailed records unknown-key attempts in the audit log, without
+// holding up the handshake.
+func (s *Server) authFailed(fp, what string) {
+	if s.cfg.AuthFailed == nil {
+		return
+	}
+	go s.cfg.AuthFailed(context.Background(), fp, what)
+}
+
+// fail records a refused key from host and reports whether it is the
+// host's first in its window and whether it put the host over the limit
+// just now.
+func (l *authLimiter) fail(host string) (first, blockedNow bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	l.forgetOld(now)
 	h := l.hosts[host]
 	if h == nil || now.Sub(h.since) > l.window {
-		h = &hostFailures{since: now}
+		first = h == nil || !now.Before(h.blockedUntil)
+		h = &hostFailures{since: now, blockedUntil: blockedUntil(h)}
 		l.hosts[host] = h
 	}
 	h.n++
 	if h.n >= l.limit && !now.Before(h.blockedUntil) {
 		h.blockedUntil = now.Add(l.window)
 		h.n, h.since = 0, h.blockedUntil
-		return true
+		return first, true
 	}
-	return false
+	return first, false
+}
+
+func blockedUntil(h *hostFailures) time.Time {
+	if h == nil {
+		return time.Time{}
+	}
+	return h.blockedUntil
 }
 
 // forgetOld drops hosts with nothing recent, so the map stays small.

@@ -49,6 +49,18 @@ type Config struct {
 	AuthWindow   time.Duration
 	// Version is sent in the SSH banner ("SSH-2.0-goldtrace-VERSION").
 	Version string
+	// AuthDelay: how long an unknown key from a blocked address waits for
+	// its refusal (default one second).
+	AuthDelay time.Duration
+	// Limits; zero fields take DefaultLimits' values.
+	Limits Limits
+	// AuthFailed records unknown-key attempts (the audit log); nil: only
+	// logged.
+	AuthFailed func(ctx context.Context, fingerprint, what string)
+	// Refused records what the server refused an authenticated key (a
+	// session over the per-key limit, a command ended for a stalled
+	// client); nil: only logged.
+	Refused func(ctx context.Context, actor app.Actor, what string)
 }
 
 // Server is goldtrace's SSH front door: public-key authentication against
@@ -58,6 +70,12 @@ type Server struct {
 	ssh     *ssh.Server
 	log     *slog.Logger
 	limiter *authLimiter
+	gate    *gate
+	limits  Limits
+	// recheck asks the key watcher to check open sessions' keys now.
+	recheck  chan struct{}
+	quit     chan struct{}
+	quitOnce sync.Once
 
 	mu       sync.Mutex
 	sessions map[*liveSession]struct{}
@@ -81,7 +99,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthWindow <= 0 {
 		cfg.AuthWindow = time.Minute
 	}
+	if cfg.AuthDelay <= 0 {
+		cfg.AuthDelay = time.Second
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
+		limits:   cfg.Limits,
+		gate:     &gate{byHost: map[string][]*pending{}, limits: cfg.Limits},
+		recheck:  make(chan struct{}, 1),
+		quit:     make(chan struct{}),
 		cfg:      cfg,
 		log:      slog.New(slog.NewTextHandler(cfg.Log, nil)),
 		limiter:  newAuthLimiter(cfg.AuthFailures, cfg.AuthWindow, time.Now),
@@ -104,6 +130,10 @@ func New(cfg Config) (*Server, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	srv.IdleTimeout = cfg.Limits.IdleTimeout
+	srv.ConnCallback = func(ctx ssh.Context, conn net.Conn) net.Conn {
+		return &gatedConn{Conn: conn, p: s.gate.admit(ctx, conn)}
 	}
 	srv.ConnectionFailedCallback = func(conn net.Conn, err error) {
 		if !errors.Is(err, io.EOF) {
@@ -135,6 +165,18 @@ func Listen(addr string) (net.Listener, error) {
 
 // Serve accepts connections on l until Shutdown; it returns nil then.
 func (s *Server) Serve(l net.Listener) error {
+	go s.watchKeys()
+	// A Shutdown that came before the listener was tracked would leave it
+	// accepting: closing it on quit ends Serve either way.
+	served := make(chan struct{})
+	defer close(served)
+	go func() {
+		select {
+		case <-s.quit:
+			l.Close()
+		case <-served:
+		}
+	}()
 	err := s.ssh.Serve(l)
 	if s.closing.Load() || errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -148,6 +190,7 @@ func (s *Server) Serve(l net.Listener) error {
 // running are cancelled and their connections cut.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
+	s.quitOnce.Do(func() { close(s.quit) })
 	listenersClosed := make(chan struct{})
 	go func() {
 		// Closes the listeners at once, then waits for connections, which
@@ -191,14 +234,25 @@ func (s *Server) waitSessions(ctx context.Context) bool {
 	}
 }
 
-func (s *Server) track(ls *liveSession) bool {
+// track registers an open session; an error says why it may not open
+// (shutting down, the key's sessions at the limit).
+func (s *Server) track(ls *liveSession) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
-		return false
+		return errors.New("the server is shutting down")
+	}
+	n := 0
+	for other := range s.sessions {
+		if other.fp == ls.fp {
+			n++
+		}
+	}
+	if n >= s.limits.SessionsPerKey {
+		return fmt.Errorf("key %s has %d sessions open already, the most one key may have (goldtrace serve --sessions-per-key)", ls.fp, n)
 	}
 	s.sessions[ls] = struct{}{}
-	return true
+	return nil
 }
 
 func (s *Server) untrack(ls *liveSession) {

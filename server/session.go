@@ -22,8 +22,42 @@ import (
 // liveSession is an open session: a screen (program, which Shutdown tells
 // to save and end) or a command (which Shutdown waits for).
 type liveSession struct {
-	mu      sync.Mutex
-	program *tea.Program
+	fp, user string
+	sess     ssh.Session
+	mu       sync.Mutex
+	program  *tea.Program
+	cancel   context.CancelFunc
+	endOnce  sync.Once
+}
+
+func (ls *liveSession) setCancel(cancel context.CancelFunc) {
+	ls.mu.Lock()
+	ls.cancel = cancel
+	ls.mu.Unlock()
+}
+
+// end ends the session now (its key was removed, its client stalled):
+// the command or screen is cancelled, the client told why if it takes
+// the message within a second, and the channel closed.
+func (ls *liveSession) end(why string) {
+	ls.endOnce.Do(func() {
+		ls.mu.Lock()
+		cancel := ls.cancel
+		ls.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+		told := make(chan struct{})
+		go func() {
+			fmt.Fprintf(ls.sess.Stderr(), "goldtrace: %s\r\n", why)
+			close(told)
+		}()
+		select {
+		case <-told:
+		case <-time.After(time.Second):
+		}
+		_ = ls.sess.Close()
+	})
 }
 
 func (ls *liveSession) shutdown() {
@@ -55,9 +89,16 @@ func (s *Server) handle(ssh.Handler) ssh.Handler {
 			_ = sess.Exit(2)
 			return
 		}
-		ls := &liveSession{}
-		if !s.track(ls) {
-			fmt.Fprint(sess.Stderr(), "goldtrace: the server is shutting down\r\n")
+		if p, ok := sess.Context().Value(gateKey{}).(*pending); ok {
+			p.leave() // authenticated: no longer waiting at the gate
+		}
+		ls := &liveSession{fp: actor.KeyFingerprint, user: actor.Name, sess: sess}
+		if err := s.track(ls); err != nil {
+			if !s.closing.Load() {
+				s.log.Warn("session refused", "user", actor.Name, "key", actor.KeyFingerprint, "reason", err.Error())
+				s.refused(actor, err.Error())
+			}
+			fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", err)
 			_ = sess.Exit(2)
 			return
 		}
@@ -81,9 +122,51 @@ func (s *Server) handle(ssh.Handler) ssh.Handler {
 func (s *Server) exec(sess ssh.Session, ls *liveSession, actor app.Actor, args []string) int {
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
+	ls.setCancel(cancel)
 	stop := context.AfterFunc(s.hardStop, cancel)
 	defer stop()
-	return s.cfg.Exec(app.WithActor(ctx, actor), args, sess, sess, sess.Stderr())
+	out, errOut := &stallWatch{w: sess}, &stallWatch{w: sess.Stderr()}
+	errs := &lineCap{w: errOut, max: s.limits.MaxErrorLines}
+	in := &lineLimit{r: sess, max: s.limits.MaxLine}
+	done := make(chan struct{})
+	go s.watchStall(ls, actor, done, out, errOut)
+	code := s.cfg.Exec(app.WithActor(ctx, actor), args, in, out, errs)
+	close(done)
+	errs.finish()
+	s.checkKeysNow() // the command may have removed a key
+	return code
+}
+
+// watchStall ends a command whose client has not taken its output for the
+// stall timeout: a command blocked writing may be holding a database
+// snapshot open, which keeps the WAL from being checkpointed.
+func (s *Server) watchStall(ls *liveSession, actor app.Actor, done <-chan struct{}, outs ...*stallWatch) {
+	d := s.limits.StallTimeout
+	tick := time.NewTicker(min(time.Second, d/4))
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		for _, w := range outs {
+			if w.stalled(d) {
+				why := fmt.Sprintf("your client took no output for %s: the command was ended (goldtrace serve --stall-timeout)", d)
+				s.log.Warn("command ended: client stalled", "user", actor.Name, "key", actor.KeyFingerprint, "after", d.String())
+				s.refused(actor, why)
+				ls.end(why)
+				return
+			}
+		}
+	}
+}
+
+// refused records a refusal of an authenticated key's request.
+func (s *Server) refused(actor app.Actor, what string) {
+	if s.cfg.Refused != nil {
+		s.cfg.Refused(context.Background(), actor, what)
+	}
 }
 
 // screen runs the actor's home screen on the session's terminal until they
@@ -95,9 +178,16 @@ func (s *Server) screen(sess ssh.Session, ls *liveSession, actor app.Actor) int 
 		fmt.Fprint(sess.Stderr(), "goldtrace: no terminal: connect with ssh -t for your screen, or give a command (ssh HOST -- status)\r\n")
 		return 2
 	}
+	ctx, cancel := context.WithCancel(sess.Context())
+	defer cancel()
+	ls.setCancel(cancel)
 	r := sessionRenderer(sess)
-	model, err := s.cfg.Home(app.WithActor(sess.Context(), actor), actor, r)
+	model, err := s.cfg.Home(app.WithActor(ctx, actor), actor, r)
 	if err != nil {
+		var denied *app.DeniedError
+		if !errors.As(err, &denied) { // app records its own refusals
+			s.refused(actor, "screen: "+oneLine(err.Error()))
+		}
 		fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", oneLine(err.Error()))
 		return 2
 	}
@@ -119,17 +209,20 @@ func (s *Server) screen(sess ssh.Session, ls *liveSession, actor app.Actor) int 
 	go func() {
 		for {
 			select {
-			case <-sess.Context().Done():
+			case <-ctx.Done():
 				return
 			case w, ok := <-windows:
 				if !ok {
 					return
 				}
+				// A client's size is clamped: the screen renders what
+				// it is told, and 10000×10000 would be ~100 MB a frame.
+				w = s.limits.clampWindow(w)
 				p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
 			}
 		}
 	}()
-	runErr := model.RunProgram(sess.Context(), p)
+	runErr := model.RunProgram(ctx, p)
 	var notice *tui.QuitNotice
 	if errors.As(runErr, &notice) {
 		// The work was kept outside the database (a recovery file on the

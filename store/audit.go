@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -75,17 +76,16 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	if p == nil || p.isWritten() {
 		return nil
 	}
-	ctx = context.WithoutCancel(ctx)
-	w, err := s.writer(ctx)
-	if err != nil {
-		return err
-	}
+	// An audit entry alone changes nothing a status reads.
+	ctx = context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true)
 	// An entry undone with a transaction it shared is written again: a
 	// refusal's entry has no caller that would retry it.
-	return againIfUndone(func() error {
-		return s.runGrouped(ctx, w, func(tx *Tx) error { return nil }, true)
-	})
+	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error { return nil })
 }
+
+// statusUnchangedKey marks the context of a transaction that only commits an
+// audit entry (CommitAudit).
+type statusUnchangedKey struct{}
 
 func (p *pendingAudit) isWritten() bool {
 	p.mu.Lock()
@@ -162,4 +162,33 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 		SELECT * FROM audit WHERE (? = '' OR actor = ?) AND (? = '' OR action = ?) ORDER BY id DESC LIMIT ?) ORDER BY id`,
 		f.Actor, f.Actor, f.Action, f.Action, limit)
 	return out, err
+}
+
+// ErrRevoked: the SSH key an action came with was removed before the
+// action's transaction committed; nothing of it was written.
+var ErrRevoked = errors.New("the key was removed: nothing was written")
+
+// keyStillTheirs checks, inside the transaction that does an SSH actor's
+// action, that the key the actor connected with is still theirs: a write
+// that races users key remove or users remove is refused (and rolled
+// back with its savepoint), not stored under a removed key.
+func keyStillTheirs(ctx context.Context, tx *Tx) error {
+	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
+	if p == nil || p.isWritten() {
+		return nil
+	}
+	e := p.entry
+	if e.Source != "ssh" || e.KeyFingerprint == "" || (e.Outcome != "" && e.Outcome != AuditOK) {
+		return nil
+	}
+	var n int
+	err := tx.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM user_keys WHERE fingerprint = ? AND user = ?`,
+		e.KeyFingerprint, e.Actor).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("key %s of %s: %w", e.KeyFingerprint, e.Actor, ErrRevoked)
+	}
+	return nil
 }

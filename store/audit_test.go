@@ -2,11 +2,11 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 // TestMigrationRebuildsUsersKeepingReferences applies 0008 (the users table
@@ -16,32 +16,14 @@ import (
 func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gt.db")
-	w, err := sql.Open("sqlite", dsn(path, true, busyTimeout))
+	// Every migration but 0008, applied last: a database that the
+	// releases before this one brought past 0008 (0009 and later) gets it
+	// then.
+	w, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), func(v int) bool { return v != 8 })
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.SetMaxOpenConns(1)
-	s := &Store{w: w, path: path, Now: func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }}
 	defer w.Close()
-	if _, err := w.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rebuild migration
-	for _, m := range ms {
-		if m.version == 8 {
-			// Applied last: a database that the releases before this
-			// one brought past 0008 (0009 and later) gets it then.
-			rebuild = m
-			continue
-		}
-		if err := s.applyMigration(ctx, w, m); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, q := range []string{
 		`INSERT INTO users(name, role, created_at) VALUES ('alice', 'reviewer', 'x'), ('carol', 'lead', 'x')`,
 		`CREATE TABLE keys_like (user TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE, fp TEXT NOT NULL) STRICT`,
@@ -52,9 +34,11 @@ func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if err := s.applyMigration(ctx, w, rebuild); err != nil {
+	rebuilt, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), nil)
+	if err != nil {
 		t.Fatalf("0008: %v", err)
 	}
+	rebuilt.Close()
 	var n int
 	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM keys_like`).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("rows referencing users after the rebuild: %d %v", n, err)
@@ -79,8 +63,10 @@ func TestMigrationRebuildsUsersKeepingReferences(t *testing.T) {
 		t.Errorf("cascade from the rebuilt users table: %d %v", n, err)
 	}
 	// Applying it again is a no-op (it is recorded).
-	if err := s.applyMigration(ctx, w, rebuild); err != nil {
+	if again, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), nil); err != nil {
 		t.Errorf("second apply: %v", err)
+	} else {
+		again.Close()
 	}
 }
 

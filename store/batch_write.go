@@ -2,172 +2,14 @@ package store
 
 import (
 	"context"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/goldtrace/goldtrace/internal/fserr"
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
-
-// bulkPace bounds how long a bulk write holds the write lock at a time: a
-// transaction stops taking work once it has run chunkTime, and its commit
-// keeps the whole hold under 250 ms; the lock is then left free for yield,
-// long enough for a writer waiting on its busy timeout (SQLite retries
-// every 100 ms at most) to get in.
-type bulkPace struct {
-	chunkTime time.Duration
-	yield     time.Duration
-	// full commits every chunk with synchronous=FULL (a WAL fsync each,
-	// which on a loaded disk alone can pass the bound). Without it chunks
-	// commit with synchronous=NORMAL, and the write-ahead log is synced
-	// once the last chunk is in: every bulk writer is all or nothing
-	// (a batch 'writing', a version 'staging', labels taken back), so a
-	// crash that loses the last unsynced chunks loses nothing anyone was
-	// told was written, and the database stays consistent (WAL).
-	full bool
-	// held, when set, is told how long each transaction worked (its
-	// statements) and held the lock (from its first statement to the end of
-	// its commit); tests measure with it.
-	held func(work, total time.Duration)
-	// auditLast writes ctx's audit entry in the last transaction, the one
-	// that completes the write (a write that is the whole action); else it
-	// is left to the caller.
-	auditLast bool
-}
-
-var defaultBulkPace = bulkPace{chunkTime: 80 * time.Millisecond, yield: 110 * time.Millisecond}
-
-// inChunks runs a bulk write of n units in short transactions: chunk is
-// called with the first unit not yet done and a deadline, does at least one
-// unit, and says how many it did.
-func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(tx *Tx, from int, deadline time.Time) (int, error)) error {
-	from := 0
-	if n == 0 {
-		return nil
-	}
-	return s.paced(ctx, pace, func(tx *Tx, deadline time.Time) (bool, error) {
-		done, err := chunk(tx, from, deadline)
-		if err != nil {
-			return false, err
-		}
-		from += max(done, 1)
-		return from < n, nil
-	})
-}
-
-// paced runs a bulk write in short transactions until step says nothing is
-// left: step gets a deadline after which it stops taking work, and the
-// lock is left free for pace.yield between transactions. Once step is done
-// the write is durable.
-func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
-	var last time.Time
-	for more := true; more; {
-		if !last.IsZero() {
-			if err := s.pauseForWaiters(ctx, last, pace.yield); err != nil {
-				return err
-			}
-		}
-		var began time.Time
-		var work time.Duration
-		fn := func(tx *Tx) error {
-			var err error
-			began = time.Now()
-			more, err = step(tx, began.Add(pace.chunkTime))
-			if err == nil && !more && pace.auditLast {
-				err = s.writePendingAudit(ctx, tx)
-			}
-			work = time.Since(began)
-			return err
-		}
-		// A chunk is not the whole action: the action's audit entry goes
-		// in the transaction that completes it, or on its own after.
-		var err error
-		if pace.full {
-			err = s.WithTx(bulkWrite(withoutAudit(ctx)), fn)
-		} else {
-			err = s.withRelaxedTx(bulkWrite(withoutAudit(ctx)), fn)
-		}
-		if err != nil {
-			return err
-		}
-		last = time.Now()
-		if !more && pace.auditLast {
-			auditCommitted(ctx)
-		}
-		if pace.held != nil {
-			pace.held(work, last.Sub(began))
-		}
-	}
-	if !pace.full {
-		return s.syncLog()
-	}
-	return nil
-}
-
-// untilDone is a paced step that runs remove (one bounded step of a bulk
-// removal, saying how many rows it removed) until it removes nothing or the
-// transaction's deadline has passed.
-func untilDone(remove func(tx *Tx) (int, error)) func(tx *Tx, deadline time.Time) (bool, error) {
-	return func(tx *Tx, deadline time.Time) (bool, error) {
-		for {
-			n, err := remove(tx)
-			if err != nil || n == 0 {
-				return false, err
-			}
-			if !time.Now().Before(deadline) {
-				return true, nil
-			}
-		}
-	}
-}
-
-// withRelaxedTx is WithTx committed with synchronous=NORMAL: the commit
-// writes the log without waiting for the disk. The write connection is
-// held for the transaction, so no other write of this process commits
-// relaxed, and is put back to FULL after it (or discarded if it cannot be).
-func (s *Store) withRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	w, err := s.writer(ctx)
-	if err != nil {
-		return err
-	}
-	conn, err := w.Conn(ctx)
-	if err != nil {
-		return s.wrap("begin", err)
-	}
-	defer conn.Close()
-	defer s.dataChanged()
-	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
-		return s.wrap("begin", err)
-	}
-	defer func() {
-		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused relaxed
-		}
-	}()
-	return s.withTxOn(ctx, conn, fn)
-}
-
-// syncLog makes what relaxed commits wrote durable: it syncs the
-// write-ahead log to disk (its frames are the commits, in order).
-func (s *Store) syncLog() error {
-	f, err := os.OpenFile(s.path+"-wal", os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // checkpointed and removed: in the database file, synced
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", s.path, fserr.Bare(err))
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("the write reached %s but could not be synced to disk: %w", s.path, fserr.Bare(err))
-	}
-	return nil
-}
 
 // abandonedAfter is how long a 'writing' batch may go without a heartbeat
 // before it counts as left behind by a killed sample.
@@ -355,7 +197,7 @@ func (s *Store) removeAbandonedBatches(ctx context.Context, pace bulkPace) error
 // then the batch.
 func (s *Store) removeBatch(ctx context.Context, name string, pace bulkPace) error {
 	const step = 500
-	err := s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+	err := s.paced(ctx, pace, sqlite.UntilDone(func(tx *Tx) (int, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE rowid IN (SELECT d.rowid FROM drafts d
 			JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer WHERE a.batch = ? LIMIT ?)`, name, step); err != nil {
 			return 0, err
@@ -370,7 +212,7 @@ func (s *Store) removeBatch(ctx context.Context, name string, pace bulkPace) err
 	if err != nil {
 		return err
 	}
-	err = s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+	err = s.paced(ctx, pace, sqlite.UntilDone(func(tx *Tx) (int, error) {
 		ids, err := queryStrings(ctx, tx, `SELECT item_id FROM batch_items WHERE batch = ? LIMIT ?`, name, step)
 		if err != nil {
 			return 0, err

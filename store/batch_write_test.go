@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -51,7 +52,7 @@ func TestCreateBatchFailingMidwayLeavesNothing(t *testing.T) {
 		}
 	}
 	ids := append(allItems(t, st), "it_missing")
-	tiny := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond} // one item per transaction
+	tiny := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}} // one item per transaction
 	err := st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), tiny)
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
@@ -92,7 +93,7 @@ func TestCreateBatchWithTracesChunksAndUndoesThem(t *testing.T) {
 	good := b.Items
 	b.Items = append(b.Items, BatchItem{ItemID: "it_missing", Reviewers: []string{"alice"}})
 	txs := 0
-	tiny := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond, held: func(_, _ time.Duration) { txs++ }}
+	tiny := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) { txs++ }}}
 	if err := st.createBatch(ctx, b, tiny); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -208,7 +209,7 @@ func TestWritesGoThroughWhileALargeBatchIsWritten(t *testing.T) {
 	var held, worked time.Duration
 	var chunks int
 	pace := defaultBulkPace
-	pace.held = func(work, total time.Duration) { worked, held = max(worked, work), max(held, total); chunks++ }
+	pace.Held = func(work, total time.Duration) { worked, held = max(worked, work), max(held, total); chunks++ }
 	go func() { done <- st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), pace) }()
 	var mu sync.Mutex
 	var longest time.Duration
@@ -236,8 +237,8 @@ func TestWritesGoThroughWhileALargeBatchIsWritten(t *testing.T) {
 		len(ids), time.Since(start).Round(time.Millisecond), chunks, worked.Round(time.Millisecond), held.Round(time.Millisecond), writes, longest.Round(time.Millisecond))
 	// The commit's fsync is the disk's: on a loaded machine it alone can
 	// take longer than the bound, so the bound is asserted on the work.
-	if worked > defaultBulkPace.chunkTime+100*time.Millisecond && !raceEnabled {
-		t.Errorf("a chunk worked %s with the lock held (it stops taking work after %s)", worked, defaultBulkPace.chunkTime)
+	if worked > defaultBulkPace.ChunkTime+100*time.Millisecond && !raceEnabled {
+		t.Errorf("a chunk worked %s with the lock held (it stops taking work after %s)", worked, defaultBulkPace.ChunkTime)
 	}
 }
 
@@ -254,7 +255,7 @@ func TestBulkChunksCommitRelaxedAndSubmitsStayFull(t *testing.T) {
 		return mode
 	}
 	var inChunk []int
-	err := st.inChunks(ctx, 3, bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond}, func(tx *Tx, from int, _ time.Time) (int, error) {
+	err := st.inChunks(ctx, 3, bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}}, func(tx *Tx, from int, _ time.Time) (int, error) {
 		inChunk = append(inChunk, syncMode(tx))
 		return 1, nil
 	})
@@ -316,7 +317,7 @@ func TestBulkChunkPanicRollsBackAndFreesTheConnection(t *testing.T) {
 	began := time.Now()
 	got := func() (p any) {
 		defer func() { p = recover() }()
-		_ = st.withRelaxedTx(ctx, func(tx *Tx) error {
+		_ = st.db.WithRelaxedTx(ctx, func(tx *Tx) error {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES ('bob', 'reviewer', 'now')`); err != nil {
 				return err
 			}

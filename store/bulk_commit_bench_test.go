@@ -13,7 +13,7 @@ import (
 // writes did), and in chunks committed synchronous=NORMAL with one log sync
 // at the end (as they do now):
 // max-hold-ms is the longest any chunk held the write lock, commit
-// included (DESIGN.md's bound is ~250 ms), mean-hold-ms the average,
+// included (the bound docs/reliability.md promises is ~250 ms), mean-hold-ms the average,
 // max-commit-ms the longest commit alone (the fsync, with FULL).
 func BenchmarkBulkChunkCommit(b *testing.B) {
 	hashes := map[string]string{}
@@ -26,8 +26,8 @@ func BenchmarkBulkChunkCommit(b *testing.B) {
 		chunkTime time.Duration
 	}{
 		{"one-transaction", true, time.Hour},
-		{"chunks-sync=FULL", true, defaultBulkPace.chunkTime},
-		{"chunks-sync=NORMAL", false, defaultBulkPace.chunkTime},
+		{"chunks-sync=FULL", true, defaultBulkPace.ChunkTime},
+		{"chunks-sync=NORMAL", false, defaultBulkPace.ChunkTime},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -39,9 +39,9 @@ func BenchmarkBulkChunkCommit(b *testing.B) {
 			var longest, total, commit time.Duration
 			chunks := 0
 			pace := defaultBulkPace
-			pace.full, pace.chunkTime = mode.full, mode.chunkTime
-			pace.yield = time.Millisecond
-			pace.held = func(work, held time.Duration) {
+			pace.Full, pace.ChunkTime = mode.full, mode.chunkTime
+			pace.Yield = time.Millisecond
+			pace.Held = func(work, held time.Duration) {
 				longest, total, commit, chunks = max(longest, held), total+held, max(commit, held-work), chunks+1
 			}
 			content, err := CompressContent(bytesParts("{}\n"))

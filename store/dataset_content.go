@@ -5,10 +5,11 @@ import (
 	"compress/gzip"
 
 	"fmt"
-	kgzip "github.com/klauspost/compress/gzip"
 	"io"
 	"runtime"
 	"sync"
+
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // Content encodings of datasets.content.
@@ -42,7 +43,7 @@ func (c Compressed) members() [][]byte {
 	return out
 }
 
-// CompressContent compresses content for WriteDatasetVersion. It needs no
+// CompressContent compresses content for StagedVersion.Complete. It needs no
 // database, so an export runs it alongside other work.
 func CompressContent(content Parts) (Compressed, error) {
 	blob, ends, err := compressContent(content)

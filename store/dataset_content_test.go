@@ -82,7 +82,7 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	st := openTemp(t)
 	content := bytes.Repeat([]byte(`{"id":"it_0000000000000001","expected_tool":"refund"}`+"\n"), 1000)
 	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
-	err := st.WriteDatasetVersion(ctx, v1.Name, v1.Version, map[string]string{"it_0000000000000001": "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte(content))))
+	err := st.writeDatasetVersion(ctx, v1.Name, v1.Version, map[string]string{"it_0000000000000001": "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte(content))), defaultBulkPace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func (b bytesParts) AppendPart(i int, dst []byte) []byte {
 	return append(dst, b[i*contentChunkSize:min((i+1)*contentChunkSize, len(b))]...)
 }
 
-// compressed is content compressed for WriteDatasetVersion.
+// compressed is content compressed for a version.
 func compressed(t *testing.T, content []byte) Compressed {
 	t.Helper()
 	c, err := CompressContent(bytesParts(content))
@@ -139,7 +139,21 @@ func compressed(t *testing.T, content []byte) Compressed {
 	return c
 }
 
-// rowOf hands a version row, manifest and content to WriteDatasetVersion.
+// rowOf hands a version row, manifest and content to writeDatasetVersion.
 func rowOf(v DatasetVersion, manifest []byte, content Compressed) func() (NewVersion, error) {
 	return func() (NewVersion, error) { return NewVersion{v, manifest, content}, nil }
+}
+
+// writeDatasetVersion stages a version, asks rest for the rest, and
+// completes it, or removes it when rest fails: what an export does.
+func (s *Store) writeDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error), pace bulkPace) error {
+	v, err := s.stageDatasetVersion(ctx, name, version, hashes, pace)
+	if err != nil {
+		return err
+	}
+	nv, err := rest()
+	if err != nil {
+		return v.fail(ctx, err)
+	}
+	return v.Complete(ctx, nv)
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 // datasetItemsPerInsert is how many dataset_items rows one INSERT carries.
@@ -23,30 +25,35 @@ type NewVersion struct {
 	Content  Compressed
 }
 
-// WriteDatasetVersion stores version `version` of dataset name: one
-// dataset_items row per record (hashes: item id → record hash), then what
-// rest returns: the version row with its manifest and content (DatasetFiles
-// gives the bytes back exactly). rest is called, with no lock held, once the
-// items are in, so an export can still be making it meanwhile. The version
-// must be the next one of its dataset (else ErrConflict: another export got
-// there first, or is writing it now).
-//
-// It is all or nothing without holding the write lock for long: the version
-// is inserted 'staging' (no reader sees it), its items and its content (one
-// dataset_parts row per gzip member) follow in short transactions
-// (bulkPace), and one last statement fills in the row and makes it 'ready',
-// immutable from then on. A failure (or a cancelled context) removes the
-// staging version; one left by a killed export is removed by the next
-// export once its heartbeat is a minute old.
-func (s *Store) WriteDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error)) error {
-	return s.writeDatasetVersion(ctx, name, version, hashes, rest, defaultBulkPace)
+// StagedVersion is a dataset version whose items are written but that no
+// reader sees yet ('staging'). Complete makes it ready; Abort removes it.
+// One of them must be called: until then a heartbeat keeps the version
+// from being taken for a killed export's.
+type StagedVersion struct {
+	s             *Store
+	name          string
+	version       int
+	pace          bulkPace
+	stopHeartbeat func()
 }
 
-func (s *Store) writeDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error), pace bulkPace) error {
+// StageDatasetVersion starts writing version `version` of dataset name:
+// the version row, 'staging', and one dataset_items row per record
+// (hashes: item id → record hash), in short transactions (bulkPace), so an
+// export can make its files and manifest meanwhile. The version must be
+// the next one of its dataset (else ErrConflict: another export got there
+// first, or is writing it now). A failure (or a cancelled context) removes
+// what was written; a version left by a killed export is removed by the
+// next export once its heartbeat is a minute old.
+func (s *Store) StageDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string) (*StagedVersion, error) {
+	return s.stageDatasetVersion(ctx, name, version, hashes, defaultBulkPace)
+}
+
+func (s *Store) stageDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, pace bulkPace) (*StagedVersion, error) {
 	// Only the transaction that makes the version ready completes the
 	// action: it takes ctx's audit entry, if any.
 	if err := s.removeAbandonedVersions(withoutAudit(ctx), pace); err != nil {
-		return err
+		return nil, err
 	}
 	err := s.WithTx(withoutAudit(ctx), func(tx *Tx) error {
 		var latest int
@@ -66,22 +73,44 @@ func (s *Store) writeDatasetVersion(ctx context.Context, name string, version in
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	alive := s.keepVersionAlive(withoutAudit(ctx), name, version)
-	err = s.fillDatasetVersion(ctx, name, version, hashes, rest, pace)
-	alive()
-	if err != nil {
-		if uerr := s.removeStagingVersion(withoutAudit(context.WithoutCancel(ctx)), name, version, pace); uerr != nil {
-			return fmt.Errorf("%w (and removing the partly written v%d failed: %v; the next export removes it)", err, version, uerr)
-		}
-		return err
+	v := &StagedVersion{s: s, name: name, version: version, pace: pace,
+		stopHeartbeat: s.keepVersionAlive(withoutAudit(ctx), name, version)}
+	if err := s.writeVersionItems(ctx, name, version, hashes, pace); err != nil {
+		return nil, v.fail(ctx, err)
 	}
+	return v, nil
+}
+
+// Complete writes the version's content (one dataset_parts row per gzip
+// member, in short transactions) and then, in one last statement, its row
+// with the manifest: it is 'ready' and immutable from then on (DatasetFiles
+// gives the bytes back exactly). A failure removes the version.
+func (v *StagedVersion) Complete(ctx context.Context, nv NewVersion) error {
+	if err := v.s.completeVersion(ctx, v.name, v.version, nv, v.pace); err != nil {
+		return v.fail(ctx, err)
+	}
+	v.stopHeartbeat()
 	return nil
 }
 
+// Abort removes the staging version (its export failed elsewhere).
+func (v *StagedVersion) Abort(ctx context.Context) error {
+	v.stopHeartbeat()
+	return v.s.removeStagingVersion(withoutAudit(context.WithoutCancel(ctx)), v.name, v.version, v.pace)
+}
+
+// fail removes the staging version after err.
+func (v *StagedVersion) fail(ctx context.Context, err error) error {
+	if uerr := v.Abort(ctx); uerr != nil {
+		return fmt.Errorf("%w (and removing the partly written v%d failed: %v; the next export removes it)", err, v.version, uerr)
+	}
+	return err
+}
+
 // keepVersionAlive renews a staging version's heartbeat until the returned
-// function is called: writing a large version (rest making its files)
+// function is called: writing a large version (the export making its files)
 // can take longer than abandonedAfter.
 func (s *Store) keepVersionAlive(ctx context.Context, name string, version int) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -110,9 +139,9 @@ func (s *Store) keepVersionAlive(ctx context.Context, name string, version int) 
 	return func() { cancel(); <-done }
 }
 
-// fillDatasetVersion writes a staging version's items and content in short
-// transactions, then makes it ready.
-func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int, hashes map[string]string, rest func() (NewVersion, error), pace bulkPace) error {
+// writeVersionItems writes a staging version's items in short
+// transactions.
+func (s *Store) writeVersionItems(ctx context.Context, name string, version int, hashes map[string]string, pace bulkPace) error {
 	ids := make([]string, 0, len(hashes))
 	for id := range hashes {
 		ids = append(ids, id)
@@ -120,7 +149,7 @@ func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int
 	// In primary-key order the rows append to the index B-tree instead of
 	// dirtying pages all over it.
 	sort.Strings(ids)
-	err := s.inChunks(ctx, len(ids), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+	return s.inChunks(ctx, len(ids), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		done := 0
 		for start := from; start < len(ids) && (done == 0 || time.Now().Before(deadline)); start += datasetItemsPerInsert {
 			end := min(start+datasetItemsPerInsert, len(ids))
@@ -137,13 +166,11 @@ func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int
 		}
 		return done, nil
 	})
-	if err != nil {
-		return err
-	}
-	nv, err := rest()
-	if err != nil {
-		return err
-	}
+}
+
+// completeVersion writes a staging version's content in short
+// transactions, then makes it ready.
+func (s *Store) completeVersion(ctx context.Context, name string, version int, nv NewVersion, pace bulkPace) error {
 	if nv.Row.Name != name || nv.Row.Version != version {
 		return fmt.Errorf("dataset %s@v%d: the row is %s@v%d", name, version, nv.Row.Name, nv.Row.Version)
 	}
@@ -151,7 +178,7 @@ func (s *Store) fillDatasetVersion(ctx context.Context, name string, version int
 		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", name, version)
 	}
 	members := nv.Content.members()
-	err = s.inChunks(ctx, len(members), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+	err := s.inChunks(ctx, len(members), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		done := 0
 		for i := from; i < len(members) && (done == 0 || time.Now().Before(deadline)); i++ {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO dataset_parts(name, version, seq, data) VALUES (?, ?, ?, ?)`,
@@ -216,7 +243,7 @@ func (s *Store) removeAbandonedVersions(ctx context.Context, pace bulkPace) erro
 // transactions (pace): its content parts, its items, then the row.
 func (s *Store) removeStagingVersion(ctx context.Context, name string, version int, pace bulkPace) error {
 	for _, table := range []string{"dataset_parts", "dataset_items"} {
-		err := s.paced(ctx, pace, untilDone(func(tx *Tx) (int, error) {
+		err := s.paced(ctx, pace, sqlite.UntilDone(func(tx *Tx) (int, error) {
 			res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid IN (SELECT t.rowid FROM `+table+` t
 				JOIN datasets d ON d.name = t.name AND d.version = t.version
 				WHERE t.name = ? AND t.version = ? AND d.state = 'staging' LIMIT 2000)`, name, version)

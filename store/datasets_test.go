@@ -13,12 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 func insertVersion(t *testing.T, st *Store, v DatasetVersion, hashes map[string]string) error {
 	t.Helper()
 	ctx := context.Background()
-	return st.WriteDatasetVersion(ctx, v.Name, v.Version, hashes, rowOf(v, []byte(`{"name":"`+v.Name+`"}`), compressed(t, []byte("content "+v.SHA256+"\n"))))
+	return st.writeDatasetVersion(ctx, v.Name, v.Version, hashes, rowOf(v, []byte(`{"name":"`+v.Name+`"}`), compressed(t, []byte("content "+v.SHA256+"\n"))), defaultBulkPace)
 }
 
 func TestDatasetVersionsRoundTripAndOrder(t *testing.T) {
@@ -122,7 +124,7 @@ func TestWriteDatasetVersionIsChunkedAndAllOrNothing(t *testing.T) {
 		return n
 	}
 	txs := 0
-	pace := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond, held: func(_, _ time.Duration) { txs++ }}
+	pace := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) { txs++ }}}
 	boom := errors.New("the files could not be written")
 	err := st.writeDatasetVersion(ctx, "d", 1, hashes, func() (NewVersion, error) {
 		if n := raw(); n[0] != 1 || n[1] != len(hashes) {

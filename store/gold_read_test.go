@@ -65,10 +65,10 @@ func TestGoldTracesLoadsEachTraceOnceWithFilters(t *testing.T) {
 		{trace.ItemID("tr_b", 1), "agreed", "call", call},
 	}
 	insertGoldFixture(t, st, traces, rows)
-	if _, err := st.w.ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
+	if _, err := st.testW(t).ExecContext(ctx, `INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.w.ExecContext(ctx, `INSERT INTO batch_items(batch, item_id, position) VALUES ('b1', ?, 0)`, trace.ItemID("tr_b", 1)); err != nil {
+	if _, err := st.testW(t).ExecContext(ctx, `INSERT INTO batch_items(batch, item_id, position) VALUES ('b1', ?, 0)`, trace.ItemID("tr_b", 1)); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -141,7 +141,7 @@ func TestGoldTracesKeepsOddTextExactly(t *testing.T) {
 	item := trace.ItemID(id, 1)
 	rationale := "3:abc\x1f: 12:x\nnew line, ümlaut, \"quotes\" and \\ backslash:"
 	insertGoldFixture(t, st, []trace.Trace{metaTrace(id, "x")}, []goldRow{{item, "adjudicated", "call", `[{"tool":"get_order_status","args":{"order_id":"A:1"}}]`}})
-	if _, err := st.w.ExecContext(ctx, `UPDATE gold SET rationale = ? WHERE item_id = ?`, rationale, item); err != nil {
+	if _, err := st.testW(t).ExecContext(ctx, `UPDATE gold SET rationale = ? WHERE item_id = ?`, rationale, item); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.GoldTraces(ctx, GoldFilter{})

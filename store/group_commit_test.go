@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -67,9 +68,7 @@ func waitQueued(t *testing.T, st *Store, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st.writes.mu.Lock()
-		got := len(st.writes.pending)
-		st.writes.mu.Unlock()
+		got := st.sqliteDB().Queued()
 		if got >= n {
 			return
 		}
@@ -91,7 +90,7 @@ func TestGroupCommitSubmitsConcurrently(t *testing.T) {
 	const n = 40
 	items := assignMany(t, st, n)
 	var groups []int
-	st.writes.grouped = func(size int) { groups = append(groups, size) }
+	st.sqliteDB().OnGroup(func(size int) { groups = append(groups, size) })
 
 	release, held := holdWrites(t, st)
 	type result struct {
@@ -242,7 +241,7 @@ func TestGroupCommitInterruptedWrite(t *testing.T) {
 }
 
 // TestGroupCommitBoundsLockHold: a group stops taking requests once its
-// transaction has worked groupWork, so two slow writes (a bulk write's
+// transaction has worked sqlite.GroupWork, so two slow writes (a bulk write's
 // chunks) queued together do not hold the write lock for both; the ones
 // left run in the next transaction, and all commit.
 func TestGroupCommitBoundsLockHold(t *testing.T) {
@@ -258,7 +257,7 @@ func TestGroupCommitBoundsLockHold(t *testing.T) {
 			defer wg.Done()
 			errs[i] = st.WithTx(ctx, func(tx *Tx) error {
 				txs[i] = tx
-				time.Sleep(groupWork + 10*time.Millisecond)
+				time.Sleep(sqlite.GroupWork + 10*time.Millisecond)
 				_, err := tx.ExecContext(ctx, `INSERT INTO users(name, role, created_at) VALUES (?, 'reviewer', 'now')`, fmt.Sprintf("u%d", i))
 				return err
 			})
@@ -276,7 +275,7 @@ func TestGroupCommitBoundsLockHold(t *testing.T) {
 		}
 	}
 	if txs[0] == txs[1] || txs[1] == txs[2] {
-		t.Error("slow writes shared a transaction past groupWork")
+		t.Error("slow writes shared a transaction past sqlite.GroupWork")
 	}
 	var n int
 	st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n)
@@ -471,31 +470,6 @@ func TestGroupCommitCancelsRaceTheQueue(t *testing.T) {
 		if name := fmt.Sprintf("u%03d", i); (err == nil) != stored[name] {
 			t.Errorf("%s: %v, stored %v", name, err, stored[name])
 		}
-	}
-}
-
-// A request handed the leader's role just as its context ended passes the
-// role on when it leaves: to the next request, or, with none, the queue
-// has no leader (the next WithTx leads).
-func TestGroupCommitLeavingPassesTheLeadOn(t *testing.T) {
-	req := func() *writeReq { return &writeReq{lead: make(chan struct{}, 1), done: make(chan struct{})} }
-	a, b := req(), req()
-	q := &writeQueue{pending: []*writeReq{a, b}, leading: true}
-	a.lead <- struct{}{}
-	if !q.leave(a) || len(q.pending) != 1 || q.pending[0] != b {
-		t.Fatalf("a did not leave: %v", q.pending)
-	}
-	select {
-	case <-b.lead:
-	default:
-		t.Fatal("the role handed to a did not go on to b")
-	}
-	b.lead <- struct{}{}
-	if !q.leave(b) || len(q.pending) != 0 || q.leading {
-		t.Errorf("b left the role to nobody: pending %d, leading %v", len(q.pending), q.leading)
-	}
-	if q.leave(b) {
-		t.Error("b left twice")
 	}
 }
 

@@ -7,71 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"time"
-
-	"github.com/goldtrace/goldtrace/internal/fserr"
 )
-
-// quickCheckEvery is how old the last passed quick check may be before a
-// write command runs another on open.
-const quickCheckEvery = 24 * time.Hour
-
-// quickCheckIfDue runs SQLite's quick_check on the write pool's first use
-// when the last passed one is more than a day old, and refuses to write
-// into a file that fails it.
-func (s *Store) quickCheckIfDue(ctx context.Context, w *sql.DB) error {
-	var last string
-	err := w.QueryRowContext(ctx, `SELECT value FROM store_state WHERE key = 'quick_check_at'`).Scan(&last)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return s.wrap("read", err)
-	}
-	_, merr := os.Stat(damagedMarker(s.path))
-	suspect := merr == nil
-	if t, perr := time.Parse(time.RFC3339Nano, last); !suspect && err == nil && perr == nil && s.Now().Sub(t) < quickCheckEvery {
-		return nil
-	}
-	problems, err := pragmaRows(ctx, w, `PRAGMA quick_check(20)`)
-	if err != nil {
-		return s.wrap("check", err)
-	}
-	if len(problems) != 1 || problems[0] != "ok" {
-		return &DBError{Path: s.path, Op: "check", Kind: ErrDamaged, Err: errors.New(problems[0])}
-	}
-	// Outside a transaction, it says it waits for the lock as one does
-	// (see writeWaiters): a bulk writer in another process pauses for it.
-	waited := s.waiting(ctx)
-	_, err = w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now())
-	waited()
-	if err != nil {
-		return s.wrap("write", err)
-	}
-	os.Remove(damagedMarker(s.path))
-	return nil
-}
-
-// damagedMarker is the file that says some command met a corrupt page in
-// the database: the next write checks the file first, whatever the age of
-// its last check. A check that passes removes it.
-func damagedMarker(path string) string { return path + ".damaged" }
-
-// markDamaged leaves the marker (best effort: the directory may be
-// read-only, and the next daily check finds the damage anyway).
-func markDamaged(path string) {
-	if path == "" {
-		return
-	}
-	if f, err := os.OpenFile(damagedMarker(path), os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		f.Close()
-	}
-}
-
-// pragmaRows runs a PRAGMA returning one text column per row.
-func pragmaRows(ctx context.Context, q Queryer, pragma string) ([]string, error) {
-	return queryStrings(ctx, q, pragma)
-}
 
 // Problem is one thing `goldtrace check` found wrong.
 type Problem struct {
@@ -102,10 +38,10 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 			out = append(out, Problem{kind, d})
 		}
 	}
-	integrity, err := pragmaRows(ctx, s.r, `PRAGMA integrity_check(100)`)
+	integrity, err := queryStrings(ctx, s.r, `PRAGMA integrity_check(100)`)
 	if err != nil {
 		if errors.Is(s.wrap("check", err), ErrDamaged) {
-			return []Problem{{"integrity", "SQLite cannot read the file's structure: " + kindText(err)}}, nil
+			return []Problem{{"integrity", "SQLite cannot read the file's structure: " + s.kindText(err)}}, nil
 		}
 		return nil, s.wrap("check", err)
 	}
@@ -146,23 +82,17 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 	}
 	add("dataset", ds)
 	if len(out) == 0 {
-		os.Remove(damagedMarker(s.path))
-	}
-	if len(out) == 0 && !s.readOnly {
-		if w, err := s.writer(ctx); err == nil {
-			_, _ = w.ExecContext(ctx, `INSERT INTO store_state(key, value) VALUES ('quick_check_at', ?)
-				ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.now())
-		}
+		s.db.CheckPassed(ctx)
 	}
 	return out, nil
 }
 
 // kindText is the one-line wording of a driver error's kind.
-func kindText(err error) string {
-	switch kindOf(err) {
-	case ErrDamaged:
+func (s *Store) kindText(err error) string {
+	switch err := s.db.Wrap("", err); {
+	case errors.Is(err, ErrDamaged):
 		return "a page is corrupt"
-	case ErrUnavailable:
+	case errors.Is(err, ErrUnavailable):
 		return "it is not a database or cannot be read"
 	}
 	return "read failed"
@@ -259,65 +189,5 @@ func (s *Store) datasetProblems(ctx context.Context) ([]string, error) {
 }
 
 // Backup writes a consistent copy of the database to dest while others
-// keep reading and writing (VACUUM INTO reads one snapshot). The copy is
-// written beside dest and renamed into place, then checked; dest must not
-// exist.
-func (s *Store) Backup(ctx context.Context, dest string) error {
-	if _, err := os.Stat(dest); err == nil {
-		return fmt.Errorf("backup %s: the file exists (choose a new name)", dest)
-	}
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return fmt.Errorf("backup %s: %w", dest, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("backup %s: %w", dest, fserr.Bare(err))
-	}
-	tmpName := tmp.Name()
-	tmp.Close()
-	os.Remove(tmpName) // VACUUM INTO wants to create the file itself
-	defer os.Remove(tmpName)
-	// VACUUM INTO needs a connection that is not query_only; a read-only
-	// file is copied through a read-only one.
-	src := dsn(s.path, true, s.busy)
-	if s.readOnly {
-		src = "file:" + s.path + "?mode=ro"
-	}
-	db, err := sql.Open("sqlite", src)
-	if err != nil {
-		return s.wrap("backup", err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, tmpName); err != nil {
-		if k := kindOf(err); k == ErrDiskFull {
-			return fmt.Errorf("backup %s: the disk is full", dest)
-		}
-		return fmt.Errorf("backup %s: %w", dest, s.wrap("read", err))
-	}
-	copyDB, err := sql.Open("sqlite", "file:"+tmpName+"?mode=ro")
-	if err != nil {
-		return fmt.Errorf("backup %s: %w", dest, err)
-	}
-	res, err := pragmaRows(ctx, copyDB, `PRAGMA quick_check`)
-	copyDB.Close()
-	if err != nil || len(res) != 1 || res[0] != "ok" {
-		return fmt.Errorf("backup %s: the copy did not pass its check; the database may be damaged: run `goldtrace check`", dest)
-	}
-	if err := syncFile(tmpName); err != nil {
-		return fmt.Errorf("backup %s: %w", dest, err)
-	}
-	if err := os.Rename(tmpName, abs); err != nil {
-		return fmt.Errorf("backup %s: %w", dest, fserr.Bare(err))
-	}
-	return nil
-}
-
-func syncFile(name string) error {
-	f, err := os.OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
+// keep reading and writing, and checks it; dest must not exist.
+func (s *Store) Backup(ctx context.Context, dest string) error { return s.db.Backup(ctx, dest) }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/input"
+
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -33,24 +35,12 @@ type Input struct {
 // (Input.Read): size is r's size when known (else 0), closer is closed with
 // the input.
 func OpenInput(r io.Reader, format string, size int64, closer io.Closer) (Input, error) {
-	counted := &countingReader{r: r}
-	records, err := trace.NewReader(counted, format)
+	var read int64
+	records, err := trace.NewReader(input.Counted(r, func(n int64) { read += n }), format)
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{Records: records, Closer: closer, Size: size, Read: func() int64 { return counted.n }}, nil
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	return Input{Records: records, Closer: closer, Size: size, Read: func() int64 { return read }}, nil
 }
 
 // Opener opens one input. ImportTraces calls it once and closes what it
@@ -111,7 +101,7 @@ type importPace struct {
 }
 
 // defaultPace keeps every write transaction of an import short (200 ms,
-// within DESIGN.md's ~250 ms of lock at a time, commit included; the count
+// within the ~250 ms of lock at a time docs/reliability.md promises, commit included; the count
 // only bounds the memory a chunk holds) and leaves the lock free long enough
 // between them for a writer waiting on its busy timeout (SQLite retries
 // every 100 ms at most) to get in.
@@ -164,14 +154,14 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	if err != nil {
 		return ImportResult{Source: opt.Source}, err
 	}
-	reserve := reserveSpace(filepath.Dir(s.path), undoReserve(in.Size))
+	reserve := reserveSpace(filepath.Dir(s.Path()), undoReserve(in.Size))
 	defer reserve.release()
 	// The reader stops the writer (wctx) as soon as it fails: what is
 	// still queued would only be undone.
 	wctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	rd := s.startReading(ctx, in, opt, abort)
-	restore := s.bulkWrites(ctx)
+	restore := s.db.BulkTuning(ctx)
 	w, err := s.writeInput(wctx, rd, opt, in.Size)
 	restore()
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -112,60 +111,12 @@ func (s *Store) forgetImport(ctx context.Context, source string) error {
 	})
 }
 
-// bulkWrites makes the write connection fit for an import's bulk writes
-// (whose chunks commit unsynced through withRelaxedTx, not through this
-// connection-wide setting: in WAL mode the database stays consistent; a
-// crash may lose the last chunks, which the import record shows and the
-// next import redoes): a page cache large enough that a chunk does not
-// spill, statement journals in memory, and no automatic checkpoints (one
-// would run inside a chunk's commit, timed as lock held): the import
-// checkpoints between chunks instead, once the log has grown past
-// checkpointLog (a log that was checkpointed to its end is truncated when
-// the next chunk starts it again, so its size is what was written since).
-// The returned func restores the defaults; the next commit, synced again,
-// makes everything durable.
-func (s *Store) bulkWrites(ctx context.Context) (restore func()) {
-	w, err := s.writer(ctx)
-	if err != nil {
-		return func() {} // the import's first write reports it
-	}
-	// Its chunks commit with synchronous=NORMAL through withRelaxedTx; the
-	// connection itself stays FULL for every other write (a label submit).
-	if _, err := w.ExecContext(ctx, `PRAGMA cache_size = -32768`); err == nil {
-		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
-		_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
-		// A multi-row insert keeps the pages it changes in a statement
-		// journal (to undo that statement alone): in memory, not in a
-		// temporary file rewritten for every statement.
-		_, _ = w.ExecContext(ctx, `PRAGMA temp_store = MEMORY`)
-	}
-	return func() {
-		bg := context.WithoutCancel(ctx)
-		_, _ = w.ExecContext(bg, `PRAGMA temp_store = DEFAULT`)
-		_, _ = w.ExecContext(bg, `PRAGMA journal_size_limit = -1`)
-		_, _ = w.ExecContext(bg, `PRAGMA wal_autocheckpoint = 1000`)
-		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
-	}
-}
-
 // checkpointLog is the size of the log past which an import checkpoints
 // between two chunks.
 const checkpointLog = 64 << 20
 
-// logSize is the size of the database's write-ahead log file (0 if none).
-func (s *Store) logSize() int64 {
-	fi, err := os.Stat(s.path + "-wal")
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
+// logSize is the size of the database's write-ahead log (0 if none).
+func (s *Store) logSize() int64 { return s.db.LogSize() }
 
-// checkpoint copies the write-ahead log back into the database file after a
-// bulk write, without waiting for readers (a checkpoint they block is
-// finished by a later one).
-func (s *Store) checkpoint(ctx context.Context) {
-	if w, err := s.writer(ctx); err == nil {
-		_, _ = w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
-	}
-}
+// checkpoint copies the write-ahead log back into the database file.
+func (s *Store) checkpoint(ctx context.Context) { s.db.Checkpoint(ctx) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -40,7 +41,7 @@ func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptio
 			<-rd.ended
 			return w, rd.err
 		}
-		if err := s.pauseForWaiters(ctx, pacer.lastCommit, opt.pace.yield); err != nil {
+		if err := s.db.PauseForWaiters(ctx, pacer.lastCommit, opt.pace.yield); err != nil {
 			return w, err
 		}
 		at := w.at
@@ -218,27 +219,15 @@ func (f *recordFeed) await(ctx context.Context, deadline time.Time) bool {
 	return false
 }
 
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // writeChunk writes the first records of feed's batch in one transaction
 // that holds the write lock as long as pacer allows (taking, and waiting
 // for, more from the reader meanwhile, up to pace.chunkTraces), records
 // the import's progress (at, with the written count and the read bytes of
 // the chunk's last record) in it, and returns how many records it took,
 // what it did, and the ids of the traces it inserted.
+//
+// It is long because the chunk's pacing (taking more records while the
+// lock may be held) and its writes share one transaction and its deadline.
 func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOptions, at ImportPoint, cache *writeCache, pacer *chunkPacer) (int, ImportResult, []string, error) {
 	var written int
 	var delta ImportResult
@@ -249,7 +238,7 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	// A chunk commits relaxed on a connection held for it alone: label
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
-	err := s.withRelaxedTx(bulkWrite(ctx), func(tx *Tx) error {
+	err := s.db.WithRelaxedTx(sqlite.BulkWrite(ctx), func(tx *Tx) error {
 		written, delta, ids, reports = 0, ImportResult{}, nil, nil
 		start, waited0 = time.Now(), feed.waited
 		defer func() { commitStart = time.Now() }()
@@ -382,12 +371,12 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source, owner stri
 	var kept []string
 	var lastCommit time.Time
 	for start := 0; start < len(ids); {
-		if err := s.pauseForWaiters(ctx, lastCommit, pace.yield); err != nil {
+		if err := s.db.PauseForWaiters(ctx, lastCommit, pace.yield); err != nil {
 			return &UndoError{Kept: append(kept, ids[start:]...), UndoErr: err}
 		}
 		var done int
 		var chunkKept []string
-		err := s.WithTx(bulkWrite(ctx), func(tx *Tx) error {
+		err := s.WithTx(sqlite.BulkWrite(ctx), func(tx *Tx) error {
 			done, chunkKept = 0, nil
 			began := time.Now()
 			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?1 AND (?2 = '' OR source = ?2)`)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 func noCallLabel(item, reviewer string) review.Label {
@@ -59,7 +60,7 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 	// The same assignment twice: the check before writing passes both, the
 	// second write fails.
 	labels = append(labels, noCallLabel(ids[0], "alice"))
-	tiny := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond}
+	tiny := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}}
 	_, err := st.submitLabels(ctx, labels, tiny)
 	var le *LabelError
 	if !errors.As(err, &le) || le.Index != len(labels)-1 || !errors.Is(err, ErrConflict) {
@@ -124,7 +125,7 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 	}
 
 	// The others write through a connection of their own to the same file.
-	other, err := Open(ctx, st.path)
+	other, err := Open(ctx, st.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +145,16 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 			return err
 		case 3: // alice's D agreed: the lead exports it
 			v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: "aa", Count: 1}
-			return other.WriteDatasetVersion(ctx, "d", 1, map[string]string{d: "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte("{}\n"))))
+			return other.writeDatasetVersion(ctx, "d", 1, map[string]string{d: "h"}, rowOf(v1, []byte(`{}`), compressed(t, []byte("{}\n"))), defaultBulkPace)
 		}
 		return nil
 	}
-	pace := bulkPace{chunkTime: time.Nanosecond, yield: time.Millisecond, held: func(_, _ time.Duration) {
+	pace := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) {
 		chunks++
 		if err := between(); err != nil && otherErr == nil {
 			otherErr = err
 		}
-	}}
+	}}}
 	// The fourth chunk fails: alice's A a second time.
 	labels := []review.Label{noCallLabel(a, "alice"), noCallLabel(b, "alice"), noCallLabel(d, "alice"), noCallLabel(a, "alice")}
 	_, err = st.submitLabels(ctx, labels, pace)

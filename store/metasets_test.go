@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/goldtrace/goldtrace/sampling"
+	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -44,27 +44,11 @@ func oldMetadata(i int) map[string]string {
 func storeAtMigration14(t *testing.T, path string, traces int) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := sql.Open("sqlite", dsn(path, true, busyTimeout))
+	w, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), func(v int) bool { return v <= 14 })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	w.SetMaxOpenConns(1)
-	s := &Store{w: w, path: path, Now: func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }}
-	if _, err := w.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.version <= 14 {
-			if err := s.applyMigration(ctx, w, m); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := w.ExecContext(ctx, q, args...); err != nil {
@@ -133,7 +117,7 @@ func whereCases() [][2]string {
 func oldAnswers(t *testing.T, path string) metaAnswers {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sql.Open("sqlite", dsnReadOnly(path, false))
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,17 +37,6 @@ type Candidate struct {
 	HasTS     bool
 }
 
-// ValidKey checks a stratify/filter key: "tool" or "meta.NAME".
-func ValidKey(key string) error {
-	if key == "tool" {
-		return nil
-	}
-	if name, ok := strings.CutPrefix(key, "meta."); ok && name != "" {
-		return nil
-	}
-	return fmt.Errorf("unknown key %q: use tool or meta.NAME", key)
-}
-
 // ScanCandidates calls fn with the row, input hash and stratum of every
 // item matching f, in the order that decides duplicates (sampling.Earlier):
 // items with a timestamp by (timestamp, trace id, turn), then items without
@@ -138,7 +127,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	case f.By == "tool":
 		stratum = `i.first_tool`
 	default:
-		if err := ValidKey(f.By); err != nil {
+		if err := sampling.ValidKey(f.By); err != nil {
 			return "", nil, err
 		}
 		// The key's value in each metaset, read once; each item finds its
@@ -155,7 +144,7 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 		where = append(where, `i.ts_unix IS NULL`)
 	}
 	for _, c := range f.Where {
-		if err := ValidKey(c.Key); err != nil {
+		if err := sampling.ValidKey(c.Key); err != nil {
 			return "", nil, err
 		}
 		if c.Key == "tool" {
@@ -356,6 +345,36 @@ func (s *Store) Batches(ctx context.Context) ([]BatchSummary, error) {
 			return nil, err
 		}
 		sort.Strings(out[i].Reviewers)
+	}
+	return out, nil
+}
+
+// InputHashes maps each of these item ids that exists to its input hash.
+func (s *Store) InputHashes(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	const chunk = 500
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT id, input_hash FROM items WHERE id IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id, h string
+			if err := rows.Scan(&id, &h); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = h
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/goldtrace/goldtrace/sampling"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goldtrace/goldtrace/sampling"
 
 	"github.com/goldtrace/goldtrace/trace"
 )

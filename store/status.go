@@ -31,7 +31,7 @@ type StatusQuery struct {
 // Status is the project's progress as one user may see it.
 //
 // Privacy: a reviewer must not learn another reviewer's answer before
-// adjudication (DESIGN.md). Per-pair agreement reveals it directly, and so do
+// adjudication (docs/review.md). Per-pair agreement reveals it directly, and so do
 // the agreed / disputed counts: a reviewer who submits an item's last label
 // and sees "disputed" go up by one knows the other answered differently, and
 // could reopen their label to match. So only the lead view splits settled
@@ -87,6 +87,10 @@ type ItemCounts struct {
 
 // computeStatus reports progress and, for leads, agreement, read from the
 // database (Status serves it from the cache while the data is unchanged).
+//
+// It is long because the totals, per-reviewer rows and agreement come from
+// concurrent scans whose results are joined here; the join is the
+// function.
 func (s *Store) computeStatus(ctx context.Context, q StatusQuery) (Status, error) {
 	s.statuses.computed.Add(1)
 	out := Status{View: ViewTotals, As: q.As, Batch: q.Batch, Batches: []BatchStatus{}}

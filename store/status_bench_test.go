@@ -60,7 +60,7 @@ func processCPU() (cpu, sys time.Duration) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
-// BenchmarkStatus: the lead's status over 100k labels (DESIGN: < 500 ms).
+// BenchmarkStatus: the lead's status over 100k labels (the target: < 500 ms).
 func BenchmarkStatus(b *testing.B) {
 	st := openTemp(b)
 	statusFixture(b, st, 50_000)

@@ -110,31 +110,13 @@ func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
 // computed, so a commit that lands meanwhile makes the entry stale rather
 // than the entry hide it.
 func (s *Store) statusStamp(ctx context.Context) (statusStamp, bool) {
-	s.wmu.Lock()
-	w := s.w
-	s.wmu.Unlock()
-	if w == nil {
+	if !s.db.WriterOpen() {
 		return statusStamp{}, false
 	}
 	stamp := statusStamp{gen: s.dataGen.Load()}
-	// The write connection is taken only when it is free: a status never
-	// waits behind a write transaction (readers never wait for writers).
-	// While one runs the data is changing anyway, and the status is read
-	// afresh from the read pool.
-	tctx, cancel := context.WithTimeout(ctx, stampWait)
-	conn, err := w.Conn(tctx)
-	cancel()
-	if err != nil {
-		return statusStamp{}, false
-	}
-	defer conn.Close()
-	if err := conn.Raw(func(dc any) error { stamp.conn = dc; return nil }); err != nil {
-		return statusStamp{}, false
-	}
-	if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&stamp.dataVersion); err != nil {
-		return statusStamp{}, false
-	}
-	return stamp, true
+	var ok bool
+	stamp.conn, stamp.dataVersion, ok = s.db.DataVersion(ctx, stampWait)
+	return stamp, ok
 }
 
 // dataChanged records a commit of this store that may change what status

@@ -159,7 +159,7 @@ func TestStatusAgreementMatchesLabels(t *testing.T) {
 		{"it_4", "alice", `[{"tool":"tool_4","args":{"id":"A4","n":4.0}}]`},       // 4.0 = 4
 		{"it_5", "bob", `[{"tool":"tool_5","args":{"id":"A5","n":0}},{"tool":"tool_6","args":{}}]`},
 	} {
-		if _, err := st.w.ExecContext(ctx, `UPDATE labels SET calls = ? WHERE item_id = ? AND reviewer = ?`, u.calls, u.item, u.reviewer); err != nil {
+		if _, err := st.testW(t).ExecContext(ctx, `UPDATE labels SET calls = ? WHERE item_id = ? AND reviewer = ?`, u.calls, u.item, u.reviewer); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -32,17 +32,17 @@ func TestOthersWaitingSeesAWaitingWriter(t *testing.T) {
 	}
 	defer bulk.Close()
 
-	if bulk.othersWaiting() {
+	if bulk.sqliteDB().OthersWaiting() {
 		t.Fatal("a writer is said to wait while none does")
 	}
 	release, holderDone := holdWrites(t, holder)
-	if bulk.othersWaiting() {
+	if bulk.sqliteDB().OthersWaiting() {
 		t.Fatal("the lock's holder is said to wait")
 	}
 	waiterDone := make(chan error, 1)
 	go func() { waiterDone <- waiter.AddUser(ctx, "alice", RoleReviewer) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !bulk.othersWaiting() {
+	for !bulk.sqliteDB().OthersWaiting() {
 		if time.Now().After(deadline) {
 			t.Fatal("a writer waiting for the lock is not seen")
 		}
@@ -55,7 +55,7 @@ func TestOthersWaitingSeesAWaitingWriter(t *testing.T) {
 	if err := <-waiterDone; err != nil {
 		t.Fatal(err)
 	}
-	if bulk.othersWaiting() {
+	if bulk.sqliteDB().OthersWaiting() {
 		t.Fatal("a writer is said to wait after every write is done")
 	}
 }
@@ -97,63 +97,8 @@ func TestJudgeCacheWriteSaysItWaits(t *testing.T) {
 	if !seen {
 		t.Fatal("a judge cache write waiting for the lock is not seen")
 	}
-	if bulk.othersWaiting() {
+	if bulk.sqliteDB().OthersWaiting() {
 		t.Fatal("a writer is said to wait after every write is done")
-	}
-}
-
-// TestPauseWhereFlockFailsIsOneYield: where flock fails (no flock, a file
-// system without locks), no waiter can be seen and a bulk writer pauses
-// its yield between chunks, not the longest pause meant for writers it
-// sees waiting.
-func TestPauseWhereFlockFailsIsOneYield(t *testing.T) {
-	st := openTemp(t)
-	st.waiters.open(st.path)
-	if !st.waiters.canTell() {
-		t.Fatal("flock is not used on unix")
-	}
-	st.waiters.probe.Close() // its flock now fails (EBADF)
-	yield := 100 * time.Millisecond
-	began := time.Now()
-	if err := st.pauseForWaiters(context.Background(), began, yield); err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(began); took >= 2*yield {
-		t.Fatalf("paused %v, want about the yield %v", took, yield)
-	}
-	if st.waiters.canTell() {
-		t.Fatal("waiters are said to be seen where flock fails")
-	}
-}
-
-// TestGroupWithABulkChunkFirstSaysItWaits: a shared transaction whose
-// first request is a bulk writer's chunk (an undone import's, run by
-// WithTx) and whose next is a reviewer's write says it waits for the lock,
-// as the reviewer's alone would.
-func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
-	ctx := context.Background()
-	grouped, bulk, release := waitBehindHeldLock(t)
-	w, err := grouped.writer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	noop := func(tx *Tx) error { return nil }
-	todo := []*writeReq{
-		{ctx: bulkWrite(ctx), fn: noop, done: make(chan struct{})},
-		{ctx: ctx, fn: noop, done: make(chan struct{})},
-	}
-	groupDone := make(chan struct{})
-	go func() {
-		for len(todo) > 0 {
-			todo = grouped.commitShared(w, todo)
-		}
-		close(groupDone)
-	}()
-	seen := seenWaiting(bulk)
-	release()
-	<-groupDone
-	if !seen {
-		t.Fatal("a reviewer's write grouped behind a bulk chunk is not seen waiting")
 	}
 }
 
@@ -186,33 +131,9 @@ func waitBehindHeldLock(t *testing.T) (writer, bulk *Store, release func()) {
 // two seconds.
 func seenWaiting(bulk *Store) bool {
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if bulk.othersWaiting() {
+		if bulk.sqliteDB().OthersWaiting() {
 			return true
 		}
 	}
 	return false
-}
-
-// TestDailyCheckWriteSaysItWaits: the time of the daily quick check, written
-// on a command's first write, waiting for the write lock is seen by a bulk
-// writer's probe: else an import in another process starves it, up to the
-// busy timeout that fails the reviewer's command.
-func TestDailyCheckWriteSaysItWaits(t *testing.T) {
-	ctx := context.Background()
-	st, bulk, release := waitBehindHeldLock(t)
-	w, err := st.writer(ctx) // the quick check is not due yet
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Now = func() time.Time { return time.Now().UTC().Add(2 * quickCheckEvery) }
-	checked := make(chan error, 1)
-	go func() { checked <- st.quickCheckIfDue(ctx, w) }()
-	seen := seenWaiting(bulk)
-	release()
-	if err := <-checked; err != nil {
-		t.Fatal(err)
-	}
-	if !seen {
-		t.Fatal("the daily check's write waiting for the lock is not seen")
-	}
 }

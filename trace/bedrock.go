@@ -149,6 +149,9 @@ func (m bedrockMessage) toMessages(toolUseIDs map[string]bool) ([]Message, error
 	return append(results, msg), nil
 }
 
+// bedrockTrace reads one Bedrock exchange (a Converse or InvokeModel request
+// and its response) as a trace. It is long because it is one switch over
+// the API's request and response shapes.
 func bedrockTrace(ex exchange, cache schemaCache) (Trace, error) {
 	var req bedrockRequest
 	if err := json.Unmarshal(ex.request, &req); err != nil {
@@ -239,6 +242,8 @@ func bedrockTrace(ex exchange, cache schemaCache) (Trace, error) {
 // trace: each action group invocation is a call (its rationale the text
 // before it), each observation its result, and the final response the last
 // assistant message.
+//
+// It is long because it is one switch over the orchestration steps' kinds.
 func bedrockAgentMessages(events []json.RawMessage) ([]Message, string, error) {
 	var out []Message
 	model := ""

@@ -56,3 +56,20 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// A tool result names its tool by its own name or, failing that, by the
+// call it answers.
+func TestResultName(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleAssistant, ToolCalls: []Call{NewCall("c1", "get_user_details", `{}`), NewCall("c2", "search_direct_flight", `{}`)}},
+		{Role: RoleTool, ToolCallID: "c2", Content: "[]"},
+		{Role: RoleTool, ToolCallID: "c1", Name: "own_name", Content: "{}"},
+		{Role: RoleTool, ToolCallID: "c9", Content: "?"},
+		{Role: RoleTool, Content: "?"},
+	}
+	for i, want := range []string{"", "search_direct_flight", "own_name", "", ""} {
+		if got := ResultName(msgs, i); got != want {
+			t.Errorf("message %d: %q, want %q", i, got, want)
+		}
+	}
+}

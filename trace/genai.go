@@ -153,6 +153,8 @@ func parseGenAIMessages(raw json.RawMessage, defaultRole string) ([]Message, err
 // gen_ai.system_instructions / gen_ai.tool.definitions, the deprecated
 // gen_ai.prompt / gen_ai.completion, and execute_tool spans'
 // gen_ai.tool.name (a tool known to exist).
+//
+// It is long because it is one switch over the attribute names.
 func genAISpanPart(s span, cache schemaCache) (spanPart, error) {
 	p := spanPart{line: s.line, traceID: s.traceID, start: s.start, meta: spanMeta(s)}
 	a := s.attrs

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/goldtrace/goldtrace/internal/input"
 )
 
 // Import formats (goldtrace import --format).
@@ -113,20 +114,9 @@ func NewReader(r io.Reader, format string) (Reader, error) {
 // OpenFile opens path ("-" is stdin) as a Reader of the given format. The
 // Closer closes the file (it does nothing for stdin).
 func OpenFile(path, format string, stdin io.Reader) (Reader, io.Closer, error) {
-	if path == "-" {
-		r, err := NewReader(stdin, format)
-		return r, io.NopCloser(nil), err
-	}
-	f, err := os.Open(path)
+	f, _, err := input.Open(path, stdin)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, errors.New("no such file")
-		}
 		return nil, nil, err
-	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		f.Close()
-		return nil, nil, errors.New("is a directory")
 	}
 	r, err := NewReader(f, format)
 	if err != nil {

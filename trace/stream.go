@@ -103,6 +103,9 @@ func sseEvents(s string) ([]json.RawMessage, error) {
 // mergeChatChunks joins chat.completion.chunk events into one chat
 // completion: content deltas appended, tool calls collected by index with
 // their argument deltas concatenated.
+//
+// It is long because content, tool calls by index and their argument
+// deltas are merged in one pass over the chunks.
 func mergeChatChunks(events []json.RawMessage) ([]byte, error) {
 	type callAcc struct {
 		ID, Name string
@@ -326,6 +329,9 @@ func eventStreamMessages(s string) ([]eventStreamMessage, error) {
 
 // reassembleEventStream rebuilds a Converse response from ConverseStream
 // events, or collects an InvokeAgent stream's trace events.
+//
+// It is long because it is one switch over the stream's event types, each a
+// few lines.
 func reassembleEventStream(s string) ([]byte, error) {
 	msgs, err := eventStreamMessages(s)
 	if err != nil {

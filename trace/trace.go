@@ -93,3 +93,21 @@ func ToolNames(tools []Tool) []string {
 	}
 	return out
 }
+
+// ResultName is the tool whose result msgs[i] is: the message's own name,
+// else the name of the call it answers (by tool_call_id) in an earlier
+// message, as OpenAI, Anthropic and most span formats link them; "" when
+// neither says.
+func ResultName(msgs []Message, i int) string {
+	if msgs[i].Name != "" || msgs[i].ToolCallID == "" {
+		return msgs[i].Name
+	}
+	for j := i - 1; j >= 0; j-- {
+		for _, c := range msgs[j].ToolCalls {
+			if c.ID == msgs[i].ToolCallID {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}

@@ -99,6 +99,8 @@ type AdjudicatePage struct {
 	starts  []int // the line each label starts on in labels
 
 	width, height int
+
+	decided, sentBack int // in this session, for the quit summary
 }
 
 // NewAdjudicatePage builds the adjudication screen for opts.Lead over
@@ -256,6 +258,11 @@ func (p *AdjudicatePage) onDone(msg adjDoneMsg) tea.Cmd {
 		p.loading = true
 		return tea.Batch(ReportStatus(msg.text), p.req.detailCmd(p.seq, msg.itemID))
 	}
+	if msg.sentBack {
+		p.sentBack++
+	} else {
+		p.decided++
+	}
 	return tea.Batch(ReportStatus(msg.text), p.reload("", p.pos))
 }
 
@@ -393,8 +400,13 @@ func (p *AdjudicatePage) Typing() bool {
 	return p.mode == adjReason || p.mode == adjNote || p.mode == adjEdit
 }
 
-// Flush has nothing to save: decisions are committed when made.
-func (p *AdjudicatePage) Flush() tea.Cmd { return nil }
+// Flush has nothing to save (decisions are committed when made); it says
+// what the session did, as the label screen does: "2 adjudicated, 1 sent
+// back, 5 disputes left in b1".
+func (p *AdjudicatePage) Flush() tea.Cmd {
+	req, decided, sentBack, batch := p.req, p.decided, p.sentBack, p.opts.Batch
+	return func() tea.Msg { return FlushReportMsg{Notice: req.quitSummary(batch, decided, sentBack)} }
+}
 
 // labelNames lists the labels as "1 alice · 2 bob".
 func (p *AdjudicatePage) labelNames(except string) string {

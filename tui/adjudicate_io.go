@@ -3,6 +3,8 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -50,6 +52,7 @@ type adjDoneMsg struct {
 	itemID   string
 	text     string
 	resolved bool
+	sentBack bool // resolved by sending it back to its reviewers
 	err      error
 }
 
@@ -118,7 +121,7 @@ func (r adjRequest) resolveCmd(res store.Resolution, text string) tea.Cmd {
 func (r adjRequest) sendBackCmd(itemID, note string) tea.Cmd {
 	return func() tea.Msg {
 		err := r.st.SendBack(context.Background(), itemID, r.lead, note, nil, false)
-		return adjDoneMsg{itemID: itemID, text: "sent " + itemID + " back to its reviewers", resolved: err == nil, err: err}
+		return adjDoneMsg{itemID: itemID, text: "sent " + itemID + " back to its reviewers", resolved: err == nil, sentBack: true, err: err}
 	}
 }
 
@@ -128,4 +131,22 @@ func (r adjRequest) guideNoteCmd(itemID, body string) tea.Cmd {
 		err := r.st.ProposeGuideChange(context.Background(), itemID, r.lead, body)
 		return adjDoneMsg{itemID: itemID, text: "guide proposal saved for " + itemID, err: err}
 	}
+}
+
+// quitSummary is what a lead is told once the screen is gone: what this
+// session decided and what is still disputed (in batch, or everywhere).
+func (r adjRequest) quitSummary(batch string, decided, sentBack int) string {
+	parts := []string{fmt.Sprintf("%d adjudicated", decided)}
+	if sentBack > 0 {
+		parts = append(parts, fmt.Sprintf("%d sent back", sentBack))
+	}
+	left, err := r.st.DisputedQueue(context.Background(), store.DisputeFilter{Batch: batch})
+	if err != nil {
+		return strings.Join(parts, ", ")
+	}
+	where := ""
+	if batch != "" {
+		where = " in " + batch
+	}
+	return strings.Join(append(parts, plural(len(left), "dispute")+" left"+where), ", ")
 }

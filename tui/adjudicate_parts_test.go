@@ -3,7 +3,10 @@ package tui
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/goldtrace/goldtrace/review"
 )
@@ -92,4 +95,35 @@ func FuzzParseMergedLabel(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Side by side at 80 columns a value too long for its column breaks where
+// its tokens meet (after @ . / _ -), never inside a short token, and reads
+// back whole.
+func TestAdjudicationWrapsValuesAtTokenBoundaries(t *testing.T) {
+	s := StylesFor(true)
+	args := json.RawMessage(`{"email":"aisha.sharma@icloud.com","url":"https://example.com/orders/ORD-10000/returns","id":"it_3f2a9c0d1e2b4a5f9e8d7c6b"}`)
+	labels := []review.Label{
+		{Reviewer: "alice", Decision: review.DecisionCall, Calls: []review.LabelCall{{Tool: "update_user", Args: args}}, Rationale: "r"},
+		{Reviewer: "bob", Decision: review.DecisionCall, Calls: []review.LabelCall{{Tool: "update_user", Args: json.RawMessage(`{"email":"aisha@icloud.com"}`)}}, Rationale: "r"},
+	}
+	v, _ := renderLabels(&s, labels, 80)
+	plain := ansi.Strip(v)
+	for _, cut := range []string{"icloud.c\n", "icloud.\n", "exam\n", "ORD-1\n"} {
+		if strings.Contains(plain, cut) {
+			t.Errorf("a token is cut (%q):\n%s", cut, plain)
+		}
+	}
+	var left strings.Builder
+	for _, l := range strings.Split(plain, "\n") {
+		if i := strings.Index(l, "│"); i >= 0 {
+			l = l[:i]
+		}
+		left.WriteString(strings.ReplaceAll(l, diffMarker, ""))
+	}
+	for _, whole := range []string{`"aisha.sharma@icloud.com"`, `"https://example.com/orders/ORD-10000/returns"`} {
+		if !strings.Contains(squeeze(left.String()), whole) {
+			t.Errorf("%s does not read back whole:\n%s", whole, plain)
+		}
+	}
 }

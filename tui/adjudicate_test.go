@@ -61,6 +61,10 @@ func TestAdjudicatePickNeedsReasonThenWritesGold(t *testing.T) {
 	if v := adjView(r); !strings.Contains(v, "1/1") || !strings.Contains(v, f.items[1]) || p.mode != adjBrowse {
 		t.Errorf("next item not loaded (mode %v):\n%s", p.mode, v)
 	}
+	// Quitting says what the session did, as the label screen does.
+	if rep, ok := p.Flush()().(FlushReportMsg); !ok || rep.Notice != "1 adjudicated, 1 dispute left" {
+		t.Errorf("quit summary %#v", rep)
+	}
 }
 
 func TestAdjudicateQIsTextInTheReason(t *testing.T) {
@@ -219,6 +223,9 @@ func TestAdjudicateSendBack(t *testing.T) {
 	}
 	if v := adjView(r); !strings.Contains(v, "No disputed items") || !strings.Contains(r.Status().Text(), "sent "+f.items[0]+" back") || p.Typing() {
 		t.Errorf("after send back: status %q\n%s", r.Status().Text(), v)
+	}
+	if rep, ok := p.Flush()().(FlushReportMsg); !ok || rep.Notice != "0 adjudicated, 1 sent back, 0 disputes left" {
+		t.Errorf("quit summary %#v", rep)
 	}
 }
 

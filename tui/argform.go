@@ -20,6 +20,8 @@ type ArgKeys struct {
 	Remove     key.Binding // the element holding the focus
 	MoveUp     key.Binding
 	MoveDown   key.Binding
+	ElemPrev   key.Binding // the same field of the list's previous element
+	ElemNext   key.Binding
 	Pick       key.Binding // a value from the conversation
 	Toggle     key.Binding // yes/no
 	ToggleForm key.Binding // the whole call as JSON text and back
@@ -30,13 +32,15 @@ func defaultArgKeys() ArgKeys {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return ArgKeys{
-		Next:       b("tab", "next field", "tab", "down"),
-		Skip:       b("enter", "next required field", "enter"),
+		Next:       b("tab/↓", "next field", "tab", "down"),
+		Skip:       b("enter", "next empty field, else why", "enter"),
 		Prev:       b("↑", "previous field", "up"),
 		Add:        b("enter", "add element", "enter"),
 		Remove:     b("ctrl+x", "remove element", "ctrl+x"),
 		MoveUp:     b("shift+↑", "element earlier", "shift+up"),
 		MoveDown:   b("shift+↓", "element later", "shift+down"),
+		ElemPrev:   b("ctrl+↑", "previous element", "ctrl+up"),
+		ElemNext:   b("ctrl+↓", "next element", "ctrl+down"),
 		Pick:       b("ctrl+f", "pick from conversation", "ctrl+f"),
 		Toggle:     b("space", "yes/no", " "),
 		ToggleForm: b("ctrl+t", "form ⇄ JSON", "ctrl+t"),
@@ -56,20 +60,26 @@ type argStop struct {
 // Schema: a field per property, lists of elements, nested objects, and
 // JSON text for the parts the schema does not let it render.
 type argForm struct {
-	styles  *Styles
-	keys    *ArgKeys
-	schema  *argSchema
-	root    *argNode
-	stops   []argStop
-	at      int
-	in      textinput.Model // the focused text, number or JSON field
-	filter  string          // the focused choice's typed filter
-	pick    *valuePicker    // open while picking a value
-	values  []pickValue     // what the conversation offers, most recent first
-	width   int
-	height  int
-	offset  int  // first line shown
-	focused bool // the form has the page's focus
+	styles *Styles
+	keys   *ArgKeys
+	schema *argSchema
+	root   *argNode
+	stops  []argStop
+	at     int
+	in     textinput.Model // the focused text, number or JSON field
+	filter string          // the focused choice's typed filter
+	pick   *valuePicker    // open while picking a value
+	jump   *fieldJump      // open while choosing a field to go to
+	errs   []string        // the fields the validator finds wrong, for enter
+	values []pickValue     // what the conversation offers, most recent first
+	prose  []proseMessage  // the conversation's words, most recent first
+	// suggested caches, per list element schema, what enter on its empty
+	// list puts in (nil: nothing named)
+	suggested map[*argSchema]*pickValue
+	width     int
+	height    int
+	offset    int  // first line shown
+	focused   bool // the form has the page's focus
 }
 
 func newArgForm(styles *Styles, keys *ArgKeys, schema *argSchema, args string) *argForm {
@@ -188,10 +198,7 @@ func (f *argForm) focus(i int) tea.Cmd {
 // and has none, else the first field.
 func (f *argForm) FocusWork() tea.Cmd {
 	for i, s := range f.stops {
-		if !f.needed(s) {
-			continue
-		}
-		if v := f.root.at(s.path); s.add || !v.present || textual(s, v) && v.text == "" {
+		if f.empty(s) {
 			return f.focus(i)
 		}
 	}
@@ -216,17 +223,7 @@ func (f *argForm) Blur() {
 	f.focused = false
 	f.in.Blur()
 	f.pick = nil
-}
-
-// nextNeeded moves to the next field that needs a value; leave is 1 when
-// there is none.
-func (f *argForm) nextNeeded() (leave int, cmd tea.Cmd) {
-	for i := f.at + 1; i < len(f.stops); i++ {
-		if f.needed(f.stops[i]) {
-			return 0, f.focus(i)
-		}
-	}
-	return 1, nil
+	f.jump = nil
 }
 
 // needed reports whether a stop is one enter stops at: a field that must be
@@ -279,6 +276,12 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 		return f.updatePick(msg)
 	}
 	k, isKey := msg.(tea.KeyMsg)
+	if f.jump != nil {
+		if !isKey {
+			return false, 0, nil
+		}
+		return f.updateJump(k)
+	}
 	if !isKey {
 		if s, v := f.current(); textual(s, v) {
 			f.in, cmd = f.in.Update(msg)
@@ -295,6 +298,10 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 	case key.Matches(k, f.keys.Pick):
 		f.openPick()
 		return false, 0, nil
+	case s.add && key.Matches(k, f.keys.Add) && f.suggestion(s) != nil:
+		// enter on an empty list the conversation names objects for
+		// takes them (ctrl+f offers the rest, typing starts one)
+		return f.apply(*f.suggestion(s))
 	case s.add && (key.Matches(k, f.keys.Add) || k.Type == tea.KeyRunes):
 		// enter adds an element; so does typing, into its first field
 		f.root.at(s.path).addElem()
@@ -327,6 +334,12 @@ func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 		return f.moveElem(-1), 0, nil
 	case key.Matches(k, f.keys.MoveDown):
 		return f.moveElem(1), 0, nil
+	case key.Matches(k, f.keys.ElemPrev):
+		_, cmd := f.stepElem(-1)
+		return false, 0, cmd
+	case key.Matches(k, f.keys.ElemNext):
+		_, cmd := f.stepElem(1)
+		return false, 0, cmd
 	case s.add:
 		return false, 0, nil
 	case textual(s, v):

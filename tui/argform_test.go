@@ -132,7 +132,7 @@ func TestArgFormDegradesAndKeepsEveryValue(t *testing.T) {
 							t.Errorf("%s: kind %v reason %q, want JSON because %q", tt.field, v.kind(), v.reason(), tt.why)
 						}
 						f.focus(i)
-						if hint := ansi.Strip(f.hintLine()); !strings.Contains(hint, "JSON because") {
+						if hint := ansi.Strip(strings.Join(f.hintLines(), " ")); !strings.Contains(hint, "JSON because") {
 							t.Errorf("hint does not say why: %q", hint)
 						}
 					}
@@ -287,7 +287,7 @@ func TestArgFormPicksFromTheConversation(t *testing.T) {
 	s := StylesFor(true)
 	keys := defaultArgKeys()
 	f := newArgForm(&s, &keys, parseArgSchema(book.Parameters), "")
-	f.SetValues(values)
+	f.SetValues(values, conversationProse(it))
 	f.SetSize(80, 10)
 	f.FocusWork()
 	typeKeys(f, tea.KeyCtrlF, "omar", tea.KeyEnter)
@@ -324,7 +324,7 @@ func FuzzArgForm(f *testing.F) {
 				t.Fatalf("value changed:\n got %s\nwant %s", form.JSON(), args)
 			}
 		}
-		for _, k := range []tea.KeyType{tea.KeyTab, tea.KeyEnter, tea.KeyCtrlX, tea.KeyBackspace, tea.KeyShiftUp, tea.KeyCtrlF, tea.KeyEnter, tea.KeyUp} {
+		for _, k := range []tea.KeyType{tea.KeyTab, tea.KeyEnter, tea.KeyCtrlX, tea.KeyBackspace, tea.KeyShiftUp, tea.KeyCtrlF, tea.KeyEnter, tea.KeyUp, tea.KeyCtrlDown, tea.KeyCtrlUp, tea.KeyEsc} {
 			form.Update(tea.KeyMsg{Type: k})
 			form.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a1 ")})
 			_ = form.View()

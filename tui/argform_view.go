@@ -16,48 +16,48 @@ type formLine struct {
 	depth int
 }
 
-// View draws the form in exactly its height: the fields around the focus
-// and, last, a line about the focused field (what it wants, which keys).
+// View draws the form in exactly its height: the fields around the focus,
+// and under the focused field what it wants and which keys work there,
+// wrapped (never cut) to the width.
 func (f *argForm) View() string {
 	if f.pick != nil {
 		return fitLines(f.pickView(), f.height)
 	}
+	if f.jump != nil {
+		return fitLines(f.jumpView(), f.height)
+	}
 	lines := f.lines()
-	body := max(f.height-1, 1)
-	focusLine := 0
-	for i, l := range lines {
-		if l.stop == f.at {
-			focusLine = i
-			break
-		}
-	}
-	if focusLine < f.offset {
-		f.offset = focusLine
-	}
-	if focusLine >= f.offset+body {
-		f.offset = focusLine - body + 1
-	}
-	f.offset = max(min(f.offset, len(lines)-body), 0)
 	nameW := 0
 	for _, l := range lines {
 		nameW = max(nameW, ansi.StringWidth(l.name)+2*l.depth)
 	}
 	nameW = min(nameW, max(f.width/2-2, 8))
-	var out []string
-	for i := f.offset; i < len(lines) && len(out) < body; i++ {
-		out = append(out, f.lineView(lines[i], nameW))
+	var rows []string
+	focusFirst, focusLast := 0, 0
+	for _, l := range lines {
+		rows = append(rows, f.lineView(l, nameW))
+		if l.stop == f.at && l.stop >= 0 {
+			focusFirst = len(rows) - 1
+			rows = append(rows, f.hintLines()...)
+			focusLast = len(rows) - 1
+		}
 	}
 	if len(lines) == 0 {
-		out = append(out, f.styles.Muted.Render("this tool takes no arguments"))
+		rows = append(rows, f.styles.Muted.Render("this tool takes no arguments"))
 	}
-	if f.height > 1 {
-		for len(out) < body {
-			out = append(out, "")
-		}
-		out = append(out, f.hintLine())
+	// Keep the focused field and its hint in view, the field first.
+	if focusLast >= f.offset+f.height {
+		f.offset = focusLast - f.height + 1
 	}
-	return strings.Join(out, "\n")
+	if focusFirst < f.offset || focusFirst >= f.offset+f.height {
+		f.offset = focusFirst
+	}
+	f.offset = max(min(f.offset, len(rows)-f.height), 0)
+	return fitLines(strings.Join(rows[f.offset:], "\n"), f.height)
 }
+
+// hintIndent is how far the hint under a field is indented.
+const hintIndent = 4
 
 func (f *argForm) lineView(l formLine, nameW int) string {
 	s := f.styles
@@ -127,8 +127,13 @@ func (f *argForm) lines() []formLine {
 
 func (f *argForm) addHint(stop int, empty bool) string {
 	switch {
+	case f.focused && stop == f.at && empty:
+		if sug := f.suggestion(f.stops[stop]); sug != nil {
+			return f.styles.Accent.Render("enter: the named ones · type adds one · ctrl+f picks")
+		}
+		return f.styles.Accent.Render("enter adds · ctrl+f picks")
 	case f.focused && stop == f.at:
-		return f.styles.Accent.Render("enter adds one · ctrl+f picks one from the conversation")
+		return f.styles.Accent.Render("enter adds · ctrl+f picks")
 	case empty:
 		return f.styles.Muted.Render("(none yet: enter adds)")
 	}
@@ -203,12 +208,13 @@ func (f *argForm) editHint(v *argNode) string {
 	return "type"
 }
 
-// hintLine says what the focused field is and the keys that work there.
-func (f *argForm) hintLine() string {
+// hintLines say what the focused field is, its description and the keys
+// that work there, wrapped under it; none when the form has no focus.
+func (f *argForm) hintLines() []string {
 	s := f.styles
 	st, v := f.current()
 	if !f.focused || v == nil && !st.add {
-		return ""
+		return nil
 	}
 	var parts []string
 	switch {
@@ -216,8 +222,16 @@ func (f *argForm) hintLine() string {
 		parts = append(parts, "fields the schema does not declare, as JSON")
 	case st.add:
 		parts = append(parts, f.root.name(st.path)+": list of "+v.s.items.typeName()+"s")
+		if sug := f.suggestion(st); sug != nil {
+			list := sug.value.([]any)
+			shown := make([]string, len(list))
+			for i, el := range list {
+				shown[i] = objectText(el, v.s.items, false)
+			}
+			parts = append(parts, "enter puts the "+itoa(len(list))+" the conversation names: "+strings.Join(shown, " | "))
+		}
 		if v.s.desc != "" {
-			parts = append(parts, v.s.desc)
+			parts = append(parts, oneLine(v.s.desc))
 		}
 	default:
 		parts = append(parts, f.root.name(st.path)+": "+v.s.typeName())
@@ -230,13 +244,22 @@ func (f *argForm) hintLine() string {
 	}
 	keys := []string{"ctrl+f pick"}
 	if _, _, ok := f.element(); ok {
-		keys = append(keys, "ctrl+x remove")
+		keys = append(keys, "ctrl+x remove", "ctrl+↑/↓ other element")
 	}
-	return ansi.Truncate(s.Form.Hint.Render(strings.Join(parts, " · ")+" · "+strings.Join(keys, " · ")), f.width, "…")
+	text := strings.Join(parts, " · ") + " · " + strings.Join(keys, " · ")
+	indent := strings.Repeat(" ", hintIndent)
+	var out []string
+	for _, l := range wrapWords(text, max(f.width-hintIndent, 10)) {
+		out = append(out, indent+s.Form.Hint.Render(l))
+	}
+	return out
 }
 
 // pickView is the open list of values to copy from the conversation.
-func (f *argForm) pickView() string {
+func (f *argForm) pickView() string { return strings.Join(f.pickLines(f.height), "\n") }
+
+// pickLines are the picker's lines, at most height.
+func (f *argForm) pickLines(height int) []string {
 	s := f.styles
 	p := f.pick
 	st := p.target
@@ -245,35 +268,63 @@ func (f *argForm) pickView() string {
 		where = "a new element of " + where
 	}
 	head := s.Accent.Render("pick for "+where+": ") + p.filter + s.Muted.Render("▏ type to filter · enter inserts · esc")
-	lines := []string{ansi.Truncate(head, f.width, "…")}
+	lines := wrapStyled(head, f.width)
 	if len(p.matches) == 0 {
 		lines = append(lines, s.Muted.Render("  nothing in the conversation fits here"))
 	}
-	rows := max(f.height-1, 1)
+	// The highlighted value is shown whole, wrapped, with where it comes
+	// from; the others one line each around it.
+	rows := max(height-len(lines), 1)
 	first := max(min(p.sel-rows/2, len(p.matches)-rows), 0)
-	for i := first; i < len(p.matches) && len(lines) <= rows; i++ {
+	for i := first; i < len(p.matches) && len(lines) < height; i++ {
 		pv := p.matches[i]
 		from := pv.source
 		if pv.key != "" {
 			from = pv.key + " · " + from
 		}
-		text := ansi.Truncate(f.pickText(pv), max(f.width*2/3, 10), "…")
-		line := "  " + text + "  " + s.Muted.Render(from)
-		if i == p.sel {
-			line = s.Form.Selected.Render("▸ "+text) + "  " + s.Muted.Render(from)
+		text := f.pickText(pv)
+		if i != p.sel {
+			lines = append(lines, ansi.Truncate("  "+text+"  "+s.Muted.Render(from), f.width, "…"))
+			continue
 		}
-		lines = append(lines, ansi.Truncate(line, f.width, "…"))
+		for k, l := range wrapWords(text+"  ("+from+")", max(f.width-2, 10)) {
+			mark := "  "
+			if k == 0 {
+				mark = "▸ "
+			}
+			lines = append(lines, s.Form.Selected.Render(mark+l))
+		}
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // pickText shows an object as the fields a pick would fill, in form order
-// ("flight_number HAT069 · date 2024-05-26"), anything else as itself.
+// ("flight_number HAT069 · date 2024-05-26"), a list as its objects so
+// ("2: HAT069 · 2024-05-20 | HAT258 · 2024-05-26"), anything else as itself.
 func (f *argForm) pickText(pv pickValue) string {
-	m, ok := pv.value.(map[string]any)
+	if pv.shape != nil {
+		return "whole " + f.root.name(pv.into) + ": " + objectText(pv.value, pv.shape, true)
+	}
 	target, _ := f.pickTarget()
-	if !ok || target == nil || target.kind != argObject {
+	if target == nil || target.kind != argObject {
 		return pv.text
+	}
+	if list, ok := pv.value.([]any); ok {
+		parts := make([]string, len(list))
+		for i, el := range list {
+			parts[i] = objectText(el, target, false)
+		}
+		return "list of " + itoa(len(list)) + ": " + strings.Join(parts, " | ")
+	}
+	return objectText(pv.value, target, true)
+}
+
+// objectText is an object's declared fields in form order, with their
+// names (or only the values, for the elements of a list).
+func objectText(x any, target *argSchema, names bool) string {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return jsonLine(x)
 	}
 	var parts []string
 	for _, p := range target.props {
@@ -282,8 +333,85 @@ func (f *argForm) pickText(pv pickValue) string {
 			if !isText {
 				text = jsonLine(v)
 			}
-			parts = append(parts, p.name+" "+text)
+			if names {
+				text = p.name + " " + text
+			}
+			parts = append(parts, text)
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// jumpView is the open "go to field" list: each matching field's name and
+// value, the highlighted one marked.
+func (f *argForm) jumpView() string { return strings.Join(f.jumpLines(f.height), "\n") }
+
+// jumpLines are the go-to list's lines, at most height.
+func (f *argForm) jumpLines(height int) []string {
+	s := f.styles
+	j := f.jump
+	head := s.Accent.Render("go to field: ") + j.filter + s.Muted.Render("▏ type part of its name · enter goes · esc")
+	lines := wrapStyled(head, f.width)
+	if len(j.matches) == 0 {
+		lines = append(lines, s.Muted.Render("  no field is named so"))
+	}
+	rows := max(height-len(lines), 1)
+	first := max(min(j.sel-rows/2, len(j.matches)-rows), 0)
+	nameW := 0
+	for _, i := range j.matches {
+		nameW = max(nameW, ansi.StringWidth(f.jumpName(i)))
+	}
+	nameW = min(nameW, max(f.width/2, 8))
+	for k := first; k < len(j.matches) && len(lines) < height; k++ {
+		i := j.matches[k]
+		name := f.jumpName(i)
+		pad := strings.Repeat(" ", max(nameW-ansi.StringWidth(name), 0)+2)
+		value := s.Muted.Render(f.stopSummary(i))
+		line := "  " + name + pad + value
+		if k == j.sel {
+			line = s.Form.Selected.Render("▸ "+name) + pad + value
+		}
+		lines = append(lines, ansi.Truncate(line, f.width, "…"))
+	}
+	return lines
+}
+
+// jumpName is a stop's name in the go-to list ("flights + add" for a
+// list's add line).
+func (f *argForm) jumpName(i int) string {
+	st := f.stops[i]
+	name := f.stopName(st)
+	switch {
+	case st.add:
+		name += " + add"
+	case st.extra:
+		name += " (other fields)"
+	}
+	return name
+}
+
+// stopSummary is a stop's value on one line, for lists that name fields.
+func (f *argForm) stopSummary(i int) string {
+	st := f.stops[i]
+	v := f.root.at(st.path)
+	switch {
+	case v == nil:
+		return ""
+	case st.add:
+		return fmt.Sprintf("%d in the list", len(v.elems))
+	case st.extra:
+		return v.extra
+	case !v.present:
+		return "—"
+	case v.kind() == argBool:
+		if v.b {
+			return "true"
+		}
+		return "false"
+	case v.kind() == argEnum:
+		return enumLabel(json.RawMessage(v.text))
+	case v.kind() == argNull:
+		return "null"
+	}
+	return v.text
 }

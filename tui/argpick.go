@@ -3,12 +3,13 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/goldtrace/goldtrace/review"
 	"maps"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/review"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,6 +24,11 @@ type pickValue struct {
 	text   string // how it is shown and inserted: text unquoted, else JSON
 	key    string // the field it came from in JSON ("flight_number"), if any
 	source string // where it appears ("user", "search_direct_flight result")
+	named  bool   // a list of the objects the conversation's words name
+	// into is set for a whole object offered at a field inside an object:
+	// the path of that object, which the pick fills (shape is its schema).
+	into  []int
+	shape *argSchema
 }
 
 // maxPickValues bounds what one item offers.
@@ -55,8 +61,8 @@ func conversationValues(it trace.Item) []pickValue {
 		source := m.Role
 		if m.Role == trace.RoleTool {
 			source = "tool result"
-			if m.Name != "" {
-				source = m.Name + " result"
+			if name := trace.ResultName(it.Context, i); name != "" {
+				source = name + " result"
 			}
 		}
 		for j := len(m.ToolCalls) - 1; j >= 0; j-- {
@@ -98,6 +104,9 @@ func jsonValues(x any, key, source string, add func(pickValue)) {
 			jsonValues(v[k], k, source, add)
 		}
 	case []any:
+		if objectList(v) {
+			add(pickValue{value: v, text: jsonLine(v), key: key, source: source})
+		}
 		for _, el := range v {
 			jsonValues(el, key, source, add)
 		}
@@ -111,6 +120,22 @@ func jsonValues(x any, key, source string, add func(pickValue)) {
 	case json.Number:
 		add(pickValue{value: v, text: v.String(), key: key, source: source})
 	}
+}
+
+// maxPickList bounds the lists of objects offered whole.
+const maxPickList = 16
+
+// objectList reports whether a is a short list of objects, offered whole.
+func objectList(a []any) bool {
+	if len(a) == 0 || len(a) > maxPickList {
+		return false
+	}
+	for _, el := range a {
+		if _, ok := el.(map[string]any); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // textValues offers the tokens of prose, last first (nearest the decision).
@@ -142,7 +167,8 @@ func textValues(s, source string, add func(pickValue)) {
 // valuePicker is the open list of values for the focused field.
 type valuePicker struct {
 	target  argStop
-	objects bool // offers objects: the focus is on a list of objects or one of its elements
+	objects bool        // offers objects: the focus is on a list of objects
+	choices []pickValue // what fits the target, in the order offered
 	filter  string
 	matches []pickValue
 	sel     int
@@ -152,8 +178,12 @@ type valuePicker struct {
 func fits(pv pickValue, s *argSchema) bool {
 	switch s.kind {
 	case argText, argRaw:
-		_, isMap := pv.value.(map[string]any)
-		return !isMap || s.kind == argRaw
+		// text takes a scalar (a number as written); JSON text anything
+		switch pv.value.(type) {
+		case map[string]any, []any:
+			return s.kind == argRaw
+		}
+		return true
 	case argNumber, argInteger:
 		n, ok := pv.value.(json.Number)
 		if !ok {
@@ -167,22 +197,15 @@ func fits(pv pickValue, s *argSchema) bool {
 	case argEnum:
 		return s.enumIndex(jsonLine(pv.value)) >= 0
 	case argObject:
-		// An object fits when it has every required field (some declared
-		// field when none is required): a flight from a search result fits
-		// a flights element; a whole user profile does not fit a passenger.
+		// An object fits when it can be shaped into the schema's object
+		// (projectObject): a flight from a search result fits a flights
+		// element, the user's profile a passenger.
 		m, ok := pv.value.(map[string]any)
 		if !ok {
 			return false
 		}
-		some := false
-		for _, p := range s.props {
-			_, has := m[p.name]
-			if p.required && !has {
-				return false
-			}
-			some = some || has
-		}
-		return some
+		_, _, ok = projectObject(m, s)
+		return ok
 	}
 	return false
 }
@@ -205,24 +228,65 @@ func (f *argForm) openPick() {
 	if !ok {
 		return
 	}
+	f.jump = nil
 	f.pick = &valuePicker{target: f.stops[f.at]}
 	f.pick.objects = target.kind == argObject
-	f.refilter(target)
+	if f.pick.objects {
+		f.pick.choices = objectChoices(f.values, f.prose, target)
+	} else {
+		for _, pv := range f.values {
+			if fits(pv, target) {
+				f.pick.choices = append(f.pick.choices, pv)
+			}
+		}
+		f.pick.choices = append(f.pick.choices, f.enclosingChoices()...)
+	}
+	f.refilter()
 }
 
-func (f *argForm) refilter(target *argSchema) {
+// enclosingChoices are, at a field inside an object (a list element, a
+// nested object), the whole objects that fit that object: picking one
+// fills all its fields (a passenger from the user's profile).
+func (f *argForm) enclosingChoices() []pickValue {
+	s := f.stops[f.at]
+	if s.add || s.extra || len(s.path) < 2 {
+		return nil
+	}
+	path := slices.Clone(s.path[:len(s.path)-1])
+	obj := f.root.at(path)
+	if obj == nil || obj.kind() != argObject {
+		return nil
+	}
+	var out []pickValue
+	for _, pv := range objectChoices(f.values, f.prose, obj.s) {
+		if _, isList := pv.value.([]any); isList {
+			continue
+		}
+		pv.into, pv.shape = path, obj.s
+		out = append(out, pv)
+	}
+	return out
+}
+
+// refilter keeps the choices whose text or field name holds the filter;
+// once something is typed, single values come before whole lists (typing
+// names one thing).
+func (f *argForm) refilter() {
 	p := f.pick
 	p.matches = p.matches[:0]
 	want := strings.ToLower(p.filter)
-	for _, pv := range f.values {
-		if !fits(pv, target) {
+	var lists []pickValue
+	for _, pv := range p.choices {
+		if want != "" && !strings.Contains(strings.ToLower(pv.text), want) && !strings.Contains(strings.ToLower(pv.key), want) {
 			continue
 		}
-		if want != "" && !strings.Contains(strings.ToLower(pv.text), want) && !strings.Contains(strings.ToLower(pv.key), want) {
+		if _, isList := pv.value.([]any); isList && want != "" {
+			lists = append(lists, pv)
 			continue
 		}
 		p.matches = append(p.matches, pv)
 	}
+	p.matches = append(p.matches, lists...)
 	p.sel = min(p.sel, max(len(p.matches)-1, 0))
 }
 
@@ -232,7 +296,6 @@ func (f *argForm) updatePick(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd)
 		return false, 0, nil
 	}
 	p := f.pick
-	target, _ := f.pickTarget()
 	switch {
 	case k.Type == tea.KeyEsc || key.Matches(k, f.keys.Pick):
 		f.pick = nil
@@ -252,27 +315,68 @@ func (f *argForm) updatePick(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd)
 		if p.filter != "" {
 			p.filter = string([]rune(p.filter)[:len([]rune(p.filter))-1])
 			p.sel = 0
-			f.refilter(target)
+			f.refilter()
 		}
 	case k.Type == tea.KeyRunes || k.Type == tea.KeySpace:
 		p.filter += string(k.Runes)
 		p.sel = 0
-		f.refilter(target)
+		f.refilter()
 	}
 	return false, 0, nil
 }
 
-// apply puts a picked value in the focused field and moves on; on "+ add"
-// it becomes a new element and the focus stays there for the next one.
+// apply puts a picked value in the focused field and moves on. On "+ add"
+// an object becomes a new element: the focus goes to its first empty field
+// when it lacks one, else stays for the next element; a list adds all its
+// elements and moves on.
 func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	s, v := f.current()
 	if s.add {
-		e := v.addElem()
-		e.present = false
-		e.set(declaredOnly(pv.value, v.s.items))
+		list, isList := pv.value.([]any)
+		if !isList {
+			list = []any{pv.value}
+		}
+		for _, el := range list {
+			e := v.addElem()
+			e.present = false
+			e.set(declaredOnly(el, v.s.items))
+		}
 		f.touched(s.path, false)
 		f.rebuild(&s)
+		// A new element still lacking a value gets the focus.
+		for i, st := range f.stops {
+			if len(st.path) > len(s.path) && slices.Equal(st.path[:len(s.path)], s.path) &&
+				st.path[len(s.path)] >= len(v.elems)-len(list) && f.empty(st) {
+				return true, 0, f.focus(i)
+			}
+		}
+		if isList {
+			leave, cmd = f.nextNeeded()
+			return true, leave, cmd
+		}
 		return true, 0, f.focus(f.at)
+	}
+	if pv.into != nil {
+		// a whole object for the one holding the focus: the fields it
+		// holds replaced, the focus to the first still empty, else on
+		obj := f.root.at(pv.into)
+		fresh := newArgNode(obj.s)
+		fresh.set(declaredOnly(pv.value, obj.s))
+		for i, fl := range fresh.fields {
+			if fl.present { // what the pick does not hold stays as typed
+				obj.fields[i] = fl
+			}
+		}
+		obj.present = true
+		f.touched(pv.into, false)
+		f.rebuild(&s)
+		for i, st := range f.stops {
+			if len(st.path) > len(pv.into) && slices.Equal(st.path[:len(pv.into)], pv.into) && f.empty(st) {
+				return true, 0, f.focus(i)
+			}
+		}
+		leave, cmd = f.nextNeeded()
+		return true, leave, cmd
 	}
 	switch v.kind() {
 	case argObject:
@@ -290,8 +394,11 @@ func (f *argForm) apply(pv pickValue) (changed bool, leave int, cmd tea.Cmd) {
 	return true, leave, cmd
 }
 
-// SetValues gives the form what the conversation offers to pick.
-func (f *argForm) SetValues(values []pickValue) { f.values = slices.Clip(values) }
+// SetValues gives the form what the conversation offers to pick, and its
+// words (which objects it names).
+func (f *argForm) SetValues(values []pickValue, prose []proseMessage) {
+	f.values, f.prose, f.suggested = slices.Clip(values), slices.Clip(prose), nil
+}
 
 // conversationText is everything the reviewer can read in the item's
 // context, lower-cased: where a label's values should come from.

@@ -25,11 +25,7 @@ import (
 // stop), one passenger, one payment method. The production model booked it
 // with the gift card's balance (234) as the amount instead of the price.
 func bookingTrace(tools map[string]trace.Tool, i int) trace.Trace {
-	var all []trace.Tool
-	for _, t := range tools {
-		all = append(all, t)
-	}
-	sort.Slice(all, func(a, b int) bool { return all[a].Name < all[b].Name })
+	all := sortedTools(tools)
 	user := `{"user_id":"omar_rossi_1241","name":{"first_name":"Omar","last_name":"Rossi"},"address":{"city":"Chicago","country":"USA"},` +
 		`"email":"omar.rossi@example.com","dob":"1970-06-06","payment_methods":{"gift_card_6490722":{"source":"gift_card","amount":234,"id":"gift_card_6490722"},` +
 		`"credit_card_9045111":{"source":"credit_card","brand":"visa","last_four":"1111","id":"credit_card_9045111"}},` +
@@ -87,22 +83,22 @@ var bookingScenarios = []struct {
 		"0", tea.KeyEnter, "0", tea.KeyEnter, pick("n"), tea.KeyEnter, // insurance, then the rationale
 		bookingWhy, tea.KeyCtrlS,
 	}},
-	{"from scratch, picking values", 53, []any{
-		pick("book"), tea.KeyEnter,
-		tea.KeyCtrlF, pick("omar_"), tea.KeyEnter, "JFK", tea.KeyEnter, "SEA", tea.KeyEnter,
+	{"from scratch, picking values", 18, []any{
+		pick("b"), tea.KeyEnter,
+		"omar_rossi_1241", tea.KeyEnter, "JFK", tea.KeyEnter, "SEA", tea.KeyEnter,
 		pick("o"), tea.KeyEnter, pick("e"), tea.KeyEnter,
-		tea.KeyCtrlF, pick("069"), tea.KeyEnter, tea.KeyCtrlF, pick("258"), tea.KeyEnter, tea.KeyTab, // whole flights from the search result
-		tea.KeyCtrlF, pick("1970"), tea.KeyEnter, tea.KeyTab, // the saved passenger
-		tea.KeyEnter, tea.KeyCtrlF, pick("gift"), tea.KeyEnter, tea.KeyCtrlF, pick("154"), tea.KeyEnter,
+		tea.KeyEnter, // the flights the assistant names, from the search result
+		tea.KeyEnter, // the passenger it names: the user's own profile
+		tea.KeyEnter, // the gift card it names; the amount is left to type
+		"154", tea.KeyEnter,
 		"0", tea.KeyEnter, "0", tea.KeyEnter, pick("n"), tea.KeyEnter,
 		bookingWhy, tea.KeyCtrlS,
 	}},
-	{"copy the model's call, fix the amount", 15, []any{
+	{"copy the model's call, fix the amount", 10, []any{
 		tea.KeyCtrlO, tea.KeyCtrlO, // show, then copy: nothing invalid, so the focus is on the rationale
-		bookingWhy,
-		tea.KeyShiftTab, tea.KeyUp, tea.KeyUp, tea.KeyUp, tea.KeyUp, // back into the form: insurance, then up to the amount
-		tea.KeyCtrlF, pick("154"), tea.KeyEnter, // the price from the conversation replaces 234
-		tea.KeyCtrlS,
+		tea.KeyCtrlL, pick("amo"), tea.KeyEnter, // go to the field named amount
+		tea.KeyCtrlU, "154", tea.KeyEnter, // the form is complete: enter goes to the rationale
+		bookingWhy, tea.KeyCtrlS,
 	}},
 }
 
@@ -133,6 +129,13 @@ func runBooking(steps []any, send func(tea.KeyMsg)) (total, overhead int) {
 
 func bookingStore(tb testing.TB, n int) (*store.Store, []string) {
 	tb.Helper()
+	return airlineStore(tb, n, bookingTrace, 8)
+}
+
+// airlineStore is a project with n traces made by mk on the tau-bench
+// airline tools, their items at turn assigned to alice.
+func airlineStore(tb testing.TB, n int, mk func(map[string]trace.Tool, int) trace.Trace, turn int) (*store.Store, []string) {
+	tb.Helper()
 	tools := airlineTools(tb)
 	st, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "gt.db"))
 	if err != nil {
@@ -144,9 +147,19 @@ func bookingStore(tb testing.TB, n int) (*store.Store, []string) {
 	}
 	traces := make([]trace.Trace, n)
 	for i := range traces {
-		traces[i] = bookingTrace(tools, i)
+		traces[i] = mk(tools, i)
 	}
-	return st, assignItems(tb, st, traces, 8, "alice")
+	return st, assignItems(tb, st, traces, turn, "alice")
+}
+
+// sortedTools are the tools by name.
+func sortedTools(tools map[string]trace.Tool) []trace.Tool {
+	var all []trace.Tool
+	for _, t := range tools {
+		all = append(all, t)
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].Name < all[b].Name })
+	return all
 }
 
 // TestBookingKeystrokes labels the booking each way and checks the stored
@@ -182,27 +195,40 @@ func TestBookingKeystrokes(t *testing.T) {
 func BenchmarkLabelBooking(b *testing.B) {
 	for _, sc := range bookingScenarios {
 		b.Run(strings.ReplaceAll(sc.name, " ", "_"), func(b *testing.B) {
-			st, items := bookingStore(b, b.N)
-			lipgloss.SetColorProfile(termenv.Ascii)
-			c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(b, st, "alice"), Now: func() time.Time { return t0 }}
-			tm := teatest.NewTestModel(b, NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true), teatest.WithInitialTermSize(80, 24))
-			out := &scanner{}
-			waitOut(b, tm, out, fmt.Sprintf("1/%d", b.N))
-			var total, overhead int
-			b.ResetTimer()
-			for i := range b.N {
-				total, overhead = runBooking(sc.steps, func(k tea.KeyMsg) { tm.Send(k) })
-				waitOut(b, tm, out, "submitted "+items[i])
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(total), "keys/label")
-			b.ReportMetric(float64(overhead), "overhead-keys/label")
-			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-			tm.WaitFinished(b, teatest.WithFinalTimeout(20*time.Second))
-			if l, err := st.Label(context.Background(), items[b.N-1], "alice"); err != nil || !sameJSONB(string(l.Calls[0].Args), bookingWant) {
-				b.Fatalf("last label %+v %v", l, err)
-			}
+			benchLabel(b, sc.steps, bookingStore, bookingWant)
 		})
+	}
+}
+
+// BenchmarkLabelRoundTrip is the same for issue 28's round trip.
+func BenchmarkLabelRoundTrip(b *testing.B) {
+	for _, sc := range roundTripScenarios {
+		b.Run(strings.ReplaceAll(sc.name, " ", "_"), func(b *testing.B) {
+			benchLabel(b, sc.steps, roundTripStore, roundTripWant)
+		})
+	}
+}
+
+func benchLabel(b *testing.B, steps []any, mk func(testing.TB, int) (*store.Store, []string), want string) {
+	st, items := mk(b, b.N)
+	lipgloss.SetColorProfile(termenv.Ascii)
+	c := &Common{Styles: StylesFor(false), Keys: DefaultKeyMap(), API: as(b, st, "alice"), Now: func() time.Time { return t0 }}
+	tm := teatest.NewTestModel(b, NewLabelRoot(c, LabelOptions{Reviewer: "alice"}, true), teatest.WithInitialTermSize(80, 24))
+	out := &scanner{}
+	waitOut(b, tm, out, fmt.Sprintf("1/%d", b.N))
+	var total, overhead int
+	b.ResetTimer()
+	for i := range b.N {
+		total, overhead = runBooking(steps, func(k tea.KeyMsg) { tm.Send(k) })
+		waitOut(b, tm, out, "submitted "+items[i])
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(total), "keys/label")
+	b.ReportMetric(float64(overhead), "overhead-keys/label")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(b, teatest.WithFinalTimeout(20*time.Second))
+	if l, err := st.Label(context.Background(), items[b.N-1], "alice"); err != nil || !sameJSONB(string(l.Calls[0].Args), want) {
+		b.Fatalf("last label %+v %v", l, err)
 	}
 }
 

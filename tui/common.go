@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -61,17 +62,14 @@ type AdjudicateAPI interface {
 	ProposeGuideChange(ctx context.Context, itemID, lead, body string) error
 }
 
-// GoldAPI reads the current (unexported) gold.
-type GoldAPI interface {
-	GoldTraces(ctx context.Context, f store.GoldFilter) ([]dataset.TraceGold, error)
-}
-
 // DashboardAPI is what the dashboard reads.
 type DashboardAPI interface {
-	GoldAPI
+	// ScoreObserved scores the current gold's observed calls (app).
+	ScoreObserved(ctx context.Context, f store.GoldFilter, profile score.Profile, cache *app.GoldCache) ([]gold.Record, *score.Report, error)
 	GoldFingerprint(ctx context.Context) (string, error)
 	Status(ctx context.Context, q store.StatusQuery) (store.Status, error)
 	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
+	BatchSamples(ctx context.Context) ([]store.BatchSample, error) // dashboard_batches.go
 	Item(ctx context.Context, id string) (trace.Item, error)
 	CalibrationAPI // dashboard_judge.go
 	ReleaseAPI     // dashboard_release.go

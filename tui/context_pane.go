@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
@@ -22,6 +23,8 @@ type contextPane struct {
 	loaded   bool
 	expanded bool
 	revealed bool
+	tree     observedTree // marks and changes of the observed calls
+	lines    []string     // the content, as drawn
 	width    int
 	// content counts the contents set; drawn is the last view and the
 	// state it was drawn in: the pane is redrawn on every key typed in
@@ -49,7 +52,7 @@ func newContextPane(styles *Styles) contextPane {
 // SetItem shows a new item, scrolled to the decision point, with the lead's
 // notes to this reviewer when it was sent back.
 func (c *contextPane) SetItem(it trace.Item, revealed bool, notes []store.Note) {
-	c.item, c.notes, c.loaded, c.revealed, c.expanded = it, notes, true, revealed, false
+	c.item, c.notes, c.loaded, c.revealed, c.expanded, c.tree = it, notes, true, revealed, false, observedTree{}
 	c.refresh(true)
 }
 
@@ -77,6 +80,38 @@ func (c *contextPane) ToggleExpanded() {
 func (c *contextPane) Reveal() {
 	c.revealed = true
 	c.refresh(true)
+}
+
+// SetTree sets the marks and the label's changes drawn on the observed
+// calls; the pane is drawn again only when they changed.
+func (c *contextPane) SetTree(t observedTree) {
+	if fmt.Sprint(t) == fmt.Sprint(c.tree) {
+		return
+	}
+	c.tree = t
+	if c.revealed {
+		c.refresh(false)
+	}
+}
+
+// ShowLeaf scrolls so the line of the observed call's value named field
+// (flights[1].date) is in the middle of the pane, when it is drawn.
+func (c *contextPane) ShowLeaf(call int, field string) {
+	if !c.revealed {
+		return
+	}
+	seen := -1
+	for i, l := range c.lines {
+		plain := ansi.Strip(l)
+		if strings.HasPrefix(plain, "[model did]") {
+			seen++
+			continue
+		}
+		if seen == call && strings.HasPrefix(strings.TrimLeft(plain, " "), field+" ") {
+			c.vp.SetYOffset(max(i-c.vp.Height/2, 0))
+			return
+		}
+	}
 }
 
 func (c *contextPane) PageUp()   { c.vp.HalfPageUp() }
@@ -117,7 +152,8 @@ func (c *contextPane) refresh(toBottom bool) {
 		return
 	}
 	atBottom := c.vp.AtBottom()
-	c.vp.SetContent(c.render())
+	c.lines = strings.Split(c.render(), "\n")
+	c.vp.SetContent(strings.Join(c.lines, "\n"))
 	c.content++
 	if toBottom || atBottom {
 		c.vp.GotoBottom()
@@ -128,7 +164,7 @@ func (c *contextPane) render() string {
 	cv := conversationView{
 		Expanded: c.expanded, ExpandKey: "ctrl+e",
 		Decision: "▶ decision point: what should the assistant do now?",
-		Observed: c.item.Observed, ShowObserved: c.revealed,
+		Observed: c.item.Observed, ShowObserved: c.revealed, Tree: &c.tree,
 	}
 	for _, n := range c.notes {
 		cv.Notes = append(cv.Notes, conversationNote{Marker: "[sent back by " + n.Author + "]", Body: n.Body})

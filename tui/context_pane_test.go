@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -51,4 +53,27 @@ func TestContextPaneViewFollowsItsState(t *testing.T) {
 	check("expanded")
 	c.Reveal()
 	check("revealed")
+}
+
+// An OpenAI chat log links a tool result to its call only by id; the
+// result's header still names the tool.
+func TestToolResultHeaderNamesTheToolOfOpenAILogs(t *testing.T) {
+	rec := `{"id":"log_1","request":{"model":"gpt-4o","messages":[{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"call_a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_a","content":"{\"temp\":18}"}],` +
+		`"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]},` +
+		`"response":{"id":"chatcmpl-1","created":1738652337,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"18 degrees."}}]}}`
+	r, err := trace.NewReader(strings.NewReader(rec+"\n"), "openai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := StylesFor(true)
+	got := ansi.Strip(conversationView{}.Render(&s, tr.Messages, 80))
+	if !strings.Contains(got, "[get_weather result]") || strings.Contains(got, "[tool result]") {
+		t.Errorf("header does not name the tool:\n%s", got)
+	}
 }

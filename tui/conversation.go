@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -26,6 +27,9 @@ type conversationView struct {
 	// the production model's calls.
 	Observed     []trace.Call
 	ShowObserved bool
+	// Tree, when set, draws the observed calls one aligned line per value
+	// with its marks and changes (the label screen); else as JSON.
+	Tree *observedTree
 	// Notes are drawn after the decision point: who wrote them, and what.
 	Notes []conversationNote
 }
@@ -70,14 +74,14 @@ func (cv conversationView) Render(s *Styles, msgs []trace.Message, width int) st
 			out = append(out, "  "+l)
 		}
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		switch m.Role {
 		case trace.RoleSystem:
 			block("[system]", s.Role.System.Render, cv.collapse(s, prose("[system]", m.Content), 1, width-len("[system] ")))
 		case trace.RoleTool:
 			marker := "[tool result]"
-			if m.Name != "" {
-				marker = "[" + m.Name + " result]"
+			if name := trace.ResultName(msgs, i); name != "" {
+				marker = "[" + name + " result]"
 			}
 			block(marker, s.Role.Tool.Render, cv.collapse(s, cv.bodyLines(marker, m.Content, width, prose), collapsedLines, inner))
 		case trace.RoleAssistant:
@@ -105,8 +109,14 @@ func (cv conversationView) Render(s *Styles, msgs []trace.Message, width int) st
 		if len(cv.Observed) == 0 {
 			block("[model did]", s.Warn.Render, []string{"no tool call (answered in words)"})
 		}
-		for _, c := range cv.Observed {
-			block("[model did]", s.Warn.Render, cv.callLines(s, c, inner))
+		for i, c := range cv.Observed {
+			lines := cv.callLines(s, c, inner)
+			if cv.Tree != nil {
+				if tree := cv.Tree.callTree(s, i, c, inner); tree != nil {
+					lines = tree
+				}
+			}
+			block("[model did]", s.Warn.Render, lines)
 		}
 	}
 	return strings.Join(out, "\n")
@@ -234,7 +244,8 @@ func prettyJSONLines(text string, width int, full bool) ([]string, bool) {
 }
 
 // wrapWords wraps text at spaces only, keeping the text's own line breaks;
-// a word wider than width alone is broken (nothing else can be done).
+// a word wider than width alone is broken where its tokens meet (after
+// / . _ - @, see breakToken), so a short token is never cut in two.
 func wrapWords(text string, width int) []string {
 	width = max(width, 4)
 	var out []string
@@ -256,9 +267,10 @@ func wrapWords(text string, width int) []string {
 			default:
 				out = append(out, line)
 			}
-			for w > width {
-				out = append(out, ansi.Truncate(word, width, ""))
-				word = ansi.TruncateLeft(word, width, "")
+			if w > width {
+				pieces := breakToken(word, width)
+				out = append(out, pieces[:len(pieces)-1]...)
+				word = pieces[len(pieces)-1]
 				w = ansi.StringWidth(word)
 			}
 			line, lineW = word, w
@@ -274,4 +286,49 @@ func wrapWords(text string, width int) []string {
 		kept = append(kept, l)
 	}
 	return kept
+}
+
+// tokenBreaks are the characters a word wider than its line is broken
+// after: the joints of paths, emails, ids and dotted names; strongBreaks
+// are tried first (an email breaks after its @, not inside its domain).
+const (
+	tokenBreaks  = "/._-@"
+	strongBreaks = "/@"
+)
+
+// breakToken splits a word wider than width into pieces of at most width
+// cells, each ending after a tokenBreaks character where one falls on the
+// line ("aisha.sharma@" / "icloud.com"); only a run without any is cut
+// where the line ends.
+func breakToken(word string, width int) []string {
+	var out []string
+	for ansi.StringWidth(word) > width {
+		head := ansi.Truncate(word, width, "")
+		cut := strings.LastIndexAny(head, strongBreaks) + 1
+		if cut <= 0 || ansi.StringWidth(head[:cut]) < width/3 {
+			cut = strings.LastIndexAny(head, tokenBreaks) + 1
+		}
+		if cut <= 0 || ansi.StringWidth(head[:cut]) < width/3 {
+			// no joint on the line, or one so early the line would be
+			// mostly empty: cut at the line's end
+			cut = len(head)
+		}
+		if cut == 0 {
+			// a first character wider than the line: it goes alone
+			_, size := utf8.DecodeRuneInString(word)
+			cut = size
+		}
+		out = append(out, word[:cut])
+		word = word[cut:]
+	}
+	if word == "" && len(out) > 0 {
+		return out
+	}
+	return append(out, word)
+}
+
+// wrapStyled wraps styled text at spaces (ANSI styles kept), breaking a
+// word only when it alone is wider than the line.
+func wrapStyled(s string, width int) []string {
+	return strings.Split(ansi.Wrap(s, max(width, 1), ""), "\n")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -56,7 +57,7 @@ type DashboardPage struct {
 	loadSeq int // tags loads; a result with another seq is stale
 	loadErr error
 
-	cache *goldRecordCache // gold records of the last computation, per trace
+	cache *app.GoldCache // gold records of the last computation, per trace
 
 	cell    cellList
 	tools   cellCursor // over data.WorstTools in modeTools
@@ -73,7 +74,7 @@ func NewDashboardPage(c *Common, opts DashboardOptions) *DashboardPage {
 	if opts.PollEvery <= 0 {
 		opts.PollEvery = defaultPoll
 	}
-	p := &DashboardPage{c: c, opts: opts, keys: c.Keys.Dashboard, cache: &goldRecordCache{}}
+	p := &DashboardPage{c: c, opts: opts, keys: c.Keys.Dashboard, cache: &app.GoldCache{}}
 	p.item.view = viewport.New(0, 0)
 	p.keys.Adjudicate.SetEnabled(opts.Adjudicate)
 	return p

@@ -3,10 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/goldtrace/goldtrace/store"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/store"
 )
 
 // dashboardBenchFixture turns every decision point of enough synthetic
@@ -79,7 +81,7 @@ func BenchmarkDashboard10k(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		cpu := cpuTime()
 		for b.Loop() {
-			p.cache = &goldRecordCache{}
+			p.cache = &app.GoldCache{}
 			compute(b)
 		}
 		b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")

@@ -103,6 +103,9 @@ func (p *DashboardPage) headerLines() []string {
 	out = append(out, wrapParts(s, w, profileParts(s, d.Report)...)...)
 	out = append(out, wrapParts(s, w, progressParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
+	if b := batchParts(s, d.Batches); b != nil {
+		out = append(out, wrapParts(s, w, b...)...)
+	}
 	if c := calibrationParts(s, d.Calibration); c != nil {
 		out = append(out, wrapParts(s, w, c...)...)
 	}
@@ -188,12 +191,23 @@ func agreementParts(s *Styles, a *review.Agreement) []string {
 	parts := []string{s.Muted.Render("agreement ") + pct(a.Tool) + s.Muted.Render(" tool"),
 		pct(a.Exact) + s.Muted.Render(" exact")}
 	parts = append(parts, kappaText(s, a.Pairs))
-	alpha := "n/a"
-	if a.Alpha.Alpha != nil {
-		alpha = fmt.Sprintf("%.2f", *a.Alpha.Alpha)
-	}
-	parts = append(parts, s.Muted.Render("α ")+alpha, s.Muted.Render("items ")+fmt.Sprint(a.Items))
+	r := a.Reliability
+	parts = append(parts, s.Muted.Render("AC1 ")+estimateText(s, r.AC1), s.Muted.Render("α ")+estimateText(s, r.Alpha),
+		s.Muted.Render("items ")+fmt.Sprint(a.Items))
 	return parts
+}
+
+// estimateText is a statistic with its bootstrap 95% interval in muted
+// brackets: "0.93 [0.89–0.96]"; "n/a" when undefined.
+func estimateText(s *Styles, e review.Estimate) string {
+	if e.Value == nil {
+		return "n/a"
+	}
+	v := fmt.Sprintf("%.2f", *e.Value)
+	if e.Low == nil || e.High == nil {
+		return v
+	}
+	return v + s.Muted.Render(fmt.Sprintf(" [%.2f–%.2f]", *e.Low, *e.High))
 }
 
 // kappaText is Cohen's kappa of the one reviewer pair, or the range over

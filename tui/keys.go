@@ -38,6 +38,8 @@ type LabelKeys struct {
 	MoveCallUp  key.Binding
 	MoveCallDn  key.Binding
 	ExpandTools key.Binding
+	NextProblem key.Binding // the next field with a warning or an error, cycling
+	GoToField   key.Binding // a field of the call by (part of) its name
 }
 
 // GuideKeys drive the guide screen.
@@ -74,9 +76,11 @@ func DefaultKeyMap() KeyMap {
 			Guide:       b("ctrl+g", "guide", "ctrl+g"),
 			AddCall:     b("ctrl+a", "add call", "ctrl+a"),
 			RemoveCall:  b("ctrl+d", "remove call", "ctrl+d"),
-			MoveCallUp:  b("ctrl/alt+↑", "move call earlier", "ctrl+up", "alt+up"),
-			MoveCallDn:  b("ctrl/alt+↓", "move call later", "ctrl+down", "alt+down"),
+			MoveCallUp:  b("alt+↑", "move call earlier", "alt+up"),
+			MoveCallDn:  b("alt+↓", "move call later", "alt+down"),
 			ExpandTools: b("ctrl+e", "expand tool results", "ctrl+e"),
+			NextProblem: b("ctrl+p", "next ⚠/✗", "ctrl+p"),
+			GoToField:   b("ctrl+l", "go to field", "ctrl+l"),
 		},
 		Adjudicate: defaultAdjudicateKeys(),
 		Guide: GuideKeys{

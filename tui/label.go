@@ -50,6 +50,9 @@ type LabelPage struct {
 	total      int
 	guideID    string
 	revealed   bool
+	copied     bool          // the model's call was copied into the form
+	tree       *observedTree // the model's calls' schemas and marks, once revealed
+	leaf       string        // the field the conversation last showed the model's value of
 	lastInput  time.Time     // the last key or mouse event on this item
 	active     time.Duration // time on this item so far, idle stretches capped
 	baseSecs   int
@@ -182,6 +185,8 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
 	p.form.LoadItem(msg.Item, msg.Draft)
 	p.context.SetItem(msg.Item, p.revealed, msg.Notes)
+	p.copied, p.tree, p.leaf = false, nil, ""
+	p.syncTree()
 	p.layout()
 	if msg.Returned != "" {
 		return tea.Batch(p.replayTypedAhead(), ReportStatus("back from your skips (\""+oneLine(msg.Returned)+"\"): label it, or ctrl+n to skip it again"))
@@ -242,11 +247,18 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 		if !p.revealed {
 			p.revealed = true
 			p.context.Reveal()
+			p.syncTree()
 			return p.edited()
 		}
 		cmd := p.form.CopyCalls(p.item.Observed) // the second ctrl+o
+		p.copied = true
+		p.syncTree()
 		p.layout()
-		return tea.Batch(cmd, p.edited(), ReportStatus("copied the model's call: change what is wrong"))
+		note := "copied the model's call: change what is wrong"
+		if n := len(p.form.problemStops()); n > 0 {
+			note = "copied the model's call · " + plural(n, "field") + " flagged: ctrl+p goes there"
+		}
+		return tea.Batch(cmd, p.edited(), ReportStatus(note))
 	case key.Matches(msg, k.Guide):
 		tool := ""
 		if !p.form.noTool {
@@ -265,17 +277,23 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 			p.layout()
 			return tea.Batch(cmd, p.edited())
 		}
-		return nil
-	case key.Matches(msg, k.MoveCallUp):
-		if p.form.MoveCall(-1) {
+		return ReportStatus("the label has one call: ctrl+d removes a call of a sequence (ctrl+a adds one)")
+	case key.Matches(msg, k.MoveCallUp), key.Matches(msg, k.MoveCallDn):
+		delta := 1
+		if key.Matches(msg, k.MoveCallUp) {
+			delta = -1
+		}
+		if p.form.MoveCall(delta) {
 			return p.edited()
 		}
-		return nil
-	case key.Matches(msg, k.MoveCallDn):
-		if p.form.MoveCall(1) {
-			return p.edited()
+		if len(p.form.calls) < 2 {
+			return ReportStatus("the label has one call: alt+↑/↓ reorder the calls of a sequence")
 		}
 		return nil
+	case key.Matches(msg, k.NextProblem):
+		return p.moved(p.form.NextProblem, "no field has a warning or an error")
+	case key.Matches(msg, k.GoToField):
+		return p.moved(p.form.GoToField, "choose a tool with a form first: go to field names its arguments")
 	case key.Matches(msg, k.PrevField):
 		return p.form.Move(-1)
 	case key.Matches(msg, k.NextField) && p.form.focus == fieldTool:
@@ -283,14 +301,72 @@ func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	changed, cmd := p.form.Update(msg)
 	p.layout()
+	p.followLeaf()
 	if changed {
 		return tea.Batch(cmd, p.edited())
 	}
 	return cmd
 }
 
+// moved runs a focus move of the form and lays the page out again; when
+// there is nowhere to go the status line says why (refusal).
+func (p *LabelPage) moved(move func() (bool, tea.Cmd), refusal string) tea.Cmd {
+	ok, cmd := move()
+	p.layout()
+	p.followLeaf()
+	if !ok {
+		return ReportStatus(refusal)
+	}
+	return cmd
+}
+
+// syncTree gives the conversation the marks on the model's calls and,
+// once copied, what the label has made of them.
+func (p *LabelPage) syncTree() {
+	if !p.revealed {
+		return
+	}
+	if p.tree == nil {
+		t := p.form.observedTree(p.item.Observed)
+		p.tree = &t
+	}
+	t := *p.tree
+	t.Now = nil
+	if p.copied && !p.form.noTool {
+		for i := range p.item.Observed {
+			now := ""
+			if i < len(p.form.calls) {
+				now = p.form.calls[i].value()
+			}
+			t.Now = append(t.Now, now)
+		}
+	}
+	p.context.SetTree(t)
+	p.followLeaf()
+}
+
+// followLeaf scrolls the conversation to the model's value of the field
+// the focus is on, when the model's call is shown and the field changed.
+func (p *LabelPage) followLeaf() {
+	f := p.form
+	if !p.revealed || f.noTool || f.focus != fieldArgs || f.calls == nil {
+		return
+	}
+	ce := f.calls[f.cur]
+	if !ce.useForm || ce.form == nil || len(ce.form.stops) == 0 {
+		return
+	}
+	name := ce.form.stopName(ce.form.stops[ce.form.at])
+	if name == p.leaf {
+		return
+	}
+	p.leaf = name
+	p.context.ShowLeaf(f.cur, name)
+}
+
 // edited marks the draft dirty and schedules an autosave if none is due.
 func (p *LabelPage) edited() tea.Cmd {
+	p.syncTree()
 	p.dirty = true
 	if p.saveQueued {
 		return nil
@@ -336,27 +412,33 @@ func (p *LabelPage) SetSize(w, h int) {
 	p.layout()
 }
 
-// ShortHelp lists the keys of the common path.
+// ShortHelp lists the keys of the common path, most used first (the help
+// line drops the last ones that do not fit).
 func (p *LabelPage) ShortHelp() []key.Binding {
 	k := &p.c.Keys.Label
 	if p.skipping {
 		return []key.Binding{k.Choose, p.c.Keys.Global.Back}
 	}
 	if p.state == stateReady && p.form.focus == fieldTool {
-		return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.Choose, k.NextField, k.Guide}
+		return []key.Binding{k.Choose, k.Submit, k.Reveal, k.Skip, k.NextField, k.Guide}
 	}
-	return []key.Binding{k.Submit, k.Skip, p.c.Keys.Global.ForceQuit, k.NextField, k.Reveal, k.Guide, k.Reopen}
+	return []key.Binding{k.Submit, k.Reveal, k.NextProblem, k.GoToField, k.NextField, k.Skip, k.Guide, k.Reopen}
 }
 
-// FullHelp lists every enabled key.
+// FullHelp lists every key the screen answers to now.
 func (p *LabelPage) FullHelp() [][]key.Binding {
 	k := &p.c.Keys.Label
 	g := &p.c.Keys.Global
+	form := p.form.argHelp()
+	moves := []key.Binding{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip, k.Reopen}
+	if len(form) > 0 && key.Matches(tea.KeyMsg{Type: tea.KeyTab}, form[0]) {
+		moves = moves[1:] // the form's "tab/↓ next field" says it
+	}
 	return [][]key.Binding{
-		{k.NextField, k.PrevField, k.Choose, k.Submit, k.Skip},
+		moves,
+		{k.NextProblem, k.GoToField, k.Reveal, k.ExpandTools, k.Guide, g.Back},
 		{k.AddCall, k.RemoveCall, k.MoveCallUp, k.MoveCallDn},
-		{k.Reveal, k.ExpandTools, k.Guide, k.Reopen, g.Back},
-		p.form.argHelp(),
+		form,
 	}
 }
 
@@ -364,20 +446,18 @@ func (p *LabelPage) FullHelp() [][]key.Binding {
 func (p *LabelPage) syncKeys() {
 	k := &p.c.Keys.Label
 	ready := p.state == stateReady && !p.skipping
-	for _, b := range []*key.Binding{&k.NextField, &k.PrevField, &k.Submit, &k.Skip, &k.Guide, &k.ExpandTools, &k.AddCall} {
+	for _, b := range []*key.Binding{&k.NextField, &k.PrevField, &k.Submit, &k.Skip, &k.Guide, &k.ExpandTools, &k.AddCall,
+		&k.RemoveCall, &k.MoveCallUp, &k.MoveCallDn, &k.NextProblem} {
 		b.SetEnabled(ready)
 	}
 	k.Choose.SetEnabled(p.skipping || ready && p.form.focus == fieldTool)
+	k.GoToField.SetEnabled(ready && !p.form.noTool && p.form.calls[p.form.cur].useForm)
 	k.Reveal.SetEnabled(ready)
 	if p.revealed {
 		k.Reveal.SetHelp("ctrl+o", "copy model's call")
 	} else {
-		k.Reveal.SetHelp("ctrl+o", "show model's call")
+		k.Reveal.SetHelp("ctrl+o", "model's call")
 	}
-	multi := ready && len(p.form.calls) > 1
-	k.RemoveCall.SetEnabled(multi)
-	k.MoveCallUp.SetEnabled(multi && p.form.focus != fieldRationale)
-	k.MoveCallDn.SetEnabled(multi && p.form.focus != fieldRationale)
 	k.Reopen.SetEnabled(!p.skipping && p.state != stateBusy && p.state != stateLoading)
 }
 

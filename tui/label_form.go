@@ -56,7 +56,8 @@ type labelForm struct {
 	argKeys   *ArgKeys
 	tools     []trace.Tool
 	values    []pickValue // what the conversation offers to copy
-	haystack  *haystack   // the conversation, for "appears nowhere"
+	prose     []proseMessage
+	haystack  *haystack // the conversation, for "appears nowhere"
 	byName    map[string]trace.Tool
 	noTool    bool
 	calls     []*callEditor
@@ -113,6 +114,7 @@ func (f *labelForm) newTextarea(placeholder string) textarea.Model {
 // conversation for picking.
 func (f *labelForm) LoadItem(it trace.Item, d draftBody) {
 	f.values = conversationValues(it)
+	f.prose = conversationProse(it)
 	f.haystack = conversationText(it)
 	f.Load(it.Tools, d)
 }
@@ -210,7 +212,7 @@ func (f *labelForm) setTool(ce *callEditor, name, args string) {
 	tool := f.byName[name]
 	ce.validator = review.NewArgsValidator(tool)
 	ce.form = newArgForm(f.styles, f.argKeys, parseArgSchema(tool.Parameters), args)
-	ce.form.SetValues(f.values)
+	ce.form.SetValues(f.values, f.prose)
 	ce.useForm = ce.form.Usable()
 	if ce.useForm {
 		ce.args.SetValue(ce.form.JSON())
@@ -240,6 +242,12 @@ func (f *labelForm) validate(ce *callEditor) {
 		ce.choices = choiceTexts(ce.form.schema, nil)
 	}
 	ce.warnings = append(ce.validator.Warnings(v), unseenValues(v, f.haystack, ce.choices)...)
+	if ce.form != nil {
+		ce.form.errs = ce.form.errs[:0]
+		for _, p := range ce.problems {
+			ce.form.errs = append(ce.form.errs, p.Field)
+		}
+	}
 }
 
 // toggleArgs switches a call between the form and JSON text; the JSON is
@@ -258,7 +266,7 @@ func (f *labelForm) toggleArgs(ce *callEditor) (msg string, cmd tea.Cmd) {
 	if !trial.Usable() {
 		return "kept as JSON: " + trial.Why(), nil
 	}
-	trial.SetValues(f.values)
+	trial.SetValues(f.values, f.prose)
 	ce.args.Blur()
 	ce.form, ce.useForm, ce.hint = trial, true, ""
 	f.resize()
@@ -424,12 +432,20 @@ func (f *labelForm) choose() (changed bool, cmd tea.Cmd) {
 		f.calls = []*callEditor{ce}
 		return changed, f.setFocus(0, fieldRationale)
 	}
+	var kept []string
 	if f.noTool || ce.tool != name {
+		args := ""
+		if !f.noTool && ce.tool != "" {
+			args, kept = f.carryArgs(ce, name)
+		}
 		f.noTool = false
-		f.setTool(ce, name, "")
+		f.setTool(ce, name, args)
 		changed = true
 	}
 	f.resize()
+	if len(kept) > 0 {
+		defer func() { cmd = tea.Batch(cmd, ReportStatus("kept "+strings.Join(kept, ", ")+" from the tool before")) }()
+	}
 	if ce.useForm && len(ce.form.stops) > 0 {
 		return changed, f.setFocus(f.cur, fieldArgs)
 	}
@@ -448,7 +464,7 @@ func (f *labelForm) Typing() bool {
 	if !ce.useForm {
 		return ce.tool != "" // the JSON editor; with no tool there is nothing to type
 	}
-	if ce.form.pick != nil {
+	if ce.form.pick != nil || ce.form.jump != nil {
 		return true
 	}
 	// Typing on "+ add" starts an element, so only yes/no and null fields
@@ -466,7 +482,7 @@ func (f *labelForm) argHelp() []key.Binding {
 		return nil
 	}
 	a := f.argKeys
-	return []key.Binding{a.Skip, a.Prev, a.Pick, a.Remove, a.MoveUp, a.MoveDown, a.Toggle, a.ToggleForm}
+	return []key.Binding{a.Next, a.Skip, a.Prev, a.Pick, a.Remove, a.MoveUp, a.MoveDown, a.ElemPrev, a.ElemNext, a.Toggle, a.ToggleForm}
 }
 
 // CopyCalls replaces the label's calls with calls (the production model's),

@@ -16,7 +16,7 @@ const labelColumn = 7
 
 // formLayout is how the page's height is shared out.
 type formLayout struct {
-	context, args, rationale, others int
+	context, args, rationale, others, problem int
 }
 
 func (p *LabelPage) computeLayout() formLayout {
@@ -30,7 +30,11 @@ func (p *LabelPage) computeLayout() formLayout {
 	if p.form.calls != nil {
 		l.others = min(len(p.form.calls)-1, 3)
 	}
-	fixed := 1 + 1 + 1 + l.others + 1 + 1 + l.rationale // header, two rules, tool, problem line, rationale
+	l.problem = 1
+	if p.form.calls != nil {
+		l.problem = len(p.problemLines(p.form.calls[p.form.cur]))
+	}
+	fixed := 1 + 1 + 1 + l.others + l.problem + 1 + l.rationale // header, two rules, tool, problem lines, rationale
 	if p.opts.Hint != "" {
 		fixed++
 	}
@@ -50,6 +54,9 @@ func (p *LabelPage) computeLayout() formLayout {
 	return l
 }
 
+// overlayRows is the most lines the value picker or the go-to list ask for.
+const overlayRows = 10
+
 // minContext is the conversation lines kept at any height: the decision
 // point and what leads to it.
 const minContext = 4
@@ -66,9 +73,12 @@ func (p *LabelPage) argsWant() int {
 		return 0
 	}
 	if ce.form.pick != nil {
-		return 1 + min(len(ce.form.pick.matches), 8)
+		return len(ce.form.pickLines(overlayRows))
 	}
-	return len(ce.form.lines()) + 1
+	if ce.form.jump != nil {
+		return len(ce.form.jumpLines(overlayRows))
+	}
+	return len(ce.form.lines()) + len(ce.form.hintLines())
 }
 
 func (p *LabelPage) layout() {
@@ -200,6 +210,10 @@ func (p *LabelPage) fieldName(name string, focused bool) string {
 	return style.Render(name) + strings.Repeat(" ", max(labelColumn-ansi.StringWidth(name), 1))
 }
 
+// formView renders the label form's lines for layout l. It is long because
+// the form's fields are laid out in order, each with its own state
+// (focus, validation, revealed calls); a helper per field would pass the
+// same layout to each.
 func (p *LabelPage) formView(l formLayout) []string {
 	s := &p.c.Styles
 	f := p.form
@@ -251,7 +265,12 @@ func (p *LabelPage) formView(l formLayout) []string {
 	case ce.tool == "":
 		toolText = s.Form.Problem.Render("(not chosen)")
 	default:
-		toolText = s.Form.Selected.Render(ce.tool) + s.Muted.Render(" — "+f.picker.descs[ce.tool])
+		// The description goes beside the name only when it fits whole
+		// (the tool list shows it whole, wrapped).
+		toolText = s.Form.Selected.Render(ce.tool)
+		if d := " — " + f.picker.descs[ce.tool]; labelColumn+ansi.StringWidth(ce.tool+d) <= p.width {
+			toolText += s.Muted.Render(d)
+		}
 	}
 	rows = append(rows, ansi.Truncate(p.fieldName("Tool", toolFocused)+toolText, p.width, "…"))
 	// Args area: the tool list while choosing, else the editor.
@@ -282,7 +301,7 @@ func (p *LabelPage) formView(l formLayout) []string {
 	}
 	rows = append(rows, after...)
 	// Problem or hint line (or the skip prompt).
-	rows = append(rows, p.problemLine(ce))
+	rows = append(rows, p.problemLines(ce)...)
 	// Rationale.
 	ratLines := strings.Split(fitLines(f.rationale.View(), l.rationale), "\n")
 	for i, line := range ratLines {
@@ -295,6 +314,7 @@ func (p *LabelPage) formView(l formLayout) []string {
 	return rows
 }
 
+// problemLine is the line under the form, unwrapped.
 func (p *LabelPage) problemLine(ce *callEditor) string {
 	s := &p.c.Styles
 	f := p.form
@@ -302,7 +322,7 @@ func (p *LabelPage) problemLine(ce *callEditor) string {
 	var line string
 	switch {
 	case p.skipping:
-		return ansi.Truncate(p.skipIn.View(), p.width, "…")
+		return p.skipIn.View()
 	case p.state == stateBusy:
 		line = s.Muted.Render("saving…")
 	case f.focus == fieldTool:
@@ -332,7 +352,30 @@ func (p *LabelPage) problemLine(ce *callEditor) string {
 		}
 		line = s.Form.Valid.Render(msg)
 	}
-	return ansi.Truncate(indent+line, p.width, "…")
+	return indent + line
+}
+
+// maxUnderLines bounds how many lines the message under the form wraps
+// to (the rest of a long list of problems is behind "+N more").
+const maxUnderLines = 3
+
+// problemLines is the line under the form wrapped to the width, never cut
+// mid-word: what is wrong, or what the focused field wants.
+func (p *LabelPage) problemLines(ce *callEditor) []string {
+	line := p.problemLine(ce)
+	if p.skipping {
+		return []string{ansi.Truncate(line, p.width, "…")}
+	}
+	indent := strings.Repeat(" ", labelColumn)
+	lines := wrapStyled(strings.TrimPrefix(line, indent), max(p.width-labelColumn, 10))
+	if len(lines) > maxUnderLines {
+		lines = lines[:maxUnderLines]
+		lines[maxUnderLines-1] = ansi.Truncate(lines[maxUnderLines-1], p.width-labelColumn-1, "") + "…"
+	}
+	for i := range lines {
+		lines[i] = indent + lines[i]
+	}
+	return lines
 }
 
 func (p *LabelPage) emptyView() string {

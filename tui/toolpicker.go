@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -22,8 +21,9 @@ const noToolChoice = "(no tool)"
 type toolPicker struct {
 	styles  *Styles
 	input   textinput.Model
-	names   []string // noToolChoice first, then the tools in offer order
-	descs   map[string]string
+	names   []string          // noToolChoice first, then the tools in offer order
+	descs   map[string]string // first line of each description, for the list
+	full    map[string]string // whole descriptions, for the highlighted tool
 	matches []string
 	cursor  int
 	width   int
@@ -42,12 +42,14 @@ func newToolPicker(styles *Styles) toolPicker {
 func (p *toolPicker) SetTools(tools []trace.Tool, withNoTool bool) {
 	p.names = p.names[:0]
 	p.descs = map[string]string{noToolChoice: "the assistant should answer in words"}
+	p.full = map[string]string{noToolChoice: p.descs[noToolChoice]}
 	if withNoTool {
 		p.names = append(p.names, noToolChoice)
 	}
 	for _, t := range tools {
 		p.names = append(p.names, t.Name)
 		p.descs[t.Name] = firstLine(t.Description)
+		p.full[t.Name] = oneLine(t.Description)
 	}
 	p.Reset("")
 }
@@ -161,15 +163,32 @@ func (p *toolPicker) ListView(width, height int) string {
 	lines := make([]string, 0, height)
 	for i := start; i < end; i++ {
 		n := p.matches[i]
-		mark, style := "  ", lipgloss.NewStyle()
 		if i == p.cursor {
-			mark, style = "▸ ", p.styles.Form.Selected
+			// The highlighted tool's description is shown whole, wrapped
+			// under its name: it is what the reviewer reads to choose.
+			lines = append(lines, p.selectedLines(n, width)...)
+			continue
 		}
-		line := mark + style.Render(n)
+		line := "  " + n
 		if d := p.descs[n]; d != "" {
 			line += p.styles.Muted.Render(" — " + d)
 		}
 		lines = append(lines, ansi.Truncate(line, width, "…"))
+	}
+	if len(lines) > rows {
+		// the wrapped description pushed the list down: keep the cursor's
+		// lines, drop the others after it, then before it
+		cur := p.cursor - start
+		for len(lines) > rows && len(lines)-cur > p.selectedHeight(width) {
+			lines = lines[:len(lines)-1]
+		}
+		for len(lines) > rows && cur > 0 {
+			lines = lines[1:]
+			cur--
+		}
+	}
+	if len(lines) > height {
+		lines = lines[:height]
 	}
 	if overflow && len(lines) < height {
 		var hidden []string
@@ -182,4 +201,30 @@ func (p *toolPicker) ListView(width, height int) string {
 		lines = append(lines, p.styles.Muted.Render("  "+strings.Join(hidden, " · ")+" — or type to filter"))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// selectedLines are the highlighted tool's lines: its name and its whole
+// description, wrapped.
+func (p *toolPicker) selectedLines(name string, width int) []string {
+	text := name
+	if d := p.full[name]; d != "" {
+		text += " — " + d
+	}
+	var out []string
+	for k, l := range wrapWords(text, max(width-2, 10)) {
+		mark := "  "
+		if k == 0 {
+			mark = "▸ "
+		}
+		out = append(out, p.styles.Form.Selected.Render(mark+l))
+	}
+	return out
+}
+
+// selectedHeight is how many lines the highlighted tool takes.
+func (p *toolPicker) selectedHeight(width int) int {
+	if p.cursor >= len(p.matches) {
+		return 0
+	}
+	return len(p.selectedLines(p.matches[p.cursor], width))
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // Backend is the app layer over the project's store (opened on first use):
 // what a command does goes through it, where it is authorized and audited.
-func (a *App) Backend(ctx context.Context) (*gapp.App, error) {
+func (a *CLI) Backend(ctx context.Context) (*app.App, error) {
 	if a.backend != nil {
 		return a.backend, nil
 	}
@@ -21,7 +21,7 @@ func (a *App) Backend(ctx context.Context) (*gapp.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.backend = gapp.New(st)
+	a.backend = app.New(st)
 	return a.backend, nil
 }
 
@@ -30,13 +30,13 @@ func (a *App) Backend(ctx context.Context) (*gapp.App, error) {
 // actor, and --as was refused before the command ran (refuseIdentityFlags).
 // Otherwise it is --as NAME looked up in the project (trusted local mode), or
 // nobody when as is "".
-func (a *App) Actor(cmd *cobra.Command, as string) (*gapp.App, gapp.Actor, error) {
+func (a *CLI) Actor(cmd *cobra.Command, as string) (*app.App, app.Actor, error) {
 	ctx := cmd.Context()
 	be, err := a.Backend(ctx)
 	if err != nil {
-		return nil, gapp.Actor{}, err
+		return nil, app.Actor{}, err
 	}
-	if who, ok := gapp.ActorFrom(ctx); ok {
+	if who, ok := app.ActorFrom(ctx); ok {
 		return be, who, nil
 	}
 	who, err := be.LocalActor(ctx, as)
@@ -48,7 +48,7 @@ func (a *App) Actor(cmd *cobra.Command, as string) (*gapp.App, gapp.Actor, error
 
 // permit checks that the actor of a command without --as (the context's,
 // or nobody) may do action; done records it in the audit log once it is done.
-func (a *App) permit(ctx context.Context, action gapp.Action, object string) (done func(what string) error, err error) {
+func (a *CLI) permit(ctx context.Context, action app.Action, object string) (done func(what string) error, err error) {
 	be, who, err := a.ActorCtx(ctx)
 	if err != nil {
 		return nil, err
@@ -68,15 +68,15 @@ func (a *App) permit(ctx context.Context, action gapp.Action, object string) (do
 
 // ActorCtx is Actor for code that has the context but not the command: the
 // context's actor, or nobody (commands without --as).
-func (a *App) ActorCtx(ctx context.Context) (*gapp.App, gapp.Actor, error) {
+func (a *CLI) ActorCtx(ctx context.Context) (*app.App, app.Actor, error) {
 	be, err := a.Backend(ctx)
 	if err != nil {
-		return nil, gapp.Actor{}, err
+		return nil, app.Actor{}, err
 	}
-	if who, ok := gapp.ActorFrom(ctx); ok {
+	if who, ok := app.ActorFrom(ctx); ok {
 		return be, who, nil
 	}
-	return be, gapp.Actor{Source: gapp.SourceLocal}, nil
+	return be, app.Actor{Source: app.SourceLocal}, nil
 }
 
 // refuseIdentityFlags is the root's pre-run: when the context carries an
@@ -84,7 +84,7 @@ func (a *App) ActorCtx(ctx context.Context) (*gapp.App, gapp.Actor, error) {
 // refused: identity comes from the key and the server alone opens the
 // database.
 func refuseIdentityFlags(cmd *cobra.Command, _ []string) error {
-	who, ok := gapp.ActorFrom(cmd.Context())
+	who, ok := app.ActorFrom(cmd.Context())
 	if !ok {
 		return nil
 	}

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/tui"
 )
@@ -15,7 +16,7 @@ import (
 // adjudicateKinds are the dispute kinds --kind accepts.
 var adjudicateKinds = []string{review.KindDecision, review.KindTool, review.KindArgs, review.KindCount, review.KindOrder, review.KindReview}
 
-func newAdjudicateCmd(app *App) *cobra.Command {
+func newAdjudicateCmd(cli *CLI) *cobra.Command {
 	var opts tui.AdjudicateOptions
 	cmd := &cobra.Command{
 		Use:   "adjudicate --as LEAD",
@@ -31,17 +32,24 @@ reason and is recorded with it.`,
 			if opts.Kind != "" && !slices.Contains(adjudicateKinds, opts.Kind) {
 				return fmt.Errorf("--kind %q: want one of %s", opts.Kind, strings.Join(adjudicateKinds, ", "))
 			}
-			be, who, err := app.Actor(cmd, opts.Lead)
+			be, who, err := cli.Actor(cmd, opts.Lead)
 			if err != nil {
 				return err
 			}
 			session := be.As(who)
-			if _, err := session.Open(cmd.Context(), gapp.ActAdjudicate, "adjudication"); err != nil {
+			if _, err := session.Open(cmd.Context(), app.ActAdjudicate, "adjudication"); err != nil {
 				return fmt.Errorf("adjudicate: %w", err)
 			}
 			opts.Lead = who.Name
 			opts.Dashboard = true // d shows the dashboard, a comes back
-			return tui.RunAdjudicate(cmd.Context(), session, opts, app.programOptions()...)
+			err = tui.RunAdjudicate(cmd.Context(), session, opts, cli.programOptions()...)
+			var notice *tui.QuitNotice
+			if errors.As(err, &notice) {
+				// what the session decided and what is left
+				fmt.Fprintln(cli.Err, strings.Join(notice.Lines, "\n"))
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lead, "as", "", "the lead adjudicating")

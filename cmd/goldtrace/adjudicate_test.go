@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
@@ -29,7 +29,7 @@ func TestAdjudicateFlowInTheProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	be := gapp.New(st)
+	be := app.New(st)
 	carol, err := be.LocalActor(context.Background(), "carol")
 	if err != nil {
 		t.Fatal(err)

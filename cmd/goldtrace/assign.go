@@ -18,7 +18,7 @@ type assignFlags struct {
 	release, asJSON           bool
 }
 
-func newAssignCmd(app *App) *cobra.Command {
+func newAssignCmd(cli *CLI) *cobra.Command {
 	var f assignFlags
 	cmd := &cobra.Command{
 		Use:   "assign --release --as LEAD --from REVIEWER --to REVIEWER",
@@ -34,7 +34,7 @@ Only a lead may release.`,
   goldtrace assign --release --as carol --from bob --to dave --batch b1 --stalled 72h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAssign(cmd, app, f)
+			return runAssign(cmd, cli, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -49,7 +49,7 @@ Only a lead may release.`,
 	return cmd
 }
 
-func runAssign(cmd *cobra.Command, app *App, f assignFlags) error {
+func runAssign(cmd *cobra.Command, cli *CLI, f assignFlags) error {
 	switch {
 	case !f.release:
 		return errors.New("assign: say --release (moving skipped or stalled items is what assign does)")
@@ -58,7 +58,7 @@ func runAssign(cmd *cobra.Command, app *App, f assignFlags) error {
 	case f.stalled < 0:
 		return fmt.Errorf("assign --release: --stalled %s is negative", f.stalled)
 	}
-	be, who, err := app.Actor(cmd, f.as)
+	be, who, err := cli.Actor(cmd, f.as)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func runAssign(cmd *cobra.Command, app *App, f assignFlags) error {
 		return fmt.Errorf("assign --release: %w", err)
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(app.Out)
+		enc := json.NewEncoder(cli.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Released []store.Release `json:"released"`
@@ -83,16 +83,16 @@ func runAssign(cmd *cobra.Command, app *App, f assignFlags) error {
 		if r.Reason != "" {
 			why = fmt.Sprintf(" (skipped: %s)", r.Reason)
 		}
-		fmt.Fprintf(app.Out, "%s: %s → %s in %s, was %s%s\n", r.Item, r.From, r.To, r.Batch, r.Status, why)
+		fmt.Fprintf(cli.Out, "%s: %s → %s in %s, was %s%s\n", r.Item, r.From, r.To, r.Batch, r.Status, why)
 	}
 	for _, r := range kept {
-		fmt.Fprintf(app.Out, "%s: kept with %s (%s is already assigned it)\n", r.Item, r.From, r.To)
+		fmt.Fprintf(cli.Out, "%s: kept with %s (%s is already assigned it)\n", r.Item, r.From, r.To)
 	}
-	fmt.Fprintf(app.Out, "released %d item(s) from %s to %s", len(released), f.from, f.to)
+	fmt.Fprintf(cli.Out, "released %d item(s) from %s to %s", len(released), f.from, f.to)
 	if len(kept) > 0 {
-		fmt.Fprintf(app.Out, "; %d kept", len(kept))
+		fmt.Fprintf(cli.Out, "; %d kept", len(kept))
 	}
-	fmt.Fprintln(app.Out)
+	fmt.Fprintln(cli.Out)
 	return nil
 }
 

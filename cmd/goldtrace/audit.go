@@ -10,7 +10,7 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newAuditCmd(app *App) *cobra.Command {
+func newAuditCmd(cli *CLI) *cobra.Command {
 	var as string
 	var asJSON bool
 	var f store.AuditFilter
@@ -19,7 +19,7 @@ func newAuditCmd(app *App) *cobra.Command {
 		Short: "Who did what: every write, every lead read and every refusal (leads only)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
@@ -31,11 +31,11 @@ func newAuditCmd(app *App) *cobra.Command {
 				if log == nil {
 					log = []store.AuditEntry{}
 				}
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(log)
 			}
-			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tACTOR\tROLE\tVIA\tACTION\tOBJECT\tOUTCOME")
 			for _, e := range log {
 				actor := e.Actor

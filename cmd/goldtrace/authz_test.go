@@ -11,7 +11,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -20,14 +20,14 @@ import (
 // learn whether they agreed, promote themselves, act without an identity.
 
 // runAs runs goldtrace as the SSH server does: the context carries actor.
-func runAs(db string, actor gapp.Actor, stdin string, args ...string) (stdout, stderr string, code int) {
+func runAs(db string, actor app.Actor, stdin string, args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(stdin), &out, &errb)
-	root := newRootCmd(app)
-	app.DBPath = db // the server's database: no --db over SSH
+	cli := NewCLI(strings.NewReader(stdin), &out, &errb)
+	root := newRootCmd(cli)
+	cli.DBPath = db // the server's database: no --db over SSH
 	root.SetArgs(args)
-	err := root.ExecuteContext(gapp.WithActor(context.Background(), actor))
-	app.Close()
+	err := root.ExecuteContext(app.WithActor(context.Background(), actor))
+	cli.Close()
 	if err != nil {
 		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
 		code = exitCode(err)
@@ -204,7 +204,7 @@ func TestStatusDetailsAreALeads(t *testing.T) {
 	}
 	// Over SSH, --as is refused: alice's key cannot ask as carol.
 	// (An SSH actor's key must be theirs: app re-checks it on every action.)
-	alice := gapp.Actor{Name: "alice", Role: gapp.RoleReviewer, Source: gapp.SourceSSH, KeyFingerprint: addTestKey(t, db, "alice")}
+	alice := app.Actor{Name: "alice", Role: app.RoleReviewer, Source: app.SourceSSH, KeyFingerprint: addTestKey(t, db, "alice")}
 	if _, errs, code := runAs(db, alice, "", "status", "--as", "carol"); code != 2 || !strings.Contains(errs, "--as is not accepted here: you are "+alice.String()) {
 		t.Errorf("--as over ssh: %d %s", code, errs)
 	}
@@ -219,7 +219,7 @@ func TestStatusDetailsAreALeads(t *testing.T) {
 	if _, errs, code := rvRun(t, db, "", "users", "add", "ci-bot", "--role", "ci", "--as", "carol"); code != 0 {
 		t.Fatal(errs)
 	}
-	bot := gapp.Actor{Name: "ci-bot", Role: gapp.RoleCI, Source: gapp.SourceSSH, KeyFingerprint: addTestKey(t, db, "ci-bot")}
+	bot := app.Actor{Name: "ci-bot", Role: app.RoleCI, Source: app.SourceSSH, KeyFingerprint: addTestKey(t, db, "ci-bot")}
 	for _, cmd := range [][]string{{"status"}, {"labels", "export"}, {"traces"}} {
 		if _, errs, code := runAs(db, bot, "", cmd...); code != 2 || !strings.Contains(errs, bot.String()+" is a ci; only a") {
 			t.Errorf("%v as ci: %d %s", cmd, code, errs)

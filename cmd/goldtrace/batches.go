@@ -13,14 +13,14 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newBatchesCmd(app *App) *cobra.Command {
+func newBatchesCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "batches",
 		Short: "List sampled batches: seed, items, reviewers and assignment progress",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, "")
+			be, who, err := cli.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -32,15 +32,15 @@ func newBatchesCmd(app *App) *cobra.Command {
 				if batches == nil {
 					batches = []store.BatchSummary{}
 				}
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(batches)
 			}
 			if len(batches) == 0 {
-				fmt.Fprintln(app.Out, "no batches yet: goldtrace sample --n 200 --reviewers alice,bob")
+				fmt.Fprintln(cli.Out, "no batches yet: goldtrace sample --n 200 --reviewers alice,bob")
 				return nil
 			}
-			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "BATCH\tCREATED\tSEED\tITEMS\tPER ITEM\tREVIEWERS\tPENDING\tDRAFT\tSUBMITTED\tSKIPPED")
 			for _, b := range batches {
 				created := b.CreatedAt
@@ -54,7 +54,7 @@ func newBatchesCmd(app *App) *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			printBatchSources(app.Out, batches)
+			printBatchSources(cli.Out, batches)
 			return nil
 		},
 	}

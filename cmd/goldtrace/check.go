@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newCheckCmd(app *App) *cobra.Command {
+func newCheckCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -28,36 +28,36 @@ Write commands refuse a database that fails the quick version of this check.`,
   goldtrace check --db archive/2026-q1.db --read-only --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("database %s does not exist", app.DBPath)
+			if _, err := os.Stat(cli.DBPath); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("database %s does not exist", cli.DBPath)
 			}
 			// Locally no identity is needed (trusted mode); over SSH the
 			// key's user must be a lead.
-			who, _ := gapp.ActorFrom(cmd.Context())
-			problems, err := gapp.CheckDatabase(cmd.Context(), who, app.DBPath, app.ReadOnly)
+			who, _ := app.ActorFrom(cmd.Context())
+			problems, err := app.CheckDatabase(cmd.Context(), who, cli.DBPath, cli.ReadOnly)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(struct {
 					DB       string          `json:"db"`
 					OK       bool            `json:"ok"`
 					Problems []store.Problem `json:"problems"`
-				}{app.DBPath, len(problems) == 0, append([]store.Problem{}, problems...)}); err != nil {
+				}{cli.DBPath, len(problems) == 0, append([]store.Problem{}, problems...)}); err != nil {
 					return err
 				}
 			} else {
 				for _, p := range problems {
-					fmt.Fprintf(app.Out, "%s: %s\n", p.Kind, p.Detail)
+					fmt.Fprintf(cli.Out, "%s: %s\n", p.Kind, p.Detail)
 				}
 			}
 			if len(problems) > 0 {
-				return failed("check %s: %d problem(s) found; writes are refused until it passes (go back to your last `goldtrace backup` copy, or repair)", app.DBPath, len(problems))
+				return failed("check %s: %d problem(s) found; writes are refused until it passes (go back to your last `goldtrace backup` copy, or repair)", cli.DBPath, len(problems))
 			}
 			if !asJSON {
-				fmt.Fprintf(app.Out, "%s: ok\n", app.DBPath)
+				fmt.Fprintf(cli.Out, "%s: ok\n", cli.DBPath)
 			}
 			return nil
 		},
@@ -66,7 +66,7 @@ Write commands refuse a database that fails the quick version of this check.`,
 	return cmd
 }
 
-func newBackupCmd(app *App) *cobra.Command {
+func newBackupCmd(cli *CLI) *cobra.Command {
 	return &cobra.Command{
 		Use:   "backup FILE",
 		Short: "Write a consistent copy of the database to FILE while others keep working",
@@ -77,17 +77,17 @@ copy before putting it in place.`,
   goldtrace backup /mnt/share/goldtrace.db --db project/goldtrace.db`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("database %s does not exist", app.DBPath)
+			if _, err := os.Stat(cli.DBPath); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("database %s does not exist", cli.DBPath)
 			}
-			be, who, err := app.ActorCtx(cmd.Context())
+			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if err := be.Backup(cmd.Context(), who, args[0]); err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Err, "backed up %s to %s\n", app.DBPath, args[0])
+			fmt.Fprintf(cli.Err, "backed up %s to %s\n", cli.DBPath, args[0])
 			return nil
 		},
 	}

@@ -11,14 +11,14 @@ import (
 // the command failed), the exit code and the error.
 func runCLI(db, stdin string, args ...string) (stdout, stderr string, code int, err error) {
 	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(stdin), &out, &errb)
-	root := newRootCmd(app)
+	cli := NewCLI(strings.NewReader(stdin), &out, &errb)
+	root := newRootCmd(cli)
 	root.SetArgs(append([]string{"--db", db}, args...))
-	err = app.runErr(root.ExecuteContext(context.Background()))
-	app.Close()
+	err = cli.runErr(root.ExecuteContext(context.Background()))
+	cli.Close()
 	if err != nil {
 		var line string
-		line, code = errorReport(app, err)
+		line, code = errorReport(cli, err)
 		errb.WriteString(line + "\n")
 	}
 	return out.String(), errb.String(), code, err

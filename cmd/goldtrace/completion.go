@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -22,27 +22,27 @@ import (
 
 // A completer reads the names it offers through app as nobody (no
 // identity): completion shows only what anyone may list.
-type completer func(ctx context.Context, be *gapp.App, toComplete string) ([]string, error)
+type completer func(ctx context.Context, be *app.App, toComplete string) ([]string, error)
 
 // nobody is the actor completion reads as.
-var nobody = gapp.Actor{Source: gapp.SourceLocal}
+var nobody = app.Actor{Source: app.SourceLocal}
 
 // completeFrom turns a completer into a cobra completion function.
-func completeFrom(app *App, fn completer) cobra.CompletionFunc {
+func completeFrom(cli *CLI, fn completer) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		be, closeStore, err := app.completionBackend(ctx)
+		be, closeStore, err := cli.completionBackend(ctx)
 		if err != nil {
-			app.completionErr = err
+			cli.completionErr = err
 			return nil, cobra.ShellCompDirectiveError
 		}
 		defer closeStore()
 		values, err := fn(ctx, be, toComplete)
 		if err != nil {
-			app.completionErr = fmt.Errorf("complete from %s: %w", app.DBPath, err)
+			cli.completionErr = fmt.Errorf("complete from %s: %w", cli.DBPath, err)
 			return nil, cobra.ShellCompDirectiveError
 		}
 		var out []cobra.Completion
@@ -56,7 +56,7 @@ func completeFrom(app *App, fn completer) cobra.CompletionFunc {
 }
 
 func userNames(role string) completer {
-	return func(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+	return func(ctx context.Context, be *app.App, _ string) ([]string, error) {
 		users, err := be.Users(ctx, nobody)
 		var out []string
 		for _, u := range users {
@@ -69,7 +69,7 @@ func userNames(role string) completer {
 }
 
 // userList completes a comma-separated list of user names (--reviewers).
-func userList(ctx context.Context, be *gapp.App, toComplete string) ([]string, error) {
+func userList(ctx context.Context, be *app.App, toComplete string) ([]string, error) {
 	names, err := userNames("")(ctx, be, "")
 	done := toComplete[:strings.LastIndex(toComplete, ",")+1]
 	var out []string
@@ -81,7 +81,7 @@ func userList(ctx context.Context, be *gapp.App, toComplete string) ([]string, e
 	return out, err
 }
 
-func batchNames(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+func batchNames(ctx context.Context, be *app.App, _ string) ([]string, error) {
 	batches, err := be.Batches(ctx, nobody)
 	var out []string
 	for _, b := range batches {
@@ -90,7 +90,7 @@ func batchNames(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
 	return out, err
 }
 
-func datasetNames(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+func datasetNames(ctx context.Context, be *app.App, _ string) ([]string, error) {
 	versions, err := be.DatasetVersions(ctx, nobody, "")
 	seen := map[string]bool{}
 	var out []string
@@ -104,7 +104,7 @@ func datasetNames(ctx context.Context, be *gapp.App, _ string) ([]string, error)
 }
 
 // datasetRefs completes NAME@vN of the stored versions.
-func datasetRefs(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+func datasetRefs(ctx context.Context, be *app.App, _ string) ([]string, error) {
 	versions, err := be.DatasetVersions(ctx, nobody, "")
 	var out []string
 	for _, v := range versions {
@@ -115,7 +115,7 @@ func datasetRefs(ctx context.Context, be *gapp.App, _ string) ([]string, error) 
 
 // metaKeys completes meta.KEY (and, with extra, fixed choices before them).
 func metaKeys(extra ...string) completer {
-	return func(ctx context.Context, be *gapp.App, _ string) ([]string, error) {
+	return func(ctx context.Context, be *app.App, _ string) ([]string, error) {
 		keys, err := be.TraceMetaKeys(ctx, nobody)
 		out := append([]string(nil), extra...)
 		for _, k := range keys {
@@ -132,7 +132,9 @@ func fixed(values ...string) cobra.CompletionFunc {
 
 // registerCompletions attaches completion to every command's flags and
 // arguments that name something.
-func registerCompletions(root *cobra.Command, app *App) {
+//
+// It is long because it is a table: one line per command and flag.
+func registerCompletions(root *cobra.Command, cli *CLI) {
 	flag := func(path, name string, fn cobra.CompletionFunc) {
 		cmd, _, err := root.Find(strings.Fields(path))
 		if err != nil || cmd.Flags().Lookup(name) == nil {
@@ -151,43 +153,43 @@ func registerCompletions(root *cobra.Command, app *App) {
 			role := ""
 			switch c.Name() {
 			case "adjudicate", "dashboard", "resolve", "export":
-				role = string(gapp.RoleLead)
+				role = string(app.RoleLead)
 			case "label":
-				role = string(gapp.RoleReviewer)
+				role = string(app.RoleReviewer)
 			}
-			_ = c.RegisterFlagCompletionFunc("as", completeFrom(app, userNames(role)))
+			_ = c.RegisterFlagCompletionFunc("as", completeFrom(cli, userNames(role)))
 		}
 		if c.Flags().Lookup("batch") != nil && c.Name() != "sample" {
-			_ = c.RegisterFlagCompletionFunc("batch", completeFrom(app, batchNames))
+			_ = c.RegisterFlagCompletionFunc("batch", completeFrom(cli, batchNames))
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
-	flag("sample", "reviewers", completeFrom(app, userList))
-	flag("sample", "by", completeFrom(app, metaKeys("tool")))
-	flag("sample", "format", fixed(trace.Formats...))
+	flag("sample", "reviewers", completeFrom(cli, userList))
+	flag("sample", "by", completeFrom(cli, metaKeys("tool")))
+	flag("sample", "format", fixed(app.InputFormats...))
 	flag("sample", "alloc", fixed("proportional", "equal"))
 	flag("sample", "turns", fixed("calls", "no-calls", "all"))
 	flag("import", "format", fixed(trace.Formats...))
 	flag("export", "format", fixed(append([]string{"jsonl"}, dataset.Formats...)...))
 	flag("score", "format", fixed(score.Formats...))
 	flag("score", "profile", fixed(score.ProfileNames...))
-	flag("score", "by", completeFrom(app, metaKeys()))
+	flag("score", "by", completeFrom(cli, metaKeys()))
 	flag("score", "gold", func(cmd *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		refs, dir := completeFrom(app, datasetRefs)(cmd, a, toComplete)
+		refs, dir := completeFrom(cli, datasetRefs)(cmd, a, toComplete)
 		if dir == cobra.ShellCompDirectiveError {
-			app.completionErr = nil // a gold file needs no database
+			cli.completionErr = nil // a gold file needs no database
 		}
 		return refs, cobra.ShellCompDirectiveDefault // files too
 	})
 	flag("score", "pred-format", fixed(trace.Formats...))
-	flag("resolve", "pick", completeFrom(app, userNames(string(gapp.RoleReviewer))))
-	flag("resolve", "to", completeFrom(app, userNames(string(gapp.RoleReviewer))))
-	flag("labels export", "reviewer", completeFrom(app, userNames(string(gapp.RoleReviewer))))
-	flag("users add", "role", fixed(string(gapp.RoleReviewer), string(gapp.RoleLead)))
-	args("export", completeFrom(app, func(ctx context.Context, be *gapp.App, tc string) ([]string, error) {
+	flag("resolve", "pick", completeFrom(cli, userNames(string(app.RoleReviewer))))
+	flag("resolve", "to", completeFrom(cli, userNames(string(app.RoleReviewer))))
+	flag("labels export", "reviewer", completeFrom(cli, userNames(string(app.RoleReviewer))))
+	flag("users add", "role", fixed(string(app.RoleReviewer), string(app.RoleLead)))
+	args("export", completeFrom(cli, func(ctx context.Context, be *app.App, tc string) ([]string, error) {
 		names, err := datasetNames(ctx, be, tc)
 		if err != nil {
 			return nil, err
@@ -195,22 +197,22 @@ func registerCompletions(root *cobra.Command, app *App) {
 		refs, err := datasetRefs(ctx, be, tc)
 		return append(names, refs...), err
 	}))
-	args("datasets", completeFrom(app, datasetNames))
+	args("datasets", completeFrom(cli, datasetNames))
 	refsOrFiles := func(cmd *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(a) >= 2 && cmd.Name() == "diff" || len(a) >= 1 && cmd.Name() != "diff" {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		refs, dir := completeFrom(app, datasetRefs)(cmd, a, toComplete)
+		refs, dir := completeFrom(cli, datasetRefs)(cmd, a, toComplete)
 		if dir == cobra.ShellCompDirectiveError {
-			app.completionErr = nil // files need no database
+			cli.completionErr = nil // files need no database
 		}
 		return refs, cobra.ShellCompDirectiveDefault
 	}
 	args("diff", refsOrFiles)
 	args("verify", refsOrFiles)
-	args("users remove", completeFrom(app, userNames("")))
-	args("users key add", completeFrom(app, userNames("")))
-	args("users key remove", completeFrom(app, userNames("")))
+	args("users remove", completeFrom(cli, userNames("")))
+	args("users key add", completeFrom(cli, userNames("")))
+	args("users key remove", completeFrom(cli, userNames("")))
 	args("settings set", func(_ *cobra.Command, a []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(a) == 0 {
 			return []cobra.Completion{"review_agreed"}, cobra.ShellCompDirectiveNoFileComp

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
@@ -172,13 +172,13 @@ var createsDatabase = map[string]bool{"import": true, "demo": true, "users add":
 // from a config file when the command takes it and it was not given. Over
 // SSH (an actor in the context) nothing is read: the server chose the
 // database and the key is the identity.
-func (a *App) applyConfig(cmd *cobra.Command) error {
+func (a *CLI) applyConfig(cmd *cobra.Command) error {
 	path := strings.TrimSpace(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()))
 	a.mayCreate = createsDatabase[path]
 	if f := cmd.Flags().Lookup("judge"); path == "score" && f != nil && f.Changed {
 		a.mayCreate = true // the judge's verdict cache lives in the database
 	}
-	if _, ok := gapp.ActorFrom(cmd.Context()); ok {
+	if _, ok := app.ActorFrom(cmd.Context()); ok {
 		a.dbFrom = "the server"
 		return nil
 	}

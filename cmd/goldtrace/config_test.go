@@ -41,11 +41,11 @@ func runIn(t *testing.T, dir string, env map[string]string, args ...string) (str
 		t.Setenv(k, env[k])
 	}
 	var out, errb bytes.Buffer
-	app := NewApp(strings.NewReader(""), &out, &errb)
-	root := newRootCmd(app)
+	cli := NewCLI(strings.NewReader(""), &out, &errb)
+	root := newRootCmd(cli)
 	root.SetArgs(args)
-	err := app.runErr(root.ExecuteContext(context.Background()))
-	app.Close()
+	err := cli.runErr(root.ExecuteContext(context.Background()))
+	cli.Close()
 	if err != nil {
 		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
 		return out.String(), errb.String(), exitCode(err)

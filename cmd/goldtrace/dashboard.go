@@ -5,11 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-func newDashboardCmd(app *App) *cobra.Command {
+func newDashboardCmd(cli *CLI) *cobra.Command {
 	var as, batch string
 	cmd := &cobra.Command{
 		Use:   "dashboard --as LEAD [--batch B]",
@@ -24,12 +24,12 @@ open it: it shows adjudicated answers.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
 			session := be.As(who)
-			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+			if _, err := session.Open(ctx, app.ActDashboard, "dashboard"); err != nil {
 				return fmt.Errorf("dashboard: %w", err)
 			}
 			if batch != "" {
@@ -38,7 +38,7 @@ open it: it shows adjudicated answers.`,
 				}
 			}
 			return tui.RunDashboard(ctx, session, who.Name, tui.DashboardOptions{Batch: batch},
-				app.programOptions()...)
+				cli.programOptions()...)
 		},
 	}
 	cmd.Flags().StringVar(&as, "as", "", "the lead looking (required)")
@@ -46,7 +46,7 @@ open it: it shows adjudicated answers.`,
 	return cmd
 }
 
-func checkBatchExists(cmd *cobra.Command, be *gapp.App, who gapp.Actor, batch string) error {
+func checkBatchExists(cmd *cobra.Command, be *app.App, who app.Actor, batch string) error {
 	batches, err := be.Batches(cmd.Context(), who)
 	if err != nil {
 		return fmt.Errorf("dashboard: %w", err)

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/app"
+
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace/synth"
-	"github.com/goldtrace/goldtrace/tui"
 )
 
 // dashProject is a demo project with a sampled batch fully labeled by the
@@ -94,11 +95,11 @@ func TestDashboardMatchesScoreOfExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	recs, err := tui.GoldRecords(ctx, st, store.GoldFilter{})
+	lead := app.Actor{Name: "carol", Role: app.RoleLead, Source: app.SourceLocal}
+	_, preview, err := app.New(st).As(lead).ScoreObserved(ctx, store.GoldFilter{}, score.ProfileDefault, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	preview := tui.ScoreObserved(recs)
 	preview.Gold, preview.Predictions = fromExport.Gold, fromExport.Predictions
 
 	if preview.Overall.Items != fromExport.Overall.Items || preview.Overall.Items < 20 {

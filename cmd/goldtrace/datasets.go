@@ -10,7 +10,7 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newDatasetsCmd(app *App) *cobra.Command {
+func newDatasetsCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "datasets [NAME]",
@@ -24,7 +24,7 @@ func newDatasetsCmd(app *App) *cobra.Command {
 				}
 				name = args[0]
 			}
-			be, who, err := app.Actor(cmd, "")
+			be, who, err := cli.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -39,13 +39,13 @@ func newDatasetsCmd(app *App) *cobra.Command {
 				if versions == nil {
 					versions = []store.DatasetVersion{}
 				}
-				return printJSON(app, versions)
+				return printJSON(cli, versions)
 			}
 			if len(versions) == 0 {
-				fmt.Fprintln(app.Out, "no datasets yet: goldtrace export NAME")
+				fmt.Fprintln(cli.Out, "no datasets yet: goldtrace export NAME")
 				return nil
 			}
-			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "DATASET\tVERSION\tITEMS\tCREATED\tBY\tSHA256\tMESSAGE")
 			for _, v := range versions {
 				by := v.CreatedBy
@@ -58,6 +58,6 @@ func newDatasetsCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(newDatasetsGetCmd(app))
+	cmd.AddCommand(newDatasetsGetCmd(cli))
 	return cmd
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newDatasetsGetCmd(app *App) *cobra.Command {
+func newDatasetsGetCmd(cli *CLI) *cobra.Command {
 	var manifest bool
 	cmd := &cobra.Command{
 		Use:   "get NAME@vN",
@@ -28,7 +28,7 @@ can fetch gold over SSH with a ci key:
 			if !isRef {
 				return fmt.Errorf("%q: want NAME@vN (goldtrace datasets lists the versions)", args[0])
 			}
-			be, who, err := app.Actor(cmd, "")
+			be, who, err := cli.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -41,7 +41,7 @@ can fetch gold over SSH with a ci key:
 			if manifest {
 				content = man
 			}
-			_, err = app.Out.Write(content)
+			_, err = cli.Out.Write(content)
 			return err
 		},
 	}

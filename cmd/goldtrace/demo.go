@@ -12,13 +12,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/trace/synth"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-func newDemoCmd(app *App) *cobra.Command {
+// newDemoCmd builds goldtrace demo. It is long because it scripts the demo
+// project step by step (traces, users, a batch, labels, a dispute) before
+// opening the TUI; each step is one app call.
+func newDemoCmd(cli *CLI) *cobra.Command {
 	var (
 		writeN    int
 		seed      int64
@@ -57,7 +60,7 @@ Parquet export, one row per model call.`,
 				if layout == "" && strings.HasSuffix(strings.ToLower(args[0]), ".parquet") {
 					layout = source.Langfuse
 				}
-				return writeDemoTraces(app, args[0], layout, synth.Options{Seed: seed, N: writeN})
+				return writeDemoTraces(cli, args[0], layout, synth.Options{Seed: seed, N: writeN})
 			}
 			if layout != "" {
 				return errors.New("--layout goes with --write-traces")
@@ -78,7 +81,7 @@ Parquet export, one row per model call.`,
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("create demo directory: %w", err)
 			}
-			be, project, closeStore, err := gapp.NewDemo(cmd.Context(), dir, synth.Options{Seed: seed, N: nTraces})
+			be, project, closeStore, err := app.NewDemo(cmd.Context(), dir, synth.Options{Seed: seed, N: nTraces})
 			if err != nil {
 				return err
 			}
@@ -86,26 +89,26 @@ Parquet export, one row per model call.`,
 			if err := be.SeedDemoWork(cmd.Context(), &project, seed, batchN, aliceDone); err != nil {
 				return err
 			}
-			if asJSON || noTUI || !IsTerminal(app.Out) || !IsTerminal(app.In) {
-				return printDemoProject(app.Out, project, asJSON)
+			if asJSON || noTUI || !IsTerminal(cli.Out) || !IsTerminal(cli.In) {
+				return printDemoProject(cli.Out, project, asJSON)
 			}
 			hint := "demo: you are alice · ctrl+c quits (work is saved) and shows how to switch"
 			alice, err := be.LocalActor(cmd.Context(), "alice")
 			if err != nil {
 				return err
 			}
-			err = tui.RunLabel(cmd.Context(), be.As(alice), tui.LabelOptions{Reviewer: "alice", Batch: gapp.DemoBatch, Hint: hint})
+			err = tui.RunLabel(cmd.Context(), be.As(alice), tui.LabelOptions{Reviewer: "alice", Batch: app.DemoBatch, Hint: hint})
 			var notice *tui.QuitNotice
 			if errors.As(err, &notice) {
 				for _, line := range notice.Lines {
-					fmt.Fprintln(app.Err, line)
+					fmt.Fprintln(cli.Err, line)
 				}
 				err = nil
 			}
 			if err != nil {
 				return fmt.Errorf("label screen: %w", err)
 			}
-			return printDemoProject(app.Out, project, false)
+			return printDemoProject(cli.Out, project, false)
 		},
 	}
 	cmd.Flags().BoolVar(&noTUI, "no-tui", false, "set the project up and print it, without opening the label screen")
@@ -123,13 +126,13 @@ Parquet export, one row per model call.`,
 // writeDemoTraces writes the traces of opts to path, or to stdout for "-".
 // A file is written beside its final name and renamed into place, so a
 // failed run leaves no half-written FILE.
-func writeDemoTraces(app *App, path, layout string, opts synth.Options) error {
+func writeDemoTraces(cli *CLI, path, layout string, opts synth.Options) error {
 	write := synth.Write
 	if layout != "" {
 		write = func(w io.Writer, opts synth.Options) (int64, error) { return source.WriteSynth(w, layout, opts) }
 	}
 	if path == "-" {
-		if _, err := write(app.Out, opts); err != nil {
+		if _, err := write(cli.Out, opts); err != nil {
 			return fmt.Errorf("write traces to stdout: %w", err)
 		}
 		return nil
@@ -154,11 +157,11 @@ func writeDemoTraces(app *App, path, layout string, opts synth.Options) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write traces to %s: %w", path, err)
 	}
-	fmt.Fprintf(app.Out, "wrote %d traces (%.1f MB) to %s\n", opts.N, float64(n)/1e6, path)
+	fmt.Fprintf(cli.Out, "wrote %d traces (%.1f MB) to %s\n", opts.N, float64(n)/1e6, path)
 	return nil
 }
 
-func printDemoProject(w io.Writer, p gapp.DemoProject, asJSON bool) error {
+func printDemoProject(w io.Writer, p app.DemoProject, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 	"github.com/goldtrace/goldtrace/trace/synth"
@@ -108,7 +108,7 @@ func TestDemoCreatesProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p gapp.DemoProject
+	var p app.DemoProject
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("--json output %q: %v", out, err)
 	}
@@ -164,7 +164,7 @@ func TestDemoSeedsWork(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
-		var p gapp.DemoProject
+		var p app.DemoProject
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out)
 		}
@@ -178,11 +178,11 @@ func TestDemoSeedsWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	queue, err := st.Queue(context.Background(), "alice", gapp.DemoBatch)
+	queue, err := st.Queue(context.Background(), "alice", app.DemoBatch)
 	if err != nil || len(queue) != 8 {
 		t.Fatalf("alice's queue after two runs: %d items, %v", len(queue), err)
 	}
-	if q, _ := st.Queue(context.Background(), "bob", gapp.DemoBatch); len(q) != 0 {
+	if q, _ := st.Queue(context.Background(), "bob", app.DemoBatch); len(q) != 0 {
 		t.Errorf("bob has %d items left, want none", len(q))
 	}
 }

@@ -21,7 +21,7 @@ type diffResult struct {
 	dataset.Diff
 }
 
-func newDiffCmd(app *App) *cobra.Command {
+func newDiffCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "diff NAME@vA NAME@vB | FILE FILE",
@@ -32,12 +32,12 @@ tool, which arguments, their rules, the acceptable alternatives, the rationale, 
 provenance, or the input.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openDiffSide(cmd.Context(), app, args[0])
+			a, err := openDiffSide(cmd.Context(), cli, args[0])
 			if err != nil {
 				return err
 			}
 			defer a.close()
-			b, err := openDiffSide(cmd.Context(), app, args[1])
+			b, err := openDiffSide(cmd.Context(), cli, args[1])
 			if err != nil {
 				return err
 			}
@@ -48,9 +48,9 @@ provenance, or the input.`,
 			}
 			res := diffResult{From: args[0], To: args[1], Diff: d}
 			if asJSON {
-				return printJSON(app, res)
+				return printJSON(cli, res)
 			}
-			printDiff(app.Out, res)
+			printDiff(cli.Out, res)
 			return nil
 		},
 	}
@@ -65,19 +65,19 @@ type diffSide struct {
 
 // openDiffSide opens a file, or a stored version when arg is NAME@vN and no
 // file of that name exists.
-func openDiffSide(ctx context.Context, app *App, arg string) (diffSide, error) {
+func openDiffSide(ctx context.Context, cli *CLI, arg string) (diffSide, error) {
 	ref, isRef, refErr := dataset.ParseRef(arg)
-	if _, statErr := os.Stat(arg); statErr == nil || !isRef {
+	if cli.opensFile(arg, isRef) {
 		f, err := os.Open(arg)
 		if err != nil {
 			return diffSide{}, fmt.Errorf("diff %s: %w", arg, fserr.Bare(err))
 		}
 		return diffSide{src: dataset.Source{Name: arg, R: f}, close: func() { f.Close() }}, nil
 	}
-	if refErr != nil {
-		return diffSide{}, refErr
+	if err := cli.refOnly(arg, isRef, refErr); err != nil {
+		return diffSide{}, err
 	}
-	be, who, err := app.ActorCtx(ctx)
+	be, who, err := cli.ActorCtx(ctx)
 	if err != nil {
 		return diffSide{}, err
 	}

@@ -52,7 +52,7 @@ func shellWords(line string) []string {
 // each one names that command (or one of its subcommands), with flags the
 // command has and arguments it accepts.
 func TestEveryCommandHasExamples(t *testing.T) {
-	root := newRootCmd(NewApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+	root := newRootCmd(NewCLI(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Name() == "help" || c.Hidden {
@@ -73,7 +73,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 				t.Errorf("%s: example %q does not start with goldtrace", c.CommandPath(), l)
 				continue
 			}
-			fresh := newRootCmd(NewApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
+			fresh := newRootCmd(NewCLI(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
 			cmd, rest, err := fresh.Find(words[1:])
 			if err != nil {
 				t.Errorf("%s: example %q: %v", c.CommandPath(), l, err)

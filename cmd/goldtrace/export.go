@@ -7,18 +7,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 )
 
 // exportOptions are the flags of goldtrace export.
 type exportOptions struct {
-	gapp.ExportOptions
+	app.ExportOptions
 	as     string
 	asJSON bool
 }
 
-func newExportCmd(app *App) *cobra.Command {
+func newExportCmd(cli *CLI) *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
 		Use:   "export NAME | NAME@vN",
@@ -35,15 +35,7 @@ tool=NAME (expected tool, "(none)" for no call); repeated keys are alternatives,
 different keys must all hold.
 
 --format also writes the version in the shape another tool reads (repeatable):
-  openai-evals  NAME-vN.openai-evals.jsonl (legacy evals registry rows) and the current
-                Evals API's NAME-vN.openai-evals.items.jsonl + NAME-vN.openai-evals.eval.json
-  langsmith     NAME-vN.langsmith.jsonl: dataset examples (inputs, outputs, metadata)
-  promptfoo     NAME-vN.promptfoo.jsonl tests and a runnable NAME-vN.promptfooconfig.yaml
-  inspect       NAME-vN.inspect.jsonl: inspect_ai samples (input, target, metadata)
-  deepeval      NAME-vN.deepeval.json: goldens with expected_tools
-  bfcl          NAME-vN.bfcl.jsonl questions, NAME-vN.bfcl.possible_answer.jsonl, and
-                NAME-vN.bfcl.report.txt listing the rules BFCL cannot express
-  hf            NAME-vN.hf/: a Hugging Face dataset folder (README.md card, data/test.jsonl)`,
+` + dataset.FormatHelp(),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range o.Formats {
@@ -60,7 +52,7 @@ different keys must all hold.
 						return fmt.Errorf("--%s does not apply to re-materialising %s (it is immutable)", flag, ref)
 					}
 				}
-				be, who, err := app.ActorCtx(cmd.Context())
+				be, who, err := cli.ActorCtx(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -68,25 +60,25 @@ different keys must all hold.
 				if err != nil {
 					return err
 				}
-				return printExportResult(app, res, o.asJSON)
+				return printExportResult(cli, res, o.asJSON)
 			}
 			if err := dataset.ValidName(args[0]); err != nil {
 				return err
 			}
 			// Leads only, always with an identity (recorded as created_by).
-			be, who, err := app.Actor(cmd, o.as)
+			be, who, err := cli.Actor(cmd, o.as)
 			if err != nil {
 				return err
 			}
-			eio := gapp.ExportIO{
-				Progress: func(what, unit string) gapp.Progress { return newMeter(app, what, unit, 0) },
-				Warn:     func(line string) { fmt.Fprintln(app.Err, line) },
+			eio := app.ExportIO{
+				Progress: func(what, unit string) app.Progress { return newMeter(cli, what, unit, 0) },
+				Warn:     func(line string) { fmt.Fprintln(cli.Err, line) },
 			}
 			res, err := be.Export(cmd.Context(), who, args[0], o.ExportOptions, eio)
 			if err != nil {
 				return err
 			}
-			return printExportResult(app, res, o.asJSON)
+			return printExportResult(cli, res, o.asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -102,8 +94,8 @@ different keys must all hold.
 	return cmd
 }
 
-func printJSON(app *App, v any) error {
-	enc := json.NewEncoder(app.Out)
+func printJSON(cli *CLI, v any) error {
+	enc := json.NewEncoder(cli.Out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
@@ -111,23 +103,23 @@ func printJSON(app *App, v any) error {
 
 // printExportResult reports what export did: a new version, nothing
 // changed, or a stored version's files written again.
-func printExportResult(app *App, res gapp.ExportResult, asJSON bool) error {
+func printExportResult(cli *CLI, res app.ExportResult, asJSON bool) error {
 	if asJSON {
-		return printJSON(app, res)
+		return printJSON(cli, res)
 	}
 	switch {
 	case res.Unchanged:
-		fmt.Fprintf(app.Out, "dataset %s: nothing changed since v%d (%d items, sha256 %s); nothing written (--force writes a new version anyway)\n",
+		fmt.Fprintf(cli.Out, "dataset %s: nothing changed since v%d (%d items, sha256 %s); nothing written (--force writes a new version anyway)\n",
 			res.Name, res.Version, res.Count, res.SHA256[:12])
 		return nil
 	case res.Rewritten:
-		fmt.Fprintf(app.Out, "wrote %s@v%d: %d items, sha256 %s\n", res.Name, res.Version, res.Count, res.SHA256[:12])
+		fmt.Fprintf(cli.Out, "wrote %s@v%d: %d items, sha256 %s\n", res.Name, res.Version, res.Count, res.SHA256[:12])
 	default:
-		fmt.Fprintf(app.Out, "exported %s v%d: %d items (%d added, %d removed, %d changed), sha256 %s\n",
+		fmt.Fprintf(cli.Out, "exported %s v%d: %d items (%d added, %d removed, %d changed), sha256 %s\n",
 			res.Name, res.Version, res.Count, res.Added, res.Removed, res.Changed, res.SHA256[:12])
 	}
 	for _, p := range res.Files {
-		fmt.Fprintf(app.Out, "  %s\n", p)
+		fmt.Fprintf(cli.Out, "  %s\n", p)
 	}
 	return nil
 }

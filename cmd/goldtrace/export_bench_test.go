@@ -137,11 +137,11 @@ func BenchmarkExport(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var out, errb strings.Builder
-		app := NewApp(strings.NewReader(""), &out, &errb)
-		root := newRootCmd(app)
+		cli := NewCLI(strings.NewReader(""), &out, &errb)
+		root := newRootCmd(cli)
 		root.SetArgs([]string{"--db", db, "export", "bench", "--as", "carol", "--out", filepath.Join(dir, "out"), "--force"})
 		err := root.ExecuteContext(context.Background())
-		app.Close()
+		cli.Close()
 		if err != nil {
 			b.Fatal(err)
 		}

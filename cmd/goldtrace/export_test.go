@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/store"
@@ -203,7 +203,7 @@ func TestExportVersionsChangesAndNothingChanged(t *testing.T) {
 	if stdout, _, code = expRun(t, db, "export", "support", "--out", out, "--as", "carol", "--force", "--json"); code != 0 {
 		t.Fatalf("forced export: exit %d", code)
 	}
-	var res gapp.ExportResult
+	var res app.ExportResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.Version != 3 || res.Changed != 0 || res.Count != 3 {
 		t.Errorf("forced export: %+v %v", res, err)
 	}
@@ -278,7 +278,7 @@ func TestExportFiltersSelectItems(t *testing.T) {
 	for i, tc := range tests {
 		name := "sel" + string(rune('a'+i))
 		stdout, stderr, code := expRun(t, db, append([]string{"export", name, "--out", dir, "--as", "carol", "--json"}, tc.args...)...)
-		var res gapp.ExportResult
+		var res app.ExportResult
 		if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.Count != tc.want {
 			t.Errorf("%v: exit %d, %s%s, want %d items", tc.args, code, stdout, stderr, tc.want)
 			continue

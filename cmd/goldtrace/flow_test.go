@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/trace/synth"
 )
@@ -54,7 +54,7 @@ func TestFullFlow(t *testing.T) {
 	flowMust(t, db, "users", "add", "bob")
 	flowMust(t, db, "users", "add", "carol", "--role", "lead")
 	out := flowMust(t, db, "sample", "--n", "30", "--seed", "5", "--by", "tool", "--reviewers", "alice,bob", "--batch", "b1", "--json")
-	var plan gapp.SamplePlan
+	var plan app.SamplePlan
 	if err := json.Unmarshal([]byte(out), &plan); err != nil || len(plan.Items) != 30 {
 		t.Fatalf("sample plan: %v, %d items", err, len(plan.Items))
 	}
@@ -70,7 +70,7 @@ func TestFullFlow(t *testing.T) {
 	var labels bytes.Buffer
 	for i, it := range plan.Items {
 		for _, r := range []string{"alice", "bob"} {
-			l := gapp.DemoLabel(synth.SimulatedLabel(truth[it.ID], r, 5), "", i)
+			l := app.DemoLabel(synth.SimulatedLabel(truth[it.ID], r, 5), "", i)
 			l.Rationale = "per the guide"
 			b, _ := json.Marshal(l)
 			labels.Write(append(b, '\n'))

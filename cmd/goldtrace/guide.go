@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/guide"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -19,20 +19,20 @@ import (
 // guideDefaultAuthor is recorded as the author of the shipped default guide.
 const guideDefaultAuthor = "goldtrace"
 
-func newGuideCmd(app *App) *cobra.Command {
+func newGuideCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "guide",
 		Short: "The labeling guide: set a new version, show it, list its versions",
 	}
-	cmd.AddCommand(newGuideSetCmd(app), newGuideShowCmd(app), newGuideLogCmd(app))
+	cmd.AddCommand(newGuideSetCmd(cli), newGuideShowCmd(cli), newGuideLogCmd(cli))
 	return cmd
 }
 
 // ensureGuide is the guide in force, storing the shipped default as the
 // first version when the project never set one, with the actor and the
 // backend that read it.
-func ensureGuide(app *App, cmd *cobra.Command) (*gapp.App, gapp.Actor, store.GuideVersion, error) {
-	be, who, err := app.Actor(cmd, "")
+func ensureGuide(cli *CLI, cmd *cobra.Command) (*app.App, app.Actor, store.GuideVersion, error) {
+	be, who, err := cli.Actor(cmd, "")
 	if err != nil {
 		return nil, who, store.GuideVersion{}, err
 	}
@@ -43,21 +43,21 @@ func ensureGuide(app *App, cmd *cobra.Command) (*gapp.App, gapp.Actor, store.Gui
 	return be, who, v, nil
 }
 
-func newGuideSetCmd(app *App) *cobra.Command {
+func newGuideSetCmd(cli *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "set FILE",
 		Short: "Make the markdown in FILE (- for stdin) the guide in force (a lead's job)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, err := readFileOrStdin(app, args[0])
+			body, err := readFileOrStdin(cli, args[0])
 			if err != nil {
 				return fmt.Errorf("read guide: %w", err)
 			}
 			if len(body) == 0 {
 				return fmt.Errorf("%s: the guide is empty", args[0])
 			}
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
@@ -66,10 +66,10 @@ func newGuideSetCmd(app *App) *cobra.Command {
 				return fmt.Errorf("set guide: %w", err)
 			}
 			if !changed {
-				fmt.Fprintf(app.Out, "guide %s is already in force\n", v.ID)
+				fmt.Fprintf(cli.Out, "guide %s is already in force\n", v.ID)
 				return nil
 			}
-			fmt.Fprintf(app.Out, "guide %s is in force (version %d, by %s)\n", v.ID, v.Seq, v.Author)
+			fmt.Fprintf(cli.Out, "guide %s is in force (version %d, by %s)\n", v.ID, v.Seq, v.Author)
 			return nil
 		},
 	}
@@ -77,7 +77,7 @@ func newGuideSetCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func newGuideShowCmd(app *App) *cobra.Command {
+func newGuideShowCmd(cli *CLI) *cobra.Command {
 	var id string
 	var raw bool
 	cmd := &cobra.Command{
@@ -85,7 +85,7 @@ func newGuideShowCmd(app *App) *cobra.Command {
 		Short: "Print the guide in force (or --version ID); rendered on a terminal, markdown otherwise",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, v, err := ensureGuide(app, cmd)
+			be, who, v, err := ensureGuide(cli, cmd)
 			if err != nil {
 				return err
 			}
@@ -96,9 +96,9 @@ func newGuideShowCmd(app *App) *cobra.Command {
 					return err
 				}
 			}
-			f, isFile := app.Out.(*os.File)
-			if raw || !isFile || !IsTerminal(app.Out) {
-				_, err := fmt.Fprint(app.Out, ensureNewline(v.Body))
+			f, isFile := cli.Out.(*os.File)
+			if raw || !isFile || !IsTerminal(cli.Out) {
+				_, err := fmt.Fprint(cli.Out, ensureNewline(v.Body))
 				return err
 			}
 			width, _, err := term.GetSize(int(f.Fd()))
@@ -113,7 +113,7 @@ func newGuideShowCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("render guide: %w", err)
 			}
-			fmt.Fprintf(app.Out, "%s\n\n(guide %s, by %s, %s)\n", out, v.ID, v.Author, v.CreatedAt)
+			fmt.Fprintf(cli.Out, "%s\n\n(guide %s, by %s, %s)\n", out, v.ID, v.Author, v.CreatedAt)
 			return nil
 		},
 	}
@@ -129,14 +129,14 @@ func ensureNewline(s string) string {
 	return s
 }
 
-func newGuideLogCmd(app *App) *cobra.Command {
+func newGuideLogCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "List guide versions, the one in force first, with how many labels used each",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, _, err := ensureGuide(app, cmd)
+			be, who, _, err := ensureGuide(cli, cmd)
 			if err != nil {
 				return err
 			}
@@ -154,11 +154,11 @@ func newGuideLogCmd(app *App) *cobra.Command {
 				for i, v := range log {
 					out[i] = entry{v, i == 0, used[v.ID]}
 				}
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(out)
 			}
-			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "VERSION\tID\tAUTHOR\tSET AT\tLABELS\t")
 			for i, v := range log {
 				mark := ""
@@ -176,9 +176,9 @@ func newGuideLogCmd(app *App) *cobra.Command {
 
 // readFileOrStdin reads name, or the command's stdin for "-" (how a file
 // reaches a command over SSH).
-func readFileOrStdin(app *App, name string) ([]byte, error) {
+func readFileOrStdin(cli *CLI, name string) ([]byte, error) {
 	if name == "-" {
-		return io.ReadAll(app.In)
+		return io.ReadAll(cli.In)
 	}
 	return os.ReadFile(name)
 }

@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-func newImportCmd(app *App) *cobra.Command {
+func newImportCmd(cli *CLI) *cobra.Command {
 	var format, s3Endpoint string
 	var skipInvalid, asJSON bool
 	cmd := &cobra.Command{
@@ -35,7 +35,8 @@ empty file is an error.
 
 A Parquet export of Langfuse observations or LangSmith runs (a .parquet file,
 a directory of them, a glob, or s3://bucket/prefix) imports each model call as
-one trace; --format langfuse|langsmith insists on a layout (see docs/sources.md).
+one trace, and so does Phoenix's database (postgres://…) for each LLM span;
+--format langfuse|langsmith|phoenix insists on a layout (see docs/sources.md).
 
 Formats (--format auto detects them): trace (goldtrace's own JSONL), openai
 (chat completions), openai-responses, anthropic (Messages), gemini
@@ -48,17 +49,17 @@ mlflow (traces). Text that is not UTF-8 is replaced and counted; a trace id
 that is not UTF-8 is an invalid record.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.ActorCtx(cmd.Context())
+			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
-			rep, err := be.Import(cmd.Context(), who, args, gapp.ImportOptions{
-				Format: format, SkipInvalid: skipInvalid, Stdin: app.In, S3Endpoint: s3Endpoint,
+			rep, err := be.Import(cmd.Context(), who, args, app.ImportOptions{
+				Format: format, SkipInvalid: skipInvalid, Stdin: cli.In, S3Endpoint: s3Endpoint,
 				OnInvalid: func(file string, e *trace.RecordError) {
-					fmt.Fprintln(app.Err, gapp.FormatInputError(file, e.Line, e.Err.Error()))
+					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 				Progress: func(file string) (func(store.ImportProgress), func()) {
-					meter := newImportMeter(app.Err, file, IsTerminal(app.Err), time.Now)
+					meter := newImportMeter(cli.Err, file, IsTerminal(cli.Err), time.Now)
 					return meter.update, meter.done
 				},
 			})
@@ -66,37 +67,37 @@ that is not UTF-8 is an invalid record.`,
 				return err
 			}
 			for _, f := range rep.Failed[:max(len(rep.Failed)-1, 0)] {
-				fmt.Fprintln(app.Err, f) // the last one is the command's error
+				fmt.Fprintln(cli.Err, f) // the last one is the command's error
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				if werr := enc.Encode(rep); werr != nil {
 					return werr
 				}
 			} else {
 				for _, r := range rep.Files {
-					printImportResult(app, r)
+					printImportResult(cli, r)
 				}
 				if len(rep.Files) > 1 {
-					printImportResult(app, rep.Total)
+					printImportResult(cli, rep.Total)
 				}
 			}
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", trace.FormatAuto, strings.Join(trace.Formats, "|"))
+	cmd.Flags().StringVar(&format, "format", trace.FormatAuto, strings.Join(app.InputFormats, "|"))
 	cmd.Flags().StringVar(&s3Endpoint, "s3-endpoint", "", "`URL` of an S3-compatible service for s3:// sources (MinIO, R2, GCS); default AWS")
 	cmd.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import the valid records and report each invalid one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd
 }
 
-func printImportResult(app *App, r store.ImportResult) {
+func printImportResult(cli *CLI, r store.ImportResult) {
 	utf := ""
 	if r.ReplacedUTF8 > 0 {
 		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
 	}
-	fmt.Fprintf(app.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
+	fmt.Fprintf(cli.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
 		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items, utf)
 }

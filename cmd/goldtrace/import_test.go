@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -163,7 +163,7 @@ func TestImportReimportAndConflicts(t *testing.T) {
 	}
 	// Same content through stdin, gzipped: still no duplicates.
 	out, _, code = impRun(t, db, impGzip(body.String()), "import", "--json", "-")
-	var rep gapp.ImportReport
+	var rep app.ImportReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Total.Duplicates != 120 || rep.Total.Imported != 0 {
 		t.Fatalf("stdin gzip: exit %d out %q", code, out)
 	}

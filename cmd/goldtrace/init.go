@@ -11,7 +11,7 @@ import (
 	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
-func newInitCmd(app *App) *cobra.Command {
+func newInitCmd(cli *CLI) *cobra.Command {
 	return &cobra.Command{
 		Use:   "init",
 		Short: "Create a new, empty goldtrace database (the project)",
@@ -23,18 +23,18 @@ aside), so a mistyped path fails instead of starting an empty project.`,
   goldtrace init && goldtrace users add carol --role lead`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := os.Stat(app.DBPath); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(cli.DBPath); !errors.Is(err, fs.ErrNotExist) {
 				if err != nil {
-					return fmt.Errorf("init %s: %w", app.DBPath, fserr.Bare(err))
+					return fmt.Errorf("init %s: %w", cli.DBPath, fserr.Bare(err))
 				}
-				return fmt.Errorf("init: there is already a goldtrace database at %s", app.DBPath)
+				return fmt.Errorf("init: there is already a goldtrace database at %s", cli.DBPath)
 			}
-			if _, err := app.Store(cmd.Context()); err != nil {
+			if _, err := cli.Store(cmd.Context()); err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Out, "created %s\nnext:\n", app.DBPath)
-			fmt.Fprintf(app.Out, "  goldtrace users add carol --role lead --db %s\n", shellQuote(app.DBPath))
-			fmt.Fprintf(app.Out, "  goldtrace import traces.jsonl.gz --db %s\n", shellQuote(app.DBPath))
+			fmt.Fprintf(cli.Out, "created %s\nnext:\n", cli.DBPath)
+			fmt.Fprintf(cli.Out, "  goldtrace users add carol --role lead --db %s\n", shellQuote(cli.DBPath))
+			fmt.Fprintf(cli.Out, "  goldtrace import traces.jsonl.gz --db %s\n", shellQuote(cli.DBPath))
 			return nil
 		},
 	}

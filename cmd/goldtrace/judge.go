@@ -11,13 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/gold"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/score"
 )
 
-func newJudgeCmd(app *App) *cobra.Command {
+func newJudgeCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "judge",
 		Short: "The LLM judges: their prompts, and their calibration against the human gold",
@@ -30,11 +29,11 @@ adjudicated gold.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newJudgePromptCmd(app), newJudgeCalibrateCmd(app))
+	cmd.AddCommand(newJudgePromptCmd(cli), newJudgeCalibrateCmd(cli))
 	return cmd
 }
 
-func newJudgePromptCmd(app *App) *cobra.Command {
+func newJudgePromptCmd(cli *CLI) *cobra.Command {
 	return &cobra.Command{
 		Use:   "prompt KIND",
 		Short: "Print the built-in prompt template of a judge (args, selection or quality)",
@@ -51,7 +50,7 @@ the template in effect is recorded in every report.`,
 			if err != nil {
 				return err
 			}
-			_, err = io.WriteString(app.Out, t.Text)
+			_, err = io.WriteString(cli.Out, t.Text)
 			return err
 		},
 	}
@@ -64,7 +63,7 @@ type calibrateFlags struct {
 	judge      judgeFlags
 }
 
-func newJudgeCalibrateCmd(app *App) *cobra.Command {
+func newJudgeCalibrateCmd(cli *CLI) *cobra.Command {
 	var f calibrateFlags
 	cmd := &cobra.Command{
 		Use:   "calibrate",
@@ -78,7 +77,7 @@ every item. The run is recorded for the lead's dashboard.`,
 		Example: `  goldtrace judge calibrate --gold support@v3 --judge args --judge-model gpt-4o-2024-08-06
   goldtrace judge calibrate --gold support-v3.jsonl --pred run.jsonl --judge selection --judge-model qwen2.5-7b-instruct-v1 --judge-url http://127.0.0.1:8000/v1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd.Context(), cli, &f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
@@ -91,117 +90,40 @@ every item. The run is recorded for the lead's dashboard.`,
 	return cmd
 }
 
-// calibrationReport is judge calibrate's JSON output.
-type calibrationReport struct {
-	Gold         string      `json:"gold"`
-	Predictions  string      `json:"predictions"`
-	Kind         string      `json:"kind"`
-	Model        string      `json:"model"`
-	Endpoint     string      `json:"endpoint"`
-	PromptSHA256 string      `json:"prompt_sha256"`
-	Samples      int         `json:"samples"`
-	Threshold    float64     `json:"threshold"`
-	Stats        judge.Stats `json:"run"`
-	judge.Calibration
-	Items []judge.Pair `json:"items"`
-}
-
-func runCalibrate(ctx context.Context, app *App, f *calibrateFlags) error {
+func runCalibrate(ctx context.Context, cli *CLI, f *calibrateFlags) error {
 	if f.asJSON {
 		f.format = "json"
 	}
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", f.format)
 	}
-	j, err := f.judge.setup()
+	run, err := f.judge.judgeRun(cli)
 	if err != nil {
 		return err
 	}
-	recs, err := loadGold(ctx, app, f.gold, gold.FieldObserved)
+	rep, err := app.Calibrate(ctx, goldSource(cli), f.gold, f.pred, run)
+	doneReading(cli)
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
+		return err
 	}
-	if len(recs) == 0 {
-		return fmt.Errorf("read gold: %s has no records", f.gold)
-	}
-	cases := make([]score.Case, len(recs))
-	preds := make([]score.Prediction, len(recs))
-	for i := range recs {
-		cases[i] = score.CaseOf(&recs[i])
-		preds[i] = score.ObservedOf(&recs[i])
-	}
-	source := "observed_calls"
-	if f.pred != "" {
-		source = f.pred
-		if preds, _, err = loadPredictions(ctx, app, f.pred, cases, false); err != nil {
-			return fmt.Errorf("read predictions: %w", err)
-		}
-	}
-	human := score.Score(cases, preds, score.Options{})
-	runner, err := f.judge.runner(ctx, app, "judge-")
+	// The summary (without items) is kept for the dashboard.
+	be, who, err := cli.ActorCtx(ctx)
 	if err != nil {
-		return judgeError(err)
+		return err
 	}
-	gc, err := loadGoldContext(ctx, app, f.gold)
-	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	// the args judge too is asked about every call: calibration needs both classes
-	inputs, _ := judgeInputs(j.Kind, true, human.Items, cases, preds, gc)
-	j.Runner = runner
-	res, st, err := runJudge(ctx, app, j, inputs, "calibrating")
-	if err != nil {
-		return judgeError(err)
-	}
-	rep := calibrationReport{
-		Gold: f.gold, Predictions: source, Kind: string(j.Kind), Model: f.judge.model, Endpoint: hostOf(f.judge.url),
-		PromptSHA256: j.Template.SHA256, Samples: j.SamplesUsed(), Threshold: f.judge.threshold, Stats: st,
-		Items: []judge.Pair{},
-	}
-	for i, r := range res {
-		if inputs[i] == nil || r.Skipped {
-			continue
-		}
-		it := &human.Items[i]
-		p := judge.Pair{ID: it.ID, Tool: it.ExpectedTool, Human: it.Correct}
-		if r.Judged {
-			ok := r.Verdict.Score >= f.judge.threshold
-			s := r.Verdict.Score
-			p.Judge, p.Score, p.Reason = &ok, &s, r.Verdict.Reason
-		} else if r.Err != nil {
-			p.Error = r.Err.Error()
-		}
-		rep.Items = append(rep.Items, p)
-	}
-	rep.Calibration = judge.Calibrate(rep.Items)
-	if st.Partial {
-		fmt.Fprintf(app.Err, "judge: request budget spent (--judge-max-requests %d): %d items not judged, the calibration is partial\n", f.judge.maxRequests, st.Skipped)
-	}
-	if err := recordCalibration(ctx, app, &rep); err != nil {
+	if err := be.RecordCalibration(ctx, who, app.CalibrationRunOf(rep)); err != nil {
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(app.Out)
+		enc := json.NewEncoder(cli.Out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(&rep)
+		return enc.Encode(rep)
 	}
-	return writeCalibrationText(app.Out, &rep)
+	return writeCalibrationText(cli.Out, rep)
 }
 
-// recordCalibration stores the summary (without items) for the dashboard.
-func recordCalibration(ctx context.Context, app *App, rep *calibrationReport) error {
-	be, who, err := app.ActorCtx(ctx)
-	if err != nil {
-		return err
-	}
-	return be.RecordCalibration(ctx, who, gapp.CalibrationRun{
-		Gold: rep.Gold, Kind: rep.Kind, Model: rep.Model, Endpoint: rep.Endpoint, PromptSHA256: rep.PromptSHA256,
-		Summary: judge.CalibrationSummary{Calibration: rep.Calibration, Threshold: rep.Threshold, Partial: rep.Stats.Partial},
-	})
-}
-
-func writeCalibrationText(out io.Writer, r *calibrationReport) error {
+func writeCalibrationText(out io.Writer, r *app.CalibrationReport) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "goldtrace judge calibrate: %s judge, model %s at %s (prompt %s)\n", r.Kind, r.Model, r.Endpoint, r.PromptSHA256[:12])
 	fmt.Fprintf(w, "gold %s, calls %s; judge correct when score >= %g\n\n", r.Gold, r.Predictions, r.Threshold)

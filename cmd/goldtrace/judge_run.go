@@ -9,13 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goldtrace/goldtrace/app"
+
 	"github.com/spf13/pflag"
 
-	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
-	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/trace"
 )
 
 // judgeFlags are the LLM client's flags, shared by score --judge, judge
@@ -95,7 +94,7 @@ func (f *judgeFlags) checkCommon(prefix string) error {
 
 // runner builds the client and the cached runner (flags under prefix); an
 // unpinned model name gets a warning on stderr.
-func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judge.Runner, error) {
+func (f *judgeFlags) runner(ctx context.Context, cli *CLI, prefix string) (*judge.Runner, error) {
 	key := apiKey()
 	if !f.offline && key == "" && needsKey(f.url) {
 		return nil, fmt.Errorf("no API key for %s: set OPENAI_API_KEY or GOLDTRACE_JUDGE_API_KEY (or --%soffline with a filled cache)", hostOf(f.url), prefix)
@@ -107,9 +106,9 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 	c.Timeout = f.timeout
 	c.Budget = judge.NewBudget(f.maxRequests)
 	if judge.Unpinned(f.model) {
-		fmt.Fprintf(app.Err, "warning: --%smodel %s has no date or version suffix: pin a snapshot (e.g. gpt-4o-2024-08-06) or the numbers drift with the alias\n", prefix, f.model)
+		fmt.Fprintf(cli.Err, "warning: --%smodel %s has no date or version suffix: pin a snapshot (e.g. gpt-4o-2024-08-06) or the numbers drift with the alias\n", prefix, f.model)
 	}
-	be, who, err := app.ActorCtx(ctx)
+	be, who, err := cli.ActorCtx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
@@ -118,7 +117,7 @@ func (f *judgeFlags) runner(ctx context.Context, app *App, prefix string) (*judg
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
 	if !cache.Kept() && !f.offline {
-		fmt.Fprintf(app.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", be.DatabasePath())
+		fmt.Fprintf(cli.Err, "warning: %s is read-only: answers are not cached, a rerun sends the requests again\n", be.DatabasePath())
 	}
 	r := &judge.Runner{
 		Client:      c,
@@ -158,45 +157,9 @@ func (f *judgeFlags) loadTemplate(kind judge.Kind) (*judge.Template, error) {
 }
 
 // judgeProgress starts a progress report on stderr.
-func judgeProgress(app *App, label string) (func(done, total int), func()) {
-	p := judge.NewProgress(app.Err, IsTerminal(app.Err), label)
+func judgeProgress(cli *CLI, label string) (func(done, total int), func()) {
+	p := judge.NewProgress(cli.Err, IsTerminal(cli.Err), label)
 	return p.Update, p.Done
-}
-
-// loadGoldContext reads each gold record's conversation and rationale by id.
-func loadGoldContext(ctx context.Context, app *App, ref string) (map[string]recordContext, error) {
-	if ref == "-" {
-		// scoring has read stdin already; the conversations need a second pass
-		return nil, errors.New("the judge and predict read the gold twice: give --gold as a file or NAME@vN, not -")
-	}
-	name, in, closeIn, err := openGold(ctx, app, ref)
-	if err != nil {
-		return nil, err
-	}
-	defer closeIn()
-	report, done := linesRead(app, name)
-	defer done()
-	out := map[string]recordContext{}
-	err = gold.Read(ctx, in, name, gold.ReadOptions{Fields: gold.FieldMessages | gold.FieldNotes, Progress: report}, func(_ int, r *gold.Record) error {
-		out[r.ID] = recordContext{Messages: r.Input.Messages, Rationale: r.Rationale}
-		return nil
-	})
-	return out, err
-}
-
-// recordContext is what an LLM judge reads of a gold record besides what
-// scoring keeps: the conversation and the reviewers' rationale.
-type recordContext struct {
-	Messages  []trace.Message
-	Rationale string
-}
-
-// judgeError words a run's failure for the one-line error.
-func judgeError(err error) error {
-	if errors.Is(err, judge.ErrFatal) {
-		return fmt.Errorf("judge: %s", strings.TrimPrefix(err.Error(), judge.ErrFatal.Error()+": "))
-	}
-	return err
 }
 
 // setup validates the judge's flags and builds the judge (without its
@@ -222,37 +185,19 @@ func (f *judgeFlags) setup() (*judge.Judge, error) {
 	return &judge.Judge{Kind: kind, Template: tmpl, Samples: f.samples}, nil
 }
 
-// judgeInputs builds the judge's input for every selected item (nil for the
-// others) and counts them.
-func judgeInputs(kind judge.Kind, all bool, items []score.ItemResult, cases []score.Case, preds []score.Prediction, gc map[string]recordContext) ([]*judge.Input, int) {
-	inputs := make([]*judge.Input, len(cases))
-	n := 0
-	for i := range cases {
-		if i >= len(items) || !selectForJudge(kind, all, &items[i], preds[i]) {
-			continue
-		}
-		c := &cases[i]
-		g := gc[c.ID]
-		inputs[i] = &judge.Input{ID: c.ID, Messages: g.Messages, Tools: c.Tools, Expected: c.Expected,
-			Acceptable: c.Acceptable, Rationale: g.Rationale, Calls: preds[i].Calls}
-		n++
+// judgeRun is the judge of the flags, ready to run for app (score --judge,
+// judge calibrate): its runner is made when the run starts; warnings and
+// progress go to stderr.
+func (f *judgeFlags) judgeRun(cli *CLI) (*app.JudgeRun, error) {
+	j, err := f.setup()
+	if err != nil {
+		return nil, err
 	}
-	return inputs, n
+	return &app.JudgeRun{
+		Judge: j, Model: f.model, Endpoint: hostOf(f.url), Threshold: f.threshold, All: f.all,
+		BestEffort: f.bestEffort, MaxRequests: f.maxRequests,
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.runner(ctx, cli, "judge-") },
+		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(cli, label) },
+		Warn:      func(msg string) { fmt.Fprintln(cli.Err, msg) },
+	}, nil
 }
-
-// runJudge runs j over inputs with a progress report under label; an
-// interrupted run returns the context's error.
-func runJudge(ctx context.Context, app *App, j *judge.Judge, inputs []*judge.Input, label string) ([]judge.Result, judge.Stats, error) {
-	update, done := judgeProgress(app, label)
-	j.Runner.Progress = update
-	res, st, err := j.Run(ctx, inputs)
-	done()
-	if err != nil && ctx.Err() != nil {
-		return nil, st, errInterrupted
-	}
-	return res, st, err
-}
-
-// errInterrupted: ctrl+c during a judge or predict run. What was answered
-// is cached (whole rows only); a rerun continues from there.
-var errInterrupted = errors.New("interrupted: the answers so far are cached, run again to continue")

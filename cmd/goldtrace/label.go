@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-func newLabelCmd(app *App) *cobra.Command {
+func newLabelCmd(cli *CLI) *cobra.Command {
 	var opts tui.LabelOptions
 	cmd := &cobra.Command{
 		Use:   "label --as NAME",
@@ -20,21 +20,21 @@ assistant should call next (or no tool), fill its arguments, say why, and submit
 with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, opts.Reviewer)
+			be, who, err := cli.Actor(cmd, opts.Reviewer)
 			if err != nil {
 				return err
 			}
 			session := be.As(who)
-			if _, err := session.Open(cmd.Context(), gapp.ActQueueRead, "label queue"); err != nil {
+			if _, err := session.Open(cmd.Context(), app.ActQueueRead, "label queue"); err != nil {
 				return fmt.Errorf("label: %w", err)
 			}
 			opts.Reviewer = who.Name
-			opts.Recovery = tui.RecoveryPath(app.DBPath, opts.Reviewer)
-			err = tui.RunLabel(cmd.Context(), session, opts, app.programOptions()...)
+			opts.Recovery = tui.RecoveryPath(cli.DBPath, opts.Reviewer)
+			err = tui.RunLabel(cmd.Context(), session, opts, cli.programOptions()...)
 			var notice *tui.QuitNotice
 			if errors.As(err, &notice) {
 				for _, line := range notice.Lines {
-					fmt.Fprintln(app.Err, line)
+					fmt.Fprintln(cli.Err, line)
 				}
 				return nil
 			}

@@ -11,21 +11,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newLabelsCmd(app *App) *cobra.Command {
+func newLabelsCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "labels",
 		Short: "Labels as JSON Lines: export them, or import labels made elsewhere",
 	}
-	cmd.AddCommand(newLabelsExportCmd(app), newLabelsImportCmd(app))
+	cmd.AddCommand(newLabelsExportCmd(cli), newLabelsImportCmd(cli))
 	return cmd
 }
 
-func newLabelsExportCmd(app *App) *cobra.Command {
+func newLabelsExportCmd(cli *CLI) *cobra.Command {
 	var f store.LabelFilter
 	var out, as string
 	cmd := &cobra.Command{
@@ -33,11 +33,11 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 		Short: "Write submitted labels as JSON Lines (stdout, or --out FILE): a reviewer's own, or every reviewer's for a lead",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			w := app.Out
+			w := cli.Out
 			var tmp *os.File
 			if out != "" && out != "-" {
 				if tmp, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-"); err != nil {
@@ -74,7 +74,7 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 				return fmt.Errorf("export labels: %w", err)
 			}
 			if tmp != nil {
-				fmt.Fprintf(app.Err, "exported %d labels to %s\n", n, out)
+				fmt.Fprintf(cli.Err, "exported %d labels to %s\n", n, out)
 			}
 			return nil
 		},
@@ -86,8 +86,8 @@ func newLabelsExportCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func newLabelsImportCmd(app *App) *cobra.Command {
-	var o gapp.LabelsImportOptions
+func newLabelsImportCmd(cli *CLI) *cobra.Command {
+	var o app.LabelsImportOptions
 	var asJSON bool
 	var as string
 	cmd := &cobra.Command{
@@ -99,14 +99,14 @@ func newLabelsImportCmd(app *App) *cobra.Command {
 labels only: whether the items agreed is for leads.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
 			o.File = args[0]
 			open := func() (io.ReadCloser, error) {
 				if o.File == "-" {
-					return io.NopCloser(app.In), nil
+					return io.NopCloser(cli.In), nil
 				}
 				f, err := os.Open(o.File)
 				if err != nil {
@@ -116,17 +116,17 @@ labels only: whether the items agreed is for leads.`,
 			}
 			rep, err := be.ImportLabels(cmd.Context(), who, open, o)
 			for _, p := range rep.Invalid {
-				fmt.Fprintln(app.Err, p)
+				fmt.Fprintln(cli.Err, p)
 			}
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			fmt.Fprintf(app.Out, "imported %d labels from %s", rep.Imported, o.File)
+			fmt.Fprintf(cli.Out, "imported %d labels from %s", rep.Imported, o.File)
 			var notes []string
 			if rep.Agreed != nil {
 				notes = append(notes, fmt.Sprintf("%d items agreed, %d disputed", *rep.Agreed, *rep.Disputed))
@@ -135,9 +135,9 @@ labels only: whether the items agreed is for leads.`,
 				notes = append(notes, fmt.Sprintf("%d invalid skipped", len(rep.Invalid)))
 			}
 			if len(notes) > 0 {
-				fmt.Fprintf(app.Out, " (%s)", strings.Join(notes, "; "))
+				fmt.Fprintf(cli.Out, " (%s)", strings.Join(notes, "; "))
 			}
-			fmt.Fprintln(app.Out)
+			fmt.Fprintln(cli.Out)
 			return nil
 		},
 	}

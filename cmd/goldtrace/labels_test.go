@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace/synth"
@@ -18,7 +18,7 @@ import (
 func lblProject(t *testing.T, n int) (db string, items []string) {
 	t.Helper()
 	dir := t.TempDir()
-	_, p, closeStore, err := gapp.NewDemo(context.Background(), dir, synth.Options{Seed: 3, N: 20})
+	_, p, closeStore, err := app.NewDemo(context.Background(), dir, synth.Options{Seed: 3, N: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,13 +18,13 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	stopProfile := startCPUProfile()
-	app := NewApp(os.Stdin, os.Stdout, os.Stderr)
-	err := app.runErr(newRootCmd(app).ExecuteContext(ctx))
-	app.Close()
+	cli := NewCLI(os.Stdin, os.Stdout, os.Stderr)
+	err := cli.runErr(newRootCmd(cli).ExecuteContext(ctx))
+	cli.Close()
 	stop()
 	stopProfile()
 	if err != nil {
-		line, code := errorReport(app, err)
+		line, code := errorReport(cli, err)
 		fmt.Fprintln(os.Stderr, line)
 		os.Exit(code)
 	}

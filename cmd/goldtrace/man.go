@@ -13,7 +13,7 @@ import (
 	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
-func newManCmd(app *App) *cobra.Command {
+func newManCmd(cli *CLI) *cobra.Command {
 	return &cobra.Command{
 		Use:   "man DIR",
 		Short: "Write a man page for every command into DIR (section 1)",
@@ -53,7 +53,7 @@ where man looks, e.g. /usr/local/share/man/man1, or read one with man -l FILE.`,
 			if err := walk(cmd.Root()); err != nil {
 				return err
 			}
-			fmt.Fprintf(app.Out, "wrote %d man pages to %s\n", n, dir)
+			fmt.Fprintf(cli.Out, "wrote %d man pages to %s\n", n, dir)
 			return nil
 		},
 	}

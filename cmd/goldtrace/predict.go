@@ -2,17 +2,18 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/goldtrace/goldtrace/catalogue"
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/trace"
@@ -23,7 +24,7 @@ type predictFlags struct {
 	client           judgeFlags
 }
 
-func newPredictCmd(app *App) *cobra.Command {
+func newPredictCmd(cli *CLI) *cobra.Command {
 	var f predictFlags
 	cmd := &cobra.Command{
 		Use:   "predict",
@@ -38,13 +39,13 @@ the two runs with score --baseline.`,
 		Example: `  goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --out run.jsonl
   goldtrace predict --gold support@v3 --model gpt-4.1-2025-04-14 --tools tighter.json --out whatif.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(cmd.Context(), cli, &f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
 	fl.StringVar(&f.client.model, "model", "", "the model to run, pinned to a snapshot (e.g. gpt-4.1-2025-04-14)")
 	fl.StringVar(&f.out, "out", "", "predictions JSONL to write")
-	fl.StringVar(&f.tools, "tools", "", "tools (JSON array or JSON Lines, {name, description, parameters} or OpenAI's {type, function}) replacing the gold's by name")
+	fl.StringVar(&f.tools, "tools", "", "tools (JSON array or JSON Lines of {name, description, parameters} or OpenAI's {type, function}, or MCP's tools/list) replacing the gold's by name")
 	addClientFlags(fl, &f.client, "")
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("model")
@@ -52,7 +53,7 @@ the two runs with score --baseline.`,
 	return cmd
 }
 
-func runPredict(ctx context.Context, app *App, f *predictFlags) error {
+func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
 	if err := f.client.checkCommon(""); err != nil {
 		return err
 	}
@@ -63,51 +64,16 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 			return err
 		}
 	}
-	recs, err := loadGold(ctx, app, f.gold, 0)
+	preds, st, err := app.Predict(ctx, goldSource(cli), app.PredictRequest{Gold: f.gold, Tools: override,
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.client.runner(ctx, cli, "") },
+		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(cli, label) }})
+	doneReading(cli)
+	var unused *app.ErrToolUnused
+	if errors.As(err, &unused) {
+		return fmt.Errorf("--tools %s: %w", f.tools, err)
+	}
 	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	if len(recs) == 0 {
-		return fmt.Errorf("read gold: %s has no records", f.gold)
-	}
-	gc, err := loadGoldContext(ctx, app, f.gold)
-	if err != nil {
-		return fmt.Errorf("read gold: %w", err)
-	}
-	used := map[string]bool{}
-	inputs := make([]judge.PredictInput, len(recs))
-	for i := range recs {
-		tools := recs[i].AvailableTools
-		if override != nil {
-			tools = append([]trace.Tool(nil), tools...)
-			for k, t := range tools {
-				if o, ok := override[t.Name]; ok {
-					tools[k] = o
-					used[t.Name] = true
-				}
-			}
-		}
-		inputs[i] = judge.PredictInput{ID: recs[i].ID, Messages: gc[recs[i].ID].Messages, Tools: tools}
-	}
-	for name := range override {
-		if !used[name] {
-			return fmt.Errorf("--tools %s: tool %q is not available in any item of %s", f.tools, name, f.gold)
-		}
-	}
-	recs = nil
-	runner, err := f.client.runner(ctx, app, "")
-	if err != nil {
-		return judgeError(err)
-	}
-	update, done := judgeProgress(app, "predicting")
-	runner.Progress = update
-	preds, st, err := judge.Predict(ctx, runner, inputs)
-	done()
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return judgeError(err)
+		return err
 	}
 	written, errs, skipped := 0, 0, 0
 	err = writeFileAtomic(f.out, func(w *bufio.Writer) error {
@@ -130,12 +96,12 @@ func runPredict(ctx context.Context, app *App, f *predictFlags) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", f.out, err)
 	}
-	fmt.Fprintf(app.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, written, st.Requests, st.CacheHits, st.Tokens.Total)
+	fmt.Fprintf(cli.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, written, st.Requests, st.CacheHits, st.Tokens.Total)
 	if st.Partial {
-		fmt.Fprintf(app.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, skipped)
+		fmt.Fprintf(cli.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, skipped)
 	}
 	if errs > 0 {
-		fmt.Fprintf(app.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", errs)
+		fmt.Fprintf(cli.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", errs)
 	}
 	return nil
 }
@@ -187,66 +153,21 @@ func writeFileAtomic(path string, fill func(w *bufio.Writer) error) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// readToolsFile reads --tools: a JSON array, or one tool per line.
+// readToolsFile reads --tools: any catalogue shape catalogue.Read takes
+// (OpenAI or flat tools as a JSON array or JSON Lines, MCP's tools/list).
 func readToolsFile(path string) (map[string]trace.Tool, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--tools: %w", fserr.Bare(err))
 	}
-	var raws []json.RawMessage
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &raws); err != nil {
-			return nil, fmt.Errorf("--tools %s: not a JSON array of tools: %v", path, err)
-		}
-	} else {
-		for i, line := range strings.Split(string(data), "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			if !json.Valid([]byte(line)) {
-				return nil, fmt.Errorf("--tools %s:%d: not JSON", path, i+1)
-			}
-			raws = append(raws, json.RawMessage(line))
-		}
+	defer f.Close()
+	tools, err := catalogue.Read(f, path)
+	if err != nil {
+		return nil, fmt.Errorf("--tools %w", err)
 	}
-	out := map[string]trace.Tool{}
-	for i, raw := range raws {
-		var t struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-			Function    *struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return nil, fmt.Errorf("--tools %s: tool %d: %v", path, i+1, err)
-		}
-		if t.Function != nil {
-			t.Name, t.Description, t.Parameters = t.Function.Name, t.Function.Description, t.Function.Parameters
-		}
-		if t.Name == "" {
-			return nil, fmt.Errorf("--tools %s: tool %d has no name", path, i+1)
-		}
-		if p := bytes.TrimSpace(t.Parameters); len(p) > 0 && string(p) != "null" && p[0] != '{' {
-			return nil, fmt.Errorf("--tools %s: tool %s: parameters must be a JSON Schema object", path, t.Name)
-		}
-		if _, dup := out[t.Name]; dup {
-			return nil, fmt.Errorf("--tools %s: tool %s given twice", path, t.Name)
-		}
-		params := t.Parameters
-		if len(params) > 0 {
-			if c, err := trace.Canonical(params); err == nil {
-				params = c
-			}
-		}
-		out[t.Name] = trace.Tool{Name: t.Name, Description: t.Description, Parameters: params}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("--tools " + path + ": no tools")
+	out := make(map[string]trace.Tool, len(tools))
+	for _, t := range tools {
+		out[t.Name] = t
 	}
 	return out, nil
 }

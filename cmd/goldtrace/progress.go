@@ -24,12 +24,12 @@ type meter struct {
 	shown time.Time
 }
 
-// newMeter returns a meter for app's stderr (quiet when it is not a
+// newMeter returns a meter for the CLI's stderr (quiet when it is not a
 // terminal). total 0 means unknown; unit "MB" counts bytes.
-func newMeter(app *App, what, unit string, total int64) *meter {
+func newMeter(cli *CLI, what, unit string, total int64) *meter {
 	m := &meter{what: what, unit: unit, total: total, now: time.Now}
-	if IsTerminal(app.Err) {
-		m.w = app.Err
+	if IsTerminal(cli.Err) {
+		m.w = cli.Err
 	}
 	m.start = m.now()
 	return m
@@ -79,18 +79,6 @@ func (m *meter) Done() {
 	if !m.shown.IsZero() {
 		fmt.Fprint(m.w, "\r\033[K")
 	}
-}
-
-// meteredReader counts the bytes read through it on a meter.
-type meteredReader struct {
-	r io.Reader
-	m *meter
-}
-
-func (r meteredReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.m.Add(int64(n))
-	return n, err
 }
 
 // meteredWriter counts the bytes written through it on a meter.

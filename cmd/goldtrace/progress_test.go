@@ -27,8 +27,8 @@ func TestMeterLine(t *testing.T) {
 // terminal (a pipe, a CI log).
 func TestMeterQuietOffTerminal(t *testing.T) {
 	var errb bytes.Buffer
-	app := NewApp(nil, &bytes.Buffer{}, &errb)
-	m := newMeter(app, "verify x", "MB", 100)
+	cli := NewCLI(nil, &bytes.Buffer{}, &errb)
+	m := newMeter(cli, "verify x", "MB", 100)
 	m.Add(50)
 	m.Done()
 	if errb.Len() != 0 {

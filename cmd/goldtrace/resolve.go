@@ -21,7 +21,7 @@ type resolveFlags struct {
 	accept, sendBack, force, asJSON        bool
 }
 
-func newResolveCmd(app *App) *cobra.Command {
+func newResolveCmd(cli *CLI) *cobra.Command {
 	var f resolveFlags
 	cmd := &cobra.Command{
 		Use:   "resolve ITEM --as LEAD (--pick R | --label FILE | --both R1,R2 | --accept | --send-back [--to R]) --reason TEXT",
@@ -44,7 +44,7 @@ Only disputed items can be resolved; --force re-adjudicates an agreed or
 adjudicated item (exported versions stay as they are; the next export has it).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runResolve(cmd, app, args[0], f)
+			return runResolve(cmd, cli, args[0], f)
 		},
 	}
 	fl := cmd.Flags()
@@ -63,7 +63,7 @@ adjudicated item (exported versions stay as they are; the next export has it).`,
 	return cmd
 }
 
-func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error {
+func runResolve(cmd *cobra.Command, cli *CLI, item string, f resolveFlags) error {
 	ctx := cmd.Context()
 	chosen := 0
 	for _, set := range []bool{f.pick != "", f.label != "", f.both != "", f.accept, f.sendBack} {
@@ -98,7 +98,7 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 		}
 	}
 	if f.label != "" {
-		l, err := readResolveLabel(app, f.label, item)
+		l, err := readResolveLabel(cli, f.label, item)
 		if err != nil {
 			return fmt.Errorf("resolve: --label %w", err)
 		}
@@ -107,7 +107,7 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 	if f.sendBack && len(f.rules) > 0 {
 		return errors.New("resolve: --rule does not go with --send-back")
 	}
-	be, who, err := app.Actor(cmd, f.as)
+	be, who, err := cli.Actor(cmd, f.as)
 	if err != nil {
 		return err
 	}
@@ -116,20 +116,20 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 		if err := be.SendBack(ctx, who, item, f.reason, f.to, f.force); err != nil {
 			return fmt.Errorf("resolve %s: %w", item, err)
 		}
-		fmt.Fprintf(app.Out, "%s sent back to its reviewers with your note\n", item)
+		fmt.Fprintf(cli.Out, "%s sent back to its reviewers with your note\n", item)
 	case chosen > 0 || len(r.Rules) > 0:
 		g, err := be.Resolve(ctx, who, r)
 		if err != nil {
 			return fmt.Errorf("resolve %s: %w", item, err)
 		}
 		if f.asJSON {
-			enc := json.NewEncoder(app.Out)
+			enc := json.NewEncoder(cli.Out)
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(g); err != nil {
 				return err
 			}
 		} else {
-			fmt.Fprintf(app.Out, "%s is gold (%s by %s): %s\n", item, g.Status, g.Adjudicator, goldSummary(g))
+			fmt.Fprintf(cli.Out, "%s is gold (%s by %s): %s\n", item, g.Status, g.Adjudicator, goldSummary(g))
 		}
 	}
 	if f.propose != "" {
@@ -137,7 +137,7 @@ func runResolve(cmd *cobra.Command, app *App, item string, f resolveFlags) error
 			return fmt.Errorf("resolve %s: guide proposal: %w", item, err)
 		}
 		if !f.asJSON {
-			fmt.Fprintf(app.Out, "guide change proposed on %s\n", item)
+			fmt.Fprintf(cli.Out, "guide change proposed on %s\n", item)
 		}
 	}
 	return nil
@@ -161,11 +161,11 @@ func goldSummary(g review.Gold) string {
 
 // readResolveLabel reads one Label JSON object from path ("-" is stdin) for
 // item (review.ParseAdjudicationLabel).
-func readResolveLabel(app *App, path, item string) (review.Label, error) {
+func readResolveLabel(cli *CLI, path, item string) (review.Label, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(app.In)
+		data, err = io.ReadAll(cli.In)
 	} else {
 		data, err = os.ReadFile(path)
 	}

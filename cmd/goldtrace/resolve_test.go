@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goldtrace/goldtrace/internal/storetest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/store/storetest"
 )
 
 // rvDisputed creates a database where reviewers alice and bob disagree on

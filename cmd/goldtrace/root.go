@@ -9,7 +9,7 @@ import (
 // defaultDB is the database used when neither --db nor GOLDTRACE_DB is set.
 const defaultDB = "./goldtrace.db"
 
-func newRootCmd(app *App) *cobra.Command {
+func newRootCmd(cli *CLI) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "goldtrace",
 		Short: "Turn LLM-agent traces into labeled, adjudicated, versioned gold datasets for tool-selection evals",
@@ -25,56 +25,57 @@ against them for CI.`,
 			if err := refuseIdentityFlags(cmd, args); err != nil {
 				return err
 			}
-			return app.applyConfig(cmd)
+			return cli.applyConfig(cmd)
 		},
 	}
 	db := os.Getenv("GOLDTRACE_DB")
 	if db == "" {
 		db = defaultDB
 	}
-	root.PersistentFlags().StringVar(&app.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
-	root.PersistentFlags().BoolVar(&app.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
-	root.SetIn(app.In)
-	root.SetOut(app.Out)
-	root.SetErr(app.Err)
+	root.PersistentFlags().StringVar(&cli.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
+	root.PersistentFlags().BoolVar(&cli.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
+	root.SetIn(cli.In)
+	root.SetOut(cli.Out)
+	root.SetErr(cli.Err)
 	root.AddCommand(
-		newUsersCmd(app),
-		newGuideCmd(app),
-		newLabelCmd(app),
-		newLabelsCmd(app),
-		newAdjudicateCmd(app),
-		newDemoCmd(app),
-		newImportCmd(app),
-		newTracesCmd(app),
-		newSampleCmd(app),
-		newBatchesCmd(app),
-		newExportCmd(app),
-		newDatasetsCmd(app),
-		newDiffCmd(app),
-		newVerifyCmd(app),
-		newStatusCmd(app),
-		newResolveCmd(app),
-		newAssignCmd(app),
-		newSettingsCmd(app),
-		newDashboardCmd(app),
-		newScoreCmd(app),
-		newJudgeCmd(app),
-		newPredictCmd(app),
-		newAuditCmd(app),
-		newServeCmd(app),
-		newCheckCmd(app),
-		newBackupCmd(app),
-		newManCmd(app),
-		newInitCmd(app),
-		newWhoamiCmd(app),
+		newUsersCmd(cli),
+		newGuideCmd(cli),
+		newLabelCmd(cli),
+		newLabelsCmd(cli),
+		newAdjudicateCmd(cli),
+		newDemoCmd(cli),
+		newImportCmd(cli),
+		newTracesCmd(cli),
+		newSampleCmd(cli),
+		newBatchesCmd(cli),
+		newExportCmd(cli),
+		newDatasetsCmd(cli),
+		newDiffCmd(cli),
+		newVerifyCmd(cli),
+		newStatusCmd(cli),
+		newResolveCmd(cli),
+		newAssignCmd(cli),
+		newSettingsCmd(cli),
+		newDashboardCmd(cli),
+		newScoreCmd(cli),
+		newJudgeCmd(cli),
+		newPredictCmd(cli),
+		newDriftCmd(cli),
+		newAuditCmd(cli),
+		newServeCmd(cli),
+		newCheckCmd(cli),
+		newBackupCmd(cli),
+		newManCmd(cli),
+		newInitCmd(cli),
+		newWhoamiCmd(cli),
 	)
 	root.InitDefaultCompletionCmd()
 	addExamples(root)
-	if !app.remote {
+	if !cli.remote {
 		// cobra keeps flag completions in a map of its own for the life
 		// of the process: registered for every SSH command, they kept
 		// every command tree (and what it printed to) alive.
-		registerCompletions(root, app)
+		registerCompletions(root, cli)
 	}
 	return root
 }

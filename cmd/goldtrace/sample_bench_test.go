@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -97,12 +97,12 @@ func BenchmarkSample(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		opts gapp.SampleOptions
+		opts app.SampleOptions
 	}{
-		{"uniform", gapp.SampleOptions{}},
-		{"by_tool", gapp.SampleOptions{By: "tool"}},
-		{"by_meta_equal", gapp.SampleOptions{By: "meta.cohort", Alloc: "equal"}},
-		{"where_calls", gapp.SampleOptions{By: "tool", Where: []string{"meta.cohort=cohort_3"}, Turns: "calls"}},
+		{"uniform", app.SampleOptions{}},
+		{"by_tool", app.SampleOptions{By: "tool"}},
+		{"by_meta_equal", app.SampleOptions{By: "meta.cohort", Alloc: "equal"}},
+		{"where_calls", app.SampleOptions{By: "tool", Where: []string{"meta.cohort=cohort_3"}, Turns: "calls"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			o := tc.opts
@@ -119,13 +119,13 @@ func BenchmarkSample(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			be := gapp.New(st)
+			be := app.New(st)
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu0 := smpCPUTime()
 			defer func() { b.ReportMetric((smpCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
 			for i := 0; i < b.N; i++ {
-				p, err := be.Sample(ctx, gapp.Actor{Source: gapp.SourceLocal}, o, true, gapp.SampleIO{})
+				p, err := be.Sample(ctx, app.Actor{Source: app.SourceLocal}, o, true, app.SampleIO{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -36,7 +36,7 @@ func smpWriteJSONL(t *testing.T, traces []trace.Trace, extra ...string) string {
 	return path
 }
 
-func smpItemIDs(p gapp.SamplePlan) []string {
+func smpItemIDs(p app.SamplePlan) []string {
 	var out []string
 	for _, it := range p.Items {
 		out = append(out, it.ID)

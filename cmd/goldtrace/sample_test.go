@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -105,9 +105,9 @@ func smpDB(t *testing.T, traces []trace.Trace) string {
 	return db
 }
 
-func smpPlan(t *testing.T, out string) gapp.SamplePlan {
+func smpPlan(t *testing.T, out string) app.SamplePlan {
 	t.Helper()
-	var p gapp.SamplePlan
+	var p app.SamplePlan
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("sample --json: %v\n%s", err, out)
 	}
@@ -277,15 +277,15 @@ func TestSampleFilters(t *testing.T) {
 	db := smpDB(t, smpCorpus())
 	tests := []struct {
 		args  []string
-		check func(gapp.SamplePlan) string
+		check func(app.SamplePlan) string
 	}{
-		{[]string{"--where", "meta.cohort=shipping", "--turns", "calls"}, func(p gapp.SamplePlan) string {
+		{[]string{"--where", "meta.cohort=shipping", "--turns", "calls"}, func(p app.SamplePlan) string {
 			if p.Matching != 80 { // 40 shipping traces x 2 call turns
 				return fmt.Sprintf("matching %d, want 80", p.Matching)
 			}
 			return ""
 		}},
-		{[]string{"--where", "tool=refund"}, func(p gapp.SamplePlan) string {
+		{[]string{"--where", "tool=refund"}, func(p app.SamplePlan) string {
 			for _, it := range p.Items {
 				if it.Stratum != "" {
 					return "unstratified sample has a stratum"
@@ -296,20 +296,20 @@ func TestSampleFilters(t *testing.T) {
 			}
 			return ""
 		}},
-		{[]string{"--turns", "no-calls", "--where", "meta.cohort=billing"}, func(p gapp.SamplePlan) string {
+		{[]string{"--turns", "no-calls", "--where", "meta.cohort=billing"}, func(p app.SamplePlan) string {
 			if p.Matching != 80 {
 				return fmt.Sprintf("matching %d, want 80", p.Matching)
 			}
 			return ""
 		}},
 		// Traces are hourly from 2026-05-01T00:00; the first day holds 24.
-		{[]string{"--since", "2026-05-01", "--until", "2026-05-01"}, func(p gapp.SamplePlan) string {
+		{[]string{"--since", "2026-05-01", "--until", "2026-05-01"}, func(p app.SamplePlan) string {
 			if p.Matching != 72 {
 				return fmt.Sprintf("matching %d, want 72", p.Matching)
 			}
 			return ""
 		}},
-		{[]string{"--since", "2026-05-02T00:00:00Z", "--until", "2026-05-02T10:00:00Z"}, func(p gapp.SamplePlan) string {
+		{[]string{"--since", "2026-05-02T00:00:00Z", "--until", "2026-05-02T10:00:00Z"}, func(p app.SamplePlan) string {
 			if p.Matching != 30 {
 				return fmt.Sprintf("matching %d, want 30", p.Matching)
 			}

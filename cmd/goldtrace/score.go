@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/app"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +37,7 @@ type scoreFlags struct {
 	judge        judgeFlags // judge_run.go
 }
 
-func newScoreCmd(app *App) *cobra.Command {
+func newScoreCmd(cli *CLI) *cobra.Command {
 	var f scoreFlags
 	cmd := &cobra.Command{
 		Use:   "score",
@@ -52,7 +55,7 @@ model did.`,
   goldtrace score --gold support-v3.jsonl --pred run.jsonl --baseline main.json --max-drop 0.02`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runScore(cmd, app, &f)
+			return runScore(cmd, cli, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -80,7 +83,7 @@ model did.`,
 	return cmd
 }
 
-func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
+func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 	ctx := cmd.Context()
 	if f.asJSON {
 		f.format = "json"
@@ -133,26 +136,20 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
 		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
 	}
-	cases, preds, source, err := readScoreInput(ctx, app, f)
+	req := app.ScoreRequest{
+		ScoreSource:  app.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown},
+		AllowMissing: f.allowMissing, Options: score.Options{Profile: profile, By: by},
+		Gates: gates, MinSupport: f.minSupport, Baseline: base, MaxDrop: f.maxDrop,
+	}
+	if req.Judge, err = scoreJudge(cli, &f.judge, gates); err != nil {
+		return err
+	}
+	report, err := app.Score(ctx, goldSource(cli), req, func(msg string) { fmt.Fprintln(cli.Err, msg) })
+	doneReading(cli)
 	if err != nil {
 		return err
 	}
-	if f.pred != "" {
-		if err := checkMissing(f.pred, cases, preds, f.allowMissing); err != nil {
-			return err
-		}
-	}
-
-	report := score.Score(cases, preds, score.Options{Profile: profile, By: by})
-	report.Gold, report.Predictions = f.gold, source
-	if err := scoreJudge(ctx, app, &f.judge, f.gold, cases, preds, report, gates); err != nil {
-		return err
-	}
-	report.ApplyGates(gates, f.minSupport)
-	if base != nil {
-		report.CompareBaseline(base, f.maxDrop, f.minSupport)
-	}
-	if err := writeReport(app, report, f); err != nil {
+	if err := writeReport(cli, report, f); err != nil {
 		return err
 	}
 	if !report.Passed {
@@ -163,27 +160,21 @@ func runScore(cmd *cobra.Command, app *App, f *scoreFlags) error {
 	return nil
 }
 
-// checkMissing refuses predictions that leave gold items without a line
-// (a truncated file would score every missing no-call item as correct),
-// unless allowed: then they are scored as no call and every report counts
-// them.
-func checkMissing(pred string, cases []score.Case, preds []score.Prediction, allowed bool) error {
-	var missing []string
-	for i := range preds {
-		if preds[i].Missing {
-			missing = append(missing, cases[i].ID)
+// scoreJudge is --judge's run, or nil without --judge (then it refuses
+// judge flags and gates that need one).
+func scoreJudge(cli *CLI, f *judgeFlags, gates []score.Gate) (*app.JudgeRun, error) {
+	if f.kind != "" {
+		return f.judgeRun(cli)
+	}
+	for _, g := range gates {
+		if g.Metric == score.JudgeScore {
+			return nil, errors.New("--min judge_score needs --judge args|selection|quality")
 		}
 	}
-	if len(missing) == 0 || allowed {
-		return nil
+	if f.model != "" {
+		return nil, errors.New("--judge-model given without --judge args|selection|quality")
 	}
-	first := missing[:min(3, len(missing))]
-	more := ""
-	if len(missing) > len(first) {
-		more = ", …"
-	}
-	return fmt.Errorf("%s: no prediction for %d of %d gold items (first: %s%s); a truncated run? --allow-missing scores them as no call",
-		pred, len(missing), len(cases), strings.Join(first, ", "), more)
+	return nil, nil
 }
 
 // scoreProfile resolves --profile, with --param-mode and --weights for
@@ -232,10 +223,10 @@ func readBaseline(path string) (*score.Report, error) {
 
 // writeReport writes to --out (atomically: a temp file renamed into place)
 // or stdout; with --out a one-line summary goes to stderr.
-func writeReport(app *App, r *score.Report, f *scoreFlags) error {
+func writeReport(cli *CLI, r *score.Report, f *scoreFlags) error {
 	opts := score.WriteOptions{Failures: f.failures}
 	if f.out == "" {
-		return r.Write(app.Out, f.format, opts)
+		return r.Write(cli.Out, f.format, opts)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.out), ".goldtrace-score-*")
 	if err != nil {
@@ -252,7 +243,7 @@ func writeReport(app *App, r *score.Report, f *scoreFlags) error {
 	if err := os.Rename(tmp.Name(), f.out); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	summary(app.Err, r, f.out)
+	summary(cli.Err, r, f.out)
 	return nil
 }
 

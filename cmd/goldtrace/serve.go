@@ -7,22 +7,23 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
+	gossh "golang.org/x/crypto/ssh"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
-func newServeCmd(app *App) *cobra.Command {
+func newServeCmd(cli *CLI) *cobra.Command {
 	var listen, hostKey string
 	var grace time.Duration
+	limits := server.DefaultLimits()
 	cmd := &cobra.Command{
 		Use:   "serve [--listen ADDR] [--host-key FILE]",
 		Short: "Team mode: an SSH server where each user's key is who they are",
@@ -37,16 +38,16 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := app.Store(ctx)
+			st, err := cli.Store(ctx)
 			if err != nil {
 				return err
 			}
-			be, err := app.Backend(ctx)
+			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
 			}
 			if hostKey == "" {
-				hostKey = server.HostKeyPath(app.DBPath)
+				hostKey = server.HostKeyPath(cli.DBPath)
 			}
 			signer, created, err := server.LoadHostKey(hostKey)
 			if err != nil {
@@ -56,14 +57,9 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			srv, err := server.New(server.Config{
-				HostKey:  signer,
-				KeyActor: be.KeyActor,
-				Home:     homeScreen(be, app.DBPath),
-				Exec:     remoteExec(st, be, app.DBPath),
-				Log:      app.Err,
-				Version:  version,
-			})
+			cfg := serverConfig(st, be, cli.DBPath, signer, limits)
+			cfg.Log, cfg.Version = cli.Err, version
+			srv, err := server.New(cfg)
 			if err != nil {
 				l.Close()
 				return err
@@ -72,8 +68,11 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if created {
 				keyNote = "host key created: " + hostKey
 			}
-			fmt.Fprintf(app.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
+			fmt.Fprintf(cli.Out, "goldtrace serve: listening on %s\n%s\nfingerprint %s\nconnect: ssh -p %s HOST\n",
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
+			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
+			defer stopWAL()
+			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -81,22 +80,52 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				return fmt.Errorf("serve: %w", err)
 			case <-ctx.Done():
 			}
-			fmt.Fprintln(app.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
+			fmt.Fprintln(cli.Err, "goldtrace serve: shutting down: no new connections; saving open sessions' drafts")
 			sctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()
 			err = srv.Shutdown(sctx)
 			<-served
 			if err != nil {
-				fmt.Fprintln(app.Err, "goldtrace serve: "+err.Error())
+				fmt.Fprintln(cli.Err, "goldtrace serve: "+err.Error())
 			}
-			fmt.Fprintln(app.Err, "goldtrace serve: stopped")
+			fmt.Fprintln(cli.Err, "goldtrace serve: stopped")
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; :2222 for every interface)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the server's private host key (default: beside the database, created on first start)")
 	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "on shutdown, how long running commands may take to finish")
+	f := cmd.Flags()
+	f.DurationVar(&limits.HandshakeTimeout, "handshake-timeout", limits.HandshakeTimeout, "close a connection that has not authenticated by then")
+	f.IntVar(&limits.MaxUnauthenticated, "max-unauthenticated", limits.MaxUnauthenticated, "connections still authenticating at once, in all")
+	f.IntVar(&limits.MaxUnauthenticatedPerHost, "max-unauthenticated-per-host", limits.MaxUnauthenticatedPerHost, "connections still authenticating at once, from one address")
+	f.IntVar(&limits.SessionsPerKey, "sessions-per-key", limits.SessionsPerKey, "open sessions (screens and commands) one key may have")
+	f.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "close a connection with no traffic either way for this long")
+	f.DurationVar(&limits.StallTimeout, "stall-timeout", limits.StallTimeout, "end a command whose client takes none of its output for this long")
+	f.IntVar(&limits.MaxWidth, "max-width", limits.MaxWidth, "widest terminal a screen is drawn for (wider ones are clamped)")
+	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
+	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
+	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
+	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH acts at once)")
 	return cmd
+}
+
+// serverConfig is what serve hands the SSH server: the key lookup, home
+// screens, the SSH command tree, the audit log of refusals, and limits.
+func serverConfig(st *store.Store, be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+	return server.Config{
+		HostKey:  signer,
+		KeyActor: be.KeyActor,
+		Home:     homeScreen(be, dbPath),
+		Exec:     remoteExec(st, be, dbPath),
+		Limits:   limits,
+		AuthFailed: func(ctx context.Context, fp, what string) {
+			_ = be.RecordAuthFailure(ctx, fp, what)
+		},
+		Refused: func(ctx context.Context, actor app.Actor, what string) {
+			_ = be.RecordSSHRefusal(ctx, actor, 0, nil, what)
+		},
+	}
 }
 
 func port(addr net.Addr) string {
@@ -110,20 +139,20 @@ func port(addr net.Addr) string {
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
 // lead's dashboard (adjudication one key away), each through the actor's
 // app session, as label and dashboard open them. A ci key has no screen.
-func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
-	return func(ctx context.Context, actor gapp.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
+func homeScreen(be *app.App, dbPath string) server.HomeFunc {
+	return func(ctx context.Context, actor app.Actor, r *lipgloss.Renderer) (*tui.Root, error) {
 		session := be.As(actor)
 		c := tui.NewCommon(session)
 		c.Styles = tui.StylesWith(r, r.ColorProfile() == termenv.Ascii)
 		switch actor.Role {
-		case gapp.RoleReviewer:
-			if _, err := session.Open(ctx, gapp.ActQueueRead, "label queue"); err != nil {
+		case app.RoleReviewer:
+			if _, err := session.Open(ctx, app.ActQueueRead, "label queue"); err != nil {
 				return nil, err
 			}
 			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: tui.RecoveryPath(dbPath, actor.Name)}
 			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
-		case gapp.RoleLead:
-			if _, err := session.Open(ctx, gapp.ActDashboard, "dashboard"); err != nil {
+		case app.RoleLead:
+			if _, err := session.Open(ctx, app.ActDashboard, "dashboard"); err != nil {
 				return nil, err
 			}
 			return tui.NewDashboardRoot(c, tui.DashboardOptions{Lead: actor.Name}), nil
@@ -132,36 +161,43 @@ func homeScreen(be *gapp.App, dbPath string) server.HomeFunc {
 	}
 }
 
-// remoteExec runs a command line from an SSH client through the same
-// command tree as the terminal, on the server's open store, as the actor
-// the context carries. export writes its files beside the database, never
-// where a client says; datasets get fetches them.
-func remoteExec(st *store.Store, be *gapp.App, dbPath string) server.ExecFunc {
+// remoteExec runs a command line from an SSH client in the SSH command
+// tree built for the actor the context carries (ssh_surface.go), on the
+// server's open store. export writes its files beside the database, never
+// where a client says; datasets get fetches them. Every command line the
+// surface refuses is recorded in the audit log.
+func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
 		bout := bufio.NewWriterSize(out, 8<<10)
 		defer bout.Flush()
-		out = bout
-		a := &App{In: in, Out: out, Err: errw, store: st, backend: be, remote: true}
-		path, err := checkRemote(ctx, args)
-		if path == "export" {
-			args = withFlag(args, "out", filepath.Dir(dbPath))
+		actor, ok := app.ActorFrom(ctx)
+		if !ok {
+			fmt.Fprintln(errw, "goldtrace: no identity for this command")
+			return 2
 		}
+		a := &CLI{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
+		err := runSSH(ctx, a, actor, dbPath, args)
 		if err == nil {
-			root := newRootCmd(a)
-			a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says (--db is refused)
-			root.SetArgs(args)
-			err = root.ExecuteContext(ctx)
+			return 0
 		}
-		if err != nil {
-			bout.Flush() // what the command printed comes before its error
-			if errors.Is(err, context.Canceled) {
-				err = errors.New("cancelled: the server is shutting down")
+		bout.Flush() // what the command printed comes before its error
+		var refused *usageError
+		if errors.As(err, &refused) {
+			action := app.Action(0)
+			var denied *app.DeniedError
+			if errors.As(err, &denied) {
+				action = denied.Action
 			}
-			fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
-			return exitCode(err)
+			if aerr := be.RecordSSHRefusal(context.WithoutCancel(ctx), actor, action, args, err.Error()); aerr != nil {
+				fmt.Fprintln(errw, "goldtrace: "+oneLine(aerr.Error()))
+			}
 		}
-		return 0
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("cancelled: the session ended (the server is shutting down, the key was removed, or the client went away)")
+		}
+		fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
+		return exitCode(err)
 	}
 }

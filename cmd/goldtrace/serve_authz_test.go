@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/trace/synth"
 )
@@ -21,6 +21,9 @@ type sshRow struct {
 	// allowed judges a run the table allows; nil: exit 0. refused judges one
 	// it refuses; nil: exit 2 with app's refusal ("… is a ROLE; only a …").
 	allowed, refused func(out, errOut string, code int) bool
+	// serverOnly: the action's command runs on the server only, for every
+	// role (README: assign is not over SSH).
+	serverOnly bool
 }
 
 // TestServeAuthorizationTable walks app's action × role table over SSH:
@@ -55,73 +58,76 @@ func TestServeAuthorizationTable(t *testing.T) {
 		t.Fatalf("export gold: %s", errOut)
 	}
 	disputed := ts.items[0]
-	users := map[gapp.Role]string{gapp.RoleReviewer: "alice", gapp.RoleLead: "carol", gapp.RoleCI: "ci-bot"}
+	users := map[app.Role]string{app.RoleReviewer: "alice", app.RoleLead: "carol", app.RoleCI: "ci-bot"}
 
 	none := func(string) string { return "" }
 	cmd := func(args ...string) func(string) []string { return func(string) []string { return args } }
 	denied := func(out, errOut string, code int) bool { return code == 2 && strings.Contains(errOut, "; only a ") }
-	rows := map[gapp.Action]sshRow{
-		gapp.ActImport: {args: cmd("import", "-"), stdin: func(role string) string {
+	rows := map[app.Action]sshRow{
+		app.ActImport: {args: cmd("import", "-"), stdin: func(role string) string {
 			var b bytes.Buffer
 			synth.Write(&b, synth.Options{Seed: 5, N: 1, Prefix: "imp-" + role + "-"})
 			return b.String()
 		}},
-		gapp.ActTracesRead: {args: cmd("traces")},
-		gapp.ActSample: {args: func(role string) []string {
+		app.ActTracesRead: {args: cmd("traces")},
+		app.ActSample: {args: func(role string) []string {
 			return []string{"sample", "--n", "1", "--seed", "1", "--per-item", "1", "--reviewers", "alice", "--batch", "s-" + role}
 		}},
-		gapp.ActAssign:      {args: cmd("assign", "--release", "--from", "alice", "--to", "bob")},
-		gapp.ActBatchesRead: {args: cmd("batches")},
-		gapp.ActLabelsReadOwn: {args: cmd("labels", "export"),
+		app.ActAssign: {args: cmd("assign", "--release", "--from", "alice", "--to", "bob"), serverOnly: true,
+			refused: func(_, errOut string, code int) bool {
+				return code == 2 && strings.Contains(errOut, "not available over SSH")
+			}},
+		app.ActBatchesRead: {args: cmd("batches")},
+		app.ActLabelsReadOwn: {args: cmd("labels", "export"),
 			allowed: func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, `"item"`) }},
 		// Another reviewer's labels: a reviewer gets nothing, as if there
 		// were none.
-		gapp.ActLabelsReadAll: {args: cmd("labels", "export", "--reviewer", "bob"),
+		app.ActLabelsReadAll: {args: cmd("labels", "export", "--reviewer", "bob"),
 			allowed: func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, `"reviewer":"bob"`) },
 			refused: func(out, errOut string, code int) bool {
 				return denied(out, errOut, code) || (code == 0 && !strings.Contains(out, `"reviewer":"bob"`))
 			}},
 		// Importing in one's own name: refused only by the table (a
 		// label for an item one is not assigned is a different error).
-		gapp.ActLabelsImport: {args: cmd("labels", "import", "-"),
+		app.ActLabelsImport: {args: cmd("labels", "import", "-"),
 			stdin: func(role string) string {
-				b, _ := json.Marshal(review.Label{Item: ts.items[1], Reviewer: users[gapp.Role(role)], Decision: review.DecisionNoCall, Calls: []review.LabelCall{}, Rationale: "x"})
+				b, _ := json.Marshal(review.Label{Item: ts.items[1], Reviewer: users[app.Role(role)], Decision: review.DecisionNoCall, Calls: []review.LabelCall{}, Rationale: "x"})
 				return string(b) + "\n"
 			},
 			allowed: func(out, errOut string, code int) bool { return !denied(out, errOut, code) }},
-		gapp.ActLabelsImportOthers: {args: cmd("labels", "import", "-", "--for-others"),
+		app.ActLabelsImportOthers: {args: cmd("labels", "import", "-", "--for-others"),
 			stdin: func(string) string {
 				b, _ := json.Marshal(review.Label{Item: ts.items[1], Reviewer: "bob", Decision: review.DecisionNoCall, Calls: []review.LabelCall{}, Rationale: "x"})
 				return string(b) + "\n"
 			},
 			allowed: func(out, errOut string, code int) bool { return !denied(out, errOut, code) }},
-		gapp.ActStatusTotals: {args: cmd("status")},
+		app.ActStatusTotals: {args: cmd("status")},
 		// Details are a lead's view of status, not a separate command.
-		gapp.ActStatusDetails: {args: cmd("status"),
+		app.ActStatusDetails: {args: cmd("status"),
 			allowed: func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, "status as lead") },
 			refused: func(out, errOut string, code int) bool {
 				return denied(out, errOut, code) || (code == 0 && !strings.Contains(out, "status as lead"))
 			}},
-		gapp.ActAdjudicate:   {args: cmd("resolve", disputed, "--pick", "alice", "--reason", "per-guide")},
-		gapp.ActGuideRead:    {args: cmd("guide", "show")},
-		gapp.ActGuideSet:     {args: cmd("guide", "set", "-"), stdin: func(role string) string { return "# guide by " + role + "\n" }},
-		gapp.ActSettingsRead: {args: cmd("settings")},
-		gapp.ActSettingsSet:  {args: cmd("settings", "set", "review_agreed", "false")},
-		gapp.ActUsersRead:    {args: cmd("users", "list")},
-		gapp.ActUsersManage:  {args: func(role string) []string { return []string{"users", "add", "zed-" + role} }},
-		gapp.ActExport:       {args: func(role string) []string { return []string{"export", "gold-" + role, "--allow-partial"} }},
-		gapp.ActDatasetRead:  {args: cmd("datasets", "get", "gold@v1")},
-		gapp.ActScoreDataset: {args: cmd("score", "--gold", "gold@v1")},
-		gapp.ActAuditRead:    {args: cmd("audit")},
-		gapp.ActMaintain:     {args: cmd("check")},
+		app.ActAdjudicate:   {args: cmd("resolve", disputed, "--pick", "alice", "--reason", "per-guide")},
+		app.ActGuideRead:    {args: cmd("guide", "show")},
+		app.ActGuideSet:     {args: cmd("guide", "set", "-"), stdin: func(role string) string { return "# guide by " + role + "\n" }},
+		app.ActSettingsRead: {args: cmd("settings")},
+		app.ActSettingsSet:  {args: cmd("settings", "set", "review_agreed", "false")},
+		app.ActUsersRead:    {args: cmd("users", "list")},
+		app.ActUsersManage:  {args: func(role string) []string { return []string{"users", "add", "zed-" + role} }},
+		app.ActExport:       {args: func(role string) []string { return []string{"export", "gold-" + role, "--allow-partial"} }},
+		app.ActDatasetRead:  {args: cmd("datasets", "get", "gold@v1")},
+		app.ActScoreDataset: {args: cmd("score", "--gold", "gold@v1")},
+		app.ActAuditRead:    {args: cmd("audit")},
+		app.ActMaintain:     {args: cmd("check")},
 	}
 	// Screens: a session without a command opens the key's home, which
 	// needs the queue (reviewer) or the dashboard (lead, which scores the
 	// store's gold).
-	screens := map[gapp.Action]bool{gapp.ActQueueRead: true, gapp.ActLabelSubmit: true, gapp.ActLabelReopen: true,
-		gapp.ActDashboard: true, gapp.ActScoreStore: true}
+	screens := map[app.Action]bool{app.ActQueueRead: true, app.ActLabelSubmit: true, app.ActLabelReopen: true,
+		app.ActDashboard: true, app.ActScoreStore: true}
 
-	for _, action := range gapp.Actions() {
+	for _, action := range app.Actions() {
 		if screens[action] {
 			continue
 		}
@@ -133,9 +139,9 @@ func TestServeAuthorizationTable(t *testing.T) {
 		if row.stdin == nil {
 			row.stdin = none
 		}
-		for _, role := range []gapp.Role{gapp.RoleReviewer, gapp.RoleLead, gapp.RoleCI} {
+		for _, role := range []app.Role{app.RoleReviewer, app.RoleLead, app.RoleCI} {
 			user := users[role]
-			want := gapp.Authorize(gapp.Actor{Name: user, Role: role, Source: gapp.SourceSSH, KeyFingerprint: "x"}, action) == nil
+			want := !row.serverOnly && app.Authorize(app.Actor{Name: user, Role: role, Source: app.SourceSSH, KeyFingerprint: "x"}, action) == nil
 			args := row.args(string(role))
 			out, errOut, code := ts.run(user, row.stdin(string(role)), args...)
 			judge := row.refused
@@ -159,12 +165,12 @@ func TestServeAuthorizationTable(t *testing.T) {
 	}
 
 	// The screens: reviewer → label queue, lead → dashboard, ci → none.
-	for role, want := range map[gapp.Role]string{gapp.RoleReviewer: "alice", gapp.RoleLead: "Preview"} {
-		action := gapp.ActQueueRead
-		if role == gapp.RoleLead {
-			action = gapp.ActDashboard
+	for role, want := range map[app.Role]string{app.RoleReviewer: "alice", app.RoleLead: "Preview"} {
+		action := app.ActQueueRead
+		if role == app.RoleLead {
+			action = app.ActDashboard
 		}
-		if err := gapp.Authorize(gapp.Actor{Name: users[role], Role: role}, action); err != nil {
+		if err := app.Authorize(app.Actor{Name: users[role], Role: role}, action); err != nil {
 			t.Fatalf("the %s's home needs %s, which the table refuses: %v", role, action, err)
 		}
 		p := ts.openScreen(users[role])
@@ -174,8 +180,8 @@ func TestServeAuthorizationTable(t *testing.T) {
 			t.Errorf("%s's screen: exit %d", role, code)
 		}
 	}
-	for _, action := range []gapp.Action{gapp.ActQueueRead, gapp.ActDashboard} {
-		if gapp.Authorize(gapp.Actor{Name: "ci-bot", Role: gapp.RoleCI}, action) == nil {
+	for _, action := range []app.Action{app.ActQueueRead, app.ActDashboard} {
+		if app.Authorize(app.Actor{Name: "ci-bot", Role: app.RoleCI}, action) == nil {
 			t.Fatalf("the table lets ci %s, but a ci key gets no screen", action)
 		}
 	}

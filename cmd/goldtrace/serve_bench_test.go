@@ -103,36 +103,9 @@ func runServeLoad(b *testing.B, bin string, names []string, perReviewer, execCli
 	}
 	st.Close()
 
-	hostKeyPath := filepath.Join(ts.dir, "host_key")
-	host, _, err := server.LoadHostKey(hostKeyPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts.hostKey = host.PublicKey()
-	srv := exec.Command(bin, "--db", ts.db, "serve", "--listen", "127.0.0.1:0", "--host-key", hostKeyPath)
-	stdout, _ := srv.StdoutPipe()
-	srv.Stderr = nil
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Signal(os.Interrupt)
-		srv.Wait()
-	}()
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if addr, ok := strings.CutPrefix(sc.Text(), "goldtrace serve: listening on "); ok {
-			ts.addr = addr
-			break
-		}
-	}
-	if ts.addr == "" {
-		b.Fatal("the server never said where it listens")
-	}
-	go func() { // keep draining the server's stdout
-		for sc.Scan() {
-		}
-	}()
+	srv := startServeProcess(b, bin, ts)
+	walPeak := watchWAL(ts.db)
+	defer walPeak()
 
 	var (
 		mu       sync.Mutex
@@ -387,4 +360,67 @@ func peakRSSKB(pid int) int {
 		}
 	}
 	return 0
+}
+
+// startServeProcess runs goldtrace serve from bin on ts's project, in a
+// process of its own (its RSS is the server's alone), with extra serve
+// flags; ts.addr and ts.hostKey are set. It stops with the benchmark.
+func startServeProcess(b *testing.B, bin string, ts *teamServer, flags ...string) *exec.Cmd {
+	b.Helper()
+	hostKeyPath := filepath.Join(ts.dir, "host_key")
+	host, _, err := server.LoadHostKey(hostKeyPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts.hostKey = host.PublicKey()
+	srv := exec.Command(bin, append([]string{"--db", ts.db, "serve", "--listen", "127.0.0.1:0", "--host-key", hostKeyPath}, flags...)...)
+	stdout, _ := srv.StdoutPipe()
+	srv.Stderr = nil
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if addr, ok := strings.CutPrefix(sc.Text(), "goldtrace serve: listening on "); ok {
+			ts.addr = addr
+			break
+		}
+	}
+	if ts.addr == "" {
+		b.Fatal("the server never said where it listens")
+	}
+	go func() { // keep draining the server's stdout
+		for sc.Scan() {
+		}
+	}()
+	return srv
+}
+
+// watchWAL samples the size of db's write-ahead log every 100 ms; the
+// returned func stops and reports the largest seen (MB) on stderr.
+func watchWAL(db string) (stop func()) {
+	done := make(chan struct{})
+	var peak atomic.Int64
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if fi, err := os.Stat(db + "-wal"); err == nil && fi.Size() > peak.Load() {
+				peak.Store(fi.Size())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		fmt.Fprintf(os.Stderr, "WAL peak during the load: %.1f MB\n", float64(peak.Load())/(1<<20))
+	}
 }

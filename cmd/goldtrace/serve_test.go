@@ -21,7 +21,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/store"
@@ -45,6 +45,8 @@ type teamServer struct {
 	items   []string // the sampled items, in plan order
 	served  chan error
 	stopped bool
+	// limits are the server's (zero fields: the defaults).
+	limits server.Limits
 }
 
 // newKey is a fresh ed25519 client key.
@@ -75,26 +77,26 @@ func keyLineOf(s gossh.Signer, comment string) string {
 // key) and serves it.
 func startTeamServer(t testing.TB, nTraces, nItems int, reviewers ...string) *teamServer {
 	t.Helper()
+	return startTeamServerWith(t, server.Limits{}, nTraces, nItems, reviewers...)
+}
+
+// startTeamServerWith is startTeamServer with the server's limits.
+func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int, reviewers ...string) *teamServer {
+	t.Helper()
 	if len(reviewers) == 0 {
 		reviewers = []string{"alice", "bob"}
 	}
-	ts := &teamServer{t: t, dir: t.TempDir()}
+	ts := &teamServer{t: t, dir: t.TempDir(), limits: limits}
 	seedTeam(t, ts, nTraces, nItems, reviewers)
 	st, err := store.Open(context.Background(), ts.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.st = st
-	be := gapp.New(st)
+	be := app.New(st)
 	host := newKey(t)
 	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(server.Config{
-		HostKey:  host,
-		KeyActor: be.KeyActor,
-		Home:     homeScreen(be, ts.db),
-		Exec:     remoteExec(st, be, ts.db),
-		Log:      io.Discard,
-	})
+	ts.srv, err = server.New(serverConfig(st, be, ts.db, host, ts.limits))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []str
 	}
 	ts.keys["eve"], ts.priv["eve"] = newKeyPair(t)
 	out := must("", "sample", "--n", fmt.Sprint(nItems), "--seed", "3", "--reviewers", strings.Join(reviewers, ","), "--batch", "b1", "--json")
-	var plan gapp.SamplePlan
+	var plan app.SamplePlan
 	if err := json.Unmarshal([]byte(out), &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +293,7 @@ func TestServeExec(t *testing.T) {
 	for _, r := range []string{"alice", "bob"} {
 		var in bytes.Buffer
 		for i, id := range ts.items {
-			l := gapp.DemoLabel(synth.SimulatedLabel(truth[id], r, 5), "", i)
+			l := app.DemoLabel(synth.SimulatedLabel(truth[id], r, 5), "", i)
 			l.Rationale = "per the guide"
 			b, _ := json.Marshal(l)
 			in.Write(append(b, '\n'))
@@ -333,9 +335,8 @@ func TestServeExec(t *testing.T) {
 		t.Fatalf("datasets get --manifest: %q", out)
 	}
 
-	// A lead releases a reviewer's items over SSH as locally (nothing is
-	// skipped here, so nothing moves); a reviewer is refused below.
-	if out, errOut, code := ts.run("carol", "", "assign", "--release", "--from", "bob", "--to", "alice"); code != 0 {
+	// assign runs on the server only, for a lead too.
+	if out, errOut, code := ts.run("carol", "", "assign", "--release", "--from", "bob", "--to", "alice"); code != 2 || !strings.Contains(errOut, "not available over SSH") {
 		t.Fatalf("assign --release over ssh as the lead: exit %d %q %q", code, out, errOut)
 	}
 
@@ -343,29 +344,35 @@ func TestServeExec(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
+		as   string
 	}{
-		{[]string{"status", "--as", "carol"}, "--as is not accepted over SSH: you are alice (ssh key SHA256:"},
-		{[]string{"--db", "/tmp/other.db", "status"}, "--db is not accepted over SSH"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"import", "/etc/passwd"}, "reads only your stdin"},
-		{[]string{"import", "s3://bucket/exports"}, "reads only your stdin"},
-		{[]string{"import", "-", "--s3-endpoint", "http://169.254.169.254"}, "--s3-endpoint is not available over SSH"},
-		{[]string{"sample", "--n", "1", "--from", "/srv/exports/obs.parquet"}, "reads only your stdin"},
-		{[]string{"sample", "--n", "1", "--from=s3://bucket/exports"}, "reads only your stdin"},
-		{[]string{"sample", "--n", "1", "--from", "postgres://phoenix@db.internal/phoenix", "--format", "phoenix"}, "reads only your stdin"},
-		{[]string{"import", "postgres://phoenix@db.internal/phoenix"}, "reads only your stdin"},
-		{[]string{"sample", "--n", "1", "--from", "-", "--s3-endpoint=http://10.0.0.1:9000"}, "--s3-endpoint is not available over SSH"},
-		{[]string{"labels", "export", "--out", "/tmp/x.jsonl"}, "--out is not available over SSH"},
-		{[]string{"label"}, "opens a screen"},
-		{[]string{"serve"}, "not available over SSH"},
-		{[]string{"datasets", "get", "gold@v9"}, "no such version"},
-		{[]string{"score", "--gold", "/etc/passwd"}, "--gold /etc/passwd: over SSH give a dataset version"},
-		{[]string{"export", "gold@v1"}, "over SSH fetch a version with datasets get gold@v1"},
-		{[]string{"score", "--gold", "gold@v1", "--judge", "args", "--judge-model", "m-2024-01-01"}, "--judge is not available over SSH"},
-		{[]string{"users", "add", "mallory", "--key", "/root/.ssh/id_ed25519.pub"}, "give - and the key on stdin"},
-		{[]string{"assign", "--release", "--from", "bob", "--to", "alice"}, "only a lead"},
+		{[]string{"status", "--as", "carol"}, "--as is not accepted over SSH: you are alice (ssh key SHA256:", ""},
+		{[]string{"--db", "/tmp/other.db", "status"}, "--db is not accepted over SSH", ""},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`, ""},
+		{[]string{"import", "/etc/passwd"}, "reads only your stdin", "carol"},
+		{[]string{"import", "/etc/passwd"}, "only a lead may import traces", ""},
+		{[]string{"import", "s3://bucket/exports"}, "reads only your stdin", "carol"},
+		{[]string{"import", "postgres://phoenix@db.internal/phoenix"}, "reads only your stdin", "carol"},
+		{[]string{"import", "-", "--s3-endpoint", "http://169.254.169.254"}, "--s3-endpoint is not available over SSH", "carol"},
+		{[]string{"sample", "--n", "1", "--from", "/srv/exports/obs.parquet"}, "reads only your stdin", "carol"},
+		{[]string{"sample", "--n", "1", "--from=s3://bucket/exports"}, "reads only your stdin", "carol"},
+		{[]string{"sample", "--n", "1", "--from", "postgres://phoenix@db.internal/phoenix", "--format", "phoenix"}, "reads only your stdin", "carol"},
+		{[]string{"sample", "--n", "1", "--from", "-", "--s3-endpoint=http://10.0.0.1:9000"}, "--s3-endpoint is not available over SSH", "carol"},
+		{[]string{"labels", "export", "--out", "/tmp/x.jsonl"}, "--out is not available over SSH", ""},
+		{[]string{"label"}, "opens a screen", ""},
+		{[]string{"serve"}, "not available over SSH", ""},
+		{[]string{"datasets", "get", "gold@v9"}, "no such version", ""},
+		{[]string{"score", "--gold", "/etc/passwd"}, "--gold /etc/passwd: over SSH give a dataset version", ""},
+		{[]string{"export", "gold@v1"}, "over SSH fetch a version with datasets get gold@v1", "carol"},
+		{[]string{"score", "--gold", "gold@v1", "--judge", "args", "--judge-model", "m-2024-01-01"}, "--judge is not available over SSH", ""},
+		{[]string{"users", "add", "mallory", "--key", "/root/.ssh/id_ed25519.pub"}, "give - and the key on stdin", "carol"},
+		{[]string{"assign", "--release", "--from", "bob", "--to", "alice"}, "not available over SSH", ""},
 	} {
-		out, errOut, code := ts.run("alice", "", tc.args...)
+		as := tc.as
+		if as == "" {
+			as = "alice"
+		}
+		out, errOut, code := ts.run(as, "", tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("ssh -- %s: exit %d, stderr %q (stdout %q); want exit 2 and one line with %q",
 				strings.Join(tc.args, " "), code, errOut, out, tc.want)
@@ -693,7 +700,7 @@ func TestServeCIKeyAndAudit(t *testing.T) {
 			seen[e.Actor+" "+e.Action+" "+e.Outcome] = true
 		}
 	}
-	for _, want := range []string{"carol users.manage ok", "alice labels.import ok", "bob labels.import ok", "ci-bot status.totals denied"} {
+	for _, want := range []string{"carol users.manage ok", "alice labels.import ok", "bob labels.import ok", "ci-bot status.totals denied", "ci-bot ssh.refused denied"} {
 		if !seen[want] {
 			t.Errorf("no ssh audit entry %q; have %v", want, seen)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newSettingsCmd(app *App) *cobra.Command {
+func newSettingsCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "settings",
@@ -21,7 +21,7 @@ func newSettingsCmd(app *App) *cobra.Command {
                   otherwise. Default false: agreed items become gold at once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, "")
+			be, who, err := cli.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -30,7 +30,7 @@ func newSettingsCmd(app *App) *cobra.Command {
 				return fmt.Errorf("settings: %w", err)
 			}
 			if asJSON {
-				return json.NewEncoder(app.Out).Encode(settings)
+				return json.NewEncoder(cli.Out).Encode(settings)
 			}
 			keys := make([]string, 0, len(settings))
 			for k := range settings {
@@ -42,17 +42,17 @@ func newSettingsCmd(app *App) *cobra.Command {
 				if v == "" {
 					v = "false (default)"
 				}
-				fmt.Fprintf(app.Out, "%s = %s\n", k, v)
+				fmt.Fprintf(cli.Out, "%s = %s\n", k, v)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(newSettingsSetCmd(app))
+	cmd.AddCommand(newSettingsSetCmd(cli))
 	return cmd
 }
 
-func newSettingsSetCmd(app *App) *cobra.Command {
+func newSettingsSetCmd(cli *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "set KEY VALUE --as LEAD",
@@ -60,7 +60,7 @@ func newSettingsSetCmd(app *App) *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key := strings.ReplaceAll(args[0], "-", "_")
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
@@ -68,7 +68,7 @@ func newSettingsSetCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("settings set: %w", err)
 			}
-			fmt.Fprintf(app.Out, "%s = %s\n", key, v)
+			fmt.Fprintf(cli.Out, "%s = %s\n", key, v)
 			return nil
 		},
 	}

@@ -11,11 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newStatusCmd(app *App) *cobra.Command {
+func newStatusCmd(cli *CLI) *cobra.Command {
 	var q store.StatusQuery
 	var as string
 	var asJSON bool
@@ -30,14 +31,16 @@ What you see depends on who you are (--as):
   a reviewer   the totals plus your own progress
   a lead       everything: every reviewer, agreed / disputed / adjudicated / gold,
                open disputes by kind, percent agreement and Cohen's kappa per
-               reviewer pair, Krippendorff's alpha, args agreement given the same
-               tool, and which tools reviewers confuse
+               reviewer pair; kappa (Cohen's, Conger's for more reviewers), Gwet's
+               AC1 and Krippendorff's alpha on the tool with bootstrap 95%
+               intervals, overall and per tool; args agreement given the same
+               tool, per argument path; and which tools reviewers confuse
 
 Reviewers never see agreement or the agreed/disputed split: with them a reviewer
 could tell how another reviewer answered an item they just submitted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
@@ -45,15 +48,15 @@ could tell how another reviewer answered an item they just submitted.`,
 			if err != nil {
 				return fmt.Errorf("status: %w", err)
 			}
-			if err := warnUnfinishedImports(cmd.Context(), app, be, who); err != nil {
+			if err := warnUnfinishedImports(cmd.Context(), cli, be, who); err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			return writeStatus(app.Out, s)
+			return writeStatus(cli.Out, s)
 		},
 	}
 	cmd.Flags().StringVar(&q.Batch, "batch", "", "only this batch")
@@ -79,9 +82,9 @@ func writeStatus(w io.Writer, s store.Status) error {
 		fmt.Fprintln(w, "no assignments yet: goldtrace sample --reviewers a,b …")
 		return nil
 	}
-	fmt.Fprintf(w, "\nall: %s\n     %s\n", progressLine(s.Totals), itemsLine(s.Items))
+	fmt.Fprintf(w, "\nall: %s\n%s\n", progressLine(s.Totals), itemsLines(s.Totals, s.Items, "     "))
 	for _, b := range s.Batches {
-		fmt.Fprintf(w, "\nbatch %s: %s\n  %s\n", b.Batch, progressLine(b.Totals), itemsLine(b.Items))
+		fmt.Fprintf(w, "\nbatch %s:\n  %s\n%s\n", b.Batch, progressLine(b.Totals), itemsLines(b.Totals, b.Items, "  "))
 		if len(b.Reviewers) == 0 {
 			continue
 		}
@@ -109,14 +112,16 @@ func writeStatus(w io.Writer, s store.Status) error {
 }
 
 func progressLine(p store.Progress) string {
-	return fmt.Sprintf("%d assignments: %d pending, %d draft, %d submitted, %d skipped; median %s per label",
-		p.Assignments, p.Pending, p.Draft, p.Submitted, p.Skipped, seconds(p.MedianSeconds))
+	return fmt.Sprintf("%d assignments: %d pending, %d draft, %d submitted, %d skipped",
+		p.Assignments, p.Pending, p.Draft, p.Submitted, p.Skipped)
 }
 
-func itemsLine(c store.ItemCounts) string {
-	line := fmt.Sprintf("%d items: %d open, %d settled", c.Items, c.Open, c.Settled)
+// itemsLines is the median time and the item counts, on lines of at most 80
+// columns after an indent of indent spaces.
+func itemsLines(p store.Progress, c store.ItemCounts, indent string) string {
+	line := fmt.Sprintf("%smedian %s per label; %d items: %d open, %d settled", indent, seconds(p.MedianSeconds), c.Items, c.Open, c.Settled)
 	if c.Agreed != nil {
-		line += fmt.Sprintf(" (%d agreed, %d disputed, %d adjudicated); %d gold", *c.Agreed, *c.Disputed, *c.Adjudicated, *c.Gold)
+		line += fmt.Sprintf("\n%s(%d agreed, %d disputed, %d adjudicated); %d gold", indent, *c.Agreed, *c.Disputed, *c.Adjudicated, *c.Gold)
 	}
 	return line
 }
@@ -148,8 +153,11 @@ func coefficient(v *float64) string {
 func writeAgreement(w io.Writer, s store.Status) error {
 	a := s.Agreement
 	fmt.Fprintf(w, "\nagreement over %d items with two or more labels:\n", a.Items)
-	fmt.Fprintf(w, "  exact %s, tool %s, Krippendorff's alpha (tool) %s, args given the same tool %s (%d/%d)\n",
-		percent(a.Exact), percent(a.Tool), coefficient(a.Alpha.Alpha), percent(a.Args.Percent), a.Args.Agreed, a.Args.Pairs)
+	fmt.Fprintf(w, "  exact %s, tool %s, args given the same tool %s (%d/%d)\n",
+		percent(a.Exact), percent(a.Tool), percent(a.Args.Percent), a.Args.Agreed, a.Args.Pairs)
+	if err := writeReliability(w, a.Reliability, a.ArgPaths); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(a.Pairs) > 0 {
 		fmt.Fprintln(tw, "  PAIR\tITEMS\tEXACT\tTOOL AGREEMENT\tCOHEN'S KAPPA")
@@ -159,23 +167,31 @@ func writeAgreement(w io.Writer, s store.Status) error {
 		}
 	}
 	if len(a.PerTool) > 0 {
-		fmt.Fprintln(tw, "\n  TOOL\tPAIRS INVOLVED\tAGREED\tKAPPA\tARGS AGREED")
+		// Per tool as a yes/no question; the intervals of kappa and alpha
+		// are in --json (80 columns hold one).
+		fmt.Fprintln(tw, "\n  TOOL\tPAIRS\tAGREED\tARGS\tKAPPA\tAC1 (95% CI)\tALPHA")
 		args := map[string]string{}
 		for _, t := range a.Args.PerTool {
 			args[t.Tool] = fmt.Sprintf("%d/%d", t.Agreed, t.Pairs)
+		}
+		rel := map[string]review.ToolReliability{}
+		for _, t := range a.Reliability.PerTool {
+			rel[t.Tool] = t
 		}
 		for _, t := range a.PerTool {
 			arg := args[t.Tool]
 			if arg == "" {
 				arg = "-"
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", t.Tool, t.Involved, t.Agreed, coefficient(t.Kappa.Kappa), arg)
+			r := rel[t.Tool]
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\n", clipName(t.Tool, 20), t.Involved, t.Agreed, arg,
+				coefficient(r.Kappa.Value), estimate(r.AC1), coefficient(r.Alpha.Value))
 		}
 	}
 	if len(a.Confusion) > 0 {
 		fmt.Fprintln(tw, "\n  CONFUSED TOOL\tWITH\tPAIRS")
 		for _, c := range a.Confusion {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\n", c.A, c.B, c.Count)
+			fmt.Fprintf(tw, "  %s\t%s\t%d\n", clipName(c.A, 34), clipName(c.B, 34), c.Count)
 		}
 	}
 	return tw.Flush()
@@ -183,13 +199,13 @@ func writeAgreement(w io.Writer, s store.Status) error {
 
 // warnUnfinishedImports tells on stderr about imports that were interrupted
 // (or are still running) and how to finish them (status and traces).
-func warnUnfinishedImports(ctx context.Context, app *App, be *gapp.App, who gapp.Actor) error {
+func warnUnfinishedImports(ctx context.Context, cli *CLI, be *app.App, who app.Actor) error {
 	unfinished, err := be.UnfinishedImports(ctx, who)
 	if err != nil {
 		return err
 	}
 	for _, u := range unfinished {
-		fmt.Fprintln(app.Err, "goldtrace: "+u.Note())
+		fmt.Fprintln(cli.Err, "goldtrace: "+u.Note())
 	}
 	return nil
 }

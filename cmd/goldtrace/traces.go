@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newTracesCmd(app *App) *cobra.Command {
+func newTracesCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	var top int
 	cmd := &cobra.Command{
@@ -17,7 +17,7 @@ func newTracesCmd(app *App) *cobra.Command {
 		Short: "Summarise the stored traces: counts, tools, metadata, time range",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, "")
+			be, who, err := cli.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -25,24 +25,24 @@ func newTracesCmd(app *App) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("summarise traces: %w", err)
 			}
-			if err := warnUnfinishedImports(cmd.Context(), app, be, who); err != nil {
+			if err := warnUnfinishedImports(cmd.Context(), cli, be, who); err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(app.Out)
+				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(sum)
 			}
 			if sum.Traces == 0 {
-				fmt.Fprintln(app.Out, "no traces yet: goldtrace import FILE")
+				fmt.Fprintln(cli.Out, "no traces yet: goldtrace import FILE")
 				return nil
 			}
-			fmt.Fprintf(app.Out, "traces: %d\nitems:  %d (%d with calls, %d without)\ntools:  %d distinct\n",
+			fmt.Fprintf(cli.Out, "traces: %d\nitems:  %d (%d with calls, %d without)\ntools:  %d distinct\n",
 				sum.Traces, sum.Items, sum.ItemsWithCalls, sum.ItemsWithoutCalls, sum.DistinctTools)
 			if sum.From != nil {
-				fmt.Fprintf(app.Out, "time:   %s … %s\n", sum.From.Format(time.RFC3339), sum.To.Format(time.RFC3339))
+				fmt.Fprintf(cli.Out, "time:   %s … %s\n", sum.From.Format(time.RFC3339), sum.To.Format(time.RFC3339))
 			}
-			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "\nFIRST TOOL\tITEMS")
 			for _, c := range sum.FirstTools {
 				fmt.Fprintf(tw, "%s\t%d\n", c.Value, c.N)

@@ -6,20 +6,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newUsersCmd(app *App) *cobra.Command {
+func newUsersCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "users",
 		Short: "Manage who may label (reviewer), adjudicate (lead) or read datasets (ci)",
 	}
-	cmd.AddCommand(newUsersAddCmd(app), newUsersListCmd(app), newUsersKeyCmd(app), newUsersRemoveCmd(app))
+	cmd.AddCommand(newUsersAddCmd(cli), newUsersListCmd(cli), newUsersKeyCmd(cli), newUsersRemoveCmd(cli))
 	return cmd
 }
 
-func newUsersAddCmd(app *App) *cobra.Command {
+func newUsersAddCmd(cli *CLI) *cobra.Command {
 	var role, as string
 	var keyArgs []string
 	cmd := &cobra.Command{
@@ -27,20 +27,20 @@ func newUsersAddCmd(app *App) *cobra.Command {
 		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve (a lead, --as LEAD; the first lead needs no identity)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keys, err := app.parseKeys(keyArgs)
+			keys, err := cli.parseKeys(keyArgs)
 			if err != nil {
 				return err
 			}
-			be, who, err := app.Actor(cmd, as)
+			be, who, err := cli.Actor(cmd, as)
 			if err != nil {
 				return err
 			}
-			if err := be.AddUser(cmd.Context(), who, args[0], gapp.Role(role), keys...); err != nil {
+			if err := be.AddUser(cmd.Context(), who, args[0], app.Role(role), keys...); err != nil {
 				return fmt.Errorf("users add: %w", keyError(err))
 			}
-			fmt.Fprintf(app.Out, "user %s is a %s\n", args[0], role)
+			fmt.Fprintf(cli.Out, "user %s is a %s\n", args[0], role)
 			for _, k := range keys {
-				fmt.Fprintf(app.Out, "key %s\n", k.Fingerprint)
+				fmt.Fprintf(cli.Out, "key %s\n", k.Fingerprint)
 			}
 			return nil
 		},
@@ -51,14 +51,14 @@ func newUsersAddCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-func newUsersListCmd(app *App) *cobra.Command {
+func newUsersListCmd(cli *CLI) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List users and their roles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			be, who, err := app.Actor(cmd, "")
+			be, who, err := cli.Actor(cmd, "")
 			if err != nil {
 				return err
 			}
@@ -71,13 +71,13 @@ func newUsersListCmd(app *App) *cobra.Command {
 				return fmt.Errorf("list users' keys: %w", err)
 			}
 			if asJSON {
-				return writeUsersJSON(app.Out, users, keys)
+				return writeUsersJSON(cli.Out, users, keys)
 			}
 			if len(users) == 0 {
-				fmt.Fprintln(app.Out, "no users yet: goldtrace users add NAME --role reviewer|lead")
+				fmt.Fprintln(cli.Out, "no users yet: goldtrace users add NAME --role reviewer|lead")
 				return nil
 			}
-			tw := tabwriter.NewWriter(app.Out, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tROLE\tSINCE\tKEYS")
 			for _, u := range users {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10], keyColumn(keys[u.Name]))

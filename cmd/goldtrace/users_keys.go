@@ -13,7 +13,7 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-func newUsersKeyCmd(a *App) *cobra.Command {
+func newUsersKeyCmd(a *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "key",
@@ -44,7 +44,7 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 		Short: "Take a key from NAME: its fingerprint (users list), its line or its .pub file",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fp, err := app.KeyRef(args[1])
+			fp, err := a.keyRef(args[1])
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func newUsersKeyCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-func newUsersRemoveCmd(a *App) *cobra.Command {
+func newUsersRemoveCmd(a *CLI) *cobra.Command {
 	var as string
 	cmd := &cobra.Command{
 		Use:   "remove NAME",
@@ -96,7 +96,10 @@ stays listed (that work names them) but has no keys.`,
 
 // parseKey reads a KEY operand: a line, a .pub file, or - for a key on
 // stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
-func (a *App) parseKey(arg string) (store.UserKey, error) {
+func (a *CLI) parseKey(arg string) (store.UserKey, error) {
+	if arg != "-" && a.remote {
+		return app.ParseKeyText([]byte(arg), "the key argument") // never a file of the server's
+	}
 	if arg != "-" {
 		return app.ParseKey(arg)
 	}
@@ -108,7 +111,7 @@ func (a *App) parseKey(arg string) (store.UserKey, error) {
 }
 
 // parseKeys parses every --key argument, stopping at the first bad one.
-func (a *App) parseKeys(args []string) ([]store.UserKey, error) {
+func (a *CLI) parseKeys(args []string) ([]store.UserKey, error) {
 	var keys []store.UserKey
 	seen := map[string]bool{}
 	for _, arg := range args {
@@ -164,4 +167,14 @@ func writeUsersJSON(w io.Writer, users []store.User, keys map[string][]store.Use
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// keyRef is app.KeyRef; over SSH the key is the argument's text, never a
+// file of the server's.
+func (a *CLI) keyRef(arg string) (string, error) {
+	if a.remote && !strings.HasPrefix(arg, "SHA256:") {
+		k, err := a.parseKey(arg)
+		return k.Fingerprint, err
+	}
+	return app.KeyRef(arg)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/internal/input"
+
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/dataset"
@@ -23,7 +25,10 @@ type verifyResult struct {
 	Error    string `json:"error,omitempty"`
 }
 
-func newVerifyCmd(app *App) *cobra.Command {
+// newVerifyCmd builds goldtrace verify. It is long because the command
+// verifies a file or a stored version, with or without a manifest, and
+// reports each in text or JSON; the work itself is dataset.Verify's.
+func newVerifyCmd(cli *CLI) *cobra.Command {
 	var manifestPath string
 	var noManifest, asJSON, deep bool
 	cmd := &cobra.Command{
@@ -47,12 +52,12 @@ is a terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
-			if ref, isRef, refErr := dataset.ParseRef(file); isRef {
-				if _, statErr := os.Stat(file); statErr != nil {
-					if refErr != nil {
-						return refErr
+			if ref, isRef, refErr := dataset.ParseRef(file); isRef || cli.remote {
+				if !cli.opensFile(file, isRef) {
+					if err := cli.refOnly(file, isRef, refErr); err != nil {
+						return err
 					}
-					return verifyStored(cmd, app, ref, asJSON)
+					return verifyStored(cmd, cli, ref, asJSON)
 				}
 			}
 			if strings.HasSuffix(file, ".manifest.json") {
@@ -72,14 +77,14 @@ is a terminal.`,
 				res.Manifest = manifestPath
 				b, err := os.ReadFile(manifestPath)
 				if errors.Is(err, os.ErrNotExist) {
-					return verifyFailed(app, asJSON, res, fmt.Errorf("%s: no manifest beside it (%s); --manifest PATH or --no-manifest", file, manifestPath))
+					return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: no manifest beside it (%s); --manifest PATH or --no-manifest", file, manifestPath))
 				}
 				if err != nil {
 					return fmt.Errorf("read manifest: %w", fserr.Bare(err))
 				}
 				parsed, err := dataset.ParseManifest(b)
 				if err != nil {
-					return verifyFailed(app, asJSON, res, fmt.Errorf("%s: %w", manifestPath, err))
+					return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: %w", manifestPath, err))
 				}
 				m = &parsed
 			}
@@ -87,30 +92,30 @@ is a terminal.`,
 			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 				size = fi.Size()
 			}
-			meter := newMeter(app, "verify "+file, "MB", size)
+			meter := newMeter(cli, "verify "+file, "MB", size)
 			verify := dataset.Verify
 			if deep {
 				verify = dataset.VerifyDeep
 			}
-			sum, err := verify(meteredReader{f, meter}, m)
+			sum, err := verify(input.Counted(f, meter.Add), m)
 			meter.Done()
 			res.Records, res.SHA256 = sum.Records, sum.SHA256
 			if err != nil {
 				var le *dataset.LineError
 				if errors.As(err, &le) {
-					return verifyFailed(app, asJSON, res, fmt.Errorf("%s:%d: %v", file, le.Line, le.Err))
+					return verifyFailed(cli, asJSON, res, fmt.Errorf("%s:%d: %v", file, le.Line, le.Err))
 				}
-				return verifyFailed(app, asJSON, res, fmt.Errorf("%s: %v", file, err))
+				return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: %v", file, err))
 			}
 			res.OK = true
 			if asJSON {
-				return printJSON(app, res)
+				return printJSON(cli, res)
 			}
 			against := "no manifest checked"
 			if m != nil {
 				against = "matches " + manifestPath
 			}
-			fmt.Fprintf(app.Out, "OK %s: %d records, sha256 %s, %s\n", file, sum.Records, sum.SHA256[:12], against)
+			fmt.Fprintf(cli.Out, "OK %s: %d records, sha256 %s, %s\n", file, sum.Records, sum.SHA256[:12], against)
 			return nil
 		},
 	}
@@ -122,10 +127,10 @@ is a terminal.`,
 }
 
 // verifyFailed reports a mismatch: exit 1.
-func verifyFailed(app *App, asJSON bool, res verifyResult, err error) error {
+func verifyFailed(cli *CLI, asJSON bool, res verifyResult, err error) error {
 	if asJSON {
 		res.Error = err.Error()
-		if perr := printJSON(app, res); perr != nil {
+		if perr := printJSON(cli, res); perr != nil {
 			return perr
 		}
 	}
@@ -134,8 +139,8 @@ func verifyFailed(app *App, asJSON bool, res verifyResult, err error) error {
 
 // verifyStored checks a version kept in the database against its own
 // manifest.
-func verifyStored(cmd *cobra.Command, app *App, ref dataset.Ref, asJSON bool) error {
-	be, who, err := app.Actor(cmd, "")
+func verifyStored(cmd *cobra.Command, cli *CLI, ref dataset.Ref, asJSON bool) error {
+	be, who, err := cli.Actor(cmd, "")
 	if err != nil {
 		return err
 	}
@@ -146,7 +151,7 @@ func verifyStored(cmd *cobra.Command, app *App, ref dataset.Ref, asJSON bool) er
 	res := verifyResult{File: ref.String(), Manifest: ref.String() + " manifest"}
 	m, err := dataset.ParseManifest(manifest)
 	if err != nil {
-		return verifyFailed(app, asJSON, res, fmt.Errorf("%s: stored manifest: %w", ref, err))
+		return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: stored manifest: %w", ref, err))
 	}
 	sum, err := dataset.Verify(bytes.NewReader(content), &m)
 	res.Records, res.SHA256 = sum.Records, sum.SHA256
@@ -156,14 +161,14 @@ func verifyStored(cmd *cobra.Command, app *App, ref dataset.Ref, asJSON bool) er
 	if err != nil {
 		var le *dataset.LineError
 		if errors.As(err, &le) {
-			return verifyFailed(app, asJSON, res, fmt.Errorf("%s:%d: %v", ref, le.Line, le.Err))
+			return verifyFailed(cli, asJSON, res, fmt.Errorf("%s:%d: %v", ref, le.Line, le.Err))
 		}
-		return verifyFailed(app, asJSON, res, fmt.Errorf("%s: %v", ref, err))
+		return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: %v", ref, err))
 	}
 	res.OK = true
 	if asJSON {
-		return printJSON(app, res)
+		return printJSON(cli, res)
 	}
-	fmt.Fprintf(app.Out, "OK %s: %d records, sha256 %s, matches its stored manifest\n", ref, sum.Records, sum.SHA256[:12])
+	fmt.Fprintf(cli.Out, "OK %s: %d records, sha256 %s, matches its stored manifest\n", ref, sum.Records, sum.SHA256[:12])
 	return nil
 }

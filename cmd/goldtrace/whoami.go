@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // whoamiResult is what whoami reports (--json).
@@ -24,7 +24,7 @@ type whoamiResult struct {
 	ConfigFiles  []string `json:"config_files"`
 }
 
-func newWhoamiCmd(app *App) *cobra.Command {
+func newWhoamiCmd(cli *CLI) *cobra.Command {
 	var as string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -39,28 +39,28 @@ or "as" in a config file) with your role, and the config files read:
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			res := whoamiResult{Database: app.DBPath, DatabaseFrom: app.dbFrom, Mode: "local (trusted: whoever can write the database file can act as any user)",
-				ConfigFiles: app.config.loadedFrom}
+			res := whoamiResult{Database: cli.DBPath, DatabaseFrom: cli.dbFrom, Mode: "local (trusted: whoever can write the database file can act as any user)",
+				ConfigFiles: cli.config.loadedFrom}
 			if res.ConfigFiles == nil {
 				res.ConfigFiles = []string{}
 			}
-			if who, ok := gapp.ActorFrom(ctx); ok {
+			if who, ok := app.ActorFrom(ctx); ok {
 				res.Exists, res.As, res.AsFrom, res.Role, res.Mode = true, who.Name, string(who.Source), string(who.Role), "ssh"
-				return printWhoami(app, res, asJSON)
+				return printWhoami(cli, res, asJSON)
 			}
 			if as != "" {
 				res.As = as
 				res.AsFrom = "--as"
 				if !cmd.Flags().Changed("as") {
-					res.AsFrom = app.config.asFrom
+					res.AsFrom = cli.config.asFrom
 				}
 			}
-			if _, err := os.Stat(app.DBPath); errors.Is(err, fs.ErrNotExist) {
-				return printWhoami(app, res, asJSON)
+			if _, err := os.Stat(cli.DBPath); errors.Is(err, fs.ErrNotExist) {
+				return printWhoami(cli, res, asJSON)
 			}
 			res.Exists = true
 			if res.As != "" {
-				be, who, err := app.ActorCtx(ctx)
+				be, who, err := cli.ActorCtx(ctx)
 				if err != nil {
 					return err
 				}
@@ -75,7 +75,7 @@ or "as" in a config file) with your role, and the config files read:
 					}
 				}
 			}
-			return printWhoami(app, res, asJSON)
+			return printWhoami(cli, res, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&as, "as", "", "the user to act as (default: as in a config file)")
@@ -83,28 +83,28 @@ or "as" in a config file) with your role, and the config files read:
 	return cmd
 }
 
-func printWhoami(app *App, r whoamiResult, asJSON bool) error {
+func printWhoami(cli *CLI, r whoamiResult, asJSON bool) error {
 	if asJSON {
-		return printJSON(app, r)
+		return printJSON(cli, r)
 	}
 	db := r.Database + " (from " + r.DatabaseFrom + ")"
 	if !r.Exists {
 		db += ": does not exist yet (goldtrace init creates it)"
 	}
-	fmt.Fprintf(app.Out, "database  %s\n", db)
+	fmt.Fprintf(cli.Out, "database  %s\n", db)
 	switch {
 	case r.As == "":
-		fmt.Fprintf(app.Out, "as        nobody (give --as NAME, or set as = \"NAME\" in goldtrace.toml)\n")
+		fmt.Fprintf(cli.Out, "as        nobody (give --as NAME, or set as = \"NAME\" in goldtrace.toml)\n")
 	case r.Role != "":
-		fmt.Fprintf(app.Out, "as        %s, %s (from %s)\n", r.As, r.Role, r.AsFrom)
+		fmt.Fprintf(cli.Out, "as        %s, %s (from %s)\n", r.As, r.Role, r.AsFrom)
 	default:
-		fmt.Fprintf(app.Out, "as        %s (from %s)\n", r.As, r.AsFrom)
+		fmt.Fprintf(cli.Out, "as        %s (from %s)\n", r.As, r.AsFrom)
 	}
-	fmt.Fprintf(app.Out, "mode      %s\n", r.Mode)
+	fmt.Fprintf(cli.Out, "mode      %s\n", r.Mode)
 	files := "none"
 	if len(r.ConfigFiles) > 0 {
 		files = strings.Join(r.ConfigFiles, ", ")
 	}
-	fmt.Fprintf(app.Out, "config    %s\n", files)
+	fmt.Fprintf(cli.Out, "config    %s\n", files)
 	return nil
 }

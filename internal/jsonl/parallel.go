@@ -43,6 +43,10 @@ var blockBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2*blockSize); r
 // stops everything and is returned; parse errors become *LineError.
 // progress, when set, is called now and then with the lines read so far.
 // w is the worker (0 ≤ w < Workers()) running parse, for per-worker state.
+//
+// It is long because the reader, the workers and the in-order collector
+// share the cancellation and the error: one function keeps who stops whom
+// visible.
 func Parallel[T any](ctx context.Context, r io.Reader, name string, progress func(lines int),
 	parse func(w int, line int, data []byte) (T, error), collect func(line int, v T) error) error {
 	workers := Workers()

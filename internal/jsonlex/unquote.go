@@ -13,6 +13,9 @@ import (
 // U+FFFD. ok is false for content no valid string has (a bad escape, a bare
 // quote or control character). A FuzzUnquote test holds it to
 // encoding/json.
+//
+// It is long because it is one switch over the escapes, kept whole for
+// speed (it runs on every escaped string of every import).
 func Unquote(content []byte) (s string, ok bool) {
 	// Content that reads as itself (the common case) is one copy.
 	r := 0

@@ -107,7 +107,7 @@ CREATE TABLE drafts (
     FOREIGN KEY (item_id, reviewer) REFERENCES assignments(item_id, reviewer)
 ) STRICT;
 
--- Submitted labels (DESIGN.md "Label").
+-- Submitted labels (docs/formats.md, "Labels").
 CREATE TABLE labels (
     item_id       TEXT NOT NULL,
     reviewer      TEXT NOT NULL,

@@ -7,6 +7,9 @@ import (
 // result is what the shop's backend answers to a call with well-formed
 // arguments: compact JSON, an {"error":…} object when the call cannot work
 // (unknown order, customer or tracking number).
+//
+// It is long because it is a table: one case per tool of the synthetic
+// shop.
 func (g *conversation) result(pc plannedCall) string {
 	a := pc.args
 	var out obj

@@ -11,16 +11,16 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	gapp "github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// App is what every command shares: the streams, the database location and
+// CLI is what every command shares: the streams, the database location and
 // the store, opened on first use.
-type App struct {
+type CLI struct {
 	In     io.Reader
 	Out    io.Writer
 	Err    io.Writer
@@ -31,7 +31,7 @@ type App struct {
 	// completionErr is why shell completion could offer nothing (no
 	// database): main reports it and exits 2.
 	completionErr error
-	backend       *gapp.App
+	backend       *app.App
 	// dbFrom says where DBPath came from (whoami); config is what the
 	// config files set; mayCreate lets the command create a missing
 	// database (import, demo, users add, init).
@@ -43,13 +43,13 @@ type App struct {
 	remote bool
 }
 
-// NewApp returns an App over the given streams.
-func NewApp(in io.Reader, out, errw io.Writer) *App {
-	return &App{In: in, Out: out, Err: errw}
+// NewCLI returns a CLI over the given streams.
+func NewCLI(in io.Reader, out, errw io.Writer) *CLI {
+	return &CLI{In: in, Out: out, Err: errw}
 }
 
 // Store opens the database named by --db (or GOLDTRACE_DB) once.
-func (a *App) Store(ctx context.Context) (*store.Store, error) {
+func (a *CLI) Store(ctx context.Context) (*store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
@@ -72,7 +72,7 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 // completionBackend opens the database read-only for shell completion
 // (never creating it, apart from the store the command would use);
 // closeStore closes it.
-func (a *App) completionBackend(ctx context.Context) (be *gapp.App, closeStore func(), err error) {
+func (a *CLI) completionBackend(ctx context.Context) (be *app.App, closeStore func(), err error) {
 	if _, err := os.Stat(a.DBPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("no goldtrace database at %s to complete from (set --db or GOLDTRACE_DB)", a.DBPath)
 	}
@@ -80,11 +80,11 @@ func (a *App) completionBackend(ctx context.Context) (be *gapp.App, closeStore f
 	if err != nil {
 		return nil, nil, fmt.Errorf("complete from %s: %w", a.DBPath, err)
 	}
-	return gapp.New(st), func() { st.Close() }, nil
+	return app.New(st), func() { st.Close() }, nil
 }
 
 // Close closes the store if it was opened.
-func (a *App) Close() {
+func (a *CLI) Close() {
 	if a.store != nil {
 		a.store.Close()
 		a.store = nil
@@ -103,7 +103,7 @@ func IsTerminal(stream any) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// exitError carries a specific exit code (DESIGN.md: 1 = a gate failed or
+// exitError carries a specific exit code (docs/architecture.md: 1 = a gate failed or
 // verify found a mismatch; 2 = bad usage or bad input).
 type exitError struct {
 	code int
@@ -119,7 +119,7 @@ func failed(format string, args ...any) error {
 }
 
 // runErr returns the error of a run: err, or why completion offered nothing.
-func (a *App) runErr(err error) error {
+func (a *CLI) runErr(err error) error {
 	if err == nil {
 		return a.completionErr
 	}
@@ -139,8 +139,8 @@ func exitCode(err error) int {
 // errorReport is main's one line for a failed command and its exit code. A
 // raw SQLite failure of the database (a corrupt page met by a read, a lock
 // held too long) is reworded to name the file and what to do.
-func errorReport(app *App, err error) (string, int) {
-	err = store.Explain(app.DBPath, err)
+func errorReport(cli *CLI, err error) (string, int) {
+	err = store.Explain(cli.DBPath, err)
 	return "goldtrace: " + oneLine(err.Error()), exitCode(err)
 }
 
@@ -150,10 +150,10 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
-// programOptions runs a TUI on the app's streams when they are not the
+// programOptions runs a TUI on the CLI's streams when they are not the
 // process's own (tests drive the program through buffers); on the terminal
 // otherwise.
-func (a *App) programOptions() []tea.ProgramOption {
+func (a *CLI) programOptions() []tea.ProgramOption {
 	var opts []tea.ProgramOption
 	if _, ok := a.In.(*os.File); !ok {
 		opts = append(opts, tea.WithInput(a.In))

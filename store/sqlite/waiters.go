@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -60,13 +60,13 @@ func (ww *writeWaiters) closeLocked() {
 }
 
 // waiting marks a transaction of this process as waiting to begin until
-// the returned func is called; a bulk writer's (see bulkWrite) is not.
-func (s *Store) waiting(ctx context.Context) (done func()) {
+// the returned func is called; a bulk writer's (see BulkWrite) is not.
+func (d *DB) waiting(ctx context.Context) (done func()) {
 	if ctx.Value(bulkKey{}) != nil {
 		return func() {}
 	}
-	ww := &s.waiters
-	ww.open(s.path)
+	ww := &d.waiters
+	ww.open(d.path)
 	ww.mu.Lock()
 	defer ww.mu.Unlock()
 	if ww.mark == nil {
@@ -85,11 +85,11 @@ func (s *Store) waiting(ctx context.Context) (done func()) {
 	}
 }
 
-// othersWaiting reports whether a transaction (of any process, this one
+// OthersWaiting reports whether a transaction (of any process, this one
 // included) waits to begin; true when it cannot tell.
-func (s *Store) othersWaiting() bool {
-	ww := &s.waiters
-	ww.open(s.path)
+func (d *DB) OthersWaiting() bool {
+	ww := &d.waiters
+	ww.open(d.path)
 	ww.mu.Lock()
 	defer ww.mu.Unlock()
 	if ww.probe == nil {
@@ -113,21 +113,21 @@ func (s *Store) othersWaiting() bool {
 // still waits.
 const waitPoll = 5 * time.Millisecond
 
-// pauseForWaiters is a bulk writer's pause between two chunks, the last
+// PauseForWaiters is a bulk writer's pause between two chunks, the last
 // of which committed at last: none while no transaction waits to begin,
 // else until none does any more, for yield at least when it cannot tell
 // (no flock) and for maxPause(yield) at most (a stream of writers does not
 // stop the bulk write).
-func (s *Store) pauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error {
+func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error {
 	if last.IsZero() {
 		return ctx.Err()
 	}
 	until := last.Add(maxPause(yield))
 	for time.Now().Before(until) {
-		if !s.othersWaiting() {
+		if !d.OthersWaiting() {
 			return ctx.Err()
 		}
-		if !s.waiters.canTell() {
+		if !d.waiters.canTell() {
 			until = last.Add(yield)
 		}
 		if err := sleepUntil(ctx, minTime(until, time.Now().Add(waitPoll))); err != nil {
@@ -158,8 +158,24 @@ func minTime(a, b time.Time) time.Time {
 
 type bulkKey struct{}
 
-// bulkWrite marks the transactions run under ctx as a bulk writer's
+// BulkWrite marks the transactions run under ctx as a bulk writer's
 // chunks: they do not count as writers waiting (see writeWaiters).
-func bulkWrite(ctx context.Context) context.Context {
+func BulkWrite(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bulkKey{}, true)
+}
+
+// sleepUntil waits until t or until ctx ends.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	wait := time.Until(t)
+	if wait <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
 )
 
 // Group commit: the SSH server runs every reviewer's writes in one process,
@@ -19,13 +21,14 @@ import (
 // only after the commit that holds its work (a label is acknowledged only
 // once it is durable), with its own result.
 
-// maxGroup bounds how many requests share one transaction, and groupWork
+// maxGroup bounds how many requests share one transaction, and GroupWork
 // how long a transaction goes on taking the next request: a group holds
 // the write lock little longer than its longest request (a bulk write's
 // chunk works up to 80 ms, bulkPace), so no writer holds it for long.
 const (
-	maxGroup  = 64
-	groupWork = 40 * time.Millisecond
+	maxGroup = 64
+	// GroupWork is exported for the tests of the engine's users.
+	GroupWork = 40 * time.Millisecond
 )
 
 // writeReq is one WithTx call waiting for its transaction.
@@ -38,9 +41,6 @@ type writeReq struct {
 	err  error
 	// panicked is a panic of fn, raised again in the caller's goroutine.
 	panicked any
-	// auditOnly: fn writes nothing, the request only commits its
-	// context's audit entry (CommitAudit), which changes no status.
-	auditOnly bool
 }
 
 // writeQueue is the requests waiting for the write connection. One caller
@@ -56,9 +56,9 @@ type writeQueue struct {
 
 // runGrouped queues fn and returns once the transaction holding it has
 // committed (or fn failed, or the transaction did).
-func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error, auditOnly bool) error {
-	r := &writeReq{ctx: ctx, fn: fn, lead: make(chan struct{}, 1), done: make(chan struct{}), auditOnly: auditOnly}
-	q := &s.writes
+func (d *DB) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+	r := &writeReq{ctx: ctx, fn: fn, lead: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &d.writes
 	q.mu.Lock()
 	q.pending = append(q.pending, r)
 	leader := !q.leading
@@ -74,9 +74,9 @@ func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error
 			// connection did (a WithTx inside a WithTx function ends
 			// here instead of waiting for the transaction it is in).
 			if q.leave(r) {
-				return s.wrap("begin", ctx.Err())
+				return d.wrap("begin", ctx.Err())
 			}
-			// Taken into a group already: its outcome is that group's.
+			// Taken into a group already: its outcome is that group'd.
 			select {
 			case <-r.done:
 			case <-r.lead:
@@ -85,7 +85,7 @@ func (s *Store) runGrouped(ctx context.Context, w *sql.DB, fn func(tx *Tx) error
 		}
 	}
 	if leader {
-		s.lead(w, r)
+		d.lead(w, r)
 	}
 	if r.panicked != nil {
 		panic(r.panicked)
@@ -124,8 +124,8 @@ func (q *writeQueue) handOnLocked() {
 
 // lead runs groups of queued requests until own is done, then passes the
 // leader's role to the oldest request still waiting (or leaves it free).
-func (s *Store) lead(w *sql.DB, own *writeReq) {
-	q := &s.writes
+func (d *DB) lead(w *sql.DB, own *writeReq) {
+	q := &d.writes
 	// Deferred, so that even a panic here leaves the queue a leader.
 	defer func() {
 		q.mu.Lock()
@@ -142,7 +142,7 @@ func (s *Store) lead(w *sql.DB, own *writeReq) {
 			if q.grouped != nil {
 				q.grouped(n)
 			}
-			s.commitGroup(w, group)
+			d.commitGroup(w, group)
 		}
 		select {
 		case <-own.done:
@@ -154,7 +154,7 @@ func (s *Store) lead(w *sql.DB, own *writeReq) {
 
 // commitGroup runs a group of requests in one transaction and commits it;
 // every request is done (its done channel closed) when it returns.
-func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
+func (d *DB) commitGroup(w *sql.DB, group []*writeReq) {
 	defer func() {
 		for _, r := range group {
 			close(r.done)
@@ -164,18 +164,13 @@ func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
 		// Alone: a plain transaction, bound to the caller's context as
 		// always.
 		r := group[0]
-		r.err = s.withTxOn(r.ctx, w, func(tx *Tx) error { return s.runRequest(tx, r) })
-		if !r.auditOnly {
-			s.dataChanged() // even after a failed commit: it may have landed
-		}
-		if r.err == nil {
-			auditCommitted(r.ctx)
-		}
+		r.err = d.withTxOn(r.ctx, w, func(tx *Tx) error { return d.runRequest(tx, r) })
+		d.committed(r.ctx) // even after a failed commit: it may have landed
 		return
 	}
 	todo := group
 	for len(todo) > 0 {
-		todo = s.commitShared(w, todo)
+		todo = d.commitShared(w, todo)
 	}
 }
 
@@ -185,9 +180,9 @@ func (s *Store) commitGroup(w *sql.DB, group []*writeReq) {
 // whose failure took the whole transaction with it (SQLite
 // rolls a transaction back when a write statement is interrupted, as a
 // caller's cancelled context does). The requests that had run in it fail
-// with a retryable error (ErrBusy): nothing of theirs was saved, and their
+// with a retryable error (dberr.ErrBusy): nothing of theirs was saved, and their
 // functions are not run twice behind their callers' backs.
-func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
+func (d *DB) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 	// The transaction belongs to no one caller: a caller's cancelled
 	// context fails that caller's statements, not the others' commit.
 	// It waits for the lock as its writers do: as one that is no bulk
@@ -199,41 +194,41 @@ func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 			break
 		}
 	}
-	waited := s.waiting(as)
+	waited := d.waiting(as)
 	tx, err := w.BeginTx(context.Background(), nil)
 	waited()
 	if err != nil {
 		for _, r := range todo {
-			r.err = s.wrap("begin", err)
+			r.err = d.wrap("begin", err)
 		}
 		return nil
 	}
 	var ok []*writeReq
 	began := time.Now()
 	for i, r := range todo {
-		if i > 0 && time.Since(began) >= groupWork {
+		if i > 0 && time.Since(began) >= GroupWork {
 			// The rest go in the next transaction.
 			rest = todo[i:]
 			break
 		}
 		if err := r.ctx.Err(); err != nil {
-			r.err = s.wrap("begin", err)
+			r.err = d.wrap("begin", err)
 			continue
 		}
 		if _, err := tx.Exec(`SAVEPOINT grouped`); err != nil {
 			_ = tx.Rollback()
 			undone(ok)
-			r.err = s.wrap("begin", err)
+			r.err = d.wrap("begin", err)
 			return todo[i+1:]
 		}
-		err := s.runRequest(tx, r)
+		err := d.runRequest(tx, r)
 		if err == nil {
 			if _, err = tx.Exec(`RELEASE grouped`); err == nil {
 				ok = append(ok, r)
 				continue
 			}
 		}
-		r.err = s.wrap("", err)
+		r.err = d.wrap("", err)
 		_, rerr := tx.Exec(`ROLLBACK TO grouped`)
 		if rerr == nil {
 			_, rerr = tx.Exec(`RELEASE grouped`)
@@ -247,44 +242,23 @@ func (s *Store) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 	}
 	err = tx.Commit()
 	for _, r := range ok {
-		if !r.auditOnly {
-			s.dataChanged() // even after a failed commit: it may have landed
-			break
-		}
+		d.committed(r.ctx) // even after a failed commit: it may have landed
 	}
 	if err != nil {
 		for _, r := range ok {
-			r.err = s.wrap("commit", err)
+			r.err = d.wrap("commit", err)
 		}
-		return rest
-	}
-	for _, r := range ok {
-		auditCommitted(r.ctx)
 	}
 	return rest
 }
 
-// ErrUndone is the error of a request whose work was rolled back with the
-// transaction it shared, because another request in it failed in a way
-// that ends the whole transaction. It is an ErrBusy: try again.
-var ErrUndone = fmt.Errorf("%w: the write was undone with the transaction it shared with another, which was interrupted; nothing of it was saved, try again", ErrBusy)
-
-// withTxAgainIfUndone is WithTx for the last, one-statement step of a
-// bulk write (a batch or a dataset version made visible): when a grouped
-// neighbour's interruption undoes it, it runs again instead of failing, and
-// so removing, the whole bulk write. fn must be safe to run again after an
-// undone attempt.
-func (s *Store) withTxAgainIfUndone(ctx context.Context, fn func(tx *Tx) error) error {
-	return againIfUndone(func() error { return s.WithTx(ctx, fn) })
-}
-
-// againIfUndone runs write, and again (three times in all at most) while
-// it is undone with a transaction it shared (ErrUndone: nothing of it was
+// AgainIfUndone runs write, and again (three times in all at most) while
+// it is undone with a transaction it shared (dberr.ErrUndone: nothing of it was
 // saved, so running it again cannot write it twice).
-func againIfUndone(write func() error) error {
+func AgainIfUndone(write func() error) error {
 	var err error
 	for range 3 {
-		if err = write(); !errors.Is(err, ErrUndone) {
+		if err = write(); !errors.Is(err, dberr.ErrUndone) {
 			break
 		}
 	}
@@ -294,14 +268,13 @@ func againIfUndone(write func() error) error {
 // undone fails the requests whose work a lost transaction took with it.
 func undone(ran []*writeReq) {
 	for _, r := range ran {
-		r.err = ErrUndone
+		r.err = dberr.ErrUndone
 	}
 }
 
-// runRequest runs one request's function in tx and, when it succeeds, the
-// audit entry its context carries. A panic in fn becomes the request's
-// (the caller panics with it); the group goes on.
-func (s *Store) runRequest(tx *Tx, r *writeReq) (err error) {
+// runRequest runs one request's function in tx. A panic in fn becomes the
+// request's (the caller panics with it); the group goes on.
+func (d *DB) runRequest(tx *Tx, r *writeReq) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.panicked = p
@@ -309,8 +282,5 @@ func (s *Store) runRequest(tx *Tx, r *writeReq) (err error) {
 		}
 	}()
 	r.err, r.panicked = nil, nil
-	if err := r.fn(tx); err != nil {
-		return err
-	}
-	return s.writePendingAudit(r.ctx, tx)
+	return r.fn(tx)
 }

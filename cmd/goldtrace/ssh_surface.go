@@ -1,0 +1,481 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/dataset"
+)
+
+// The SSH command surface. Over SSH a command line runs in a command tree
+// built for the key's user from sshSurface: a command exists in it only if
+// it is listed here and the user's role may do one of its actions, and of
+// its flags only those listed exist. Everything else is an unknown command
+// or flag: a usage error, audited, never a fall-through to the local tree.
+// A command reads files only from the client's stdin ("-") and writes only
+// to the client's stdout; dataset operands are NAME@vN and are never
+// opened as files (App.remote makes the commands that accept either a file
+// or a version take the version).
+//
+// To offer a command over SSH, add a line: its path, the actions that let
+// a role run it (app's action × role table decides who), its operands'
+// rule and every flag it keeps, with that flag's value rule. A flag that
+// names a server path, a URL, a listener or another database is never
+// listed (--out, --url, --db, --listen …): leaving it out is what refuses it.
+var sshSurface = map[string]sshCommand{
+	"whoami":  {flags: sshFlags("json")},
+	"status":  {actions: acts(app.ActStatusTotals), flags: sshFlags("batch", "json")},
+	"traces":  {actions: acts(app.ActTracesRead), flags: sshFlags("json", "top")},
+	"batches": {actions: acts(app.ActBatchesRead), flags: sshFlags("json")},
+
+	"datasets":     {actions: acts(app.ActDatasetRead), operands: plainDatasetNames, flags: sshFlags("json")},
+	"datasets get": {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("manifest")},
+	"diff":         {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("json")},
+	"verify":       {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("deep", "json")},
+	"score": {actions: acts(app.ActScoreDataset), flags: sshFlags(
+		"allow-missing", "allow-unknown", "by", "failures", "format", "json", "max", "max-drop", "min",
+		"min-support", "param-mode", "pred-format", "profile", "weights",
+		"gold="+refOrStdin, "pred="+stdinOnly)},
+
+	"labels export": {actions: acts(app.ActLabelsReadOwn), flags: sshFlags("batch", "reviewer")},
+	"labels import": {actions: acts(app.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "skip-invalid")},
+
+	// drift reads a stored version (or the client's stdin) and the client's
+	// catalogue from stdin; both from stdin is refused by the command.
+	"drift": {actions: acts(app.ActDatasetRead), flags: sshFlags("format", "json", "gold="+refOrStdin, "tools="+stdinOnly)},
+
+	"import": {actions: acts(app.ActImport), operands: stdinOperands, flags: sshFlags("format", "json", "skip-invalid")},
+	"sample": {actions: acts(app.ActSample), flags: sshFlags(
+		"alloc", "batch", "by", "dry-run", "exclude-sampled", "format", "json", "min-per-stratum", "n",
+		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+stdinOnly,
+		// --stale names a stored version and reads the catalogue from
+		// stdin (a lead: app decides); --runs names files and stays out.
+		"stale="+refOrStdin, "tools="+stdinOnly)},
+	// The files go beside the database (presets), where datasets get
+	// fetches them; a new version only (re-writing a stored version's
+	// files is for the server's own shell).
+	"export": {actions: acts(app.ActExport), operands: newDatasetName,
+		flags:   sshFlags("allow-partial", "batch", "force", "format", "json", "message", "where"),
+		presets: func(a *CLI) map[string]string { return map[string]string{"out": filepath.Dir(a.DBPath)} }},
+	"resolve": {actions: acts(app.ActAdjudicate), flags: sshFlags(
+		"accept", "both", "force", "json", "pick", "propose-guide", "reason", "rule", "send-back", "to", "label="+stdinOnly)},
+
+	"guide show": {actions: acts(app.ActGuideRead), flags: sshFlags("raw", "version")},
+	"guide log":  {actions: acts(app.ActGuideRead), flags: sshFlags("json")},
+	"guide set":  {actions: acts(app.ActGuideSet), operands: stdinOperands},
+
+	"settings":     {actions: acts(app.ActSettingsRead), flags: sshFlags("json")},
+	"settings set": {actions: acts(app.ActSettingsSet)},
+
+	"users list":       {actions: acts(app.ActUsersRead), flags: sshFlags("json")},
+	"users add":        {actions: acts(app.ActUsersManage), flags: sshFlags("role", "key="+keyText)},
+	"users remove":     {actions: acts(app.ActUsersManage)},
+	"users key add":    {actions: acts(app.ActUsersManage), operands: nameThenKey},
+	"users key remove": {actions: acts(app.ActUsersManage), operands: nameThenKey},
+
+	"audit": {actions: acts(app.ActAuditRead), flags: sshFlags("action", "actor", "json", "last")},
+	"check": {actions: acts(app.ActMaintain), flags: sshFlags("json")},
+}
+
+// Not over SSH, and why (what the refusal says). Commands absent from both
+// maps are "not available over SSH".
+var sshWhyNot = map[string]string{
+	"label":      "opens a screen: over SSH, connect without a command (ssh -p PORT HOST) to get your screen",
+	"adjudicate": "opens a screen: over SSH, connect without a command (ssh -p PORT HOST) to get your screen",
+	"dashboard":  "opens a screen: over SSH, connect without a command (ssh -p PORT HOST) to get your screen",
+	"assign":     "is not available over SSH: a lead runs it on the server",
+}
+
+// Flags left out of the surface that users try, and what to do instead.
+var sshFlagWhyNot = map[string]string{
+	"db":        "is not accepted over SSH: the server has one database",
+	"read-only": "is not accepted over SSH: the server has one database",
+	"out":       "is not available over SSH (it names a file on the server): output goes to your stdout",
+	"manifest":  "is not available over SSH (it names a file on the server)",
+	"baseline":  "is not available over SSH (it names a file on the server)",
+	"runs":      "is not available over SSH (it names files on the server): sample --by disagreement on the server",
+	"s3-endpoint": "is not available over SSH (the server would connect to it with its own credentials): " +
+		"sample from object storage on the server",
+	"judge": "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
+}
+
+// sshCommand is one command of the SSH surface.
+type sshCommand struct {
+	// actions: the command exists for a key whose role may do one of
+	// them (none: for every key).
+	actions []app.Action
+	// operands checks the positional arguments (nil: names and ids only;
+	// the command's own Args rule still applies).
+	operands func(args []string) error
+	// flags are the flags kept, by name, each with its value rule.
+	flags map[string]string
+	// presets are flag values the server sets, not the client.
+	presets func(a *CLI) map[string]string
+}
+
+// Value rules of a kept flag: any value (names, numbers, choices — none
+// names anything on the server), only "-" (a file: the client's stdin), a
+// dataset version or "-", an authorized_keys line or "-".
+const (
+	anyValue   = ""
+	stdinOnly  = "stdin"
+	refOrStdin = "ref"
+	keyText    = "key"
+)
+
+func acts(a ...app.Action) []app.Action { return a }
+
+// sshFlags reads "name" (any value) and "name=rule" entries.
+func sshFlags(entries ...string) map[string]string {
+	m := make(map[string]string, len(entries))
+	for _, e := range entries {
+		name, rule, _ := strings.Cut(e, "=")
+		m[name] = rule
+	}
+	return m
+}
+
+// usageError is a command line the SSH surface refuses: unknown command or
+// flag, a flag value or operand it does not take. The server audits it.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usage(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// sshTree builds the command tree for actor over SSH: the local tree cut
+// down to what sshSurface lists for actor's role, with only the listed
+// flags. a.remote must be set.
+func sshTree(a *CLI, actor app.Actor, dbPath string) *cobra.Command {
+	root := newRootCmd(a)
+	a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err: sshFlagError(c, actor, err)}
+	})
+	keepFor(a, actor, root, "")
+	root.InitDefaultHelpCmd()
+	return root
+}
+
+// runSSH runs one command line an SSH client sent, as actor, in actor's
+// tree. A line that names no command of that tree is refused before
+// anything runs.
+func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []string) error {
+	root := sshTree(a, actor, dbPath)
+	cmd, _, err := root.Find(args)
+	if err != nil || commandPath(cmd) != localPath(args) {
+		// Not a command of this tree, or a shorter one than the local
+		// tree finds (settings set → settings): refused as such.
+		return sshRefusal(actor, args)
+	}
+	if !cmd.Runnable() && slices.ContainsFunc(args, func(s string) bool { return s == "--" }) {
+		return usage("%s takes a command, not operands: ssh HOST -- %s --help lists them", commandPath(cmd), commandPath(cmd))
+	}
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// keepFor prunes c's subtree for actor and reports whether c stays.
+func keepFor(a *CLI, actor app.Actor, c *cobra.Command, path string) bool {
+	for _, sub := range c.Commands() {
+		p := strings.TrimSpace(path + " " + sub.Name())
+		if !keepFor(a, actor, sub, p) {
+			c.RemoveCommand(sub)
+		}
+	}
+	spec, listed := sshSurface[path]
+	if path != "" && !listed && !c.HasSubCommands() {
+		return false
+	}
+	if listed && !spec.openTo(actor) {
+		if !c.HasSubCommands() {
+			return false
+		}
+		c.Run, c.RunE = nil, nil // a group that is a command too: only its subcommands
+	}
+	old := c.LocalFlags()
+	c.ResetFlags()
+	c.Example = "" // the local examples name files and --as
+	c.Flags().AddFlag(&pflag.Flag{Name: "help", Shorthand: "h", Usage: "help for " + c.Name(),
+		Value: new(helpValue), NoOptDefVal: "true"})
+	if !listed || !spec.openTo(actor) {
+		return path == "" || c.HasSubCommands()
+	}
+	presets := map[string]string{}
+	if spec.presets != nil {
+		presets = spec.presets(a)
+	}
+	old.VisitAll(func(f *pflag.Flag) {
+		if v, ok := presets[f.Name]; ok {
+			_ = f.Value.Set(v)
+			return
+		}
+		rule, ok := spec.flags[f.Name]
+		if !ok {
+			return
+		}
+		kept := *f
+		if rule != anyValue {
+			kept.Value = &ruledValue{Value: f.Value, flag: f.Name, rule: rule}
+		}
+		c.Flags().AddFlag(&kept)
+	})
+	if args := c.Args; spec.operands != nil || args != nil {
+		c.Args = func(cmd *cobra.Command, operands []string) error {
+			if spec.operands != nil {
+				if err := spec.operands(operands); err != nil {
+					return &usageError{err: err}
+				}
+			}
+			if args != nil {
+				if err := args(cmd, operands); err != nil {
+					return &usageError{err: err}
+				}
+			}
+			return nil
+		}
+	}
+	return true
+}
+
+// openTo: whether actor's role may do one of the command's actions.
+func (s sshCommand) openTo(actor app.Actor) bool {
+	if len(s.actions) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(s.actions, func(act app.Action) bool { return app.Authorize(actor, act) == nil })
+}
+
+// commandPath is a command's path below the root ("labels import").
+func commandPath(c *cobra.Command) string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), c.Root().Name()), " ")
+}
+
+// localPath is the path of the command args name in the local tree ("" for
+// none or the root).
+func localPath(args []string) string {
+	var path string
+	withLocalTree(func(local *cobra.Command) {
+		if cmd, _, err := local.Find(args); err == nil {
+			path = commandPath(cmd)
+		}
+	})
+	return path
+}
+
+// localTree is the local command tree, built once, for looking command
+// lines up (never run): every SSH command asks it.
+var localTree struct {
+	sync.Mutex
+	root *cobra.Command
+}
+
+// withLocalTree calls fn with the local tree, one caller at a time (cobra
+// completes a command's flag set on first use).
+func withLocalTree(fn func(root *cobra.Command)) {
+	localTree.Lock()
+	defer localTree.Unlock()
+	if localTree.root == nil {
+		localTree.root = newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
+		localTree.root.InitDefaultHelpCmd()
+	}
+	fn(localTree.root)
+}
+
+// sshRefusal says why a command line names no command of actor's tree: an
+// app refusal for a command the role may not run, "not available over SSH"
+// for one that only runs on the server, "unknown command" otherwise.
+func sshRefusal(actor app.Actor, args []string) error {
+	path := localPath(args)
+	if path == "" {
+		return usage("unknown command %q: ssh HOST -- help lists the commands your key can run", firstWord(args))
+	}
+	if spec, ok := sshSurface[path]; ok && len(spec.actions) > 0 {
+		return &usageError{err: &app.DeniedError{Actor: actor, Action: spec.actions[0]}}
+	}
+	if why, ok := sshWhyNot[path]; ok {
+		return usage("%s %s", path, why)
+	}
+	return usage("%s is not available over SSH (it works on the server's own files or network); run it on the server", path)
+}
+
+func firstWord(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	if len(args) > 0 {
+		return args[0]
+	}
+	return ""
+}
+
+// sshFlagError rewords pflag's error for a flag the surface left out.
+func sshFlagError(c *cobra.Command, actor app.Actor, err error) error {
+	msg := err.Error()
+	if _, rule, ok := strings.Cut(msg, " flag: "); ok && strings.HasPrefix(msg, "invalid argument ") && strings.Contains(rule, "over SSH") {
+		return errors.New(rule) // a kept flag's value rule: its own words
+	}
+	name := ""
+	if n, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		name = n
+	} else if strings.HasPrefix(msg, "unknown shorthand flag: ") {
+		if i := strings.Index(msg, "'"); i >= 0 && i+2 < len(msg) {
+			short := msg[i+1 : i+2]
+			if f := localFlagByShorthand(c, short); f != "" {
+				name = f
+			}
+		}
+	}
+	if name == "as" {
+		return fmt.Errorf("--as is not accepted over SSH: you are %s", actor)
+	}
+	if why, ok := sshFlagWhyNot[name]; ok {
+		return fmt.Errorf("--%s %s", name, why)
+	}
+	if name != "" {
+		return fmt.Errorf("--%s is not available over SSH for %s", name, strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" "))
+	}
+	return err
+}
+
+// localFlagByShorthand finds the long name of a shorthand in the local
+// command of the same path, for the message.
+func localFlagByShorthand(c *cobra.Command, short string) string {
+	var name string
+	withLocalTree(func(local *cobra.Command) {
+		lc, _, err := local.Find(strings.Fields(commandPath(c)))
+		if err != nil {
+			return
+		}
+		if f := lc.Flags().ShorthandLookup(short); f != nil {
+			name = f.Name
+		}
+	})
+	return name
+}
+
+// helpValue is the SSH tree's --help: it only ever asks for help. Any
+// value other than a true one (--help=false, -h=0) is a usage error, so no
+// spelling of it turns anything off.
+type helpValue bool
+
+func (h *helpValue) String() string { return strconv.FormatBool(bool(*h)) }
+func (h *helpValue) Type() string   { return "bool" }
+func (h *helpValue) IsBoolFlag() bool {
+	return true
+}
+
+func (h *helpValue) Set(s string) error {
+	if v, err := strconv.ParseBool(s); err != nil || !v {
+		return errors.New("--help takes no value")
+	}
+	*h = true
+	return nil
+}
+
+// ruledValue is a kept flag whose value must follow a rule.
+type ruledValue struct {
+	pflag.Value
+	flag, rule string
+}
+
+func (v *ruledValue) Set(s string) error {
+	switch v.rule {
+	case stdinOnly:
+		if s != "-" {
+			return fmt.Errorf("--%s %s: over SSH a command reads only your stdin: give --%s - and redirect the file", v.flag, s, v.flag)
+		}
+	case refOrStdin:
+		if s != "-" {
+			if err := versionRef(s); err != nil {
+				return fmt.Errorf("--%s %w", v.flag, err)
+			}
+		}
+	case keyText:
+		if err := keyArgument(s); err != nil {
+			return fmt.Errorf("--%s %w", v.flag, err)
+		}
+	}
+	return v.Value.Set(s)
+}
+
+// versionRef: s is NAME@vN.
+func versionRef(s string) error {
+	if _, ok, err := dataset.ParseRef(s); !ok || err != nil {
+		return fmt.Errorf("%s: over SSH give a dataset version (NAME@vN) or - for your stdin", s)
+	}
+	return nil
+}
+
+// keyArgument: an authorized_keys line, a fingerprint, or "-" (the key on
+// stdin); a single word is a file name, which over SSH would be the
+// server's.
+func keyArgument(s string) error {
+	if s == "-" || strings.HasPrefix(s, "SHA256:") || strings.ContainsAny(strings.TrimSpace(s), " \t") {
+		return nil
+	}
+	return fmt.Errorf("%s: over SSH give - and the key on stdin (ssh HOST -- users key add NAME - < key.pub), not a file name", s)
+}
+
+func stdinOperands(args []string) error {
+	for _, a := range args {
+		if a != "-" {
+			return fmt.Errorf("%s: over SSH a command reads only your stdin: give - and redirect the file (ssh HOST -- … - < FILE)", a)
+		}
+	}
+	return nil
+}
+
+func versionRefs(args []string) error {
+	for _, a := range args {
+		if err := versionRef(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func plainDatasetNames(args []string) error {
+	for _, a := range args {
+		if err := dataset.ValidName(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newDatasetName: export NAME writes the next version; export NAME@vN
+// re-writes a stored version's files, which over SSH datasets get gives.
+func newDatasetName(args []string) error {
+	for _, a := range args {
+		if strings.Contains(a, "@") {
+			return fmt.Errorf("export %s writes files on the server: over SSH fetch a version with datasets get %s", a, a)
+		}
+	}
+	return plainDatasetNames(args)
+}
+
+// nameThenKey: users key add|remove NAME KEY, KEY a line, a fingerprint or -.
+func nameThenKey(args []string) error {
+	if len(args) > 1 {
+		return keyArgument(args[1])
+	}
+	return nil
+}

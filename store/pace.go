@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
+)
+
+// bulkPace is a bulk write's pace (the engine's: how long a transaction
+// works, how long the lock is left free between two) and what the store
+// adds to it.
+type bulkPace struct {
+	sqlite.Pace
+	// auditLast writes ctx's audit entry in the last transaction, the one
+	// that completes the write (a write that is the whole action); else it
+	// is left to the caller.
+	auditLast bool
+}
+
+var defaultBulkPace = bulkPace{Pace: sqlite.DefaultPace}
+
+// paced runs a bulk write in the engine's short transactions until step
+// says nothing is left (sqlite.DB.Paced). A chunk is not the whole action:
+// the action's audit entry goes in the transaction that completes it
+// (pace.auditLast), or on its own after.
+func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
+	err := s.db.Paced(withoutAudit(ctx), pace.Pace, func(tx *Tx, deadline time.Time) (bool, error) {
+		more, err := step(tx, deadline)
+		if err == nil && !more && pace.auditLast {
+			if err = keyStillTheirs(ctx, tx); err == nil {
+				err = s.writePendingAudit(ctx, tx)
+			}
+		}
+		return more, err
+	})
+	if err == nil && pace.auditLast {
+		auditCommitted(ctx)
+	}
+	return err
+}
+
+// inChunks runs a bulk write of n units in short transactions: chunk is
+// called with the first unit not yet done and a deadline, does at least one
+// unit, and says how many it did.
+func (s *Store) inChunks(ctx context.Context, n int, pace bulkPace, chunk func(tx *Tx, from int, deadline time.Time) (int, error)) error {
+	from := 0
+	if n == 0 {
+		return nil
+	}
+	return s.paced(ctx, pace, func(tx *Tx, deadline time.Time) (bool, error) {
+		done, err := chunk(tx, from, deadline)
+		if err != nil {
+			return false, err
+		}
+		from += max(done, 1)
+		return from < n, nil
+	})
+}
