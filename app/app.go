@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goldtrace/goldtrace/internal/suggest"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -40,12 +41,16 @@ func (a *App) LocalActor(ctx context.Context, name string) (Actor, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		users, _ := a.st.Users(ctx)
 		known := "there are no users yet"
+		names := make([]string, len(users))
+		for i, u := range users {
+			names[i] = u.Name
+		}
 		if len(users) > 0 {
-			names := make([]string, len(users))
-			for i, u := range users {
-				names[i] = u.Name
-			}
 			known = "users are " + strings.Join(names, ", ")
+		}
+		if near := suggest.Closest(name, names); near != "" {
+			// A slip of the keyboard, most likely: not a new user.
+			return Actor{}, fmt.Errorf("no user %q: did you mean %s? (%s)", name, near, known)
 		}
 		return Actor{}, fmt.Errorf("no user %q (%s): add one with `goldtrace users add %s --role reviewer`", name, known, name)
 	} else if err != nil {

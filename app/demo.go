@@ -35,7 +35,8 @@ type DemoProject struct {
 	cases []synth.Case
 }
 
-// DemoWork is what SeedDemoWork set up for people to try.
+// DemoWork is the state of the demo batch: what SeedDemoWork set up for
+// people to try, and (RefreshDemoWork) what they have done since.
 type DemoWork struct {
 	Batch        string `json:"batch"`
 	Items        int    `json:"batch_items"`
@@ -44,8 +45,50 @@ type DemoWork struct {
 	AliceLeft    int    `json:"alice_left"`
 	Agreed       int    `json:"agreed"`
 	Disputed     int    `json:"disputed"`
-	Guide        string `json:"guide_version"`
+	Adjudicated  int    `json:"adjudicated"`
+	// Open counts the batch's items that are not gold yet (being labeled
+	// or disputed): an export without --allow-partial refuses them.
+	Open  int    `json:"open"`
+	Guide string `json:"guide_version"`
+	// NextVersion is the version export support would write next.
+	NextVersion int `json:"next_version"`
 }
+
+// RefreshDemoWork counts the demo batch as it is now, as status counts it,
+// and the dataset version an export would write next.
+func (a *App) RefreshDemoWork(ctx context.Context, w *DemoWork) error {
+	for _, r := range []struct {
+		name    string
+		labeled *int
+	}{{"bob", &w.BobLabeled}, {"alice", &w.AliceLabeled}} {
+		prog, err := a.st.Progress(ctx, r.name, w.Batch)
+		if err != nil {
+			return err
+		}
+		*r.labeled = prog[store.AssignSubmitted]
+		if r.name == "alice" {
+			w.AliceLeft = prog[store.AssignPending] + prog[store.AssignDraft]
+		}
+	}
+	counts, err := a.st.ItemStatusCounts(ctx, w.Batch)
+	if err != nil {
+		return err
+	}
+	w.Agreed, w.Disputed, w.Adjudicated = counts["agreed"], counts["disputed"], counts["adjudicated"]
+	w.Open = w.Items - w.Agreed - w.Adjudicated
+	versions, err := a.st.DatasetVersions(ctx, DemoDataset)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	w.NextVersion = 1
+	for _, v := range versions {
+		w.NextVersion = max(w.NextVersion, v.Version+1)
+	}
+	return nil
+}
+
+// DemoDataset is the dataset name the demo's printed commands export.
+const DemoDataset = "support"
 
 // NewDemo creates the demo project in dir (goldtrace.db): reviewers alice
 // and bob, lead carol, and the synthetic traces of opts, inserted in one
@@ -145,7 +188,8 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 	}
 	for _, b := range batches {
 		if b.Name == DemoBatch {
-			return nil
+			w.Items = b.Items
+			return a.RefreshDemoWork(ctx, w)
 		}
 	}
 	plan, err := a.Sample(ctx, carol, SampleOptions{N: n, Seed: strconv.FormatInt(seed, 10), By: "tool",
@@ -195,13 +239,7 @@ func (a *App) SeedDemoWork(ctx context.Context, p *DemoProject, seed int64, n, a
 	}
 	// A reviewer's submit does not say how the item settled (blind), so
 	// the outcome is counted from the batch afterwards.
-	counts, err := a.st.ItemStatusCounts(ctx, DemoBatch)
-	if err != nil {
-		return err
-	}
-	w.Agreed, w.Disputed = counts["agreed"], counts["disputed"]
-	w.AliceLeft = w.Items - w.AliceLabeled
-	return nil
+	return a.RefreshDemoWork(ctx, w)
 }
 
 // DemoLabel turns a simulated reviewer's answer into a submitted label (the

@@ -69,7 +69,15 @@ type LabelsImportOptions struct {
 	// (recorded in the audit log). Without it every line's reviewer must be
 	// the actor.
 	ForOthers bool
+	// RationaleOptional accepts labels without a rationale, as the label
+	// screen's --rationale-optional does; by default one is required.
+	RationaleOptional bool
 }
+
+// MaxLabelProblems is how many invalid lines a labels import lists; the
+// rest are counted in one more line ("… 480 more invalid lines"), so a
+// file of the wrong kind does not flood the terminal.
+const MaxLabelProblems = 20
 
 // LabelsImportReport is what a labels import did. Agreed and Disputed are
 // for leads only (nil for a reviewer): the split would tell a reviewer how
@@ -79,7 +87,8 @@ type LabelsImportReport struct {
 	Imported int      `json:"imported"`
 	Agreed   *int     `json:"agreed,omitempty"`
 	Disputed *int     `json:"disputed,omitempty"`
-	Invalid  []string `json:"invalid"`
+	Invalid  []string `json:"invalid"` // the first MaxLabelProblems, then "… N more"
+	Skipped  int      `json:"skipped"` // invalid lines (skipped with SkipInvalid)
 }
 
 // ImportLabels submits labels read as JSON Lines from what open opens (once
@@ -103,14 +112,23 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 		return rep, err
 	}
 	defer r.Close()
-	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, file: o.File, seen: map[[2]string]bool{}}
+	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, rationaleOptional: o.RationaleOptional,
+		file: o.File, seen: map[[2]string]bool{}, guides: map[string]bool{}}
 	labels, lines, err := im.read(ctx, r)
 	if err != nil {
 		return rep, err
 	}
 	rep.Invalid = append(rep.Invalid, im.problems...)
-	if len(im.problems) > 0 && !o.SkipInvalid {
-		return rep, fmt.Errorf("%d invalid label(s) in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)", len(im.problems), o.File)
+	rep.Skipped = im.invalid
+	if im.invalid > len(im.problems) {
+		rep.Invalid = append(rep.Invalid, fmt.Sprintf("%s: … %s", o.File, countNoun(im.invalid-len(im.problems), "more invalid line", "more invalid lines")))
+	}
+	if im.invalid > 0 && !o.SkipInvalid {
+		return rep, fmt.Errorf("%s in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)",
+			countNoun(im.invalid, "invalid label", "invalid labels"), o.File)
+	}
+	if im.invalid == 0 && len(labels) == 0 {
+		return rep, fmt.Errorf("%s: no labels in it (an empty file): one label per line, as labels import --help shows", o.File)
 	}
 	object := fmt.Sprintf("%d labels from %s", len(labels), o.File)
 	if im.others > 0 {
@@ -155,8 +173,13 @@ type labelsImporter struct {
 	forOthers bool
 	file      string
 	seen      map[[2]string]bool
-	problems  []string
-	others    int // labels in other reviewers' names
+	problems  []string // the first MaxLabelProblems
+	invalid   int      // invalid lines in all
+	others    int      // labels in other reviewers' names
+
+	rationaleOptional bool
+	guides            map[string]bool // guide versions looked up: whether they exist
+	current           *string         // the guide in force ("" when none), once looked up
 }
 
 // read returns the valid labels with their line numbers, recording a
@@ -169,7 +192,9 @@ func (im *labelsImporter) read(ctx context.Context, r io.Reader) ([]review.Label
 		raw, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(raw)) > 0 {
 			if l, problem := im.check(ctx, raw); problem != "" {
-				im.problems = append(im.problems, fmt.Sprintf("%s:%d: %s", im.file, line, problem))
+				if im.invalid++; im.invalid <= MaxLabelProblems {
+					im.problems = append(im.problems, fmt.Sprintf("%s:%d: %s", im.file, line, problem))
+				}
 			} else {
 				labels, lines = append(labels, l), append(lines, line)
 				if l.Reviewer != im.actor.Name {
@@ -201,12 +226,15 @@ func (im *labelsImporter) check(ctx context.Context, raw []byte) (review.Label, 
 		return l, `"reviewer" is missing`
 	case l.Seconds < 0:
 		return l, `"seconds" cannot be negative`
+	case strings.TrimSpace(l.Rationale) == "" && !im.rationaleOptional: // the screen trims it too
+		return l, `"rationale" is missing: say why this is the right next step, as the label screen requires (--rationale-optional accepts labels without one)`
 	case l.Reviewer != im.actor.Name && !im.forOthers:
 		if Authorize(im.actor, ActLabelsImportOthers) == nil {
 			return l, fmt.Sprintf("reviewer %s is not you (%s): a lead imports labels in others' names only with --for-others", l.Reviewer, im.actor.Name)
 		}
 		return l, fmt.Sprintf("reviewer %s is not you (%s): you can import only your own labels", l.Reviewer, im.actor.Name)
 	}
+	l.Rationale = strings.TrimSpace(l.Rationale)
 	key := [2]string{l.Item, l.Reviewer}
 	if im.seen[key] {
 		return l, fmt.Sprintf("a second label by %s for %s in this file", l.Reviewer, l.Item)
@@ -238,6 +266,9 @@ func (im *labelsImporter) check(ctx context.Context, raw []byte) (review.Label, 
 			l.Calls[i].Args = canon
 		}
 	}
+	if problem := im.guideVersion(ctx, &l); problem != "" {
+		return l, problem
+	}
 	if ps := review.ValidateLabel(l, tools); len(ps) > 0 {
 		msg := ps[0].Message
 		for _, p := range ps[1:] {
@@ -246,4 +277,43 @@ func (im *labelsImporter) check(ctx context.Context, raw []byte) (review.Label, 
 		return l, msg
 	}
 	return l, ""
+}
+
+// guideVersion checks l's guide version as the label screen sets it: a
+// version the project has, or, when the line gives none, the guide in force
+// (what a reviewer labeling now would have read).
+func (im *labelsImporter) guideVersion(ctx context.Context, l *review.Label) string {
+	st := im.app.st
+	if l.GuideVersion == "" {
+		if im.current == nil {
+			cur, err := st.CurrentGuide(ctx)
+			if err != nil && !isNotFound(err) {
+				return err.Error()
+			}
+			im.current = &cur.ID
+		}
+		l.GuideVersion = *im.current
+		return ""
+	}
+	known, looked := im.guides[l.GuideVersion]
+	if !looked {
+		_, err := st.Guide(ctx, l.GuideVersion)
+		if err != nil && !isNotFound(err) {
+			return err.Error()
+		}
+		known = err == nil
+		im.guides[l.GuideVersion] = known
+	}
+	if !known {
+		return fmt.Sprintf("guide_version %s is not a guide of this project (goldtrace guide log lists them; leave it out for the guide in force)", l.GuideVersion)
+	}
+	return ""
+}
+
+// countNoun is "1 invalid line", "3 invalid lines".
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

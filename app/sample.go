@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/suggest"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/store"
@@ -212,7 +213,12 @@ func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 	case len(o.Reviewers) == 0 && !o.DryRun:
 		return q, errors.New("--reviewers is required: who labels this batch (e.g. --reviewers alice,bob)")
 	case len(o.Reviewers) > 0 && o.PerItem > len(o.Reviewers):
-		return q, fmt.Errorf("--per-item %d is more than the %d reviewers given", o.PerItem, len(o.Reviewers))
+		given := fmt.Sprintf("the %d reviewers given", len(o.Reviewers))
+		if len(o.Reviewers) == 1 {
+			given = "the 1 reviewer given"
+		}
+		return q, fmt.Errorf("--per-item %d is more than %s (--reviewers %s): name more reviewers, or add --per-item %d",
+			o.PerItem, given, strings.Join(o.Reviewers, ","), len(o.Reviewers))
 	}
 	return q, nil
 }
@@ -267,6 +273,19 @@ func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) (item
 		return 0, err
 	}
 	if len(missing) > 0 {
+		users, err := st.Users(ctx)
+		if err != nil {
+			return 0, err
+		}
+		names := make([]string, len(users))
+		for i, u := range users {
+			names[i] = u.Name
+		}
+		for _, m := range missing {
+			if near := suggest.Closest(m, names); near != "" {
+				return 0, fmt.Errorf("--reviewers: no user %q: did you mean %s? (users are %s)", m, near, strings.Join(names, ", "))
+			}
+		}
 		return 0, fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
 	}
 	return items, nil

@@ -44,6 +44,9 @@ type StalePlan struct {
 // from and a note naming what changed. The items are labeling again until
 // the new labels settle them, so the next export carries the re-reviewed
 // answers and its diff names them as changed. Leads only (it reopens gold).
+//
+// It is long because authorizing, reading the version and the catalogue,
+// planning and writing the batch are one action with one audit entry.
 func (a *App) SampleStale(ctx context.Context, actor Actor, o StaleOptions) (StalePlan, error) {
 	if o.PerItem < 1 {
 		return StalePlan{}, fmt.Errorf("--per-item must be at least 1, not %d", o.PerItem)

@@ -148,7 +148,11 @@ func writeBFCLReport(w io.Writer, content io.Reader, m *Manifest) error {
 	if len(notes) == 0 {
 		fmt.Fprintln(bw, "# none: every gold rule is expressed exactly")
 	} else {
-		fmt.Fprintf(bw, "# %d rules; on these items BFCL's verdict can differ from goldtrace score's:\n", len(notes))
+		rules := fmt.Sprintf("%d rules", len(notes))
+		if len(notes) == 1 {
+			rules = "1 rule"
+		}
+		fmt.Fprintf(bw, "# %s; on these items BFCL's verdict can differ from goldtrace score's:\n", rules)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(bw, n)
@@ -226,9 +230,20 @@ func bfclCall(c gold.ExpectedCall, schema map[string]any) (map[string]any, []str
 		unexpressed = append(unexpressed, fmt.Sprintf("%s %s: %s", c.Tool, ptr, what))
 	}
 	props, _ := schema["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := schema["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
 	out := map[string]any{}
 	for _, name := range sortedKeys(names) {
 		ptr := gold.Pointer(name)
+		if rules[ptr].Optional && required[name] {
+			note(ptr, "optional, but the tool's schema requires it (BFCL checks required parameters first and fails a call that leaves it out)")
+		}
 		prop, _ := props[name].(map[string]any)
 		vals, err := bfclValues(args[name], args[name] != nil, prop, ptr, rules, used, note, 0)
 		if err != nil {

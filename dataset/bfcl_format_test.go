@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/gold"
@@ -29,5 +30,27 @@ func TestBFCLCallEscapedNames(t *testing.T) {
 	}
 	if len(unexpressed) != 0 {
 		t.Errorf("unexpressed %q, want none", unexpressed)
+	}
+}
+
+// An optional rule on an argument the tool's schema requires cannot be
+// expressed: BFCL fails a call without a required parameter before it
+// reads the possible answer's "". The report names it; an optional rule on
+// an argument the schema does not require is expressed exactly.
+func TestBFCLCallOptionalRequired(t *testing.T) {
+	c := gold.ExpectedCall{Tool: "book", Args: json.RawMessage(`{"city":"Oslo","day":"mon","note":"x"}`),
+		ArgRules: map[string]gold.ArgRule{"day": {Optional: true}, "note": {Optional: true}}}
+	schema := map[string]any{"properties": map[string]any{"city": map[string]any{"type": "string"}},
+		"required": []any{"city", "day"}}
+	got, unexpressed, err := bfclCall(c, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"city":["Oslo"],"day":["mon",""],"note":["x",""]}`; string(b) != want {
+		t.Errorf("possible answer %s, want %s", b, want)
+	}
+	if len(unexpressed) != 1 || !strings.HasPrefix(unexpressed[0], "book /day: optional, but the tool's schema requires it") {
+		t.Errorf("unexpressed %q", unexpressed)
 	}
 }

@@ -20,8 +20,8 @@ import (
 // is canonical.
 
 // Fields name the parts of a record a reader decodes besides its core (id,
-// input.context, available_tools, expected_tool, expected_args,
-// expected_calls, acceptable): scoring reads only what it needs.
+// input.context, available_tools, expected_calls, acceptable): scoring
+// reads only what it needs.
 type Fields uint8
 
 // The optional parts of a record.
@@ -29,7 +29,11 @@ const (
 	FieldObserved Fields = 1 << iota // observed_calls
 	FieldMessages                    // input.messages
 	FieldNotes                       // rationale and provenance
-	AllFields     = FieldObserved | FieldMessages | FieldNotes
+	// FieldFirstCall: expected_tool and expected_args as written. They
+	// repeat the first expected call, so without it they are kept only
+	// for a record that has no expected_calls (ExpectedList reads them).
+	FieldFirstCall
+	AllFields = FieldObserved | FieldMessages | FieldNotes | FieldFirstCall
 )
 
 // ReadOptions tune Read.
@@ -45,21 +49,34 @@ type ReadOptions struct {
 // problem"). Records with identical available_tools or metadata share one
 // decoded copy, so memory stays flat on large datasets.
 func Read(ctx context.Context, r io.Reader, name string, opts ReadOptions, each func(line int, rec *Record) error) error {
+	return ReadAs(ctx, r, name, opts, func(rec Record) Record { return rec }, func(rec *Record) string { return rec.ID }, each)
+}
+
+// ReadAs is Read with each record turned into a T by as, on the goroutine
+// that parsed it: a reader that keeps a part of each record holds only
+// that part in flight. id gives a T's record id.
+func ReadAs[T any](ctx context.Context, r io.Reader, name string, opts ReadOptions, as func(Record) T, id func(*T) string, each func(line int, v *T) error) error {
 	interns := make([]*Interner, jsonl.Workers())
 	for i := range interns {
 		interns[i] = NewInterner()
 	}
 	ids := map[string]int{}
 	return jsonl.Parallel(ctx, r, name, opts.Progress,
-		func(w, line int, data []byte) (Record, error) {
-			return ParseRecord(data, interns[w], opts.Fields)
-		},
-		func(line int, rec Record) error {
-			if prev, dup := ids[rec.ID]; dup {
-				return fmt.Errorf("duplicate id %s (first on line %d)", rec.ID, prev)
+		func(w, line int, data []byte) (T, error) {
+			rec, err := ParseRecord(data, interns[w], opts.Fields)
+			if err != nil {
+				var zero T
+				return zero, err
 			}
-			ids[rec.ID] = line
-			return each(line, &rec)
+			return as(rec), nil
+		},
+		func(line int, v *T) error {
+			key := id(v)
+			if prev, dup := ids[key]; dup {
+				return fmt.Errorf("duplicate id %s (first on line %d)", key, prev)
+			}
+			ids[key] = line
+			return each(line, v)
 		})
 }
 
@@ -76,8 +93,23 @@ func NewInterner() *Interner {
 	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
 }
 
-// Tools decodes a tool list (absent or null: none), once per distinct text.
-func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) { return intern(in.tools, raw) }
+// Tools decodes a record's available_tools (absent or null: none) in any
+// shape trace.DecodeTools reads (OpenAI's {"type":"function",…} too; never
+// a tool without a name), once per distinct text.
+func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if v, ok := in.tools[string(raw)]; ok {
+		return v, nil
+	}
+	v, err := trace.DecodeTools(raw, "available_tools")
+	if err != nil {
+		return nil, err
+	}
+	in.tools[string(raw)] = v
+	return v, nil
+}
 
 // Metadata decodes a metadata object (absent or null: none), once per
 // distinct text.
@@ -106,11 +138,19 @@ func intern[T any](seen map[string]T, raw []byte) (T, error) {
 // most calls then need no map at all). A record with only
 // expected_tool/expected_args keeps them as they are: ExpectedList reads
 // them as one call.
+//
+// It is long because it is one switch over the record's members, each a
+// few lines, in the lexer's single pass.
 func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 	var r Record
+	var expTool string
+	var hasExpTool bool
+	var expArgs []byte // a slice of data until it is kept
+	var shape Shape
 	l := jsonlex.Lexer{Data: data}
 	err := l.Object(func(key []byte, _ bool) error {
 		var err error
+		shape.See(key)
 		switch string(key) {
 		case "id":
 			r.ID, _, err = l.StringOrNull("id")
@@ -119,20 +159,14 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 		case "available_tools":
 			var raw []byte
 			if raw, err = l.Skip(); err == nil {
-				if r.AvailableTools, err = in.Tools(raw); err != nil {
-					err = fmt.Errorf("available_tools: %v", err)
-				}
+				r.AvailableTools, err = in.Tools(raw)
 			}
 		case "expected_tool":
-			var tool string
-			var ok bool
-			if tool, ok, err = l.StringOrNull("expected_tool"); ok {
-				r.ExpectedTool = &tool
-			}
+			expTool, hasExpTool, err = l.StringOrNull("expected_tool")
 		case "expected_args":
 			var raw []byte
 			if raw, err = l.Skip(); err == nil && string(raw) != "null" {
-				r.ExpectedArgs = clone(raw)
+				expArgs = raw
 			}
 		case "expected_calls":
 			r.ExpectedCalls, err = readCallList(&l, "expected_calls")
@@ -170,8 +204,17 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 		}
 		return r, err
 	}
+	if err := shape.Gold(); err != nil {
+		return r, err
+	}
 	if r.ID == "" {
 		return r, errors.New("gold record without id")
+	}
+	if fields&FieldFirstCall != 0 || len(r.ExpectedCalls) == 0 {
+		if hasExpTool {
+			r.ExpectedTool = &expTool
+		}
+		r.ExpectedArgs = clone(expArgs)
 	}
 	if fields&FieldObserved != 0 && r.ObservedCalls == nil {
 		r.ObservedCalls = []ObservedCall{}

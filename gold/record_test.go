@@ -81,7 +81,7 @@ func TestReadWhatIsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if core.Input.Messages != nil || core.ObservedCalls != nil || core.Rationale != "" || core.Provenance.Status != "" {
+	if core.Input.Messages != nil || core.ObservedCalls != nil || core.Rationale != "" || core.Provenance.Status != "" || core.ExpectedTool != nil || core.ExpectedArgs != nil {
 		t.Errorf("core read decoded optional parts: %+v", core)
 	}
 	if core.ID != r.ID || core.Input.Context.Turn != 2 || len(core.ExpectedCalls) != 1 || len(core.Acceptable) != 1 {
@@ -95,17 +95,20 @@ func TestReadRejects(t *testing.T) {
 		"not an object":  `[1]`,
 		"args not obj":   `{"id":"a","expected_calls":[{"tool":"t","args":[1]}]}`,
 		"no tool":        `{"id":"a","expected_calls":[{"args":{}}]}`,
-		"turn not int":   `{"id":"a","input":{"context":{"turn":1.5}}}`,
+		"turn not int":   `{"id":"a","expected_tool":null,"input":{"context":{"turn":1.5}}}`,
 		"bad pointer":    `{"id":"a","expected_calls":[{"tool":"t","args":{"a":{}},"arg_rules":{"/a/b":{}}}]}`,
 		"trailing":       `{"id":"a"} x`,
-		"tools not list": `{"id":"a","available_tools":{}}`,
+		"tools not list": `{"id":"a","expected_tool":null,"available_tools":{}}`,
+		"no answer":      `{"id":"a","available_tools":[]}`,
+		"a prediction":   `{"id":"a","tool_calls":[]}`,
+		"nameless tool":  `{"id":"a","expected_tool":null,"available_tools":[{"type":"function","function":{"description":"d"}}]}`,
 	}
 	for name, line := range bad {
 		if _, err := ParseRecord([]byte(line), NewInterner(), AllFields); err == nil {
 			t.Errorf("%s: %s accepted", name, line)
 		}
 	}
-	err := Read(context.Background(), strings.NewReader("{\"id\":\"a\"}\n\n{\"id\":\"a\"}\n"), "g.jsonl", ReadOptions{}, func(int, *Record) error { return nil })
+	err := Read(context.Background(), strings.NewReader("{\"id\":\"a\",\"expected_tool\":null}\n\n{\"id\":\"a\",\"expected_calls\":[]}\n"), "g.jsonl", ReadOptions{}, func(int, *Record) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "g.jsonl:3: duplicate id a (first on line 1)") {
 		t.Errorf("duplicate id: %v", err)
 	}

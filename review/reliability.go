@@ -246,6 +246,9 @@ func indexOf(xs []int, x int) int {
 
 // stats computes, with w[g] units of each group, the statistics in the order
 // κ, AC1, α, then κ, AC1, α per class. NaN stands for undefined.
+//
+// It is long because the three coefficients and their per-class forms share
+// one pass over the weighted units and the same marginals.
 func (d *ratingData) stats(w []float64) []float64 {
 	q, R := len(d.classes), len(d.raters)
 	var nAll, nPair, paSum, doSum, nAlpha float64

@@ -86,6 +86,9 @@ func (s *Scorer) checkArgs(e *gold.ExpectedCall, ei, pi int32, tool int, ev *pai
 		}
 		s.addIssue(ev, KindUnexpectedArg, key, nil, s.f.Nodes[y].Raw)
 	}
+	if s.profile.schemaRequired {
+		s.missingRequired(e, ei, pi, tool, ev)
+	}
 }
 
 func orRaw(raw []byte, none string) []byte {
@@ -258,20 +261,52 @@ func matchesSchemaType(n *gold.Node, schemaType string, top bool) bool {
 
 // schemaProperty returns the schema node of argument key of tool, or -1.
 func (s *Scorer) schemaProperty(tool int, key []byte) int32 {
+	return s.f.Member(s.f.MemberString(s.schema(tool), "properties"), key)
+}
+
+// schema returns the node of tool's parameters schema (parsed once per
+// case), or -1.
+func (s *Scorer) schema(tool int) int32 {
 	if tool < 0 {
 		return -1
 	}
-	props := s.schemaProp[tool]
-	if props == -2 {
-		props = -1
+	root := s.schemaRoot[tool]
+	if root == -2 {
+		root = -1
 		if params := s.c.Tools[tool].Parameters; len(params) > 0 {
 			if idx, err := s.f.Parse(params); err == nil {
-				props = s.f.MemberString(idx, "properties")
+				root = idx
 			}
 		}
-		s.schemaProp[tool] = props
+		s.schemaRoot[tool] = root
 	}
-	return s.f.Member(props, key)
+	return root
+}
+
+// missingRequired reports, as BFCL's checker does before anything else,
+// each argument the tool's schema lists as required that the prediction
+// leaves out although the gold lets it be left out (an optional rule), or
+// does not mention it at all. BFCL cannot express "optional" for a required
+// parameter: its possible answer "" is never reached.
+func (s *Scorer) missingRequired(e *gold.ExpectedCall, ei, pi int32, tool int, ev *pairEval) {
+	req := s.f.MemberString(s.schema(tool), "required")
+	if req < 0 || s.f.Nodes[req].Kind != gold.KindArray {
+		return
+	}
+	for r := s.f.Nodes[req].First; r >= 0; r = s.f.Nodes[r].Next {
+		if s.f.Nodes[r].Kind != gold.KindString {
+			continue
+		}
+		key := s.f.Nodes[r].Text
+		if s.f.Member(pi, key) >= 0 {
+			continue
+		}
+		rule, hasRule := s.topRule(e, key)
+		if (hasRule || s.f.Member(ei, key) >= 0) && !rule.Optional {
+			continue // reported as missing already
+		}
+		s.addIssue(ev, KindMissingArg, key, []byte("(required by the tool's schema)"), nil)
+	}
 }
 
 // schemaDefault returns the node of the schema default of argument key, or

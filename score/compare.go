@@ -9,9 +9,13 @@ import (
 // agreement between reviewers uses too; the BFCL profile also equates
 // strings by bfclNormalize.
 
-// bfclNormalize appends BFCL's normalised form of s to dst: spaces and
-// ,./-_*^ removed, lower-cased, ' turned into ".
+// bfclNormalize appends BFCL's normalised form of s to dst, as its checker
+// computes it: re.sub("[ ,./\-_*^]", "", s).lower().replace("'", '"') —
+// Python's full lower-casing, so a word-final Σ becomes ς once the removed
+// characters are gone (pyLower).
 func bfclNormalize(dst, s []byte) []byte {
+	start := len(dst)
+	ascii := true
 	for len(s) > 0 {
 		r, n := utf8.DecodeRune(s)
 		s = s[n:]
@@ -21,7 +25,16 @@ func bfclNormalize(dst, s []byte) []byte {
 		case '\'':
 			r = '"'
 		}
+		if r >= utf8.RuneSelf {
+			ascii = false
+			dst = utf8.AppendRune(dst, r)
+			continue
+		}
 		dst = utf8.AppendRune(dst, unicode.ToLower(r))
 	}
-	return dst
+	if ascii {
+		return dst
+	}
+	lowered := pyLower(string(dst[start:]))
+	return append(dst[:start], lowered...)
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/textwrap"
 )
 
 // JudgeScore is the gate name of the LLM judge's mean score
@@ -158,8 +160,10 @@ func (r *Report) writeJudgeText(w *bufio.Writer, markdown bool, limit int) {
 	line := func(format string, args ...any) {
 		if markdown {
 			w.WriteString("- ")
+			fmt.Fprintf(w, format+"\n", args...)
+			return
 		}
-		fmt.Fprintf(w, format+"\n", args...)
+		w.WriteString(textwrap.Wrap(fmt.Sprintf(format, args...), textWidth, "  ") + "\n")
 	}
 	line("%s judge, model %s at %s, prompt sha256 %s, %d sample(s)", j.Kind, j.Model, j.Endpoint, short(j.PromptSHA256), j.Samples)
 	if j.Error != "" {
@@ -168,7 +172,7 @@ func (r *Report) writeJudgeText(w *bufio.Writer, markdown bool, limit int) {
 	}
 	line("mean judge_score %s over %d judged of %d selected items; %d requests, %d cache hits, %d errors, %d tokens",
 		FormatRate(j.MeanScore), j.Judged, j.Selected, j.Requests, j.CacheHits, j.Errors, j.Tokens.Total)
-	line("against the deterministic verdict (judge correct when score >= %g): %d rescues, %d contradictions", j.Threshold, j.Rescues, j.Contradictions)
+	line("against the deterministic verdict (judge correct when score >= %g): %s, %s", j.Threshold, plural(j.Rescues, "rescue"), plural(j.Contradictions, "contradiction"))
 	if j.Partial {
 		line("PARTIAL: the request budget ran out; %d items not judged", j.Skipped)
 	}
@@ -209,6 +213,9 @@ func (r *Report) writeJudgeText(w *bufio.Writer, markdown bool, limit int) {
 		if i == limit {
 			fmt.Fprintf(w, "… %d more judged items (--format json lists all)\n", len(rows)-limit)
 			break
+		}
+		if !markdown {
+			row = textwrap.Wrap(row, textWidth, strings.Repeat(" ", 12))
 		}
 		w.WriteString(row + "\n")
 	}

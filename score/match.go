@@ -24,7 +24,7 @@ type Scorer struct {
 	predArgs   []int32      // parsed argument object per call, -1 when unparseable
 	predTool   []int        // index in c.Tools, -1 when not available
 	predName   []string     // the available tool's name, or the call's own
-	schemaProp []int32      // per tool: its "properties" node; -2 not parsed yet, -1 none
+	schemaRoot []int32      // per tool: its parameters schema node; -2 not parsed yet, -1 none
 	evals      []pairEval   // n×m for the list in hand
 	best       listFit
 	cur        listFit
@@ -103,9 +103,9 @@ func (s *Scorer) Item(c *Case, p Prediction) ItemResult {
 	s.preparePredictions(p.Calls, &r)
 	m := len(s.calls)
 
-	s.schemaProp = s.schemaProp[:0]
+	s.schemaRoot = s.schemaRoot[:0]
 	for range c.Tools {
-		s.schemaProp = append(s.schemaProp, -2)
+		s.schemaRoot = append(s.schemaRoot, -2)
 	}
 	s.best.list = -1
 	for li := 0; li <= len(c.Acceptable); li++ {
@@ -145,7 +145,7 @@ func (s *Scorer) preparePredictions(calls []trace.Call, r *ItemResult) {
 		}
 		if args < 0 {
 			r.Unparseable++
-			if s.profile.unparseableIsNoCall {
+			if s.profile.unparseableIsNoCall && !(s.profile.unparseableFailsItem && len(s.c.Expected) > 0) {
 				continue
 			}
 		}

@@ -155,7 +155,13 @@ func TestMatchTruth(t *testing.T) {
 }
 
 func TestMatchBFCLProfile(t *testing.T) {
-	tools := []trace.Tool{{Name: "math.area", Parameters: json.RawMessage(`{"type":"dict","properties":{"base":{"type":"float"},"n":{"type":"integer"},"xs":{"type":"array","items":{"type":"float"}},"unit":{"type":"string"}}}`)}}
+	tools := []trace.Tool{{Name: "math.area", Parameters: json.RawMessage(`{"type":"dict","properties":{"base":{"type":"float"},"n":{"type":"integer"},"xs":{"type":"array","items":{"type":"float"}},"unit":{"type":"string"}}}`)},
+		{Name: "book", Parameters: json.RawMessage(`{"type":"dict","properties":{"city":{"type":"string"},"day":{"type":"string"},"note":{"type":"string"}},"required":["city","day"]}`)}}
+	ecRules := func(tool, args string, rules map[string]gold.ArgRule) gold.ExpectedCall {
+		e := ec(tool, args)
+		e.ArgRules = rules
+		return e
+	}
 	tests := []struct {
 		name     string
 		expected []gold.ExpectedCall
@@ -171,6 +177,24 @@ func TestMatchBFCLProfile(t *testing.T) {
 		{name: "int inside a float array", expected: []gold.ExpectedCall{ec("math.area", `{"xs":[1.0,2.5]}`)}, pred: []trace.Call{pc("math.area", `{"xs":[1,2.5]}`)}, bfcl: false, plain: true},
 		{name: "unparseable call on no-call item", pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: true, plain: false},
 		{name: "unparseable call on call item", expected: []gold.ExpectedCall{ec("math.area", `{"n":1}`)}, pred: []trace.Call{unparseable("math.area", `area(1)`)}, bfcl: false, plain: false},
+		// Python's str.lower(): a word-final Σ is ς, after BFCL has taken
+		// out the spaces (so the first Σ of ΟΔΟΣ ΑΘΗΝΑΣ is not final).
+		{name: "final sigma lower-cased as Python does", expected: []gold.ExpectedCall{ec("math.area", `{"unit":"Νικόλαος"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"ΝΙΚΌΛΑΟΣ"}`)}, bfcl: true, plain: false},
+		{name: "sigma made medial by removed spaces", expected: []gold.ExpectedCall{ec("math.area", `{"unit":"οδοσαθηνας"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"ΟΔΟΣ ΑΘΗΝΑΣ"}`)}, bfcl: true, plain: false},
+		{name: "final sigma is not medial sigma", expected: []gold.ExpectedCall{ec("math.area", `{"unit":"οδοςαθηνας"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"ΟΔΟΣ ΑΘΗΝΑΣ"}`)}, bfcl: false, plain: false},
+		{name: "dotted capital I", expected: []gold.ExpectedCall{ec("math.area", `{"unit":"i̇stanbul"}`)}, pred: []trace.Call{pc("math.area", `{"unit":"İstanbul"}`)}, bfcl: true, plain: false},
+		// BFCL checks the schema's required parameters before the possible
+		// answers: an optional rule cannot excuse leaving one out.
+		{name: "optional rule on a schema-required argument", expected: []gold.ExpectedCall{ecRules("book", `{"city":"Oslo","day":"mon"}`, map[string]gold.ArgRule{"day": {Optional: true}})},
+			pred: []trace.Call{pc("book", `{"city":"Oslo"}`)}, bfcl: false, plain: true},
+		{name: "optional rule on an argument the schema does not require", expected: []gold.ExpectedCall{ecRules("book", `{"city":"Oslo","note":"x"}`, map[string]gold.ArgRule{"note": {Optional: true}})},
+			pred: []trace.Call{pc("book", `{"city":"Oslo","day":"mon"}`)}, bfcl: false, plain: false},
+		{name: "required argument the gold leaves to any value", expected: []gold.ExpectedCall{ecRules("book", `{"city":"Oslo"}`, map[string]gold.ArgRule{"day": {Match: gold.MatchAny, Optional: true}})},
+			pred: []trace.Call{pc("book", `{"city":"Oslo","day":"tue"}`)}, bfcl: true, plain: true},
+		// BFCL decodes the whole output first: one call it cannot decode
+		// fails the item, however right the other is.
+		{name: "exact call beside an unparseable one", expected: []gold.ExpectedCall{ec("math.area", `{"n":1}`)},
+			pred: []trace.Call{pc("math.area", `{"n":1}`), unparseable("math.area", `{"n": 2, "xs": [1,`)}, bfcl: false, plain: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,6 +26,14 @@ type Profile struct {
 	// does this; goldtrace never credits an unparseable call as an
 	// abstention.
 	unparseableIsNoCall bool
+	// schemaRequired fails a call that leaves out an argument its tool's
+	// schema requires, whatever the gold's rules say (BFCL checks required
+	// parameters first; an optional rule cannot loosen that there).
+	schemaRequired bool
+	// unparseableFailsItem fails an item that expects a call when any
+	// predicted call's arguments were not JSON (BFCL's decoder fails the
+	// whole output before it checks a call).
+	unparseableFailsItem bool
 	// schemaDefaults reads an argument passed with its tool schema's
 	// default as omitted (not unexpected_arg, and accepted for an optional
 	// argument). goldtrace's own rule; BFCL reports unexpected_param or
@@ -43,11 +51,13 @@ var ProfileDefault = Profile{Name: "default", schemaDefaults: true}
 
 // ProfileBFCL mimics BFCL v4's AST checker (see Profile's fields).
 var ProfileBFCL = Profile{
-	Name:                "bfcl",
-	normalizeStrings:    true,
-	dotIsUnderscore:     true,
-	schemaTypes:         true,
-	unparseableIsNoCall: true,
+	Name:                 "bfcl",
+	normalizeStrings:     true,
+	dotIsUnderscore:      true,
+	schemaTypes:          true,
+	unparseableIsNoCall:  true,
+	schemaRequired:       true,
+	unparseableFailsItem: true,
 }
 
 // ProfilePipeline adds the production pipeline's two deterministic graders

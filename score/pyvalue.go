@@ -117,10 +117,16 @@ func pyRound3(x float64) float64 {
 	return v
 }
 
-// pyLowerStrip is Python's s.lower().strip(): full lower-casing (İ becomes
-// "i̇", a final Σ becomes ς) and Python's whitespace set at both ends.
+// pyLowerStrip is Python's s.lower().strip(): full lower-casing (pyLower)
+// and Python's whitespace set at both ends.
 func pyLowerStrip(text []byte) string {
-	s := string(text)
+	return strings.TrimFunc(pyLower(string(text)), pyIsSpace)
+}
+
+// pyLower is Python's s.lower(): Unicode's full lower-casing, which maps
+// one rune at a time except İ (to "i̇") and Σ (to ς at the end of a word,
+// Unicode's Final_Sigma condition, else σ).
+func pyLower(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i, r := range s {
@@ -137,7 +143,7 @@ func pyLowerStrip(text []byte) string {
 			b.WriteRune(unicode.ToLower(r))
 		}
 	}
-	return strings.TrimFunc(b.String(), pyIsSpace)
+	return b.String()
 }
 
 // finalSigma applies Unicode's Final_Sigma condition to the Σ at byte i: a

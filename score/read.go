@@ -44,16 +44,27 @@ func ReadGold(ctx context.Context, r io.Reader, name string, opts GoldOptions) (
 	var cases [][]Case // per block of about blockCases, joined once at the end
 	var observed [][]Prediction
 	const blockCases = 4096
+	type goldLine struct {
+		c        Case
+		observed Prediction
+	}
+	asLine := func(rec gold.Record) goldLine {
+		gl := goldLine{c: CaseOf(&rec)}
+		if opts.Observed {
+			gl.observed = ObservedOf(&rec)
+		}
+		return gl
+	}
 	n := 0
-	err := gold.Read(ctx, r, name, ro, func(_ int, rec *gold.Record) error {
+	err := gold.ReadAs(ctx, r, name, ro, asLine, func(gl *goldLine) string { return gl.c.ID }, func(_ int, gl *goldLine) error {
 		if len(cases) == 0 || len(cases[len(cases)-1]) == blockCases {
 			cases = append(cases, make([]Case, 0, blockCases))
 			observed = append(observed, nil)
 		}
 		k := len(cases) - 1
-		cases[k] = append(cases[k], CaseOf(rec))
+		cases[k] = append(cases[k], gl.c)
 		if opts.Observed {
-			observed[k] = append(observed[k], ObservedOf(rec))
+			observed[k] = append(observed[k], gl.observed)
 		}
 		n++
 		return nil

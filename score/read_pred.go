@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/internal/jsonl"
-
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -37,7 +37,7 @@ func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case
 		func(_, _ int, data []byte) (idPrediction, error) {
 			return ParsePrediction(data)
 		},
-		func(line int, ip idPrediction) error {
+		func(line int, ip *idPrediction) error {
 			i, ok := index[ip.ID]
 			if !ok {
 				if opts.AllowUnknown {
@@ -79,8 +79,10 @@ type idPrediction struct {
 func ParsePrediction(data []byte) (idPrediction, error) {
 	var ip idPrediction
 	hasID := false
+	var shape gold.Shape
 	l := jsonlex.Lexer{Data: data}
 	err := l.Object(func(key []byte, _ bool) error {
+		shape.See(key)
 		switch string(key) {
 		case "id":
 			var err error
@@ -126,6 +128,9 @@ func ParsePrediction(data []byte) (idPrediction, error) {
 		if errors.Is(err, jsonlex.ErrSyntax) {
 			return ip, fmt.Errorf("not a prediction: %v", err)
 		}
+		return ip, err
+	}
+	if err := shape.Prediction(); err != nil {
 		return ip, err
 	}
 	if !hasID || ip.ID == "" {

@@ -53,15 +53,22 @@ func TestReadGold(t *testing.T) {
 	}
 
 	bad := []struct{ in, want string }{
-		{"{\"id\":\"a\"}\n{\"id\":\"a\"}\n", "g.jsonl:2: duplicate id a (first on line 1)"},
-		{"{\"id\":\"a\"}\n\n{\"id\":\"b\",\n", "g.jsonl:3: not a gold record"},
+		{"{\"id\":\"a\",\"expected_tool\":null}\n{\"id\":\"a\",\"expected_calls\":[]}\n", "g.jsonl:2: duplicate id a (first on line 1)"},
+		{"{\"id\":\"a\",\"expected_tool\":null}\n\n{\"id\":\"b\",\n", "g.jsonl:3: not a gold record"},
+		// A file of ids alone is not gold that expects no call, and a
+		// predictions file or a trace file is not gold at all.
+		{`{"id":"it_1"}`, "g.jsonl:1: not a gold record: it has neither expected_calls nor expected_tool"},
+		{`{"id":"it_1","tool_calls":[]}`, "g.jsonl:1: this is a prediction, not a gold record (it has tool_calls and no expected_calls or expected_tool)"},
+		{`{"id":"tr_1","messages":[]}`, "g.jsonl:1: this is a trace, not a gold record (it has messages"},
+		{`{"id":"a","expected_tool":null,"available_tools":[{"type":"function","function":{"description":"d"}}]}`, "g.jsonl:1: available_tools[0]: tool has no name"},
+		{`{"id":"a","expected_tool":null,"available_tools":[{"name":"x"},{"type":"function","function":{"name":"x"}}]}`, "g.jsonl:1: available_tools[1]: tool x is defined twice"},
 		{`{"expected_calls":[]}`, "g.jsonl:1: gold record without id"},
 		{`{"id":5}`, "g.jsonl:1: id must be a string"},
 		{`{"id":"a","expected_calls":[{"tool":"x","args":[1]}]}`, "g.jsonl:1: expected call x: args must be a JSON object"},
 		{`{"id":"a","expected_calls":[{"args":{}}]}`, "g.jsonl:1: expected call without a tool name"},
 		{`{"id":"a","expected_calls":[{"tool":"x","args":{"a":{}},"arg_rules":{"/a/b":{}}}]}`, `g.jsonl:1: expected call x: arg_rules "/a/b" points to a.b, which the expected args do not have`},
 		{`{"id":"a"} x`, "g.jsonl:1: not a gold record: invalid JSON: trailing data"},
-		{`{"id":"a","available_tools":{"x":1}}`, "g.jsonl:1: available_tools: json: cannot unmarshal"},
+		{`{"id":"a","expected_tool":null,"available_tools":{"x":1}}`, "g.jsonl:1: available_tools must be a JSON array of tools"},
 	}
 	for _, tt := range bad {
 		_, err := ReadGold(context.Background(), strings.NewReader(tt.in), "g.jsonl", GoldOptions{})
@@ -97,7 +104,7 @@ func TestReadGoldBlocks(t *testing.T) {
 	if err != nil || len(g.Cases) != strings.Count(small, "\n") {
 		t.Fatalf("one byte at a time: %d cases, %v", len(g.Cases), err)
 	}
-	_, err = ReadGold(context.Background(), strings.NewReader(small+"{\"id\":\"it_00000\"}\n"), "g", GoldOptions{})
+	_, err = ReadGold(context.Background(), strings.NewReader(small+"{\"id\":\"it_00000\",\"expected_tool\":null}\n"), "g", GoldOptions{})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("g:%d: duplicate id it_00000", len(g.Cases)+1)) {
 		t.Errorf("line number after many blocks: %v", err)
 	}
@@ -204,5 +211,40 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 		if got := appendJSONFloat(nil, f); string(got) != string(want) {
 			t.Errorf("float %v: %s, want %s", f, got, want)
 		}
+	}
+}
+
+// available_tools in OpenAI's {"type":"function","function":{…}} shape, as
+// users paste them, read with their names, descriptions and schemas.
+func TestReadGoldOpenAITools(t *testing.T) {
+	line := `{"id":"a","expected_tool":"get","expected_args":{},"available_tools":[{"type":"function","function":{"name":"get","description":"Get it.","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}},{"name":"put","parameters":"{\"type\":\"object\"}"}]}`
+	g, err := ReadGold(context.Background(), strings.NewReader(line), "g.jsonl", GoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := g.Cases[0].Tools
+	if len(tools) != 2 || tools[0].Name != "get" || tools[0].Description != "Get it." ||
+		!strings.Contains(string(tools[0].Parameters), `"q"`) || tools[1].Name != "put" || string(tools[1].Parameters) != `{"type":"object"}` {
+		t.Fatalf("tools %+v", tools)
+	}
+}
+
+// A gold record (or a trace) in the predictions file is refused: --gold and
+// --pred swapped must not score.
+func TestReadPredictionsRefusesGold(t *testing.T) {
+	cases := []Case{{ID: "a"}}
+	for _, tt := range []struct{ in, want string }{
+		{`{"id":"a","expected_tool":null,"expected_calls":[]}`, "p:1: this is a gold record, not a prediction (it has expected_tool)"},
+		{`{"id":"a","input":{},"available_tools":[]}`, "p:1: this is a gold record, not a prediction (it has available_tools)"},
+		{`{"id":"a","messages":[{"role":"user","content":"x"}]}`, "p:1: this is a trace, not a prediction (it has messages and no tool_calls"},
+	} {
+		_, _, err := ReadPredictions(context.Background(), strings.NewReader(tt.in), "p", cases, PredictionOptions{})
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.Is(err, gold.ErrWrongFile) {
+			t.Errorf("%s: %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	// Extra keys a harness writes beside tool_calls are not a problem.
+	if _, _, err := ReadPredictions(context.Background(), strings.NewReader(`{"id":"a","tool_calls":[],"latency_ms":5,"messages":[]}`), "p", cases, PredictionOptions{}); err != nil {
+		t.Error(err)
 	}
 }

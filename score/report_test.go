@@ -207,3 +207,36 @@ func TestAbbreviate(t *testing.T) {
 		}
 	}
 }
+
+// The text report fits 80 columns however long the tool names and failure
+// messages, with every profile: names are shortened in their column,
+// messages wrap at spaces under themselves, and nothing is lost from a
+// failure message.
+func TestTextReportFits80Columns(t *testing.T) {
+	long := "lookup_customer_by_email_address_and_phone_number"
+	cases := []Case{
+		{ID: "it_0000000000000001", Expected: []gold.ExpectedCall{{Tool: long, Args: json.RawMessage(`{"email":"someone.with.a.long.address@example.com"}`)}}},
+		{ID: "it_0000000000000002", Expected: []gold.ExpectedCall{{Tool: "cancel_order", Args: json.RawMessage(`{"order_id":"ORD-65787"}`)}}},
+	}
+	preds := []Prediction{
+		{Calls: []trace.Call{pc(long, `{"email":"someone.else.with.a.long.address@example.com"}`)}},
+		{Calls: []trace.Call{pc("cancel_order", `{"order_id":65787}`)}},
+	}
+	for _, name := range ProfileNames {
+		profile, _ := ProfileByName(name)
+		r := Score(cases, preds, Options{Profile: profile})
+		var buf bytes.Buffer
+		if err := r.Write(&buf, "text", WriteOptions{Failures: 10}); err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(buf.String(), "\n") {
+			if n := len([]rune(line)); n > 80 {
+				t.Errorf("%s: line %d is %d columns: %q", name, i+1, n, line)
+			}
+		}
+		flat := strings.Join(strings.Fields(buf.String()), " ")
+		if !strings.Contains(flat, `cancel_order.order_id = 65787 (number); want "ORD-65787" (string)`) {
+			t.Errorf("%s: a failure message was cut:\n%s", name, buf.String())
+		}
+	}
+}

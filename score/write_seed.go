@@ -30,11 +30,12 @@ func (r *Report) writeSeedText(w io.Writer) {
 	if len(r.Overall.Seed) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nPROFILE %s (its own numbers: mean per item where defined", r.Profile)
+	head := fmt.Sprintf("PROFILE %s (its own numbers: mean per item where defined", r.Profile)
 	if s := r.seedSettings(); s != "" {
-		fmt.Fprintf(w, "; %s", s)
+		head += "; " + s
 	}
-	fmt.Fprintln(w, ")")
+	fmt.Fprintln(w)
+	writeWrapped(w, "", head+")", "  ")
 	for _, sr := range r.Overall.Seed {
 		fmt.Fprintf(w, "%-24s %8s\n", sr.Name, FormatRate(sr.Value))
 	}
@@ -47,23 +48,36 @@ func (r *Report) writeSeedText(w io.Writer) {
 				k++
 			}
 		}
-		fmt.Fprintf(w, "trajectories: %d traces, mean tool_selection_accuracy %s\n", n, FormatRate(ratio(sum, k)))
+		fmt.Fprintf(w, "trajectories: %s, mean tool_selection_accuracy %s\n", plural(n, "trace"), FormatRate(ratio(sum, k)))
 	}
 	names := seedColumns(r)
-	fmt.Fprintf(w, "\n%s %6s", pad("PER TOOL", 36), "N")
+	const countWidth = 5
+	colWidth := 0
 	for _, n := range names {
-		fmt.Fprintf(w, " %9s", seedHeads[n])
+		colWidth = max(colWidth, len(seedHeads[n]), 6)
+	}
+	tools := r.WorstTools()
+	nameWidth := len("PER TOOL")
+	for i, g := range tools {
+		if i < 15 {
+			nameWidth = max(nameWidth, len([]rune(g.Name)))
+		}
+	}
+	nameWidth = max(min(nameWidth, textWidth-1-countWidth-len(names)*(1+colWidth)), 8)
+	fmt.Fprintf(w, "\n%s %*s", pad("PER TOOL", nameWidth), countWidth, "N")
+	for _, n := range names {
+		fmt.Fprintf(w, " %*s", colWidth, seedHeads[n])
 	}
 	fmt.Fprintln(w)
-	for i, g := range r.WorstTools() {
+	for i, g := range tools {
 		if i == 15 {
 			fmt.Fprintf(w, "… %d more (see --format json)\n", len(r.PerTool)-15)
 			break
 		}
-		fmt.Fprintf(w, "%s %6d", pad(abbreviate(g.Name, 36), 36), g.Items)
+		fmt.Fprintf(w, "%s %*d", pad(abbreviate(g.Name, nameWidth), nameWidth), countWidth, g.Items)
 		for _, n := range names {
 			p, _ := g.rate(n)
-			fmt.Fprintf(w, " %9s", FormatRate(p))
+			fmt.Fprintf(w, " %*s", colWidth, FormatRate(p))
 		}
 		fmt.Fprintln(w)
 	}

@@ -6,10 +6,14 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/textwrap"
 )
 
-// The text report fits in 100 columns.
-const textWidth = 100
+// The text report fits in 80 columns (a terminal's default): tables narrow
+// their name column, long lines wrap at spaces with their continuation
+// indented under their text.
+const textWidth = textwrap.Width
 
 // tableMetrics are the columns of the per-tool and cohort tables.
 var tableMetrics = []struct{ name, head string }{
@@ -40,19 +44,19 @@ func (r *Report) writeText(out io.Writer, opts WriteOptions) error {
 		"args_shape": fmt.Sprintf("%d items with gold calls", m.CallItems), "args_value": fmt.Sprintf("%d items with gold calls", m.CallItems),
 		"sequence": fmt.Sprintf("%d items with gold calls", m.CallItems), "precision": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
 		"recall": fmt.Sprintf("%d expected calls", m.ExpectedCalls), "f1": "", "no_tool_accuracy": fmt.Sprintf("%d no-call items", m.NoCallItems),
-		"hallucinated_tool_rate": fmt.Sprintf("%d predicted calls on items listing their tools", m.CatalogCalls), "unparseable_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
+		"hallucinated_tool_rate": fmt.Sprintf("%d predicted calls on items listing tools", m.CatalogCalls), "unparseable_rate": fmt.Sprintf("%d predicted calls", m.PredictedCalls),
 	}
 	for _, name := range RateNames {
 		p, _ := m.rate(name)
 		fmt.Fprintf(w, "%-24s %8s  %s\n", name, FormatRate(p), over[name])
 	}
-	fmt.Fprintf(w, "calls: %d expected, %d predicted, %d matched, %d missed, %d spurious\n",
-		m.ExpectedCalls, m.PredictedCalls, m.MatchedCalls, m.MissedCalls, m.SpuriousCalls)
+	writeWrapped(w, "", fmt.Sprintf("calls: %d expected, %d predicted, %d matched, %d missed, %d spurious",
+		m.ExpectedCalls, m.PredictedCalls, m.MatchedCalls, m.MissedCalls, m.SpuriousCalls), "  ")
 	if k := kindCounts(m); len(k) > 0 {
-		fmt.Fprintf(w, "error kinds: %s\n", strings.Join(k, ", "))
+		writeWrapped(w, "error kinds: ", strings.Join(k, ", "), "  ")
 	}
 	if n := len(r.MissingPredictions); n > 0 {
-		fmt.Fprintf(w, "no prediction for %d items (scored as no call): %s\n", n, listSome(r.MissingPredictions, 5))
+		writeWrapped(w, "", fmt.Sprintf("no prediction for %s (scored as no call): %s", plural(n, "item"), listSome(r.MissingPredictions, 5)), "  ")
 	}
 	r.writeSeedText(w)
 
@@ -85,12 +89,22 @@ func listSome(ids []string, n int) string {
 	return strings.Join(ids[:n], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-n)
 }
 
-// writeGroups prints a table of groups (at most limit rows).
+// writeGroups prints a table of groups (at most limit rows) in textWidth
+// columns: the name column is as wide as the longest name shown, up to what
+// the metric columns leave (longer names are shortened in the middle).
 func writeGroups(w io.Writer, groups []Group, limit int) {
-	const nameWidth = 36
-	fmt.Fprintf(w, "%s %6s", pad("NAME", nameWidth), "N")
+	const countWidth, metricWidth = 5, 7
+	maxName := textWidth - 1 - countWidth - len(tableMetrics)*(1+metricWidth)
+	nameWidth := len("NAME")
+	for i, g := range groups {
+		if i == limit {
+			break
+		}
+		nameWidth = max(nameWidth, min(len([]rune(g.Name)), maxName))
+	}
+	fmt.Fprintf(w, "%s %*s", pad("NAME", nameWidth), countWidth, "N")
 	for _, c := range tableMetrics {
-		fmt.Fprintf(w, " %8s", c.head)
+		fmt.Fprintf(w, " %*s", metricWidth, c.head)
 	}
 	fmt.Fprintln(w)
 	for i, g := range groups {
@@ -98,13 +112,20 @@ func writeGroups(w io.Writer, groups []Group, limit int) {
 			fmt.Fprintf(w, "… %d more (see --format json)\n", len(groups)-limit)
 			break
 		}
-		fmt.Fprintf(w, "%s %6d", pad(abbreviate(g.Name, nameWidth), nameWidth), g.Items)
+		fmt.Fprintf(w, "%s %*d", pad(abbreviate(g.Name, nameWidth), nameWidth), countWidth, g.Items)
 		for _, c := range tableMetrics {
 			p, _ := g.rate(c.name)
-			fmt.Fprintf(w, " %8s", FormatRate(p))
+			fmt.Fprintf(w, " %*s", metricWidth, FormatRate(p))
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeWrapped writes lead then text, wrapped at spaces to textWidth
+// columns; continuation lines start with indent. A word longer than a line
+// is cut only when it must be.
+func writeWrapped(w io.Writer, lead, text, indent string) {
+	fmt.Fprintln(w, textwrap.Wrap(lead+text, textWidth, indent))
 }
 
 // maxConfusionClasses bounds the confusion matrix shown in text (the JSON
@@ -146,7 +167,7 @@ func (r *Report) writeConfusionText(w io.Writer) {
 		grid[at(c.Expected)][at(c.Predicted)] += c.Count
 	}
 	fmt.Fprintf(w, "CONFUSION (rows: expected first tool, columns: predicted; %d of %d classes)\n", len(shown), len(classes))
-	const labelWidth = 30
+	const labelWidth = 24
 	cell := (textWidth - labelWidth - 4) / k
 	cell = min(max(cell, 5), 8)
 	fmt.Fprintf(w, "%s", pad("", labelWidth+4))
@@ -185,8 +206,12 @@ func (r *Report) writeFailuresText(w io.Writer, limit int) {
 	}
 	idWidth = min(idWidth, 24)
 	for _, f := range fails[:n] {
+		// The message wraps under itself rather than being cut: the part
+		// a cut would hide (the wanted value) is the useful one.
 		prefix := fmt.Sprintf("%s  %-15s  ", pad(abbreviate(f.ID, idWidth), idWidth), f.Kind)
-		fmt.Fprintf(w, "%s%s\n", prefix, abbreviate(f.Message, textWidth-len([]rune(prefix))))
+		indent := strings.Repeat(" ", len([]rune(prefix)))
+		lines := strings.Split(textwrap.Wrap(f.Message, textWidth-len(indent), ""), "\n")
+		fmt.Fprintln(w, prefix+strings.Join(lines, "\n"+indent))
 	}
 }
 

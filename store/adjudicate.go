@@ -114,7 +114,17 @@ func (s *Store) Resolve(ctx context.Context, r Resolution) (review.Gold, error) 
 		if err := review.ApplyArgRules(&g, r.Rules); err != nil {
 			return err
 		}
-		g.Adjudicator, g.Reason = r.Lead, r.Reason
+		if len(r.Rules) > 0 {
+			// A lead who changes what counts as correct decided the gold:
+			// agreed gold given rules becomes adjudicated, by that lead.
+			g.Status = review.GoldAdjudicated
+		}
+		g.Adjudicator, g.Reason = "", r.Reason
+		if g.Status == review.GoldAdjudicated {
+			// Agreed gold has no adjudicator (an accepting lead is in the
+			// adjudications log), or no export could carry it.
+			g.Adjudicator = r.Lead
+		}
 		now := s.now()
 		g.UpdatedAt = s.Now()
 		if err := putGold(ctx, tx, g, now); err != nil {

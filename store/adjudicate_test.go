@@ -268,7 +268,7 @@ func TestReviewAgreedHoldsAgreedItems(t *testing.T) {
 		t.Fatalf("review queue: %+v", q)
 	}
 	g, err := st.Resolve(ctx, Resolution{Item: item, Lead: "carol", Reason: "looks right", Accept: true})
-	if err != nil || g.Status != review.GoldAgreed || g.Adjudicator != "carol" {
+	if err != nil || g.Status != review.GoldAgreed || g.Adjudicator != "" {
 		t.Fatalf("accept: %+v %v", g, err)
 	}
 	if s := itemStatus(t, st, item); s != "agreed" {
@@ -320,5 +320,36 @@ func TestConcurrentResolveOneWins(t *testing.T) {
 	st.Reader().QueryRowContext(ctx, `SELECT count(*) FROM adjudications`).Scan(&n)
 	if n != 1 {
 		t.Errorf("adjudication rows: %d", n)
+	}
+}
+
+// A rule given to agreed gold makes it adjudicated gold by the lead who
+// gave it, and accepting agreed labels keeps agreed gold without an
+// adjudicator: either way what is stored is what an export can carry.
+func TestResolveRulesOnAgreedGold(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	item := assignTwo(t, st)
+	if err := st.AddUser(ctx, "carol", RoleLead); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"alice", "bob"} {
+		if _, err := st.SubmitLabel(ctx, callLabel(item, r, `{"order_id":"ORD-1"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := itemStatus(t, st, item); s != "agreed" {
+		t.Fatalf("status %s", s)
+	}
+	g, err := st.Resolve(ctx, Resolution{Item: item, Lead: "carol", Reason: "ids vary in case",
+		Rules: []review.ArgRuleSpec{{Arg: "order_id", Rule: gold.ArgRule{Match: gold.MatchFuzzy}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != review.GoldAdjudicated || g.Adjudicator != "carol" {
+		t.Errorf("gold after a rule: %+v", g)
+	}
+	if s := itemStatus(t, st, item); s != "adjudicated" {
+		t.Errorf("item status %s", s)
 	}
 }

@@ -271,6 +271,9 @@ func (f *argForm) touched(path []int, empty bool) {
 
 // Update handles a key (or a cursor message). changed reports an edit;
 // leave is ±1 when the focus steps out of the form.
+//
+// It is long because it is one switch over the form's keys; each case
+// delegates to a method.
 func (f *argForm) Update(msg tea.Msg) (changed bool, leave int, cmd tea.Cmd) {
 	if f.pick != nil {
 		return f.updatePick(msg)

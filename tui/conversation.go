@@ -135,7 +135,7 @@ func (cv conversationView) collapse(s *Styles, lines []string, n, room int) []st
 	if cv.Expanded || len(lines) <= n {
 		return lines
 	}
-	note := fmt.Sprintf(" … %d more lines", len(lines)-n)
+	note := fmt.Sprintf(" … %s", plural(len(lines)-n, "more line"))
 	if cv.ExpandKey != "" {
 		note += " [" + cv.ExpandKey + "]"
 	}

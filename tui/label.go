@@ -213,6 +213,8 @@ func (p *LabelPage) touch() {
 	p.lastInput = now
 }
 
+// handleKey dispatches one key on the label screen. It is long because it
+// is one switch over the screen's key bindings; each case delegates.
 func (p *LabelPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 	p.syncKeys() // the state may have changed since the last message
 	k := &p.c.Keys.Label

@@ -107,14 +107,14 @@ func TestDishonestReviewerCannotImportInAnotherName(t *testing.T) {
 	}
 	bobs := lblWrite(t, lblLine(items[0], "bob", "call", `[{"tool":"get_order_status","args":{"order_id":"ORD-12345"}}]`))
 	out, errs, code := rvRun(t, db, "", "labels", "import", bobs, "--as", "bob")
-	if code != 0 || out != "imported 1 labels from "+bobs+"\n" {
+	if code != 0 || out != "imported 1 label from "+bobs+"\n" {
 		t.Fatalf("bob's import: %d %q %s", code, out, errs)
 	}
 	// The lead imports for a reviewer with --for-others, sees the split, and
 	// the audit log says it was in another's name.
 	forAlice := lblWrite(t, lblLine(items[1], "alice", "no_call", ""), lblLine(items[1], "bob", "no_call", ""))
 	out, errs, code = rvRun(t, db, "", "labels", "import", forAlice, "--as", "carol", "--for-others")
-	if code != 0 || !strings.Contains(out, "1 items agreed, 0 disputed") {
+	if code != 0 || !strings.Contains(out, "1 item agreed, 0 disputed") {
 		t.Fatalf("lead for others: %d %q %s", code, out, errs)
 	}
 	log, _, _ := rvRun(t, db, "", "audit", "--as", "carol", "--action", "labels.import-others")

@@ -7,11 +7,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -38,6 +41,8 @@ type CLI struct {
 	dbFrom    string
 	config    config
 	mayCreate bool
+	// quietCreate: the command says "created" itself (init).
+	quietCreate bool
 	// remote: the command tree runs one command for an SSH client (goldtrace
 	// serve builds one per command), which never asks for shell completion.
 	remote bool
@@ -53,10 +58,12 @@ func (a *CLI) Store(ctx context.Context) (*store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	if !a.mayCreate {
-		if _, err := os.Stat(a.DBPath); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no goldtrace database at %s (set --db or GOLDTRACE_DB, or run goldtrace init)", a.DBPath)
-		}
+	missing, err := checkDBPath(a.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	if missing && !a.mayCreate {
+		return nil, fmt.Errorf("no goldtrace database at %s (set --db or GOLDTRACE_DB, or run goldtrace init)", a.DBPath)
 	}
 	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly})
 	if err != nil {
@@ -65,8 +72,42 @@ func (a *CLI) Store(ctx context.Context) (*store.Store, error) {
 		}
 		return nil, fmt.Errorf("database %s: %w", a.DBPath, err)
 	}
+	if missing && !a.quietCreate {
+		// A mistyped --db must not quietly start a new project.
+		fmt.Fprintf(a.Err, "created %s\n", a.DBPath)
+	}
 	a.store = st
 	return st, nil
+}
+
+// checkDBPath says whether the database file at path is missing (and may
+// be created), or why it cannot be a database file: a directory, a parent
+// directory that does not exist or is a file. A URL (another engine) is
+// left to the store.
+func checkDBPath(path string) (missing bool, err error) {
+	if strings.Contains(path, "://") {
+		return false, nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return false, fmt.Errorf("database %s is a directory, not a goldtrace database file (give a file path, e.g. --db %s)",
+			path, shellQuote(filepath.Join(path, "goldtrace.db")))
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return false, fmt.Errorf("database %s: %w", path, fserr.Bare(err))
+	}
+	dir := filepath.Dir(path)
+	switch di, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return true, fmt.Errorf("database %s: directory %s does not exist", path, dir)
+	case err != nil:
+		return true, fmt.Errorf("database %s: directory %s: %w", path, dir, fserr.Bare(err))
+	case !di.IsDir():
+		return true, fmt.Errorf("database %s: %s is not a directory", path, dir)
+	}
+	return true, nil
 }
 
 // completionBackend opens the database read-only for shell completion

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +39,15 @@ open it: it shows adjudicated answers.`,
 					return err
 				}
 			}
-			return tui.RunDashboard(ctx, session, who.Name, tui.DashboardOptions{Batch: batch},
+			err = tui.RunDashboard(ctx, session, who.Name, tui.DashboardOptions{Batch: batch},
 				cli.programOptions()...)
+			var notice *tui.QuitNotice
+			if errors.As(err, &notice) {
+				// the adjudication summary, when a went there: not a failure
+				fmt.Fprintln(cli.Err, strings.Join(notice.Lines, "\n"))
+				return nil
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&as, "as", "", "the lead looking (required)")

@@ -122,6 +122,11 @@ var commandExamples = map[string][]string{
 		"goldtrace labels export --as alice --out my-labels.jsonl",
 		"goldtrace labels export --as carol --batch b1 --reviewer alice",
 	},
+	"items": {
+		"goldtrace items --as carol --state disputed",
+		"goldtrace items --as carol --batch b1 --tool escalate_to_human --json",
+		"goldtrace items --as alice --state pending",
+	},
 	"labels import": {
 		"goldtrace labels import my-labels.jsonl --as alice",
 		"goldtrace labels import old-tool-export.jsonl --as carol --for-others --skip-invalid --json",

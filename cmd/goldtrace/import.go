@@ -98,6 +98,6 @@ func printImportResult(cli *CLI, r store.ImportResult) {
 	if r.ReplacedUTF8 > 0 {
 		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
 	}
-	fmt.Fprintf(cli.Out, "%s: imported %d traces, %d already stored, %d invalid skipped, %d items created%s\n",
-		r.Source, r.Imported, r.Duplicates, r.Skipped, r.Items, utf)
+	fmt.Fprintf(cli.Out, "%s: imported %s, %d already stored, %d invalid skipped, %s created%s\n",
+		r.Source, countNoun(r.Imported, "trace", "traces"), r.Duplicates, r.Skipped, countNoun(r.Items, "item", "items"), utf)
 }

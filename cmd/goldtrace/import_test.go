@@ -18,10 +18,12 @@ import (
 
 // impRun runs goldtrace with args against db and returns stdout, stderr (with
 // the line main would print for an error) and the exit code.
+// impRun runs goldtrace; the "created DB" line of a first import, which
+// TestCreatedDatabaseIsSaid checks, is left out of stderr.
 func impRun(t *testing.T, db string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	out, errOut, code, _ := runCLI(db, stdin, args...)
-	return out, errOut, code
+	return out, strings.TrimPrefix(errOut, "created "+db+"\n"), code
 }
 
 func impWrite(t *testing.T, dir, name, body string) string {
@@ -177,7 +179,7 @@ func TestImportReimportAndConflicts(t *testing.T) {
 		t.Fatalf("%d traces after an aborted import, want 120", n)
 	}
 	out, _, code = impRun(t, db, "", "import", "--skip-invalid", other)
-	if code != 0 || !strings.Contains(out, "imported 1 traces, 0 already stored, 1 invalid skipped") {
+	if code != 0 || !strings.Contains(out, "imported 1 trace, 0 already stored, 1 invalid skipped") {
 		t.Fatalf("conflict skipped: exit %d out %q", code, out)
 	}
 }
@@ -272,5 +274,38 @@ func TestImportStdin(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmpDir); len(left) != 0 {
 		t.Fatalf("temporary files left behind: %v", left)
+	}
+}
+
+// A command that creates a database says so on stderr (a mistyped --db must
+// not quietly start a new project); one that finds it does not; a path
+// that cannot be a database file is named for what it is.
+func TestCreatedDatabaseIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "t.jsonl")
+	if _, errs, code, _ := runCLI(filepath.Join(dir, "unused.db"), "", "demo", "--write-traces", "3", traces); code != 0 {
+		t.Fatal(errs)
+	}
+	typo := filepath.Join(dir, "supprt.db")
+	if _, errs, code, _ := runCLI(typo, "", "import", traces); code != 0 || !strings.HasPrefix(errs, "created "+typo+"\n") {
+		t.Fatalf("first import: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code, _ := runCLI(typo, "", "import", traces); code != 0 || strings.Contains(errs, "created") {
+		t.Fatalf("second import: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code, _ := runCLI(filepath.Join(dir, "lead.db"), "", "users", "add", "carol", "--role", "lead"); code != 0 || !strings.Contains(errs, "created ") {
+		t.Fatalf("users add: exit %d, stderr %q", code, errs)
+	}
+	for _, tt := range []struct{ db, want string }{
+		{filepath.Join(dir, "nodir", "x.db"), "database " + filepath.Join(dir, "nodir", "x.db") + ": directory " + filepath.Join(dir, "nodir") + " does not exist"},
+		{dir, "database " + dir + " is a directory, not a goldtrace database file"},
+		{filepath.Join(traces, "x.db"), ": " + traces + " is not a directory"},
+	} {
+		for _, args := range [][]string{{"import", traces}, {"status"}} {
+			_, errs, code, _ := runCLI(tt.db, "", args...)
+			if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tt.want) || strings.Contains(errs, "permission") {
+				t.Errorf("%s %v: exit %d, stderr %q; want %q", tt.db, args, code, errs, tt.want)
+			}
+		}
 	}
 }

@@ -29,6 +29,7 @@ aside), so a mistyped path fails instead of starting an empty project.`,
 				}
 				return fmt.Errorf("init: there is already a goldtrace database at %s", cli.DBPath)
 			}
+			cli.quietCreate = true // said on stdout below
 			if _, err := cli.Store(cmd.Context()); err != nil {
 				return err
 			}

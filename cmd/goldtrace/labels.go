@@ -39,7 +39,14 @@ func newLabelsExportCmd(cli *CLI) *cobra.Command {
 			}
 			w := cli.Out
 			var tmp *os.File
-			if out != "" && out != "-" {
+			if out != "" && out != "-" && notRegular(out) {
+				f, err := os.OpenFile(out, os.O_WRONLY, 0)
+				if err != nil {
+					return fmt.Errorf("export labels to %s: %w", out, err)
+				}
+				defer f.Close()
+				w = f
+			} else if out != "" && out != "-" {
 				if tmp, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-"); err != nil {
 					return fmt.Errorf("export labels to %s: %w", out, err)
 				}
@@ -74,7 +81,7 @@ func newLabelsExportCmd(cli *CLI) *cobra.Command {
 				return fmt.Errorf("export labels: %w", err)
 			}
 			if tmp != nil {
-				fmt.Fprintf(cli.Err, "exported %d labels to %s\n", n, out)
+				fmt.Fprintf(cli.Err, "exported %s to %s\n", countNoun(n, "label", "labels"), out)
 			}
 			return nil
 		},
@@ -93,10 +100,22 @@ func newLabelsImportCmd(cli *CLI) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Submit your labels from a JSON Lines file, checked exactly like the label screen (atomic unless --skip-invalid)",
-		Long: `labels import submits labels made elsewhere. Every line's "reviewer" must be you
-(--as NAME); a lead may import labels in other reviewers' names with
---for-others, which the audit log records. A reviewer's summary counts the
-labels only: whether the items agreed is for leads.`,
+		Long: `labels import submits labels made elsewhere, one JSON object per line:
+
+  {"item":"it_3f2a9c0d1e2b4a5f","reviewer":"alice","decision":"call","calls":[{"tool":"get_order_status","args":{"order_id":"ORD-9182"}}],"rationale":"One open order: a status lookup answers it."}
+
+Required: item (an id from goldtrace items), reviewer, decision ("call" or
+"no_call"), calls with "call" (the tools and arguments; [] or none with
+"no_call") and rationale (as on the label screen; --rationale-optional
+accepts none). Optional: guide_version (default: the guide in force),
+seconds, saw_observed, submitted_at. Arguments are checked against the
+tool's schema. docs/labeling.md describes every field.
+
+Every line's "reviewer" must be you (--as NAME); a lead may import labels in
+other reviewers' names with --for-others, which the audit log records. A
+reviewer's summary counts the labels only: whether the items agreed is for
+leads. One invalid line imports nothing (unless --skip-invalid); the first
+20 problems are listed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			be, who, err := cli.Actor(cmd, as)
@@ -126,13 +145,13 @@ labels only: whether the items agreed is for leads.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			fmt.Fprintf(cli.Out, "imported %d labels from %s", rep.Imported, o.File)
+			fmt.Fprintf(cli.Out, "imported %s from %s", countNoun(rep.Imported, "label", "labels"), o.File)
 			var notes []string
 			if rep.Agreed != nil {
-				notes = append(notes, fmt.Sprintf("%d items agreed, %d disputed", *rep.Agreed, *rep.Disputed))
+				notes = append(notes, fmt.Sprintf("%s agreed, %d disputed", countNoun(*rep.Agreed, "item", "items"), *rep.Disputed))
 			}
 			if len(rep.Invalid) > 0 {
-				notes = append(notes, fmt.Sprintf("%d invalid skipped", len(rep.Invalid)))
+				notes = append(notes, fmt.Sprintf("%d invalid skipped", rep.Skipped))
 			}
 			if len(notes) > 0 {
 				fmt.Fprintf(cli.Out, " (%s)", strings.Join(notes, "; "))
@@ -143,6 +162,7 @@ labels only: whether the items agreed is for leads.`,
 	}
 	cmd.Flags().BoolVar(&o.SkipInvalid, "skip-invalid", false, "import the valid labels and report the invalid ones")
 	cmd.Flags().BoolVar(&o.ForOthers, "for-others", false, "a lead importing labels in other reviewers' names (audited)")
+	cmd.Flags().BoolVar(&o.RationaleOptional, "rationale-optional", false, "accept labels without a rationale (as label --rationale-optional)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")
 	cmd.Flags().StringVar(&as, "as", "", "whose labels these are (every line's reviewer)")
 	return cmd

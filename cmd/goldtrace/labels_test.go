@@ -48,7 +48,7 @@ func lblLine(item, reviewer, decision string, calls string) string {
 		calls = "[]"
 	}
 	return `{"item":"` + item + `","reviewer":"` + reviewer + `","decision":"` + decision + `","calls":` + calls +
-		`,"rationale":"r","guide_version":"g_x","seconds":5,"saw_observed":false,"submitted_at":"2026-05-02T09:14:00Z"}`
+		`,"rationale":"r","seconds":5,"saw_observed":false,"submitted_at":"2026-05-02T09:14:00Z"}`
 }
 
 func lblWrite(t *testing.T, lines ...string) string {
@@ -79,7 +79,7 @@ func TestLabelsImportIsAtomicAndValidated(t *testing.T) {
 	)
 	// The lead imports in others' names, so every check is reported as is.
 	_, stderr, err := lblRunErr(t, db, "labels", "import", bad, "--as", "carol", "--for-others")
-	if err == nil || !strings.Contains(err.Error(), "5 invalid label(s)") || exitCode(err) != 2 {
+	if err == nil || !strings.Contains(err.Error(), "5 invalid labels in") || exitCode(err) != 2 {
 		t.Fatalf("want a refusal, got %v", err)
 	}
 	for _, want := range []string{
@@ -97,13 +97,13 @@ func TestLabelsImportIsAtomicAndValidated(t *testing.T) {
 		t.Fatalf("a refused import stored labels:\n%s", out)
 	}
 	out, _, err := lblRunErr(t, db, "labels", "import", bad, "--skip-invalid", "--as", "carol", "--for-others")
-	if err != nil || !strings.Contains(out, "imported 1 labels") || !strings.Contains(out, "5 invalid skipped") {
+	if err != nil || !strings.Contains(out, "imported 1 label from") || !strings.Contains(out, "5 invalid skipped") {
 		t.Fatalf("skip-invalid: %v %q", err, out)
 	}
 	// bob agrees with alice: the item settles, and bob is not told how.
 	good := lblWrite(t, lblLine(items[0], "bob", "no_call", ""))
 	out, _, err = lblRunErr(t, db, "labels", "import", good, "--as", "bob")
-	if err != nil || out != "imported 1 labels from "+good+"\n" {
+	if err != nil || out != "imported 1 label from "+good+"\n" {
 		t.Fatalf("second reviewer: %v %q", err, out)
 	}
 	_, stderr, err = lblRunErr(t, db, "labels", "import", good, "--as", "bob")
@@ -135,5 +135,53 @@ func TestLabelsExportRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"calls":[{"tool":"get_order_status","args":{"order_id":"ORD-12345"}}]`) {
 		t.Errorf("alice's call not exported as imported:\n%s", b)
+	}
+}
+
+// labels import checks what the label screen checks (a rationale, a guide
+// version the project has), refuses an empty file as import refuses an
+// empty trace file, and lists at most 20 problems of a file of the wrong
+// kind, counting the rest.
+func TestLabelsImportAsStrictAsTheScreen(t *testing.T) {
+	db, items := lblProject(t, 2)
+	noWhy := strings.Replace(lblLine(items[0], "alice", "no_call", ""), `"rationale":"r"`, `"rationale":"  "`, 1)
+	_, stderr, err := lblRunErr(t, db, "labels", "import", lblWrite(t, noWhy), "--as", "alice")
+	if err == nil || exitCode(err) != 2 || !strings.Contains(stderr, `:1: "rationale" is missing`) {
+		t.Fatalf("label without a rationale: %v\n%s", err, stderr)
+	}
+	oldGuide := strings.Replace(lblLine(items[0], "alice", "no_call", ""), `"seconds":5`, `"guide_version":"g_000000000000","seconds":5`, 1)
+	_, stderr, err = lblRunErr(t, db, "labels", "import", lblWrite(t, oldGuide), "--as", "alice")
+	if err == nil || !strings.Contains(stderr, ":1: guide_version g_000000000000 is not a guide of this project") {
+		t.Fatalf("unknown guide version: %v\n%s", err, stderr)
+	}
+	guide := filepath.Join(t.TempDir(), "guide.md")
+	os.WriteFile(guide, []byte("# Guide\n\nLook the order up first.\n"), 0o644)
+	if _, stderr, err := lblRunErr(t, db, "guide", "set", guide, "--as", "carol"); err != nil {
+		t.Fatalf("guide set: %v %s", err, stderr)
+	}
+	if _, stderr, err := lblRunErr(t, db, "labels", "import", lblWrite(t, noWhy), "--as", "alice", "--rationale-optional"); err != nil {
+		t.Fatalf("--rationale-optional: %v %s", err, stderr)
+	}
+	out, _, err := lblRunErr(t, db, "labels", "export", "--as", "alice")
+	var l review.Label
+	if err != nil || json.Unmarshal([]byte(out), &l) != nil || !strings.HasPrefix(l.GuideVersion, "g_") {
+		t.Fatalf("a label without guide_version gets the guide in force: %v %q", err, out)
+	}
+
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	os.WriteFile(empty, []byte("\n \n"), 0o644)
+	if _, stderr, err := lblRunErr(t, db, "labels", "import", empty, "--as", "alice"); err == nil || exitCode(err) != 2 || !strings.Contains(stderr, empty+": no labels in it") {
+		t.Fatalf("empty file: %v %s", err, stderr)
+	}
+
+	var traces []string
+	for i := range 45 {
+		traces = append(traces, `{"id":"tr_`+itoaTest(i)+`","messages":[{"role":"user","content":"hi"}]}`)
+	}
+	_, stderr, err = lblRunErr(t, db, "labels", "import", lblWrite(t, traces...), "--as", "alice")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if err == nil || len(lines) != 22 || !strings.HasSuffix(lines[20], ": … 25 more invalid lines") ||
+		!strings.Contains(lines[21], "45 invalid labels in") {
+		t.Fatalf("a trace file as labels: %v\n%s", err, stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -133,6 +134,15 @@ func writePredictionLine(w *bufio.Writer, p judge.Prediction) error {
 // writeFileAtomic writes path through a temp file renamed into place, so a
 // failed run leaves no half-written file.
 func writeFileAtomic(path string, fill func(w *bufio.Writer) error) error {
+	if notRegular(path) {
+		return writeInPlace(path, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			if err := fill(bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".goldtrace-predict-*")
 	if err != nil {
 		return fserr.Bare(err)

@@ -38,6 +38,7 @@ decided, when, and why (--reason is required).
   --rule [TOOL:]ARG=RULE   argument rules on the gold calls (exact, fuzzy, any,
                    optional, any_of:[…], joined with +), e.g. --rule order_id=fuzzy;
                    alone, changes the rules of an item that already has gold
+                   (agreed gold then becomes gold adjudicated by you)
   --propose-guide TEXT     also (or only) note a proposed change to the guide
 
 Only disputed items can be resolved; --force re-adjudicates an agreed or

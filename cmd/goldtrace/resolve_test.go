@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/store/storetest"
@@ -174,4 +177,66 @@ func TestResolveCLILabelWithoutArgs(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "decision call needs at least one call") {
 		t.Errorf("empty call list: %d %s", code, errs)
 	}
+}
+
+// TestResolveRuleOnAgreedThenExport: resolve --rule on an agreed item exits
+// 0 and the next export carries it as adjudicated gold by that lead (it
+// used to fail with "agreed gold has an adjudicator").
+func TestResolveRuleOnAgreedThenExport(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, ciProject(t, dir))
+	db := filepath.Join(dir, "goldtrace.db")
+	f, err := os.Open(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item, arg string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() && item == "" {
+		rec, err := dataset.DecodeRecord(sc.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Provenance.Status != gold.StatusAgreed || len(rec.ExpectedCalls) == 0 {
+			continue
+		}
+		var args map[string]json.RawMessage
+		if json.Unmarshal(rec.ExpectedCalls[0].Args, &args) == nil {
+			for k := range args {
+				item, arg = rec.ID, k
+				break
+			}
+		}
+	}
+	f.Close()
+	if item == "" {
+		t.Fatal("no agreed item with an argument in the fixture")
+	}
+	if _, errOut, code := expRun(t, db, "resolve", item, "--as", "carol", "--rule", arg+"=fuzzy", "--reason", "wording varies"); code != 0 {
+		t.Fatalf("resolve --rule: exit %d %s", code, errOut)
+	}
+	out := filepath.Join(dir, "v2")
+	if _, errOut, code := expRun(t, db, "export", "support", "--as", "carol", "--out", out); code != 0 {
+		t.Fatalf("export after resolve --rule: exit %d %s", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "support-v2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		rec, err := dataset.DecodeRecord([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.ID != item {
+			continue
+		}
+		if rec.Provenance.Status != gold.StatusAdjudicated || rec.Provenance.Adjudicator == nil || *rec.Provenance.Adjudicator != "carol" ||
+			rec.ExpectedCalls[0].ArgRules[arg].Match != gold.MatchFuzzy {
+			t.Errorf("exported record: %+v", rec)
+		}
+		return
+	}
+	t.Errorf("%s is not in v2", item)
 }

@@ -34,6 +34,7 @@ against them for CI.`,
 	}
 	root.PersistentFlags().StringVar(&cli.DBPath, "db", db, "database file (env GOLDTRACE_DB)")
 	root.PersistentFlags().BoolVar(&cli.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
+	root.SetFlagErrorFunc(flagError)
 	root.SetIn(cli.In)
 	root.SetOut(cli.Out)
 	root.SetErr(cli.Err)
@@ -48,6 +49,7 @@ against them for CI.`,
 		newTracesCmd(cli),
 		newSampleCmd(cli),
 		newBatchesCmd(cli),
+		newItemsCmd(cli),
 		newExportCmd(cli),
 		newDatasetsCmd(cli),
 		newDiffCmd(cli),

@@ -16,6 +16,9 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
+// newSampleCmd builds goldtrace sample. It is long because sample has many
+// flags (strategy, allocation, filters, --from, --stale) and their help;
+// the work is app's.
 func newSampleCmd(cli *CLI) *cobra.Command {
 	var o app.SampleOptions
 	var stale staleFlags
@@ -117,6 +120,9 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	return cmd
 }
 
+// printSamplePlan writes a sample's plan as text or JSON. It is long
+// because the text lists each part of the plan (strata, allocation,
+// reviewers, notes) in its own lines.
 func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -182,8 +188,8 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 			fmt.Fprintf(w, "scanned %d model calls in %d rows of %s (%s, %d files; read %.1f of %.1f MB); the %d holding sampled items %s\n",
 				si.Calls, si.Rows, p.Source, si.Layout, len(si.Files), float64(si.BytesRead)/1e6, float64(si.BytesTotal)/1e6, p.Imported, verb)
 		} else {
-			fmt.Fprintf(w, "read %d traces from %s (%d invalid skipped); the %d holding sampled items %s\n",
-				p.Read, p.Source, p.Invalid, p.Imported, verb)
+			fmt.Fprintf(w, "read %s from %s (%d invalid skipped); the %d holding sampled items %s\n",
+				countNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
 		}
 	}
 	verb := "created"
@@ -191,9 +197,9 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 		verb = "would be created"
 	}
 	if len(p.Reviewers) == 0 {
-		fmt.Fprintf(w, "batch %s %s with %d items (no reviewers given)\n", p.Batch, verb, p.Sampled)
+		fmt.Fprintf(w, "batch %s %s with %s (no reviewers given)\n", p.Batch, verb, countNoun(p.Sampled, "item", "items"))
 	} else {
-		fmt.Fprintf(w, "batch %s %s with %d items, %d reviewers per item\n", p.Batch, verb, p.Sampled, p.PerItem)
+		fmt.Fprintf(w, "batch %s %s with %s, %s per item\n", p.Batch, verb, countNoun(p.Sampled, "item", "items"), countNoun(p.PerItem, "reviewer", "reviewers"))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "REVIEWER\tITEMS")
 		for _, r := range p.Reviewers {

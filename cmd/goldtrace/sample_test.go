@@ -363,7 +363,7 @@ func TestSampleBadInput(t *testing.T) {
 		{full, []string{"--since", "yesterday"}, "--since"},
 		{full, []string{"--since", "2026-06-01", "--until", "2026-05-01"}, "is not before"},
 		{full, []string{"--reviewers", "alice,zed,yan"}, "unknown users zed, yan"},
-		{full, []string{"--reviewers", "alice,bob", "--per-item", "3"}, "--per-item 3 is more than the 2 reviewers"},
+		{full, []string{"--reviewers", "alice,bob", "--per-item", "3"}, "--per-item 3 is more than the 2 reviewers given (--reviewers alice,bob): name more reviewers, or add --per-item 2"},
 		{full, []string{"--reviewers", "alice,alice"}, "listed twice"},
 		{full, []string{"--reviewers", ""}, "--reviewers is required"},
 		{empty, []string{}, "the store has no items"},

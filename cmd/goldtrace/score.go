@@ -53,7 +53,7 @@ model did.`,
 		Example: `  goldtrace score --gold support-v3.jsonl --pred run.jsonl --min exact_call=0.85
   goldtrace score --gold support-v3.jsonl --pred run.jsonl --by meta.cohort --format markdown
   goldtrace score --gold support-v3.jsonl --pred run.jsonl --baseline main.json --max-drop 0.02`,
-		Args: cobra.NoArgs,
+		Args: pairFlags("METRIC=VALUE", map[string]*[]string{"min": &f.mins, "max": &f.maxs}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScore(cmd, cli, &f)
 		},
@@ -147,7 +147,7 @@ func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 	report, err := app.Score(ctx, goldSource(cli), req, func(msg string) { fmt.Fprintln(cli.Err, msg) })
 	doneReading(cli)
 	if err != nil {
-		return err
+		return swapped(err)
 	}
 	if err := writeReport(cli, report, f); err != nil {
 		return err
@@ -155,7 +155,7 @@ func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 	if !report.Passed {
 		fails := report.FailedGates()
 		first := fails[0]
-		return failed("score: %d failed checks, first: %s [%s] is %s", len(fails), first.Check, first.Scope, score.FormatRate(first.Value))
+		return failed("score: %s, first: %s [%s] is %s", countNoun(len(fails), "failed check", "failed checks"), first.Check, first.Scope, score.FormatRate(first.Value))
 	}
 	return nil
 }
@@ -228,11 +228,22 @@ func writeReport(cli *CLI, r *score.Report, f *scoreFlags) error {
 	if f.out == "" {
 		return r.Write(cli.Out, f.format, opts)
 	}
+	if notRegular(f.out) {
+		if err := writeInPlace(f.out, func(w io.Writer) error { return r.Write(w, f.format, opts) }); err != nil {
+			return fmt.Errorf("write report %s: %w", f.out, err)
+		}
+		summary(cli.Err, r, f.out)
+		return nil
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.out), ".goldtrace-score-*")
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil { // a report, not a secret (CreateTemp makes it private)
+		tmp.Close()
+		return fmt.Errorf("write report %s: %w", f.out, err)
+	}
 	if err := r.Write(tmp, f.format, opts); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write report %s: %w", f.out, err)
@@ -250,7 +261,7 @@ func writeReport(cli *CLI, r *score.Report, f *scoreFlags) error {
 func summary(w io.Writer, r *score.Report, out string) {
 	verdict := "passed"
 	if !r.Passed {
-		verdict = fmt.Sprintf("FAILED %d checks", len(r.FailedGates()))
+		verdict = "FAILED " + countNoun(len(r.FailedGates()), "check", "checks")
 	}
-	fmt.Fprintf(w, "wrote %s: %d items, exact_call %s, %s\n", out, r.Overall.Items, score.FormatRate(r.Overall.ExactCall), verdict)
+	fmt.Fprintf(w, "wrote %s: %s, exact_call %s, %s\n", out, countNoun(r.Overall.Items, "item", "items"), score.FormatRate(r.Overall.ExactCall), verdict)
 }

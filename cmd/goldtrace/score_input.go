@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/score"
 )
 
@@ -41,10 +43,20 @@ func readScoreInput(ctx context.Context, cli *CLI, f *scoreFlags) ([]score.Case,
 	in, err := app.ReadScoreInput(ctx, goldSource(cli), app.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown})
 	doneReading(cli)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", swapped(err)
 	}
 	if in.Unknown > 0 {
 		fmt.Fprintf(cli.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, in.Unknown)
 	}
 	return in.Cases, in.Preds, in.Source, nil
+}
+
+// swapped adds to a gold line read as a prediction, or the other way
+// round, what the likely mistake is.
+func swapped(err error) error {
+	var wf *gold.WrongFileError
+	if errors.As(err, &wf) && (wf.Is == gold.KindGold || wf.Is == gold.KindPrediction) {
+		return fmt.Errorf("%w: are --gold and --pred swapped?", err)
+	}
+	return err
 }

@@ -131,7 +131,7 @@ func TestScoreCommand(t *testing.T) {
 	})
 	t.Run("--allow-missing: the count is in every report format", func(t *testing.T) {
 		for format, want := range map[string]string{
-			"text":     "no prediction for 1 items",
+			"text":     "no prediction for 1 item ",
 			"markdown": "1 items had no prediction",
 			"junit":    `<property name="missing_predictions" value="1">`,
 			"json":     `"missing_predictions": [`,
@@ -369,5 +369,34 @@ func TestScorePredictionsFromTraces(t *testing.T) {
 	}
 	if _, stderr, code := expRun(t, db, "score", "--gold", "support@v1", "--pred", runs, "--pred-format", "csv"); code != 2 || !strings.Contains(stderr, "--pred-format must be one of") {
 		t.Errorf("bad --pred-format: exit %d %s", code, stderr)
+	}
+}
+
+// TestScoreRefusesSwappedFiles: the README's CI gate with --gold and --pred
+// swapped, or a file of ids as gold, is exit 2 with one line saying which
+// file looks like what, never a PASS.
+func TestScoreRefusesSwappedFiles(t *testing.T) {
+	dir := t.TempDir()
+	gold := filepath.Join(dir, ciProject(t, dir))
+	db := filepath.Join(dir, "goldtrace.db")
+	run := filepath.Join(dir, "run.jsonl")
+	writeRun(t, gold, run, 0)
+	ids := filepath.Join(dir, "ids.jsonl")
+	writeFile(t, ids, `{"id":"it_0000000000000001"}`+"\n")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gold", run, "--pred", gold}, run + ":1: this is a prediction, not a gold record (it has tool_calls and no expected_calls or expected_tool): are --gold and --pred swapped?"},
+		{[]string{"--gold", gold, "--pred", gold}, gold + ":1: this is a gold record, not a prediction"},
+		{[]string{"--gold", ids, "--pred", run}, ids + ":1: not a gold record: it has neither expected_calls nor expected_tool"},
+	} {
+		out, errOut, code := expRun(t, db, append([]string{"score", "--min", "exact_call=0.85"}, tt.args...)...)
+		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tt.want) || strings.Contains(out, "PASS") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+	if _, errOut, code := expRun(t, db, "score", "--gold", gold, "--pred", run, "--min", "exact_call=0.85"); code != 0 {
+		t.Errorf("the right way round: exit %d %s", code, errOut)
 	}
 }

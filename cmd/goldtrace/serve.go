@@ -20,6 +20,8 @@ import (
 	"github.com/goldtrace/goldtrace/tui"
 )
 
+// newServeCmd builds goldtrace serve. It is long because the server's limits
+// each have a flag and help; the serving is server's.
 func newServeCmd(cli *CLI) *cobra.Command {
 	var listen, hostKey string
 	var grace time.Duration

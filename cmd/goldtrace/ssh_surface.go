@@ -49,7 +49,11 @@ var sshSurface = map[string]sshCommand{
 		"gold="+refOrStdin, "pred="+stdinOnly)},
 
 	"labels export": {actions: acts(app.ActLabelsReadOwn), flags: sshFlags("batch", "reviewer")},
-	"labels import": {actions: acts(app.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "skip-invalid")},
+	"labels import": {actions: acts(app.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "rationale-optional", "skip-invalid")},
+
+	// A reviewer lists their own queue, a lead every item (app.Items
+	// decides what each sees); names and states only.
+	"items": {actions: acts(app.ActQueueRead, app.ActStatusDetails), flags: sshFlags("batch", "json", "limit", "reviewer", "state", "tool")},
 
 	// drift reads a stored version (or the client's stdin) and the client's
 	// catalogue from stdin; both from stdin is refused by the command.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/textwrap"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -56,7 +57,15 @@ could tell how another reviewer answered an item they just submitted.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			return writeStatus(cli.Out, s)
+			// What is still too wide (long names, large counts) wraps at
+			// spaces, indented under itself, rather than at the terminal's
+			// edge mid-word.
+			var buf strings.Builder
+			if err := writeStatus(&buf, s); err != nil {
+				return err
+			}
+			_, err = io.WriteString(cli.Out, textwrap.FitLines(buf.String(), textwrap.Width))
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&q.Batch, "batch", "", "only this batch")
@@ -112,14 +121,14 @@ func writeStatus(w io.Writer, s store.Status) error {
 }
 
 func progressLine(p store.Progress) string {
-	return fmt.Sprintf("%d assignments: %d pending, %d draft, %d submitted, %d skipped",
-		p.Assignments, p.Pending, p.Draft, p.Submitted, p.Skipped)
+	return fmt.Sprintf("%s: %d pending, %d draft, %d submitted, %d skipped",
+		countNoun(p.Assignments, "assignment", "assignments"), p.Pending, p.Draft, p.Submitted, p.Skipped)
 }
 
 // itemsLines is the median time and the item counts, on lines of at most 80
 // columns after an indent of indent spaces.
 func itemsLines(p store.Progress, c store.ItemCounts, indent string) string {
-	line := fmt.Sprintf("%smedian %s per label; %d items: %d open, %d settled", indent, seconds(p.MedianSeconds), c.Items, c.Open, c.Settled)
+	line := fmt.Sprintf("%smedian %s per label; %s: %d open, %d settled", indent, seconds(p.MedianSeconds), countNoun(c.Items, "item", "items"), c.Open, c.Settled)
 	if c.Agreed != nil {
 		line += fmt.Sprintf("\n%s(%d agreed, %d disputed, %d adjudicated); %d gold", indent, *c.Agreed, *c.Disputed, *c.Adjudicated, *c.Gold)
 	}
@@ -152,7 +161,7 @@ func coefficient(v *float64) string {
 
 func writeAgreement(w io.Writer, s store.Status) error {
 	a := s.Agreement
-	fmt.Fprintf(w, "\nagreement over %d items with two or more labels:\n", a.Items)
+	fmt.Fprintf(w, "\nagreement over %s with two or more labels:\n", countNoun(a.Items, "item", "items"))
 	fmt.Fprintf(w, "  exact %s, tool %s, args given the same tool %s (%d/%d)\n",
 		percent(a.Exact), percent(a.Tool), percent(a.Args.Percent), a.Args.Agreed, a.Args.Pairs)
 	if err := writeReliability(w, a.Reliability, a.ArgPaths); err != nil {

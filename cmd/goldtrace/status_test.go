@@ -39,7 +39,7 @@ func TestStatusCLIViews(t *testing.T) {
 		t.Errorf("reviewer view:\n%s", rev)
 	}
 	tot, _, code := rvRun(t, db, "", "status", "--batch", "b1")
-	if code != 0 || strings.Contains(tot, "alice") || !strings.Contains(tot, "1 items: 0 open, 1 settled") {
+	if code != 0 || strings.Contains(tot, "alice") || !strings.Contains(tot, "1 item: 0 open, 1 settled") {
 		t.Errorf("totals view:\n%s", tot)
 	}
 	out, _, _ = rvRun(t, db, "", "status", "--json", "--as", "alice")

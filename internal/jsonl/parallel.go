@@ -39,7 +39,8 @@ var blockBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2*blockSize); r
 
 // Parallel calls parse(w, line, data) for every non-blank line of r on
 // several goroutines; parse's results are handed to collect one block at a
-// time, in input order. The first error (from reading, parse or collect)
+// time, in input order (a pointer into the block: valid during the call,
+// so a large T is not copied). The first error (from reading, parse or collect)
 // stops everything and is returned; parse errors become *LineError.
 // progress, when set, is called now and then with the lines read so far.
 // w is the worker (0 ≤ w < Workers()) running parse, for per-worker state.
@@ -48,7 +49,7 @@ var blockBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2*blockSize); r
 // share the cancellation and the error: one function keeps who stops whom
 // visible.
 func Parallel[T any](ctx context.Context, r io.Reader, name string, progress func(lines int),
-	parse func(w int, line int, data []byte) (T, error), collect func(line int, v T) error) error {
+	parse func(w int, line int, data []byte) (T, error), collect func(line int, v *T) error) error {
 	workers := Workers()
 	type result struct {
 		seq   int
@@ -120,8 +121,8 @@ func Parallel[T any](ctx context.Context, r io.Reader, name string, progress fun
 			}
 			delete(pending, next)
 			next++
-			for i, v := range cur.vals {
-				if err := collect(cur.lines[i], v); err != nil {
+			for i := range cur.vals {
+				if err := collect(cur.lines[i], &cur.vals[i]); err != nil {
 					firstErr = &LineError{Name: name, Line: cur.lines[i], Err: err}
 					break
 				}
