@@ -110,11 +110,12 @@ func (a *App) Rematerialise(ctx context.Context, actor Actor, ref dataset.Ref, o
 }
 
 func (a *App) rematerialise(ctx context.Context, ref dataset.Ref, out string, formats []string) (ExportResult, error) {
-	v, content, manifest, err := a.st.DatasetFiles(ctx, ref.Name, ref.Version)
+	v, manifest, err := a.st.DatasetManifest(ctx, ref.Name, ref.Version)
 	if err != nil {
 		return ExportResult{}, noVersion(err, ref.Name, ref.Version)
 	}
-	files, err := dataset.StageVersionFiles(out, ref.Name, ref.Version, storedJSONL(content), func() ([]byte, error) { return manifest, nil }, formats, true)
+	content := storedJSONL{ctx: ctx, st: a.st, name: ref.Name, version: ref.Version}
+	files, err := dataset.StageVersionFiles(out, ref.Name, ref.Version, content, func() ([]byte, error) { return manifest, nil }, formats, true)
 	if err != nil {
 		return ExportResult{}, err
 	}
@@ -377,11 +378,21 @@ func (w progressWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// storedJSONL is a version's JSONL as the store gives it back; unlike a
-// bytes.Reader it can be written any number of times.
-type storedJSONL []byte
+// storedJSONL is a version's JSONL as the store gives it back, read again
+// (decompressed as it is written) each time it is written: a version of
+// hundreds of MB is never held whole.
+type storedJSONL struct {
+	ctx     context.Context
+	st      *store.Store
+	name    string
+	version int
+}
 
 func (b storedJSONL) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(b)
-	return int64(n), err
+	rc, err := b.st.DatasetContent(b.ctx, b.name, b.version)
+	if err != nil {
+		return 0, noVersion(err, b.name, b.version)
+	}
+	defer rc.Close()
+	return io.Copy(w, rc)
 }

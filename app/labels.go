@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/review"
@@ -118,16 +119,17 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	if err != nil {
 		return rep, err
 	}
-	rep.Invalid = append(rep.Invalid, im.problems...)
-	rep.Skipped = im.invalid
-	if im.invalid > len(im.problems) {
-		rep.Invalid = append(rep.Invalid, fmt.Sprintf("%s: … %s", o.File, countNoun(im.invalid-len(im.problems), "more invalid line", "more invalid lines")))
+	invalid := len(im.problems)
+	rep.Invalid = append(rep.Invalid, im.problemLines(MaxLabelProblems)...)
+	rep.Skipped = invalid
+	if invalid > MaxLabelProblems {
+		rep.Invalid = append(rep.Invalid, fmt.Sprintf("%s: … %s", o.File, countNoun(invalid-MaxLabelProblems, "more invalid line", "more invalid lines")))
 	}
-	if im.invalid > 0 && !o.SkipInvalid {
+	if invalid > 0 && !o.SkipInvalid {
 		return rep, fmt.Errorf("%s in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)",
-			countNoun(im.invalid, "invalid label", "invalid labels"), o.File)
+			countNoun(invalid, "invalid label", "invalid labels"), o.File)
 	}
-	if im.invalid == 0 && len(labels) == 0 {
+	if invalid == 0 && len(labels) == 0 {
 		return rep, fmt.Errorf("%s: no labels in it (an empty file): one label per line, as labels import --help shows", o.File)
 	}
 	object := fmt.Sprintf("%d labels from %s", len(labels), o.File)
@@ -166,53 +168,81 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	return rep, a.audited(ctx)
 }
 
-// labelsImporter reads and checks labels line by line.
+// labelsImporter reads and checks labels line by line; the checks against
+// the store run for many lines at once (labelsCheckedAtOnce).
 type labelsImporter struct {
 	app       *App
 	actor     Actor
 	forOthers bool
 	file      string
 	seen      map[[2]string]bool
-	problems  []string // the first MaxLabelProblems
-	invalid   int      // invalid lines in all
-	others    int      // labels in other reviewers' names
+	problems  []lineProblem
+	others    int // labels in other reviewers' names
+
+	pending []review.Label // parsed, waiting for the store's checks
+	pendAt  []int          // their line numbers
+	labels  []review.Label // checked
+	lines   []int
+	valid   review.LabelValidator
 
 	rationaleOptional bool
 	guides            map[string]bool // guide versions looked up: whether they exist
 	current           *string         // the guide in force ("" when none), once looked up
 }
 
+// lineProblem is an invalid line: what is wrong with it.
+type lineProblem struct {
+	line int
+	what string
+}
+
+// labelsCheckedAtOnce is how many parsed labels one round of the store's
+// checks takes.
+const labelsCheckedAtOnce = 2000
+
 // read returns the valid labels with their line numbers, recording a
 // "FILE:LINE: what" problem for every invalid one.
 func (im *labelsImporter) read(ctx context.Context, r io.Reader) ([]review.Label, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	var labels []review.Label
-	var lines []int
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(raw)) > 0 {
-			if l, problem := im.check(ctx, raw); problem != "" {
-				if im.invalid++; im.invalid <= MaxLabelProblems {
-					im.problems = append(im.problems, fmt.Sprintf("%s:%d: %s", im.file, line, problem))
-				}
+			if l, problem := im.parse(raw); problem != "" {
+				im.problems = append(im.problems, lineProblem{line, problem})
 			} else {
-				labels, lines = append(labels, l), append(lines, line)
-				if l.Reviewer != im.actor.Name {
-					im.others++
+				im.pending, im.pendAt = append(im.pending, l), append(im.pendAt, line)
+				if len(im.pending) == labelsCheckedAtOnce {
+					if err := im.checkPending(ctx); err != nil {
+						return nil, nil, err
+					}
 				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return labels, lines, nil
+			if err := im.checkPending(ctx); err != nil {
+				return nil, nil, err
+			}
+			slices.SortStableFunc(im.problems, func(a, b lineProblem) int { return a.line - b.line })
+			return im.labels, im.lines, nil
 		} else if err != nil {
 			return nil, nil, fmt.Errorf("%s:%d: %w", im.file, line, err)
 		}
 	}
 }
 
-// check parses one line and checks it like the label screen would.
-func (im *labelsImporter) check(ctx context.Context, raw []byte) (review.Label, string) {
-	st := im.app.st
+// problemLines are the first max problems as "FILE:LINE: what", in line
+// order.
+func (im *labelsImporter) problemLines(max int) []string {
+	ps := im.problems[:min(max, len(im.problems))]
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fmt.Sprintf("%s:%d: %s", im.file, p.line, p.what)
+	}
+	return out
+}
+
+// parse reads one line and checks what needs no store.
+func (im *labelsImporter) parse(raw []byte) (review.Label, string) {
 	var l review.Label
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -240,43 +270,72 @@ func (im *labelsImporter) check(ctx context.Context, raw []byte) (review.Label, 
 		return l, fmt.Sprintf("a second label by %s for %s in this file", l.Reviewer, l.Item)
 	}
 	im.seen[key] = true
+	return l, ""
+}
+
+// checkPending checks the parsed labels against the store, like the label
+// screen would, with one lookup for all of them.
+func (im *labelsImporter) checkPending(ctx context.Context) error {
+	if len(im.pending) == 0 {
+		return nil
+	}
+	ids := make([]string, len(im.pending))
+	for i, l := range im.pending {
+		ids[i] = l.Item
+	}
+	targets, err := im.app.st.LabelTargets(ctx, ids)
+	if err != nil {
+		return err
+	}
+	lead := Authorize(im.actor, ActLabelsReadAll) == nil
+	for i := range im.pending {
+		l := &im.pending[i]
+		if problem := im.check(ctx, l, targets[l.Item], lead); problem != "" {
+			im.problems = append(im.problems, lineProblem{im.pendAt[i], problem})
+			continue
+		}
+		im.labels, im.lines = append(im.labels, *l), append(im.lines, im.pendAt[i])
+		if l.Reviewer != im.actor.Name {
+			im.others++
+		}
+	}
+	im.pending, im.pendAt = im.pending[:0], im.pendAt[:0]
+	return nil
+}
+
+// check checks one parsed label against what the store holds of its item.
+func (im *labelsImporter) check(ctx context.Context, l *review.Label, t store.LabelTarget, lead bool) string {
 	// A reviewer learns nothing about items outside their assignments: an
 	// unknown item and someone else's item read the same.
-	lead := Authorize(im.actor, ActLabelsReadAll) == nil
-	tools, err := st.ItemTools(ctx, l.Item)
-	if isNotFound(err) {
+	if !t.Found {
 		if !lead {
-			return l, fmt.Sprintf("%s is not assigned item %s", l.Reviewer, l.Item)
+			return fmt.Sprintf("%s is not assigned item %s", l.Reviewer, l.Item)
 		}
-		return l, fmt.Sprintf("unknown item %s", l.Item)
-	} else if err != nil {
-		return l, err.Error()
+		return fmt.Sprintf("unknown item %s", l.Item)
 	}
-	as, err := st.Assignment(ctx, l.Item, l.Reviewer)
-	if isNotFound(err) {
-		return l, fmt.Sprintf("%s is not assigned item %s", l.Reviewer, l.Item)
-	} else if err != nil {
-		return l, err.Error()
+	status, ok := t.Assignments[l.Reviewer]
+	if !ok {
+		return fmt.Sprintf("%s is not assigned item %s", l.Reviewer, l.Item)
 	}
-	if as.Status == store.AssignSubmitted {
-		return l, fmt.Sprintf("%s already submitted a label for %s", l.Reviewer, l.Item)
+	if status == store.AssignSubmitted {
+		return fmt.Sprintf("%s already submitted a label for %s", l.Reviewer, l.Item)
 	}
 	for i, c := range l.Calls {
 		if canon, err := trace.Canonical(c.Args); err == nil {
 			l.Calls[i].Args = canon
 		}
 	}
-	if problem := im.guideVersion(ctx, &l); problem != "" {
-		return l, problem
+	if problem := im.guideVersion(ctx, l); problem != "" {
+		return problem
 	}
-	if ps := review.ValidateLabel(l, tools); len(ps) > 0 {
+	if ps := im.valid.ValidateLabel(*l, t.Tools); len(ps) > 0 {
 		msg := ps[0].Message
 		for _, p := range ps[1:] {
 			msg += "; " + p.Message
 		}
-		return l, msg
+		return msg
 	}
-	return l, ""
+	return ""
 }
 
 // guideVersion checks l's guide version as the label screen sets it: a

@@ -42,6 +42,32 @@ const MaxRationale = 10000
 // known decision, calls that fit it, tools that exist there and arguments
 // that satisfy each tool's JSON Schema.
 func ValidateLabel(l Label, tools []trace.Tool) []Problem {
+	return validateLabel(l, tools, ValidateArgs)
+}
+
+// LabelValidator checks many labels, compiling each distinct tool schema
+// once (compiling it per label was most of checking an imported file).
+type LabelValidator struct {
+	args map[string]*ArgsValidator // by tool name and parameters
+}
+
+// ValidateLabel is ValidateLabel with the compiled schemas kept.
+func (lv *LabelValidator) ValidateLabel(l Label, tools []trace.Tool) []Problem {
+	return validateLabel(l, tools, func(tool trace.Tool, args json.RawMessage) []Problem {
+		key := tool.Name + "\x00" + string(tool.Parameters)
+		v, ok := lv.args[key]
+		if !ok {
+			if lv.args == nil {
+				lv.args = map[string]*ArgsValidator{}
+			}
+			v = NewArgsValidator(tool)
+			lv.args[key] = v
+		}
+		return v.Validate(args)
+	})
+}
+
+func validateLabel(l Label, tools []trace.Tool, validateArgs func(trace.Tool, json.RawMessage) []Problem) []Problem {
 	var out []Problem
 	if n := utf8.RuneCountInString(l.Rationale); n > MaxRationale {
 		out = append(out, Problem{Call: -1, Message: fmt.Sprintf("the rationale is %d characters; at most %d", n, MaxRationale)})
@@ -78,7 +104,7 @@ func ValidateLabel(l Label, tools []trace.Tool) []Problem {
 				prefix, c.Tool, strings.Join(trace.ToolNames(tools), ", "))})
 			continue
 		}
-		for _, p := range ValidateArgs(tool, c.Args) {
+		for _, p := range validateArgs(tool, c.Args) {
 			p.Call, p.Message = i, prefix+p.Message
 			out = append(out, p)
 		}

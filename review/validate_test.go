@@ -142,12 +142,25 @@ func TestValidateLabel(t *testing.T) {
 			"call 2: carrier is required"},
 		{"no tool chosen", Label{Decision: DecisionCall, Calls: []LabelCall{call("", `{}`)}}, "no tool chosen"},
 	}
+	// A LabelValidator keeps the compiled schemas: every label, checked
+	// twice in a row, gives what ValidateLabel gives; a tool of the same
+	// name with another schema is another tool.
+	var lv LabelValidator
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := messages(ValidateLabel(tt.label, tools)); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
+			for range 2 {
+				if got := messages(lv.ValidateLabel(tt.label, tools)); got != tt.want {
+					t.Errorf("LabelValidator: got  %q\nwant %q", got, tt.want)
+				}
+			}
 		})
+	}
+	strict := Label{Decision: DecisionCall, Calls: []LabelCall{call("create_shipment", `{"order_id":"1","carrier":"ups","zzzzzzzz":1}`)}}
+	if got := messages(lv.ValidateLabel(strict, []trace.Tool{strictShipTool})); !strings.Contains(got, "unknown field 'zzzzzzzz'") {
+		t.Errorf("the strict schema of a tool named as one checked before: %q", got)
 	}
 }
 

@@ -63,6 +63,22 @@ func (s *Store) LatestDatasetVersion(ctx context.Context, name string) (DatasetV
 	return v, err
 }
 
+// DatasetManifest loads one version with its manifest, not its content
+// (DatasetContent streams that); ErrNotFound when there is no such version.
+func (s *Store) DatasetManifest(ctx context.Context, name string, version int) (DatasetVersion, []byte, error) {
+	var v DatasetVersion
+	var manifest string
+	err := s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+`, manifest FROM datasets WHERE name = ? AND version = ? AND state = 'ready'`, name, version).
+		Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &manifest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, ErrNotFound)
+	}
+	if err != nil {
+		return v, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, err)
+	}
+	return v, []byte(manifest), nil
+}
+
 // DatasetFiles loads one version with the exact bytes of its JSONL and
 // manifest; ErrNotFound when there is no such version.
 func (s *Store) DatasetFiles(ctx context.Context, name string, version int) (DatasetVersion, []byte, []byte, error) {

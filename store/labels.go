@@ -148,7 +148,7 @@ func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, er
 	return out, nil
 }
 
-func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settlement, error) {
+func (s *Store) submitLabel(ctx context.Context, tx Queryer, l review.Label) (Settlement, error) {
 	st, err := assignmentStatus(ctx, tx, l.Item, l.Reviewer)
 	if err != nil {
 		return Settlement{}, err
@@ -163,20 +163,11 @@ func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settle
 	if itemStatus == review.GoldAdjudicated {
 		return Settlement{}, fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
 	}
-	if l.SubmittedAt.IsZero() {
-		l.SubmittedAt = s.Now()
-	}
-	calls := l.Calls
-	if calls == nil {
-		calls = []review.LabelCall{}
-	}
-	callsJSON, err := json.Marshal(calls)
+	row, err := s.labelRow(l)
 	if err != nil {
 		return Settlement{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO labels(item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, l.Item, l.Reviewer, l.Decision, string(callsJSON), l.Rationale, l.GuideVersion,
-		l.Seconds, boolInt(l.SawObserved), l.SubmittedAt.UTC().Format(time.RFC3339)); err != nil {
+	if _, err := tx.ExecContext(ctx, insertLabel+labelValues, row...); err != nil {
 		return Settlement{}, classify(err)
 	}
 	now := s.now()
@@ -193,28 +184,59 @@ func (s *Store) submitLabel(ctx context.Context, tx *Tx, l review.Label) (Settle
 	return s.settle(ctx, tx, l.Item)
 }
 
+// insertLabel and labelValues insert one labels row given as labelRow.
+const (
+	insertLabel = `INSERT INTO labels(item_id, reviewer, decision, calls, rationale, guide_version, seconds, saw_observed, submitted_at) VALUES `
+	labelValues = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+// labelRow is the labels row of l (submitted now if it has no time).
+func (s *Store) labelRow(l review.Label) ([]any, error) {
+	if l.SubmittedAt.IsZero() {
+		l.SubmittedAt = s.Now()
+	}
+	calls := l.Calls
+	if calls == nil {
+		calls = []review.LabelCall{}
+	}
+	callsJSON, err := json.Marshal(calls)
+	if err != nil {
+		return nil, err
+	}
+	return []any{l.Item, l.Reviewer, l.Decision, string(callsJSON), l.Rationale, l.GuideVersion,
+		l.Seconds, boolInt(l.SawObserved), l.SubmittedAt.UTC().Format(time.RFC3339)}, nil
+}
+
 // settle applies review.Settle to an item, in the transaction that
 // changed its labels: agreed gold or a dispute once none of its
 // assignments is open.
-func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, error) {
+func (s *Store) settle(ctx context.Context, tx Queryer, itemID string) (Settlement, error) {
 	var open int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM assignments WHERE item_id = ? AND status IN ('pending', 'draft')`, itemID).Scan(&open); err != nil {
 		return Settlement{}, err
 	}
 	if open > 0 {
-		return Settlement{}, nil // the labels are not read until they can settle
+		return Settlement{}, nil
 	}
 	labels, err := itemLabels(ctx, tx, itemID)
 	if err != nil {
 		return Settlement{}, err
 	}
-	held := false
+	return s.settleLabels(ctx, tx, itemID, labels, func() (bool, error) { return reviewAgreed(ctx, tx) })
+}
+
+// settleLabels applies review.Settle to an item none of whose assignments
+// is open, given its labels (by reviewer), and writes the outcome; held
+// reads whether agreed items wait for a lead (the review_agreed setting).
+func (s *Store) settleLabels(ctx context.Context, tx Queryer, itemID string, labels []review.Label, held func() (bool, error)) (Settlement, error) {
+	hold := false
 	if len(labels) >= 2 {
-		if held, err = reviewAgreed(ctx, tx); err != nil {
+		var err error
+		if hold, err = held(); err != nil {
 			return Settlement{}, err
 		}
 	}
-	out := review.Settle(open, labels, held)
+	out := review.Settle(0, labels, hold)
 	if !out.Settled {
 		return Settlement{}, nil
 	}
@@ -233,7 +255,7 @@ func (s *Store) settle(ctx context.Context, tx *Tx, itemID string) (Settlement, 
 
 // unsettle undoes an item's comparison (its gold answer and dispute go)
 // and sets its status: what taking a label back leaves.
-func unsettle(ctx context.Context, tx *Tx, itemID, status, now string) error {
+func unsettle(ctx context.Context, tx Queryer, itemID, status, now string) error {
 	for _, q := range []string{`DELETE FROM gold WHERE item_id = ?`, `DELETE FROM disputes WHERE item_id = ?`} {
 		if _, err := tx.ExecContext(ctx, q, itemID); err != nil {
 			return err
@@ -247,7 +269,7 @@ func unsettle(ctx context.Context, tx *Tx, itemID, status, now string) error {
 // detail as {"pairs": [...]}) and marks the item disputed. An agreed gold
 // answer from an earlier comparison (a label that came in after it, from a
 // released assignment or a skip) goes: a disputed item is not gold.
-func putDispute(ctx context.Context, tx *Tx, itemID string, cmp review.Comparison, now string) error {
+func putDispute(ctx context.Context, tx Queryer, itemID string, cmp review.Comparison, now string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gold WHERE item_id = ? AND status = 'agreed'`, itemID); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"reflect"
@@ -41,25 +40,48 @@ func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Sett
 }
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
-	for i, l := range labels {
-		if err := s.checkSubmittable(ctx, l); err != nil {
-			return nil, &LabelError{Index: i, Err: err}
-		}
+	if err := s.checkSubmittable(ctx, labels); err != nil {
+		return nil, err
 	}
 	out := make([]Settlement, len(labels))
 	var undo []labelUndo
+	// The log is checkpointed between chunks once it has grown past
+	// checkpointLog, and once at the end, not every thousand pages: an
+	// item's pages, written again by every chunk, are copied back once.
+	restore := s.db.BulkTuning(ctx)
+	defer func() {
+		restore()
+		s.checkpoint(context.WithoutCancel(ctx))
+	}()
+	pace.Between = func() {
+		if s.logSize() >= checkpointLog {
+			s.checkpoint(ctx)
+		}
+	}
 	// The import's audit entry commits with its last labels.
 	pace.auditLast = true
+	// Groups start at one label and double while a chunk has time left,
+	// up to labelGroup: a short chunk time still bounds the lock's hold.
+	group := 1
 	err := s.inChunks(ctx, len(labels), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
-		for i := from; i < len(labels) && (done == 0 || time.Now().Before(deadline)); i++ {
-			u, err := s.writeUndoable(ctx, tx, labels[i], &out[i])
-			if err != nil {
-				return 0, &LabelError{Index: i, Err: err}
+		ptx := newPreparedTx(tx)
+		for i := from; i < len(labels) && (done == 0 || time.Now().Before(deadline)); i += group {
+			if done > 0 {
+				group = min(2*group, labelGroup)
 			}
-			chunkUndo = append(chunkUndo, u)
-			done++
+			end := min(i+group, len(labels))
+			u, err := s.writeGroup(ctx, ptx, labels[i:end], i, out[i:end])
+			var le *LabelError
+			if err != nil && !errors.As(err, &le) {
+				err = &LabelError{Index: i, Err: err} // the group's first label
+			}
+			if err != nil {
+				return 0, err
+			}
+			chunkUndo = append(chunkUndo, u...)
+			done += end - i
 		}
 		undo = append(undo, chunkUndo...) // only once the chunk is written
 		return done, nil
@@ -92,21 +114,31 @@ func (e *KeptLabelsError) Error() string {
 }
 func (e *KeptLabelsError) Unwrap() error { return e.Err }
 
-// checkSubmittable is submitLabel's refusals, read without a lock.
-func (s *Store) checkSubmittable(ctx context.Context, l review.Label) error {
-	st, err := assignmentStatus(ctx, s.r, l.Item, l.Reviewer)
+// checkSubmittable is submitLabel's refusals, read without a lock for all
+// the labels at once; the first label refused is a *LabelError.
+func (s *Store) checkSubmittable(ctx context.Context, labels []review.Label) error {
+	ids := make([]string, len(labels))
+	for i, l := range labels {
+		ids[i] = l.Item
+	}
+	targets, _, err := labelTargets(ctx, s.r, ids)
 	if err != nil {
 		return err
 	}
-	if st == AssignSubmitted {
-		return fmt.Errorf("%s already submitted a label for %s: %w", l.Reviewer, l.Item, ErrConflict)
-	}
-	var itemStatus string
-	if err := s.r.QueryRowContext(ctx, `SELECT status FROM items WHERE id = ?`, l.Item).Scan(&itemStatus); err != nil {
-		return err
-	}
-	if itemStatus == review.GoldAdjudicated {
-		return fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
+	for i, l := range labels {
+		t := targets[l.Item]
+		st, ok := t.Assignments[l.Reviewer]
+		switch {
+		case !ok:
+			err = fmt.Errorf("%s is not assigned item %s: %w", l.Reviewer, l.Item, ErrNotFound)
+		case st == AssignSubmitted:
+			err = fmt.Errorf("%s already submitted a label for %s: %w", l.Reviewer, l.Item, ErrConflict)
+		case t.Status == review.GoldAdjudicated:
+			err = fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
+		}
+		if err != nil {
+			return &LabelError{Index: i, Err: err}
+		}
 	}
 	return nil
 }
@@ -127,31 +159,15 @@ type labelUndo struct {
 	exports        int   // dataset_items rows of the item
 }
 
-// writeUndoable submits l with tx and returns how to take it back.
-func (s *Store) writeUndoable(ctx context.Context, tx *Tx, l review.Label, set *Settlement) (labelUndo, error) {
-	u := labelUndo{item: l.Item, reviewer: l.Reviewer}
-	if err := tx.QueryRowContext(ctx, `SELECT a.status, a.skip_reason, i.status, `+leadActs+`
-		FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.item_id = ?1 AND a.reviewer = ?2`, l.Item, l.Reviewer).
-		Scan(&u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return u, err
-	}
-	var err error
-	if u.draft, err = saveRow(ctx, tx, "drafts", labelKey, l.Item, l.Reviewer); err != nil {
-		return u, err
-	}
-	if *set, err = s.submitLabel(ctx, tx, l); err != nil {
-		return u, err
-	}
-	u.written, err = saveRow(ctx, tx, "labels", labelKey, l.Item, l.Reviewer)
-	return u, err
-}
-
-// leadActs are the columns that say how far a lead has acted on item ?1:
-// its last adjudication's id (0: none) and how many exported versions hold
-// it. undoLabel compares them with the ones writeUndoable saw.
-const leadActs = `(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = ?1),
+// leadActs are the columns that say how far a lead has acted on the item
+// whose id is the SQL expression item: its last adjudication's id (0: none)
+// and how many exported versions hold it. undoLabel compares them with the
+// ones writeGroup saw.
+func leadActs(item string) string {
+	return `(SELECT coalesce(max(id), 0) FROM adjudications WHERE item_id = ` + item + `),
 	(SELECT count(*) FROM dataset_items di JOIN datasets d ON d.name = di.name AND d.version = di.version
-		WHERE di.item_id = ?1 AND d.state = 'ready')`
+		WHERE di.item_id = ` + item + ` AND d.state = 'ready')`
+}
 
 // labelKey selects one (item, reviewer) row of labels, drafts or
 // assignments.
@@ -164,7 +180,7 @@ type savedRow struct {
 	vals  []any
 }
 
-func saveRow(ctx context.Context, tx *Tx, table, where string, key ...any) (savedRow, error) {
+func saveRow(ctx context.Context, tx Queryer, table, where string, key ...any) (savedRow, error) {
 	var row savedRow
 	rows, err := tx.QueryContext(ctx, `SELECT * FROM `+table+` WHERE `+where, key...)
 	if err != nil {
@@ -189,7 +205,7 @@ func saveRow(ctx context.Context, tx *Tx, table, where string, key ...any) (save
 }
 
 // insert puts a saved row back into table.
-func (r savedRow) insert(ctx context.Context, tx *Tx, table string) error {
+func (r savedRow) insert(ctx context.Context, tx Queryer, table string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO `+table+`(`+strings.Join(r.cols, ", ")+`) VALUES (?`+strings.Repeat(", ?", len(r.cols)-1)+`)`, r.vals...)
 	return err
 }
@@ -202,8 +218,9 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 	err := s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkKept []string
 		done := 0
+		ptx := newPreparedTx(tx)
 		for i := len(undo) - 1 - from; i >= 0 && (done == 0 || time.Now().Before(deadline)); i-- {
-			k, err := s.undoLabel(ctx, tx, undo[i])
+			k, err := s.undoLabel(ctx, ptx, undo[i])
 			if err != nil {
 				return 0, fmt.Errorf("undo the label of %s by %s: %w", undo[i].item, undo[i].reviewer, err)
 			}
@@ -226,7 +243,7 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 // is recomputed from the labels that remain: its agreement or dispute is
 // undone, as Reopen does, and it is settled again if its open assignments
 // allow (an assignment that was skipped before).
-func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, err error) {
+func (s *Store) undoLabel(ctx context.Context, tx Queryer, u labelUndo) (kept bool, err error) {
 	cur, err := saveRow(ctx, tx, "labels", labelKey, u.item, u.reviewer)
 	if err != nil {
 		return false, err
@@ -237,7 +254,7 @@ func (s *Store) undoLabel(ctx context.Context, tx *Tx, u labelUndo) (kept bool, 
 	var status string
 	var adjudications int64
 	var exports int
-	if err := tx.QueryRowContext(ctx, `SELECT status, `+leadActs+` FROM items WHERE id = ?1`, u.item).Scan(&status, &adjudications, &exports); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT status, `+leadActs("?1")+` FROM items WHERE id = ?1`, u.item).Scan(&status, &adjudications, &exports); err != nil {
 		return false, err
 	}
 	if status == review.GoldAdjudicated || adjudications > u.adjudications || exports > u.exports {

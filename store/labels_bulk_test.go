@@ -207,3 +207,97 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 		t.Errorf("alice's draft of A after the undo: %s %d %v", body, secs, err)
 	}
 }
+
+// SubmitLabels writes its labels in groups, settling each item once when
+// its assignments are all closed: the outcome (labels, assignments, item
+// states, gold, disputes and each label's Settlement) is the same as
+// submitting the labels one by one, including a skipped assignment
+// labeled later and a draft the label replaces.
+func TestSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T) {
+	ctx := context.Background()
+	var dumps [2]string
+	var settlements [2][]Settlement
+	for k := range 2 {
+		st := openTemp(t)
+		fillTraces(t, st, 20)
+		for _, r := range []string{"alice", "bob", "carol"} {
+			if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := allItems(t, st)
+		if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob", "carol")); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveDraft(ctx, ids[3], "bob", []byte(`{"rationale":"half"}`), 7); err != nil {
+			t.Fatal(err)
+		}
+		var labels, late []review.Label
+		for i, id := range ids {
+			if i%5 == 2 {
+				// carol skips, then labels after the others.
+				if err := st.SkipItem(ctx, id, "carol", "unsure"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, r := range []string{"alice", "bob", "carol"} {
+				l := noCallLabel(id, r)
+				if r == "bob" && i%3 == 1 {
+					l.Decision, l.Calls = review.DecisionCall, []review.LabelCall{{Tool: "get_order_status", Args: []byte(`{"order_id":"ORD-1"}`)}}
+				}
+				if r == "carol" && i%5 == 2 {
+					late = append(late, l)
+					continue
+				}
+				labels = append(labels, l)
+			}
+		}
+		labels = append(labels, late...)
+		for j := range labels {
+			labels[j].SubmittedAt = labels[j].SubmittedAt.Add(time.Duration(j) * time.Second)
+		}
+		if k == 0 {
+			sets, err := st.SubmitLabels(ctx, labels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			settlements[k] = sets
+		} else {
+			for _, l := range labels {
+				s, err := st.SubmitLabel(ctx, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				settlements[k] = append(settlements[k], s)
+			}
+		}
+		var dump strings.Builder
+		for _, q := range []string{
+			`SELECT item_id || reviewer || decision || calls || submitted_at FROM labels ORDER BY item_id, reviewer`,
+			`SELECT item_id || reviewer || status || skip_reason FROM assignments ORDER BY item_id, reviewer`,
+			`SELECT id || status FROM items ORDER BY id`,
+			`SELECT item_id || status || decision || calls || reviewers FROM gold ORDER BY item_id`,
+			`SELECT item_id || kinds || detail FROM disputes ORDER BY item_id`,
+			`SELECT item_id || reviewer FROM drafts ORDER BY item_id, reviewer`,
+		} {
+			rows, err := queryStrings(ctx, st.r, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dump.WriteString(strings.Join(rows, "\n") + "\n--\n")
+		}
+		dumps[k] = dump.String()
+	}
+	if dumps[0] != dumps[1] {
+		t.Errorf("in groups:\n%s\none by one:\n%s", dumps[0], dumps[1])
+	}
+	if len(settlements[0]) != len(settlements[1]) {
+		t.Fatalf("%d settlements, one by one %d", len(settlements[0]), len(settlements[1]))
+	}
+	for j := range settlements[0] {
+		a, b := settlements[0][j], settlements[1][j]
+		if a.Settled != b.Settled || a.Comparison.Agreed != b.Comparison.Agreed {
+			t.Errorf("label %d: settled %v agreed %v, one by one %v %v", j, a.Settled, a.Comparison.Agreed, b.Settled, b.Comparison.Agreed)
+		}
+	}
+}

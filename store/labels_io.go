@@ -3,12 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/trace"
 )
 
 // NextAssignment is the reviewer's next open assignment (drafts first, then
@@ -83,36 +81,4 @@ func (s *Store) Labels(ctx context.Context, f LabelFilter, fn func(review.Label)
 		}
 	}
 	return rows.Err()
-}
-
-// ItemTools loads the tools offered at an item without its context (for
-// validating imported labels); ErrNotFound when there is no such item.
-func (s *Store) ItemTools(ctx context.Context, itemID string) ([]trace.Tool, error) {
-	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM items WHERE id = ?`, itemID).Scan(&n); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("item %q: %w", itemID, ErrNotFound)
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT t.name, t.description, t.parameters FROM items i
-		JOIN trace_tools tt ON tt.trace_id = i.trace_id JOIN tools t ON t.hash = tt.tool_hash
-		WHERE i.id = ? ORDER BY tt.position`, itemID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []trace.Tool{}
-	for rows.Next() {
-		var r trace.Tool
-		var params string
-		if err := rows.Scan(&r.Name, &r.Description, &params); err != nil {
-			return nil, err
-		}
-		if params != "" {
-			r.Parameters = json.RawMessage(params)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }

@@ -100,7 +100,16 @@ func TestSubmitLabelsIsAllOrNothing(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("labels by bob: %d %v", n, err)
 	}
-	if _, err := st.ItemTools(ctx, "it_missing"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("tools of a missing item: %v", err)
+	targets, err := st.LabelTargets(ctx, []string{item, "it_missing", item})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := targets["it_missing"]; got.Found || len(targets) != 2 {
+		t.Errorf("a missing item: %+v in %d targets", got, len(targets))
+	}
+	got := targets[item]
+	if !got.Found || got.Status != "agreed" || got.Assignments["alice"] != AssignSubmitted || got.Assignments["bob"] != AssignSubmitted ||
+		len(got.Assignments) != 2 || len(got.Tools) == 0 || got.Tools[0].Name != "get_order_status" {
+		t.Errorf("the labeled item: %+v", got)
 	}
 }

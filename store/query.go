@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // The shapes of read query the store runs again and again.
 
@@ -43,7 +46,12 @@ func queryCounts(ctx context.Context, q Queryer, query string, args ...any) (map
 
 // scanRows runs a read query and calls fn for each row.
 func (s *Store) scanRows(ctx context.Context, fn func(scanner) error, query string, args ...any) error {
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	return eachRow(ctx, s.r, query, args, func(r *sql.Rows) error { return fn(r) })
+}
+
+// eachRow runs query with q and calls fn for each row.
+func eachRow(ctx context.Context, q Queryer, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -160,7 +160,7 @@ func TestSampleStalePutsStaleGoldBack(t *testing.T) {
 	// The item is open again; each reviewer has the old answer as a draft
 	// and a note saying why.
 	status, _, _ := expRun(t, db, "status", "--as", "carol", "--batch", "support-v1-stale")
-	if !strings.Contains(status, "1 items: 1 open") || !strings.Contains(status, "2 draft") {
+	if !strings.Contains(status, "1 item: 1 open") || !strings.Contains(status, "2 draft") {
 		t.Errorf("status:\n%s", status)
 	}
 	st := openStore(t, db)

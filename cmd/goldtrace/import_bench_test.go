@@ -20,7 +20,8 @@ import (
 //
 //	go test ./cmd/goldtrace -run XXX -bench ImportCLI/100MB -benchtime 1x
 //
-// $GOLDTRACE_IMPORT_BENCH_DIR keeps the generated files between runs.
+// $GOLDTRACE_IMPORT_BENCH_DIR keeps the generated files between runs;
+// $GOLDTRACE_BENCH_BEFORE names another build to run alternately (before-s).
 func BenchmarkImportCLI(b *testing.B) {
 	py, dir, bin := cliBenchSetup(b, "GOLDTRACE_IMPORT_BENCH_DIR")
 	const parse = `import json, sys
@@ -42,9 +43,13 @@ for line in open(sys.argv[1], "rb"):
 			}
 			size := float64(fi.Size())
 			b.SetBytes(fi.Size())
-			var pyT, goT run
+			var pyT, goT, refT run
 			var stored int64
 			for i := 0; i < b.N; i++ {
+				if before := os.Getenv("GOLDTRACE_BENCH_BEFORE"); before != "" {
+					r := timed(b, before, "--db", filepath.Join(b.TempDir(), "gt.db"), "import", in)
+					refT.wall, refT.cpu = refT.wall+r.wall, refT.cpu+r.cpu
+				}
 				db := filepath.Join(b.TempDir(), "gt.db")
 				p := timed(b, py, "-c", parse, in)
 				g := timed(b, bin, "--db", db, "import", in)
@@ -65,6 +70,10 @@ for line in open(sys.argv[1], "rb"):
 			b.ReportMetric(goT.wall.Seconds()/pyT.wall.Seconds(), "x-python")
 			b.ReportMetric(goT.cpu.Seconds()/n, "goldtrace-cpu-s")
 			b.ReportMetric(goT.rssMB, "rss-MB")
+			if refT.wall > 0 {
+				b.ReportMetric(refT.wall.Seconds()/n, "before-s")
+				b.ReportMetric(refT.cpu.Seconds()/n, "before-cpu-s")
+			}
 			b.ReportMetric(float64(stored)/n/size, "store-B/in-B")
 			b.ReportMetric(float64(goT.written)/n/size, "written-B/in-B")
 		})

@@ -231,8 +231,13 @@ func BenchmarkScoreCLI(b *testing.B) {
 	b.Logf("reference: %s", bytes.TrimSpace(ref.out))
 
 	b.ResetTimer()
-	var pyT, goT, stT run
+	var pyT, goT, stT, refT run
+	before := os.Getenv("GOLDTRACE_BENCH_BEFORE") // another build, run alternately (before-s)
 	for i := 0; i < b.N; i++ {
+		if before != "" {
+			r := timed(b, before, "score", "--gold", gold, "--pred", pred, "--json")
+			refT.wall, refT.cpu = refT.wall+r.wall, refT.cpu+r.cpu
+		}
 		p := timed(b, py, script, gold, pred)
 		g := timed(b, bin, "score", "--gold", gold, "--pred", pred, "--json")
 		s := timed(b, bin, "--db", db, "score", "--gold", "bench@v1", "--pred", pred, "--json")
@@ -254,4 +259,8 @@ func BenchmarkScoreCLI(b *testing.B) {
 	b.ReportMetric(goT.rssMB, "rss-MB")
 	b.ReportMetric(stT.wall.Seconds()/goT.wall.Seconds(), "store/file")
 	b.ReportMetric(stT.rssMB, "store-rss-MB")
+	if before != "" {
+		b.ReportMetric(refT.wall.Seconds()/n, "before-s")
+		b.ReportMetric(refT.cpu.Seconds()/n, "before-cpu-s")
+	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/gold"
-	"github.com/goldtrace/goldtrace/score"
 )
 
 // goldSource is where the gold, predictions and traces a command grades
@@ -35,20 +34,6 @@ func doneReading(cli *CLI) {
 	if IsTerminal(cli.Err) {
 		fmt.Fprint(cli.Err, "\r\033[K")
 	}
-}
-
-// readScoreInput reads the gold cases and what to score against them
-// (app.ReadScoreInput).
-func readScoreInput(ctx context.Context, cli *CLI, f *scoreFlags) ([]score.Case, []score.Prediction, string, error) {
-	in, err := app.ReadScoreInput(ctx, goldSource(cli), app.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown})
-	doneReading(cli)
-	if err != nil {
-		return nil, nil, "", swapped(err)
-	}
-	if in.Unknown > 0 {
-		fmt.Fprintf(cli.Err, "%s: ignored %d predictions for items not in the gold (--allow-unknown)\n", f.pred, in.Unknown)
-	}
-	return in.Cases, in.Preds, in.Source, nil
 }
 
 // swapped adds to a gold line read as a prediction, or the other way

@@ -32,6 +32,9 @@ type Pace struct {
 	// statements) and held the lock (from its first statement to the end of
 	// its commit); tests measure with it.
 	Held func(work, total time.Duration)
+	// Between, when set, runs after each transaction but the last, with
+	// the lock free (a checkpoint of the log).
+	Between func()
 }
 
 // DefaultPace is a bulk write's pace on a shared database.
@@ -70,6 +73,9 @@ func (d *DB) Paced(ctx context.Context, pace Pace, step func(tx *Tx, deadline ti
 		last = time.Now()
 		if pace.Held != nil {
 			pace.Held(work, last.Sub(began))
+		}
+		if more && pace.Between != nil {
+			pace.Between()
 		}
 	}
 	if !pace.Full {

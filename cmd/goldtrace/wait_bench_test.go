@@ -1,0 +1,263 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store"
+)
+
+// BenchmarkWaitCLI measures the commands users wait for (issue #30) as the
+// built binary a user types, each run alternated in the same run with a
+// reference build of the same commands when $GOLDTRACE_BENCH_BEFORE names
+// one (for example goldtrace built from main): `labels import` of 50k
+// labels (25k items × 2 reviewers, one in ten disputed), `export` of 50k
+// gold items (a new version; a stored version's files written again),
+// `status --as lead` on 100k labels, and `sample --n 500 --by
+// tool` on the store of ~180k traces (543k candidates). Reported: wall
+// and CPU seconds (user + system: on a shared machine wall time measures
+// the queue for the CPU too) and peak RSS of both, and the wall ratio
+// (before ÷ now).
+//
+//	GOLDTRACE_BENCH_BEFORE=/tmp/gt-main go test ./cmd/goldtrace -run XXX -bench WaitCLI -benchtime 3x
+//
+// $GOLDTRACE_WAIT_BENCH_DIR keeps the generated data between runs (about
+// 1.8 GB with the sample store; the sample sub-benchmark needs 180k traces
+// and is skipped unless $GOLDTRACE_WAIT_BENCH_SAMPLE is set).
+func BenchmarkWaitCLI(b *testing.B) {
+	_, dir, bin := cliBenchSetup(b, "GOLDTRACE_WAIT_BENCH_DIR")
+	before := os.Getenv("GOLDTRACE_BENCH_BEFORE")
+	labeled := waitBenchData(b, dir, bin)
+	compare := func(b *testing.B, prep func(i int), args func(i int) []string) {
+		var now, ref run
+		for i := 0; i < b.N; i++ {
+			if before != "" {
+				prep(2 * i)
+				r := timed(b, before, args(2*i)...)
+				ref.wall, ref.cpu, ref.rssMB = ref.wall+r.wall, ref.cpu+r.cpu, max(ref.rssMB, r.rssMB)
+			}
+			prep(2*i + 1)
+			r := timed(b, bin, args(2*i+1)...)
+			now.wall, now.cpu, now.rssMB = now.wall+r.wall, now.cpu+r.cpu, max(now.rssMB, r.rssMB)
+		}
+		n := float64(b.N)
+		b.ReportMetric(now.wall.Seconds()/n, "now-s")
+		b.ReportMetric(now.cpu.Seconds()/n, "now-cpu-s")
+		b.ReportMetric(now.rssMB, "now-rss-MB")
+		if before != "" {
+			b.ReportMetric(ref.wall.Seconds()/n, "before-s")
+			b.ReportMetric(ref.cpu.Seconds()/n, "before-cpu-s")
+			b.ReportMetric(ref.rssMB, "before-rss-MB")
+			b.ReportMetric(ref.wall.Seconds()/now.wall.Seconds(), "x-faster")
+		}
+	}
+	b.Run("labels_import_50k", func(b *testing.B) {
+		db := filepath.Join(dir, "li.db")
+		labels := filepath.Join(dir, "labels-a.jsonl")
+		compare(b, func(int) { copyDB(b, filepath.Join(dir, "sampled.db"), db) },
+			func(int) []string {
+				return []string{"--db", db, "labels", "import", labels, "--as", "carol", "--for-others"}
+			})
+	})
+	b.Run("export_50k", func(b *testing.B) {
+		out := filepath.Join(dir, "out")
+		compare(b, func(int) { os.RemoveAll(out) },
+			func(i int) []string {
+				// A new name each time: an existing one would re-write its files.
+				return []string{"--db", labeled, "export", fmt.Sprintf("e%d-%d", time.Now().UnixNano(), i), "--as", "carol", "--out", out}
+			})
+	})
+	b.Run("export_again_50k", func(b *testing.B) {
+		// Writing the files of a stored version again (NAME@vN).
+		timed(b, bin, "--db", labeled, "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		out := filepath.Join(dir, "out")
+		compare(b, func(int) { os.RemoveAll(out) },
+			func(int) []string { return []string{"--db", labeled, "export", "again@v1", "--out", out} })
+	})
+	b.Run("status_lead", func(b *testing.B) {
+		compare(b, func(int) {}, func(int) []string { return []string{"--db", labeled, "status", "--as", "carol"} })
+	})
+	b.Run("sample_500_by_tool", func(b *testing.B) {
+		if os.Getenv("GOLDTRACE_WAIT_BENCH_SAMPLE") == "" {
+			b.Skip("set GOLDTRACE_WAIT_BENCH_SAMPLE to build the 1 GB store")
+		}
+		big := waitBenchBig(b, dir, bin)
+		compare(b, func(int) {}, func(i int) []string {
+			return []string{"--db", big, "sample", "--n", "500", "--by", "tool", "--reviewers", "alice,bob",
+				"--seed", fmt.Sprint(i + 1), "--batch", fmt.Sprintf("s%d-%d", time.Now().UnixNano(), i)}
+		})
+	})
+}
+
+// waitBenchData builds (once per data directory) sampled.db: 25k traces
+// with reviewers alice and bob and lead carol, a batch of 50k items, two
+// reviewers each; labels-a.jsonl: both labels of the batch's first 25k
+// items, one in ten disagreeing; and labeled.db: sampled.db with all 100k
+// labels in agreement (50k gold). It returns labeled.db's path.
+func waitBenchData(b *testing.B, dir, bin string) string {
+	labeled := filepath.Join(dir, "labeled.db")
+	if _, err := os.Stat(labeled); err == nil {
+		return labeled
+	}
+	traces := filepath.Join(dir, "traces-25000.jsonl")
+	sampled := filepath.Join(dir, "sampled.db")
+	os.Remove(sampled)
+	timed(b, bin, "demo", "--write-traces", "25000", traces, "--seed", "30")
+	timed(b, bin, "--db", sampled, "import", traces)
+	os.Remove(traces)
+	for _, u := range [][]string{{"alice", "reviewer"}, {"bob", "reviewer"}, {"carol", "lead"}} {
+		timed(b, bin, "--db", sampled, "users", "add", u[0], "--role", u[1])
+	}
+	timed(b, bin, "--db", sampled, "sample", "--n", "50000", "--reviewers", "alice,bob", "--seed", "3", "--batch", "b1")
+	all := filepath.Join(dir, "labels-all.jsonl")
+	writeBenchLabels(b, sampled, filepath.Join(dir, "labels-a.jsonl"), all)
+	copyDB(b, sampled, labeled+".tmp")
+	timed(b, bin, "--db", labeled+".tmp", "labels", "import", all, "--as", "carol", "--for-others")
+	timed(b, bin, "--db", labeled+".tmp", "check")
+	if err := os.Rename(labeled+".tmp", labeled); err != nil {
+		b.Fatal(err)
+	}
+	return labeled
+}
+
+// writeBenchLabels writes every assignment of batch b1 as a label: the
+// observed calls when they are a valid answer, else no call. half gets the
+// first 25k items' labels with bob answering differently on every tenth;
+// all gets every label, in agreement.
+func writeBenchLabels(b *testing.B, db, half, all string) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var items []string
+	for _, r := range []string{"alice"} {
+		q, err := st.Queue(ctx, r, "b1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, a := range q {
+			items = append(items, a.ItemID)
+		}
+	}
+	hf, err := os.Create(half)
+	if err != nil {
+		b.Fatal(err)
+	}
+	af, err := os.Create(all)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hw, aw := bufio.NewWriter(hf), bufio.NewWriter(af)
+	at := time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC)
+	for n, id := range items {
+		it, err := st.Item(ctx, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := review.Label{Item: id, Decision: review.DecisionNoCall, Calls: []review.LabelCall{}, Rationale: "The context answers it.",
+			Seconds: 20, SubmittedAt: at}
+		if len(it.Observed) > 0 {
+			c := review.Label{Item: id, Decision: review.DecisionCall, Rationale: "The observed call is right.", Seconds: 30, SubmittedAt: at}
+			for _, o := range it.Observed {
+				c.Calls = append(c.Calls, review.LabelCall{Tool: o.Name, Args: o.Arguments})
+			}
+			if len(review.ValidateLabel(c, it.Tools)) == 0 {
+				l = c
+			}
+		}
+		for _, r := range []string{"alice", "bob"} {
+			l.Reviewer = r
+			line, err := json.Marshal(l)
+			if err != nil {
+				b.Fatal(err)
+			}
+			line = append(line, '\n')
+			aw.Write(line)
+			if n < len(items)/2 {
+				if r == "bob" && n%10 == 0 {
+					d := l
+					d.Decision, d.Calls, d.Rationale = review.DecisionNoCall, []review.LabelCall{}, "Nothing to look up."
+					if l.Decision == review.DecisionNoCall {
+						d.Decision, d.Calls = review.DecisionCall, []review.LabelCall{{Tool: it.Tools[0].Name, Args: json.RawMessage(`{}`)}}
+						if len(review.ValidateLabel(d, it.Tools)) > 0 {
+							d = l // keep the agreement: no valid other answer at hand
+						}
+					}
+					if line, err = json.Marshal(d); err != nil {
+						b.Fatal(err)
+					}
+					line = append(line, '\n')
+				}
+				hw.Write(line)
+			}
+		}
+	}
+	for _, w := range []*bufio.Writer{hw, aw} {
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	hf.Close()
+	af.Close()
+}
+
+// waitBenchBig imports 180k demo traces (about 1 GB, 531k candidates) once
+// into big.db, with reviewers alice and bob.
+func waitBenchBig(b *testing.B, dir, bin string) string {
+	big := filepath.Join(dir, "big.db")
+	if _, err := os.Stat(big); err == nil {
+		return big
+	}
+	traces := filepath.Join(dir, "traces-180000.jsonl")
+	timed(b, bin, "demo", "--write-traces", "180000", traces, "--seed", "15")
+	timed(b, bin, "--db", big+".tmp", "import", traces)
+	os.Remove(traces)
+	for _, u := range []string{"alice", "bob"} {
+		timed(b, bin, "--db", big+".tmp", "users", "add", u, "--role", "reviewer")
+	}
+	if err := os.Rename(big+".tmp", big); err != nil {
+		b.Fatal(err)
+	}
+	return big
+}
+
+// copyDB copies a closed, checkpointed database file to dst (removing
+// dst's log files).
+func copyDB(b *testing.B, src, dst string) {
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(dst + s)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if strings.HasSuffix(src, ".db") {
+		if _, err := os.Stat(src + "-wal"); err == nil {
+			b.Fatalf("%s has a write-ahead log: close it first", src)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/trace"
+)
+
+// LabelTarget is what checking a label for an item needs: whether the item
+// exists, its status, the tools offered there and its assignments (reviewer
+// → status; an assignment in a batch still being written is left out, as
+// Assignment leaves it out).
+type LabelTarget struct {
+	Found       bool
+	Status      string
+	Tools       []trace.Tool
+	Assignments map[string]string
+}
+
+// labelTargetsPerQuery is how many items one lookup asks for.
+const labelTargetsPerQuery = 500
+
+// LabelTargets looks up many items at once for checking labels (a few
+// queries per 500 items, and the tools of each distinct tool set once),
+// instead of ItemTools and Assignment per label. Every id asked for is in
+// the answer, with Found false when there is no such item.
+func (s *Store) LabelTargets(ctx context.Context, itemIDs []string) (map[string]LabelTarget, error) {
+	out, toolsets, err := labelTargets(ctx, s.r, itemIDs)
+	if err != nil {
+		return nil, err
+	}
+	tools := map[int64][]trace.Tool{0: {}}
+	for id, set := range toolsets {
+		t, ok := tools[set]
+		if !ok {
+			if t, err = toolsetTools(ctx, s.r, set); err != nil {
+				return nil, err
+			}
+			tools[set] = t
+		}
+		lt := out[id]
+		lt.Tools = t
+		out[id] = lt
+	}
+	return out, nil
+}
+
+// labelTargets reads the items' status and assignments, and the tool set
+// of each item found (0: none).
+func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]LabelTarget, map[string]int64, error) {
+	out := make(map[string]LabelTarget, len(itemIDs))
+	toolsets := map[string]int64{}
+	var ids []any
+	for _, id := range itemIDs {
+		if _, ok := out[id]; !ok {
+			out[id] = LabelTarget{}
+			ids = append(ids, id)
+		}
+	}
+	for start := 0; start < len(ids); start += labelTargetsPerQuery {
+		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
+		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		err := eachRow(ctx, q, `SELECT i.id, i.status, coalesce(t.toolset, 0) FROM items i LEFT JOIN traces t ON t.id = i.trace_id
+			WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
+			var id string
+			lt := LabelTarget{Found: true, Assignments: map[string]string{}}
+			var set int64
+			if err := rows.Scan(&id, &lt.Status, &set); err != nil {
+				return err
+			}
+			out[id], toolsets[id] = lt, set
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		err = eachRow(ctx, q, `SELECT item_id, reviewer, status FROM assignments WHERE item_id IN `+in+`
+			AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, chunk, func(rows *sql.Rows) error {
+			var id, reviewer, status string
+			if err := rows.Scan(&id, &reviewer, &status); err != nil {
+				return err
+			}
+			if lt := out[id]; lt.Found {
+				lt.Assignments[reviewer] = status
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, toolsets, nil
+}
+
+// toolsetTools loads the tools of one tool set, in order.
+func toolsetTools(ctx context.Context, q Queryer, set int64) ([]trace.Tool, error) {
+	out := []trace.Tool{}
+	err := eachRow(ctx, q, `SELECT t.name, t.description, t.parameters FROM toolsets s JOIN json_each(s.hashes) j
+		JOIN tools t ON t.hash = j.value WHERE s.id = ? ORDER BY CAST(j.key AS INTEGER)`, []any{set}, func(rows *sql.Rows) error {
+		var r trace.Tool
+		var params string
+		if err := rows.Scan(&r.Name, &r.Description, &params); err != nil {
+			return err
+		}
+		if params != "" {
+			r.Parameters = json.RawMessage(params)
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}

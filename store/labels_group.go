@@ -1,0 +1,322 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/goldtrace/goldtrace/review"
+)
+
+// labelGroup is how many labels SubmitLabels writes with one set of
+// statements: a statement per label cost most of a bulk submission (each
+// is a round through the driver, and most were prepared anew).
+const labelGroup = 256
+
+// writeGroup submits labels (labels[0] is the call's label number first)
+// with a few statements for the whole group, each label exactly as
+// submitLabel would: refused if its reviewer is not assigned the item, has
+// submitted it already (or earlier in the group) or the item is
+// adjudicated; written with its assignment submitted and draft removed;
+// and each item whose assignments are then all closed settled once, its
+// Settlement given to its last label in the group. It returns how to take
+// each label back.
+func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
+	n := len(labels)
+	keys := make([]any, 0, 2*n)
+	for _, l := range labels {
+		keys = append(keys, l.Item, l.Reviewer)
+	}
+	pairs := strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ")
+	undo, err := groupBefore(ctx, tx, labels, keys, pairs)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[[2]string]bool, n)
+	itemFirst := make(map[string]int, n) // item → its first label here
+	for j, l := range labels {
+		u := &undo[j]
+		var err error
+		switch k := [2]string{l.Item, l.Reviewer}; {
+		case u.item == "":
+			err = fmt.Errorf("%s is not assigned item %s: %w", l.Reviewer, l.Item, ErrNotFound)
+		case u.assignStatus == AssignSubmitted || seen[k]:
+			err = fmt.Errorf("%s already submitted a label for %s: %w", l.Reviewer, l.Item, ErrConflict)
+		case u.itemStatus == review.GoldAdjudicated:
+			err = fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
+		default:
+			seen[k] = true
+		}
+		if err != nil {
+			return nil, &LabelError{Index: first + j, Err: err}
+		}
+		// A later label of an item finds it labeling, as the first
+		// label of the group left it.
+		if f, ok := itemFirst[l.Item]; !ok {
+			itemFirst[l.Item] = j
+		} else if st := undo[f].itemStatus; st == "new" || st == "sampled" {
+			u.itemStatus = "labeling"
+		}
+	}
+	if err := groupDrafts(ctx, tx, undo, keys, pairs); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if err := s.insertLabels(ctx, tx, labels, first); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
+		WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, append([]any{now}, keys...)...); err != nil {
+		return nil, err
+	}
+	for _, u := range undo {
+		if u.draft.found {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE `+labelKey, u.item, u.reviewer); err != nil {
+				return nil, err
+			}
+		}
+	}
+	items := make([]any, 0, len(itemFirst))
+	for j, l := range labels {
+		if itemFirst[l.Item] == j {
+			items = append(items, l.Item)
+		}
+	}
+	in := "(?" + strings.Repeat(", ?", len(items)-1) + ")"
+	closed, err := closedItems(ctx, tx, items, in)
+	if err != nil {
+		return nil, err
+	}
+	// An item the group settles goes straight to agreed or disputed; the
+	// others are now being labeled.
+	var labeling []any
+	for _, id := range items {
+		if len(closed[id.(string)]) < 2 {
+			labeling = append(labeling, id)
+		}
+	}
+	if len(labeling) > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'labeling', updated_at = ? WHERE id IN (?`+strings.Repeat(", ?", len(labeling)-1)+`)
+			AND status IN ('new', 'sampled')`, append([]any{now}, labeling...)...); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.settleGroup(ctx, tx, labels, undo, closed, out); err != nil {
+		return nil, err
+	}
+	written := map[[2]string]savedRow{}
+	if err := eachSaved(ctx, tx, `SELECT * FROM labels WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, keys, func(k [2]string, r savedRow) {
+		written[k] = r
+	}); err != nil {
+		return nil, err
+	}
+	for j := range undo {
+		undo[j].written = written[[2]string{undo[j].item, undo[j].reviewer}]
+	}
+	return undo, nil
+}
+
+// groupBefore reads what taking each label back needs to know of before
+// (labelUndo without the draft and the written row); item is "" for a
+// label whose reviewer is not assigned the item (or whose batch is still
+// being written).
+func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, keys []any, pairs string) ([]labelUndo, error) {
+	undo := make([]labelUndo, len(labels))
+	at := make(map[[2]string][]int, len(labels))
+	for j, l := range labels {
+		k := [2]string{l.Item, l.Reviewer}
+		at[k] = append(at[k], j)
+	}
+	err := eachRow(ctx, tx, `WITH k(item_id, reviewer) AS (VALUES `+pairs+`)
+		SELECT a.item_id, a.reviewer, a.status, a.skip_reason, i.status, `+leadActs("a.item_id")+`
+		FROM k JOIN assignments a ON a.item_id = k.item_id AND a.reviewer = k.reviewer JOIN items i ON i.id = a.item_id
+		WHERE a.batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, keys, func(rows *sql.Rows) error {
+		var u labelUndo
+		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil {
+			return err
+		}
+		// A key twice in the group has one row (and is refused the
+		// second time); each label gets its own copy.
+		for _, j := range at[[2]string{u.item, u.reviewer}] {
+			undo[j] = u
+		}
+		return nil
+	})
+	return undo, err
+}
+
+// groupDrafts reads the drafts the labels replace into undo.
+func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, keys []any, pairs string) error {
+	drafts := map[[2]string]savedRow{}
+	if err := eachSaved(ctx, tx, `SELECT * FROM drafts WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, keys, func(k [2]string, r savedRow) {
+		drafts[k] = r
+	}); err != nil {
+		return err
+	}
+	if len(drafts) == 0 {
+		return nil
+	}
+	cols := []string{}
+	for _, r := range drafts {
+		cols = r.cols
+		break
+	}
+	for j := range undo {
+		if r, ok := drafts[[2]string{undo[j].item, undo[j].reviewer}]; ok {
+			undo[j].draft = r
+		} else {
+			undo[j].draft = savedRow{cols: cols}
+		}
+	}
+	return nil
+}
+
+// eachSaved runs a SELECT * whose first two columns are item_id and
+// reviewer, and hands each row to fn as a savedRow.
+func eachSaved(ctx context.Context, tx *preparedTx, query string, args []any, fn func([2]string, savedRow)) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	if len(cols) < 2 || cols[0] != "item_id" || cols[1] != "reviewer" {
+		return fmt.Errorf("saved rows: columns %v do not start with item_id, reviewer", cols)
+	}
+	for rows.Next() {
+		r := savedRow{found: true, cols: cols, vals: make([]any, len(cols))}
+		ptrs := make([]any, len(cols))
+		for i := range ptrs {
+			ptrs[i] = &r.vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		item, _ := r.vals[0].(string)
+		reviewer, _ := r.vals[1].(string)
+		fn([2]string{item, reviewer}, r)
+	}
+	return rows.Err()
+}
+
+// insertLabels inserts the labels' rows with one statement; when that
+// fails, row by row, so the error names the label that failed.
+func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, first int) error {
+	args := make([]any, 0, 9*len(labels))
+	for _, l := range labels {
+		row, err := s.labelRow(l)
+		if err != nil {
+			return err
+		}
+		args = append(args, row...)
+	}
+	_, err := tx.ExecContext(ctx, insertLabel+strings.TrimSuffix(strings.Repeat(labelValues+", ", len(labels)), ", "), args...)
+	if err == nil {
+		return nil
+	}
+	for j := range labels {
+		if _, err := tx.ExecContext(ctx, insertLabel+labelValues, args[9*j:9*j+9]...); err != nil {
+			return &LabelError{Index: first + j, Err: classify(err)}
+		}
+	}
+	return classify(err)
+}
+
+// closedItems loads the labels (by reviewer) of the items (selected by in)
+// none of whose assignments is open any more.
+func closedItems(ctx context.Context, tx *preparedTx, items []any, in string) (map[string][]review.Label, error) {
+	open := map[string]bool{}
+	if err := eachRow(ctx, tx, `SELECT DISTINCT item_id FROM assignments WHERE item_id IN `+in+` AND status IN ('pending', 'draft')`, items,
+		func(rows *sql.Rows) error {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			open[id] = true
+			return nil
+		}); err != nil {
+		return nil, err
+	}
+	closed := map[string][]review.Label{}
+	err := eachRow(ctx, tx, `SELECT `+labelColumns+` FROM labels l WHERE item_id IN `+in+` ORDER BY item_id, reviewer`, items,
+		func(rows *sql.Rows) error {
+			l, err := scanLabel(rows)
+			if err == nil && !open[l.Item] {
+				closed[l.Item] = append(closed[l.Item], l)
+			}
+			return err
+		})
+	return closed, err
+}
+
+// settleGroup settles the closed items, in the order of their last label
+// in the group. Each label gets the Settlement that submitting the labels
+// one by one would have given it: an item settles after each of its labels
+// that leaves none of its assignments open (a label on a skipped
+// assignment after the others is compared again), and is written once,
+// as its last label here settles it.
+func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review.Label, undo []labelUndo, closed map[string][]review.Label, out []Settlement) error {
+	var held *bool
+	heldOnce := func() (bool, error) {
+		if held == nil {
+			h, err := reviewAgreed(ctx, tx)
+			if err != nil {
+				return false, err
+			}
+			held = &h
+		}
+		return *held, nil
+	}
+	last := make(map[string]int, len(closed))
+	opening := make(map[string]int, len(closed)) // labels still to come on an open assignment
+	for j, l := range labels {
+		last[l.Item] = j
+		if st := undo[j].assignStatus; st == AssignPending || st == AssignDraft {
+			opening[l.Item]++
+		}
+	}
+	arrived := map[string]map[string]bool{} // item → reviewers whose label came later in the group
+	for j, l := range labels {
+		if _, ok := closed[l.Item]; ok {
+			if arrived[l.Item] == nil {
+				arrived[l.Item] = map[string]bool{}
+				for _, k := range labels[j:] {
+					if k.Item == l.Item {
+						arrived[l.Item][k.Reviewer] = true
+					}
+				}
+			}
+			delete(arrived[l.Item], l.Reviewer)
+		}
+		ls, ok := closed[l.Item]
+		if st := undo[j].assignStatus; st == AssignPending || st == AssignDraft {
+			opening[l.Item]--
+		}
+		if !ok || opening[l.Item] > 0 {
+			continue
+		}
+		if last[l.Item] != j {
+			// Compared now, one by one, and again by a later label.
+			var present []review.Label
+			for _, p := range ls {
+				if !arrived[l.Item][p.Reviewer] {
+					present = append(present, p)
+				}
+			}
+			if o := review.Settle(0, present, false); o.Settled {
+				out[j] = Settlement{Settled: true, Comparison: o.Comparison}
+			}
+			continue
+		}
+		set, err := s.settleLabels(ctx, tx, l.Item, ls, heldOnce)
+		if err != nil {
+			return err
+		}
+		out[j] = set
+	}
+	return nil
+}
