@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/input"
-
+	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -21,6 +21,9 @@ type ImportOptions struct {
 	Format string
 	// SkipInvalid imports a file's valid records and reports the others.
 	SkipInvalid bool
+	// S3Endpoint is the S3-compatible service s3:// sources are read from
+	// ("" is AWS).
+	S3Endpoint string
 	// Stdin is what the file name "-" reads.
 	Stdin io.Reader
 	// OnInvalid receives each invalid record that SkipInvalid skips.
@@ -53,10 +56,20 @@ func (f ImportFailure) String() string { return FormatInputError(f.File, f.Line,
 // it was interrupted. A file that fails does not stop the others; the
 // report lists it, and the error is the last failure's line.
 func (a *App) Import(ctx context.Context, actor Actor, files []string, o ImportOptions) (ImportReport, error) {
-	if !slices.Contains(trace.Formats, o.Format) {
-		return ImportReport{}, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
+	if !slices.Contains(InputFormats, o.Format) {
+		return ImportReport{}, fmt.Errorf("--format must be one of %s, not %q", strings.Join(InputFormats, "|"), o.Format)
 	}
-	object := strings.Join(files, " ")
+	if o.S3Endpoint != "" && !slices.ContainsFunc(files, source.IsS3) {
+		return ImportReport{}, errors.New("--s3-endpoint goes with an s3://BUCKET/PREFIX to import")
+	}
+	shown := make([]string, len(files))
+	for i, f := range files {
+		shown[i] = f
+		if source.IsPostgres(f) {
+			shown[i] = source.RedactURL(f) // never store a password in the audit
+		}
+	}
+	object := strings.Join(shown, " ")
 	// Authorized (and later audited) without the command's cancellation:
 	// an interrupted import is recorded with what it wrote.
 	actor, err := a.authorize(context.WithoutCancel(ctx), actor, ActImport, object)
@@ -109,7 +122,24 @@ func (a *App) importFile(ctx context.Context, path string, o ImportOptions) (sto
 		defer done()
 	}
 	open := func() (store.Input, error) { return openTraceFile(path, o.Format, o.Stdin) }
+	if source.IsSource(path) {
+		open = func() (store.Input, error) { return openSource(ctx, path, o.Format, o.S3Endpoint) }
+	}
 	return a.st.ImportTraces(ctx, open, opt)
+}
+
+// openSource opens a Parquet source named on the command line; its errors
+// are worded for a line that names it already.
+func openSource(ctx context.Context, path, format, endpoint string) (store.Input, error) {
+	layout, err := sourceLayout(path, format)
+	if err != nil {
+		return store.Input{}, err
+	}
+	r, err := source.Open(ctx, path, layout, endpoint)
+	if err != nil {
+		return store.Input{}, errors.New(strings.TrimPrefix(err.Error(), DisplayName(path)+": "))
+	}
+	return store.Input{Records: r, Closer: r, Size: r.Size(), Read: r.BytesRead}, nil
 }
 
 // openTraceFile opens one import argument ("-" is stdin). A regular file's
@@ -132,6 +162,9 @@ func openTraceFile(path, format string, stdin io.Reader) (store.Input, error) {
 func DisplayName(path string) string {
 	if path == "-" {
 		return "stdin"
+	}
+	if source.IsPostgres(path) {
+		return source.RedactURL(path) // never show or store a password
 	}
 	return path
 }

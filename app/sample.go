@@ -11,6 +11,7 @@ import (
 
 	"github.com/goldtrace/goldtrace/internal/suggest"
 	"github.com/goldtrace/goldtrace/sampling"
+	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -39,7 +40,9 @@ func (a *App) Sample(ctx context.Context, actor Actor, o SampleOptions, seedGive
 		return a.auditing(ctx, actor, ActSample, fmt.Sprintf("batch %s: %d items", p.Batch, p.Sampled))
 	}
 	var plan SamplePlan
-	if o.From != "" {
+	if o.From != "" && source.IsSource(o.From) {
+		plan, err = runSourceSample(ctx, st, q)
+	} else if o.From != "" {
 		plan, err = runStreamSample(ctx, st, q, sio)
 	} else {
 		plan, err = planStoreSample(ctx, st, q)
@@ -68,6 +71,7 @@ type SampleOptions struct {
 	From           string   `json:"from,omitempty"`
 	Format         string   `json:"format,omitempty"`
 	SkipInvalid    bool     `json:"skip_invalid,omitempty"`
+	S3Endpoint     string   `json:"s3_endpoint,omitempty"`
 	// Runs are the prediction runs --by disagreement ranks with (ReadRun).
 	Runs      []Run    `json:"runs,omitempty"`
 	Batch     string   `json:"-"`
@@ -109,6 +113,9 @@ type SamplePlan struct {
 	Read       int                `json:"traces_read,omitempty"`
 	Invalid    int                `json:"invalid_skipped,omitempty"`
 	Imported   int                `json:"traces_imported,omitempty"`
+	// SourceInfo is where a sample from a Parquet source came from: its
+	// files with their versions and row counts (recorded with the batch).
+	SourceInfo *source.Info `json:"source_info,omitempty"`
 	// Ranking is, with --by disagreement, each sampled item's disagreement
 	// among the runs, in batch order (highest first); Unranked counts run
 	// ids that are not stored items.
@@ -186,8 +193,11 @@ func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 	default:
 		return q, fmt.Errorf("--turns %q: must be calls, no-calls or all", o.Turns)
 	}
-	if o.From != "" && !slices.Contains(trace.Formats, o.Format) {
-		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(trace.Formats, "|"), o.Format)
+	if o.S3Endpoint != "" && !source.IsS3(o.From) {
+		return q, errors.New("--s3-endpoint goes with --from s3://BUCKET/PREFIX")
+	}
+	if o.From != "" && !slices.Contains(InputFormats, o.Format) {
+		return q, fmt.Errorf("--format must be one of %s, not %q", strings.Join(InputFormats, "|"), o.Format)
 	}
 	if o.PerItem < 1 {
 		return q, fmt.Errorf("--per-item must be at least 1, not %d", o.PerItem)
@@ -439,13 +449,14 @@ func noMatchMessage(q sampleQuery, dups, excluded int) string {
 // writeSamplePlan stores the batch and its assignments (store.CreateBatch:
 // all or nothing, in short transactions), after traces (from source) when
 // the sample was drawn from a file.
-func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p SamplePlan, traces []trace.Trace, source string) error {
+func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p SamplePlan, traces []trace.Trace, from string) error {
 	params := struct {
 		SampleOptions
-		Seed    int64        `json:"seed"`
-		Ranking []RankedItem `json:"ranking,omitempty"`
-	}{q.opts, q.seed, p.Ranking}
-	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: source}
+		Seed       int64        `json:"seed"`
+		SourceInfo *source.Info `json:"source_info,omitempty"`
+		Ranking    []RankedItem `json:"ranking,omitempty"`
+	}{q.opts, q.seed, p.SourceInfo, p.Ranking}
+	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: from}
 	if q.audit != nil {
 		ctx = q.audit(ctx, p)
 	}

@@ -169,7 +169,7 @@ func registerCompletions(root *cobra.Command, cli *CLI) {
 	walk(root)
 	flag("sample", "reviewers", completeFrom(cli, userList))
 	flag("sample", "by", completeFrom(cli, metaKeys("tool")))
-	flag("sample", "format", fixed(trace.Formats...))
+	flag("sample", "format", fixed(app.InputFormats...))
 	flag("sample", "alloc", fixed("proportional", "equal"))
 	flag("sample", "turns", fixed("calls", "no-calls", "all"))
 	flag("import", "format", fixed(trace.Formats...))

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/trace/synth"
 	"github.com/goldtrace/goldtrace/tui"
 )
@@ -30,6 +31,7 @@ func newDemoCmd(cli *CLI) *cobra.Command {
 		noTUI     bool
 		batchN    int
 		aliceDone int
+		layout    string
 	)
 	cmd := &cobra.Command{
 		Use:   "demo [FILE]",
@@ -39,10 +41,13 @@ with synthetic traces of an online shop's support agent (including the model's
 mistakes), reviewers alice and bob and lead carol, and prints what to try next.
 
 With --write-traces N FILE it only writes N synthetic traces to FILE (- for
-stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
+stdout) as canonical trace JSON Lines, for imports and benchmarks; with
+--layout langfuse|langsmith (or a FILE ending .parquet) as that vendor's
+Parquet export, one row per model call.`,
 		Example: `  goldtrace demo
   goldtrace demo --write-traces 100000 traces.jsonl --seed 7
-  goldtrace demo --write-traces 20 - | goldtrace import -`,
+  goldtrace demo --write-traces 20 - | goldtrace import -
+  goldtrace demo --write-traces 100000 export.parquet --layout langsmith`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("write-traces") {
@@ -52,7 +57,13 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 				if writeN < 0 {
 					return fmt.Errorf("--write-traces must be at least 0, not %d", writeN)
 				}
-				return writeDemoTraces(cli, args[0], synth.Options{Seed: seed, N: writeN})
+				if layout == "" && strings.HasSuffix(strings.ToLower(args[0]), ".parquet") {
+					layout = source.Langfuse
+				}
+				return writeDemoTraces(cli, args[0], layout, synth.Options{Seed: seed, N: writeN})
+			}
+			if layout != "" {
+				return errors.New("--layout goes with --write-traces")
 			}
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q (FILE goes with --write-traces)", args[0])
@@ -109,6 +120,7 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 	cmd.Flags().IntVar(&batchN, "batch-items", 40, "items in the demo batch")
 	cmd.Flags().IntVar(&aliceDone, "prelabeled", 25, "how many of alice's items are already labeled (bob has labeled all)")
 	cmd.Flags().IntVar(&writeN, "write-traces", 0, "only write `N` synthetic traces to FILE (- = stdout)")
+	cmd.Flags().StringVar(&layout, "layout", "", "with --write-traces: write a Parquet export in this `LAYOUT` ("+strings.Join(source.Layouts, "|")+"; default for a .parquet FILE: langfuse)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "random seed: the same seed gives the same traces")
 	cmd.Flags().IntVar(&nTraces, "traces", 300, "number of traces in the demo project")
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the demo project (default: a new temporary directory)")
@@ -119,7 +131,11 @@ stdout) as canonical trace JSON Lines, for imports and benchmarks.`,
 // writeDemoTraces writes the traces of opts to path, or to stdout for "-".
 // A file is written beside its final name and renamed into place, so a
 // failed run leaves no half-written FILE.
-func writeDemoTraces(cli *CLI, path string, opts synth.Options) error {
+func writeDemoTraces(cli *CLI, path, layout string, opts synth.Options) error {
+	write := synth.Write
+	if layout != "" {
+		write = func(w io.Writer, opts synth.Options) (int64, error) { return source.WriteSynth(w, layout, opts) }
+	}
 	if path == "-" || notRegular(path) {
 		w := cli.Out
 		if path != "-" {
@@ -130,7 +146,7 @@ func writeDemoTraces(cli *CLI, path string, opts synth.Options) error {
 			defer f.Close()
 			w = f
 		}
-		if _, err := synth.Write(w, opts); err != nil {
+		if _, err := write(w, opts); err != nil {
 			return fmt.Errorf("write traces to %s: %w", map[bool]string{true: "stdout", false: path}[path == "-"], err)
 		}
 		return nil
@@ -143,7 +159,7 @@ func writeDemoTraces(cli *CLI, path string, opts synth.Options) error {
 	err = tmp.Chmod(0o644)
 	var n int64
 	if err == nil {
-		n, err = synth.Write(tmp, opts)
+		n, err = write(tmp, opts)
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

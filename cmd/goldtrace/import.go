@@ -14,7 +14,7 @@ import (
 )
 
 func newImportCmd(cli *CLI) *cobra.Command {
-	var format string
+	var format, s3Endpoint string
 	var skipInvalid, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
@@ -33,6 +33,11 @@ records are imported and every invalid one is reported on stderr. Traces already
 stored (same id and content, or same content) are counted, not duplicated. An
 empty file is an error.
 
+A Parquet export of Langfuse observations or LangSmith runs (a .parquet file,
+a directory of them, a glob, or s3://bucket/prefix) imports each model call as
+one trace, and so does Phoenix's database (postgres://…) for each LLM span;
+--format langfuse|langsmith|phoenix insists on a layout (see docs/sources.md).
+
 Formats (--format auto detects them): trace (goldtrace's own JSONL), openai
 (chat completions), openai-responses, anthropic (Messages), gemini
 (generateContent), bedrock (Converse, Nova, Agents traces) — as logged
@@ -49,7 +54,7 @@ that is not UTF-8 is an invalid record.`,
 				return err
 			}
 			rep, err := be.Import(cmd.Context(), who, args, app.ImportOptions{
-				Format: format, SkipInvalid: skipInvalid, Stdin: cli.In,
+				Format: format, SkipInvalid: skipInvalid, Stdin: cli.In, S3Endpoint: s3Endpoint,
 				OnInvalid: func(file string, e *trace.RecordError) {
 					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
@@ -81,7 +86,8 @@ that is not UTF-8 is an invalid record.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", trace.FormatAuto, strings.Join(trace.Formats, "|"))
+	cmd.Flags().StringVar(&format, "format", trace.FormatAuto, strings.Join(app.InputFormats, "|"))
+	cmd.Flags().StringVar(&s3Endpoint, "s3-endpoint", "", "`URL` of an S3-compatible service for s3:// sources (MinIO, R2, GCS); default AWS")
 	cmd.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import the valid records and report each invalid one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd

@@ -109,7 +109,8 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	f.StringVar(&reviewers, "reviewers", "", "comma-separated reviewers (users) to assign; required unless --dry-run")
 	f.IntVar(&o.PerItem, "per-item", 2, "distinct reviewers per item")
 	f.StringVar(&o.From, "from", "", "stream-sample this trace file (- for stdin) instead of the store, importing only the traces sampled")
-	f.StringVar(&o.Format, "format", trace.FormatAuto, "format of --from: "+strings.Join(trace.Formats, "|"))
+	f.StringVar(&o.S3Endpoint, "s3-endpoint", "", "`URL` of an S3-compatible service for --from s3://… (MinIO, R2, GCS); default AWS")
+	f.StringVar(&o.Format, "format", trace.FormatAuto, "format of --from: "+strings.Join(app.InputFormats, "|"))
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "with --from: skip invalid records (each reported on stderr) instead of stopping")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print what would be sampled and assigned; write nothing")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
@@ -180,8 +181,16 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 		if p.DryRun {
 			verb = "would be imported"
 		}
-		fmt.Fprintf(w, "read %s from %s (%d invalid skipped); the %d holding sampled items %s\n",
-			countNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
+		if si := p.SourceInfo; si != nil && si.BytesTotal == 0 { // a database: sampled inside it
+			fmt.Fprintf(w, "ranked %d model calls inside %s (%s); fetched %d (%.1f MB); the %d holding sampled items %s\n",
+				si.Calls, p.Source, si.Layout, si.Requests, float64(si.BytesRead)/1e6, p.Imported, verb)
+		} else if si != nil {
+			fmt.Fprintf(w, "scanned %d model calls in %d rows of %s (%s, %d files; read %.1f of %.1f MB); the %d holding sampled items %s\n",
+				si.Calls, si.Rows, p.Source, si.Layout, len(si.Files), float64(si.BytesRead)/1e6, float64(si.BytesTotal)/1e6, p.Imported, verb)
+		} else {
+			fmt.Fprintf(w, "read %s from %s (%d invalid skipped); the %d holding sampled items %s\n",
+				countNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
+		}
 	}
 	verb := "created"
 	if p.DryRun {

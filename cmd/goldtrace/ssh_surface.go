@@ -109,7 +109,9 @@ var sshFlagWhyNot = map[string]string{
 	"manifest":  "is not available over SSH (it names a file on the server)",
 	"baseline":  "is not available over SSH (it names a file on the server)",
 	"runs":      "is not available over SSH (it names files on the server): sample --by disagreement on the server",
-	"judge":     "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
+	"s3-endpoint": "is not available over SSH (the server would connect to it with its own credentials): " +
+		"sample from object storage on the server",
+	"judge": "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
 }
 
 // sshCommand is one command of the SSH surface.
