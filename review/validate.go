@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/goldtrace/goldtrace/internal/suggest"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -421,33 +422,12 @@ func unknownProblem(field, key string, props map[string]any, strict bool) Proble
 func closest(key string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
-		d := editDistance(strings.ToLower(key), strings.ToLower(n))
+		d := suggest.Distance(strings.ToLower(key), strings.ToLower(n))
 		if d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // fieldPath renders an instance location: items.0.sku → items[0].sku.

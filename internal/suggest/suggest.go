@@ -19,7 +19,7 @@ func Closest(word string, candidates []string) string {
 			prefixes++
 			prefixOf = c
 		}
-		d := distance(strings.ToLower(word), strings.ToLower(c))
+		d := Distance(strings.ToLower(word), strings.ToLower(c))
 		if best == "" || d < bestD {
 			best, bestD = c, d
 		}
@@ -34,10 +34,10 @@ func Closest(word string, candidates []string) string {
 	return ""
 }
 
-// distance is the Damerau–Levenshtein (optimal string alignment) distance
+// Distance is the Damerau–Levenshtein (optimal string alignment) distance
 // between a and b: insertions, deletions, substitutions and swaps of two
 // neighbours cost one each.
-func distance(a, b string) int {
+func Distance(a, b string) int {
 	x, y := []rune(a), []rune(b)
 	prev2 := make([]int, len(y)+1)
 	prev := make([]int, len(y)+1)
