@@ -6,47 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/goldtrace/goldtrace/internal/migrations"
 )
 
 // migration is one numbered file of the schema's PostgreSQL migrations.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+type migration = migrations.Migration
 
 // loadMigrations reads NNNN_what.sql files of fsys in order of number.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
 	if fsys == nil {
 		return nil, errors.New("no migrations")
 	}
-	names, err := fs.Glob(fsys, "*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s is not named NNNN_what.sql", name)
-		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s have the same number", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
+	return migrations.Load(fsys)
 }
 
 // migrateLock is the advisory lock key migrations run under.
@@ -71,7 +43,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	if d.readOnly {
-		return fmt.Errorf("database %s needs a schema upgrade (%s) but it was opened read-only: open it once where it can be written", d.name, pending[0].name)
+		return fmt.Errorf("database %s needs a schema upgrade (%s) but it was opened read-only: open it once where it can be written", d.name, pending[0].Name)
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -93,11 +65,11 @@ func (d *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	for _, m := range pending {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migrate %s: %s: %w", d.name, m.name, d.wrap("", err))
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migrate %s: %s: %w", d.name, m.Name, d.wrap("", err))
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, d.now()); err != nil {
+			m.Version, m.Name, d.now()); err != nil {
 			return d.wrap("migrate", err)
 		}
 	}
@@ -145,12 +117,12 @@ func (d *DB) pending(ms []migration, recorded map[int]string) ([]migration, erro
 	known := map[int]bool{}
 	var out []migration
 	for _, m := range ms {
-		known[m.version] = true
-		if name, ok := recorded[m.version]; !ok {
+		known[m.Version] = true
+		if name, ok := recorded[m.Version]; !ok {
 			out = append(out, m)
-		} else if name != m.name {
+		} else if name != m.Name {
 			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
-				d.name, m.version, name, m.name)
+				d.name, m.Version, name, m.Name)
 		}
 	}
 	newest := 0
@@ -161,7 +133,7 @@ func (d *DB) pending(ms []migration, recorded map[int]string) ([]migration, erro
 	}
 	if newest > 0 {
 		return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace (schema %04d) does not know: it was written by a newer goldtrace",
-			d.name, newest, ms[len(ms)-1].version)
+			d.name, newest, ms[len(ms)-1].Version)
 	}
 	return out, nil
 }

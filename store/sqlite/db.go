@@ -151,7 +151,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if len(pending) > 0 {
 		if d.readOnly {
 			d.Close()
-			return nil, fmt.Errorf("database %s needs a schema upgrade (%s) but %s: open it once where it can be written", path, pending[0].name, d.roReason)
+			return nil, fmt.Errorf("database %s needs a schema upgrade (%s) but %s: open it once where it can be written", path, pending[0].Name, d.roReason)
 		}
 		if _, err := d.writer(ctx); err != nil {
 			d.Close()

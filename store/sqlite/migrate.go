@@ -9,51 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/migrations"
 )
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+// migration is one numbered file of the schema's migrations.
+type migration = migrations.Migration
 
 // loadMigrations reads the migrations at the root of fsys, in order.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	if fsys == nil {
-		return nil, nil
-	}
-	entries, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must be NNNN_what.sql", name)
-		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		// Two files of one number: the second would count as applied once
-		// the first is, and never run.
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s have the same number", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
+func loadMigrations(fsys fs.FS) ([]migration, error) { return migrations.Load(fsys) }
 
 // pendingMigrations reads (no lock) which embedded migrations the file
 // lacks. A file written by a newer goldtrace (versions this one does not
@@ -90,14 +56,14 @@ func (d *DB) pendingMigrations(ctx context.Context) ([]migration, error) {
 	known := map[int]bool{}
 	var pending []migration
 	for _, m := range ms {
-		known[m.version] = true
-		if name, ok := recorded[m.version]; !ok {
+		known[m.Version] = true
+		if name, ok := recorded[m.Version]; !ok {
 			pending = append(pending, m)
-		} else if name != m.name {
+		} else if name != m.Name {
 			// A development build numbered another migration so; this
 			// one's changes were never made.
 			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
-				d.path, m.version, name, m.name)
+				d.path, m.Version, name, m.Name)
 		}
 	}
 	for v := range recorded {
@@ -140,7 +106,7 @@ func (d *DB) migrate(ctx context.Context, w *sql.DB) error {
 	}
 	rows.Close()
 	for _, m := range ms {
-		if applied[m.version] {
+		if applied[m.Version] {
 			continue
 		}
 		if err := d.applyMigration(ctx, w, m); err != nil {
@@ -158,13 +124,13 @@ const foreignKeysOff = "-- migrate: foreign_keys=off"
 // applyMigration applies m in one transaction on the write pool w unless it
 // is recorded already.
 func (d *DB) applyMigration(ctx context.Context, w *sql.DB, m migration) (err error) {
-	fkOff := strings.HasPrefix(m.sql, foreignKeysOff)
+	fkOff := strings.HasPrefix(m.SQL, foreignKeysOff)
 	if fkOff {
 		// PRAGMA foreign_keys is a no-op inside a transaction, so it is set
 		// on the write pool's one connection before the transaction begins
 		// (and checked inside it).
 		if _, err := w.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
+			return fmt.Errorf("%s: %w", m.Name, err)
 		}
 		// Turned on again even when ctx has ended meanwhile: the
 		// connection stays in the pool for every later write.
@@ -172,13 +138,13 @@ func (d *DB) applyMigration(ctx context.Context, w *sql.DB, m migration) (err er
 		// fails the writer's opening, which closes it.
 		defer func() {
 			if _, onErr := w.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); onErr != nil && err == nil {
-				err = fmt.Errorf("%s: foreign keys could not be turned on again: %w", m.name, onErr)
+				err = fmt.Errorf("%s: foreign keys could not be turned on again: %w", m.Name, onErr)
 			}
 		}()
 	}
 	return d.withTxOn(ctx, w, func(tx *Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
@@ -187,23 +153,23 @@ func (d *DB) applyMigration(ctx context.Context, w *sql.DB, m migration) (err er
 		if fkOff {
 			var on int
 			if err := tx.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil || on != 0 {
-				return fmt.Errorf("%s: foreign keys could not be turned off for a table rebuild", m.name)
+				return fmt.Errorf("%s: foreign keys could not be turned off for a table rebuild", m.Name)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("%s: %w", m.Name, err)
 		}
 		if fkOff {
 			var table string
 			err := tx.QueryRowContext(ctx, `SELECT "table" FROM pragma_foreign_key_check LIMIT 1`).Scan(&table)
 			if err == nil {
-				return fmt.Errorf("%s: the rebuild left a broken reference in table %s", m.name, table)
+				return fmt.Errorf("%s: the rebuild left a broken reference in table %s", m.Name, table)
 			} else if !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("%s: %w", m.name, err)
+				return fmt.Errorf("%s: %w", m.Name, err)
 			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, d.now())
+			m.Version, m.Name, d.now())
 		return err
 	})
 }
@@ -228,7 +194,7 @@ func ApplyMigrations(ctx context.Context, path string, fsys fs.FS, keep func(ver
 		if err != nil {
 			break
 		}
-		if keep == nil || keep(m.version) {
+		if keep == nil || keep(m.Version) {
 			err = d.applyMigration(ctx, w, m)
 		}
 	}
