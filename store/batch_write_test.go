@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goldtrace/goldtrace/store/sqlite"
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -52,7 +52,7 @@ func TestCreateBatchFailingMidwayLeavesNothing(t *testing.T) {
 		}
 	}
 	ids := append(allItems(t, st), "it_missing")
-	tiny := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}} // one item per transaction
+	tiny := bulkPace{Pace: bulk.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}} // one item per transaction
 	err := st.createBatch(ctx, newBatchOf("b1", ids, "alice", "bob"), tiny)
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
@@ -93,7 +93,7 @@ func TestCreateBatchWithTracesChunksAndUndoesThem(t *testing.T) {
 	good := b.Items
 	b.Items = append(b.Items, BatchItem{ItemID: "it_missing", Reviewers: []string{"alice"}})
 	txs := 0
-	tiny := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) { txs++ }}}
+	tiny := bulkPace{Pace: bulk.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) { txs++ }}}
 	if err := st.createBatch(ctx, b, tiny); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -255,7 +255,7 @@ func TestBulkChunksCommitRelaxedAndSubmitsStayFull(t *testing.T) {
 		return mode
 	}
 	var inChunk []int
-	err := st.inChunks(ctx, 3, bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}}, func(tx *Tx, from int, _ time.Time) (int, error) {
+	err := st.inChunks(ctx, 3, bulkPace{Pace: bulk.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}}, func(tx *Tx, from int, _ time.Time) (int, error) {
 		inChunk = append(inChunk, syncMode(tx))
 		return 1, nil
 	})

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goldtrace/goldtrace/store/sqlite"
+	"github.com/goldtrace/goldtrace/internal/bulk"
 )
 
 func insertVersion(t *testing.T, st *Store, v DatasetVersion, hashes map[string]string) error {
@@ -124,7 +124,7 @@ func TestWriteDatasetVersionIsChunkedAndAllOrNothing(t *testing.T) {
 		return n
 	}
 	txs := 0
-	pace := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) { txs++ }}}
+	pace := bulkPace{Pace: bulk.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) { txs++ }}}
 	boom := errors.New("the files could not be written")
 	err := st.writeDatasetVersion(ctx, "d", 1, hashes, func() (NewVersion, error) {
 		if n := raw(); n[0] != 1 || n[1] != len(hashes) {

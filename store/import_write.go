@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/goldtrace/goldtrace/store/sqlite"
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -237,7 +237,7 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	// A chunk commits relaxed on a connection held for it alone: label
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
-	err := s.db.WithRelaxedTx(sqlite.BulkWrite(ctx), func(tx *Tx) error {
+	err := s.db.WithRelaxedTx(bulk.Write(ctx), func(tx *Tx) error {
 		written, delta, ids, reports = 0, ImportResult{}, nil, nil
 		start, waited0 = time.Now(), feed.waited
 		defer func() { commitStart = time.Now() }()
@@ -375,7 +375,7 @@ func (s *Store) undoImport(ctx context.Context, ids []string, source, owner stri
 		}
 		var done int
 		var chunkKept []string
-		err := s.WithTx(sqlite.BulkWrite(ctx), func(tx *Tx) error {
+		err := s.WithTx(bulk.Write(ctx), func(tx *Tx) error {
 			done, chunkKept = 0, nil
 			began := time.Now()
 			st, err := tx.PrepareContext(ctx, `DELETE FROM traces WHERE id = ?1 AND (?2 = '' OR source = ?2)`)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 func noCallLabel(item, reviewer string) review.Label {
@@ -60,7 +60,7 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 	// The same assignment twice: the check before writing passes both, the
 	// second write fails.
 	labels = append(labels, noCallLabel(ids[0], "alice"))
-	tiny := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}}
+	tiny := bulkPace{Pace: bulk.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond}}
 	_, err := st.submitLabels(ctx, labels, tiny)
 	var le *LabelError
 	if !errors.As(err, &le) || le.Index != len(labels)-1 || !errors.Is(err, ErrConflict) {
@@ -149,7 +149,7 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 		}
 		return nil
 	}
-	pace := bulkPace{Pace: sqlite.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) {
+	pace := bulkPace{Pace: bulk.Pace{ChunkTime: time.Nanosecond, Yield: time.Millisecond, Held: func(_, _ time.Duration) {
 		chunks++
 		if err := between(); err != nil && otherErr == nil {
 			otherErr = err

@@ -4,21 +4,21 @@ import (
 	"context"
 	"time"
 
-	"github.com/goldtrace/goldtrace/store/sqlite"
+	"github.com/goldtrace/goldtrace/internal/bulk"
 )
 
 // bulkPace is a bulk write's pace (the engine's: how long a transaction
 // works, how long the lock is left free between two) and what the store
 // adds to it.
 type bulkPace struct {
-	sqlite.Pace
+	bulk.Pace
 	// auditLast writes ctx's audit entry in the last transaction, the one
 	// that completes the write (a write that is the whole action); else it
 	// is left to the caller.
 	auditLast bool
 }
 
-var defaultBulkPace = bulkPace{Pace: sqlite.DefaultPace}
+var defaultBulkPace = bulkPace{Pace: bulk.DefaultPace}
 
 // paced runs a bulk write in the engine's short transactions until step
 // says nothing is left (sqlite.DB.Paced). A chunk is not the whole action:

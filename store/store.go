@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/store/postgres"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
@@ -39,7 +40,7 @@ type engine interface {
 	WithTx(ctx context.Context, fn func(tx *sql.Tx) error) error
 	WithRelaxedTx(ctx context.Context, fn func(tx *sql.Tx) error) error
 	ExecAlone(ctx context.Context, query string, args ...any) error
-	Paced(ctx context.Context, pace sqlite.Pace, step func(tx *sql.Tx, deadline time.Time) (more bool, err error)) error
+	Paced(ctx context.Context, pace bulk.Pace, step func(tx *sql.Tx, deadline time.Time) (more bool, err error)) error
 	PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error
 	Wrap(op string, err error) error
 	BulkTuning(ctx context.Context) (restore func())

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/internal/dberr"
-	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 // DB is one PostgreSQL database. Reads and writes share one pool; every
@@ -198,7 +198,7 @@ func (d *DB) committed(ctx context.Context) {
 // Paced runs a bulk write in transactions of at most pace.ChunkTime's work
 // until step says nothing is left, leaving the writers' lock free between
 // them for whoever waits for it.
-func (d *DB) Paced(ctx context.Context, pace sqlite.Pace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
+func (d *DB) Paced(ctx context.Context, pace bulk.Pace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
 	var last time.Time
 	for more := true; more; {
 		if err := d.PauseForWaiters(ctx, last, pace.Yield); err != nil {
@@ -206,7 +206,7 @@ func (d *DB) Paced(ctx context.Context, pace sqlite.Pace, step func(tx *Tx, dead
 		}
 		var began time.Time
 		var work time.Duration
-		err := d.WithTx(sqlite.BulkWrite(ctx), func(tx *Tx) error {
+		err := d.WithTx(bulk.Write(ctx), func(tx *Tx) error {
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.ChunkTime))

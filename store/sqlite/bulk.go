@@ -9,42 +9,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 )
-
-// Pace bounds how long a bulk write holds the write lock at a time: a
-// transaction stops taking work once it has run chunkTime, and its commit
-// keeps the whole hold under 250 ms; the lock is then left free for yield,
-// long enough for a writer waiting on its busy timeout (SQLite retries
-// every 100 ms at most) to get in.
-type Pace struct {
-	ChunkTime time.Duration
-	Yield     time.Duration
-	// full commits every chunk with synchronous=FULL (a WAL fsync each,
-	// which on a loaded disk alone can pass the bound). Without it chunks
-	// commit with synchronous=NORMAL, and the write-ahead log is synced
-	// once the last chunk is in: every bulk writer is all or nothing
-	// (a batch 'writing', a version 'staging', labels taken back), so a
-	// crash that loses the last unsynced chunks loses nothing anyone was
-	// told was written, and the database stays consistent (WAL).
-	Full bool
-	// Held, when set, is told how long each transaction worked (its
-	// statements) and held the lock (from its first statement to the end of
-	// its commit); tests measure with it.
-	Held func(work, total time.Duration)
-	// Between, when set, runs after each transaction but the last, with
-	// the lock free (a checkpoint of the log).
-	Between func()
-}
-
-// DefaultPace is a bulk write's pace on a shared database.
-var DefaultPace = Pace{ChunkTime: 80 * time.Millisecond, Yield: 110 * time.Millisecond}
 
 // Paced runs a bulk write in short transactions until step says nothing is
 // left: step gets a deadline after which it stops taking work, and the
 // lock is left free for pace.Yield between transactions. Once step is done
-// the write is durable. The transactions run under BulkWrite(ctx).
-func (d *DB) Paced(ctx context.Context, pace Pace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
+// the write is durable. The transactions run under bulk.Write(ctx).
+func (d *DB) Paced(ctx context.Context, pace bulk.Pace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
 	var last time.Time
 	for more := true; more; {
 		if !last.IsZero() {
@@ -63,9 +36,9 @@ func (d *DB) Paced(ctx context.Context, pace Pace, step func(tx *Tx, deadline ti
 		}
 		var err error
 		if pace.Full {
-			err = d.WithTx(BulkWrite(ctx), fn)
+			err = d.WithTx(bulk.Write(ctx), fn)
 		} else {
-			err = d.WithRelaxedTx(BulkWrite(ctx), fn)
+			err = d.WithRelaxedTx(bulk.Write(ctx), fn)
 		}
 		if err != nil {
 			return err

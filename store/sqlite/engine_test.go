@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/bulk"
 )
 
 // testMigrations is a schema of the engine's own table only.
@@ -106,14 +108,14 @@ func TestPauseWhereFlockFailsIsOneYield(t *testing.T) {
 // as the reviewer's alone would.
 func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
 	ctx := context.Background()
-	grouped, bulk, release := waitBehindHeldLock(t)
+	grouped, bulkDB, release := waitBehindHeldLock(t)
 	w, err := grouped.writer(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	noop := func(tx *sql.Tx) error { return nil }
 	todo := []*writeReq{
-		{ctx: BulkWrite(ctx), fn: noop, done: make(chan struct{})},
+		{ctx: bulk.Write(ctx), fn: noop, done: make(chan struct{})},
 		{ctx: ctx, fn: noop, done: make(chan struct{})},
 	}
 	groupDone := make(chan struct{})
@@ -123,7 +125,7 @@ func TestGroupWithABulkChunkFirstSaysItWaits(t *testing.T) {
 		}
 		close(groupDone)
 	}()
-	seen := seenWaiting(bulk)
+	seen := seenWaiting(bulkDB)
 	release()
 	<-groupDone
 	if !seen {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/internal/dberr"
 )
 
@@ -189,7 +190,7 @@ func (d *DB) commitShared(w *sql.DB, todo []*writeReq) (rest []*writeReq) {
 	// writer's chunk when any is not (see writeWaiters).
 	as := todo[0].ctx
 	for _, r := range todo {
-		if r.ctx.Value(bulkKey{}) == nil {
+		if !bulk.Is(r.ctx) {
 			as = r.ctx
 			break
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/bulk"
 )
 
 // A bulk writer (an import, a sample, an export) leaves the write lock free
@@ -62,7 +64,7 @@ func (ww *writeWaiters) closeLocked() {
 // waiting marks a transaction of this process as waiting to begin until
 // the returned func is called; a bulk writer's (see BulkWrite) is not.
 func (d *DB) waiting(ctx context.Context) (done func()) {
-	if ctx.Value(bulkKey{}) != nil {
+	if bulk.Is(ctx) {
 		return func() {}
 	}
 	ww := &d.waiters
@@ -154,14 +156,6 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-type bulkKey struct{}
-
-// BulkWrite marks the transactions run under ctx as a bulk writer's
-// chunks: they do not count as writers waiting (see writeWaiters).
-func BulkWrite(ctx context.Context) context.Context {
-	return context.WithValue(ctx, bulkKey{}, true)
 }
 
 // sleepUntil waits until t or until ctx ends.
