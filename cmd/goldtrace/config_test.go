@@ -136,6 +136,11 @@ func TestConfigFiles(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "lead carol") {
 		t.Errorf("status with as from the config: exit %d %s %s", code, out, errOut)
 	}
+	// A command whose --as means something else (sample's is for --stale)
+	// takes the configured identity as a default, never as a typed flag.
+	if _, errOut, code := runIn(t, dir, env, "sample", "--n", "1", "--dry-run"); code == 2 && strings.Contains(errOut, "--stale") {
+		t.Errorf("sample with as from the config: %s", errOut)
+	}
 	// A bad config file is a one-line error naming the line and the key.
 	writeFile(t, filepath.Join(dir, "goldtrace.toml"), "db = \"project.db\"\nreviewer = \"x\"\n")
 	if _, errOut, code := runIn(t, dir, env, "status"); code != 2 || errOut != "goldtrace: goldtrace.toml:2: unknown key \"reviewer\" (a config sets db and as)\n" {

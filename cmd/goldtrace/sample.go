@@ -59,8 +59,10 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 			if stale.gold != "" {
 				return runSampleStale(cmd, cli, stale, o, asJSON)
 			}
-			if stale.tools != "" || stale.as != "" {
-				return fmt.Errorf("--tools and --as go with --stale")
+			// --as typed without --stale; as from a config is only a
+			// default, which a new sample (run as nobody) ignores.
+			if stale.tools != "" || cmd.Flags().Changed("as") {
+				return fmt.Errorf("--tools and --as go with --stale: a new sample is drawn without a user")
 			}
 			if runs != "" {
 				if o.Runs, err = readRuns(cli, runs); err != nil {
