@@ -176,6 +176,7 @@ var onPostgres = map[string]bool{
 	"demo":      true, // makes its own SQLite project (or writes traces); never opens --db
 	"users add": true, "users list": true, "users remove": true, "users key add": true, "users key remove": true,
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
+	"serve": true, "dashboard": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
 }
 

@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -49,6 +53,11 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				return err
 			}
 			if hostKey == "" {
+				if store.IsPostgres(cli.DBPath) {
+					// Nothing is beside a PostgreSQL database; and every
+					// replica must show clients the same key.
+					return &exitError{code: 2, err: fmt.Errorf("serve on PostgreSQL (database %s) needs --host-key FILE: give every replica the same key file, so clients that reconnect to another replica trust it", cli.DBPath)}
+				}
 				hostKey = server.HostKeyPath(cli.DBPath)
 			}
 			signer, created, err := server.LoadHostKey(hostKey)
@@ -60,6 +69,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				return err
 			}
 			cfg := serverConfig(st, be, cli.DBPath, signer, limits)
+			cfg.WatchKeys = be.WatchKeyRemovals
 			cfg.Log, cfg.Version = cli.Err, version
 			srv, err := server.New(cfg)
 			if err != nil {
@@ -74,7 +84,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
 			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
 			defer stopWAL()
-			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
+			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20) // nothing to do on PostgreSQL
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -108,7 +118,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
 	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
 	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
-	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH acts at once)")
+	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH, or on PostgreSQL by any process, acts at once)")
 	return cmd
 }
 
@@ -118,7 +128,7 @@ func serverConfig(st *store.Store, be *app.App, dbPath string, signer gossh.Sign
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
-		Home:     homeScreen(be, dbPath),
+		Home:     homeScreen(be, recoveryBase(dbPath)),
 		Exec:     remoteExec(st, be, dbPath),
 		Limits:   limits,
 		AuthFailed: func(ctx context.Context, fp, what string) {
@@ -136,6 +146,27 @@ func port(addr net.Addr) string {
 		return addr.String()
 	}
 	return p
+}
+
+// recoveryBase is where label screens keep recovery drafts (the drafts a
+// failed write leaves, tui.RecoveryPath): beside a SQLite database; for a
+// PostgreSQL one, in the user's cache directory, named after its host and
+// database.
+func recoveryBase(dbPath string) string {
+	if !store.IsPostgres(dbPath) {
+		return dbPath
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	name := "postgres"
+	if u, err := url.Parse(dbPath); err == nil {
+		name = strings.NewReplacer("/", "_", ":", "_").Replace(u.Host + u.Path)
+	}
+	dir = filepath.Join(dir, "goldtrace")
+	_ = os.MkdirAll(dir, 0o700) // a failure shows when a draft is written there
+	return filepath.Join(dir, name)
 }
 
 // homeScreen is the screen a user lands on: a reviewer's label queue, a

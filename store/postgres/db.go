@@ -29,6 +29,8 @@ type DB struct {
 	database string
 	readOnly bool
 	opt      Options
+	// conn is how a connection of the pool is made, for Listen's own.
+	conn *pgx.ConnConfig
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -100,6 +102,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	cfg.RuntimeParams["application_name"] = "goldtrace"
+	d.conn = cfg.Copy()
 	d.db = sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
 	d.db.SetMaxOpenConns(PoolConns)
 	d.db.SetMaxIdleConns(PoolConns)
