@@ -138,6 +138,11 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
 	case autosaveMsg:
 		p.saveQueued = false
+		if msg.ItemID != p.item.ID && p.dirty && p.state == stateReady {
+			// Scheduled for the item before (submitted since): what was
+			// typed on this one since then has no save scheduled yet.
+			return p.edited()
+		}
 		if msg.ItemID != p.item.ID || !p.dirty || p.state != stateReady {
 			return nil
 		}
