@@ -151,12 +151,19 @@ type labeler struct {
 
 func startLabeler(t *testing.T, db, reviewer string, extra ...string) *labeler {
 	t.Helper()
+	return startTerminal(t, bin, append([]string{"--db", db, "label", "--as", reviewer}, extra...)...)
+}
+
+// startTerminal runs a program on a pseudo-terminal of 80×24 (goldtrace
+// label, or ssh into a label screen).
+func startTerminal(t *testing.T, program string, args ...string) *labeler {
+	t.Helper()
 	master, slave, err := openPTY(80, 24)
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
 	}
 	l := &labeler{t: t, pty: master, done: make(chan struct{})}
-	l.cmd = exec.Command(bin, append([]string{"--db", db, "label", "--as", reviewer}, extra...)...)
+	l.cmd = exec.Command(program, args...)
 	l.cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
 	l.cmd.Stdin, l.cmd.Stdout, l.cmd.Stderr = slave, slave, &l.stderr
 	setControllingTTY(l.cmd)
