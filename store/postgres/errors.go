@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -58,6 +59,9 @@ func (d *DB) explain(err error) (kind error, why string) {
 		return dberr.ErrDamaged, ""
 	case code != "":
 		return nil, ""
+	}
+	if errors.Is(err, driver.ErrBadConn) {
+		return dberr.ErrUnavailable, fmt.Sprintf("the connection to %s port %d was lost (the server restarting?); try again", d.host, d.port)
 	}
 	var ce *pgconn.ConnectError
 	var ne net.Error

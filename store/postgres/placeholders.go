@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -122,12 +123,21 @@ func rebind(q string) string {
 	return b.String()
 }
 
-// connector opens pgx connections whose statements are translated.
-type connector struct{ inner driver.Connector }
+// connector opens pgx connections whose statements are translated. A
+// connection that cannot be made fails with the one line explain gives
+// (no server answering, a refused password…), never pgx's words, which
+// may quote the DSN.
+type connector struct {
+	inner driver.Connector
+	d     *DB
+}
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
+		if k, _ := c.d.explain(err); k != nil {
+			return nil, c.d.wrap("connect", err)
+		}
 		return nil, err
 	}
 	return &rebindConn{Conn: conn.(*stdlib.Conn)}, nil
@@ -140,17 +150,46 @@ func (c connector) Driver() driver.Driver { return c.inner.Driver() }
 type rebindConn struct{ *stdlib.Conn }
 
 func (c *rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(translate(query))
+	st, err := c.Conn.Prepare(translate(query))
+	return st, c.lost(err)
 }
 
 func (c *rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, translate(query))
+	st, err := c.Conn.PrepareContext(ctx, translate(query))
+	return st, c.lost(err)
 }
 
 func (c *rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, translate(query), args)
+	res, err := c.Conn.ExecContext(ctx, translate(query), args)
+	return res, c.lost(err)
 }
 
 func (c *rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, translate(query), args)
+	rows, err := c.Conn.QueryContext(ctx, translate(query), args)
+	return rows, c.lost(err)
+}
+
+func (c *rebindConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	return tx, c.lost(err)
+}
+
+// lost turns the failure of a connection the server ended (a restart, a
+// failover, an administrator's pg_terminate_backend: the statement did not
+// run) into driver.ErrBadConn, so database/sql discards the connection and
+// runs a statement outside a transaction again on another one; a
+// transaction's statement fails, and the store says the database was
+// unavailable.
+func (c *rebindConn) lost(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch codeOf(err) {
+	case "57P01", "57P02", "57P03":
+		return driver.ErrBadConn
+	}
+	if c.Conn.Conn().IsClosed() && pgconn.SafeToRetry(err) {
+		return driver.ErrBadConn // nothing was sent
+	}
+	return err
 }
