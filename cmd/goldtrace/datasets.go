@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newDatasetsCmd(cli *CLI) *cobra.Command {
@@ -37,7 +37,7 @@ func newDatasetsCmd(cli *CLI) *cobra.Command {
 			}
 			if asJSON {
 				if versions == nil {
-					versions = []store.DatasetVersion{}
+					versions = []app.DatasetVersion{}
 				}
 				return printJSON(cli, versions)
 			}

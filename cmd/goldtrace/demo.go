@@ -224,7 +224,7 @@ func demoNextLines(gt string, p app.DemoProject) []string {
 		{fmt.Sprintf("score --gold %s@v%d", dataset, work.NextVersion), "grade the production model"},
 	}
 	lines := []string{
-		"  D=" + shellQuote(p.Dir),
+		"  D=" + app.ShellQuote(p.Dir),
 		`  export GOLDTRACE_DB="$D/goldtrace.db"`,
 	}
 	// Every command reads "goldtrace …", as in the README: when that is not
@@ -238,7 +238,7 @@ func demoNextLines(gt string, p app.DemoProject) []string {
 			checkout = "."
 		}
 		lines = append(lines, "  # this checkout (go install ./cmd/goldtrace makes goldtrace a command)",
-			"  C="+shellQuote(checkout),
+			"  C="+app.ShellQuote(checkout),
 			`  goldtrace() { (cd "$C" && go run ./cmd/goldtrace "$@"); }`)
 	default:
 		lines = append(lines, "  # this goldtrace (not the one on PATH)", "  B="+gt, `  goldtrace() { "$B" "$@"; }`)
@@ -280,13 +280,5 @@ func selfCommand() string {
 			return "goldtrace"
 		}
 	}
-	return shellQuote(exe)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=@:+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return app.ShellQuote(exe)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/textwrap"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newItemsCmd(cli *CLI) *cobra.Command {
@@ -48,7 +47,7 @@ What you see depends on who you are (--as):
 			}
 			if asJSON {
 				if rows == nil {
-					rows = []store.ItemRow{}
+					rows = []app.ItemRow{}
 				}
 				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
@@ -71,13 +70,13 @@ What you see depends on who you are (--as):
 
 // writeItems prints rows in 80 columns: a line of columns per item, then
 // its first user message, indented, on a line of its own.
-func writeItems(w io.Writer, rows []store.ItemRow, reviewer bool, now time.Time) {
+func writeItems(w io.Writer, rows []app.ItemRow, reviewer bool, now time.Time) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "no items match")
 		return
 	}
 	heads := []string{"ITEM", "BATCH", "STATE", "OBSERVED TOOL", "AGE"}
-	cells := func(r store.ItemRow) []string {
+	cells := func(r app.ItemRow) []string {
 		state := r.Status
 		if r.Assignment != "" {
 			state = r.Assignment
@@ -89,7 +88,7 @@ func writeItems(w io.Writer, rows []store.ItemRow, reviewer bool, now time.Time)
 	}
 	if reviewer {
 		heads = []string{"ITEM", "BATCH", "YOUR STATUS", "AGE"}
-		cells = func(r store.ItemRow) []string {
+		cells = func(r app.ItemRow) []string {
 			return []string{r.ID, r.Batch, r.Assignment, age(r.UpdatedAt, now)}
 		}
 	}

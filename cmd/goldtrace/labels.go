@@ -13,7 +13,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newLabelsCmd(cli *CLI) *cobra.Command {
@@ -26,7 +25,7 @@ func newLabelsCmd(cli *CLI) *cobra.Command {
 }
 
 func newLabelsExportCmd(cli *CLI) *cobra.Command {
-	var f store.LabelFilter
+	var f app.LabelFilter
 	var out, as string
 	cmd := &cobra.Command{
 		Use:   "export",

@@ -16,7 +16,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
@@ -40,10 +39,6 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := cli.Store(ctx)
-			if err != nil {
-				return err
-			}
 			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
@@ -59,7 +54,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			cfg := serverConfig(st, be, cli.DBPath, signer, limits)
+			cfg := serverConfig(be, cli.DBPath, signer, limits)
 			cfg.Log, cfg.Version = cli.Err, version
 			srv, err := server.New(cfg)
 			if err != nil {
@@ -74,7 +69,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
 			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
 			defer stopWAL()
-			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
+			go be.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -114,12 +109,12 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 
 // serverConfig is what serve hands the SSH server: the key lookup, home
 // screens, the SSH command tree, the audit log of refusals, and limits.
-func serverConfig(st *store.Store, be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+func serverConfig(be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
 		Home:     homeScreen(be, dbPath),
-		Exec:     remoteExec(st, be, dbPath),
+		Exec:     remoteExec(be, dbPath),
 		Limits:   limits,
 		AuthFailed: func(ctx context.Context, fp, what string) {
 			_ = be.RecordAuthFailure(ctx, fp, what)
@@ -168,7 +163,7 @@ func homeScreen(be *app.App, dbPath string) server.HomeFunc {
 // server's open store. export writes its files beside the database, never
 // where a client says; datasets get fetches them. Every command line the
 // surface refuses is recorded in the audit log.
-func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
+func remoteExec(be *app.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
@@ -179,7 +174,7 @@ func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
 			fmt.Fprintln(errw, "goldtrace: no identity for this command")
 			return 2
 		}
-		a := &CLI{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
+		a := &CLI{In: in, Out: bout, Err: errw, backend: be, remote: true}
 		err := runSSH(ctx, a, actor, dbPath, args)
 		if err == nil {
 			return 0

@@ -14,11 +14,10 @@ import (
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/textwrap"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newStatusCmd(cli *CLI) *cobra.Command {
-	var q store.StatusQuery
+	var q app.StatusQuery
 	var as string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -74,11 +73,11 @@ could tell how another reviewer answered an item they just submitted.`,
 	return cmd
 }
 
-func writeStatus(w io.Writer, s store.Status) error {
+func writeStatus(w io.Writer, s app.Status) error {
 	switch s.View {
-	case store.ViewLead:
+	case app.ViewLead:
 		fmt.Fprintf(w, "status as lead %s", s.As)
-	case store.ViewReviewer:
+	case app.ViewReviewer:
 		fmt.Fprintf(w, "status as reviewer %s (your progress and the totals)", s.As)
 	default:
 		fmt.Fprint(w, "status: totals (--as LEAD for agreement and every reviewer)")
@@ -120,14 +119,14 @@ func writeStatus(w io.Writer, s store.Status) error {
 	return nil
 }
 
-func progressLine(p store.Progress) string {
+func progressLine(p app.BatchProgress) string {
 	return fmt.Sprintf("%s: %d pending, %d draft, %d submitted, %d skipped",
 		countNoun(p.Assignments, "assignment", "assignments"), p.Pending, p.Draft, p.Submitted, p.Skipped)
 }
 
 // itemsLines is the median time and the item counts, on lines of at most 80
 // columns after an indent of indent spaces.
-func itemsLines(p store.Progress, c store.ItemCounts, indent string) string {
+func itemsLines(p app.BatchProgress, c app.ItemCounts, indent string) string {
 	line := fmt.Sprintf("%smedian %s per label; %s: %d open, %d settled", indent, seconds(p.MedianSeconds), countNoun(c.Items, "item", "items"), c.Open, c.Settled)
 	if c.Agreed != nil {
 		line += fmt.Sprintf("\n%s(%d agreed, %d disputed, %d adjudicated); %d gold", indent, *c.Agreed, *c.Disputed, *c.Adjudicated, *c.Gold)
@@ -159,7 +158,7 @@ func coefficient(v *float64) string {
 	return fmt.Sprintf("%.3f", *v)
 }
 
-func writeAgreement(w io.Writer, s store.Status) error {
+func writeAgreement(w io.Writer, s app.Status) error {
 	a := s.Agreement
 	fmt.Fprintf(w, "\nagreement over %s with two or more labels:\n", countNoun(a.Items, "item", "items"))
 	fmt.Fprintf(w, "  exact %s, tool %s, args given the same tool %s (%d/%d)\n",
