@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -142,18 +143,12 @@ func exitCode(err error) int {
 // held too long) is reworded to name the file and what to do.
 func errorReport(cli *CLI, err error) (string, int) {
 	err = app.ExplainError(cli.DBPath, err)
-	msg := oneLine(err.Error())
+	msg := render.OneLine(err.Error())
 	if cli.dbPassword != "" {
 		// Whatever a driver or a library quoted, the password is not shown.
 		msg = strings.ReplaceAll(msg, cli.dbPassword, "********")
 	}
 	return "goldtrace: " + msg, exitCode(err)
-}
-
-// oneLine folds a multi-line error message onto one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
 // programOptions runs a TUI on the CLI's streams when they are not the

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -98,5 +99,5 @@ func printImportResult(cli *CLI, r app.ImportResult) {
 		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
 	}
 	fmt.Fprintf(cli.Out, "%s: imported %s, %d already stored, %d invalid skipped, %s created%s\n",
-		r.Source, countNoun(r.Imported, "trace", "traces"), r.Duplicates, r.Skipped, countNoun(r.Items, "item", "items"), utf)
+		r.Source, render.CountNoun(r.Imported, "trace", "traces"), r.Duplicates, r.Skipped, render.CountNoun(r.Items, "item", "items"), utf)
 }

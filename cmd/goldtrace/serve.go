@@ -15,7 +15,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/server"
+	"github.com/goldtrace/goldtrace/server/surface"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
@@ -158,8 +160,26 @@ func homeScreen(be *app.App, dbPath string) server.HomeFunc {
 	}
 }
 
+// sshSurface is the SSH command surface over the local command tree (set
+// in init: the tree's serve command refers to it).
+var sshSurface *surface.Surface
+
+func init() {
+	sshSurface = surface.New(func() *cobra.Command {
+		return newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
+	})
+}
+
+// runSSH runs one command line an SSH client sent, as actor, in the local
+// tree over the server's database cut down to actor's SSH surface.
+func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []string) error {
+	root := newRootCmd(a)
+	a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says
+	return sshSurface.Run(ctx, root, actor, dbPath, args)
+}
+
 // remoteExec runs a command line from an SSH client in the SSH command
-// tree built for the actor the context carries (ssh_surface.go), on the
+// tree built for the actor the context carries (server/surface), on the
 // server's open store. export writes its files beside the database, never
 // where a client says; datasets get fetches them. Every command line the
 // surface refuses is recorded in the audit log.
@@ -180,7 +200,7 @@ func remoteExec(be *app.App, dbPath string) server.ExecFunc {
 			return 0
 		}
 		bout.Flush() // what the command printed comes before its error
-		var refused *usageError
+		var refused *surface.UsageError
 		if errors.As(err, &refused) {
 			action := app.Action(0)
 			var denied *app.DeniedError
@@ -188,13 +208,13 @@ func remoteExec(be *app.App, dbPath string) server.ExecFunc {
 				action = denied.Action
 			}
 			if aerr := be.RecordSSHRefusal(context.WithoutCancel(ctx), actor, action, args, err.Error()); aerr != nil {
-				fmt.Fprintln(errw, "goldtrace: "+oneLine(aerr.Error()))
+				fmt.Fprintln(errw, "goldtrace: "+render.OneLine(aerr.Error()))
 			}
 		}
 		if errors.Is(err, context.Canceled) {
 			err = errors.New("cancelled: the session ended (the server is shutting down, the key was removed, or the client went away)")
 		}
-		fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
+		fmt.Fprintln(errw, "goldtrace: "+render.OneLine(err.Error()))
 		return exitCode(err)
 	}
 }
