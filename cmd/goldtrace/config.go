@@ -15,7 +15,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // A project config saves reviewers typing --db and --as: goldtrace.toml in
@@ -188,7 +187,7 @@ var notOnPostgres = map[string][]string{"sample": {"stale", "runs"}}
 // flag) not yet available on a PostgreSQL project: typed locally, or sent
 // by an SSH client to a server on one.
 func refuseOnPostgres(cmd *cobra.Command, path, db string) error {
-	if !store.IsPostgres(db) {
+	if !app.IsPostgres(db) {
 		return nil
 	}
 	if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
@@ -233,8 +232,8 @@ func (a *CLI) applyConfig(cmd *cobra.Command) error {
 	default:
 		a.dbFrom = "default"
 	}
-	if store.IsPostgres(a.DBPath) {
-		a.DBPath, a.dbPassword = store.RedactDSN(a.DBPath)
+	if app.IsPostgres(a.DBPath) {
+		a.DBPath, a.dbPassword = app.RedactDSN(a.DBPath)
 	}
 	if err := refuseOnPostgres(cmd, path, a.DBPath); err != nil {
 		return err

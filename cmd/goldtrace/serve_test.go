@@ -104,9 +104,7 @@ func (ts *teamServer) serve(host gossh.Signer) {
 	ts.st = st
 	be := app.New(st)
 	ts.hostKey = host.PublicKey()
-	cfg := serverConfig(st, be, ts.db, host, ts.limits)
-	cfg.WatchKeys = be.WatchKeyRemovals
-	ts.srv, err = server.New(cfg)
+	ts.srv, err = server.New(serverConfig(be, ts.db, host, ts.limits))
 	if err != nil {
 		t.Fatal(err)
 	}
