@@ -19,7 +19,7 @@ func openEngine(t testing.TB, engine string) *Store {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "gt.db")
 	if engine == "postgres" {
-		path = pgtest.DSN(t)
+		path = pgtest.Clone(t, "store", migrated)
 	}
 	st, err := Open(context.Background(), path)
 	if err != nil {
@@ -30,9 +30,20 @@ func openEngine(t testing.TB, engine string) *Store {
 	return st
 }
 
+// migrated fills a template database with the store's schema.
+func migrated(dsn string) error {
+	st, err := Open(context.Background(), dsn)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
 // onEngines runs test once per engine, as a subtest named after it.
 func onEngines(t *testing.T, test func(t *testing.T, st *Store)) {
 	for _, e := range engineNames {
 		t.Run(e, func(t *testing.T) { test(t, openEngine(t, e)) })
 	}
 }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
