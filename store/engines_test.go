@@ -47,3 +47,12 @@ func onEngines(t *testing.T, test func(t *testing.T, st *Store)) {
 }
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// forEngines runs test once per engine, as a subtest named after it,
+// given the engine's name: for a test that opens its stores itself
+// (openEngine), several of them or one per subtest.
+func forEngines(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, e := range engineNames {
+		t.Run(e, func(t *testing.T) { test(t, e) })
+	}
+}

@@ -23,7 +23,8 @@ func TestTranslate(t *testing.T) {
 		{`SELECT 1 FROM a x CROSS JOIN items i ON i.id = x.item_id`, `SELECT 1 FROM a x JOIN items i ON i.id = x.item_id`},
 		{`SELECT 1 FROM a CROSS JOIN b`, `SELECT 1 FROM a CROSS JOIN b`},
 		{`SELECT i.rowid FROM items i INDEXED BY items_sampling WHERE a = ?`, `SELECT i.rowid FROM items i WHERE a = $1`},
-		{"SELECT length(CAST(g.calls AS BLOB)) || ':' || g.calls, x'' FROM gold g", "SELECT octet_length(CAST(g.calls AS TEXT)) || ':' || g.calls, ''::bytea FROM gold g"},
+		{"SELECT length(CAST(g.calls AS BLOB)) || ':' || g.calls, x'' FROM gold g", "SELECT octet_length(CAST(g.calls AS TEXT)) || ':' || g.calls, '\\x'::bytea FROM gold g"},
+		{`UPDATE t SET data = x'00fF' WHERE a = ?`, `UPDATE t SET data = '\x00fF'::bytea WHERE a = $1`},
 	} {
 		if got := translate(tc.in); got != tc.want {
 			t.Errorf("translate(%q)\n got %q\nwant %q", tc.in, got, tc.want)

@@ -15,15 +15,16 @@ import (
 // dialect is the SQLite the store writes that PostgreSQL reads otherwise:
 // a CROSS JOIN with ON (SQLite's way to fix the join order) is a JOIN; an
 // INDEXED BY (SQLite's index hint) goes; char(n) is chr(n); the byte
-// length length(CAST(x AS BLOB)) is octet_length(CAST(x AS TEXT)); the
-// empty blob literal is an empty bytea; the placeholders are rebound.
+// length length(CAST(x AS BLOB)) is octet_length(CAST(x AS TEXT)); a
+// blob literal x'00ff' is the bytea '\x00ff'; the placeholders are
+// rebound.
 // Queries are translated once (the store's are a bounded set of texts).
 var (
 	crossJoinOn = regexp.MustCompile(`(?i)\bCROSS JOIN(\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+ON)\b`)
 	indexedBy   = regexp.MustCompile(`(?i)\s+INDEXED BY\s+\w+`)
 	charFn      = regexp.MustCompile(`\bchar\(`)
 	blobLength  = regexp.MustCompile(`\blength\(CAST\(([\w.]+) AS BLOB\)\)`)
-	emptyBlob   = regexp.MustCompile(`\bx''`)
+	blobLiteral = regexp.MustCompile(`\b[xX]'([0-9A-Fa-f]*)'`)
 	translated  sync.Map // query → its PostgreSQL text
 	nTranslated atomic.Int64
 )
@@ -45,8 +46,8 @@ func translate(q string) string {
 	if strings.Contains(t, "AS BLOB") {
 		t = blobLength.ReplaceAllString(t, "octet_length(CAST($1 AS TEXT))")
 	}
-	if strings.Contains(t, "x''") {
-		t = emptyBlob.ReplaceAllString(t, "''::bytea")
+	if strings.Contains(t, "x'") || strings.Contains(t, "X'") {
+		t = blobLiteral.ReplaceAllString(t, `'\x$1'::bytea`)
 	}
 	if strings.Contains(t, "INDEXED BY") {
 		t = indexedBy.ReplaceAllString(t, "")
