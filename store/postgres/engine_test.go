@@ -24,6 +24,7 @@ func TestTranslate(t *testing.T) {
 		{`SELECT 1 FROM a CROSS JOIN b`, `SELECT 1 FROM a CROSS JOIN b`},
 		{`SELECT i.rowid FROM items i INDEXED BY items_sampling WHERE a = ?`, `SELECT i.rowid FROM items i WHERE a = $1`},
 		{"SELECT length(CAST(g.calls AS BLOB)) || ':' || g.calls, x'' FROM gold g", "SELECT octet_length(CAST(g.calls AS TEXT)) || ':' || g.calls, '\\x'::bytea FROM gold g"},
+		{`SELECT group_concat(DISTINCT a.batch), group_concat(b), group_concat(c, ';') FROM a`, `SELECT string_agg(DISTINCT a.batch, ','), string_agg(b, ','), group_concat(c, ';') FROM a`},
 		{`UPDATE t SET data = x'00fF' WHERE a = ?`, `UPDATE t SET data = '\x00fF'::bytea WHERE a = $1`},
 	} {
 		if got := translate(tc.in); got != tc.want {

@@ -17,13 +17,15 @@ import (
 // INDEXED BY (SQLite's index hint) goes; char(n) is chr(n); the byte
 // length length(CAST(x AS BLOB)) is octet_length(CAST(x AS TEXT)); a
 // blob literal x'00ff' is the bytea '\x00ff'; the placeholders are
-// rebound.
+// rebound; SQLite's one-argument group_concat(x) (DISTINCT or not) is
+// string_agg(x, ',').
 // Queries are translated once (the store's are a bounded set of texts).
 var (
 	crossJoinOn = regexp.MustCompile(`(?i)\bCROSS JOIN(\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+ON)\b`)
 	indexedBy   = regexp.MustCompile(`(?i)\s+INDEXED BY\s+\w+`)
 	charFn      = regexp.MustCompile(`\bchar\(`)
 	blobLength  = regexp.MustCompile(`\blength\(CAST\(([\w.]+) AS BLOB\)\)`)
+	groupConcat = regexp.MustCompile(`\bgroup_concat\(((?:DISTINCT\s+)?[\w.]+)\)`)
 	blobLiteral = regexp.MustCompile(`\b[xX]'([0-9A-Fa-f]*)'`)
 	translated  sync.Map // query → its PostgreSQL text
 	nTranslated atomic.Int64
@@ -45,6 +47,9 @@ func translate(q string) string {
 	}
 	if strings.Contains(t, "AS BLOB") {
 		t = blobLength.ReplaceAllString(t, "octet_length(CAST($1 AS TEXT))")
+	}
+	if strings.Contains(t, "group_concat(") {
+		t = groupConcat.ReplaceAllString(t, "string_agg($1, ',')")
 	}
 	if strings.Contains(t, "x'") || strings.Contains(t, "X'") {
 		t = blobLiteral.ReplaceAllString(t, `'\x$1'::bytea`)
