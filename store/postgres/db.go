@@ -100,7 +100,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	cfg.RuntimeParams["application_name"] = "goldtrace"
-	d.db = sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
+	d.db = sql.OpenDB(connector{inner: stdlib.GetConnector(*cfg), d: d})
 	d.db.SetMaxOpenConns(PoolConns)
 	d.db.SetMaxIdleConns(PoolConns)
 	d.db.SetConnMaxIdleTime(5 * time.Minute)

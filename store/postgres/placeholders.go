@@ -128,35 +128,46 @@ func rebind(q string) string {
 	return b.String()
 }
 
-// connector opens pgx connections whose statements are translated.
-type connector struct{ inner driver.Connector }
+// connector opens pgx connections whose statements are translated, and
+// whose failures of the server or of the connection are explained.
+type connector struct {
+	inner driver.Connector
+	d     *DB
+}
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, c.d.explained(err)
 	}
-	return &rebindConn{Conn: conn.(*stdlib.Conn)}, nil
+	return &rebindConn{Conn: conn.(*stdlib.Conn), d: c.d}, nil
 }
 
 func (c connector) Driver() driver.Driver { return c.inner.Driver() }
 
 // rebindConn is a pgx connection that translates every statement (dialect);
 // everything else (transactions, argument conversion, resets) is pgx's.
-type rebindConn struct{ *stdlib.Conn }
+type rebindConn struct {
+	*stdlib.Conn
+	d *DB
+}
 
 func (c *rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(translate(query))
+	st, err := c.Conn.Prepare(translate(query))
+	return st, c.d.explained(err)
 }
 
 func (c *rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, translate(query))
+	st, err := c.Conn.PrepareContext(ctx, translate(query))
+	return st, c.d.explained(err)
 }
 
 func (c *rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, translate(query), args)
+	res, err := c.Conn.ExecContext(ctx, translate(query), args)
+	return res, c.d.explained(err)
 }
 
 func (c *rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, translate(query), args)
+	rows, err := c.Conn.QueryContext(ctx, translate(query), args)
+	return rows, c.d.explained(err)
 }
