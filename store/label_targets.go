@@ -98,7 +98,7 @@ func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]
 // toolsetTools loads the tools of one tool set, in order.
 func toolsetTools(ctx context.Context, q Queryer, set int64) ([]trace.Tool, error) {
 	out := []trace.Tool{}
-	err := eachRow(ctx, q, `SELECT t.name, t.description, t.parameters FROM toolsets s JOIN json_each(s.hashes) j
+	err := eachRow(ctx, q, `SELECT t.name, t.description, t.parameters FROM toolsets s CROSS JOIN json_each(s.hashes) j
 		JOIN tools t ON t.hash = j.value WHERE s.id = ? ORDER BY CAST(j.key AS INTEGER)`, []any{set}, func(rows *sql.Rows) error {
 		var r trace.Tool
 		var params string

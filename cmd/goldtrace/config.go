@@ -177,6 +177,8 @@ var onPostgres = map[string]bool{
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
 	"serve": true, "dashboard": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+	"label": true, "adjudicate": true, "resolve": true, "assign": true, "items": true, "audit": true,
+	"labels": true, "labels import": true, "labels export": true,
 }
 
 // notOnPostgres are flags of those commands not yet tested there (they

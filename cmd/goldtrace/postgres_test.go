@@ -107,8 +107,7 @@ func TestPostgresProject(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"label", "--as", "alice"}, {"export", "--as", "carol", "gold"},
-		{"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
+		{"export", "--as", "carol", "gold"},
 		{"sample", "--stale", "gold@v1", "--tools", keyFile, "--as", "carol"}, {"sample", "--by", "disagreement", "--runs", keyFile},
 	} {
 		out := run(2, args...)
