@@ -128,7 +128,7 @@ func serverConfig(be *app.App, dbPath string, signer gossh.Signer, limits server
 		Exec:     remoteExec(be, dbPath),
 		// Removals of keys by other processes (replicas on PostgreSQL).
 		WatchKeys: be.WatchKeyRemovals,
-		Limits:   limits,
+		Limits:    limits,
 		AuthFailed: func(ctx context.Context, fp, what string) {
 			_ = be.RecordAuthFailure(ctx, fp, what)
 		},
