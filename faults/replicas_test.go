@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/goldtrace/goldtrace/internal/pgtest"
 )
 
