@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/internal/pgtest"
@@ -92,6 +93,13 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "3 settled") || !strings.Contains(out, "3 agreed") {
 		t.Errorf("carol's status: exit %d\n%s%s", code, out, errOut)
 	}
+
+	// The lead's dashboard on replica b has the gold agreed through both.
+	lead := b.openScreen("carol")
+	waitUntil(t, "the dashboard's 3 agreed items", func() bool {
+		return strings.Contains(ansi.Strip(lead.screen()), "agreed 3 ·")
+	})
+	lead.send("q")
 
 	// A draft typed on replica a is there on replica b once a's
 	// connection is gone.
