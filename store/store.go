@@ -146,7 +146,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		db, err := postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema,
-			Password: opt.Password, Migrations: migrations, Committed: s.committed})
+			Password: opt.Password, Migrations: migrations, Committed: s.committed, BusyTimeout: opt.BusyTimeout})
 		if err != nil {
 			return nil, err
 		}
