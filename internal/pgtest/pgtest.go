@@ -95,6 +95,7 @@ func createDB(server, name, template string) error {
 	if template != "" {
 		stmt += " TEMPLATE " + template
 	}
+	pruneOnce.Do(func() { prune(server) })
 	var err error
 	for attempt := 0; attempt < 50; attempt++ {
 		// A template is briefly "being accessed" while the backends of the
@@ -104,7 +105,57 @@ func createDB(server, name, template string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// Whose it is: a test process that dies before its cleanup (a panic,
+	// a kill) leaves it behind, and the next test process on this host
+	// drops it (prune).
+	return exec(server, "COMMENT ON DATABASE "+name+" IS '"+owner()+"'")
+}
+
+// owner is the comment on the databases this process creates.
+func owner() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("pgtest %s %d", host, os.Getpid())
+}
+
+var pruneOnce sync.Once
+
+// prune drops the test and template databases that test processes of this
+// host left behind when they died (their process is gone). Failures are
+// ignored: pruning is housekeeping.
+func prune(server string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database
+		WHERE datname LIKE 'gt\_test\_%' OR datname LIKE 'gt\_tmpl\_%'`)
+	if err != nil {
+		return
+	}
+	host, _ := os.Hostname()
+	var gone []string
+	for rows.Next() {
+		var name string
+		var comment *string
+		if rows.Scan(&name, &comment) != nil || comment == nil {
+			continue
+		}
+		var h string
+		var pid int
+		if n, _ := fmt.Sscanf(*comment, "pgtest %s %d", &h, &pid); n == 2 && h == host && pid != os.Getpid() && processGone(pid) {
+			gone = append(gone, name)
+		}
+	}
+	rows.Close()
+	for _, name := range gone {
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	}
 }
 
 // accessed reports the failure of a CREATE DATABASE whose template has
@@ -171,7 +222,7 @@ func Clone(t testing.TB, key string, prepare func(dsn string) error) string {
 	behind := templates.main
 	templates.Unlock()
 	tm.once.Do(func() {
-		if tm.err = exec(server, "CREATE DATABASE "+tm.name); tm.err != nil {
+		if tm.err = createDB(server, tm.name, ""); tm.err != nil {
 			return
 		}
 		if tm.err = prepare(withDatabase(server, tm.name)); tm.err != nil {

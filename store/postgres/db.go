@@ -60,6 +60,10 @@ type Options struct {
 	// what is cached by DataVersion as it is (an audit entry alone), so it
 	// does not move the data version.
 	Unchanged func(ctx context.Context) bool
+	// BusyTimeout is how long a write waits for the writers' lock that
+	// another session holds before failing with dberr.ErrBusy (0: 15 s),
+	// as a SQLite write waits for the file's lock.
+	BusyTimeout time.Duration
 }
 
 // PoolConns is the size of the pool.
@@ -164,7 +168,13 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		tx, err = d.db.BeginTx(ctx, nil)
 		if err == nil {
-			_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLock))
+			// A writer that holds the lock for ever (a stopped process, a
+			// session left in a transaction) fails the others with
+			// ErrBusy (55P03) after the busy timeout, not never.
+			_, err = tx.ExecContext(ctx, `SELECT set_config('lock_timeout', ?, true)`, d.busyTimeout())
+			if err == nil {
+				_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLock))
+			}
 			if err != nil {
 				_ = tx.Rollback()
 			}
@@ -203,6 +213,15 @@ func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
 		_, err := tx.ExecContext(ctx, query, args...)
 		return err
 	})
+}
+
+// busyTimeout is Options.BusyTimeout as lock_timeout takes it.
+func (d *DB) busyTimeout() string {
+	t := d.opt.BusyTimeout
+	if t <= 0 {
+		t = 15 * time.Second
+	}
+	return fmt.Sprintf("%dms", t.Milliseconds())
 }
 
 func (d *DB) committed(ctx context.Context) {

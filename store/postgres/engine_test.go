@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/goldtrace/goldtrace/internal/dberr"
 	"github.com/goldtrace/goldtrace/internal/pgtest"
@@ -235,5 +238,42 @@ func TestLostServerIsOneLine(t *testing.T) {
 			strings.Contains(msg, "pw-must-not-show") || strings.Contains(msg, "\n") || strings.Contains(msg, server) {
 			t.Errorf("%s without a server: %q, want one line with %q and the database", op.name, msg, want)
 		}
+	}
+}
+
+// A write waits for the writers' lock another session holds at most the
+// busy timeout, then fails in one line with ErrBusy, nothing written.
+func TestWriteLockHeldTooLongIsBusy(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	db, err := Open(ctx, dsn, Options{Migrations: testMigrations, BusyTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(writeLock)); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = db.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (?, ?)`, 1, "x")
+		return err
+	})
+	if !errors.Is(err, dberr.ErrBusy) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "is busy") {
+		t.Fatalf("write while another session holds the lock: %v", err)
+	}
+	if waited := time.Since(began); waited > 5*time.Second {
+		t.Errorf("waited %s for a 300 ms busy timeout", waited)
+	}
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(writeLock)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ExecAlone(ctx, `INSERT INTO a(id, v) VALUES (?, ?)`, 1, "x"); err != nil {
+		t.Fatalf("write once the lock is free: %v", err)
 	}
 }
