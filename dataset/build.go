@@ -35,6 +35,11 @@ type Answer struct {
 	Reviewers    []string
 	Adjudicator  string // "" when agreed
 	GuideVersion string
+	// Tools, when not nil, are the tools the item is labeled against in
+	// place of its trace's (it was put back against a newer catalogue);
+	// ToolsKey identifies them as TraceGold.ToolsKey does a trace's.
+	Tools    []trace.Tool
+	ToolsKey string
 }
 
 // TraceGold is one trace with the gold answers of its decision points: the
@@ -289,6 +294,16 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 		return dst[:start], fmt.Errorf("trace %s: %w", t.ID, err)
 	}
 	for _, a := range tg.Answers {
+		toolsJSON, versions := toolsJSON, versions
+		if a.Tools != nil {
+			own := TraceGold{Trace: trace.Trace{Tools: a.Tools}, ToolsKey: a.ToolsKey}
+			if toolsJSON, err = b.toolsJSON(own); err != nil {
+				return dst[:start], fmt.Errorf("item %s: %w", a.ItemID, err)
+			}
+			if versions, err = b.toolVersions(own); err != nil {
+				return dst[:start], fmt.Errorf("item %s: %w", a.ItemID, err)
+			}
+		}
 		rec, err := newRecord(t.ID, conv.msgs, a)
 		if err != nil {
 			return dst[:start], err
