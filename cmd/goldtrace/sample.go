@@ -24,6 +24,7 @@ func newSampleCmd(cli *CLI) *cobra.Command {
 	var stale staleFlags
 	var reviewers, runs string
 	var asJSON bool
+	var jf judgeFlags
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "Draw a seeded, stratified, deduplicated sample of decision points into a batch with N reviewers per item",
@@ -46,7 +47,10 @@ the next export carries the re-reviewed answers (its diff names them as changed)
 most first (two models, or one model under two tool catalogues): tool disagreement
 before argument disagreement, the seeded order within a level. Runs are JSON Lines
 in the score --pred format whose ids are stored item ids. The batch records the
-runs (name, sha256, lines) and each sampled item's disagreement.`,
+runs (name, sha256, lines) and each sampled item's disagreement. With --judge
+quality (and --judge-model, a pinned snapshot) an LLM judge is also asked about
+every run's calls on each ranked item, through the judge cache, and items the
+judge's yes/no votes split on rank higher; the batch records the judge too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if reviewers != "" {
@@ -68,6 +72,9 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 				if o.Runs, err = readRuns(cli, runs); err != nil {
 					return err
 				}
+			}
+			if o.Judge, err = sampleJudge(cli, &jf); err != nil {
+				return err
 			}
 			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
@@ -100,6 +107,11 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	f.StringVar(&o.Seed, "seed", "", "random seed, an integer (default: taken from the clock and printed)")
 	f.StringVar(&o.By, "by", "", "stratify by tool (the first observed tool, (none) for no call) or meta.NAME; disagreement: rank by --runs")
 	f.StringVar(&runs, "runs", "", "with --by disagreement: comma-separated prediction runs (score --pred format, ids of stored items)")
+	f.StringVar(&jf.kind, "judge", "", "with --by disagreement: also rank by an LLM judge's split vote on the runs' calls (quality)")
+	f.StringVar(&jf.model, "judge-model", "", "the judge's model, pinned to a snapshot (e.g. gpt-4o-2024-08-06)")
+	f.StringVar(&jf.template, "judge-template", "", "replace the judge's prompt with this text/template file (goldtrace judge prompt quality shows the default)")
+	f.IntVar(&jf.samples, "judge-samples", 5, "yes/no judgments per run and item")
+	addClientFlags(f, &jf, "judge-")
 	f.StringVar(&o.Alloc, "alloc", sampling.AllocProportional, "share of each stratum: proportional or equal")
 	f.IntVar(&o.MinPer, "min-per-stratum", 1, "at least this many items from every stratum that has items")
 	f.StringArrayVar(&o.Where, "where", nil, "only items with KEY=VALUE (tool=NAME or meta.NAME=VALUE); repeat to AND")
@@ -176,6 +188,16 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 			runsCount(p), tool, args, none)
 		if p.Unranked > 0 {
 			fmt.Fprintf(w, "note: %d ids in the runs are not stored items (ignored)\n", p.Unranked)
+		}
+		if j := p.Judge; j != nil {
+			split := 0
+			for _, r := range p.Ranking {
+				if r.JudgeSplit() > 0 {
+					split++
+				}
+			}
+			fmt.Fprintf(w, "and by the %s judge's split vote (%s, %d samples): %d of %d ranked items judged (%d requests, %d cached); its votes split on %d sampled items\n",
+				j.Kind, j.Model, j.Samples, j.Judged, j.Items, j.Stats.Requests, j.Stats.CacheHits, split)
 		}
 	}
 	if p.Source != "" {
@@ -269,4 +291,16 @@ func readRuns(cli *CLI, list string) ([]app.Run, error) {
 		out = append(out, run)
 	}
 	return out, nil
+}
+
+// sampleJudge is --judge's run for a ranked sample, or nil without --judge
+// (then the other judge flags are refused).
+func sampleJudge(cli *CLI, f *judgeFlags) (*app.JudgeRun, error) {
+	if f.kind == "" {
+		if f.model != "" {
+			return nil, errors.New("--judge-model given without --judge quality")
+		}
+		return nil, nil
+	}
+	return f.judgeRun(cli)
 }
