@@ -26,7 +26,7 @@ type FieldChange struct {
 // ItemChange is an item present in both versions with a different record.
 type ItemChange struct {
 	ID     string        `json:"id"`
-	Kinds  []string      `json:"kinds"` // tool, calls, args, rules, acceptable, rationale, provenance, input, observed
+	Kinds  []string      `json:"kinds"` // tool, calls, args, rules, acceptable, rationale, provenance, tools, input, observed
 	Fields []FieldChange `json:"fields"`
 }
 
@@ -245,7 +245,7 @@ func rawOf(v any) json.RawMessage {
 
 // kindsOf names the kinds of change, in a fixed order.
 func kindsOf(fields []FieldChange) []string {
-	order := []string{"tool", "calls", "args", "rules", "acceptable", "rationale", "provenance", "input", "observed"}
+	order := []string{"tool", "calls", "args", "rules", "acceptable", "rationale", "provenance", "tools", "input", "observed"}
 	have := map[string]bool{}
 	for _, f := range fields {
 		have[kindOf(f.Path)] = true
@@ -277,6 +277,8 @@ func kindOf(path string) string {
 		return "provenance"
 	case strings.HasPrefix(path, "observed_calls"):
 		return "observed"
+	case strings.HasPrefix(path, "available_tools"), strings.HasPrefix(path, "catalogue"):
+		return "tools" // the tools offered (an item re-reviewed against a newer catalogue)
 	}
 	return "input"
 }

@@ -205,6 +205,9 @@ func TestStaleItemsAreRelabeledAgainstTheCurrentCatalogue(t *testing.T) {
 			t.Errorf("diff does not name %s:\n%s", id, diff)
 		}
 	}
+	if !strings.Contains(diff, `"tools"`) {
+		t.Errorf("diff does not say the tools changed:\n%s", diff)
+	}
 	if strings.Contains(diff, item("tr_calc")) {
 		t.Errorf("diff names the untouched item:\n%s", diff)
 	}
