@@ -45,6 +45,10 @@ func TestDraftToolNoLongerOfferedIsAProblem(t *testing.T) {
 	if f.focus != fieldTool {
 		t.Errorf("focus %v, want the tool", f.focus)
 	}
+	// Choosing the renamed tool keeps the arguments that fit it.
+	if args, kept := f.carryArgs(ce, "get_booking_details"); args != `{"reservation_id":"ZFA04Y"}` || len(kept) != 1 {
+		t.Errorf("carried %s %v", args, kept)
+	}
 	f.Load(tools, draftBody{Calls: []draftCall{{Tool: "get_booking_details", Args: `{"reservation_id":"ZFA04Y"}`}}, Rationale: "new"})
 	if len(f.calls[0].problems) != 0 || f.focus != fieldRationale {
 		t.Errorf("offered tool: problems %+v focus %v", f.calls[0].problems, f.focus)
