@@ -54,3 +54,21 @@ func TestDraftToolNoLongerOfferedIsAProblem(t *testing.T) {
 		t.Errorf("offered tool: problems %+v focus %v", f.calls[0].problems, f.focus)
 	}
 }
+
+// A choice field holding a dropped enum value is JSON text; typing one of
+// the choices without quotes is that choice.
+func TestDroppedChoiceTakesAChoiceWithoutQuotes(t *testing.T) {
+	s := parseArgSchema(json.RawMessage(`{"type":"object","properties":{"cabin":{"type":"string","enum":["economy","business"]}}}`))
+	v := loadArgs(s, `{"cabin":"basic_economy"}`)
+	if v.fields[0].kind() != argRaw {
+		t.Fatalf("kind %v", v.fields[0].kind())
+	}
+	for text, want := range map[string]string{"economy": "economy", `"business"`: "business", "first": ""} {
+		v.fields[0].text = text
+		var got struct{ Cabin string }
+		err := json.Unmarshal([]byte(v.JSON()), &got)
+		if (want == "") != (err != nil) || got.Cabin != want {
+			t.Errorf("%s: %s (%v)", text, v.JSON(), err)
+		}
+	}
+}
