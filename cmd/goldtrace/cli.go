@@ -164,3 +164,14 @@ func (a *CLI) programOptions() []tea.ProgramOption {
 	}
 	return opts
 }
+
+// newMeter is a progress meter on the CLI's stderr when that is a
+// terminal, quiet otherwise (a pipe, a CI log). total 0 means unknown;
+// unit "MB" counts bytes.
+func newMeter(cli *CLI, what, unit string, total int64) *render.Meter {
+	var w io.Writer
+	if IsTerminal(cli.Err) {
+		w = cli.Err
+	}
+	return render.NewMeter(w, what, unit, total)
+}

@@ -59,8 +59,8 @@ that is not UTF-8 is an invalid record.`,
 					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 				Progress: func(file string) (func(app.ImportProgress), func()) {
-					meter := newImportMeter(cli.Err, file, IsTerminal(cli.Err), time.Now)
-					return meter.update, meter.done
+					meter := render.NewImportMeter(cli.Err, file, IsTerminal(cli.Err), time.Now)
+					return meter.Update, meter.Done
 				},
 			})
 			if rep.Files == nil { // refused before any file was read

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/app/render"
-	"github.com/goldtrace/goldtrace/internal/input"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -66,7 +63,7 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 				return fmt.Errorf("--tools and --as go with --stale: a new sample is drawn without a user")
 			}
 			if runs != "" {
-				if o.Runs, err = readRuns(cli, runs); err != nil {
+				if o.Runs, err = app.ReadRuns(runs, cli.In); err != nil {
 					return err
 				}
 			}
@@ -74,11 +71,11 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 			if err != nil {
 				return err
 			}
-			var reading *meter
+			var reading *render.Meter
 			sio := app.SampleIO{
 				Open: func(path, format string) (trace.Reader, io.Closer, error) {
 					reading = newMeter(cli, app.DisplayName(path), "MB", 0)
-					return openMeteredTraces(path, format, cli.In, reading)
+					return app.OpenTraces(path, format, cli.In, reading.SetTotal, reading.Add)
 				},
 				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
@@ -93,7 +90,7 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 			} else if err != nil {
 				return err
 			}
-			return printSamplePlan(cli.Out, plan, asJSON)
+			return render.SamplePlan(cli.Out, plan, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -121,153 +118,4 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	f.StringVar(&stale.tools, "tools", "", "with --stale: the current tool catalogue (- for stdin)")
 	f.StringVar(&stale.as, "as", "", "with --stale: the lead who reopens the gold")
 	return cmd
-}
-
-// printSamplePlan writes a sample's plan as text or JSON. It is long
-// because the text lists each part of the plan (strata, allocation,
-// reviewers, notes) in its own lines.
-func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
-	}
-	if p.Sampled < p.Requested {
-		fmt.Fprintf(w, "only %d items match (asked for %d): sampling all of them\n", p.Matching, p.Requested)
-	}
-	how := "uniform"
-	switch p.By {
-	case "":
-	case sampling.ByDisagreement:
-		how = "ranked by disagreement"
-	default:
-		how = "by " + p.By + ", " + p.Alloc
-	}
-	fmt.Fprintf(w, "sampled %d of %d matching items (%s; %d duplicate inputs skipped, %d already sampled)\n",
-		p.Sampled, p.Matching, how, p.Duplicates, p.Excluded)
-	if p.SeedChosen {
-		fmt.Fprintf(w, "seed %d (taken from the clock: repeat with --seed %d)\n", p.Seed, p.Seed)
-	} else {
-		fmt.Fprintf(w, "seed %d\n", p.Seed)
-	}
-	if p.Note != "" {
-		fmt.Fprintf(w, "note: %s\n", p.Note)
-	}
-	if p.By != "" && p.By != sampling.ByDisagreement {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "STRATUM\tAVAILABLE\tSAMPLED")
-		for _, s := range p.Strata {
-			fmt.Fprintf(tw, "%s\t%d\t%d\n", s.Name, s.Available, s.Sampled)
-		}
-		tw.Flush()
-	}
-	if len(p.Ranking) > 0 {
-		var tool, args, none int
-		for _, r := range p.Ranking {
-			switch {
-			case r.Tool > 0:
-				tool++
-			case r.Call > 0:
-				args++
-			default:
-				none++
-			}
-		}
-		fmt.Fprintf(w, "ranked by disagreement among %d runs: %d sampled items where they chose different tools, %d the same tools with different arguments, %d where they agree or fewer than two runs have a line\n",
-			runsCount(p), tool, args, none)
-		if p.Unranked > 0 {
-			fmt.Fprintf(w, "note: %d ids in the runs are not stored items (ignored)\n", p.Unranked)
-		}
-	}
-	if p.Source != "" {
-		verb := "imported"
-		if p.DryRun {
-			verb = "would be imported"
-		}
-		if si := p.SourceInfo; si != nil && si.BytesTotal == 0 { // a database: sampled inside it
-			fmt.Fprintf(w, "ranked %d model calls inside %s (%s); fetched %d (%.1f MB); the %d holding sampled items %s\n",
-				si.Calls, p.Source, si.Layout, si.Requests, float64(si.BytesRead)/1e6, p.Imported, verb)
-		} else if si != nil {
-			fmt.Fprintf(w, "scanned %d model calls in %d rows of %s (%s, %d files; read %.1f of %.1f MB); the %d holding sampled items %s\n",
-				si.Calls, si.Rows, p.Source, si.Layout, len(si.Files), float64(si.BytesRead)/1e6, float64(si.BytesTotal)/1e6, p.Imported, verb)
-		} else {
-			fmt.Fprintf(w, "read %s from %s (%d invalid skipped); the %d holding sampled items %s\n",
-				render.CountNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
-		}
-	}
-	verb := "created"
-	if p.DryRun {
-		verb = "would be created"
-	}
-	if len(p.Reviewers) == 0 {
-		fmt.Fprintf(w, "batch %s %s with %s (no reviewers given)\n", p.Batch, verb, render.CountNoun(p.Sampled, "item", "items"))
-	} else {
-		fmt.Fprintf(w, "batch %s %s with %s, %s per item\n", p.Batch, verb, render.CountNoun(p.Sampled, "item", "items"), render.CountNoun(p.PerItem, "reviewer", "reviewers"))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "REVIEWER\tITEMS")
-		for _, r := range p.Reviewers {
-			fmt.Fprintf(tw, "%s\t%d\n", r.Name, r.Items)
-		}
-		tw.Flush()
-	}
-	if p.DryRun {
-		fmt.Fprintln(w, "dry run: nothing written")
-	}
-	return nil
-}
-
-// openMeteredTraces opens a trace file (- for stdin) for reading with its
-// bytes counted on meter; for a regular file the meter's total is its size,
-// so progress shows a percentage and an ETA.
-func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
-	f, size, err := input.Open(path, stdin)
-	if err != nil {
-		return nil, nil, err
-	}
-	meter.total = size
-	r, err := trace.NewReader(input.Counted(f, meter.Add), format)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return r, f, nil
-}
-
-// runsCount is how many runs the ranking used (the most any item had).
-func runsCount(p app.SamplePlan) int {
-	n := 0
-	for _, r := range p.Ranking {
-		n = max(n, r.Runs)
-	}
-	return n
-}
-
-// readRuns reads --runs: comma-separated prediction files ("-" once for
-// stdin).
-func readRuns(cli *CLI, list string) ([]app.Run, error) {
-	var out []app.Run
-	stdin := false
-	for _, path := range strings.Split(list, ",") {
-		path = strings.TrimSpace(path)
-		if path == "" {
-			continue
-		}
-		if path == "-" {
-			if stdin {
-				return nil, fmt.Errorf("--runs: - (stdin) given twice")
-			}
-			stdin = true
-		}
-		in, closeIn, err := app.OpenInput(path, cli.In)
-		if err != nil {
-			return nil, fmt.Errorf("--runs %w", err)
-		}
-		run, err := app.ReadRun(in, path)
-		closeIn()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, nil
 }
