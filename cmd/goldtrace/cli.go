@@ -37,7 +37,7 @@ type CLI struct {
 	// config files set; mayCreate lets the command create a missing
 	// database (import, demo, users add, init).
 	dbFrom    string
-	config    config
+	config    app.Config
 	mayCreate bool
 	// quietCreate: the command says "created" itself (init).
 	quietCreate bool

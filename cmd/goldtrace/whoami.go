@@ -37,7 +37,7 @@ or "as" in a config file) with your role, and the config files read:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			res := whoamiResult{Database: cli.DBPath, DatabaseFrom: cli.dbFrom, Mode: "local (trusted: whoever can write the database file can act as any user)",
-				ConfigFiles: cli.config.loadedFrom}
+				ConfigFiles: cli.config.LoadedFrom}
 			if res.ConfigFiles == nil {
 				res.ConfigFiles = []string{}
 			}
@@ -49,7 +49,7 @@ or "as" in a config file) with your role, and the config files read:
 				res.As = as
 				res.AsFrom = "--as"
 				if !cmd.Flags().Changed("as") {
-					res.AsFrom = cli.config.asFrom
+					res.AsFrom = cli.config.AsFrom
 				}
 			}
 			if exists, err := cli.dbExists(ctx); err != nil {
