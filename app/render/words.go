@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/review"
 )
 
 // CountNoun is n with its noun in the right number: "1 label", "3 labels".
@@ -17,4 +19,20 @@ func CountNoun(n int, one, many string) string {
 func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+}
+
+// GoldSummary is a one-line view of a gold answer's calls.
+func GoldSummary(g review.Gold) string {
+	if g.Decision == review.DecisionNoCall {
+		return "no tool call"
+	}
+	var parts []string
+	for _, c := range g.Calls {
+		parts = append(parts, c.Tool+string(c.Args))
+	}
+	s := strings.Join(parts, ", ")
+	if n := len(g.Acceptable); n > 0 {
+		s += fmt.Sprintf(" (+%d acceptable)", n)
+	}
+	return s
 }

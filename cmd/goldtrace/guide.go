@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"text/tabwriter"
 
@@ -49,7 +48,7 @@ func newGuideSetCmd(cli *CLI) *cobra.Command {
 		Short: "Make the markdown in FILE (- for stdin) the guide in force (a lead's job)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, err := readFileOrStdin(cli, args[0])
+			body, err := app.ReadFileOrStdin(args[0], cli.In)
 			if err != nil {
 				return fmt.Errorf("read guide: %w", err)
 			}
@@ -171,13 +170,4 @@ func newGuideLogCmd(cli *CLI) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// readFileOrStdin reads name, or the command's stdin for "-" (how a file
-// reaches a command over SSH).
-func readFileOrStdin(cli *CLI, name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(cli.In)
-	}
-	return os.ReadFile(name)
 }
