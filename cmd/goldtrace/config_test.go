@@ -75,13 +75,13 @@ func TestConfigFiles(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(xdg, "goldtrace", "config.toml"), "db = \"user.db\"\nas = \"bob\"\n")
 	env := map[string]string{"XDG_CONFIG_HOME": xdg}
-	whoami := func(env map[string]string, args ...string) whoamiResult {
+	whoami := func(env map[string]string, args ...string) render.Whoami {
 		t.Helper()
 		out, errOut, code := runIn(t, dir, env, append([]string{"whoami", "--json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("whoami: %s", errOut)
 		}
-		var r whoamiResult
+		var r render.Whoami
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
