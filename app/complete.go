@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/dataset"
 )
 
-// Names offered to shell completion. They are read as nobody (no
+// Names offered to shell completion, and whether a batch named on the
+// command line exists. Completion reads as nobody (no
 // identity): completion shows only what anyone may list.
 
 // anonymous is the actor completion reads as.
@@ -81,4 +83,19 @@ func (a *App) MetaKeys(ctx context.Context, extra ...string) ([]string, error) {
 		out = append(out, "meta."+k)
 	}
 	return out, err
+}
+
+// CheckBatch says, as actor, whether batch exists: nil, or an error that
+// says how to list the batches.
+func (a *App) CheckBatch(ctx context.Context, actor Actor, batch string) error {
+	batches, err := a.Batches(ctx, actor)
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	for _, b := range batches {
+		if b.Name == batch {
+			return nil
+		}
+	}
+	return fmt.Errorf("dashboard: no batch %q (goldtrace batches lists them)", batch)
 }

@@ -4,22 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/app"
 )
 
-// Whoami is what whoami reports (--json).
-type Whoami struct {
-	Database     string   `json:"database"`
-	DatabaseFrom string   `json:"database_from"` // --db, GOLDTRACE_DB, a config file, default, the server
-	Exists       bool     `json:"exists"`
-	As           string   `json:"as"`      // "" when no identity is in effect
-	AsFrom       string   `json:"as_from"` // --as, a config file, an SSH key, or ""
-	Role         string   `json:"role,omitempty"`
-	Mode         string   `json:"mode"` // local (trusted) or ssh
-	ConfigFiles  []string `json:"config_files"`
-}
-
 // WriteWhoami writes r as text or JSON.
-func WriteWhoami(w io.Writer, r Whoami, asJSON bool) error {
+func WriteWhoami(w io.Writer, r app.Whoami, asJSON bool) error {
 	if asJSON {
 		return JSON(w, r)
 	}

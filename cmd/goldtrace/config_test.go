@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/app/render"
 )
 
@@ -75,13 +76,13 @@ func TestConfigFiles(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(xdg, "goldtrace", "config.toml"), "db = \"user.db\"\nas = \"bob\"\n")
 	env := map[string]string{"XDG_CONFIG_HOME": xdg}
-	whoami := func(env map[string]string, args ...string) render.Whoami {
+	whoami := func(env map[string]string, args ...string) app.Whoami {
 		t.Helper()
 		out, errOut, code := runIn(t, dir, env, append([]string{"whoami", "--json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("whoami: %s", errOut)
 		}
-		var r render.Whoami
+		var r app.Whoami
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}

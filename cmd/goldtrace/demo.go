@@ -68,27 +68,11 @@ Parquet export, one row per model call.`,
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q (FILE goes with --write-traces)", args[0])
 			}
-			if nTraces < 1 {
-				return fmt.Errorf("--traces must be at least 1, not %d", nTraces)
-			}
-			if dir == "" {
-				d, err := os.MkdirTemp("", "goldtrace-demo-")
-				if err != nil {
-					return fmt.Errorf("create demo directory: %w", err)
-				}
-				dir = d
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("create demo directory: %w", err)
-			}
-			be, project, closeStore, err := app.NewDemo(cmd.Context(), dir, synth.Options{Seed: seed, N: nTraces})
+			be, project, closeStore, err := app.StartDemo(cmd.Context(), dir, synth.Options{Seed: seed, N: nTraces}, batchN, aliceDone)
 			if err != nil {
 				return err
 			}
 			defer closeStore()
-			if err := be.SeedDemoWork(cmd.Context(), &project, seed, batchN, aliceDone); err != nil {
-				return err
-			}
 			if asJSON || noTUI || !IsTerminal(cli.Out) || !IsTerminal(cli.In) {
 				return render.DemoProject(cli.Out, project, asJSON, selfCommand())
 			}

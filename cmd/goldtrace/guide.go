@@ -1,16 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/guide"
 )
 
@@ -142,30 +141,7 @@ func newGuideLogCmd(cli *CLI) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("guide log: %w", err)
 			}
-			if asJSON {
-				type entry struct {
-					app.GuideVersion
-					InForce bool `json:"in_force"`
-					Labels  int  `json:"labels"`
-				}
-				out := make([]entry, len(log))
-				for i, v := range log {
-					out[i] = entry{v, i == 0, used[v.ID]}
-				}
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
-			}
-			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "VERSION\tID\tAUTHOR\tSET AT\tLABELS\t")
-			for i, v := range log {
-				mark := ""
-				if i == 0 {
-					mark = "in force"
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", v.Seq, v.ID, v.Author, v.CreatedAt, used[v.ID], mark)
-			}
-			return tw.Flush()
+			return render.GuideLog(cli.Out, log, used, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

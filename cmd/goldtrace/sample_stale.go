@@ -7,7 +7,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/app/render"
-	"github.com/goldtrace/goldtrace/catalogue"
 	"github.com/goldtrace/goldtrace/dataset"
 )
 
@@ -37,12 +36,7 @@ func runSampleStale(cmd *cobra.Command, cli *CLI, s staleFlags, o app.SampleOpti
 	if s.tools == "" {
 		return fmt.Errorf("--stale needs --tools FILE: the current tool catalogue")
 	}
-	in, closeIn, err := app.OpenInput(s.tools, cli.In)
-	if err != nil {
-		return fmt.Errorf("--tools %w", err)
-	}
-	tools, err := catalogue.Read(in, s.tools)
-	closeIn()
+	tools, err := app.ReadCatalogue(s.tools, cli.In)
 	if err != nil {
 		return err
 	}

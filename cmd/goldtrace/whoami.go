@@ -21,44 +21,17 @@ or "as" in a config file) with your role, and the config files read:
   goldtrace whoami --as carol --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			res := render.Whoami{Database: cli.DBPath, DatabaseFrom: cli.dbFrom, Mode: "local (trusted: whoever can write the database file can act as any user)",
-				ConfigFiles: cli.config.LoadedFrom}
-			if res.ConfigFiles == nil {
-				res.ConfigFiles = []string{}
-			}
-			if who, ok := app.ActorFrom(ctx); ok {
-				res.Exists, res.As, res.AsFrom, res.Role, res.Mode = true, who.Name, string(who.Source), string(who.Role), "ssh"
-				return render.WriteWhoami(cli.Out, res, asJSON)
-			}
+			req := app.WhoamiRequest{DB: cli.DBPath, DBFrom: cli.dbFrom, Password: cli.dbPassword,
+				ConfigFiles: cli.config.LoadedFrom, Backend: cli.ActorCtx}
 			if as != "" {
-				res.As = as
-				res.AsFrom = "--as"
+				req.As, req.AsFrom = as, "--as"
 				if !cmd.Flags().Changed("as") {
-					res.AsFrom = cli.config.AsFrom
+					req.AsFrom = cli.config.AsFrom
 				}
 			}
-			if exists, err := cli.dbExists(ctx); err != nil {
+			res, err := app.WhoamiOf(cmd.Context(), req)
+			if err != nil {
 				return err
-			} else if !exists {
-				return render.WriteWhoami(cli.Out, res, asJSON)
-			}
-			res.Exists = true
-			if res.As != "" {
-				be, who, err := cli.ActorCtx(ctx)
-				if err != nil {
-					return err
-				}
-				users, err := be.Users(ctx, who)
-				if err != nil {
-					return err
-				}
-				res.Role = "(no such user in this database)"
-				for _, u := range users {
-					if u.Name == res.As {
-						res.Role = u.Role
-					}
-				}
 			}
 			return render.WriteWhoami(cli.Out, res, asJSON)
 		},
