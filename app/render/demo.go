@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +13,7 @@ import (
 // in the commands to continue, gt being how to run goldtrace).
 func DemoProject(w io.Writer, p app.DemoProject, asJSON bool, gt string) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return indentJSON(w, p)
 	}
 	work := p.Work
 	fmt.Fprintf(w, "demo project in %s\n", p.Dir)

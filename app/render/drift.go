@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/goldtrace/goldtrace/catalogue"
@@ -12,9 +11,7 @@ import (
 func Drift(w io.Writer, r catalogue.Report, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return indentJSON(w, r)
 	case "markdown":
 		return catalogue.WriteMarkdown(w, r)
 	}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,9 +14,7 @@ import (
 // for leads, and app leaves it out for them).
 func LabelsImported(w io.Writer, rep app.LabelsImportReport, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return indentJSON(w, rep)
 	}
 	fmt.Fprintf(w, "imported %s from %s", CountNoun(rep.Imported, "label", "labels"), rep.File)
 	var notes []string
@@ -47,9 +44,7 @@ func GuideLog(w io.Writer, log []app.GuideVersion, used map[string]int, asJSON b
 		for i, v := range log {
 			out[i] = entry{v, i == 0, used[v.ID]}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return indentJSON(w, out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tID\tAUTHOR\tSET AT\tLABELS\t")

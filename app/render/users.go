@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 	"strings"
 
@@ -34,7 +33,5 @@ func UsersJSON(w io.Writer, users []app.User, keys map[string][]app.UserKey) err
 		}
 		out = append(out, userJSON{User: u, Keys: ks})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return indentJSON(w, out)
 }
