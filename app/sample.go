@@ -142,6 +142,8 @@ type PlannedItem struct {
 }
 
 // parseSampleOptions checks every flag before anything is read or written.
+// It is long because it is a list: one check per flag, in the order the
+// help lists them, each with its own message.
 func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 	q := sampleQuery{opts: o, seedChosen: !seedGiven}
 	if o.N <= 0 {
