@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -124,7 +120,7 @@ func serverConfig(be *app.App, dbPath string, signer gossh.Signer, limits server
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
-		Home:     homeScreen(be, recoveryBase(dbPath)),
+		Home:     homeScreen(be, app.RecoveryBase(dbPath)),
 		Exec:     remoteExec(be, dbPath),
 		// Removals of keys by other processes (replicas on PostgreSQL).
 		WatchKeys: be.WatchKeyRemovals,
@@ -144,27 +140,6 @@ func port(addr net.Addr) string {
 		return addr.String()
 	}
 	return p
-}
-
-// recoveryBase is where label screens keep recovery drafts (the drafts a
-// failed write leaves, tui.RecoveryPath): beside a SQLite database; for a
-// PostgreSQL one, in the user's cache directory, named after its host and
-// database.
-func recoveryBase(dbPath string) string {
-	if !app.IsPostgres(dbPath) {
-		return dbPath
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	name := "postgres"
-	if u, err := url.Parse(dbPath); err == nil {
-		name = strings.NewReplacer("/", "_", ":", "_").Replace(u.Host + u.Path)
-	}
-	dir = filepath.Join(dir, "goldtrace")
-	_ = os.MkdirAll(dir, 0o700) // a failure shows when a draft is written there
-	return filepath.Join(dir, name)
 }
 
 // homeScreen is the screen a user lands on: a reviewer's label queue, a
