@@ -149,6 +149,9 @@ func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, er
 }
 
 func (s *Store) submitLabel(ctx context.Context, tx Queryer, l review.Label) (Settlement, error) {
+	if s.onPostgres() {
+		return s.submitLabelPostgres(ctx, tx, l)
+	}
 	st, err := assignmentStatus(ctx, tx, l.Item, l.Reviewer)
 	if err != nil {
 		return Settlement{}, err
