@@ -244,6 +244,9 @@ func (s *Store) settleLabels(ctx context.Context, tx Queryer, itemID string, lab
 		return Settlement{}, nil
 	}
 	now := s.now()
+	if s.onPostgres() {
+		return Settlement{Settled: true, Comparison: out.Comparison}, putSettlementPostgres(ctx, tx, itemID, out, now)
+	}
 	if out.Gold == nil {
 		return Settlement{Settled: true, Comparison: out.Comparison}, putDispute(ctx, tx, itemID, out.Dispute, now)
 	}
@@ -273,24 +276,35 @@ func unsettle(ctx context.Context, tx Queryer, itemID, status, now string) error
 // answer from an earlier comparison (a label that came in after it, from a
 // released assignment or a skip) goes: a disputed item is not gold.
 func putDispute(ctx context.Context, tx Queryer, itemID string, cmp review.Comparison, now string) error {
+	args, err := disputeArgs(itemID, cmp, now)
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gold WHERE item_id = ? AND status = 'agreed'`, itemID); err != nil {
 		return err
 	}
-	kinds, err := json.Marshal(nonNil(cmp.Kinds))
-	if err != nil {
-		return err
-	}
-	detail, err := json.Marshal(disputeDetail{Pairs: nonNil(cmp.Pairs)})
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`,
-		itemID, string(kinds), string(detail), now); err != nil {
+	if _, err := tx.ExecContext(ctx, upsertDispute, args...); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'disputed', updated_at = ? WHERE id = ?`, now, itemID)
 	return err
+}
+
+// upsertDispute writes an item's dispute, given disputeArgs.
+const upsertDispute = `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`
+
+// disputeArgs are upsertDispute's arguments.
+func disputeArgs(itemID string, cmp review.Comparison, now string) ([]any, error) {
+	kinds, err := json.Marshal(nonNil(cmp.Kinds))
+	if err != nil {
+		return nil, err
+	}
+	detail, err := json.Marshal(disputeDetail{Pairs: nonNil(cmp.Pairs)})
+	if err != nil {
+		return nil, err
+	}
+	return []any{itemID, string(kinds), string(detail), now}, nil
 }
 
 // disputeDetail is the JSON of disputes.detail.
@@ -300,27 +314,38 @@ type disputeDetail struct {
 
 // putGold writes (or replaces) an item's gold answer.
 func putGold(ctx context.Context, q Queryer, g review.Gold, now string) error {
-	calls, err := json.Marshal(nonNil(g.Calls))
+	args, err := goldArgs(g, now)
 	if err != nil {
 		return err
 	}
-	acceptable, err := json.Marshal(nonNil(g.Acceptable))
-	if err != nil {
-		return err
-	}
-	reviewers, err := json.Marshal(nonNil(g.Reviewers))
-	if err != nil {
-		return err
-	}
-	_, err = q.ExecContext(ctx, `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
+	_, err = q.ExecContext(ctx, upsertGold, args...)
+	return err
+}
+
+// upsertGold writes (or replaces) an item's gold answer, given goldArgs.
+const upsertGold = `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, decision = excluded.decision, calls = excluded.calls,
 			acceptable = excluded.acceptable, rationale = excluded.rationale, reviewers = excluded.reviewers,
 			adjudicator = excluded.adjudicator, guide_version = excluded.guide_version, reason = excluded.reason,
-			updated_at = excluded.updated_at`,
-		g.Item, g.Status, g.Decision, string(calls), string(acceptable), g.Rationale, string(reviewers), g.Adjudicator,
-		g.GuideVersion, g.Reason, now)
-	return err
+			updated_at = excluded.updated_at`
+
+// goldArgs are upsertGold's arguments.
+func goldArgs(g review.Gold, now string) ([]any, error) {
+	calls, err := json.Marshal(nonNil(g.Calls))
+	if err != nil {
+		return nil, err
+	}
+	acceptable, err := json.Marshal(nonNil(g.Acceptable))
+	if err != nil {
+		return nil, err
+	}
+	reviewers, err := json.Marshal(nonNil(g.Reviewers))
+	if err != nil {
+		return nil, err
+	}
+	return []any{g.Item, g.Status, g.Decision, string(calls), string(acceptable), g.Rationale, string(reviewers), g.Adjudicator,
+		g.GuideVersion, g.Reason, now}, nil
 }
 
 func nonNil[T any](s []T) []T {

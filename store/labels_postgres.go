@@ -60,9 +60,61 @@ func (s *Store) submitLabelPostgres(ctx context.Context, tx Queryer, l review.La
 	if open > 0 {
 		return Settlement{}, nil
 	}
-	labels, err := itemLabels(ctx, tx, l.Item)
+	labels, agreed, err := itemLabelsAndSetting(ctx, tx, l.Item, SettingReviewAgreed)
 	if err != nil {
 		return Settlement{}, err
 	}
-	return s.settleLabels(ctx, tx, l.Item, labels, func() (bool, error) { return reviewAgreed(ctx, tx) })
+	return s.settleLabels(ctx, tx, l.Item, labels, func() (bool, error) { return agreed == "true", nil })
+}
+
+// itemLabelsAndSetting is itemLabels and setting in one query.
+func itemLabelsAndSetting(ctx context.Context, q Queryer, itemID, key string) ([]review.Label, string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+labelColumns+`, coalesce((SELECT value FROM settings WHERE key = ?), '')
+		FROM labels l WHERE item_id = ? ORDER BY reviewer`, key, itemID)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []review.Label
+	var value string
+	for rows.Next() {
+		l, err := scanLabel(alsoScan{rows, &value})
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, l)
+	}
+	return out, value, rows.Err()
+}
+
+// alsoScan scans one more column, after those its caller asks for.
+type alsoScan struct {
+	r    scanner
+	last any
+}
+
+func (a alsoScan) Scan(dest ...any) error { return a.r.Scan(append(dest, a.last)...) }
+
+// putSettlementPostgres writes a settled comparison's outcome in one
+// statement: the gold answer and the item agreed, or the agreed gold
+// answer removed, the dispute and the item disputed (what putGold and
+// putDispute do in two and three).
+func putSettlementPostgres(ctx context.Context, tx Queryer, itemID string, out review.Outcome, now string) error {
+	if out.Gold == nil {
+		args, err := disputeArgs(itemID, out.Dispute, now)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `WITH agreed AS (DELETE FROM gold WHERE item_id = ? AND status = 'agreed'),
+			dispute AS (`+upsertDispute+`)
+			UPDATE items SET status = 'disputed', updated_at = ? WHERE id = ?`, append(append([]any{itemID}, args...), now, itemID)...)
+		return err
+	}
+	args, err := goldArgs(*out.Gold, now)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `WITH answer AS (`+upsertGold+`)
+		UPDATE items SET status = 'agreed', updated_at = ? WHERE id = ?`, append(args, now, itemID)...)
+	return err
 }
