@@ -20,6 +20,9 @@ type PredictionOptions struct {
 	// AllowUnknown skips (and counts) predictions whose id is not in the
 	// gold instead of failing.
 	AllowUnknown bool
+	// Index, when set, finds the cases' positions by id (Gold.Index), so
+	// that no map of them is built a second time.
+	Index *gold.Index
 }
 
 // ReadPredictions reads a predictions file (docs/formats.md, "Predictions") into
@@ -27,9 +30,13 @@ type PredictionOptions struct {
 // Missing; a line for an id not in the gold is an error unless
 // AllowUnknown (then it is counted in unknown); a repeated id is an error.
 func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case, opts PredictionOptions) (preds []Prediction, unknown int, err error) {
-	index := make(map[string]int, len(cases))
-	for i := range cases {
-		index[cases[i].ID] = i
+	lookup := func(id string) (int, bool) { return opts.Index.Lookup(id) }
+	if opts.Index == nil || opts.Index.Len() != len(cases) {
+		index := make(map[string]int, len(cases))
+		for i := range cases {
+			index[cases[i].ID] = i
+		}
+		lookup = func(id string) (int, bool) { i, ok := index[id]; return i, ok }
 	}
 	preds = make([]Prediction, len(cases))
 	seen := make([]int, len(cases))
@@ -38,7 +45,7 @@ func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case
 			return ParsePrediction(data)
 		},
 		func(line int, ip *idPrediction) error {
-			i, ok := index[ip.ID]
+			i, ok := lookup(ip.ID)
 			if !ok {
 				if opts.AllowUnknown {
 					unknown++
