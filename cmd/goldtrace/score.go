@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -85,6 +86,7 @@ model did.`,
 
 func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 	ctx := cmd.Context()
+	shortLivedGC(cli)
 	if f.asJSON {
 		f.format = "json"
 	}
@@ -200,6 +202,18 @@ func scoreProfile(cmd *cobra.Command, f *scoreFlags) (score.Profile, error) {
 		return profile, fmt.Errorf("--param-mode: %w", err)
 	}
 	return profile, nil
+}
+
+// shortLivedGC lets the collector of a local score wait for 4× the live
+// heap instead of 1×: the process reads everything, scores and exits, so
+// fewer collections save ~10% of its CPU for ~10% more peak memory
+// (measured on 100k items: 0.51 -> 0.44 CPU-s, 151 -> 167 MB). A GOGC the
+// user set wins; over SSH the process is the server, left as it is.
+func shortLivedGC(cli *CLI) {
+	if cli.remote || os.Getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
 }
 
 func scoreFormatValid(format string) bool {
