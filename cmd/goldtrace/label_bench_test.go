@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,8 +44,16 @@ func BenchmarkLabelScreen(b *testing.B) {
 	const keys = 20 // keystrokes per launch: a letter, then backspace, alternately
 	var label, floorTea []time.Duration
 	var labelKeys, teaKeys, catKeys []time.Duration
+	before := os.Getenv("GOLDTRACE_BENCH_BEFORE") // another build, run alternately (before-…)
+	var beforeFrame, beforeKeys []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		if before != "" {
+			t := startTTY(b, before, "--db", db, "label", "--as", "alice")
+			beforeFrame = append(beforeFrame, t.waitFor(b, "ctrl+s", 30*time.Second))
+			beforeKeys = append(beforeKeys, t.keystrokes(b, keys)...)
+			t.quit(b)
+		}
 		t := startTTY(b, floor)
 		floorTea = append(floorTea, t.waitFor(b, "floor ready", 10*time.Second))
 		teaKeys = append(teaKeys, t.keystrokes(b, keys)...)
@@ -71,6 +80,10 @@ func BenchmarkLabelScreen(b *testing.B) {
 	b.ReportMetric(ms(catKeys), "cat-key-ms")
 	b.ReportMetric(ms(labelKeys)-ms(teaKeys), "key-over-floor-ms")
 	b.ReportMetric(float64(len(labelKeys)), "keys")
+	if before != "" {
+		b.ReportMetric(ms(beforeFrame), "before-first-frame-ms")
+		b.ReportMetric(ms(beforeKeys), "before-key-ms")
+	}
 }
 
 // labelBenchStore imports 2,000 synthetic traces into a store in dir and
@@ -173,13 +186,16 @@ func (t *tty) waitFor(b *testing.B, text string, limit time.Duration) time.Durat
 }
 
 // keystrokes types n keys (a letter, then backspace, alternately), each
-// once the screen has been quiet for a while, and returns how long each
-// took to bring output.
+// once the screen has been quiet for a while and at a random point of the
+// renderer's frame tick (a fixed pause would always land at the same
+// point, just after a tick), and returns how long each took to bring
+// output.
 func (t *tty) keystrokes(b *testing.B, n int) []time.Duration {
 	b.Helper()
 	var out []time.Duration
 	for i := 0; i < n; i++ {
-		t.quiet(150 * time.Millisecond)
+		t.quiet(100 * time.Millisecond)
+		time.Sleep(time.Duration(rand.Int64N(int64(20 * time.Millisecond))))
 		key := []byte("o")
 		if i%2 == 1 {
 			key = []byte{0x7f}
