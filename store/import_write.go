@@ -30,6 +30,8 @@ func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptio
 	w = importWrite{res: ImportResult{Source: opt.Source}, at: ImportPoint{Size: size}}
 	feed := &recordFeed{q: rd.queue, ch: rd.queue.ch, batch: make([]encodedRecord, 0, opt.pace.chunkTraces)}
 	cache := newWriteCache()
+	cache.prepareOnce(ctx, s.db)
+	defer cache.close()
 	pacer := newChunkPacer(opt.pace)
 	defer func() { w.res.chunks, w.res.longestChunk = pacer.chunks, pacer.longest }()
 	for {
