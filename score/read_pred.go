@@ -161,7 +161,7 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 			var err error
 			switch string(key) {
 			case "name":
-				*name, _, err = l.StringOrNull(fmt.Sprintf("tool_calls[%d].name", i))
+				*name, err = callString(l, i, "name")
 			case "arguments":
 				*args, err = l.Skip()
 			default:
@@ -178,7 +178,7 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 		switch string(key) {
 		case "id":
 			var err error
-			id, _, err = l.StringOrNull(fmt.Sprintf("tool_calls[%d].id", i))
+			id, err = callString(l, i, "id")
 			return err
 		case "function":
 			if l.Peek() == 'n' {
@@ -224,6 +224,21 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 		p.Errors[i] = outcome
 	}
 	return nil
+}
+
+// callString reads tool_calls[i].field, a string or null, naming it only
+// in an error (formatting the name for every call cost more than reading
+// the string).
+func callString(l *jsonlex.Lexer, i int, field string) (string, error) {
+	if l.Peek() == 'n' {
+		_, err := l.Literal()
+		return "", err
+	}
+	content, esc, ascii, err := l.String()
+	if err != nil {
+		return "", fmt.Errorf("tool_calls[%d].%s must be a string", i, field)
+	}
+	return jsonlex.Text(content, esc, ascii), nil
 }
 
 // predictedCall builds a call from the arguments' JSON text: null or
