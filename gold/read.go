@@ -96,6 +96,7 @@ func ReadIndexed[T any](ctx context.Context, r io.Reader, name string, opts Read
 type Interner struct {
 	tools map[string][]trace.Tool
 	metas map[string]map[string]string
+	cats  map[string]map[string]string
 	// The last distinct texts seen and their values: a record usually
 	// carries the same tools and metadata as the one before, and comparing
 	// bytes is cheaper than lexing them again.
@@ -106,8 +107,12 @@ type Interner struct {
 
 // NewInterner returns an empty Interner.
 func NewInterner() *Interner {
-	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
+	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}, cats: map[string]map[string]string{}}
 }
+
+// Catalogue decodes a record's catalogue (tool name → hash; absent or
+// null: none), once per distinct text.
+func (in *Interner) Catalogue(raw []byte) (map[string]string, error) { return intern(in.cats, raw) }
 
 // Tools decodes a record's available_tools (absent or null: none) in any
 // shape trace.DecodeTools reads (OpenAI's {"type":"function",…} too; never
@@ -223,6 +228,13 @@ func parseRecord(data []byte, in *Interner, fields Fields, r *Record) error {
 			err = readInput(&l, r, in, fields)
 		case "available_tools":
 			r.AvailableTools, err = in.readTools(&l)
+		case "catalogue":
+			var raw []byte
+			if raw, err = l.Skip(); err == nil {
+				if r.Catalogue, err = in.Catalogue(raw); err != nil {
+					err = fmt.Errorf("catalogue: want an object of tool name → hash: %w", err)
+				}
+			}
 		case "expected_tool":
 			expTool, hasExpTool, err = l.StringOrNull("expected_tool")
 		case "expected_args":
