@@ -79,11 +79,12 @@ const (
 var DefaultBootstrap = Bootstrap{Replicates: 1000, Seed: 1}
 
 // LiveBootstrap is what status and the dashboard use: they are asked again
-// after every label while a team labels, so each answer draws at most 200k
-// units (about a millisecond): 1000 replicates up to 200 items, then fewer,
-// down to 200 from 1000 items on (DefaultBootstrap's count past 50k items).
-// The same data still always gives the same intervals.
-var LiveBootstrap = Bootstrap{Replicates: 1000, Seed: 1, MaxDraws: 200_000}
+// after every label while a team labels, so each answer draws at most 100k
+// units (about a millisecond with the statistics of each replicate): 1000
+// replicates up to 100 items, then fewer, down to 200 from 500 items on
+// (DefaultBootstrap's count past 50k items). The same data still always
+// gives the same intervals.
+var LiveBootstrap = Bootstrap{Replicates: 1000, Seed: 1, MaxDraws: 100_000}
 
 // ToolRatings turns items' labels into units of tool classes, one rating per
 // label.
@@ -291,11 +292,12 @@ func (d *ratingData) stats(w []float64, sc *statsScratch, out []float64) {
 	for _, xs := range [][]float64{piSum, ncAlpha, paAdj, doBin, sc.pbar, sc.s2, ng, classif} {
 		clear(xs)
 	}
-	for gi, g := range d.groups {
+	for gi := range d.groups {
 		wt := w[gi]
 		if wt == 0 {
 			continue
 		}
+		g := &d.groups[gi]
 		m := float64(g.m)
 		nAll += wt
 		for i, r := range g.raters {

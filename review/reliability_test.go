@@ -246,12 +246,12 @@ func TestDefaultBootstrapIntervalsArePinned(t *testing.T) {
 // intervals as the manifest's on a small project, fewer replicates (never
 // below 200) on a larger one.
 func TestLiveBootstrapDrawsWithinItsBudget(t *testing.T) {
-	small := pairedUnits(150)
+	small := pairedUnits(100)
 	live, def := Reliable(small, LiveBootstrap), Reliable(small, DefaultBootstrap)
 	if live.Replicates != 1000 || !reflect.DeepEqual(live.AC1, def.AC1) || !reflect.DeepEqual(live.PerTool, def.PerTool) {
-		t.Errorf("150 items: live %d replicates %+v, manifest %+v", live.Replicates, live.AC1, def.AC1)
+		t.Errorf("100 items: live %d replicates %+v, manifest %+v", live.Replicates, live.AC1, def.AC1)
 	}
-	for n, want := range map[int]int{800: 250, 1000: 200, 5000: 200} {
+	for n, want := range map[int]int{200: 500, 400: 250, 500: 200, 5000: 200} {
 		r := Reliable(pairedUnits(n), LiveBootstrap)
 		if r.Replicates != want || r.AC1.Low == nil || !(*r.AC1.Low <= *r.AC1.Value && *r.AC1.Value <= *r.AC1.High) {
 			t.Errorf("%d items: %d replicates (want %d), AC1 %+v", n, r.Replicates, want, r.AC1)
