@@ -308,23 +308,38 @@ func (s *Store) scanBatches(ctx context.Context, sc *statusScan, batch string, w
 	if err != nil {
 		return err
 	}
+	// Gold's key and items_status are read in index order and matched in
+	// Go, not joined: a join looks gold up per item (see
+	// scanOneBatchItems).
+	gold := map[string]bool{}
+	if err := s.scanRows(ctx, func(r scanner) error {
+		var id string
+		if err := r.Scan(&id); err != nil {
+			return err
+		}
+		if _, ok := itemBatches[id]; ok {
+			gold[id] = true
+		}
+		return nil
+	}, `SELECT item_id FROM gold`); err != nil {
+		return err
+	}
 	if err := s.scanRows(ctx, func(r scanner) error {
 		var id, st string
-		var gold bool
-		if err := r.Scan(&id, &st, &gold); err != nil {
+		if err := r.Scan(&id, &st); err != nil {
 			return err
 		}
 		bs, ok := itemBatches[id]
 		if !ok {
 			return nil
 		}
-		g := boolInt(gold)
+		g := boolInt(gold[id])
 		sc.tally("").addN(st, 1, g)
 		for _, b := range bs {
 			sc.tally(b).addN(st, 1, g)
 		}
 		return nil
-	}, `SELECT i.id, i.status, g.item_id IS NOT NULL FROM items i LEFT JOIN gold g ON g.item_id = i.id WHERE i.status != 'new'`); err != nil {
+	}, `SELECT id, status FROM items WHERE status != 'new'`); err != nil {
 		return err
 	}
 	calls := "''"
