@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/internal/bulk"
+	"github.com/goldtrace/goldtrace/internal/dbschema"
 	"github.com/goldtrace/goldtrace/store/postgres"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
@@ -51,6 +52,8 @@ type engine interface {
 	Backup(ctx context.Context, dest string) error
 	WriterOpen() bool
 	DataVersion(ctx context.Context, wait time.Duration) (conn any, version int64, ok bool)
+	Tables(ctx context.Context) ([]dbschema.Table, error)
+	ResetIdentities(ctx context.Context, tx *sql.Tx, tables []dbschema.Table) error
 }
 
 var (

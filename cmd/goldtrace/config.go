@@ -177,6 +177,9 @@ var onPostgres = map[string]bool{
 	"users add": true, "users list": true, "users remove": true, "users key add": true, "users key remove": true,
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+	"copy":   true, // opens --from and --to itself, either engine
+	"export": true, "diff": true, "verify": true, "score": true, "predict": true,
+	"judge": true, "judge prompt": true, "judge calibrate": true,
 }
 
 // notOnPostgres are flags of those commands not yet tested there (they
