@@ -74,6 +74,8 @@ type Store struct {
 	statuses statusCache
 	// bodies decodes stored trace bodies (import_body.go).
 	bodies bodyDecoders
+	// pg: the engine is PostgreSQL, where every statement is a round trip.
+	pg bool
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -154,7 +156,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		db.Now = func() time.Time { return s.Now() }
-		s.db, s.r = db, db.Reader()
+		s.db, s.r, s.pg = db, db.Reader(), true
 		return s, nil
 	}
 	migrations, err := fs.Sub(migrationFiles, "migrations")
