@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // AdjudicateOptions configure the lead's adjudication screen.
@@ -75,7 +75,7 @@ type AdjudicatePage struct {
 	seq     int // tags loads; older answers are dropped
 	loading bool
 	busy    bool // a write is in flight
-	queue   []store.Dispute
+	queue   []app.Dispute
 	counts  map[string]int
 	pos     int
 	detail  adjDetail
@@ -140,8 +140,8 @@ func NewAdjudicatePage(c *Common, opts AdjudicateOptions) *AdjudicatePage {
 // Init loads the queue.
 func (p *AdjudicatePage) Init() tea.Cmd { return p.reload("", 0) }
 
-func (p *AdjudicatePage) filter() store.DisputeFilter {
-	return store.DisputeFilter{Batch: p.opts.Batch, Kind: p.kind}
+func (p *AdjudicatePage) filter() app.DisputeFilter {
+	return app.DisputeFilter{Batch: p.opts.Batch, Kind: p.kind}
 }
 
 // reload reloads the queue, showing wantID if still queued, else the item
@@ -153,9 +153,9 @@ func (p *AdjudicatePage) reload(wantID string, wantPos int) tea.Cmd {
 }
 
 // current is the queue entry shown (ok false when the queue is empty).
-func (p *AdjudicatePage) current() (store.Dispute, bool) {
+func (p *AdjudicatePage) current() (app.Dispute, bool) {
 	if p.pos < 0 || p.pos >= len(p.queue) {
-		return store.Dispute{}, false
+		return app.Dispute{}, false
 	}
 	return p.queue[p.pos], true
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -27,7 +27,7 @@ func renderItemContext(s *Styles, it trace.Item, width int) string {
 
 // renderNotes lists an item's earlier notes (send-backs, guide proposals)
 // under the context, so a lead sees that an item has been round before.
-func renderNotes(s *Styles, notes []store.Note, width int) string {
+func renderNotes(s *Styles, notes []app.Note, width int) string {
 	if len(notes) == 0 {
 		return ""
 	}
@@ -35,9 +35,9 @@ func renderNotes(s *Styles, notes []store.Note, width int) string {
 	for _, n := range notes {
 		what := "proposed a guide change"
 		switch n.Kind {
-		case store.NoteSendBack:
+		case app.NoteSendBack:
 			what = "sent it back to " + strings.Join(n.To, ", ")
-		case store.NoteComment:
+		case app.NoteComment:
 			what = "commented"
 		}
 		text := n.Author + " " + what + ": " + n.Body

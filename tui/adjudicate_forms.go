@@ -7,8 +7,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // adjDecision is the decision being built; a reason commits it. Exactly one
@@ -106,8 +106,8 @@ func (d adjDecision) describe() string {
 }
 
 // resolution is the decision for store.Resolve.
-func (d adjDecision) resolution(item store.Dispute, lead, reason string) store.Resolution {
-	return store.Resolution{Item: item.Item, Lead: lead, Reason: reason, Seen: item.UpdatedAt,
+func (d adjDecision) resolution(item app.Dispute, lead, reason string) app.Resolution {
+	return app.Resolution{Item: item.Item, Lead: lead, Reason: reason, Seen: item.UpdatedAt,
 		Pick: d.pick, Both: d.both, Label: d.label, Accept: d.accept, Rules: ruleSpecs(d.rules)}
 }
 

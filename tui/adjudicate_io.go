@@ -8,8 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -24,14 +24,14 @@ type adjRequest struct {
 type adjDetail struct {
 	item   trace.Item
 	labels []review.Label
-	notes  []store.Note // earlier send-backs and guide proposals
+	notes  []app.Note // earlier send-backs and guide proposals
 }
 
 // adjQueueMsg answers queueCmd: the queue under the filter, the position to
 // show and that item's detail.
 type adjQueueMsg struct {
 	seq    int
-	queue  []store.Dispute
+	queue  []app.Dispute
 	counts map[string]int
 	pos    int
 	detail adjDetail
@@ -58,7 +58,7 @@ type adjDoneMsg struct {
 
 // queueCmd loads the disputed queue and the detail of the item to show:
 // wantID if it is still queued, else the one now at wantPos (clamped).
-func (r adjRequest) queueCmd(seq int, f store.DisputeFilter, wantID string, wantPos int) tea.Cmd {
+func (r adjRequest) queueCmd(seq int, f app.DisputeFilter, wantID string, wantPos int) tea.Cmd {
 	return func() tea.Msg {
 		ctx := context.Background()
 		msg := adjQueueMsg{seq: seq}
@@ -110,7 +110,7 @@ func (r adjRequest) detail(ctx context.Context, itemID string) (adjDetail, error
 }
 
 // resolveCmd commits a decision; text is the confirmation shown on success.
-func (r adjRequest) resolveCmd(res store.Resolution, text string) tea.Cmd {
+func (r adjRequest) resolveCmd(res app.Resolution, text string) tea.Cmd {
 	return func() tea.Msg {
 		_, err := r.st.Resolve(context.Background(), res)
 		return adjDoneMsg{itemID: res.Item, text: text, resolved: err == nil, err: err}
@@ -140,7 +140,7 @@ func (r adjRequest) quitSummary(batch string, decided, sentBack int) string {
 	if sentBack > 0 {
 		parts = append(parts, fmt.Sprintf("%d sent back", sentBack))
 	}
-	left, err := r.st.DisputedQueue(context.Background(), store.DisputeFilter{Batch: batch})
+	left, err := r.st.DisputedQueue(context.Background(), app.DisputeFilter{Batch: batch})
 	if err != nil {
 		return strings.Join(parts, ", ")
 	}

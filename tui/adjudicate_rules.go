@@ -116,7 +116,7 @@ func (r ruleRow) allows(rule string) bool {
 	return true
 }
 
-// spec is the row's rule for store.Resolution; ok is false for the default
+// spec is the row's rule for app.Resolution; ok is false for the default
 // (exact, required), which needs no rule.
 func (r ruleRow) spec() (review.ArgRuleSpec, bool) {
 	s := review.ArgRuleSpec{Tool: r.tool, Arg: r.arg}

@@ -5,10 +5,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/score"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -34,7 +31,7 @@ type API interface {
 
 // GuideAPI is what the guide page reads.
 type GuideAPI interface {
-	EnsureGuide(ctx context.Context, id, body, author string) (store.GuideVersion, error)
+	EnsureGuide(ctx context.Context, id, body, author string) (app.GuideVersion, error)
 }
 
 // LabelAPI is what the label screen reads and writes: the reviewer's own
@@ -52,27 +49,25 @@ type LabelAPI interface {
 
 // AdjudicateAPI is what the adjudication screen reads and writes.
 type AdjudicateAPI interface {
-	DisputedQueue(ctx context.Context, f store.DisputeFilter) ([]store.Dispute, error)
+	DisputedQueue(ctx context.Context, f app.DisputeFilter) ([]app.Dispute, error)
 	ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error)
 	Item(ctx context.Context, id string) (trace.Item, error)
 	ItemLabels(ctx context.Context, itemID string) ([]review.Label, error)
-	Notes(ctx context.Context, itemID string) ([]store.Note, error)
-	Resolve(ctx context.Context, r store.Resolution) (review.Gold, error)
+	Notes(ctx context.Context, itemID string) ([]app.Note, error)
+	Resolve(ctx context.Context, r app.Resolution) (review.Gold, error)
 	SendBack(ctx context.Context, itemID, lead, note string, to []string, force bool) error
 	ProposeGuideChange(ctx context.Context, itemID, lead, body string) error
 }
 
 // DashboardAPI is what the dashboard reads.
 type DashboardAPI interface {
-	// ScoreObserved scores the current gold's observed calls (app).
-	ScoreObserved(ctx context.Context, f store.GoldFilter, profile score.Profile, cache *app.GoldCache) ([]gold.Record, *score.Report, error)
+	// Dashboard computes the dashboard's numbers: the current gold's
+	// observed calls scored under a profile, progress, the newest judge
+	// calibration, accuracy per batch (app).
+	Dashboard(ctx context.Context, batch, profile string, now time.Time, cache *app.GoldCache) (*app.Dashboard, error)
 	GoldFingerprint(ctx context.Context) (string, error)
-	Status(ctx context.Context, q store.StatusQuery) (store.Status, error)
-	OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error)
-	BatchSamples(ctx context.Context) ([]store.BatchSample, error) // dashboard_batches.go
 	Item(ctx context.Context, id string) (trace.Item, error)
-	CalibrationAPI // dashboard_judge.go
-	ReleaseAPI     // dashboard_release.go
+	ReleaseAPI // dashboard_release.go
 }
 
 // NewCommon is a Common over api with the default keys, styles honouring

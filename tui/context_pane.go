@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -19,7 +19,7 @@ type contextPane struct {
 	styles   *Styles
 	vp       viewport.Model
 	item     trace.Item
-	notes    []store.Note
+	notes    []app.Note
 	loaded   bool
 	expanded bool
 	revealed bool
@@ -51,7 +51,7 @@ func newContextPane(styles *Styles) contextPane {
 
 // SetItem shows a new item, scrolled to the decision point, with the lead's
 // notes to this reviewer when it was sent back.
-func (c *contextPane) SetItem(it trace.Item, revealed bool, notes []store.Note) {
+func (c *contextPane) SetItem(it trace.Item, revealed bool, notes []app.Note) {
 	c.item, c.notes, c.loaded, c.revealed, c.expanded, c.tree = it, notes, true, revealed, false, observedTree{}
 	c.refresh(true)
 }

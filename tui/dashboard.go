@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -51,7 +50,7 @@ type DashboardPage struct {
 	width, height int
 	mode          dashboardMode
 
-	data    *dashboardData
+	data    *app.Dashboard
 	matrix  confusionMatrix
 	loading bool
 	loadSeq int // tags loads; a result with another seq is stale
@@ -60,11 +59,11 @@ type DashboardPage struct {
 	cache *app.GoldCache // gold records of the last computation, per trace
 
 	cell    cellList
-	tools   cellCursor // over data.WorstTools in modeTools
+	tools   cellCursor // over data.Tools in modeTools
 	item    itemView
 	release releasePanel
 	pollGen int
-	// profile indexes score.ProfileNames: the gold is scored as goldtrace
+	// profile indexes app.ProfileNames: the gold is scored as goldtrace
 	// score --profile does; p switches to the next one.
 	profile int
 }
@@ -84,7 +83,7 @@ func NewDashboardPage(c *Common, opts DashboardOptions) *DashboardPage {
 type (
 	dashboardLoadedMsg struct {
 		seq  int
-		data *dashboardData
+		data *app.Dashboard
 		err  error
 	}
 	dashboardPollMsg        struct{ gen int }
@@ -109,10 +108,10 @@ func (p *DashboardPage) Init() tea.Cmd {
 func (p *DashboardPage) load() tea.Cmd {
 	p.loadSeq++
 	p.loading = true
-	seq, st, lead, batch, now, cache := p.loadSeq, p.c.API, p.opts.Lead, p.opts.Batch, p.c.Now, p.cache
-	profile, _ := score.ProfileByName(score.ProfileNames[p.profile])
+	seq, st, batch, now, cache := p.loadSeq, p.c.API, p.opts.Batch, p.c.Now, p.cache
+	profile := app.ProfileNames[p.profile]
 	return func() tea.Msg {
-		d, err := computeDashboard(context.Background(), st, lead, batch, profile, now, cache)
+		d, err := st.Dashboard(context.Background(), batch, profile, now(), cache)
 		return dashboardLoadedMsg{seq: seq, data: d, err: err}
 	}
 }
@@ -186,14 +185,14 @@ func (p *DashboardPage) loaded(msg dashboardLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	exp, pred, _ := p.matrix.Selected()
 	p.data = msg.data
-	p.matrix = newConfusionMatrix(msg.data.Report.Confusion)
+	p.matrix = newConfusionMatrix(msg.data.Confusion)
 	p.layout()
 	p.matrix.keepCursor(exp, pred)
 	if p.mode == modeCell || p.mode == modeItem {
 		// The list indexes into the data: refill it even behind an open item.
 		p.cell.refill(p.data)
 	}
-	p.tools.move(0, len(p.data.Report.PerTool), p.cellRows())
+	p.tools.move(0, len(p.data.Tools), p.cellRows())
 	return nil
 }
 
@@ -211,7 +210,7 @@ func (p *DashboardPage) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Adjudicate):
 		return SwitchPage(PageAdjudicate, nil)
 	case key.Matches(msg, k.Profile) && p.mode == modeOverview:
-		p.profile = (p.profile + 1) % len(score.ProfileNames)
+		p.profile = (p.profile + 1) % len(app.ProfileNames)
 		return p.load()
 	case key.Matches(msg, k.Release) && p.mode == modeOverview:
 		return p.openRelease()
@@ -247,7 +246,7 @@ func (p *DashboardPage) overviewKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Right):
 		p.matrix.Move(0, 1)
 	case key.Matches(msg, k.Tools):
-		if p.data != nil && len(p.data.Report.PerTool) > 0 {
+		if p.data != nil && len(p.data.Tools) > 0 {
 			p.mode = modeTools
 		}
 	case key.Matches(msg, k.Open):
@@ -290,7 +289,7 @@ func (p *DashboardPage) cellKey(msg tea.KeyMsg) tea.Cmd {
 
 func (p *DashboardPage) toolsKey(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
-	tools := p.data.WorstTools
+	tools := p.data.Tools
 	switch {
 	case key.Matches(msg, k.Close):
 		p.mode = modeOverview
@@ -315,7 +314,7 @@ func (p *DashboardPage) toolsKey(msg tea.KeyMsg) tea.Cmd {
 
 // openItem shows item i of the data and loads its conversation.
 func (p *DashboardPage) openItem(i int) tea.Cmd {
-	p.item = itemView{view: p.item.view, gold: p.data.Items[i], result: p.data.Report.Items[i], id: p.data.Items[i].ID}
+	p.item = itemView{view: p.item.view, item: p.data.Items[i], id: p.data.Items[i].ID}
 	p.item.view.SetContent(p.item.render(&p.c.Styles, p.width))
 	p.item.view.GotoTop()
 	p.mode = modeItem

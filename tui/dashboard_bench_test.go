@@ -74,8 +74,8 @@ func BenchmarkDashboard10k(b *testing.B) {
 		if msg.err != nil {
 			b.Fatal(msg.err)
 		}
-		if msg.data.Report.Overall.Items != n {
-			b.Fatalf("scored %d items, want %d", msg.data.Report.Overall.Items, n)
+		if msg.data.Overall.Items != n {
+			b.Fatalf("scored %d items, want %d", msg.data.Overall.Items, n)
 		}
 	}
 	b.Run("cold", func(b *testing.B) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/viewport"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/gold"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -18,23 +18,23 @@ type cellList struct {
 	expected, predicted string
 	tool                string        // set: the items whose gold tool is this
 	from                dashboardMode // where esc goes back to
-	rows                []int         // indexes into dashboardData.Items
+	rows                []int         // indexes into app.Dashboard.Items
 	cellCursor                        // over rows
-	data                *dashboardData
+	data                *app.Dashboard
 }
 
 // refill reads the cell's items from d, keeping the cursor on the same item
 // when it is still there.
-func (l *cellList) refill(d *dashboardData) {
+func (l *cellList) refill(d *app.Dashboard) {
 	var keep string
 	if l.cursor < len(l.rows) && l.data != nil {
 		keep = l.data.Items[l.rows[l.cursor]].ID
 	}
 	l.data = d
 	if l.tool != "" {
-		l.rows = d.toolItems(l.tool)
+		l.rows = d.ToolItems(l.tool)
 	} else {
-		l.rows = d.cellItems(l.expected, l.predicted)
+		l.rows = d.CellItems(l.expected, l.predicted)
 	}
 	l.cursor = min(l.cursor, max(len(l.rows)-1, 0))
 	for i, r := range l.rows {
@@ -83,7 +83,7 @@ func (p *DashboardPage) viewCell() string {
 		title = s.Title.Render("gold " + l.tool)
 		failing := 0
 		for _, r := range l.rows {
-			if !p.data.Report.Items[r].Correct {
+			if !p.data.Items[r].Correct {
 				failing++
 			}
 		}
@@ -106,10 +106,10 @@ func (p *DashboardPage) viewCell() string {
 		l.top = max(l.cursor-rows+1, 0)
 	}
 	for i := l.top; i < min(l.top+rows, len(l.rows)); i++ {
-		it, r := p.data.Items[l.rows[i]], p.data.Report.Items[l.rows[i]]
+		it := p.data.Items[l.rows[i]]
 		verdict := markRight + " correct"
-		if !r.Correct {
-			verdict = markWrong + " " + string(r.Kind)
+		if !it.Correct {
+			verdict = markWrong + " " + it.Kind
 		}
 		line := padRight(it.ID, idW) + padRight(truncate(fmt.Sprintf("%s#%d", it.TraceID, it.Turn), trW-1), trW) +
 			padRight(truncate(orDash(it.Cohort), cohortW-1), cohortW) + verdict
@@ -134,8 +134,7 @@ func orDash(s string) string {
 // explanation, the gold answer, the observed calls and the context.
 type itemView struct {
 	id      string
-	gold    goldItem
-	result  score.ItemResult
+	item    app.DashboardItem
 	context *trace.Item // nil until loaded
 	loadErr error
 	view    viewport.Model
@@ -152,20 +151,20 @@ func (v *itemView) loaded(msg dashboardItemMsg, s *Styles) {
 }
 
 func (v *itemView) render(s *Styles, width int) string {
-	g, r := v.gold, v.result
+	g := v.item
 	var b []string
 	head := fmt.Sprintf("%s · trace %s turn %d · cohort %s · gold %s", g.ID, g.TraceID, g.Turn, orDash(g.Cohort), g.Status)
 	b = append(b, s.Title.Render(g.ID)+s.Muted.Render(strings.TrimPrefix(head, g.ID)))
-	if r.Correct {
+	if g.Correct {
 		b = append(b, s.OK.Render(markRight+" correct: the observed calls match the gold"))
 	} else {
-		b = append(b, s.Error.Render(markWrong+" "+string(r.Kind))+" "+wrapText(r.Message, width-len(r.Kind)-3))
+		b = append(b, s.Error.Render(markWrong+" "+g.Kind)+" "+wrapText(g.Message, width-len(g.Kind)-3))
 	}
 	b = append(b, "", s.Pane.Title.Render("Gold"))
 	b = append(b, expectedLines(g.Expected, width)...)
 	for i, alt := range g.Acceptable {
 		mark := ""
-		if r.List == i+1 {
+		if g.List == i+1 {
 			mark = " (scored against this one)"
 		}
 		b = append(b, s.Muted.Render(fmt.Sprintf("also acceptable #%d%s:", i+1, mark)))

@@ -1,42 +1,13 @@
 package tui
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/goldtrace/goldtrace/judge"
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 )
 
-// judgeCalibration is the newest `goldtrace judge calibrate` run: how far
-// an LLM judge agrees with the human gold, shown in the dashboard header.
-type judgeCalibration struct {
-	Gold, Kind, Model string
-	judge.CalibrationSummary
-}
-
-// CalibrationAPI is what the dashboard reads of the judge calibrations.
-type CalibrationAPI interface {
-	JudgeCalibrations(ctx context.Context, limit int) ([]store.JudgeCalibration, error)
-}
-
-// loadCalibration reads the newest calibration run; nil when there is none.
-func loadCalibration(ctx context.Context, api CalibrationAPI) (*judgeCalibration, error) {
-	runs, err := api.JudgeCalibrations(ctx, 1)
-	if err != nil || len(runs) == 0 {
-		return nil, err
-	}
-	r := runs[0]
-	c := &judgeCalibration{Gold: r.Gold, Kind: r.Kind, Model: r.Model}
-	if err := json.Unmarshal(r.Summary, &c.CalibrationSummary); err != nil {
-		return nil, fmt.Errorf("judge calibration of %s: %w", r.Gold, err)
-	}
-	return c, nil
-}
-
 // calibrationParts is the header's judge line: none without a calibration.
-func calibrationParts(s *Styles, c *judgeCalibration) []string {
+func calibrationParts(s *Styles, c *app.DashboardCalibration) []string {
 	if c == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // Cell markers: they tell right from wrong without colour (NO_COLOR).
@@ -35,11 +35,11 @@ type confusionMatrix struct {
 	height    int
 }
 
-func newConfusionMatrix(c score.Confusion) confusionMatrix {
+func newConfusionMatrix(c app.Confusion) confusionMatrix {
 	m := confusionMatrix{labels: c.Labels, counts: map[[2]string]int{}}
 	m.codes = classCodes(c.Labels)
 	m.nRows = len(c.Labels)
-	if m.nRows > 0 && c.Labels[m.nRows-1] == score.ClassUnknown {
+	if m.nRows > 0 && c.Labels[m.nRows-1] == app.ClassUnknown {
 		m.nRows--
 	}
 	for _, cell := range c.Cells {
@@ -55,9 +55,9 @@ func classCodes(labels []string) []string {
 	n := 0
 	for i, l := range labels {
 		switch l {
-		case score.ClassNone:
+		case app.ClassNone:
 			out[i] = "∅"
-		case score.ClassUnknown:
+		case app.ClassUnknown:
 			out[i] = "?"
 		default:
 			out[i] = letterCode(n)

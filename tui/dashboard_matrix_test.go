@@ -6,21 +6,20 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // wideConfusion has n tools (tool_00…), (none) and (unknown), each class
 // mostly right and some calls to an unknown tool.
-func wideConfusion(n int) score.Confusion {
-	var c score.Confusion
+func wideConfusion(n int) app.Confusion {
+	var c app.Confusion
 	for i := range n {
 		name := fmt.Sprintf("tool_%02d_with_a_long_name", i)
 		c.Labels = append(c.Labels, name)
-		c.Cells = append(c.Cells, score.Cell{Expected: name, Predicted: name, Count: 10 + i},
-			score.Cell{Expected: name, Predicted: score.ClassUnknown, Count: 1})
+		c.Cells = append(c.Cells, app.ConfusionCell{Expected: name, Predicted: name, Count: 10 + i},
+			app.ConfusionCell{Expected: name, Predicted: app.ClassUnknown, Count: 1})
 	}
-	c.Labels = append(c.Labels, score.ClassNone, score.ClassUnknown)
+	c.Labels = append(c.Labels, app.ClassNone, app.ClassUnknown)
 	return c
 }
 
@@ -28,7 +27,7 @@ func TestConfusionMatrixCodesAndRows(t *testing.T) {
 	m := newConfusionMatrix(wideConfusion(28))
 	tests := []struct{ label, code string }{
 		{"tool_00_with_a_long_name", "A"}, {"tool_25_with_a_long_name", "Z"},
-		{"tool_26_with_a_long_name", "AA"}, {score.ClassNone, "∅"}, {score.ClassUnknown, "?"},
+		{"tool_26_with_a_long_name", "AA"}, {app.ClassNone, "∅"}, {app.ClassUnknown, "?"},
 	}
 	for _, tt := range tests {
 		for i, l := range m.labels {
@@ -64,7 +63,7 @@ func TestConfusionMatrixScrollsAt80Columns(t *testing.T) {
 		m.Move(1, 1)
 	}
 	exp, pred, n := m.Selected()
-	if exp != score.ClassNone || pred != score.ClassUnknown || n != 0 {
+	if exp != app.ClassNone || pred != app.ClassUnknown || n != 0 {
 		t.Errorf("corner is %s×%s (%d), want (none)×(unknown)", exp, pred, n)
 	}
 	view = ansi.Strip(m.View(&s))

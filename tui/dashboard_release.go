@@ -10,8 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // The dashboard's release: a lead moves a reviewer's skipped items (and,
@@ -21,8 +20,8 @@ import (
 
 // ReleaseAPI is what the release panel reads and writes.
 type ReleaseAPI interface {
-	Users(ctx context.Context) ([]store.User, error)
-	ReleaseAssignments(ctx context.Context, req store.ReleaseRequest) (released, kept []store.Release, err error)
+	Users(ctx context.Context) ([]app.User, error)
+	ReleaseAssignments(ctx context.Context, req app.ReleaseRequest) (released, kept []app.Release, err error)
 }
 
 // stalledChoices are how long a pending item must have gone untouched to
@@ -48,7 +47,7 @@ type reviewerLoad struct {
 type releasePanel struct {
 	step    releaseStep
 	from    []reviewerLoad // reviewers with assignments, by name
-	users   []store.User   // who may receive items; nil until loaded
+	users   []app.User     // who may receive items; nil until loaded
 	to      []string       // users who may label, without the chosen reviewer
 	fromCur int
 	toCur   int
@@ -60,19 +59,19 @@ type releasePanel struct {
 // Messages of the release's commands.
 type (
 	releaseUsersMsg struct {
-		users []store.User
+		users []app.User
 		err   error
 	}
 	releaseDoneMsg struct {
 		from, to       string
-		released, kept []store.Release
+		released, kept []app.Release
 		err            error
 	}
 )
 
 // reviewerLoads sums each reviewer's skipped and pending assignments over
 // the batches of a status.
-func reviewerLoads(st *store.Status) []reviewerLoad {
+func reviewerLoads(st *app.Status) []reviewerLoad {
 	by := map[string]*reviewerLoad{}
 	var out []reviewerLoad
 	for _, b := range st.Batches {
@@ -182,7 +181,7 @@ func (p *DashboardPage) chooseFrom() tea.Cmd {
 	}
 	r.to = r.to[:0]
 	for _, u := range r.users {
-		if u.Name != from.Name && (u.Role == store.RoleReviewer || u.Role == store.RoleLead) {
+		if u.Name != from.Name && (u.Role == string(app.RoleReviewer) || u.Role == string(app.RoleLead)) {
 			r.to = append(r.to, u.Name)
 		}
 	}
@@ -198,7 +197,7 @@ func (p *DashboardPage) chooseFrom() tea.Cmd {
 func (p *DashboardPage) runRelease() tea.Cmd {
 	r := &p.release
 	r.running = true
-	req := store.ReleaseRequest{From: r.from[r.fromCur].Name, To: r.to[r.toCur], Batch: p.opts.Batch}
+	req := app.ReleaseRequest{From: r.from[r.fromCur].Name, To: r.to[r.toCur], Batch: p.opts.Batch}
 	if d := stalledChoices[r.stalled]; d > 0 {
 		req.StalledSince = p.c.Now().Add(-d)
 	}

@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/goldtrace/goldtrace/score"
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -143,20 +143,20 @@ func TestDashboardReleaseStalled(t *testing.T) {
 func TestDashboardProfiles(t *testing.T) {
 	st := dashboardFixture(t, 40)
 	r, p := newDashboardRoot(t, st, 80, 24)
-	if p.data.Report.Profile != "default" || !strings.Contains(ansi.Strip(r.View()), "profile default") {
-		t.Fatalf("initial profile %q", p.data.Report.Profile)
+	if p.data.Profile != "default" || !strings.Contains(ansi.Strip(r.View()), "profile default") {
+		t.Fatalf("initial profile %q", p.data.Profile)
 	}
-	for _, want := range score.ProfileNames[1:] {
+	for _, want := range app.ProfileNames[1:] {
 		runCmd(t, r, typeKey(r, "p"))
-		if p.data.Report.Profile != want {
-			t.Fatalf("p: profile %q, want %s", p.data.Report.Profile, want)
+		if p.data.Profile != want {
+			t.Fatalf("p: profile %q, want %s", p.data.Profile, want)
 		}
 		view := ansi.Strip(r.View())
 		if !strings.Contains(view, "profile "+want) {
 			t.Errorf("header does not name %s:\n%s", want, view)
 		}
-		for _, sr := range p.data.Report.Overall.Seed {
-			if !strings.Contains(view, sr.Name+" "+score.FormatRate(sr.Value)) {
+		for _, sr := range p.data.Overall.Seed {
+			if !strings.Contains(view, sr.Name+" "+app.FormatRate(sr.Value)) {
 				t.Errorf("%s: header lacks %s:\n%s", want, sr.Name, view)
 			}
 		}
@@ -168,7 +168,7 @@ func TestDashboardProfiles(t *testing.T) {
 		}
 	}
 	runCmd(t, r, typeKey(r, "p"))
-	if p.data.Report.Profile != "default" {
-		t.Errorf("p after the last profile: %q, want default again", p.data.Report.Profile)
+	if p.data.Profile != "default" {
+		t.Errorf("p after the last profile: %q, want default again", p.data.Profile)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -107,7 +108,7 @@ func testDashboardCellItemsAndBack(t *testing.T, st *store.Store) {
 	}
 	view := ansi.Strip(r.View())
 	first := p.data.Items[p.cell.rows[0]]
-	if !strings.Contains(view, first.ID) || !strings.Contains(view, string(p.data.Report.Items[p.cell.rows[0]].Kind)) {
+	if !strings.Contains(view, first.ID) || !strings.Contains(view, p.data.Items[p.cell.rows[0]].Kind) {
 		t.Errorf("cell list does not show the item and its error kind:\n%s", view)
 	}
 	cmd := press(r, tea.KeyEnter)
@@ -119,7 +120,7 @@ func testDashboardCellItemsAndBack(t *testing.T, st *store.Store) {
 		t.Fatalf("item context not loaded: %v", p.item.loadErr)
 	}
 	view = ansi.Strip(r.View())
-	for _, want := range []string{first.ID, "Gold", "Observed", "Context", markWrong + " " + string(p.item.result.Kind)} {
+	for _, want := range []string{first.ID, "Gold", "Observed", "Context", markWrong + " " + p.item.item.Kind} {
 		if !strings.Contains(view, want) {
 			t.Errorf("item view lacks %q:\n%s", want, view)
 		}
@@ -158,7 +159,7 @@ func testDashboardStaleItemDropped(t *testing.T, st *store.Store) {
 func TestDashboardRefreshOnlyWhenFingerprintChanged(t *testing.T) {
 	st := dashboardFixture(t, 40)
 	r, p := newDashboardRoot(t, st, 80, 24)
-	before := p.data.Report.Overall.Items
+	before := p.data.Overall.Items
 
 	poll := func() {
 		t.Helper()
@@ -192,13 +193,13 @@ func TestDashboardRefreshOnlyWhenFingerprintChanged(t *testing.T) {
 	if p.loadSeq != seq+1 || cmd == nil {
 		t.Fatalf("poll during a load: seq %d, next tick %v", p.loadSeq, cmd != nil)
 	}
-	stale := dashboardLoadedMsg{seq: seq, data: &dashboardData{}}
+	stale := dashboardLoadedMsg{seq: seq, data: &app.Dashboard{}}
 	r.Update(stale)
-	if p.data.Report == nil || !p.loading {
+	if p.data == stale.data || !p.loading {
 		t.Fatal("a stale computation replaced the data")
 	}
 	runCmd(t, r, p.load())
-	if got := p.data.Report.Overall.Items; got != before+1 {
+	if got := p.data.Overall.Items; got != before+1 {
 		t.Errorf("gold items %d after adjudicating one more, want %d", got, before+1)
 	}
 	if strings.Count(ansi.Strip(r.View()), "\n") != 23 {
@@ -277,7 +278,7 @@ func testDashboardNoColorMarksDiagonal(t *testing.T, st *store.Store) {
 
 // firstMistake is the first off-diagonal cell with items.
 func firstMistake(p *DashboardPage) (expected, predicted string) {
-	for _, c := range p.data.Report.Confusion.Cells {
+	for _, c := range p.data.Confusion.Cells {
 		if c.Expected != c.Predicted {
 			return c.Expected, c.Predicted
 		}
@@ -304,13 +305,13 @@ func testDashboardToolsScreen(t *testing.T, st *store.Store) {
 		t.Fatalf("t: mode %v, want the tools screen", p.mode)
 	}
 	assertGolden(t, "dashboard_tools_80x24", r.View())
-	worst := p.data.WorstTools
+	worst := p.data.Tools
 	press(r, tea.KeyDown, tea.KeyUp) // back on the worst tool
 	press(r, tea.KeyEnter)
 	if p.mode != modeCell || p.cell.tool != worst[0].Name || len(p.cell.rows) != worst[0].Items {
 		t.Fatalf("enter on %s: mode %v, listing %q with %d items, want %d", worst[0].Name, p.mode, p.cell.tool, len(p.cell.rows), worst[0].Items)
 	}
-	if p.data.Report.Items[p.cell.rows[0]].Correct {
+	if p.data.Items[p.cell.rows[0]].Correct {
 		t.Error("the worst tool's list does not start with a failing item")
 	}
 	press(r, tea.KeyEsc)

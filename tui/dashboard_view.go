@@ -6,8 +6,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/score"
 )
 
 // minToolRows is how many worst tools stay visible when the matrix has to
@@ -24,7 +24,7 @@ func (p *DashboardPage) layout() {
 	}
 	// header, blank, matrix title, (matrix), blank, tools title, tools header
 	fixed := len(p.headerLines()) + 1 + 1 + 1 + 1 + 1
-	tools := min(len(p.data.Report.PerTool), minToolRows)
+	tools := min(len(p.data.Tools), minToolRows)
 	avail := p.height - fixed - tools
 	need := p.matrix.nRows + 1
 	p.matrix.SetSize(p.width, max(min(need, avail), 2))
@@ -41,7 +41,7 @@ func (p *DashboardPage) View() string {
 	case p.mode == modeCell:
 		return p.viewCell()
 	case p.mode == modeTools:
-		return strings.Join(p.toolTable(p.data.WorstTools, p.height, &p.tools), "\n")
+		return strings.Join(p.toolTable(p.data.Tools, p.height, &p.tools), "\n")
 	case p.mode == modeItem:
 		return p.item.view.View()
 	case p.mode == modeRelease:
@@ -53,7 +53,7 @@ func (p *DashboardPage) View() string {
 func (p *DashboardPage) viewOverview() string {
 	s := &p.c.Styles
 	lines := p.headerLines()
-	if p.data.Report.Overall.Items == 0 {
+	if p.data.Overall.Items == 0 {
 		lines = append(lines, "", s.Title.Render("No gold items yet — label some."),
 			wrapText("Gold appears here as soon as two reviewers agree on an item or a lead adjudicates a dispute; "+
 				"this screen refreshes by itself while people label.", p.width-1),
@@ -77,7 +77,7 @@ func (p *DashboardPage) viewOverview() string {
 func (p *DashboardPage) headerLines() []string {
 	s := &p.c.Styles
 	d := p.data
-	m := &d.Report.Overall
+	m := &d.Overall
 	w := p.width
 	title := "Preview · observed calls vs gold"
 	if p.opts.Batch != "" {
@@ -100,7 +100,7 @@ func (p *DashboardPage) headerLines() []string {
 		metric("args_value", m.ArgsValue), metric("call_f1", m.F1))...)
 	out = append(out, wrapParts(s, w, metric("no_tool_accuracy", m.NoToolAccuracy),
 		metric("hallucinated_tool_rate", m.HallucinatedToolRate), s.Muted.Render("n ")+fmt.Sprint(m.Items))...)
-	out = append(out, wrapParts(s, w, profileParts(s, d.Report)...)...)
+	out = append(out, wrapParts(s, w, profileParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, progressParts(s, d)...)...)
 	out = append(out, wrapParts(s, w, agreementParts(s, d.Status.Agreement)...)...)
 	if b := batchParts(s, d.Batches); b != nil {
@@ -118,18 +118,18 @@ func (p *DashboardPage) headerLines() []string {
 // metricPart is one metric of the header: its name (the key goldtrace
 // score --min takes) and its value.
 func metricPart(s *Styles, name string, v *float64) string {
-	return s.Muted.Render(name+" ") + score.FormatRate(v)
+	return s.Muted.Render(name+" ") + app.FormatRate(v)
 }
 
 // profileParts is the header's profile line: the profile the gold is
 // scored under (p switches) and, for a seed system's profile, that
 // system's own metrics.
-func profileParts(s *Styles, r *score.Report) []string {
+func profileParts(s *Styles, r *app.Dashboard) []string {
 	parts := []string{s.Muted.Render("profile ") + r.Profile}
 	switch r.Profile {
-	case score.ProfileDefault.Name:
+	case app.ProfileDefault:
 		parts = append(parts, s.Muted.Render("goldtrace's matching"))
-	case score.ProfileBFCL.Name:
+	case app.ProfileBFCL:
 		parts = append(parts, s.Muted.Render("BFCL's checker: its string normalisation, . and _ alike in names"))
 	}
 	for _, sr := range r.Overall.Seed {
@@ -158,7 +158,7 @@ func wrapParts(s *Styles, w int, parts ...string) []string {
 	return append(lines, line)
 }
 
-func progressParts(s *Styles, d *dashboardData) []string {
+func progressParts(s *Styles, d *app.Dashboard) []string {
 	st := &d.Status
 	c := st.Items
 	n := func(p *int) int {
@@ -235,13 +235,13 @@ func kappaText(s *Styles, pairs []review.PairAgreement) string {
 // worstTools is the per-tool table, lowest exact_call first, in at most h
 // lines.
 func (p *DashboardPage) worstTools(h int) []string {
-	return p.toolTable(p.data.WorstTools, h, nil)
+	return p.toolTable(p.data.Tools, h, nil)
 }
 
 // toolTable renders tools in at most h lines; with a cursor (the tools
 // screen) it scrolls and marks the selected tool, without one it ends in
 // "… N more tools".
-func (p *DashboardPage) toolTable(tools []score.Group, h int, cur *cellCursor) []string {
+func (p *DashboardPage) toolTable(tools []app.DashboardTool, h int, cur *cellCursor) []string {
 	s := &p.c.Styles
 	const numW = 6
 	kindW := 22
@@ -271,10 +271,9 @@ func (p *DashboardPage) toolTable(tools []score.Group, h int, cur *cellCursor) [
 		if i-first >= rows {
 			break
 		}
-		kind, n := topErrorKind(g.Metrics)
 		top := ""
-		if n > 0 {
-			top = fmt.Sprintf("%s %d", kind, n)
+		if g.TopErrorCount > 0 {
+			top = fmt.Sprintf("%s %d", g.TopError, g.TopErrorCount)
 		}
 		line := padRight(truncate(g.Name, nameW-1), nameW) + fmt.Sprintf("%*d", numW, g.Items) +
 			rateCell(s, g.ExactCall, rateW) + rateCell(s, g.ToolName, rateW) + rateCell(s, g.ArgsValue, rateW) + "  " + truncate(top, kindW-2)
@@ -294,7 +293,7 @@ func (p *DashboardPage) toolTable(tools []score.Group, h int, cur *cellCursor) [
 // rateCell right-aligns a rate, in the error colour below 0.8 (the text
 // itself carries the number, so NO_COLOR loses nothing).
 func rateCell(s *Styles, v *float64, w int) string {
-	text := fmt.Sprintf("%*s", w, score.FormatRate(v))
+	text := fmt.Sprintf("%*s", w, app.FormatRate(v))
 	if v != nil && *v < 0.8 {
 		return s.Warn.Render(text)
 	}

@@ -10,8 +10,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/guide"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // OpenGuideMsg opens the guide, at the section on Tool when it has one.
@@ -19,7 +19,7 @@ type OpenGuideMsg struct{ Tool string }
 
 // guideLoadedMsg answers a guide load.
 type guideLoadedMsg struct {
-	Version store.GuideVersion
+	Version app.GuideVersion
 	Err     error
 }
 
@@ -27,7 +27,7 @@ type guideLoadedMsg struct {
 type GuidePage struct {
 	c        *Common
 	style    string
-	version  store.GuideVersion
+	version  app.GuideVersion
 	rendered string
 	renderID string
 	renderW  int

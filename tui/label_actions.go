@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // The label page's actions that end an item or bring one back (submit,
@@ -135,7 +135,7 @@ func (p *LabelPage) onDraftSaved(msg draftSavedMsg) tea.Cmd {
 	if msg.Err == nil {
 		return nil
 	}
-	if errors.Is(msg.Err, store.ErrConflict) {
+	if errors.Is(msg.Err, app.ErrConflict) {
 		// The item was submitted or skipped while this autosave ran:
 		// the store kept the label and refused the stale draft.
 		return nil

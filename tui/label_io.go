@@ -10,8 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -27,7 +27,7 @@ type itemLoadedMsg struct {
 	DraftSeconds int
 	Done, Total  int
 	Guide        string
-	Notes        []store.Note // the lead's send-back notes to this reviewer
+	Notes        []app.Note // the lead's send-back notes to this reviewer
 	Empty        bool
 	Returned     string // the skip reason of a skipped item back in the queue
 	Err          error
@@ -82,7 +82,7 @@ func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
 	}
 	for status, n := range w.Progress {
 		msg.Total += n
-		if status == store.AssignSubmitted || status == store.AssignSkipped {
+		if status == app.AssignSubmitted || status == app.AssignSkipped {
 			msg.Done += n
 		}
 	}
@@ -168,7 +168,7 @@ func (r labelRequest) reopenCmd(current string, d *draftBody, seconds int) tea.C
 		}
 		ctx := context.Background()
 		id, err := r.st.LastSubmitted(ctx, r.reviewer, r.batch)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, app.ErrNotFound) {
 			return reopenedMsg{Err: errors.New("nothing to reopen: you have not submitted a label yet")}
 		} else if err != nil {
 			return reopenedMsg{Err: err}

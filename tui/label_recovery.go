@@ -11,8 +11,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // The recovery file keeps a reviewer's unsaved draft when the database
@@ -131,7 +130,7 @@ func (r labelRequest) restoreCmd() tea.Cmd {
 			switch {
 			case err == nil:
 				msg.Restored++
-			case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrNotFound):
+			case errors.Is(err, app.ErrConflict), errors.Is(err, app.ErrNotFound):
 				msg.Dropped++
 			default:
 				left = append(left, d)
@@ -177,7 +176,7 @@ func (r labelRequest) saveDraftWithin(itemID string, d draftBody, seconds int, l
 		select {
 		case err = <-done:
 		case <-time.After(time.Until(deadline)):
-			return fmt.Errorf("save draft of %s: %w: the database did not answer within %s", itemID, store.ErrBusy, limit)
+			return fmt.Errorf("save draft of %s: %w: the database did not answer within %s", itemID, app.ErrBusy, limit)
 		}
 		if err == nil || !retryable(err) || time.Now().Add(retryDelay).After(deadline) {
 			return err
@@ -188,7 +187,7 @@ func (r labelRequest) saveDraftWithin(itemID string, d draftBody, seconds int, l
 
 // retryable: the write may succeed later without anyone doing anything.
 func retryable(err error) bool {
-	return errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrDiskFull) || errors.Is(err, store.ErrUnavailable)
+	return errors.Is(err, app.ErrBusy) || errors.Is(err, app.ErrDiskFull) || errors.Is(err, app.ErrUnavailable)
 }
 
 // retryDelay is the pause before a failed submit or draft save is retried.
@@ -202,7 +201,7 @@ const flushSaveLimit = 4 * time.Second
 // within flushSaveLimit, else in the recovery file.
 func (r labelRequest) flushDraft(itemID string, d draftBody, seconds int) tea.Msg {
 	err := r.saveDraftWithin(itemID, d, seconds, flushSaveLimit)
-	if err == nil || errors.Is(err, store.ErrConflict) {
+	if err == nil || errors.Is(err, app.ErrConflict) {
 		// Conflict: a submit in flight landed; the label is stored.
 		return nil
 	}

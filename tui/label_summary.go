@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // quitSummary is what a reviewer is told once the screen is gone: "4
@@ -23,11 +22,11 @@ func (r labelRequest) quitSummary(submitted int) string {
 	if r.batch != "" {
 		where = r.batch
 	}
-	left := fmt.Sprintf("%d left in %s", prog[store.AssignPending]+prog[store.AssignDraft], where)
-	if n := prog[store.AssignSkipped]; n > 0 {
+	left := fmt.Sprintf("%d left in %s", prog[app.AssignPending]+prog[app.AssignDraft], where)
+	if n := prog[app.AssignSkipped]; n > 0 {
 		left += fmt.Sprintf(" (%d skipped)", n)
 	}
-	parts = append(parts, left, plural(prog[store.AssignDraft], "draft")+" saved")
+	parts = append(parts, left, plural(prog[app.AssignDraft], "draft")+" saved")
 	return strings.Join(parts, ", ")
 }
 

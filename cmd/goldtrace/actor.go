@@ -14,15 +14,7 @@ import (
 // Backend is the app layer over the project's store (opened on first use):
 // what a command does goes through it, where it is authorized and audited.
 func (a *CLI) Backend(ctx context.Context) (*app.App, error) {
-	if a.backend != nil {
-		return a.backend, nil
-	}
-	st, err := a.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a.backend = app.New(st)
-	return a.backend, nil
+	return a.open(ctx)
 }
 
 // Actor is who runs cmd, with the backend to act through. When the context

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/spf13/cobra"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // assignFlags are assign's options.
@@ -62,7 +61,7 @@ func runAssign(cmd *cobra.Command, cli *CLI, f assignFlags) error {
 	if err != nil {
 		return err
 	}
-	req := store.ReleaseRequest{From: f.from, To: f.to, Batch: f.batch, Item: f.item}
+	req := app.ReleaseRequest{From: f.from, To: f.to, Batch: f.batch, Item: f.item}
 	if f.stalled > 0 {
 		req.StalledSince = time.Now().Add(-f.stalled)
 	}
@@ -74,8 +73,8 @@ func runAssign(cmd *cobra.Command, cli *CLI, f assignFlags) error {
 		enc := json.NewEncoder(cli.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Released []store.Release `json:"released"`
-			Kept     []store.Release `json:"kept"`
+			Released []app.Release `json:"released"`
+			Kept     []app.Release `json:"kept"`
 		}{nonNilReleases(released), nonNilReleases(kept)})
 	}
 	for _, r := range released {
@@ -96,9 +95,9 @@ func runAssign(cmd *cobra.Command, cli *CLI, f assignFlags) error {
 	return nil
 }
 
-func nonNilReleases(rs []store.Release) []store.Release {
+func nonNilReleases(rs []app.Release) []app.Release {
 	if rs == nil {
-		return []store.Release{}
+		return []app.Release{}
 	}
 	return rs
 }

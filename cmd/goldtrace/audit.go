@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/spf13/cobra"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newAuditCmd(cli *CLI) *cobra.Command {
 	var as string
 	var asJSON bool
-	var f store.AuditFilter
+	var f app.AuditFilter
 	cmd := &cobra.Command{
 		Use:   "audit --as LEAD",
 		Short: "Who did what: every write, every lead read and every refusal (leads only)",
@@ -29,7 +28,7 @@ func newAuditCmd(cli *CLI) *cobra.Command {
 			}
 			if asJSON {
 				if log == nil {
-					log = []store.AuditEntry{}
+					log = []app.AuditEntry{}
 				}
 				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")

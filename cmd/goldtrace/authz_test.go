@@ -12,6 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -29,7 +30,7 @@ func runAs(db string, actor app.Actor, stdin string, args ...string) (stdout, st
 	err := root.ExecuteContext(app.WithActor(context.Background(), actor))
 	cli.Close()
 	if err != nil {
-		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
+		errb.WriteString("goldtrace: " + render.OneLine(err.Error()) + "\n")
 		code = exitCode(err)
 	}
 	return out.String(), errb.String(), code

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/source"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newBatchesCmd(cli *CLI) *cobra.Command {
@@ -30,7 +30,7 @@ func newBatchesCmd(cli *CLI) *cobra.Command {
 			}
 			if asJSON {
 				if batches == nil {
-					batches = []store.BatchSummary{}
+					batches = []app.BatchSummary{}
 				}
 				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
@@ -64,7 +64,7 @@ func newBatchesCmd(cli *CLI) *cobra.Command {
 
 // printBatchSources says, under the table, where each batch sampled from a
 // source (a Parquet export, an object store, Phoenix's database) came from.
-func printBatchSources(w io.Writer, batches []store.BatchSummary) {
+func printBatchSources(w io.Writer, batches []app.BatchSummary) {
 	for _, b := range batches {
 		var p struct {
 			SourceInfo *source.Info `json:"source_info"`

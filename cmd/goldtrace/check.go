@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newCheckCmd(cli *CLI) *cobra.Command {
@@ -35,7 +34,7 @@ check reports constraints left unvalidated, then goldtrace's invariants.`,
 			// Locally no identity is needed (trusted mode); over SSH the
 			// key's user must be a lead.
 			who, _ := app.ActorFrom(cmd.Context())
-			problems, err := app.CheckDatabase(cmd.Context(), who, cli.DBPath, store.Options{ReadOnly: cli.ReadOnly, Password: cli.dbPassword})
+			problems, err := app.CheckDatabase(cmd.Context(), who, cli.DBPath, app.DBOptions{ReadOnly: cli.ReadOnly, Password: cli.dbPassword})
 			if err != nil {
 				return err
 			}
@@ -43,10 +42,10 @@ check reports constraints left unvalidated, then goldtrace's invariants.`,
 				enc := json.NewEncoder(cli.Out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(struct {
-					DB       string          `json:"db"`
-					OK       bool            `json:"ok"`
-					Problems []store.Problem `json:"problems"`
-				}{cli.DBPath, len(problems) == 0, append([]store.Problem{}, problems...)}); err != nil {
+					DB       string        `json:"db"`
+					OK       bool          `json:"ok"`
+					Problems []app.Problem `json:"problems"`
+				}{cli.DBPath, len(problems) == 0, append([]app.Problem{}, problems...)}); err != nil {
 					return err
 				}
 			} else {
@@ -54,7 +53,7 @@ check reports constraints left unvalidated, then goldtrace's invariants.`,
 					fmt.Fprintf(cli.Out, "%s: %s\n", p.Kind, p.Detail)
 				}
 			}
-			if len(problems) > 0 && store.IsPostgres(cli.DBPath) {
+			if len(problems) > 0 && app.IsPostgres(cli.DBPath) {
 				return failed("check %s: %d problem(s) found (repair them, or restore the database from its PostgreSQL backup)", cli.DBPath, len(problems))
 			}
 			if len(problems) > 0 {

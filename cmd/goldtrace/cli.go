@@ -5,24 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/internal/fserr"
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app/render"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 // CLI is what every command shares: the streams, the database location and
-// the store, opened on first use.
+// the App over it, opened on first use.
 type CLI struct {
 	In     io.Reader
 	Out    io.Writer
@@ -30,7 +26,9 @@ type CLI struct {
 	DBPath string
 	// ReadOnly (--read-only) opens the database for reading only.
 	ReadOnly bool
-	store    *store.Store
+	// closeDB closes the database open() opened (nil: none, or the SSH
+	// server's, which the server closes).
+	closeDB func()
 	// completionErr is why shell completion could offer nothing (no
 	// database): main reports it and exits 2.
 	completionErr error
@@ -56,99 +54,42 @@ func NewCLI(in io.Reader, out, errw io.Writer) *CLI {
 	return &CLI{In: in, Out: out, Err: errw}
 }
 
-// Store opens the database named by --db (or GOLDTRACE_DB) once.
-func (a *CLI) Store(ctx context.Context) (*store.Store, error) {
-	if a.store != nil {
-		return a.store, nil
+// open opens the database named by --db (or GOLDTRACE_DB) once, as the
+// App over it.
+func (a *CLI) open(ctx context.Context) (*app.App, error) {
+	if a.backend != nil {
+		return a.backend, nil
 	}
-	missing, err := checkDBPath(a.DBPath)
+	o := app.OpenOptions{DSN: a.DBPath, ReadOnly: a.ReadOnly, Password: a.dbPassword, MayCreate: a.mayCreate}
+	if !a.quietCreate {
+		o.Created = func(dsn string) { fmt.Fprintf(a.Err, "created %s\n", dsn) }
+	}
+	be, closeDB, err := app.Open(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	if store.IsPostgres(a.DBPath) {
-		exists, err := a.dbExists(ctx)
-		if err != nil {
-			return nil, err
-		}
-		missing = !exists
-	}
-	if missing && !a.mayCreate {
-		return nil, fmt.Errorf("no goldtrace database at %s (set --db or GOLDTRACE_DB, or run goldtrace init)", a.DBPath)
-	}
-	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: a.ReadOnly, Password: a.dbPassword})
-	if err != nil {
-		if strings.Contains(err.Error(), a.DBPath) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("database %s: %w", a.DBPath, err)
-	}
-	if missing && !a.quietCreate {
-		// A mistyped --db must not quietly start a new project.
-		fmt.Fprintf(a.Err, "created %s\n", a.DBPath)
-	}
-	a.store = st
-	return st, nil
+	a.backend, a.closeDB = be, closeDB
+	return be, nil
 }
 
 // dbExists reports whether the project is there: the file, or the schema
 // in a PostgreSQL database (which it connects to, creating nothing).
 func (a *CLI) dbExists(ctx context.Context) (bool, error) {
-	if !store.IsPostgres(a.DBPath) {
-		_, err := os.Stat(a.DBPath)
-		return !errors.Is(err, fs.ErrNotExist), nil
-	}
-	return store.ProjectExists(ctx, a.DBPath, a.dbPassword)
-}
-
-// checkDBPath says whether the database file at path is missing (and may
-// be created), or why it cannot be a database file: a directory, a parent
-// directory that does not exist or is a file. A URL (another engine) is
-// left to the store.
-func checkDBPath(path string) (missing bool, err error) {
-	if strings.Contains(path, "://") {
-		return false, nil
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("database %s is a directory, not a goldtrace database file (give a file path, e.g. --db %s)",
-			path, shellQuote(filepath.Join(path, "goldtrace.db")))
-	case err == nil:
-		return false, nil
-	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-		return false, fmt.Errorf("database %s: %w", path, fserr.Bare(err))
-	}
-	dir := filepath.Dir(path)
-	switch di, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return true, fmt.Errorf("database %s: directory %s does not exist", path, dir)
-	case err != nil:
-		return true, fmt.Errorf("database %s: directory %s: %w", path, dir, fserr.Bare(err))
-	case !di.IsDir():
-		return true, fmt.Errorf("database %s: %s is not a directory", path, dir)
-	}
-	return true, nil
+	return app.ProjectExists(ctx, a.DBPath, a.dbPassword)
 }
 
 // completionBackend opens the database read-only for shell completion
 // (never creating it, apart from the store the command would use);
 // closeStore closes it.
 func (a *CLI) completionBackend(ctx context.Context) (be *app.App, closeStore func(), err error) {
-	if exists, err := a.dbExists(ctx); err != nil || !exists {
-		return nil, nil, fmt.Errorf("no goldtrace database at %s to complete from (set --db or GOLDTRACE_DB)", a.DBPath)
-	}
-	st, err := store.OpenWith(ctx, a.DBPath, store.Options{ReadOnly: true, Password: a.dbPassword})
-	if err != nil {
-		return nil, nil, fmt.Errorf("complete from %s: %w", a.DBPath, err)
-	}
-	return app.New(st), func() { st.Close() }, nil
+	return app.OpenExisting(ctx, a.DBPath, a.dbPassword)
 }
 
 // Close closes the store if it was opened.
 func (a *CLI) Close() {
-	if a.store != nil {
-		a.store.Close()
-		a.store = nil
+	if a.closeDB != nil {
+		a.closeDB()
+		a.closeDB = nil
 		a.backend = nil
 	}
 }
@@ -201,19 +142,13 @@ func exitCode(err error) int {
 // raw SQLite failure of the database (a corrupt page met by a read, a lock
 // held too long) is reworded to name the file and what to do.
 func errorReport(cli *CLI, err error) (string, int) {
-	err = store.Explain(cli.DBPath, err)
-	msg := oneLine(err.Error())
+	err = app.ExplainError(cli.DBPath, err)
+	msg := render.OneLine(err.Error())
 	if cli.dbPassword != "" {
 		// Whatever a driver or a library quoted, the password is not shown.
 		msg = strings.ReplaceAll(msg, cli.dbPassword, "********")
 	}
 	return "goldtrace: " + msg, exitCode(err)
-}
-
-// oneLine folds a multi-line error message onto one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
 // programOptions runs a TUI on the CLI's streams when they are not the

@@ -9,7 +9,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -174,8 +173,8 @@ func registerCompletions(root *cobra.Command, cli *CLI) {
 	flag("sample", "turns", fixed("calls", "no-calls", "all"))
 	flag("import", "format", fixed(trace.Formats...))
 	flag("export", "format", fixed(append([]string{"jsonl"}, dataset.Formats...)...))
-	flag("score", "format", fixed(score.Formats...))
-	flag("score", "profile", fixed(score.ProfileNames...))
+	flag("score", "format", fixed(app.ScoreFormats...))
+	flag("score", "profile", fixed(app.ProfileNames...))
 	flag("score", "by", completeFrom(cli, metaKeys()))
 	flag("score", "gold", func(cmd *cobra.Command, a []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		refs, dir := completeFrom(cli, datasetRefs)(cmd, a, toComplete)

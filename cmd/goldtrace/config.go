@@ -15,7 +15,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // A project config saves reviewers typing --db and --as: goldtrace.toml in
@@ -217,8 +216,8 @@ func (a *CLI) applyConfig(cmd *cobra.Command) error {
 	default:
 		a.dbFrom = "default"
 	}
-	if store.IsPostgres(a.DBPath) {
-		a.DBPath, a.dbPassword = store.RedactDSN(a.DBPath)
+	if app.IsPostgres(a.DBPath) {
+		a.DBPath, a.dbPassword = app.RedactDSN(a.DBPath)
 		if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
 			return &exitError{code: 2, err: fmt.Errorf("goldtrace %s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, a.DBPath)}
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/app/render"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -47,7 +49,7 @@ func runIn(t *testing.T, dir string, env map[string]string, args ...string) (str
 	err := cli.runErr(root.ExecuteContext(context.Background()))
 	cli.Close()
 	if err != nil {
-		errb.WriteString("goldtrace: " + oneLine(err.Error()) + "\n")
+		errb.WriteString("goldtrace: " + render.OneLine(err.Error()) + "\n")
 		return out.String(), errb.String(), exitCode(err)
 	}
 	return out.String(), errb.String(), 0

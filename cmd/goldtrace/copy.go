@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newCopyCmd(cli *CLI) *cobra.Command {
@@ -36,10 +35,10 @@ copy as from the original. Exit 1 when they differ. --db is not used.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if from == "" || to == "" {
-				return usage("copy needs --from and --to (a SQLite file or a postgres:// DSN each)")
+				return &exitError{code: 2, err: errors.New("copy needs --from and --to (a SQLite file or a postgres:// DSN each)")}
 			}
 			who, _ := app.ActorFrom(cmd.Context())
-			res, err := app.CopyProject(cmd.Context(), who, from, to, func(t store.CopiedTable) {
+			res, err := app.CopyProject(cmd.Context(), who, from, to, func(t app.CopiedTable) {
 				if !asJSON {
 					fmt.Fprintf(cli.Err, "copied %-18s %d rows\n", t.Name, t.Rows)
 				}
@@ -50,7 +49,7 @@ copy as from the original. Exit 1 when they differ. --db is not used.`,
 				if errors.As(err, &mismatch) {
 					code = 1
 				}
-				return &exitError{code: code, err: hidePasswords(store.Explain(to, err), from, to)}
+				return &exitError{code: code, err: hidePasswords(app.ExplainError(to, err), from, to)}
 			}
 			if asJSON {
 				enc := json.NewEncoder(cli.Out)
@@ -86,7 +85,7 @@ copy as from the original. Exit 1 when they differ. --db is not used.`,
 func hidePasswords(err error, dsns ...string) error {
 	msg := err.Error()
 	for _, d := range dsns {
-		if _, pw := store.RedactDSN(d); pw != "" {
+		if _, pw := app.RedactDSN(d); pw != "" {
 			msg = strings.ReplaceAll(msg, pw, "********")
 		}
 	}

@@ -6,8 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newDatasetsCmd(cli *CLI) *cobra.Command {
@@ -37,7 +38,7 @@ func newDatasetsCmd(cli *CLI) *cobra.Command {
 			}
 			if asJSON {
 				if versions == nil {
-					versions = []store.DatasetVersion{}
+					versions = []app.DatasetVersion{}
 				}
 				return printJSON(cli, versions)
 			}
@@ -52,7 +53,7 @@ func newDatasetsCmd(cli *CLI) *cobra.Command {
 				if by == "" {
 					by = "-"
 				}
-				fmt.Fprintf(tw, "%s\tv%d\t%d\t%s\t%s\t%s\t%s\n", v.Name, v.Version, v.Count, v.CreatedAt, by, v.SHA256[:12], oneLine(v.Message))
+				fmt.Fprintf(tw, "%s\tv%d\t%d\t%s\t%s\t%s\t%s\n", v.Name, v.Version, v.Count, v.CreatedAt, by, v.SHA256[:12], render.OneLine(v.Message))
 			}
 			return tw.Flush()
 		},

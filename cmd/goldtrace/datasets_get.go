@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newDatasetsGetCmd(cli *CLI) *cobra.Command {
@@ -33,7 +33,7 @@ can fetch gold over SSH with a ci key:
 				return err
 			}
 			_, content, man, err := be.DatasetFiles(cmd.Context(), who, ref.Name, ref.Version)
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, app.ErrNotFound) {
 				return fmt.Errorf("dataset %s: no such version (goldtrace datasets %s lists them)", ref, ref.Name)
 			} else if err != nil {
 				return err

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
+	"github.com/goldtrace/goldtrace/internal/outfile"
 	"github.com/goldtrace/goldtrace/source"
 	"github.com/goldtrace/goldtrace/trace/synth"
 	"github.com/goldtrace/goldtrace/tui"
@@ -129,50 +131,12 @@ Parquet export, one row per model call.`,
 }
 
 // writeDemoTraces writes the traces of opts to path, or to stdout for "-".
-// A file is written beside its final name and renamed into place, so a
-// failed run leaves no half-written FILE.
 func writeDemoTraces(cli *CLI, path, layout string, opts synth.Options) error {
-	write := synth.Write
-	if layout != "" {
-		write = func(w io.Writer, opts synth.Options) (int64, error) { return source.WriteSynth(w, layout, opts) }
+	n, err := app.WriteDemoTraces(path, cli.Out, layout, opts)
+	if err == nil && path != "-" && !outfile.NotRegular(path) {
+		fmt.Fprintf(cli.Out, "wrote %s (%.1f MB) to %s\n", render.CountNoun(opts.N, "trace", "traces"), float64(n)/1e6, path)
 	}
-	if path == "-" || notRegular(path) {
-		w := cli.Out
-		if path != "-" {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return fmt.Errorf("write traces to %s: %w", path, err)
-			}
-			defer f.Close()
-			w = f
-		}
-		if _, err := write(w, opts); err != nil {
-			return fmt.Errorf("write traces to %s: %w", map[bool]string{true: "stdout", false: path}[path == "-"], err)
-		}
-		return nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return fmt.Errorf("write traces to %s: cannot create a file in %s", path, filepath.Dir(path))
-	}
-	// CreateTemp makes the file private; the traces are an ordinary output file.
-	err = tmp.Chmod(0o644)
-	var n int64
-	if err == nil {
-		n, err = write(tmp, opts)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write traces to %s: %w", path, err)
-	}
-	fmt.Fprintf(cli.Out, "wrote %s (%.1f MB) to %s\n", countNoun(opts.N, "trace", "traces"), float64(n)/1e6, path)
-	return nil
+	return err
 }
 
 func printDemoProject(w io.Writer, p app.DemoProject, asJSON bool) error {
@@ -224,7 +188,7 @@ func demoNextLines(gt string, p app.DemoProject) []string {
 		{fmt.Sprintf("score --gold %s@v%d", dataset, work.NextVersion), "grade the production model"},
 	}
 	lines := []string{
-		"  D=" + shellQuote(p.Dir),
+		"  D=" + app.ShellQuote(p.Dir),
 		`  export GOLDTRACE_DB="$D/goldtrace.db"`,
 	}
 	// Every command reads "goldtrace …", as in the README: when that is not
@@ -238,7 +202,7 @@ func demoNextLines(gt string, p app.DemoProject) []string {
 			checkout = "."
 		}
 		lines = append(lines, "  # this checkout (go install ./cmd/goldtrace makes goldtrace a command)",
-			"  C="+shellQuote(checkout),
+			"  C="+app.ShellQuote(checkout),
 			`  goldtrace() { (cd "$C" && go run ./cmd/goldtrace "$@"); }`)
 	default:
 		lines = append(lines, "  # this goldtrace (not the one on PATH)", "  B="+gt, `  goldtrace() { "$B" "$@"; }`)
@@ -280,13 +244,5 @@ func selfCommand() string {
 			return "goldtrace"
 		}
 	}
-	return shellQuote(exe)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=@:+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return app.ShellQuote(exe)
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/goldtrace/goldtrace/app"
 )
 
 var (
@@ -108,7 +110,7 @@ func TestDemoPrintsWhatRuns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo project") // a space: quoting must hold
 	work := t.TempDir()
 	p := newPane(t, "demo", fmt.Sprintf("cd %s && NO_COLOR=1 %s demo --dir %s; echo DEMO-EXIT=$?; sleep 120",
-		shellQuote(work), shellQuote(bin), shellQuote(dir)))
+		app.ShellQuote(work), app.ShellQuote(bin), app.ShellQuote(dir)))
 	p.waitFor("the label screen", func(s string) bool { return strings.Contains(s, "ctrl+s submit") })
 	p.tmux("send-keys", "-t", "p", "C-c")
 	out := p.waitFor("the demo's exit", func(s string) bool { return strings.Contains(s, "DEMO-EXIT=") })
@@ -163,7 +165,7 @@ func TestDemoPrintsWhatRuns(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(script, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := newPane(t, "next", fmt.Sprintf("cd %s && NO_COLOR=1 bash %s", shellQuote(work), shellQuote(file)))
+	run := newPane(t, "next", fmt.Sprintf("cd %s && NO_COLOR=1 bash %s", app.ShellQuote(work), app.ShellQuote(file)))
 	for k, s := range steps {
 		doneFile := filepath.Join(work, fmt.Sprintf("done-%d", k))
 		finished := func() bool { _, err := os.Stat(doneFile); return err == nil }

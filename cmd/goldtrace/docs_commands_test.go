@@ -220,11 +220,11 @@ func (e *docEnv) run(c docCommand, dir string) (int, string) {
 		done := filepath.Join(e.t.TempDir(), "rc")
 		var env strings.Builder
 		for _, kv := range e.env {
-			env.WriteString(shellQuote(kv) + " ")
+			env.WriteString(app.ShellQuote(kv) + " ")
 		}
 		docPanes++
 		p := newPane(e.t, fmt.Sprintf("doc%d", docPanes), fmt.Sprintf("cd %s && env %s bash -c %s; echo $? > %s; sleep 60",
-			shellQuote(dir), env.String(), shellQuote(c.text), shellQuote(done)))
+			app.ShellQuote(dir), env.String(), app.ShellQuote(c.text), app.ShellQuote(done)))
 		finished := func() bool { _, err := os.Stat(done); return err == nil }
 		p.waitFor(c.text, func(sc string) bool { return finished() || strings.Contains(sc, "f1 more keys") })
 		if !finished() {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/guide"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // guideDefaultAuthor is recorded as the author of the shipped default guide.
@@ -31,10 +30,10 @@ func newGuideCmd(cli *CLI) *cobra.Command {
 // ensureGuide is the guide in force, storing the shipped default as the
 // first version when the project never set one, with the actor and the
 // backend that read it.
-func ensureGuide(cli *CLI, cmd *cobra.Command) (*app.App, app.Actor, store.GuideVersion, error) {
+func ensureGuide(cli *CLI, cmd *cobra.Command) (*app.App, app.Actor, app.GuideVersion, error) {
 	be, who, err := cli.Actor(cmd, "")
 	if err != nil {
-		return nil, who, store.GuideVersion{}, err
+		return nil, who, app.GuideVersion{}, err
 	}
 	v, err := be.EnsureGuide(cmd.Context(), who, guide.ID(guide.Default()), guide.Default(), guideDefaultAuthor)
 	if err != nil {
@@ -90,7 +89,7 @@ func newGuideShowCmd(cli *CLI) *cobra.Command {
 				return err
 			}
 			if id != "" {
-				if v, err = be.Guide(cmd.Context(), who, id); errors.Is(err, store.ErrNotFound) {
+				if v, err = be.Guide(cmd.Context(), who, id); errors.Is(err, app.ErrNotFound) {
 					return fmt.Errorf("no guide version %s (see `goldtrace guide log`)", id)
 				} else if err != nil {
 					return err
@@ -146,7 +145,7 @@ func newGuideLogCmd(cli *CLI) *cobra.Command {
 			}
 			if asJSON {
 				type entry struct {
-					store.GuideVersion
+					app.GuideVersion
 					InForce bool `json:"in_force"`
 					Labels  int  `json:"labels"`
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -58,7 +58,7 @@ that is not UTF-8 is an invalid record.`,
 				OnInvalid: func(file string, e *trace.RecordError) {
 					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
-				Progress: func(file string) (func(store.ImportProgress), func()) {
+				Progress: func(file string) (func(app.ImportProgress), func()) {
 					meter := newImportMeter(cli.Err, file, IsTerminal(cli.Err), time.Now)
 					return meter.update, meter.done
 				},
@@ -93,11 +93,11 @@ that is not UTF-8 is an invalid record.`,
 	return cmd
 }
 
-func printImportResult(cli *CLI, r store.ImportResult) {
+func printImportResult(cli *CLI, r app.ImportResult) {
 	utf := ""
 	if r.ReplacedUTF8 > 0 {
 		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
 	}
 	fmt.Fprintf(cli.Out, "%s: imported %s, %d already stored, %d invalid skipped, %s created%s\n",
-		r.Source, countNoun(r.Imported, "trace", "traces"), r.Duplicates, r.Skipped, countNoun(r.Items, "item", "items"), utf)
+		r.Source, render.CountNoun(r.Imported, "trace", "traces"), r.Duplicates, r.Skipped, render.CountNoun(r.Items, "item", "items"), utf)
 }

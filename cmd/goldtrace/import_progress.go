@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 // importMeter shows an import's progress on stderr. The input is written
@@ -32,7 +32,7 @@ func newImportMeter(w io.Writer, name string, terminal bool, now func() time.Tim
 	return &importMeter{w: w, name: name, terminal: terminal, now: now, started: t, lastLine: t, lineEvery: 10 * time.Second}
 }
 
-func (m *importMeter) update(p store.ImportProgress) {
+func (m *importMeter) update(p app.ImportProgress) {
 	t := m.now()
 	if !m.terminal {
 		if t.Sub(m.lastLine) < m.lineEvery {
@@ -47,7 +47,7 @@ func (m *importMeter) update(p store.ImportProgress) {
 }
 
 // text is the line written to logs.
-func (m *importMeter) text(p store.ImportProgress, t time.Time) string {
+func (m *importMeter) text(p app.ImportProgress, t time.Time) string {
 	pct, rate, eta := m.figures(p, t)
 	var where string
 	switch {
@@ -64,7 +64,7 @@ func (m *importMeter) text(p store.ImportProgress, t time.Time) string {
 // bar renders "NAME [#####·····]  42% 4200 traces 1.2k/s ETA 0:05" in
 // width columns ("NAME: 4200 traces written, 1.2k/s" when the input's size
 // is not known).
-func (m *importMeter) bar(p store.ImportProgress, t time.Time, width int) string {
+func (m *importMeter) bar(p app.ImportProgress, t time.Time, width int) string {
 	pct, rate, eta := m.figures(p, t)
 	name := m.name
 	if max := width / 3; len([]rune(name)) > max {
@@ -86,7 +86,7 @@ func (m *importMeter) bar(p store.ImportProgress, t time.Time, width int) string
 // figures are how far the import is in percent (of the records once their
 // total is known, else of the file's bytes; -1 when neither is known), the
 // traces written per second, and the time left ("?" when unknown).
-func (m *importMeter) figures(p store.ImportProgress, t time.Time) (pct, rate float64, eta string) {
+func (m *importMeter) figures(p app.ImportProgress, t time.Time) (pct, rate float64, eta string) {
 	switch {
 	case p.Total > 0:
 		pct = 100 * float64(p.Records) / float64(p.Total)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/internal/fserr"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newInitCmd(cli *CLI) *cobra.Command {
@@ -24,7 +24,7 @@ aside), so a mistyped path fails instead of starting an empty project.`,
   goldtrace init && goldtrace users add carol --role lead`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if store.IsPostgres(cli.DBPath) {
+			if app.IsPostgres(cli.DBPath) {
 				exists, err := cli.dbExists(cmd.Context())
 				if err != nil {
 					return err
@@ -39,12 +39,12 @@ aside), so a mistyped path fails instead of starting an empty project.`,
 				return fmt.Errorf("init: there is already a goldtrace database at %s", cli.DBPath)
 			}
 			cli.quietCreate = true // said on stdout below
-			if _, err := cli.Store(cmd.Context()); err != nil {
+			if _, err := cli.Backend(cmd.Context()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cli.Out, "created %s\nnext:\n", cli.DBPath)
-			fmt.Fprintf(cli.Out, "  goldtrace users add carol --role lead --db %s\n", shellQuote(cli.DBPath))
-			fmt.Fprintf(cli.Out, "  goldtrace import traces.jsonl.gz --db %s\n", shellQuote(cli.DBPath))
+			fmt.Fprintf(cli.Out, "  goldtrace users add carol --role lead --db %s\n", app.ShellQuote(cli.DBPath))
+			fmt.Fprintf(cli.Out, "  goldtrace import traces.jsonl.gz --db %s\n", app.ShellQuote(cli.DBPath))
 			return nil
 		},
 	}

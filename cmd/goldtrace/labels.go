@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
+	"github.com/goldtrace/goldtrace/internal/outfile"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newLabelsCmd(cli *CLI) *cobra.Command {
@@ -26,7 +25,7 @@ func newLabelsCmd(cli *CLI) *cobra.Command {
 }
 
 func newLabelsExportCmd(cli *CLI) *cobra.Command {
-	var f store.LabelFilter
+	var f app.LabelFilter
 	var out, as string
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -37,51 +36,22 @@ func newLabelsExportCmd(cli *CLI) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := cli.Out
-			var tmp *os.File
-			if out != "" && out != "-" && notRegular(out) {
-				f, err := os.OpenFile(out, os.O_WRONLY, 0)
-				if err != nil {
-					return fmt.Errorf("export labels to %s: %w", out, err)
-				}
-				defer f.Close()
-				w = f
-			} else if out != "" && out != "-" {
-				if tmp, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-"); err != nil {
-					return fmt.Errorf("export labels to %s: %w", out, err)
-				}
-				defer os.Remove(tmp.Name())
-				w = tmp
-			}
-			bw := bufio.NewWriter(w)
-			enc := json.NewEncoder(bw)
 			n := 0
-			err = be.ExportLabels(cmd.Context(), who, f, func(l review.Label) error {
-				if l.Calls == nil {
-					l.Calls = []review.LabelCall{}
-				}
-				n++
-				return enc.Encode(l)
+			err = outfile.Write(out, cli.Out, func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				return be.ExportLabels(cmd.Context(), who, f, func(l review.Label) error {
+					if l.Calls == nil {
+						l.Calls = []review.LabelCall{}
+					}
+					n++
+					return enc.Encode(l)
+				})
 			})
-			if err == nil {
-				err = bw.Flush()
-			}
-			if tmp != nil {
-				if err == nil {
-					err = tmp.Chmod(0o644)
-				}
-				if cerr := tmp.Close(); err == nil {
-					err = cerr
-				}
-				if err == nil {
-					err = os.Rename(tmp.Name(), out)
-				}
-			}
 			if err != nil {
 				return fmt.Errorf("export labels: %w", err)
 			}
-			if tmp != nil {
-				fmt.Fprintf(cli.Err, "exported %s to %s\n", countNoun(n, "label", "labels"), out)
+			if out != "" && out != "-" && !outfile.NotRegular(out) {
+				fmt.Fprintf(cli.Err, "exported %s to %s\n", render.CountNoun(n, "label", "labels"), out)
 			}
 			return nil
 		},
@@ -145,10 +115,10 @@ leads. One invalid line imports nothing (unless --skip-invalid); the first
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			fmt.Fprintf(cli.Out, "imported %s from %s", countNoun(rep.Imported, "label", "labels"), o.File)
+			fmt.Fprintf(cli.Out, "imported %s from %s", render.CountNoun(rep.Imported, "label", "labels"), o.File)
 			var notes []string
 			if rep.Agreed != nil {
-				notes = append(notes, fmt.Sprintf("%s agreed, %d disputed", countNoun(*rep.Agreed, "item", "items"), *rep.Disputed))
+				notes = append(notes, fmt.Sprintf("%s agreed, %d disputed", render.CountNoun(*rep.Agreed, "item", "items"), *rep.Disputed))
 			}
 			if len(rep.Invalid) > 0 {
 				notes = append(notes, fmt.Sprintf("%d invalid skipped", rep.Skipped))

@@ -1,21 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/goldtrace/goldtrace/catalogue"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/internal/fserr"
 	"github.com/goldtrace/goldtrace/judge"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -61,7 +53,7 @@ func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
 	var override map[string]trace.Tool
 	if f.tools != "" {
 		var err error
-		if override, err = readToolsFile(f.tools); err != nil {
+		if override, err = app.ReadToolOverrides(f.tools); err != nil {
 			return err
 		}
 	}
@@ -76,108 +68,16 @@ func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	written, errs, skipped := 0, 0, 0
-	err = writeFileAtomic(f.out, func(w *bufio.Writer) error {
-		for _, p := range preds {
-			switch {
-			case p.Skipped:
-				skipped++
-				continue
-			case p.Err != nil:
-				errs++
-				continue
-			}
-			if err := writePredictionLine(w, p); err != nil {
-				return err
-			}
-			written++
-		}
-		return nil
-	})
+	n, err := app.WritePredictions(f.out, cli.Out, preds)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", f.out, err)
+		return err
 	}
-	fmt.Fprintf(cli.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, written, st.Requests, st.CacheHits, st.Tokens.Total)
+	fmt.Fprintf(cli.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, n.Written, st.Requests, st.CacheHits, st.Tokens.Total)
 	if st.Partial {
-		fmt.Fprintf(cli.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, skipped)
+		fmt.Fprintf(cli.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, n.Skipped)
 	}
-	if errs > 0 {
-		fmt.Fprintf(cli.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", errs)
+	if n.Errors > 0 {
+		fmt.Fprintf(cli.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", n.Errors)
 	}
 	return nil
-}
-
-// writePredictionLine writes one line of the predictions format: arguments
-// as the JSON object the model produced, or its verbatim text as a string
-// when it was not JSON.
-func writePredictionLine(w *bufio.Writer, p judge.Prediction) error {
-	type call struct {
-		ID        string          `json:"id,omitempty"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	line := struct {
-		ID        string `json:"id"`
-		ToolCalls []call `json:"tool_calls"`
-	}{ID: p.ID, ToolCalls: []call{}}
-	for _, c := range p.Calls {
-		line.ToolCalls = append(line.ToolCalls, call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-	}
-	b, err := json.Marshal(line)
-	if err != nil {
-		return err
-	}
-	w.Write(b)
-	return w.WriteByte('\n')
-}
-
-// writeFileAtomic writes path through a temp file renamed into place, so a
-// failed run leaves no half-written file.
-func writeFileAtomic(path string, fill func(w *bufio.Writer) error) error {
-	if notRegular(path) {
-		return writeInPlace(path, func(w io.Writer) error {
-			bw := bufio.NewWriter(w)
-			if err := fill(bw); err != nil {
-				return err
-			}
-			return bw.Flush()
-		})
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".goldtrace-predict-*")
-	if err != nil {
-		return fserr.Bare(err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if err := fill(w); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// readToolsFile reads --tools: any catalogue shape catalogue.Read takes
-// (OpenAI or flat tools as a JSON array or JSON Lines, MCP's tools/list).
-func readToolsFile(path string) (map[string]trace.Tool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--tools: %w", fserr.Bare(err))
-	}
-	defer f.Close()
-	tools, err := catalogue.Read(f, path)
-	if err != nil {
-		return nil, fmt.Errorf("--tools %w", err)
-	}
-	out := make(map[string]trace.Tool, len(tools))
-	for _, t := range tools {
-		out[t.Name] = t
-	}
-	return out, nil
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/review"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // resolveFlags are resolve's options.
@@ -84,7 +84,7 @@ func runResolve(cmd *cobra.Command, cli *CLI, item string, f resolveFlags) error
 	if strings.TrimSpace(f.reason) == "" && (chosen > 0 || len(f.rules) > 0) {
 		return errors.New("resolve: --reason is required (a few words on why)")
 	}
-	r := store.Resolution{Item: item, Reason: f.reason, Pick: f.pick, Accept: f.accept, Force: f.force}
+	r := app.Resolution{Item: item, Reason: f.reason, Pick: f.pick, Accept: f.accept, Force: f.force}
 	for _, s := range f.rules {
 		spec, err := review.ParseArgRuleSpec(s)
 		if err != nil {

@@ -3,9 +3,8 @@ package main
 import (
 	"os"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/spf13/cobra"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // defaultDB is the database used when neither --db nor GOLDTRACE_DB is set.
@@ -36,7 +35,7 @@ against them for CI.`,
 	}
 	// The default shows in --help: a password in GOLDTRACE_DB must not
 	// (applyConfig reads the variable itself when --db is not given).
-	db, _ = store.RedactDSN(db)
+	db, _ = app.RedactDSN(db)
 	root.PersistentFlags().StringVar(&cli.DBPath, "db", db, "database file, or postgres://USER@HOST:PORT/DB?sslmode=… (env GOLDTRACE_DB; see docs/postgres.md)")
 	root.PersistentFlags().BoolVar(&cli.ReadOnly, "read-only", false, "open the database for reading only (an archived or shared copy)")
 	root.SetFlagErrorFunc(flagError)

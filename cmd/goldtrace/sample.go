@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/internal/input"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
@@ -191,7 +192,7 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 				si.Calls, si.Rows, p.Source, si.Layout, len(si.Files), float64(si.BytesRead)/1e6, float64(si.BytesTotal)/1e6, p.Imported, verb)
 		} else {
 			fmt.Fprintf(w, "read %s from %s (%d invalid skipped); the %d holding sampled items %s\n",
-				countNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
+				render.CountNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
 		}
 	}
 	verb := "created"
@@ -199,9 +200,9 @@ func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 		verb = "would be created"
 	}
 	if len(p.Reviewers) == 0 {
-		fmt.Fprintf(w, "batch %s %s with %s (no reviewers given)\n", p.Batch, verb, countNoun(p.Sampled, "item", "items"))
+		fmt.Fprintf(w, "batch %s %s with %s (no reviewers given)\n", p.Batch, verb, render.CountNoun(p.Sampled, "item", "items"))
 	} else {
-		fmt.Fprintf(w, "batch %s %s with %s, %s per item\n", p.Batch, verb, countNoun(p.Sampled, "item", "items"), countNoun(p.PerItem, "reviewer", "reviewers"))
+		fmt.Fprintf(w, "batch %s %s with %s, %s per item\n", p.Batch, verb, render.CountNoun(p.Sampled, "item", "items"), render.CountNoun(p.PerItem, "reviewer", "reviewers"))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "REVIEWER\tITEMS")
 		for _, r := range p.Reviewers {

@@ -1,20 +1,14 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 
 	"github.com/spf13/cobra"
 
-	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -76,7 +70,7 @@ model did.`,
 	fl.StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
 	fl.BoolVar(&f.allowMissing, "allow-missing", false, "score gold items without a prediction as no call (counted in every report format) instead of failing")
 	fl.BoolVar(&f.allowUnknown, "allow-unknown", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
-	fl.IntVar(&f.failures, "failures", score.DefaultFailures, "failing items listed in text and markdown reports")
+	fl.IntVar(&f.failures, "failures", app.DefaultFailures, "failing items listed in text and markdown reports")
 	addJudgeFlags(fl, &f.judge, true)
 	fl.BoolVar(&f.judge.bestEffort, "judge-best-effort", false, "when the judge's endpoint fails, warn and still write the deterministic report")
 	_ = cmd.MarkFlagRequired("gold")
@@ -84,184 +78,42 @@ model did.`,
 }
 
 func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
-	ctx := cmd.Context()
 	if f.asJSON {
 		f.format = "json"
 	}
-	if !scoreFormatValid(f.format) {
-		return fmt.Errorf("--format must be one of %s, not %q", strings.Join(score.Formats, ", "), f.format)
-	}
-	profile, err := scoreProfile(cmd, f)
+	tuned := cmd.Flags().Changed("param-mode") || cmd.Flags().Changed("weights")
+	req, err := app.ScoreSettings{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat,
+		Profile: f.profile, ParamMode: f.paramMode, Weights: f.weights, Tuned: tuned,
+		Mins: f.mins, Maxs: f.maxs, MinSupport: f.minSupport, Baseline: f.baseline, MaxDrop: f.maxDrop,
+		By: f.by, Format: f.format, AllowMissing: f.allowMissing, AllowUnknown: f.allowUnknown,
+		Judging: f.judge.kind != "", JudgeModel: f.judge.model}.Request()
 	if err != nil {
 		return err
 	}
-	var gates []score.Gate
-	for _, spec := range f.mins {
-		g, err := score.ParseGate(spec, false)
-		if err != nil {
-			return fmt.Errorf("--min: %w", err)
-		}
-		gates = append(gates, g)
-	}
-	for _, spec := range f.maxs {
-		g, err := score.ParseGate(spec, true)
-		if err != nil {
-			return fmt.Errorf("--max: %w", err)
-		}
-		gates = append(gates, g)
-	}
-	var by []string
-	for _, key := range f.by {
-		name, ok := strings.CutPrefix(key, "meta.")
-		if !ok || name == "" {
-			return fmt.Errorf("--by %q: want meta.NAME", key)
-		}
-		by = append(by, name)
-	}
-	if f.maxDrop < 0 {
-		return fmt.Errorf("--max-drop must not be negative")
-	}
-	var base *score.Report
-	if f.baseline != "" {
-		b, err := readBaseline(f.baseline)
-		if err != nil {
+	if f.judge.kind != "" {
+		if req.Judge, err = f.judge.judgeRun(cli); err != nil {
 			return err
 		}
-		base = b
 	}
-
-	if f.predFormat != "" && f.pred == "" {
-		return fmt.Errorf("--pred-format needs --pred")
-	}
-	if f.predFormat != "" && !slices.Contains(trace.Formats, f.predFormat) {
-		return fmt.Errorf("--pred-format must be one of %s, not %q", strings.Join(trace.Formats, ", "), f.predFormat)
-	}
-	req := app.ScoreRequest{
-		ScoreSource:  app.ScoreSource{Gold: f.gold, Pred: f.pred, PredFormat: f.predFormat, AllowUnknown: f.allowUnknown},
-		AllowMissing: f.allowMissing, Options: score.Options{Profile: profile, By: by},
-		Gates: gates, MinSupport: f.minSupport, Baseline: base, MaxDrop: f.maxDrop,
-	}
-	if req.Judge, err = scoreJudge(cli, &f.judge, gates); err != nil {
-		return err
-	}
-	report, err := app.Score(ctx, goldSource(cli), req, func(msg string) { fmt.Fprintln(cli.Err, msg) })
+	report, err := app.Score(cmd.Context(), goldSource(cli), req, func(msg string) { fmt.Fprintln(cli.Err, msg) })
 	doneReading(cli)
 	if err != nil {
 		return swapped(err)
 	}
-	if err := writeReport(cli, report, f); err != nil {
+	if err := app.WriteReport(report, cli.Out, f.out, f.format, f.failures); err != nil {
 		return err
+	}
+	if f.out != "" {
+		verdict := "passed"
+		if !report.Passed {
+			verdict = "FAILED " + render.CountNoun(len(report.FailedGates()), "check", "checks")
+		}
+		fmt.Fprintf(cli.Err, "wrote %s: %s, exact_call %s, %s\n", f.out, render.CountNoun(report.Overall.Items, "item", "items"), app.FormatRate(report.Overall.ExactCall), verdict)
 	}
 	if !report.Passed {
 		fails := report.FailedGates()
 		first := fails[0]
-		return failed("score: %s, first: %s [%s] is %s", countNoun(len(fails), "failed check", "failed checks"), first.Check, first.Scope, score.FormatRate(first.Value))
+		return failed("score: %s, first: %s [%s] is %s", render.CountNoun(len(fails), "failed check", "failed checks"), first.Check, first.Scope, app.FormatRate(first.Value))
 	}
 	return nil
-}
-
-// scoreJudge is --judge's run, or nil without --judge (then it refuses
-// judge flags and gates that need one).
-func scoreJudge(cli *CLI, f *judgeFlags, gates []score.Gate) (*app.JudgeRun, error) {
-	if f.kind != "" {
-		return f.judgeRun(cli)
-	}
-	for _, g := range gates {
-		if g.Metric == score.JudgeScore {
-			return nil, errors.New("--min judge_score needs --judge args|selection|quality")
-		}
-	}
-	if f.model != "" {
-		return nil, errors.New("--judge-model given without --judge args|selection|quality")
-	}
-	return nil, nil
-}
-
-// scoreProfile resolves --profile, with --param-mode and --weights for
-// the tutorial profile (refused with any other).
-func scoreProfile(cmd *cobra.Command, f *scoreFlags) (score.Profile, error) {
-	profile, ok := score.ProfileByName(f.profile)
-	if !ok {
-		return profile, fmt.Errorf("--profile must be one of %s, not %q", strings.Join(score.ProfileNames, ", "), f.profile)
-	}
-	tuned := cmd.Flags().Changed("param-mode") || cmd.Flags().Changed("weights")
-	if profile.Name != score.ProfileTutorial.Name {
-		if tuned {
-			return profile, fmt.Errorf("--param-mode and --weights apply to --profile tutorial only")
-		}
-		return profile, nil
-	}
-	w, err := score.ParseWeights(f.weights)
-	if err != nil {
-		return profile, fmt.Errorf("--weights: %w", err)
-	}
-	profile, err = score.TutorialProfile(f.paramMode, w)
-	if err != nil {
-		return profile, fmt.Errorf("--param-mode: %w", err)
-	}
-	return profile, nil
-}
-
-func scoreFormatValid(format string) bool {
-	return slices.Contains(score.Formats, format)
-}
-
-func readBaseline(path string) (*score.Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--baseline: %w", err)
-	}
-	var r score.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("--baseline %s: not a JSON score report: %v", path, err)
-	}
-	if r.Version != score.ReportVersion {
-		return nil, fmt.Errorf("--baseline %s: report version %d, want %d (goldtrace score --format json)", path, r.Version, score.ReportVersion)
-	}
-	return &r, nil
-}
-
-// writeReport writes to --out (atomically: a temp file renamed into place)
-// or stdout; with --out a one-line summary goes to stderr.
-func writeReport(cli *CLI, r *score.Report, f *scoreFlags) error {
-	opts := score.WriteOptions{Failures: f.failures}
-	if f.out == "" {
-		return r.Write(cli.Out, f.format, opts)
-	}
-	if notRegular(f.out) {
-		if err := writeInPlace(f.out, func(w io.Writer) error { return r.Write(w, f.format, opts) }); err != nil {
-			return fmt.Errorf("write report %s: %w", f.out, err)
-		}
-		summary(cli.Err, r, f.out)
-		return nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.out), ".goldtrace-score-*")
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil { // a report, not a secret (CreateTemp makes it private)
-		tmp.Close()
-		return fmt.Errorf("write report %s: %w", f.out, err)
-	}
-	if err := r.Write(tmp, f.format, opts); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write report %s: %w", f.out, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", f.out, err)
-	}
-	if err := os.Rename(tmp.Name(), f.out); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	summary(cli.Err, r, f.out)
-	return nil
-}
-
-func summary(w io.Writer, r *score.Report, out string) {
-	verdict := "passed"
-	if !r.Passed {
-		verdict = "FAILED " + countNoun(len(r.FailedGates()), "check", "checks")
-	}
-	fmt.Fprintf(w, "wrote %s: %s, exact_call %s, %s\n", out, countNoun(r.Overall.Items, "item", "items"), score.FormatRate(r.Overall.ExactCall), verdict)
 }

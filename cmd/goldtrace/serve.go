@@ -15,8 +15,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/server"
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/server/surface"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
@@ -40,10 +41,6 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := cli.Store(ctx)
-			if err != nil {
-				return err
-			}
 			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
@@ -59,7 +56,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			cfg := serverConfig(st, be, cli.DBPath, signer, limits)
+			cfg := serverConfig(be, cli.DBPath, signer, limits)
 			cfg.Log, cfg.Version = cli.Err, version
 			srv, err := server.New(cfg)
 			if err != nil {
@@ -74,7 +71,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
 			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
 			defer stopWAL()
-			go st.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
+			go be.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -114,12 +111,12 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 
 // serverConfig is what serve hands the SSH server: the key lookup, home
 // screens, the SSH command tree, the audit log of refusals, and limits.
-func serverConfig(st *store.Store, be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+func serverConfig(be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
 		Home:     homeScreen(be, dbPath),
-		Exec:     remoteExec(st, be, dbPath),
+		Exec:     remoteExec(be, dbPath),
 		Limits:   limits,
 		AuthFailed: func(ctx context.Context, fp, what string) {
 			_ = be.RecordAuthFailure(ctx, fp, what)
@@ -163,12 +160,30 @@ func homeScreen(be *app.App, dbPath string) server.HomeFunc {
 	}
 }
 
+// sshSurface is the SSH command surface over the local command tree (set
+// in init: the tree's serve command refers to it).
+var sshSurface *surface.Surface
+
+func init() {
+	sshSurface = surface.New(func() *cobra.Command {
+		return newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
+	})
+}
+
+// runSSH runs one command line an SSH client sent, as actor, in the local
+// tree over the server's database cut down to actor's SSH surface.
+func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []string) error {
+	root := newRootCmd(a)
+	a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says
+	return sshSurface.Run(ctx, root, actor, dbPath, args)
+}
+
 // remoteExec runs a command line from an SSH client in the SSH command
-// tree built for the actor the context carries (ssh_surface.go), on the
+// tree built for the actor the context carries (server/surface), on the
 // server's open store. export writes its files beside the database, never
 // where a client says; datasets get fetches them. Every command line the
 // surface refuses is recorded in the audit log.
-func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
+func remoteExec(be *app.App, dbPath string) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
@@ -179,13 +194,13 @@ func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
 			fmt.Fprintln(errw, "goldtrace: no identity for this command")
 			return 2
 		}
-		a := &CLI{In: in, Out: bout, Err: errw, store: st, backend: be, remote: true}
+		a := &CLI{In: in, Out: bout, Err: errw, backend: be, remote: true}
 		err := runSSH(ctx, a, actor, dbPath, args)
 		if err == nil {
 			return 0
 		}
 		bout.Flush() // what the command printed comes before its error
-		var refused *usageError
+		var refused *surface.UsageError
 		if errors.As(err, &refused) {
 			action := app.Action(0)
 			var denied *app.DeniedError
@@ -193,13 +208,13 @@ func remoteExec(st *store.Store, be *app.App, dbPath string) server.ExecFunc {
 				action = denied.Action
 			}
 			if aerr := be.RecordSSHRefusal(context.WithoutCancel(ctx), actor, action, args, err.Error()); aerr != nil {
-				fmt.Fprintln(errw, "goldtrace: "+oneLine(aerr.Error()))
+				fmt.Fprintln(errw, "goldtrace: "+render.OneLine(aerr.Error()))
 			}
 		}
 		if errors.Is(err, context.Canceled) {
 			err = errors.New("cancelled: the session ended (the server is shutting down, the key was removed, or the client went away)")
 		}
-		fmt.Fprintln(errw, "goldtrace: "+oneLine(err.Error()))
+		fmt.Fprintln(errw, "goldtrace: "+render.OneLine(err.Error()))
 		return exitCode(err)
 	}
 }

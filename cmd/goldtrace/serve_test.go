@@ -96,7 +96,7 @@ func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int
 	be := app.New(st)
 	host := newKey(t)
 	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(serverConfig(st, be, ts.db, host, ts.limits))
+	ts.srv, err = server.New(serverConfig(be, ts.db, host, ts.limits))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/server/surface"
 )
 
 var fileWord = regexp.MustCompile(`(?i)\b(file|files|path|dir|directory|url)\b`)
@@ -22,23 +23,23 @@ func TestSSHSurfaceNamesRealCommandsAndFlags(t *testing.T) {
 		"listen": true, "host-key": true, "baseline": true, "judge": true, "judge-url": true, "judge-template": true,
 		"template": true, "tools": true}
 	root := newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
-	for path, spec := range sshSurface {
+	for path, spec := range surface.Commands {
 		cmd, _, err := root.Find(strings.Fields(path))
-		if err != nil || commandPath(cmd) != path {
-			t.Errorf("sshSurface lists %q, which is not a command", path)
+		if err != nil || surface.CommandPath(cmd) != path {
+			t.Errorf("surface.Commands lists %q, which is not a command", path)
 			continue
 		}
-		for name, rule := range spec.flags {
+		for name, rule := range spec.Flags {
 			f := cmd.Flags().Lookup(name)
 			if f == nil {
-				t.Errorf("%s: sshSurface keeps --%s, which the command does not have", path, name)
+				t.Errorf("%s: surface.Commands keeps --%s, which the command does not have", path, name)
 				continue
 			}
 			// --tools is a file locally (predict); kept only as stdin.
-			if never[name] && !(name == "tools" && rule == stdinOnly) {
-				t.Errorf("%s: sshSurface keeps --%s, which names something on the server", path, name)
+			if never[name] && !(name == "tools" && rule == surface.StdinOnly) {
+				t.Errorf("%s: surface.Commands keeps --%s, which names something on the server", path, name)
 			}
-			if rule == anyValue && f.Value.Type() == "string" && fileWord.MatchString(f.Usage) {
+			if rule == surface.AnyValue && f.Value.Type() == "string" && fileWord.MatchString(f.Usage) {
 				t.Errorf("%s --%s reads as a file (%q) but has no value rule", path, name, f.Usage)
 			}
 		}
@@ -49,7 +50,7 @@ func TestSSHSurfaceNamesRealCommandsAndFlags(t *testing.T) {
 // exist over SSH, for a lead either: running it is an unknown command and
 // creates nothing.
 func TestSSHHasNoCopy(t *testing.T) {
-	if _, ok := sshSurface["copy"]; ok {
+	if _, ok := surface.Commands["copy"]; ok {
 		t.Fatal("the SSH allow-list has copy")
 	}
 	dir := t.TempDir()

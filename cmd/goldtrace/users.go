@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newUsersCmd(cli *CLI) *cobra.Command {
@@ -45,7 +44,7 @@ func newUsersAddCmd(cli *CLI) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&role, "role", store.RoleReviewer, "reviewer, lead or ci")
+	cmd.Flags().StringVar(&role, "role", string(app.RoleReviewer), "reviewer, lead or ci")
 	cmd.Flags().StringVar(&as, "as", "", "the lead adding the user (not needed while the project has no lead)")
 	cmd.Flags().StringArrayVar(&keyArgs, "key", nil, "an SSH public key: an authorized_keys line, a .pub file or - for stdin (repeatable)")
 	return cmd

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/store"
 )
 
 func newUsersKeyCmd(a *CLI) *cobra.Command {
@@ -96,7 +95,7 @@ stays listed (that work names them) but has no keys.`,
 
 // parseKey reads a KEY operand: a line, a .pub file, or - for a key on
 // stdin (over SSH: ssh HOST -- users key add bob - < bob.pub).
-func (a *CLI) parseKey(arg string) (store.UserKey, error) {
+func (a *CLI) parseKey(arg string) (app.UserKey, error) {
 	if arg != "-" && a.remote {
 		return app.ParseKeyText([]byte(arg), "the key argument") // never a file of the server's
 	}
@@ -105,14 +104,14 @@ func (a *CLI) parseKey(arg string) (store.UserKey, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(a.In, 64<<10))
 	if err != nil {
-		return store.UserKey{}, fmt.Errorf("read the key from stdin: %w", err)
+		return app.UserKey{}, fmt.Errorf("read the key from stdin: %w", err)
 	}
 	return app.ParseKeyText(b, "the key on stdin")
 }
 
 // parseKeys parses every --key argument, stopping at the first bad one.
-func (a *CLI) parseKeys(args []string) ([]store.UserKey, error) {
-	var keys []store.UserKey
+func (a *CLI) parseKeys(args []string) ([]app.UserKey, error) {
+	var keys []app.UserKey
 	seen := map[string]bool{}
 	for _, arg := range args {
 		k, err := a.parseKey(arg)
@@ -130,7 +129,7 @@ func (a *CLI) parseKeys(args []string) ([]store.UserKey, error) {
 // keyError drops the sentinel's own words (": conflict", ": not found")
 // from the end of a store error: the sentence before them says what.
 func keyError(err error) error {
-	for _, sentinel := range []error{store.ErrConflict, store.ErrNotFound} {
+	for _, sentinel := range []error{app.ErrConflict, app.ErrNotFound} {
 		if msg := err.Error(); errors.Is(err, sentinel) && strings.HasSuffix(msg, ": "+sentinel.Error()) {
 			return errors.New(strings.TrimSuffix(msg, ": "+sentinel.Error()))
 		}
@@ -139,7 +138,7 @@ func keyError(err error) error {
 }
 
 // keyColumn is the KEYS cell of users list: the fingerprints, or "-".
-func keyColumn(keys []store.UserKey) string {
+func keyColumn(keys []app.UserKey) string {
 	if len(keys) == 0 {
 		return "-"
 	}
@@ -151,16 +150,16 @@ func keyColumn(keys []store.UserKey) string {
 }
 
 // writeUsersJSON prints the users, each with their keys ([] when none).
-func writeUsersJSON(w io.Writer, users []store.User, keys map[string][]store.UserKey) error {
+func writeUsersJSON(w io.Writer, users []app.User, keys map[string][]app.UserKey) error {
 	type userJSON struct {
-		store.User
-		Keys []store.UserKey `json:"keys"`
+		app.User
+		Keys []app.UserKey `json:"keys"`
 	}
 	out := make([]userJSON, 0, len(users))
 	for _, u := range users {
 		ks := keys[u.Name]
 		if ks == nil {
-			ks = []store.UserKey{}
+			ks = []app.UserKey{}
 		}
 		out = append(out, userJSON{User: u, Keys: ks})
 	}

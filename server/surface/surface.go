@@ -1,10 +1,14 @@
-package main
+// Package surface is goldtrace's SSH command surface: which commands and
+// flags exist over SSH for a key's role, and the local command tree cut
+// down to them for each command line a client sends. goldtrace serve hands
+// the server an exec function that runs command lines through it (the
+// server itself never imports the command tree).
+package surface
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,7 +23,7 @@ import (
 )
 
 // The SSH command surface. Over SSH a command line runs in a command tree
-// built for the key's user from sshSurface: a command exists in it only if
+// built for the key's user from Commands: a command exists in it only if
 // it is listed here and the user's role may do one of its actions, and of
 // its flags only those listed exist. Everything else is an unknown command
 // or flag: a usage error, audited, never a fall-through to the local tree.
@@ -28,68 +32,68 @@ import (
 // opened as files (App.remote makes the commands that accept either a file
 // or a version take the version).
 //
-// To offer a command over SSH, add a line: its path, the actions that let
+// To offer a command over SSH, add a line to Commands: its path, the actions that let
 // a role run it (app's action × role table decides who), its operands'
 // rule and every flag it keeps, with that flag's value rule. A flag that
 // names a server path, a URL, a listener or another database is never
 // listed (--out, --url, --db, --listen …): leaving it out is what refuses it.
-var sshSurface = map[string]sshCommand{
-	"whoami":  {flags: sshFlags("json")},
-	"status":  {actions: acts(app.ActStatusTotals), flags: sshFlags("batch", "json")},
-	"traces":  {actions: acts(app.ActTracesRead), flags: sshFlags("json", "top")},
-	"batches": {actions: acts(app.ActBatchesRead), flags: sshFlags("json")},
+var Commands = map[string]Command{
+	"whoami":  {Flags: sshFlags("json")},
+	"status":  {Actions: acts(app.ActStatusTotals), Flags: sshFlags("batch", "json")},
+	"traces":  {Actions: acts(app.ActTracesRead), Flags: sshFlags("json", "top")},
+	"batches": {Actions: acts(app.ActBatchesRead), Flags: sshFlags("json")},
 
-	"datasets":     {actions: acts(app.ActDatasetRead), operands: plainDatasetNames, flags: sshFlags("json")},
-	"datasets get": {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("manifest")},
-	"diff":         {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("json")},
-	"verify":       {actions: acts(app.ActDatasetRead), operands: versionRefs, flags: sshFlags("deep", "json")},
-	"score": {actions: acts(app.ActScoreDataset), flags: sshFlags(
+	"datasets":     {Actions: acts(app.ActDatasetRead), operands: plainDatasetNames, Flags: sshFlags("json")},
+	"datasets get": {Actions: acts(app.ActDatasetRead), operands: versionRefs, Flags: sshFlags("manifest")},
+	"diff":         {Actions: acts(app.ActDatasetRead), operands: versionRefs, Flags: sshFlags("json")},
+	"verify":       {Actions: acts(app.ActDatasetRead), operands: versionRefs, Flags: sshFlags("deep", "json")},
+	"score": {Actions: acts(app.ActScoreDataset), Flags: sshFlags(
 		"allow-missing", "allow-unknown", "by", "failures", "format", "json", "max", "max-drop", "min",
 		"min-support", "param-mode", "pred-format", "profile", "weights",
-		"gold="+refOrStdin, "pred="+stdinOnly)},
+		"gold="+RefOrStdin, "pred="+StdinOnly)},
 
-	"labels export": {actions: acts(app.ActLabelsReadOwn), flags: sshFlags("batch", "reviewer")},
-	"labels import": {actions: acts(app.ActLabelsImport), operands: stdinOperands, flags: sshFlags("for-others", "json", "rationale-optional", "skip-invalid")},
+	"labels export": {Actions: acts(app.ActLabelsReadOwn), Flags: sshFlags("batch", "reviewer")},
+	"labels import": {Actions: acts(app.ActLabelsImport), operands: stdinOperands, Flags: sshFlags("for-others", "json", "rationale-optional", "skip-invalid")},
 
 	// A reviewer lists their own queue, a lead every item (app.Items
 	// decides what each sees); names and states only.
-	"items": {actions: acts(app.ActQueueRead, app.ActStatusDetails), flags: sshFlags("batch", "json", "limit", "reviewer", "state", "tool")},
+	"items": {Actions: acts(app.ActQueueRead, app.ActStatusDetails), Flags: sshFlags("batch", "json", "limit", "reviewer", "state", "tool")},
 
 	// drift reads a stored version (or the client's stdin) and the client's
 	// catalogue from stdin; both from stdin is refused by the command.
-	"drift": {actions: acts(app.ActDatasetRead), flags: sshFlags("format", "json", "gold="+refOrStdin, "tools="+stdinOnly)},
+	"drift": {Actions: acts(app.ActDatasetRead), Flags: sshFlags("format", "json", "gold="+RefOrStdin, "tools="+StdinOnly)},
 
-	"import": {actions: acts(app.ActImport), operands: stdinOperands, flags: sshFlags("format", "json", "skip-invalid")},
-	"sample": {actions: acts(app.ActSample), flags: sshFlags(
+	"import": {Actions: acts(app.ActImport), operands: stdinOperands, Flags: sshFlags("format", "json", "skip-invalid")},
+	"sample": {Actions: acts(app.ActSample), Flags: sshFlags(
 		"alloc", "batch", "by", "dry-run", "exclude-sampled", "format", "json", "min-per-stratum", "n",
-		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+stdinOnly,
+		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+StdinOnly,
 		// --stale names a stored version and reads the catalogue from
 		// stdin (a lead: app decides); --runs names files and stays out.
-		"stale="+refOrStdin, "tools="+stdinOnly)},
+		"stale="+RefOrStdin, "tools="+StdinOnly)},
 	// The files go beside the database (presets), where datasets get
 	// fetches them; a new version only (re-writing a stored version's
 	// files is for the server's own shell).
-	"export": {actions: acts(app.ActExport), operands: newDatasetName,
-		flags:   sshFlags("allow-partial", "batch", "force", "format", "json", "message", "where"),
-		presets: func(a *CLI) map[string]string { return map[string]string{"out": filepath.Dir(a.DBPath)} }},
-	"resolve": {actions: acts(app.ActAdjudicate), flags: sshFlags(
-		"accept", "both", "force", "json", "pick", "propose-guide", "reason", "rule", "send-back", "to", "label="+stdinOnly)},
+	"export": {Actions: acts(app.ActExport), operands: newDatasetName,
+		Flags:   sshFlags("allow-partial", "batch", "force", "format", "json", "message", "where"),
+		presets: func(dbPath string) map[string]string { return map[string]string{"out": filepath.Dir(dbPath)} }},
+	"resolve": {Actions: acts(app.ActAdjudicate), Flags: sshFlags(
+		"accept", "both", "force", "json", "pick", "propose-guide", "reason", "rule", "send-back", "to", "label="+StdinOnly)},
 
-	"guide show": {actions: acts(app.ActGuideRead), flags: sshFlags("raw", "version")},
-	"guide log":  {actions: acts(app.ActGuideRead), flags: sshFlags("json")},
-	"guide set":  {actions: acts(app.ActGuideSet), operands: stdinOperands},
+	"guide show": {Actions: acts(app.ActGuideRead), Flags: sshFlags("raw", "version")},
+	"guide log":  {Actions: acts(app.ActGuideRead), Flags: sshFlags("json")},
+	"guide set":  {Actions: acts(app.ActGuideSet), operands: stdinOperands},
 
-	"settings":     {actions: acts(app.ActSettingsRead), flags: sshFlags("json")},
-	"settings set": {actions: acts(app.ActSettingsSet)},
+	"settings":     {Actions: acts(app.ActSettingsRead), Flags: sshFlags("json")},
+	"settings set": {Actions: acts(app.ActSettingsSet)},
 
-	"users list":       {actions: acts(app.ActUsersRead), flags: sshFlags("json")},
-	"users add":        {actions: acts(app.ActUsersManage), flags: sshFlags("role", "key="+keyText)},
-	"users remove":     {actions: acts(app.ActUsersManage)},
-	"users key add":    {actions: acts(app.ActUsersManage), operands: nameThenKey},
-	"users key remove": {actions: acts(app.ActUsersManage), operands: nameThenKey},
+	"users list":       {Actions: acts(app.ActUsersRead), Flags: sshFlags("json")},
+	"users add":        {Actions: acts(app.ActUsersManage), Flags: sshFlags("role", "key="+KeyText)},
+	"users remove":     {Actions: acts(app.ActUsersManage)},
+	"users key add":    {Actions: acts(app.ActUsersManage), operands: nameThenKey},
+	"users key remove": {Actions: acts(app.ActUsersManage), operands: nameThenKey},
 
-	"audit": {actions: acts(app.ActAuditRead), flags: sshFlags("action", "actor", "json", "last")},
-	"check": {actions: acts(app.ActMaintain), flags: sshFlags("json")},
+	"audit": {Actions: acts(app.ActAuditRead), Flags: sshFlags("action", "actor", "json", "last")},
+	"check": {Actions: acts(app.ActMaintain), Flags: sshFlags("json")},
 }
 
 // Not over SSH, and why (what the refusal says). Commands absent from both
@@ -114,28 +118,29 @@ var sshFlagWhyNot = map[string]string{
 	"judge": "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
 }
 
-// sshCommand is one command of the SSH surface.
-type sshCommand struct {
-	// actions: the command exists for a key whose role may do one of
+// Command is one command of the SSH surface.
+type Command struct {
+	// Actions: the command exists for a key whose role may do one of
 	// them (none: for every key).
-	actions []app.Action
+	Actions []app.Action
 	// operands checks the positional arguments (nil: names and ids only;
 	// the command's own Args rule still applies).
 	operands func(args []string) error
-	// flags are the flags kept, by name, each with its value rule.
-	flags map[string]string
-	// presets are flag values the server sets, not the client.
-	presets func(a *CLI) map[string]string
+	// Flags are the flags kept, by name, each with its value rule.
+	Flags map[string]string
+	// presets are flag values the server sets, not the client, from the
+	// server's database path.
+	presets func(dbPath string) map[string]string
 }
 
 // Value rules of a kept flag: any value (names, numbers, choices — none
 // names anything on the server), only "-" (a file: the client's stdin), a
 // dataset version or "-", an authorized_keys line or "-".
 const (
-	anyValue   = ""
-	stdinOnly  = "stdin"
-	refOrStdin = "ref"
-	keyText    = "key"
+	AnyValue   = ""
+	StdinOnly  = "stdin"
+	RefOrStdin = "ref"
+	KeyText    = "key"
 )
 
 func acts(a ...app.Action) []app.Action { return a }
@@ -150,59 +155,71 @@ func sshFlags(entries ...string) map[string]string {
 	return m
 }
 
-// usageError is a command line the SSH surface refuses: unknown command or
+// UsageError is a command line the SSH surface refuses: unknown command or
 // flag, a flag value or operand it does not take. The server audits it.
-type usageError struct{ err error }
+type UsageError struct{ err error }
 
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
+func (e *UsageError) Error() string { return e.err.Error() }
+func (e *UsageError) Unwrap() error { return e.err }
 
 func usage(format string, args ...any) error {
-	return &usageError{err: fmt.Errorf(format, args...)}
+	return &UsageError{err: fmt.Errorf(format, args...)}
 }
 
-// sshTree builds the command tree for actor over SSH: the local tree cut
-// down to what sshSurface lists for actor's role, with only the listed
-// flags. a.remote must be set.
-func sshTree(a *CLI, actor app.Actor, dbPath string) *cobra.Command {
-	root := newRootCmd(a)
-	a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says
+// Surface runs command lines from SSH clients in trees cut down from the
+// local command tree; it looks command lines up in one local tree, built
+// once and never run.
+type Surface struct {
+	newLocal func() *cobra.Command
+	mu       sync.Mutex
+	local    *cobra.Command
+}
+
+// New is the surface over the local command tree newLocal builds (for
+// lookups only: it is never run).
+func New(newLocal func() *cobra.Command) *Surface { return &Surface{newLocal: newLocal} }
+
+// tree cuts root, a fresh local tree whose commands run on the server's
+// database at dbPath, down to what Commands lists for actor's role, with
+// only the listed flags.
+func (s *Surface) tree(root *cobra.Command, actor app.Actor, dbPath string) *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{err: sshFlagError(c, actor, err)}
+		return &UsageError{err: s.flagError(c, actor, err)}
 	})
-	keepFor(a, actor, root, "")
+	keepFor(dbPath, actor, root, "")
 	root.InitDefaultHelpCmd()
 	return root
 }
 
-// runSSH runs one command line an SSH client sent, as actor, in actor's
-// tree. A line that names no command of that tree is refused before
-// anything runs.
-func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []string) error {
-	root := sshTree(a, actor, dbPath)
+// Run runs one command line an SSH client sent, as actor, in root (a fresh
+// local tree on the server's database at dbPath) cut down to actor's
+// surface. A line that names no command of that tree is refused before
+// anything runs, with a *UsageError.
+func (s *Surface) Run(ctx context.Context, root *cobra.Command, actor app.Actor, dbPath string, args []string) error {
+	root = s.tree(root, actor, dbPath)
 	cmd, _, err := root.Find(args)
-	if err != nil || commandPath(cmd) != localPath(args) {
+	if err != nil || CommandPath(cmd) != s.localPath(args) {
 		// Not a command of this tree, or a shorter one than the local
 		// tree finds (settings set → settings): refused as such.
-		return sshRefusal(actor, args)
+		return s.refusal(actor, args)
 	}
-	if !cmd.Runnable() && slices.ContainsFunc(args, func(s string) bool { return s == "--" }) {
-		return usage("%s takes a command, not operands: ssh HOST -- %s --help lists them", commandPath(cmd), commandPath(cmd))
+	if !cmd.Runnable() && slices.ContainsFunc(args, func(arg string) bool { return arg == "--" }) {
+		return usage("%s takes a command, not operands: ssh HOST -- %s --help lists them", CommandPath(cmd), CommandPath(cmd))
 	}
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
 
 // keepFor prunes c's subtree for actor and reports whether c stays.
-func keepFor(a *CLI, actor app.Actor, c *cobra.Command, path string) bool {
+func keepFor(dbPath string, actor app.Actor, c *cobra.Command, path string) bool {
 	for _, sub := range c.Commands() {
 		p := strings.TrimSpace(path + " " + sub.Name())
-		if !keepFor(a, actor, sub, p) {
+		if !keepFor(dbPath, actor, sub, p) {
 			c.RemoveCommand(sub)
 		}
 	}
-	spec, listed := sshSurface[path]
+	spec, listed := Commands[path]
 	if path != "" && !listed && !c.HasSubCommands() {
 		return false
 	}
@@ -222,19 +239,19 @@ func keepFor(a *CLI, actor app.Actor, c *cobra.Command, path string) bool {
 	}
 	presets := map[string]string{}
 	if spec.presets != nil {
-		presets = spec.presets(a)
+		presets = spec.presets(dbPath)
 	}
 	old.VisitAll(func(f *pflag.Flag) {
 		if v, ok := presets[f.Name]; ok {
 			_ = f.Value.Set(v)
 			return
 		}
-		rule, ok := spec.flags[f.Name]
+		rule, ok := spec.Flags[f.Name]
 		if !ok {
 			return
 		}
 		kept := *f
-		if rule != anyValue {
+		if rule != AnyValue {
 			kept.Value = &ruledValue{Value: f.Value, flag: f.Name, rule: rule}
 		}
 		c.Flags().AddFlag(&kept)
@@ -243,12 +260,12 @@ func keepFor(a *CLI, actor app.Actor, c *cobra.Command, path string) bool {
 		c.Args = func(cmd *cobra.Command, operands []string) error {
 			if spec.operands != nil {
 				if err := spec.operands(operands); err != nil {
-					return &usageError{err: err}
+					return &UsageError{err: err}
 				}
 			}
 			if args != nil {
 				if err := args(cmd, operands); err != nil {
-					return &usageError{err: err}
+					return &UsageError{err: err}
 				}
 			}
 			return nil
@@ -258,59 +275,52 @@ func keepFor(a *CLI, actor app.Actor, c *cobra.Command, path string) bool {
 }
 
 // openTo: whether actor's role may do one of the command's actions.
-func (s sshCommand) openTo(actor app.Actor) bool {
-	if len(s.actions) == 0 {
+func (s Command) openTo(actor app.Actor) bool {
+	if len(s.Actions) == 0 {
 		return true
 	}
-	return slices.ContainsFunc(s.actions, func(act app.Action) bool { return app.Authorize(actor, act) == nil })
+	return slices.ContainsFunc(s.Actions, func(act app.Action) bool { return app.Authorize(actor, act) == nil })
 }
 
-// commandPath is a command's path below the root ("labels import").
-func commandPath(c *cobra.Command) string {
+// CommandPath is a command's path below the root ("labels import").
+func CommandPath(c *cobra.Command) string {
 	return strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), c.Root().Name()), " ")
 }
 
 // localPath is the path of the command args name in the local tree ("" for
 // none or the root).
-func localPath(args []string) string {
+func (s *Surface) localPath(args []string) string {
 	var path string
-	withLocalTree(func(local *cobra.Command) {
+	s.withLocalTree(func(local *cobra.Command) {
 		if cmd, _, err := local.Find(args); err == nil {
-			path = commandPath(cmd)
+			path = CommandPath(cmd)
 		}
 	})
 	return path
 }
 
-// localTree is the local command tree, built once, for looking command
-// lines up (never run): every SSH command asks it.
-var localTree struct {
-	sync.Mutex
-	root *cobra.Command
-}
-
 // withLocalTree calls fn with the local tree, one caller at a time (cobra
 // completes a command's flag set on first use).
-func withLocalTree(fn func(root *cobra.Command)) {
-	localTree.Lock()
-	defer localTree.Unlock()
-	if localTree.root == nil {
-		localTree.root = newRootCmd(&CLI{Out: io.Discard, Err: io.Discard, remote: true})
-		localTree.root.InitDefaultHelpCmd()
+func (s *Surface) withLocalTree(fn func(root *cobra.Command)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.local == nil {
+		s.local = s.newLocal()
+		s.local.InitDefaultHelpCmd()
 	}
-	fn(localTree.root)
+	fn(s.local)
 }
 
-// sshRefusal says why a command line names no command of actor's tree: an
+// refusal says why a command line names no command of actor's tree: an
 // app refusal for a command the role may not run, "not available over SSH"
 // for one that only runs on the server, "unknown command" otherwise.
-func sshRefusal(actor app.Actor, args []string) error {
-	path := localPath(args)
+func (s *Surface) refusal(actor app.Actor, args []string) error {
+	path := s.localPath(args)
 	if path == "" {
 		return usage("unknown command %q: ssh HOST -- help lists the commands your key can run", firstWord(args))
 	}
-	if spec, ok := sshSurface[path]; ok && len(spec.actions) > 0 {
-		return &usageError{err: &app.DeniedError{Actor: actor, Action: spec.actions[0]}}
+	if spec, ok := Commands[path]; ok && len(spec.Actions) > 0 {
+		return &UsageError{err: &app.DeniedError{Actor: actor, Action: spec.Actions[0]}}
 	}
 	if why, ok := sshWhyNot[path]; ok {
 		return usage("%s %s", path, why)
@@ -330,8 +340,8 @@ func firstWord(args []string) string {
 	return ""
 }
 
-// sshFlagError rewords pflag's error for a flag the surface left out.
-func sshFlagError(c *cobra.Command, actor app.Actor, err error) error {
+// flagError rewords pflag's error for a flag the surface left out.
+func (s *Surface) flagError(c *cobra.Command, actor app.Actor, err error) error {
 	msg := err.Error()
 	if _, rule, ok := strings.Cut(msg, " flag: "); ok && strings.HasPrefix(msg, "invalid argument ") && strings.Contains(rule, "over SSH") {
 		return errors.New(rule) // a kept flag's value rule: its own words
@@ -342,7 +352,7 @@ func sshFlagError(c *cobra.Command, actor app.Actor, err error) error {
 	} else if strings.HasPrefix(msg, "unknown shorthand flag: ") {
 		if i := strings.Index(msg, "'"); i >= 0 && i+2 < len(msg) {
 			short := msg[i+1 : i+2]
-			if f := localFlagByShorthand(c, short); f != "" {
+			if f := s.localFlagByShorthand(c, short); f != "" {
 				name = f
 			}
 		}
@@ -361,10 +371,10 @@ func sshFlagError(c *cobra.Command, actor app.Actor, err error) error {
 
 // localFlagByShorthand finds the long name of a shorthand in the local
 // command of the same path, for the message.
-func localFlagByShorthand(c *cobra.Command, short string) string {
+func (s *Surface) localFlagByShorthand(c *cobra.Command, short string) string {
 	var name string
-	withLocalTree(func(local *cobra.Command) {
-		lc, _, err := local.Find(strings.Fields(commandPath(c)))
+	s.withLocalTree(func(local *cobra.Command) {
+		lc, _, err := local.Find(strings.Fields(CommandPath(c)))
 		if err != nil {
 			return
 		}
@@ -402,17 +412,17 @@ type ruledValue struct {
 
 func (v *ruledValue) Set(s string) error {
 	switch v.rule {
-	case stdinOnly:
+	case StdinOnly:
 		if s != "-" {
 			return fmt.Errorf("--%s %s: over SSH a command reads only your stdin: give --%s - and redirect the file", v.flag, s, v.flag)
 		}
-	case refOrStdin:
+	case RefOrStdin:
 		if s != "-" {
 			if err := versionRef(s); err != nil {
 				return fmt.Errorf("--%s %w", v.flag, err)
 			}
 		}
-	case keyText:
+	case KeyText:
 		if err := keyArgument(s); err != nil {
 			return fmt.Errorf("--%s %w", v.flag, err)
 		}
