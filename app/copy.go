@@ -1,10 +1,11 @@
 package app
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -102,24 +103,25 @@ func checkCopy(ctx context.Context, src, dst *store.Store, res *CopyResult) erro
 	}
 	for _, v := range versions {
 		ref := fmt.Sprintf("%s@v%d", v.Name, v.Version)
-		_, content, manifest, err := src.DatasetFiles(ctx, v.Name, v.Version)
+		// Streamed: only a version's compressed bytes are in memory.
+		wantContent, wantManifest, err := versionHashes(ctx, src, v, nil)
 		if err != nil {
 			return fmt.Errorf("check the copy: %s of the original: %w", ref, err)
 		}
-		_, copied, copiedManifest, err := dst.DatasetFiles(ctx, v.Name, v.Version)
+		var sum dataset.Summary
+		gotContent, gotManifest, err := versionHashes(ctx, dst, v, func(r io.Reader, manifest []byte) error {
+			m, err := dataset.ParseManifest(manifest)
+			if err != nil {
+				return fmt.Errorf("manifest: %w", err)
+			}
+			sum, err = dataset.VerifyDeep(r, &m)
+			return err
+		})
 		if err != nil {
-			return &CopyMismatchError{To: res.To, What: fmt.Sprintf("%s cannot be read from it (%v)", ref, err)}
+			return &CopyMismatchError{To: res.To, What: fmt.Sprintf("%s does not read back or verify (%v)", ref, err)}
 		}
-		if !bytes.Equal(content, copied) || !bytes.Equal(manifest, copiedManifest) {
+		if gotContent != wantContent || gotManifest != wantManifest {
 			return &CopyMismatchError{To: res.To, What: ref + " exports different bytes"}
-		}
-		m, err := dataset.ParseManifest(copiedManifest)
-		if err != nil {
-			return &CopyMismatchError{To: res.To, What: fmt.Sprintf("%s: manifest: %v", ref, err)}
-		}
-		sum, err := dataset.VerifyDeep(bytes.NewReader(copied), &m)
-		if err != nil {
-			return &CopyMismatchError{To: res.To, What: fmt.Sprintf("%s does not verify: %v", ref, err)}
 		}
 		want, err := src.DatasetRecordHashes(ctx, v.Name, v.Version)
 		if err != nil {
@@ -134,27 +136,50 @@ func checkCopy(ctx context.Context, src, dst *store.Store, res *CopyResult) erro
 		}
 		res.Versions = append(res.Versions, CheckedVersion{Ref: ref, Records: sum.Records, SHA256: sum.SHA256})
 	}
-	gold := func(st *store.Store) (dataset.Content, bool, error) {
+	// The gold's records, built from each side in turn.
+	gold := func(st *store.Store) (n int, sum string, err error) {
 		lines, err := goldLines(ctx, st, store.GoldFilter{}, noProgress{})
 		if err != nil || len(lines) == 0 {
-			return dataset.Content{}, false, err
+			return 0, "", err
 		}
 		c, err := dataset.Assemble(lines)
-		return c, true, err
+		return len(c.Lines), c.SHA256(), err
 	}
-	want, ok, err := gold(src)
-	if err != nil || !ok {
+	n, want, err := gold(src)
+	if err != nil || n == 0 {
 		return err
 	}
-	got, _, err := gold(dst)
+	gotN, got, err := gold(dst)
 	if err != nil {
 		return &CopyMismatchError{To: res.To, What: fmt.Sprintf("its gold cannot be exported (%v)", err)}
 	}
-	if got.SHA256() != want.SHA256() || len(got.Lines) != len(want.Lines) {
+	if got != want || gotN != n {
 		return &CopyMismatchError{To: res.To, What: "an export of its gold would write different records"}
 	}
-	res.Gold = &CheckedVersion{Ref: "gold now", Records: len(want.Lines), SHA256: want.SHA256()}
+	res.Gold = &CheckedVersion{Ref: "gold now", Records: n, SHA256: want}
 	return nil
+}
+
+// versionHashes are the sha256 of a version's JSONL and manifest, the
+// JSONL streamed through check when it is set (it must read it all).
+func versionHashes(ctx context.Context, st *store.Store, v store.DatasetVersion, check func(io.Reader, []byte) error) (content, manifest [32]byte, err error) {
+	_, m, err := st.DatasetManifest(ctx, v.Name, v.Version)
+	if err != nil {
+		return content, manifest, err
+	}
+	r, err := st.DatasetContent(ctx, v.Name, v.Version)
+	if err != nil {
+		return content, manifest, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	if check != nil {
+		err = check(io.TeeReader(r, h), m)
+	} else {
+		_, err = io.Copy(h, r)
+	}
+	h.Sum(content[:0])
+	return content, sha256.Sum256(m), err
 }
 
 // newFiles are the files of a SQLite project at a path that did not

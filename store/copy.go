@@ -232,13 +232,8 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t dbschema.Table, toPostgr
 // it is written to in the other (a STRICT SQLite table refuses a BLOB in
 // a TEXT column).
 func asKind(v any, c dbschema.Column) any {
-	if v == nil && c.NotNull {
-		switch c.Kind {
-		case dbschema.Blob:
-			return []byte{} // an empty BLOB a driver read as nil
-		case dbschema.Text:
-			return ""
-		}
+	if b, ok := v.([]byte); ok && b == nil {
+		v = []byte{} // SQLite's driver reads an empty BLOB as a nil slice (NULL is nil)
 	}
 	switch c.Kind {
 	case dbschema.Text:

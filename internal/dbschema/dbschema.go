@@ -26,8 +26,6 @@ const (
 type Column struct {
 	Name string
 	Kind Kind
-	// NotNull columns hold no NULL (a driver may read an empty BLOB as nil).
-	NotNull bool
 	// Generated columns are numbered by the database (PostgreSQL's rowid
 	// columns): never written.
 	Generated bool

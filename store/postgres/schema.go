@@ -15,7 +15,7 @@ var bookkeeping = map[string]bool{"schema_migrations": true, "store_state": true
 // Tables describes the project's tables (the engine's bookkeeping left
 // out) from the information schema of the connection's schema.
 func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT c.table_name, c.column_name, c.data_type, c.is_identity, coalesce(c.identity_generation, ''), c.is_generated, c.is_nullable = 'NO'
+	rows, err := d.db.QueryContext(ctx, `SELECT c.table_name, c.column_name, c.data_type, c.is_identity, coalesce(c.identity_generation, ''), c.is_generated
 		FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
 		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
 		ORDER BY c.table_name, c.ordinal_position`)
@@ -26,7 +26,7 @@ func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
 	for rows.Next() {
 		var table, typ, identity, generation, generated string
 		var c dbschema.Column
-		if err := rows.Scan(&table, &c.Name, &typ, &identity, &generation, &generated, &c.NotNull); err != nil {
+		if err := rows.Scan(&table, &c.Name, &typ, &identity, &generation, &generated); err != nil {
 			rows.Close()
 			return nil, d.wrap("read the schema", err)
 		}

@@ -35,7 +35,7 @@ func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
 
 func (d *DB) table(ctx context.Context, name string) (dbschema.Table, error) {
 	t := dbschema.Table{Name: name}
-	rows, err := d.r.QueryContext(ctx, `SELECT name, upper(type), pk, "notnull" FROM pragma_table_info(?) ORDER BY cid`, name)
+	rows, err := d.r.QueryContext(ctx, `SELECT name, upper(type), pk FROM pragma_table_info(?) ORDER BY cid`, name)
 	if err != nil {
 		return t, err
 	}
@@ -48,7 +48,7 @@ func (d *DB) table(ctx context.Context, name string) (dbschema.Table, error) {
 		var c dbschema.Column
 		var typ string
 		var n int
-		if err := rows.Scan(&c.Name, &typ, &n, &c.NotNull); err != nil {
+		if err := rows.Scan(&c.Name, &typ, &n); err != nil {
 			rows.Close()
 			return t, err
 		}
