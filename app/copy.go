@@ -114,7 +114,7 @@ func checkCopy(ctx context.Context, src, dst *store.Store, res *CopyResult) erro
 			if err != nil {
 				return fmt.Errorf("manifest: %w", err)
 			}
-			sum, err = dataset.VerifyDeep(r, &m)
+			sum, err = dataset.Verify(r, &m)
 			return err
 		})
 		if err != nil {
