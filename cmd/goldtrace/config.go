@@ -177,7 +177,7 @@ var onPostgres = map[string]bool{
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
 	"copy":   true, // opens --from and --to itself, either engine
-	"export": true, "diff": true, "verify": true, "score": true, "predict": true,
+	"export": true, "datasets get": true, "diff": true, "verify": true, "drift": true, "score": true, "predict": true,
 	"judge": true, "judge prompt": true, "judge calibrate": true,
 }
 

@@ -262,6 +262,10 @@ func TestCopyAndExportOnPostgres(t *testing.T) {
 	if len(want) == 0 || !bytes.Equal(got, want) {
 		t.Errorf("support@v2 exported on PostgreSQL differs from SQLite's")
 	}
+	tools := filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(tools, []byte(`[{"name":"get_order_status","description":"Where an order is.","parameters":{"type":"object","properties":{"order_id":{"type":"string"}}}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, step := range []struct {
 		args []string
 		want string
@@ -271,8 +275,14 @@ func TestCopyAndExportOnPostgres(t *testing.T) {
 		{[]string{"verify", "support@v2"}, "matches its stored manifest"},
 		{[]string{"verify", filepath.Join(pgOut, "support-v2.jsonl")}, "OK"},
 		{[]string{"score", "--gold", "support@v2"}, "exact_call"},
+		{[]string{"datasets", "get", "support@v1"}, `"expected_calls"`},
+		{[]string{"drift", "--gold", "support@v2", "--tools", tools}, "support@v2"},
 	} {
-		lo, po := run(lite, 0, step.args...), run(pg, 0, step.args...)
+		code := 0
+		if step.args[0] == "drift" {
+			code = 1 // the catalogue lost tools: stale gold
+		}
+		lo, po := run(lite, code, step.args...), run(pg, code, step.args...)
 		if !strings.Contains(po, step.want) {
 			t.Errorf("goldtrace %s on PostgreSQL: want %q in\n%s", strings.Join(step.args, " "), step.want, po)
 		}
