@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/goldtrace/goldtrace/dataset"
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -137,19 +138,19 @@ func checkCopy(ctx context.Context, src, dst *store.Store, res *CopyResult) erro
 		res.Versions = append(res.Versions, CheckedVersion{Ref: ref, Records: sum.Records, SHA256: sum.SHA256})
 	}
 	// The gold's records, built from each side in turn.
-	gold := func(st *store.Store) (n int, sum string, err error) {
-		lines, err := goldLines(ctx, st, store.GoldFilter{}, noProgress{})
+	goldOf := func(st *store.Store) (n int, sum string, err error) {
+		lines, err := goldLines(ctx, st, store.GoldFilter{}, gold.CurrentRecordFormat, noProgress{})
 		if err != nil || len(lines) == 0 {
 			return 0, "", err
 		}
 		c, err := dataset.Assemble(lines)
 		return len(c.Lines), c.SHA256(), err
 	}
-	n, want, err := gold(src)
+	n, want, err := goldOf(src)
 	if err != nil || n == 0 {
 		return err
 	}
-	gotN, got, err := gold(dst)
+	gotN, got, err := goldOf(dst)
 	if err != nil {
 		return &CopyMismatchError{To: res.To, What: fmt.Sprintf("its gold cannot be exported (%v)", err)}
 	}

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/goldtrace/goldtrace/internal/outfile"
 	"github.com/goldtrace/goldtrace/source"
@@ -31,4 +33,30 @@ func WriteDemoTraces(path string, stdout io.Writer, layout string, opts synth.Op
 		return n, fmt.Errorf("write traces to %s: %w", where, err)
 	}
 	return n, nil
+}
+
+// StartDemo makes the demo project in dir (a new temporary directory for
+// ""): traces of opts, the users, and a batch of batchItems items with
+// bob's labels and aliceDone of alice's in. closeStore closes its database.
+func StartDemo(ctx context.Context, dir string, opts synth.Options, batchItems, aliceDone int) (a *App, p DemoProject, closeStore func(), err error) {
+	if opts.N < 1 {
+		return nil, p, nil, fmt.Errorf("--traces must be at least 1, not %d", opts.N)
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "goldtrace-demo-"); err != nil {
+			return nil, p, nil, fmt.Errorf("create demo directory: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, p, nil, fmt.Errorf("create demo directory: %w", err)
+	}
+	a, p, closeStore, err = NewDemo(ctx, dir, opts)
+	if err != nil {
+		return nil, p, nil, err
+	}
+	if err := a.SeedDemoWork(ctx, &p, opts.Seed, batchItems, aliceDone); err != nil {
+		closeStore()
+		return nil, p, nil, err
+	}
+	return a, p, closeStore, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -31,6 +32,10 @@ type ExportOptions struct {
 	AllowPartial bool
 	// Formats are the other shapes to write besides the JSONL.
 	Formats []string
+	// RecordFormat is the record format of the new version (0: the
+	// current one, gold.CurrentRecordFormat). Not a flag: tests export
+	// a version as goldtrace before the catalogue member did.
+	RecordFormat int
 }
 
 // ExportResult is what an export did (`goldtrace export --json`).
@@ -207,7 +212,11 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	defer parentHashes.wait()
 	defer cancel()
 	reading := eio.progress("export "+name+": gold items read", "items")
-	lines, err := goldLines(ctx, st, filter, reading)
+	format := o.RecordFormat
+	if format == 0 {
+		format = gold.CurrentRecordFormat
+	}
+	lines, err := goldLines(ctx, st, filter, format, reading)
 	reading.Done()
 	if err != nil {
 		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
@@ -225,7 +234,9 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	// The same records as the last version: the same bytes (whose hash is
 	// still being computed).
-	if hasParent && content.Same(parent) && !o.Force {
+	// The records are compared with the parent's as its record format
+	// writes them: a new format alone changes no item.
+	if hasParent && maps.Equal(content.HashesAs(latest.RecordFormat), parent) && !o.Force {
 		if dataset.VersionFilesMissing(o.Out, name, latest.Version) {
 			// Stored, but its files never reached --out (a crash between
 			// the commit and the rename, or a new --out): write them.
@@ -239,7 +250,7 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 		Selection: dataset.Selection{Batches: filter.Batches, Where: whereList},
 	}
 	if hasParent {
-		info.Version, info.ParentVersion, info.ParentHashes = latest.Version+1, latest.Version, parent
+		info.Version, info.ParentVersion, info.ParentHashes, info.ParentFormat = latest.Version+1, latest.Version, parent, latest.RecordFormat
 	}
 	// Once the content is known it flows one way, in three steps that
 	// overlap: the store stages the version's items (a 'staging' version,
@@ -274,7 +285,7 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	if err == nil && stageErr == nil {
 		row := store.DatasetVersion{Name: name, Version: info.Version, ParentVersion: info.ParentVersion, CreatedAt: made.m.CreatedAt,
-			CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count}
+			CreatedBy: createdBy, Message: o.Message, SHA256: made.m.SHA256, Count: made.m.Count, RecordFormat: format}
 		stageErr = staged.Complete(ctx, store.NewVersion{Row: row, Manifest: made.bytes, Content: blob})
 	} else if staged != nil {
 		_ = staged.Abort(ctx) // the export fails with err; the next export removes what this could not
@@ -299,9 +310,9 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 }
 
 // goldLines builds the records of the gold filter selects, as an export
-// would write them, while the traces are still being read.
-func goldLines(ctx context.Context, st *store.Store, filter store.GoldFilter, reading Progress) ([]dataset.Line, error) {
-	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0))
+// in record format would write them, while the traces are still being read.
+func goldLines(ctx context.Context, st *store.Store, filter store.GoldFilter, format int, reading Progress) ([]dataset.Line, error) {
+	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0), format)
 	err := st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
 		reading.Add(int64(len(tg.Answers)))
 		build(tg)

@@ -92,3 +92,14 @@ func writePredictionLine(w io.Writer, p judge.Prediction) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// ReadCatalogue reads a tool catalogue (--tools: a file, "-" for stdin,
+// .gz accepted) in any shape catalogue.Read takes (drift, sample --stale).
+func ReadCatalogue(path string, stdin io.Reader) ([]trace.Tool, error) {
+	in, closeIn, err := OpenInput(path, stdin)
+	if err != nil {
+		return nil, fmt.Errorf("--tools %w", err)
+	}
+	defer closeIn()
+	return catalogue.Read(in, path)
+}

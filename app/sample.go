@@ -73,11 +73,14 @@ type SampleOptions struct {
 	SkipInvalid    bool     `json:"skip_invalid,omitempty"`
 	S3Endpoint     string   `json:"s3_endpoint,omitempty"`
 	// Runs are the prediction runs --by disagreement ranks with (ReadRun).
-	Runs      []Run    `json:"runs,omitempty"`
-	Batch     string   `json:"-"`
-	Reviewers []string `json:"-"`
-	PerItem   int      `json:"-"`
-	DryRun    bool     `json:"-"`
+	Runs []Run `json:"runs,omitempty"`
+	// Judge, with --by disagreement, also ranks by an LLM quality judge's
+	// split vote on the runs' calls (recorded as SamplePlan.Judge).
+	Judge     *JudgeRun `json:"-"`
+	Batch     string    `json:"-"`
+	Reviewers []string  `json:"-"`
+	PerItem   int       `json:"-"`
+	DryRun    bool      `json:"-"`
 }
 
 // sampleQuery is SampleOptions checked and parsed.
@@ -121,6 +124,8 @@ type SamplePlan struct {
 	// ids that are not stored items.
 	Ranking  []RankedItem `json:"ranking,omitempty"`
 	Unranked int          `json:"run_ids_not_stored,omitempty"`
+	// Judge is the LLM judge the ranking also used (--judge quality).
+	Judge *SampleJudge `json:"judge,omitempty"`
 }
 
 type ReviewerLoad struct {
@@ -137,6 +142,8 @@ type PlannedItem struct {
 }
 
 // parseSampleOptions checks every flag before anything is read or written.
+// It is long because it is a list: one check per flag, in the order the
+// help lists them, each with its own message.
 func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 	q := sampleQuery{opts: o, seedChosen: !seedGiven}
 	if o.N <= 0 {
@@ -159,6 +166,8 @@ func parseSampleOptions(o SampleOptions, seedGiven bool) (sampleQuery, error) {
 		}
 	case len(o.Runs) > 0:
 		return q, fmt.Errorf("--runs goes with --by disagreement")
+	case o.Judge != nil:
+		return q, fmt.Errorf("--judge goes with --by disagreement: it ranks by the judge's split vote on the runs' calls")
 	case o.By != "":
 		if err := sampling.ValidKey(o.By); err != nil {
 			return q, fmt.Errorf("--by: %w", err)
@@ -307,15 +316,21 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	}
 	s := sampling.NewSampler(q.seed, q.opts.N, true)
 	s.Expect(items)
-	var ranking map[string]sampling.Disagreement
+	var ranking map[string]ranked
+	var judged *SampleJudge
 	unranked := 0
 	if q.opts.By == sampling.ByDisagreement {
 		if ranking, unranked, err = disagreementRanking(ctx, st, q.opts.Runs); err != nil {
 			return SamplePlan{}, err
 		}
+		if q.opts.Judge != nil {
+			if judged, err = judgeRanking(ctx, st, q.opts.Runs, ranking, q.opts.Judge); err != nil {
+				return SamplePlan{}, err
+			}
+		}
 		prio := make(map[string]uint8, len(ranking))
-		for h, d := range ranking {
-			prio[h] = d.Priority()
+		for h, r := range ranking {
+			prio[h] = r.d.Priority(judged != nil)
 		}
 		s.Prioritize(prio)
 	}
@@ -367,10 +382,10 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	if err != nil || ranking == nil {
 		return p, err
 	}
-	p.Unranked = unranked
+	p.Unranked, p.Judge = unranked, judged
 	p.Ranking = make([]RankedItem, len(sample.Items))
 	for i, c := range sample.Items {
-		p.Ranking[i] = RankedItem{ID: c.ItemID, Disagreement: ranking[c.InputHash]}
+		p.Ranking[i] = RankedItem{ID: c.ItemID, Disagreement: ranking[c.InputHash].d}
 	}
 	return p, nil
 }
@@ -455,7 +470,8 @@ func writeSamplePlan(ctx context.Context, st *store.Store, q sampleQuery, p Samp
 		Seed       int64        `json:"seed"`
 		SourceInfo *source.Info `json:"source_info,omitempty"`
 		Ranking    []RankedItem `json:"ranking,omitempty"`
-	}{q.opts, q.seed, p.SourceInfo, p.Ranking}
+		Judge      *SampleJudge `json:"judge,omitempty"`
+	}{q.opts, q.seed, p.SourceInfo, p.Ranking, p.Judge}
 	b := store.NewBatch{Name: p.Batch, Seed: q.seed, PerItem: q.opts.PerItem, Params: params, Traces: traces, Source: from}
 	if q.audit != nil {
 		ctx = q.audit(ctx, p)

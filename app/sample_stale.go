@@ -103,7 +103,7 @@ func (a *App) SampleStale(ctx context.Context, actor Actor, o StaleOptions) (Sta
 		byID[r.ID] = r
 	}
 	load := map[string]int{}
-	batch := store.StaleBatch{Name: plan.Batch, PerItem: o.PerItem, CreatedBy: actor.Name,
+	batch := store.StaleBatch{Name: plan.Batch, PerItem: o.PerItem, CreatedBy: actor.Name, Tools: o.Tools,
 		Params: map[string]any{"stale": plan.Gold, "tools": o.ToolsName, "reviewers": o.Reviewers, "per_item": o.PerItem}}
 	for i, d := range report.Details {
 		rec := byID[d.ID]
@@ -133,7 +133,7 @@ func (a *App) SampleStale(ctx context.Context, actor Actor, o StaleOptions) (Sta
 // staleNote is what the reviewers read on a stale item: why it is back.
 func staleNote(p StalePlan, d catalogue.ItemDrift) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The tool catalogue changed (%s against %s): your draft is the old gold answer, a starting point: check it against what changed.", p.Gold, p.Tools)
+	fmt.Fprintf(&b, "The tool catalogue changed (%s against %s): the tools offered here are now the current ones, and your draft is the old gold answer, a starting point: check it against what changed.", p.Gold, p.Tools)
 	for _, f := range d.Findings {
 		fmt.Fprintf(&b, "\n- call %d %s: %s", f.Call, f.Tool, f.Detail)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/goldtrace/goldtrace/internal/input"
 
@@ -76,11 +75,7 @@ func (in GoldSource) openGold(ctx context.Context, ref string) (name string, r i
 // opensFile says whether a gold operand is read as a file: when it is not
 // NAME@vN, or a file of that name exists; for a remote reader never.
 func (in GoldSource) opensFile(ref string, isRef bool) bool {
-	if in.Remote {
-		return false
-	}
-	_, err := os.Stat(ref)
-	return err == nil || !isRef
+	return OpensFile(ref, isRef, in.Remote)
 }
 
 // OpenInput opens a data file for reading: "-" is stdin, .gz is

@@ -35,6 +35,11 @@ type Answer struct {
 	Reviewers    []string
 	Adjudicator  string // "" when agreed
 	GuideVersion string
+	// Tools, when not nil, are the tools the item is labeled against in
+	// place of its trace's (it was put back against a newer catalogue);
+	// ToolsKey identifies them as TraceGold.ToolsKey does a trace's.
+	Tools    []trace.Tool
+	ToolsKey string
 }
 
 // TraceGold is one trace with the gold answers of its decision points: the
@@ -71,6 +76,9 @@ type Line struct {
 	// Tools are the versions of the tools the item offered (shared by the
 	// items of one trace): the manifest's catalogue.
 	Tools []ToolVersion
+	// catPart is the index in Parts of the record's "catalogue" member
+	// (gold.RecordFormat2), 0 when it has none.
+	catPart int
 }
 
 // Len is the length of the record.
@@ -91,6 +99,23 @@ func (l *Line) AppendTo(dst []byte) []byte {
 	return dst
 }
 
+// HashAs is RecordHash of the record as format writes it: a
+// gold.RecordFormat2 line without its "catalogue" member hashes as the
+// same record of gold.RecordFormat1 (what a version exported before the
+// catalogue member holds, so an export can tell which items changed).
+func (l *Line) HashAs(format int) string {
+	if format >= gold.RecordFormat2 || l.catPart == 0 {
+		return l.Hash
+	}
+	h := sha256.New()
+	for i, p := range l.Parts {
+		if i != l.catPart {
+			h.Write(p)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // Bytes returns the record in one new slice.
 func (l *Line) Bytes() []byte { return l.AppendTo(nil) }
 
@@ -99,14 +124,15 @@ func BuildLines(tg TraceGold) ([]Line, error) {
 	return NewBuilder().Lines(tg)
 }
 
-// BuildStream starts workers goroutines (at least one) building the lines
-// of the traces handed to add, so building overlaps reading them. After the
+// BuildStream starts workers goroutines (at least one) building the lines,
+// in record format (gold.RecordFormat1 or 2), of the traces handed to add,
+// so building overlaps reading them. After the
 // last add, wait returns every line (in no particular order: Assemble sorts
 // them) or the error of the earliest trace added that failed.
 // streamBlock is how many lines one block of BuildStream holds.
 const streamBlock = 4096
 
-func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error)) {
+func BuildStream(workers, format int) (add func(TraceGold), wait func() ([]Line, error)) {
 	type job struct {
 		n  int
 		tg TraceGold
@@ -123,7 +149,7 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := NewBuilder()
+			b := NewBuilderFormat(format)
 			var block []Line
 			for j := range jobs {
 				if errs[w] != nil {
@@ -182,9 +208,11 @@ func BuildStream(workers int) (add func(TraceGold), wait func() ([]Line, error))
 // and tool schemas shared between traces are canonicalised once. Its output
 // is byte for byte EncodeRecord's.
 type Builder struct {
+	format   int                        // gold.RecordFormat1 or 2
 	params   map[string]json.RawMessage // raw tool parameters → canonical
 	toolSets map[string][]byte          // TraceGold.ToolsKey → available_tools JSON
 	versions map[string][]ToolVersion   // TraceGold.ToolsKey → the tools' hashes
+	cats     map[string][]byte          // TraceGold.ToolsKey → the "catalogue" member
 	rec      *gold.Encoder
 	answer   []byte    // reused for each record's own part
 	arena    []byte    // unused room for the records' own bytes
@@ -193,9 +221,14 @@ type Builder struct {
 	scratch  []byte    // reused while a line is built
 }
 
-// NewBuilder returns an empty Builder.
-func NewBuilder() *Builder {
-	return &Builder{params: map[string]json.RawMessage{}, toolSets: map[string][]byte{}, versions: map[string][]ToolVersion{}, rec: gold.NewEncoder()}
+// NewBuilder returns an empty Builder writing gold.CurrentRecordFormat.
+func NewBuilder() *Builder { return NewBuilderFormat(gold.CurrentRecordFormat) }
+
+// NewBuilderFormat returns an empty Builder writing records in format
+// (gold.RecordFormat1 or gold.RecordFormat2).
+func NewBuilderFormat(format int) *Builder {
+	return &Builder{format: format, params: map[string]json.RawMessage{}, toolSets: map[string][]byte{},
+		versions: map[string][]ToolVersion{}, cats: map[string][]byte{}, rec: gold.NewEncoder()}
 }
 
 // builderArenaSize is the size of the blocks the records' own bytes are
@@ -258,8 +291,9 @@ func (b *Builder) tools(tools []trace.Tool) ([]trace.Tool, error) {
 }
 
 // lineNParts is the number of parts of a built line: the head, the
-// conversation (shared), the context, the tools (shared) and the answer.
-const lineNParts = 5
+// conversation (shared), the context, the tools (shared), the catalogue
+// (shared; empty in gold.RecordFormat1) and the answer.
+const lineNParts = 6
 
 // Lines turns the gold answers of one trace into canonical record lines.
 func (b *Builder) Lines(tg TraceGold) ([]Line, error) {
@@ -288,7 +322,19 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 	if err != nil {
 		return dst[:start], fmt.Errorf("trace %s: %w", t.ID, err)
 	}
+	catJSON := b.catalogueJSON(tg.ToolsKey, versions)
 	for _, a := range tg.Answers {
+		toolsJSON, versions, catJSON := toolsJSON, versions, catJSON
+		if a.Tools != nil {
+			own := TraceGold{Trace: trace.Trace{Tools: a.Tools}, ToolsKey: a.ToolsKey}
+			if toolsJSON, err = b.toolsJSON(own); err != nil {
+				return dst[:start], fmt.Errorf("item %s: %w", a.ItemID, err)
+			}
+			if versions, err = b.toolVersions(own); err != nil {
+				return dst[:start], fmt.Errorf("item %s: %w", a.ItemID, err)
+			}
+			catJSON = b.catalogueJSON(a.ToolsKey, versions)
+		}
 		rec, err := newRecord(t.ID, conv.msgs, a)
 		if err != nil {
 			return dst[:start], err
@@ -308,8 +354,12 @@ func (b *Builder) AppendLines(dst []Line, tg TraceGold) ([]Line, error) {
 		parts[1] = conv.upTo(a.Turn)
 		parts[2] = b.keep(mid, []byte(`,"metadata":`), metaJSON, []byte(`}},"available_tools":`))
 		parts[3] = toolsJSON
-		parts[4] = b.keep([]byte{','}, answer, []byte{'}'})
+		parts[4] = catJSON
+		parts[5] = b.keep([]byte{','}, answer, []byte{'}'})
 		line := Line{ID: rec.ID, Parts: parts, Tool: rec.FirstTool(), Status: a.Status, GuideVersion: a.GuideVersion, Tools: versions}
+		if len(catJSON) > 0 {
+			line.catPart = 4
+		}
 		line.Hash = b.recordHash(&line)
 		dst = append(dst, line)
 	}

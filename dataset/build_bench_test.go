@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkBuildAndAssemble(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		add, wait := BuildStream(1)
+		add, wait := BuildStream(1, gold.CurrentRecordFormat)
 		for _, tg := range golds {
 			add(tg)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/goldtrace/goldtrace/gold"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -212,8 +213,14 @@ func (b *Builder) toolVersions(tg TraceGold) ([]ToolVersion, error) {
 			return v, nil
 		}
 	}
-	out := make([]ToolVersion, len(tg.Trace.Tools))
-	for i, t := range tg.Trace.Tools {
+	// Hashed as the record writes them (parameters canonical), so a
+	// record's tools hash to what its catalogue and the manifest say.
+	tools, err := b.tools(tg.Trace.Tools)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ToolVersion, len(tools))
+	for i, t := range tools {
 		h, err := ShortToolHash(t)
 		if err != nil {
 			return nil, err
@@ -227,6 +234,31 @@ func (b *Builder) toolVersions(tg TraceGold) ([]ToolVersion, error) {
 		b.versions[tg.ToolsKey] = out
 	}
 	return out, nil
+}
+
+// catalogueJSON is the record's "catalogue" member (with its leading
+// comma) of tools of these versions, remembered per key; nil in
+// gold.RecordFormat1. The versions are ShortToolHash's, which is what
+// gold.CatalogueOf gives.
+func (b *Builder) catalogueJSON(key string, versions []ToolVersion) []byte {
+	if b.format < gold.RecordFormat2 {
+		return nil
+	}
+	if j, ok := b.cats[key]; ok && key != "" {
+		return j
+	}
+	cat := make(map[string]string, len(versions))
+	for _, v := range versions {
+		cat[v.Name] = v.Hash
+	}
+	j, _ := b.rec.AppendValue([]byte(`,"catalogue":`), cat) // a map of strings always encodes
+	if key != "" {
+		if len(b.cats) >= builderToolSetLimit {
+			clear(b.cats)
+		}
+		b.cats[key] = j
+	}
+	return j
 }
 
 // builderToolSetLimit bounds how many tool sets a Builder remembers.

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,7 @@ func TestBuildLinesWritesTheDesignShape(t *testing.T) {
 	want := `{"id":"` + trace.ItemID("tr_0001", 2) + `","input":{"messages":[{"role":"system","content":"You are a support agent. <b>Be kind</b> & brief."},{"role":"user","content":"where's my package?"}],` +
 		`"context":{"trace_id":"tr_0001","turn":2,"metadata":{"cohort":"billing","model":"m1"}}},` +
 		`"available_tools":[{"name":"get_order_status","description":"Shipping status of one order.","parameters":{"properties":{"order_id":{"type":"string"}},"required":["order_id"],"type":"object"}},{"name":"get_order_history","parameters":{"type":"object"}}],` +
+		`"catalogue":{"get_order_history":"959b2a501ef2e649","get_order_status":"db3faf413581be81"},` +
 		`"expected_tool":"get_order_status","expected_args":{"order_id":"ORD-9182"},` +
 		`"expected_calls":[{"tool":"get_order_status","args":{"order_id":"ORD-9182"},"arg_rules":{"note":{"match":"any","optional":true},"order_id":{"match":"exact"}}}],` +
 		`"acceptable":[],"rationale":"User has one open order; status lookup is sufficient.",` +
@@ -66,6 +68,26 @@ func TestBuildLinesWritesTheDesignShape(t *testing.T) {
 		`"provenance":{"status":"adjudicated","reviewers":["alice","bob"],"adjudicator":"carol","guide_version":"g_1a2b3c4d5e6f"}}`
 	if got := string(lines[0].Bytes()); got != want {
 		t.Errorf("call record:\n got %s\nwant %s", got, want)
+	}
+	// The catalogue is the hashes of the tools as the record writes them.
+	rec, err := DecodeRecord([]byte(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat, err := gold.CatalogueOf(rec.AvailableTools); err != nil || !maps.Equal(cat, rec.Catalogue) {
+		t.Errorf("catalogue %v, tools hash to %v (%v)", rec.Catalogue, cat, err)
+	}
+	// The first record format has no catalogue, and is otherwise the same.
+	v1, err := NewBuilderFormat(gold.RecordFormat1).Lines(TraceGold{Trace: orderTrace("tr_0001"), Answers: []Answer{callAnswer(2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := `"catalogue":{"get_order_history":"959b2a501ef2e649","get_order_status":"db3faf413581be81"},`
+	if got := string(v1[0].Bytes()); got != strings.Replace(want, cat, "", 1) {
+		t.Errorf("format 1 record:\n got %s", got)
+	}
+	if v1[0].Hash != lines[0].HashAs(gold.RecordFormat1) {
+		t.Errorf("format 1 hash %s, format 2 line's as format 1 %s", v1[0].Hash, lines[0].HashAs(gold.RecordFormat1))
 	}
 	noCall := string(lines[1].Bytes())
 	for _, frag := range []string{`"expected_tool":null,"expected_args":null,"expected_calls":[]`,
@@ -155,7 +177,7 @@ func TestBuildStreamMatchesOneBuilder(t *testing.T) {
 	a, _ := Assemble(seq)
 	var par []Line
 	for _, workers := range []int{0, 1, 3} {
-		add, wait := BuildStream(workers)
+		add, wait := BuildStream(workers, gold.CurrentRecordFormat)
 		for _, tg := range golds {
 			add(tg)
 		}
@@ -177,7 +199,7 @@ func TestBuildStreamMatchesOneBuilder(t *testing.T) {
 		bad[i] = tg
 	}
 	for range 5 {
-		add, wait := BuildStream(2)
+		add, wait := BuildStream(2, gold.CurrentRecordFormat)
 		for _, tg := range bad {
 			add(tg)
 		}

@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"sort"
+
+	"github.com/goldtrace/goldtrace/gold"
 )
 
 // Content is an assembled version: its record lines in id order, which
@@ -19,6 +20,8 @@ type Content struct {
 	Lines  []Line // sorted by id
 	Size   int    // bytes of the JSONL file
 	Hashes map[string]string
+	// Format is the record format of the lines (gold.RecordFormat1 or 2).
+	Format int
 	parts  []int    // Lines[parts[i]:parts[i+1]] is part i
 	sum    *fileSum // the file's sha256, computed in the background
 }
@@ -35,11 +38,19 @@ func (c Content) SHA256() string {
 	return c.sum.hex
 }
 
-// Same reports whether c has exactly the records whose hashes are given,
-// item id → RecordHash, as a version's are: then its JSONL is that
-// version's, byte for byte.
-func (c Content) Same(hashes map[string]string) bool {
-	return maps.Equal(c.Hashes, hashes)
+// HashesAs is the record hashes of c's lines as format writes them
+// (Line.HashAs): c.Hashes unless format is older than c's (0 means c's).
+// Equal to a version's record hashes, item id → RecordHash, the content
+// is that version's records: byte for byte when the formats are equal.
+func (c Content) HashesAs(format int) map[string]string {
+	if format == 0 || format >= c.Format {
+		return c.Hashes
+	}
+	out := make(map[string]string, len(c.Lines))
+	for i := range c.Lines {
+		out[c.Lines[i].ID] = c.Lines[i].HashAs(format)
+	}
+	return out
 }
 
 // contentPartSize is about how many bytes of lines one part holds.
@@ -49,7 +60,10 @@ const contentPartSize = 4 << 20
 // of a version's JSONL (the file's in the background: see SHA256).
 func Assemble(lines []Line) (Content, error) {
 	sort.Slice(lines, func(i, j int) bool { return lines[i].ID < lines[j].ID })
-	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), parts: []int{0}, sum: &fileSum{done: make(chan struct{})}}
+	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), Format: gold.RecordFormat1, parts: []int{0}, sum: &fileSum{done: make(chan struct{})}}
+	if len(lines) > 0 && lines[0].catPart > 0 {
+		c.Format = gold.RecordFormat2 // a Builder writes every line of a version in one format
+	}
 	partSize := 0
 	for i := range lines {
 		l := &lines[i]

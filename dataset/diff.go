@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ type FieldChange struct {
 // ItemChange is an item present in both versions with a different record.
 type ItemChange struct {
 	ID     string        `json:"id"`
-	Kinds  []string      `json:"kinds"` // tool, calls, args, rules, acceptable, rationale, provenance, input, observed
+	Kinds  []string      `json:"kinds"` // tool, calls, args, rules, acceptable, rationale, provenance, tools, input, observed
 	Fields []FieldChange `json:"fields"`
 }
 
@@ -73,7 +74,9 @@ func DiffSources(a, b Source) (Diff, error) {
 				if err != nil {
 					return d, fmt.Errorf("%s:%d / %s:%d: %w", a.Name, la.n, b.Name, lb.n, err)
 				}
-				d.Changed = append(d.Changed, ItemChange{ID: la.id, Kinds: kindsOf(fields), Fields: fields})
+				if len(fields) > 0 { // else the record formats alone differ
+					d.Changed = append(d.Changed, ItemChange{ID: la.id, Kinds: kindsOf(fields), Fields: fields})
+				}
 			}
 			if la, err = ra.next(); err != nil {
 				return d, err
@@ -153,6 +156,10 @@ func compareLines(a, b []byte) ([]FieldChange, error) {
 	}
 	var out []FieldChange
 	walk("", va, vb, &out)
+	// A record of gold.RecordFormat2 has a catalogue where one of
+	// RecordFormat1 has none: the same gold, written in two formats (the
+	// tools, which the catalogue hashes, are compared as themselves).
+	out = slices.DeleteFunc(out, func(f FieldChange) bool { return f.Path == "catalogue" && (f.From == nil || f.To == nil) })
 	return out, nil
 }
 
@@ -238,7 +245,7 @@ func rawOf(v any) json.RawMessage {
 
 // kindsOf names the kinds of change, in a fixed order.
 func kindsOf(fields []FieldChange) []string {
-	order := []string{"tool", "calls", "args", "rules", "acceptable", "rationale", "provenance", "input", "observed"}
+	order := []string{"tool", "calls", "args", "rules", "acceptable", "rationale", "provenance", "tools", "input", "observed"}
 	have := map[string]bool{}
 	for _, f := range fields {
 		have[kindOf(f.Path)] = true
@@ -270,6 +277,8 @@ func kindOf(path string) string {
 		return "provenance"
 	case strings.HasPrefix(path, "observed_calls"):
 		return "observed"
+	case strings.HasPrefix(path, "available_tools"), strings.HasPrefix(path, "catalogue"):
+		return "tools" // the tools offered (an item re-reviewed against a newer catalogue)
 	}
 	return "input"
 }

@@ -13,7 +13,9 @@ import (
 )
 
 // EncodeRecord returns the canonical line of r (without the newline): r is
-// normalised first, so equal gold gives equal bytes on any machine.
+// normalised first, so equal gold gives equal bytes on any machine. A
+// record with a Catalogue (gold.RecordFormat2) gets the one its available
+// tools make; without one (gold.RecordFormat1) it gets none.
 func EncodeRecord(r gold.Record) ([]byte, error) {
 	msgs, err := normalizeMessages(r.Input.Messages)
 	if err != nil {
@@ -25,6 +27,12 @@ func EncodeRecord(r gold.Record) ([]byte, error) {
 		return nil, fmt.Errorf("record %s: available tools: %w", r.ID, err)
 	}
 	r.AvailableTools = tools
+	if r.Catalogue != nil {
+		// RecordFormat2: the versions of the tools the record offers.
+		if r.Catalogue, err = gold.CatalogueOf(tools); err != nil {
+			return nil, fmt.Errorf("record %s: catalogue: %w", r.ID, err)
+		}
+	}
 	if err := normalizeAnswer(&r, false); err != nil {
 		return nil, fmt.Errorf("record %s: %w", r.ID, err)
 	}

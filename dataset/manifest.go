@@ -18,13 +18,16 @@ import (
 // Manifest describes one exported version (docs/formats.md, "Manifest"). Field order
 // is the key order of the file; maps are written with sorted keys.
 type Manifest struct {
-	Name          string         `json:"name"`
-	Version       int            `json:"version"`
-	ParentVersion *int           `json:"parent_version"` // null for v1
-	CreatedAt     string         `json:"created_at"`     // RFC 3339, UTC
-	CreatedBy     string         `json:"created_by"`
-	Message       string         `json:"message"`
-	File          string         `json:"file"`   // the canonical JSONL this manifest describes
+	Name          string `json:"name"`
+	Version       int    `json:"version"`
+	ParentVersion *int   `json:"parent_version"` // null for v1
+	CreatedAt     string `json:"created_at"`     // RFC 3339, UTC
+	CreatedBy     string `json:"created_by"`
+	Message       string `json:"message"`
+	File          string `json:"file"` // the canonical JSONL this manifest describes
+	// RecordFormat is how the JSONL's lines are written (gold.RecordFormat2
+	// and later); absent in versions of gold.RecordFormat1.
+	RecordFormat  int            `json:"record_format,omitempty"`
 	SHA256        string         `json:"sha256"` // of the JSONL file's bytes
 	Count         int            `json:"count"`
 	ToolCounts    map[string]int `json:"tool_counts"`    // per expected tool, "(none)" for no call
@@ -156,11 +159,15 @@ type VersionInfo struct {
 	Version       int
 	ParentVersion int               // 0 when there is none
 	ParentHashes  map[string]string // item id → record hash of the parent version
-	CreatedAt     time.Time
-	CreatedBy     string
-	Message       string
-	Selection     Selection
-	Labels        LabelAgreement
+	// ParentFormat is the parent's record format (gold.RecordFormat1 or
+	// 2; 0 when there is no parent): records are compared with the
+	// parent's as its format writes them.
+	ParentFormat int
+	CreatedAt    time.Time
+	CreatedBy    string
+	Message      string
+	Selection    Selection
+	Labels       LabelAgreement
 }
 
 // NewManifest describes content as version info.Version of info.Name.
@@ -178,6 +185,9 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 		GuideVersions: []string{},
 		Selection:     info.Selection,
 		RecordHashes:  make(map[string]string, len(c.Lines)),
+	}
+	if c.Format >= gold.RecordFormat2 {
+		m.RecordFormat = c.Format // absent in the first format's manifests, as they were written
 	}
 	if info.ParentVersion > 0 {
 		p := info.ParentVersion
@@ -221,7 +231,7 @@ func NewManifest(info VersionInfo, c Content) Manifest {
 	}
 	m.Agreement.LabelAgreement = LabelAgreement{PercentAgreement: round4p(info.Labels.PercentAgreement), KappaTool: round4p(info.Labels.KappaTool),
 		AlphaTool: round4p(info.Labels.AlphaTool), Reliability: info.Labels.Reliability.rounded()}
-	m.Changes = changes(info.ParentHashes, c.Hashes)
+	m.Changes = changes(info.ParentHashes, c.HashesAs(info.ParentFormat))
 	return m
 }
 

@@ -175,6 +175,11 @@ func canonicalIDAndTool(line []byte) (id, tool string, ok bool) {
 			return "", "", false
 		}
 	}
+	if j, ok := expectKey(line, i, `,"catalogue":`); ok { // gold.RecordFormat2
+		if i, ok = skipValue(line, j); !ok {
+			return "", "", false
+		}
+	}
 	if i, ok = expectKey(line, i, `,"expected_tool":`); !ok {
 		return "", "", false
 	}

@@ -36,6 +36,11 @@ func (e *Encoder) AppendRecord(dst []byte, r *Record) ([]byte, error) {
 	if dst, err = e.AppendValue(append(dst, `,"available_tools":`...), r.AvailableTools); err != nil {
 		return nil, fmt.Errorf("record %s: available_tools: %w", r.ID, err)
 	}
+	if r.Catalogue != nil { // RecordFormat2
+		if dst, err = e.AppendValue(append(dst, `,"catalogue":`...), r.Catalogue); err != nil {
+			return nil, fmt.Errorf("record %s: catalogue: %w", r.ID, err)
+		}
+	}
 	if dst, err = e.AppendAnswer(append(dst, ','), r); err != nil {
 		return nil, err
 	}

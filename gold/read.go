@@ -86,12 +86,17 @@ func ReadAs[T any](ctx context.Context, r io.Reader, name string, opts ReadOptio
 type Interner struct {
 	tools map[string][]trace.Tool
 	metas map[string]map[string]string
+	cats  map[string]map[string]string
 }
 
 // NewInterner returns an empty Interner.
 func NewInterner() *Interner {
-	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}}
+	return &Interner{tools: map[string][]trace.Tool{}, metas: map[string]map[string]string{}, cats: map[string]map[string]string{}}
 }
+
+// Catalogue decodes a record's catalogue (tool name → hash; absent or
+// null: none), once per distinct text.
+func (in *Interner) Catalogue(raw []byte) (map[string]string, error) { return intern(in.cats, raw) }
 
 // Tools decodes a record's available_tools (absent or null: none) in any
 // shape trace.DecodeTools reads (OpenAI's {"type":"function",…} too; never
@@ -160,6 +165,13 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 			var raw []byte
 			if raw, err = l.Skip(); err == nil {
 				r.AvailableTools, err = in.Tools(raw)
+			}
+		case "catalogue":
+			var raw []byte
+			if raw, err = l.Skip(); err == nil {
+				if r.Catalogue, err = in.Catalogue(raw); err != nil {
+					err = fmt.Errorf("catalogue: want an object of tool name → hash: %w", err)
+				}
 			}
 		case "expected_tool":
 			expTool, hasExpTool, err = l.StringOrNull("expected_tool")

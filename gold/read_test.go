@@ -35,6 +35,8 @@ func TestRead(t *testing.T) {
 		{"not json", "{nope\n", "gold.jsonl:1: not a gold record", 0},
 		{"args not an object", `{"id":"it_2","expected_calls":[{"tool":"t","args":[1]}]}`, "gold.jsonl:1: expected call t: args must be a JSON object", 0},
 		{"call without tool", `{"id":"it_3","expected_calls":[{"args":{}}]}`, "gold.jsonl:1: expected call without a tool name", 0},
+		{"catalogue not an object", `{"id":"it_5","catalogue":["t"],"expected_calls":[]}`, "gold.jsonl:1: catalogue: want an object of tool name → hash", 0},
+		{"catalogue of numbers", `{"id":"it_6","catalogue":{"t":1},"expected_calls":[]}`, "gold.jsonl:1: catalogue: want an object of tool name → hash", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,4 +89,21 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReadKeepsTheCatalogue(t *testing.T) {
+	in := `{"id":"it_1","input":{"messages":[]},"available_tools":[{"name":"t"}],"catalogue":{"t":"0123456789abcdef"},"expected_tool":null,"expected_calls":[]}` + "\n" +
+		`{"id":"it_2","available_tools":[{"name":"t"}],"expected_calls":[]}` + "\n"
+	recs, _, err := readAll(in, "gold.jsonl", 0)
+	if err != nil || len(recs) != 2 {
+		t.Fatal(recs, err)
+	}
+	if recs[0].Catalogue["t"] != "0123456789abcdef" || recs[1].Catalogue != nil {
+		t.Errorf("catalogues %v %v", recs[0].Catalogue, recs[1].Catalogue)
+	}
+	cat, err := CatalogueOf(recs[0].AvailableTools)
+	h, _ := trace.ToolHash(trace.Tool{Name: "t"})
+	if err != nil || cat["t"] != h[:16] {
+		t.Errorf("CatalogueOf %v %v", cat, err)
+	}
 }

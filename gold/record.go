@@ -17,17 +17,48 @@ import (
 // ("exact" by default), plus rules for optional arguments the call omits;
 // "arg_rules" is left out only for a call without arguments and rules.
 type Record struct {
-	ID             string          `json:"id"`
-	Input          Input           `json:"input"`
-	AvailableTools []trace.Tool    `json:"available_tools"`
-	ExpectedTool   *string         `json:"expected_tool"` // null: no tool should be called
-	ExpectedArgs   json.RawMessage `json:"expected_args"` // the first expected call's args; null with no call
-	ExpectedCalls  []ExpectedCall  `json:"expected_calls"`
+	ID             string       `json:"id"`
+	Input          Input        `json:"input"`
+	AvailableTools []trace.Tool `json:"available_tools"`
+	// Catalogue maps each available tool's name to its version, the first
+	// 16 hex digits of trace.ToolHash (RecordFormat2; nil in records of
+	// RecordFormat1, which have no such member).
+	Catalogue     map[string]string `json:"catalogue,omitempty"`
+	ExpectedTool  *string           `json:"expected_tool"` // null: no tool should be called
+	ExpectedArgs  json.RawMessage   `json:"expected_args"` // the first expected call's args; null with no call
+	ExpectedCalls []ExpectedCall    `json:"expected_calls"`
 	// Acceptable holds other complete call lists that also count as correct.
 	Acceptable    [][]ExpectedCall `json:"acceptable"`
 	Rationale     string           `json:"rationale"`
 	ObservedCalls []ObservedCall   `json:"observed_calls"`
 	Provenance    Provenance       `json:"provenance"`
+}
+
+// Record formats: how a dataset version's lines are written. A version
+// keeps the format it was exported in, so its bytes never change.
+const (
+	// RecordFormat1 is the first shape, without "catalogue".
+	RecordFormat1 = 1
+	// RecordFormat2 adds "catalogue" after "available_tools": each offered
+	// tool's version (CatalogueOf).
+	RecordFormat2 = 2
+	// CurrentRecordFormat is the format new versions are exported in.
+	CurrentRecordFormat = RecordFormat2
+)
+
+// CatalogueOf maps each tool's name to its version: the first 16 hex
+// digits of trace.ToolHash (its name, description and schema), as
+// manifests, drift reports and prediction lines write it.
+func CatalogueOf(tools []trace.Tool) (map[string]string, error) {
+	out := make(map[string]string, len(tools))
+	for _, t := range tools {
+		h, err := trace.ToolHash(t)
+		if err != nil {
+			return nil, err
+		}
+		out[t.Name] = h[:16]
+	}
+	return out, nil
 }
 
 // Input is what the model saw at the decision point.

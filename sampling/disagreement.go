@@ -22,15 +22,34 @@ type Disagreement struct {
 	Runs int     `json:"runs"`
 	Tool float64 `json:"tool"`
 	Call float64 `json:"call"`
+	// JudgeYes of JudgeVotes are the yes answers of an LLM quality judge
+	// asked about each run's calls on the item (sample --judge quality);
+	// both 0 when it was not asked or could not answer.
+	JudgeYes   int `json:"judge_yes,omitempty"`
+	JudgeVotes int `json:"judge_votes,omitempty"`
+}
+
+// JudgeSplit is how evenly the judge's votes split: 1 − |2·yes/votes − 1|,
+// 1 when half of them say yes, 0 when they all agree or there are none.
+func (d Disagreement) JudgeSplit() float64 {
+	if d.JudgeVotes == 0 {
+		return 0
+	}
+	return 1 - math.Abs(2*float64(d.JudgeYes)/float64(d.JudgeVotes)-1)
 }
 
 // Score orders items: tool disagreement counts twice as much as
-// disagreement on arguments only, 0 to 3 (exclusive).
-func (d Disagreement) Score() float64 { return 2*d.Tool + d.Call }
+// disagreement on arguments only, and the judge's split once: 0 to 4
+// (exclusive), 0 to 3 without a judge.
+func (d Disagreement) Score() float64 { return 2*d.Tool + d.Call + d.JudgeSplit() }
 
-// Priority is Score in 0–240, what Sampler.Prioritize takes: higher is
-// drawn first.
-func (d Disagreement) Priority() uint8 {
+// Priority is Score bucketed for Sampler.Prioritize (higher is drawn
+// first): in 0–240 as Score × 80 when judged is false (no judge in the
+// ranking), as Score × 60 when it is true.
+func (d Disagreement) Priority(judged bool) uint8 {
+	if judged {
+		return uint8(math.Round(d.Score() * 60))
+	}
 	return uint8(math.Round(d.Score() * 80))
 }
 
@@ -66,6 +85,10 @@ func maxCount(m map[string]int) int {
 	}
 	return best
 }
+
+// CallKey is a call list as one string, equal for call lists Disagree
+// counts as the same (see callSignature).
+func CallKey(calls []trace.Call) string { return callSignature(calls) }
 
 // callSignature is a call list as one string: names and arguments with
 // object keys sorted and numbers by value (1 = 1.0 = 1e0), so equal values

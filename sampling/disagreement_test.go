@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/trace"
@@ -42,7 +43,7 @@ func TestDisagree(t *testing.T) {
 			t.Errorf("%s: %+v", tt.name, d)
 		}
 	}
-	if !(Disagreement{Tool: 0.5, Call: 0.5}.Priority() > Disagreement{Call: 0.5}.Priority()) || (Disagreement{}).Priority() != 0 {
+	if !(Disagreement{Tool: 0.5, Call: 0.5}.Priority(false) > Disagreement{Call: 0.5}.Priority(false)) || (Disagreement{}).Priority(false) != 0 {
 		t.Error("tool disagreement does not outrank argument disagreement")
 	}
 }
@@ -96,5 +97,37 @@ func TestPrioritizeTakesTheTopThenTheSeededOrder(t *testing.T) {
 	}
 	if b := draw(2); fmt.Sprint(b) == fmt.Sprint(a) || b[0] != "it_07" {
 		t.Errorf("another seed: %v (ties should reorder, the top stays)", b)
+	}
+}
+
+func TestJudgeSplitRanksWithinALevel(t *testing.T) {
+	for _, tt := range []struct {
+		d    Disagreement
+		want float64
+	}{
+		{Disagreement{}, 0},
+		{Disagreement{JudgeYes: 5, JudgeVotes: 5}, 0},
+		{Disagreement{JudgeYes: 0, JudgeVotes: 10}, 0},
+		{Disagreement{JudgeYes: 5, JudgeVotes: 10}, 1},
+		{Disagreement{JudgeYes: 6, JudgeVotes: 10}, 0.8},
+	} {
+		if got := tt.d.JudgeSplit(); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%+v: split %g, want %g", tt.d, got, tt.want)
+		}
+	}
+	// Two runs picking different tools (which differ on the call too)
+	// outrank any split alone; a full split outranks runs that differ on
+	// arguments only, and agreement; without a judge the buckets are as
+	// before.
+	tool := Disagreement{Tool: 0.5, Call: 0.5, JudgeYes: 10, JudgeVotes: 10}
+	torn, args, calm := Disagreement{JudgeYes: 5, JudgeVotes: 10}, Disagreement{Call: 0.5}, Disagreement{}
+	if !(tool.Priority(true) > torn.Priority(true) && torn.Priority(true) > args.Priority(true) && args.Priority(true) > calm.Priority(true)) {
+		t.Errorf("priorities %d %d %d %d", tool.Priority(true), torn.Priority(true), args.Priority(true), calm.Priority(true))
+	}
+	if max := (Disagreement{Tool: 1, Call: 1, JudgeYes: 1, JudgeVotes: 2}).Priority(true); max != 240 {
+		t.Errorf("top priority %d", max)
+	}
+	if (Disagreement{Tool: 0.5, Call: 0.5}).Priority(false) != 120 {
+		t.Error("the ranking without a judge changed")
 	}
 }

@@ -142,7 +142,10 @@ func checkPhoenix(ctx context.Context, tx pgx.Tx, name string) error {
 	return nil
 }
 
-// phoenixCandidates is the first pass, in SQL.
+// phoenixCandidates is the first pass, in SQL. It is long because it builds
+// one query from every sampling option (stratum, filters, time range, turns)
+// and reads its rows into the strata's pools in the same place, so that
+// the SQL and the columns it scans stay side by side.
 func phoenixCandidates(ctx context.Context, tx pgx.Tx, o Options, k int, res *Result) (map[string]*pool, error) {
 	args := []any{strconv.FormatInt(o.Seed, 10), k}
 	arg := func(v any) string {

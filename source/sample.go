@@ -259,7 +259,8 @@ func matches(f sampling.Filter, tools []string, meta map[string]string, ts time.
 // sampled. Only the rows this walk reaches are read: first each stratum's
 // share, then, where copies left a stratum short, the next ones. It reports
 // false when a stratum ran out of held candidates while it had more (the
-// caller scans again holding more).
+// caller scans again holding more). It is long because the walk, the
+// dedup and the top-up of short strata share one cursor state.
 func choose(ctx context.Context, o Options, pools map[string]*pool, excluded map[string]bool, res *Result, fetch fetchFunc) (bool, error) {
 	counts := make([]sampling.Stratum, 0, len(pools))
 	for name, p := range pools {

@@ -199,8 +199,8 @@ func (s *Store) completeVersion(ctx context.Context, name string, version int, n
 	}
 	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE datasets SET parent_version = ?, created_at = ?, created_by = ?, message = ?, sha256 = ?,
-			count = ?, manifest = ?, state = 'ready', heartbeat_at = '' WHERE name = ? AND version = ? AND state = 'staging'`,
-			parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count, string(nv.Manifest), name, version)
+			count = ?, manifest = ?, record_format = ?, state = 'ready', heartbeat_at = '' WHERE name = ? AND version = ? AND state = 'staging'`,
+			parent, v.CreatedAt, v.CreatedBy, v.Message, v.SHA256, v.Count, string(nv.Manifest), max(1, v.RecordFormat), name, version)
 		if err != nil {
 			return fmt.Errorf("dataset %s@v%d: %w", name, version, classify(err))
 		}

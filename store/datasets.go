@@ -17,13 +17,21 @@ type DatasetVersion struct {
 	Message       string `json:"message"`
 	SHA256        string `json:"sha256"`
 	Count         int    `json:"count"`
+	// RecordFormat is how the version's lines are written
+	// (gold.RecordFormat1 or 2); it never changes, so neither do the bytes.
+	RecordFormat int `json:"record_format"`
 }
 
-const datasetColumns = `name, version, coalesce(parent_version, 0), created_at, created_by, message, sha256, count`
+const datasetColumns = `name, version, coalesce(parent_version, 0), created_at, created_by, message, sha256, count, record_format`
+
+// dest is where a row of datasetColumns scans to, followed by more.
+func (v *DatasetVersion) dest(more ...any) []any {
+	return append([]any{&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &v.RecordFormat}, more...)
+}
 
 func scanDatasetVersion(sc interface{ Scan(...any) error }) (DatasetVersion, error) {
 	var v DatasetVersion
-	err := sc.Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count)
+	err := sc.Scan(v.dest()...)
 	return v, err
 }
 
@@ -69,7 +77,7 @@ func (s *Store) DatasetManifest(ctx context.Context, name string, version int) (
 	var v DatasetVersion
 	var manifest string
 	err := s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+`, manifest FROM datasets WHERE name = ? AND version = ? AND state = 'ready'`, name, version).
-		Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &manifest)
+		Scan(v.dest(&manifest)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, ErrNotFound)
 	}
@@ -87,7 +95,7 @@ func (s *Store) DatasetFiles(ctx context.Context, name string, version int) (Dat
 	row := s.r.QueryRowContext(ctx, `SELECT `+datasetColumns+`, manifest, content_encoding, content FROM datasets
 		WHERE name = ? AND version = ? AND state = 'ready'`, name, version)
 	var v DatasetVersion
-	err := row.Scan(&v.Name, &v.Version, &v.ParentVersion, &v.CreatedAt, &v.CreatedBy, &v.Message, &v.SHA256, &v.Count, &manifest, &encoding, &blob)
+	err := row.Scan(v.dest(&manifest, &encoding, &blob)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, nil, nil, fmt.Errorf("dataset %s@v%d: %w", name, version, ErrNotFound)
 	}

@@ -33,12 +33,12 @@ func TestDatasetVersionsRoundTripAndOrder(t *testing.T) {
 	for i := 0; i < 1234; i++ { // more than one multi-row INSERT
 		hashes[fmt.Sprintf("it_%016x", i)] = fmt.Sprintf("h%d", i)
 	}
-	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", CreatedBy: "carol", Message: "first", SHA256: "aa", Count: len(hashes)}
+	v1 := DatasetVersion{Name: "d", Version: 1, CreatedAt: "2026-05-01T12:00:00Z", CreatedBy: "carol", Message: "first", SHA256: "aa", Count: len(hashes), RecordFormat: 1}
 	if err := insertVersion(t, st, v1, hashes); err != nil {
 		t.Fatal(err)
 	}
 	v2 := v1
-	v2.Version, v2.ParentVersion, v2.SHA256, v2.Message = 2, 1, "bb", "second"
+	v2.Version, v2.ParentVersion, v2.SHA256, v2.Message, v2.RecordFormat = 2, 1, "bb", "second", 2
 	if err := insertVersion(t, st, v2, map[string]string{"it_0000000000000001": "x"}); err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dat
 	if err != nil {
 		return err
 	}
-	groups, err := s.readGoldAnswers(ctx, f, where, args)
+	groups, err := s.readGoldAnswers(ctx, f, where, args, toolDefs)
 	if err != nil || len(groups) == 0 {
 		return err
 	}
@@ -92,10 +92,11 @@ func (s *Store) GoldTracesEach(ctx context.Context, f GoldFilter, ready func(dat
 
 // readGoldAnswers reads the gold answers selected by f, grouped by trace
 // (Trace.ID set, nothing else of it), each group's answers in turn order.
-func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string, args []any) (map[string]*dataset.TraceGold, error) {
+func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string, args []any,
+	toolDefs map[string]trace.Tool) (map[string]*dataset.TraceGold, error) {
 	// CROSS JOIN keeps gold the outer loop: SQLite would otherwise walk
 	// every item and probe gold for each.
-	rows, err := s.r.QueryContext(ctx, `SELECT `+goldRowSQL+`
+	rows, err := s.r.QueryContext(ctx, `SELECT `+goldRowSQL+`, coalesce(i.toolset, 0)
 		FROM gold g CROSS JOIN items i ON i.id = g.item_id`+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read gold: %w", err)
@@ -107,8 +108,10 @@ func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string,
 	}
 	dec := goldDecoder{names: map[string]string{}, lists: map[string][]string{}}
 	var row sql.RawBytes
-	dest := []any{&row} // built once: Scan(&row) would allocate it per row
+	var toolset int64
+	dest := []any{&row, &toolset} // built once: Scan(&row) would allocate it per row
 	groups := map[string]*dataset.TraceGold{}
+	overrides := map[int64]itemCatalogue{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("read gold: %w", err)
@@ -119,6 +122,16 @@ func (s *Store) readGoldAnswers(ctx context.Context, f GoldFilter, where string,
 		}
 		if len(tools) > 0 && !tools[firstExpectedTool(a.Calls)] {
 			continue
+		}
+		if toolset != 0 {
+			c, ok := overrides[toolset]
+			if !ok {
+				if c, err = s.itemCatalogue(ctx, toolset, toolDefs); err != nil {
+					return nil, fmt.Errorf("gold of item %s: %w", a.ItemID, err)
+				}
+				overrides[toolset] = c
+			}
+			a.Tools, a.ToolsKey = c.tools, c.key
 		}
 		g, ok := groups[string(traceID)]
 		if !ok {
@@ -205,6 +218,34 @@ func (d *goldDecoder) answer(row []byte) (traceID []byte, a dataset.Answer, err 
 		}
 	}
 	return f[0], a, nil
+}
+
+// itemCatalogue is a tool set an item was put back against: its tools and
+// its key (the tools' hashes, as readGoldTraces keys a trace's).
+type itemCatalogue struct {
+	tools []trace.Tool
+	key   string
+}
+
+// itemCatalogue loads tool set id, its tools from toolDefs.
+func (s *Store) itemCatalogue(ctx context.Context, id int64, toolDefs map[string]trace.Tool) (itemCatalogue, error) {
+	var list string
+	if err := s.r.QueryRowContext(ctx, `SELECT hashes FROM toolsets WHERE id = ?`, id).Scan(&list); err != nil {
+		return itemCatalogue{}, fmt.Errorf("tool set %d: %w", id, err)
+	}
+	var hashes []string
+	if err := json.Unmarshal([]byte(list), &hashes); err != nil {
+		return itemCatalogue{}, fmt.Errorf("tool set %d: %w", id, err)
+	}
+	c := itemCatalogue{tools: make([]trace.Tool, len(hashes)), key: strings.Join(hashes, ",")}
+	for i, h := range hashes {
+		t, ok := toolDefs[h]
+		if !ok {
+			return itemCatalogue{}, fmt.Errorf("tool set %d: tool %s missing", id, h)
+		}
+		c.tools[i] = t
+	}
+	return c, nil
 }
 
 func firstExpectedTool(calls []gold.ExpectedCall) string {

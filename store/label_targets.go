@@ -49,7 +49,8 @@ func (s *Store) LabelTargets(ctx context.Context, itemIDs []string) (map[string]
 }
 
 // labelTargets reads the items' status and assignments, and the tool set
-// of each item found (0: none).
+// of each item found (0: none): the item's own when it was put back
+// against a newer catalogue, else its trace's.
 func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]LabelTarget, map[string]int64, error) {
 	out := make(map[string]LabelTarget, len(itemIDs))
 	toolsets := map[string]int64{}
@@ -63,7 +64,7 @@ func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]
 	for start := 0; start < len(ids); start += labelTargetsPerQuery {
 		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
 		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
-		err := eachRow(ctx, q, `SELECT i.id, i.status, coalesce(t.toolset, 0) FROM items i LEFT JOIN traces t ON t.id = i.trace_id
+		err := eachRow(ctx, q, `SELECT i.id, i.status, coalesce(i.toolset, t.toolset, 0) FROM items i LEFT JOIN traces t ON t.id = i.trace_id
 			WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
 			var id string
 			lt := LabelTarget{Found: true, Assignments: map[string]string{}}
@@ -98,7 +99,7 @@ func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]
 // toolsetTools loads the tools of one tool set, in order.
 func toolsetTools(ctx context.Context, q Queryer, set int64) ([]trace.Tool, error) {
 	out := []trace.Tool{}
-	err := eachRow(ctx, q, `SELECT t.name, t.description, t.parameters FROM toolsets s JOIN json_each(s.hashes) j
+	err := eachRow(ctx, q, `SELECT t.name, t.description, t.parameters FROM toolsets s CROSS JOIN json_each(s.hashes) j
 		JOIN tools t ON t.hash = j.value WHERE s.id = ? ORDER BY CAST(j.key AS INTEGER)`, []any{set}, func(rows *sql.Rows) error {
 		var r trace.Tool
 		var params string

@@ -21,7 +21,9 @@ const labelGroup = 256
 // adjudicated; written with its assignment submitted and draft removed;
 // and each item whose assignments are then all closed settled once, its
 // Settlement given to its last label in the group. It returns how to take
-// each label back.
+// each label back. It is long because those steps run as a few statements
+// over the whole group, in one place, so that each label's refusal and its
+// undo stay in step.
 func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
 	n := len(labels)
 	keys := make([]any, 0, 2*n)

@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/goldtrace/goldtrace/trace"
 )
 
 // StaleItem is one gold item put back in front of reviewers because the
@@ -29,6 +32,10 @@ type StaleBatch struct {
 	Params    any // recorded as the batch's parameters
 	CreatedBy string
 	Items     []StaleItem
+	// Tools, when not empty, is the current catalogue: each item is
+	// labeled against it from now on, in place of its trace's tools
+	// (stored once, referenced by every item of the batch).
+	Tools []trace.Tool
 }
 
 // ReviewAgain writes batch b and puts each of its gold items back to
@@ -65,6 +72,12 @@ func (s *Store) ReviewAgain(ctx context.Context, b StaleBatch) error {
 			VALUES (?, ?, ?, ?, ?, ?, 'ready', '')`, b.Name, b.Seed, b.PerItem, string(params), b.CreatedBy, now); err != nil {
 			return fmt.Errorf("insert batch: %w", err)
 		}
+		var toolset any // NULL: the items keep the catalogue they have
+		if len(b.Tools) > 0 {
+			if toolset, err = putToolset(ctx, tx, b.Tools); err != nil {
+				return fmt.Errorf("store the current catalogue: %w", err)
+			}
+		}
 		positions := map[string]int{}
 		seen := map[string]bool{}
 		for i, it := range b.Items {
@@ -74,6 +87,11 @@ func (s *Store) ReviewAgain(ctx context.Context, b StaleBatch) error {
 			seen[it.Item] = true
 			if err := s.reviewAgain(ctx, tx, b, i, it, positions, now); err != nil {
 				return err
+			}
+			if toolset != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE items SET toolset = ? WHERE id = ?`, toolset, it.Item); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -138,4 +156,30 @@ func (s *Store) reviewAgain(ctx context.Context, tx *Tx, b StaleBatch, pos int, 
 		return err
 	}
 	return s.audit(ctx, tx, it.Item, b.CreatedBy, ActionSendBack, note, auditPayload{To: it.Reviewers, Returned: labels, Previous: cur.gold})
+}
+
+// putToolset stores tools (each once) and their ordered list (once), as an
+// import stores a trace's, and returns the list's id.
+func putToolset(ctx context.Context, tx *Tx, tools []trace.Tool) (int64, error) {
+	hashes := make([]string, len(tools))
+	for i, t := range tools {
+		h, err := trace.ToolHash(t)
+		if err != nil {
+			return 0, err
+		}
+		hashes[i] = h
+		if _, err := tx.ExecContext(ctx, sqlToolInsert, h, t.Name, t.Description, string(t.Parameters)); err != nil {
+			return 0, err
+		}
+	}
+	list, err := json.Marshal(hashes)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, sqlToolsetInsert, string(list)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = tx.QueryRowContext(ctx, sqlToolsetID, string(list)).Scan(&id)
+	}
+	return id, err
 }

@@ -465,10 +465,13 @@ func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
 }
 
 // Item loads one decision point with its context, tools and observed calls.
+// Its tools are its trace's, or the catalogue it was put back against
+// (ReviewAgain with StaleBatch.Tools).
 func (s *Store) Item(ctx context.Context, id string) (trace.Item, error) {
 	var traceID string
 	var turn int
-	err := s.r.QueryRowContext(ctx, `SELECT trace_id, turn FROM items WHERE id = ?`, id).Scan(&traceID, &turn)
+	var toolset int64
+	err := s.r.QueryRowContext(ctx, `SELECT trace_id, turn, coalesce(toolset, 0) FROM items WHERE id = ?`, id).Scan(&traceID, &turn, &toolset)
 	if errors.Is(err, sql.ErrNoRows) {
 		return trace.Item{}, fmt.Errorf("item %q: %w", id, ErrNotFound)
 	}
@@ -481,6 +484,12 @@ func (s *Store) Item(ctx context.Context, id string) (trace.Item, error) {
 	}
 	for _, it := range trace.Items(t) {
 		if it.Turn == turn {
+			if toolset != 0 {
+				// Put back against a newer catalogue (sample --stale --tools).
+				if it.Tools, err = toolsetTools(ctx, s.r, toolset); err != nil {
+					return trace.Item{}, fmt.Errorf("item %q: its catalogue: %w", id, err)
+				}
+			}
 			return it, nil
 		}
 	}

@@ -199,7 +199,13 @@ func (v *argNode) JSON() string {
 func (v *argNode) write(b *strings.Builder, indent string) {
 	switch v.kind() {
 	case argRaw:
-		b.WriteString(strings.TrimSpace(v.text))
+		t := strings.TrimSpace(v.text)
+		if v.raw && v.s.kind == argEnum && !json.Valid([]byte(t)) && v.s.enumIndex(jsonLine(t)) >= 0 {
+			// A choice typed without quotes in a choice field that held a
+			// value no longer among them (a dropped enum value).
+			t = jsonLine(t)
+		}
+		b.WriteString(t)
 	case argText:
 		b.WriteString(jsonLine(v.text))
 	case argNumber, argInteger:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -145,6 +146,9 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 	f.cur = 0
 	f.resize()
 	f.setFocus(0, fieldTool)
+	if _, offered := f.byName[f.calls[0].tool]; !f.noTool && f.calls[0].tool != "" && !offered {
+		return // a tool no longer offered: the work starts at the tool
+	}
 	if f.noTool || f.calls[0].tool != "" {
 		// A draft comes back where the work is: the rationale if a tool is
 		// chosen and its arguments are fine, else the arguments.
@@ -238,6 +242,11 @@ func (f *labelForm) validate(ce *callEditor) {
 	}
 	v := json.RawMessage(ce.value())
 	ce.problems = ce.validator.Validate(v)
+	if _, offered := f.byName[ce.tool]; !offered {
+		// A draft's tool the item no longer offers (put back against a
+		// newer catalogue): said before submit refuses it.
+		ce.problems = append([]review.Problem{{Message: fmt.Sprintf("%q is not one of the tools offered here: choose another (shift+tab to the tool)", ce.tool)}}, ce.problems...)
+	}
 	if ce.choices == nil && ce.form != nil {
 		ce.choices = choiceTexts(ce.form.schema, nil)
 	}

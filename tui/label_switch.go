@@ -8,6 +8,9 @@ import (
 // carryArgs are the arguments of ce's current tool that the tool called
 // name also takes, by the same name and of the same type, as JSON, and
 // their names: switching tools keeps what was typed where it still fits.
+// A current tool the item does not offer (a draft's tool renamed in a
+// newer catalogue) has no schema to compare: its arguments that fit the
+// new tool's by name are kept.
 func (f *labelForm) carryArgs(ce *callEditor, name string) (string, []string) {
 	dec := json.NewDecoder(strings.NewReader(ce.value()))
 	dec.UseNumber()
@@ -15,17 +18,20 @@ func (f *labelForm) carryArgs(ce *callEditor, name string) (string, []string) {
 	if dec.Decode(&old) != nil || len(old) == 0 {
 		return "", nil
 	}
-	was := parseArgSchema(f.byName[ce.tool].Parameters)
+	oldTool, offered := f.byName[ce.tool]
+	was := parseArgSchema(oldTool.Parameters)
 	now := parseArgSchema(f.byName[name].Parameters)
-	if was.kind != argObject || now.kind != argObject {
+	if (offered && was.kind != argObject) || now.kind != argObject {
 		return "", nil
 	}
 	keep := map[string]any{}
 	var names []string
 	for _, p := range now.props {
 		v, ok := old[p.name]
-		before := was.prop(p.name)
-		if !ok || before == nil || before.schema.typeName() != p.schema.typeName() {
+		if !ok {
+			continue
+		}
+		if before := was.prop(p.name); offered && (before == nil || before.schema.typeName() != p.schema.typeName()) {
 			continue
 		}
 		if _, fit := projectValue(v, p.schema); fit {

@@ -10,7 +10,7 @@ import (
 	"github.com/goldtrace/goldtrace/internal/textwrap"
 )
 
-// writeItems prints rows in 80 columns: a line of columns per item, then
+// Items prints rows in 80 columns: a line of columns per item, then
 // its first user message, indented, on a line of its own.
 func Items(w io.Writer, rows []app.ItemRow, reviewer bool, now time.Time) {
 	if len(rows) == 0 {

@@ -10,6 +10,8 @@ import (
 	"github.com/goldtrace/goldtrace/app"
 )
 
+// Calibration writes a judge calibration report: agreement with the human
+// gold overall and per tool, and the items the judge and the gold disagree on.
 func Calibration(out io.Writer, r *app.CalibrationReport) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "goldtrace judge calibrate: %s judge, model %s at %s (prompt %s)\n", r.Kind, r.Model, r.Endpoint, r.PromptSHA256[:12])

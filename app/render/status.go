@@ -11,6 +11,8 @@ import (
 	"github.com/goldtrace/goldtrace/review"
 )
 
+// Status writes the status as text: progress per batch and reviewer, and
+// for a lead the settled items, disputes and agreement.
 func Status(w io.Writer, s app.Status) error {
 	switch s.View {
 	case app.ViewLead:

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/spf13/cobra"
 )
 
@@ -69,35 +69,5 @@ func runAssign(cmd *cobra.Command, cli *CLI, f assignFlags) error {
 	if err != nil {
 		return fmt.Errorf("assign --release: %w", err)
 	}
-	if f.asJSON {
-		enc := json.NewEncoder(cli.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Released []app.Release `json:"released"`
-			Kept     []app.Release `json:"kept"`
-		}{nonNilReleases(released), nonNilReleases(kept)})
-	}
-	for _, r := range released {
-		why := ""
-		if r.Reason != "" {
-			why = fmt.Sprintf(" (skipped: %s)", r.Reason)
-		}
-		fmt.Fprintf(cli.Out, "%s: %s → %s in %s, was %s%s\n", r.Item, r.From, r.To, r.Batch, r.Status, why)
-	}
-	for _, r := range kept {
-		fmt.Fprintf(cli.Out, "%s: kept with %s (%s is already assigned it)\n", r.Item, r.From, r.To)
-	}
-	fmt.Fprintf(cli.Out, "released %d item(s) from %s to %s", len(released), f.from, f.to)
-	if len(kept) > 0 {
-		fmt.Fprintf(cli.Out, "; %d kept", len(kept))
-	}
-	fmt.Fprintln(cli.Out)
-	return nil
-}
-
-func nonNilReleases(rs []app.Release) []app.Release {
-	if rs == nil {
-		return []app.Release{}
-	}
-	return rs
+	return render.Releases(cli.Out, released, kept, f.from, f.to, f.asJSON)
 }

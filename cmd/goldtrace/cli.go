@@ -37,7 +37,7 @@ type CLI struct {
 	// config files set; mayCreate lets the command create a missing
 	// database (import, demo, users add, init).
 	dbFrom    string
-	config    config
+	config    app.Config
 	mayCreate bool
 	// quietCreate: the command says "created" itself (init).
 	quietCreate bool
@@ -163,4 +163,15 @@ func (a *CLI) programOptions() []tea.ProgramOption {
 		opts = append(opts, tea.WithOutput(a.Out))
 	}
 	return opts
+}
+
+// newMeter is a progress meter on the CLI's stderr when that is a
+// terminal, quiet otherwise (a pipe, a CI log). total 0 means unknown;
+// unit "MB" counts bytes.
+func newMeter(cli *CLI, what, unit string, total int64) *render.Meter {
+	var w io.Writer
+	if IsTerminal(cli.Err) {
+		w = cli.Err
+	}
+	return render.NewMeter(w, what, unit, total)
 }

@@ -19,12 +19,9 @@ import (
 // nothing, and `goldtrace __complete …` says why on stderr in one line and
 // exits 2.
 
-// A completer reads the names it offers through app as nobody (no
-// identity): completion shows only what anyone may list.
+// A completer reads the names it offers through app (which reads them as
+// nobody: completion shows only what anyone may list).
 type completer func(ctx context.Context, be *app.App, toComplete string) ([]string, error)
-
-// nobody is the actor completion reads as.
-var nobody = app.Actor{Source: app.SourceLocal}
 
 // completeFrom turns a completer into a cobra completion function.
 func completeFrom(cli *CLI, fn completer) cobra.CompletionFunc {
@@ -55,73 +52,24 @@ func completeFrom(cli *CLI, fn completer) cobra.CompletionFunc {
 }
 
 func userNames(role string) completer {
-	return func(ctx context.Context, be *app.App, _ string) ([]string, error) {
-		users, err := be.Users(ctx, nobody)
-		var out []string
-		for _, u := range users {
-			if role == "" || u.Role == role {
-				out = append(out, u.Name)
-			}
-		}
-		return out, err
-	}
+	return func(ctx context.Context, be *app.App, _ string) ([]string, error) { return be.UserNames(ctx, role) }
 }
 
-// userList completes a comma-separated list of user names (--reviewers).
-func userList(ctx context.Context, be *app.App, toComplete string) ([]string, error) {
-	names, err := userNames("")(ctx, be, "")
-	done := toComplete[:strings.LastIndex(toComplete, ",")+1]
-	var out []string
-	for _, n := range names {
-		if !strings.Contains(","+done, ","+n+",") {
-			out = append(out, done+n)
-		}
-	}
-	return out, err
-}
-
-func batchNames(ctx context.Context, be *app.App, _ string) ([]string, error) {
-	batches, err := be.Batches(ctx, nobody)
-	var out []string
-	for _, b := range batches {
-		out = append(out, b.Name)
-	}
-	return out, err
-}
-
-func datasetNames(ctx context.Context, be *app.App, _ string) ([]string, error) {
-	versions, err := be.DatasetVersions(ctx, nobody, "")
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range versions {
-		if !seen[v.Name] {
-			seen[v.Name] = true
-			out = append(out, v.Name)
-		}
-	}
-	return out, err
-}
-
-// datasetRefs completes NAME@vN of the stored versions.
-func datasetRefs(ctx context.Context, be *app.App, _ string) ([]string, error) {
-	versions, err := be.DatasetVersions(ctx, nobody, "")
-	var out []string
-	for _, v := range versions {
-		out = append(out, dataset.Ref{Name: v.Name, Version: v.Version}.String())
-	}
-	return out, err
-}
-
-// metaKeys completes meta.KEY (and, with extra, fixed choices before them).
 func metaKeys(extra ...string) completer {
-	return func(ctx context.Context, be *app.App, _ string) ([]string, error) {
-		keys, err := be.TraceMetaKeys(ctx, nobody)
-		out := append([]string(nil), extra...)
-		for _, k := range keys {
-			out = append(out, "meta."+k)
-		}
-		return out, err
-	}
+	return func(ctx context.Context, be *app.App, _ string) ([]string, error) { return be.MetaKeys(ctx, extra...) }
+}
+
+func userList(ctx context.Context, be *app.App, s string) ([]string, error) {
+	return be.UserList(ctx, s)
+}
+func batchNames(ctx context.Context, be *app.App, _ string) ([]string, error) {
+	return be.BatchNames(ctx)
+}
+func datasetNames(ctx context.Context, be *app.App, _ string) ([]string, error) {
+	return be.DatasetNames(ctx)
+}
+func datasetRefs(ctx context.Context, be *app.App, _ string) ([]string, error) {
+	return be.DatasetRefs(ctx)
 }
 
 // fixed completes one of a fixed list of values, without the database.

@@ -9,30 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/app/render"
 )
-
-func TestParseConfig(t *testing.T) {
-	good := "# project settings\n\ndb = \"support.db\"   # shared\nas = 'alice'\n"
-	values, err := parseConfig("goldtrace.toml", []byte(good))
-	if err != nil || values["db"] != "support.db" || values["as"] != "alice" {
-		t.Fatalf("%v %v", values, err)
-	}
-	for _, tc := range []struct{ text, want string }{
-		{"db = \"a.db\"\ncolour = \"blue\"\n", `goldtrace.toml:2: unknown key "colour"`},
-		{"db = a.db\n", `goldtrace.toml:1: key "db": value a.db is not a string`},
-		{"as = \"alice\n", `goldtrace.toml:1: key "as": unterminated string`},
-		{"[project]\ndb = \"a.db\"\n", "goldtrace.toml:1: table [project]"},
-		{"db = \"a.db\"\ndb = \"b.db\"\n", `goldtrace.toml:2: key "db" is set twice`},
-		{"just words\n", `goldtrace.toml:1: want key = "value"`},
-		{"as = \"\"\n", `goldtrace.toml:1: key "as" is empty`},
-		{"db = \"a.db\" extra\n", `goldtrace.toml:1: key "db": unexpected "extra"`},
-	} {
-		if _, err := parseConfig("goldtrace.toml", []byte(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: got %v, want %q", tc.text, err, tc.want)
-		}
-	}
-}
 
 // runIn runs goldtrace as main would, without adding --db, in dir with the
 // given environment.
@@ -97,13 +76,13 @@ func TestConfigFiles(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(xdg, "goldtrace", "config.toml"), "db = \"user.db\"\nas = \"bob\"\n")
 	env := map[string]string{"XDG_CONFIG_HOME": xdg}
-	whoami := func(env map[string]string, args ...string) whoamiResult {
+	whoami := func(env map[string]string, args ...string) app.Whoami {
 		t.Helper()
 		out, errOut, code := runIn(t, dir, env, append([]string{"whoami", "--json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("whoami: %s", errOut)
 		}
-		var r whoamiResult
+		var r app.Whoami
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ open it: it shows adjudicated answers.`,
 				return fmt.Errorf("dashboard: %w", err)
 			}
 			if batch != "" {
-				if err := checkBatchExists(cmd, be, who, batch); err != nil {
+				if err := be.CheckBatch(cmd.Context(), who, batch); err != nil {
 					return err
 				}
 			}
@@ -53,17 +53,4 @@ open it: it shows adjudicated answers.`,
 	cmd.Flags().StringVar(&as, "as", "", "the lead looking (required)")
 	cmd.Flags().StringVar(&batch, "batch", "", "only the items of this batch")
 	return cmd
-}
-
-func checkBatchExists(cmd *cobra.Command, be *app.App, who app.Actor, batch string) error {
-	batches, err := be.Batches(cmd.Context(), who)
-	if err != nil {
-		return fmt.Errorf("dashboard: %w", err)
-	}
-	for _, b := range batches {
-		if b.Name == batch {
-			return nil
-		}
-	}
-	return fmt.Errorf("dashboard: no batch %q (goldtrace batches lists them)", batch)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -35,7 +36,7 @@ func TestDiffFilesAndStoredVersionsAgree(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	var a, b diffResult
+	var a, b app.DiffResult
 	if err := json.Unmarshal([]byte(stored), &a); err != nil {
 		t.Fatal(err)
 	}

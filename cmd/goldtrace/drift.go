@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/catalogue"
+	"github.com/goldtrace/goldtrace/app/render"
 )
 
 func newDriftCmd(cli *CLI) *cobra.Command {
@@ -49,12 +48,7 @@ gate on it; put stale items back to reviewers with goldtrace sample --stale.`,
 			if format != "text" && format != "json" && format != "markdown" {
 				return fmt.Errorf("--format %q: want text, json or markdown", format)
 			}
-			in, closeIn, err := app.OpenInput(tools, cli.In)
-			if err != nil {
-				return fmt.Errorf("--tools %w", err)
-			}
-			current, err := catalogue.Read(in, tools)
-			closeIn()
+			current, err := app.ReadCatalogue(tools, cli.In)
 			if err != nil {
 				return err
 			}
@@ -63,17 +57,7 @@ gate on it; put stale items back to reviewers with goldtrace sample --stale.`,
 			if err != nil {
 				return err
 			}
-			switch format {
-			case "json":
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				err = enc.Encode(r)
-			case "markdown":
-				err = catalogue.WriteMarkdown(cli.Out, r)
-			default:
-				err = catalogue.WriteText(cli.Out, r)
-			}
-			if err != nil {
+			if err := render.Drift(cli.Out, r, format); err != nil {
 				return err
 			}
 			if r.Stale > 0 {

@@ -99,9 +99,20 @@ func TestDriftOverSSHReadsOnlyStdinAndVersions(t *testing.T) {
 		{"drift", "--gold", "support@v1", "--tools", "-", "--as", "carol"},
 		{"sample", "--stale", "support@v1", "--tools", "/srv/tools.json", "--reviewers", "alice,bob"},
 		{"sample", "--by", "disagreement", "--runs", "/srv/a.jsonl,/srv/b.jsonl", "--reviewers", "alice,bob"},
+		// The judge would call a URL with the server's key, or read a
+		// template file on the server: none of its flags exist over SSH.
+		{"sample", "--by", "disagreement", "--judge", "quality", "--judge-model", "m-2024-01-01", "--dry-run"},
+		{"sample", "--by=disagreement", "--judge=quality", "--dry-run"},
+		{"sample", "--judge-url", "http://169.254.169.254/v1", "--dry-run"},
+		{"sample", "--judge-url=http://127.0.0.1:1/v1", "--dry-run"},
+		{"sample", "--judge-template", "/etc/passwd", "--dry-run"},
+		{"sample", "--judge-offline", "--dry-run"},
+		{"sample", "--judge-samples", "1", "--dry-run"},
 	} {
 		if _, err := sshRunAs(t, db, carol, catalogue, args...); err == nil {
 			t.Errorf("%v allowed over SSH", args)
+		} else if strings.Contains(strings.Join(args, " "), "judge") && !strings.Contains(err.Error(), "judge") {
+			t.Errorf("%v over SSH: %v", args, err)
 		}
 	}
 	out, err := sshRunAs(t, db, carol, catalogue, "drift", "--gold", "support@v1", "--tools", "-", "--format", "markdown")

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/dataset"
 )
 
@@ -60,7 +60,7 @@ different keys must all hold.
 				if err != nil {
 					return err
 				}
-				return printExportResult(cli, res, o.asJSON)
+				return render.ExportResult(cli.Out, res, o.asJSON)
 			}
 			if err := dataset.ValidName(args[0]); err != nil {
 				return err
@@ -78,7 +78,7 @@ different keys must all hold.
 			if err != nil {
 				return err
 			}
-			return printExportResult(cli, res, o.asJSON)
+			return render.ExportResult(cli.Out, res, o.asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -94,32 +94,5 @@ different keys must all hold.
 	return cmd
 }
 
-func printJSON(cli *CLI, v any) error {
-	enc := json.NewEncoder(cli.Out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// printExportResult reports what export did: a new version, nothing
-// changed, or a stored version's files written again.
-func printExportResult(cli *CLI, res app.ExportResult, asJSON bool) error {
-	if asJSON {
-		return printJSON(cli, res)
-	}
-	switch {
-	case res.Unchanged:
-		fmt.Fprintf(cli.Out, "dataset %s: nothing changed since v%d (%d items, sha256 %s); nothing written (--force writes a new version anyway)\n",
-			res.Name, res.Version, res.Count, res.SHA256[:12])
-		return nil
-	case res.Rewritten:
-		fmt.Fprintf(cli.Out, "wrote %s@v%d: %d items, sha256 %s\n", res.Name, res.Version, res.Count, res.SHA256[:12])
-	default:
-		fmt.Fprintf(cli.Out, "exported %s v%d: %d items (%d added, %d removed, %d changed), sha256 %s\n",
-			res.Name, res.Version, res.Count, res.Added, res.Removed, res.Changed, res.SHA256[:12])
-	}
-	for _, p := range res.Files {
-		fmt.Fprintf(cli.Out, "  %s\n", p)
-	}
-	return nil
-}
+// printJSON writes v to stdout as indented JSON.
+func printJSON(cli *CLI, v any) error { return render.JSON(cli.Out, v) }

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/guide"
 )
 
@@ -49,7 +47,7 @@ func newGuideSetCmd(cli *CLI) *cobra.Command {
 		Short: "Make the markdown in FILE (- for stdin) the guide in force (a lead's job)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, err := readFileOrStdin(cli, args[0])
+			body, err := app.ReadFileOrStdin(args[0], cli.In)
 			if err != nil {
 				return fmt.Errorf("read guide: %w", err)
 			}
@@ -143,41 +141,9 @@ func newGuideLogCmd(cli *CLI) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("guide log: %w", err)
 			}
-			if asJSON {
-				type entry struct {
-					app.GuideVersion
-					InForce bool `json:"in_force"`
-					Labels  int  `json:"labels"`
-				}
-				out := make([]entry, len(log))
-				for i, v := range log {
-					out[i] = entry{v, i == 0, used[v.ID]}
-				}
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
-			}
-			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "VERSION\tID\tAUTHOR\tSET AT\tLABELS\t")
-			for i, v := range log {
-				mark := ""
-				if i == 0 {
-					mark = "in force"
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", v.Seq, v.ID, v.Author, v.CreatedAt, used[v.ID], mark)
-			}
-			return tw.Flush()
+			return render.GuideLog(cli.Out, log, used, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// readFileOrStdin reads name, or the command's stdin for "-" (how a file
-// reaches a command over SSH).
-func readFileOrStdin(cli *CLI, name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(cli.In)
-	}
-	return os.ReadFile(name)
 }

@@ -59,8 +59,8 @@ that is not UTF-8 is an invalid record.`,
 					fmt.Fprintln(cli.Err, app.FormatInputError(file, e.Line, e.Err.Error()))
 				},
 				Progress: func(file string) (func(app.ImportProgress), func()) {
-					meter := newImportMeter(cli.Err, file, IsTerminal(cli.Err), time.Now)
-					return meter.update, meter.done
+					meter := render.NewImportMeter(cli.Err, file, IsTerminal(cli.Err), time.Now)
+					return meter.Update, meter.Done
 				},
 			})
 			if rep.Files == nil { // refused before any file was read
@@ -77,10 +77,10 @@ that is not UTF-8 is an invalid record.`,
 				}
 			} else {
 				for _, r := range rep.Files {
-					printImportResult(cli, r)
+					render.ImportResult(cli.Out, r)
 				}
 				if len(rep.Files) > 1 {
-					printImportResult(cli, rep.Total)
+					render.ImportResult(cli.Out, rep.Total)
 				}
 			}
 			return err
@@ -91,13 +91,4 @@ that is not UTF-8 is an invalid record.`,
 	cmd.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "import the valid records and report each invalid one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd
-}
-
-func printImportResult(cli *CLI, r app.ImportResult) {
-	utf := ""
-	if r.ReplacedUTF8 > 0 {
-		utf = fmt.Sprintf(", %d with invalid UTF-8 replaced by U+FFFD", r.ReplacedUTF8)
-	}
-	fmt.Fprintf(cli.Out, "%s: imported %s, %d already stored, %d invalid skipped, %s created%s\n",
-		r.Source, render.CountNoun(r.Imported, "trace", "traces"), r.Duplicates, r.Skipped, render.CountNoun(r.Items, "item", "items"), utf)
 }

@@ -94,7 +94,7 @@ func runCalibrate(ctx context.Context, cli *CLI, f *calibrateFlags) error {
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format must be text or json, not %q", f.format)
 	}
-	run, err := f.judge.judgeRun(cli)
+	run, err := f.judge.JudgeRun(judgeIO(cli))
 	if err != nil {
 		return err
 	}

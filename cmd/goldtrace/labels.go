@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -110,24 +109,7 @@ leads. One invalid line imports nothing (unless --skip-invalid); the first
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			fmt.Fprintf(cli.Out, "imported %s from %s", render.CountNoun(rep.Imported, "label", "labels"), o.File)
-			var notes []string
-			if rep.Agreed != nil {
-				notes = append(notes, fmt.Sprintf("%s agreed, %d disputed", render.CountNoun(*rep.Agreed, "item", "items"), *rep.Disputed))
-			}
-			if len(rep.Invalid) > 0 {
-				notes = append(notes, fmt.Sprintf("%d invalid skipped", rep.Skipped))
-			}
-			if len(notes) > 0 {
-				fmt.Fprintf(cli.Out, " (%s)", strings.Join(notes, "; "))
-			}
-			fmt.Fprintln(cli.Out)
-			return nil
+			return render.LabelsImported(cli.Out, rep, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&o.SkipInvalid, "skip-invalid", false, "import the valid labels and report the invalid ones")

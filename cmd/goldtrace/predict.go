@@ -36,7 +36,7 @@ the two runs with score --baseline.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.gold, "gold", "", "gold dataset: NAME@vN or a dataset JSONL file")
-	fl.StringVar(&f.client.model, "model", "", "the model to run, pinned to a snapshot (e.g. gpt-4.1-2025-04-14)")
+	fl.StringVar(&f.client.Model, "model", "", "the model to run, pinned to a snapshot (e.g. gpt-4.1-2025-04-14)")
 	fl.StringVar(&f.out, "out", "", "predictions JSONL to write")
 	fl.StringVar(&f.tools, "tools", "", "tools (JSON array or JSON Lines of {name, description, parameters} or OpenAI's {type, function}, or MCP's tools/list) replacing the gold's by name")
 	addClientFlags(fl, &f.client, "")
@@ -47,7 +47,7 @@ the two runs with score --baseline.`,
 }
 
 func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
-	if err := f.client.checkCommon(""); err != nil {
+	if err := f.client.CheckClient(""); err != nil {
 		return err
 	}
 	var override map[string]trace.Tool
@@ -58,8 +58,8 @@ func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
 		}
 	}
 	preds, st, err := app.Predict(ctx, goldSource(cli), app.PredictRequest{Gold: f.gold, Tools: override,
-		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.client.runner(ctx, cli, "") },
-		Progress:  func(label string) (func(done, total int), func()) { return judgeProgress(cli, label) }})
+		NewRunner: func(ctx context.Context) (*judge.Runner, error) { return f.client.Runner(ctx, "", judgeIO(cli)) },
+		Progress:  judgeIO(cli).Progress})
 	doneReading(cli)
 	var unused *app.ErrToolUnused
 	if errors.As(err, &unused) {
@@ -74,7 +74,7 @@ func runPredict(ctx context.Context, cli *CLI, f *predictFlags) error {
 	}
 	fmt.Fprintf(cli.Err, "wrote %s: %d predictions; %d requests, %d cache hits, %d tokens\n", f.out, n.Written, st.Requests, st.CacheHits, st.Tokens.Total)
 	if st.Partial {
-		fmt.Fprintf(cli.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.maxRequests, n.Skipped)
+		fmt.Fprintf(cli.Err, "predict: request budget spent (--max-requests %d): %d items not predicted (score scores them as missing)\n", f.client.MaxRequests, n.Skipped)
 	}
 	if n.Errors > 0 {
 		fmt.Fprintf(cli.Err, "predict: %d items have no prediction (not in the cache with --offline, or answers without a tool name)\n", n.Errors)

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/app/render"
-	"github.com/goldtrace/goldtrace/internal/input"
 	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -25,6 +22,7 @@ func newSampleCmd(cli *CLI) *cobra.Command {
 	var stale staleFlags
 	var reviewers, runs string
 	var asJSON bool
+	var jf judgeFlags
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "Draw a seeded, stratified, deduplicated sample of decision points into a batch with N reviewers per item",
@@ -47,7 +45,10 @@ the next export carries the re-reviewed answers (its diff names them as changed)
 most first (two models, or one model under two tool catalogues): tool disagreement
 before argument disagreement, the seeded order within a level. Runs are JSON Lines
 in the score --pred format whose ids are stored item ids. The batch records the
-runs (name, sha256, lines) and each sampled item's disagreement.`,
+runs (name, sha256, lines) and each sampled item's disagreement. With --judge
+quality (and --judge-model, a pinned snapshot) an LLM judge is also asked about
+every run's calls on each ranked item, through the judge cache, and items the
+judge's yes/no votes split on rank higher; the batch records the judge too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if reviewers != "" {
@@ -66,19 +67,22 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 				return fmt.Errorf("--tools and --as go with --stale: a new sample is drawn without a user")
 			}
 			if runs != "" {
-				if o.Runs, err = readRuns(cli, runs); err != nil {
+				if o.Runs, err = app.ReadRuns(runs, cli.In); err != nil {
 					return err
 				}
+			}
+			if o.Judge, err = sampleJudge(cli, &jf); err != nil {
+				return err
 			}
 			be, who, err := cli.ActorCtx(cmd.Context())
 			if err != nil {
 				return err
 			}
-			var reading *meter
+			var reading *render.Meter
 			sio := app.SampleIO{
 				Open: func(path, format string) (trace.Reader, io.Closer, error) {
 					reading = newMeter(cli, app.DisplayName(path), "MB", 0)
-					return openMeteredTraces(path, format, cli.In, reading)
+					return app.OpenTraces(path, format, cli.In, reading.SetTotal, reading.Add)
 				},
 				DoneReading: func() { reading.Done() },
 				OnInvalid: func(file string, e *trace.RecordError) {
@@ -93,7 +97,7 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 			} else if err != nil {
 				return err
 			}
-			return printSamplePlan(cli.Out, plan, asJSON)
+			return render.SamplePlan(cli.Out, plan, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -101,6 +105,11 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	f.StringVar(&o.Seed, "seed", "", "random seed, an integer (default: taken from the clock and printed)")
 	f.StringVar(&o.By, "by", "", "stratify by tool (the first observed tool, (none) for no call) or meta.NAME; disagreement: rank by --runs")
 	f.StringVar(&runs, "runs", "", "with --by disagreement: comma-separated prediction runs (score --pred format, ids of stored items)")
+	f.StringVar(&jf.Kind, "judge", "", "with --by disagreement: also rank by an LLM judge's split vote on the runs' calls (quality)")
+	f.StringVar(&jf.Model, "judge-model", "", "the judge's model, pinned to a snapshot (e.g. gpt-4o-2024-08-06)")
+	f.StringVar(&jf.Template, "judge-template", "", "replace the judge's prompt with this text/template file (goldtrace judge prompt quality shows the default)")
+	f.IntVar(&jf.Samples, "judge-samples", 5, "yes/no judgments per run and item")
+	addClientFlags(f, &jf, "judge-")
 	f.StringVar(&o.Alloc, "alloc", sampling.AllocProportional, "share of each stratum: proportional or equal")
 	f.IntVar(&o.MinPer, "min-per-stratum", 1, "at least this many items from every stratum that has items")
 	f.StringArrayVar(&o.Where, "where", nil, "only items with KEY=VALUE (tool=NAME or meta.NAME=VALUE); repeat to AND")
@@ -123,151 +132,14 @@ runs (name, sha256, lines) and each sampled item's disagreement.`,
 	return cmd
 }
 
-// printSamplePlan writes a sample's plan as text or JSON. It is long
-// because the text lists each part of the plan (strata, allocation,
-// reviewers, notes) in its own lines.
-func printSamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
-	}
-	if p.Sampled < p.Requested {
-		fmt.Fprintf(w, "only %d items match (asked for %d): sampling all of them\n", p.Matching, p.Requested)
-	}
-	how := "uniform"
-	switch p.By {
-	case "":
-	case sampling.ByDisagreement:
-		how = "ranked by disagreement"
-	default:
-		how = "by " + p.By + ", " + p.Alloc
-	}
-	fmt.Fprintf(w, "sampled %d of %d matching items (%s; %d duplicate inputs skipped, %d already sampled)\n",
-		p.Sampled, p.Matching, how, p.Duplicates, p.Excluded)
-	if p.SeedChosen {
-		fmt.Fprintf(w, "seed %d (taken from the clock: repeat with --seed %d)\n", p.Seed, p.Seed)
-	} else {
-		fmt.Fprintf(w, "seed %d\n", p.Seed)
-	}
-	if p.Note != "" {
-		fmt.Fprintf(w, "note: %s\n", p.Note)
-	}
-	if p.By != "" && p.By != sampling.ByDisagreement {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "STRATUM\tAVAILABLE\tSAMPLED")
-		for _, s := range p.Strata {
-			fmt.Fprintf(tw, "%s\t%d\t%d\n", s.Name, s.Available, s.Sampled)
+// sampleJudge is --judge's run for a ranked sample, or nil without --judge
+// (then the other judge flags are refused).
+func sampleJudge(cli *CLI, f *judgeFlags) (*app.JudgeRun, error) {
+	if f.Kind == "" {
+		if f.Model != "" {
+			return nil, errors.New("--judge-model given without --judge quality")
 		}
-		tw.Flush()
+		return nil, nil
 	}
-	if len(p.Ranking) > 0 {
-		var tool, args, none int
-		for _, r := range p.Ranking {
-			switch {
-			case r.Tool > 0:
-				tool++
-			case r.Call > 0:
-				args++
-			default:
-				none++
-			}
-		}
-		fmt.Fprintf(w, "ranked by disagreement among %d runs: %d sampled items where they chose different tools, %d the same tools with different arguments, %d where they agree or fewer than two runs have a line\n",
-			runsCount(p), tool, args, none)
-		if p.Unranked > 0 {
-			fmt.Fprintf(w, "note: %d ids in the runs are not stored items (ignored)\n", p.Unranked)
-		}
-	}
-	if p.Source != "" {
-		verb := "imported"
-		if p.DryRun {
-			verb = "would be imported"
-		}
-		if si := p.SourceInfo; si != nil && si.BytesTotal == 0 { // a database: sampled inside it
-			fmt.Fprintf(w, "ranked %d model calls inside %s (%s); fetched %d (%.1f MB); the %d holding sampled items %s\n",
-				si.Calls, p.Source, si.Layout, si.Requests, float64(si.BytesRead)/1e6, p.Imported, verb)
-		} else if si != nil {
-			fmt.Fprintf(w, "scanned %d model calls in %d rows of %s (%s, %d files; read %.1f of %.1f MB); the %d holding sampled items %s\n",
-				si.Calls, si.Rows, p.Source, si.Layout, len(si.Files), float64(si.BytesRead)/1e6, float64(si.BytesTotal)/1e6, p.Imported, verb)
-		} else {
-			fmt.Fprintf(w, "read %s from %s (%d invalid skipped); the %d holding sampled items %s\n",
-				render.CountNoun(p.Read, "trace", "traces"), p.Source, p.Invalid, p.Imported, verb)
-		}
-	}
-	verb := "created"
-	if p.DryRun {
-		verb = "would be created"
-	}
-	if len(p.Reviewers) == 0 {
-		fmt.Fprintf(w, "batch %s %s with %s (no reviewers given)\n", p.Batch, verb, render.CountNoun(p.Sampled, "item", "items"))
-	} else {
-		fmt.Fprintf(w, "batch %s %s with %s, %s per item\n", p.Batch, verb, render.CountNoun(p.Sampled, "item", "items"), render.CountNoun(p.PerItem, "reviewer", "reviewers"))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "REVIEWER\tITEMS")
-		for _, r := range p.Reviewers {
-			fmt.Fprintf(tw, "%s\t%d\n", r.Name, r.Items)
-		}
-		tw.Flush()
-	}
-	if p.DryRun {
-		fmt.Fprintln(w, "dry run: nothing written")
-	}
-	return nil
-}
-
-// openMeteredTraces opens a trace file (- for stdin) for reading with its
-// bytes counted on meter; for a regular file the meter's total is its size,
-// so progress shows a percentage and an ETA.
-func openMeteredTraces(path, format string, stdin io.Reader, meter *meter) (trace.Reader, io.Closer, error) {
-	f, size, err := input.Open(path, stdin)
-	if err != nil {
-		return nil, nil, err
-	}
-	meter.total = size
-	r, err := trace.NewReader(input.Counted(f, meter.Add), format)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return r, f, nil
-}
-
-// runsCount is how many runs the ranking used (the most any item had).
-func runsCount(p app.SamplePlan) int {
-	n := 0
-	for _, r := range p.Ranking {
-		n = max(n, r.Runs)
-	}
-	return n
-}
-
-// readRuns reads --runs: comma-separated prediction files ("-" once for
-// stdin).
-func readRuns(cli *CLI, list string) ([]app.Run, error) {
-	var out []app.Run
-	stdin := false
-	for _, path := range strings.Split(list, ",") {
-		path = strings.TrimSpace(path)
-		if path == "" {
-			continue
-		}
-		if path == "-" {
-			if stdin {
-				return nil, fmt.Errorf("--runs: - (stdin) given twice")
-			}
-			stdin = true
-		}
-		in, closeIn, err := app.OpenInput(path, cli.In)
-		if err != nil {
-			return nil, fmt.Errorf("--runs %w", err)
-		}
-		run, err := app.ReadRun(in, path)
-		closeIn()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, nil
+	return f.JudgeRun(judgeIO(cli))
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/catalogue"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/dataset"
 )
 
@@ -39,12 +36,7 @@ func runSampleStale(cmd *cobra.Command, cli *CLI, s staleFlags, o app.SampleOpti
 	if s.tools == "" {
 		return fmt.Errorf("--stale needs --tools FILE: the current tool catalogue")
 	}
-	in, closeIn, err := app.OpenInput(s.tools, cli.In)
-	if err != nil {
-		return fmt.Errorf("--tools %w", err)
-	}
-	tools, err := catalogue.Read(in, s.tools)
-	closeIn()
+	tools, err := app.ReadCatalogue(s.tools, cli.In)
 	if err != nil {
 		return err
 	}
@@ -57,33 +49,5 @@ func runSampleStale(cmd *cobra.Command, cli *CLI, s staleFlags, o app.SampleOpti
 	if err != nil {
 		return err
 	}
-	return printStalePlan(cli.Out, plan, asJSON)
-}
-
-func printStalePlan(w io.Writer, p app.StalePlan, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
-	}
-	fmt.Fprintf(w, "%d of %d items of %s are stale against %s\n", p.Stale, p.Items, p.Gold, p.Tools)
-	if p.Stale == 0 {
-		fmt.Fprintln(w, "nothing to review again")
-		return nil
-	}
-	verb := "created"
-	if p.DryRun {
-		verb = "would be created"
-	}
-	if len(p.Reviewers) == 0 {
-		fmt.Fprintf(w, "batch %s %s with %d items (no reviewers given)\n", p.Batch, verb, p.Stale)
-		return nil
-	}
-	fmt.Fprintf(w, "batch %s %s with %d items, %d reviewers per item; each starts from the old answer\n", p.Batch, verb, p.Stale, p.PerItem)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVIEWER\tITEMS")
-	for _, r := range p.Reviewers {
-		fmt.Fprintf(tw, "%s\t%d\n", r.Name, r.Items)
-	}
-	return tw.Flush()
+	return render.StalePlan(cli.Out, plan, asJSON)
 }

@@ -72,7 +72,7 @@ model did.`,
 	fl.BoolVar(&f.allowUnknown, "allow-unknown", false, "ignore predictions whose id is not in the gold (counted on stderr) instead of failing")
 	fl.IntVar(&f.failures, "failures", app.DefaultFailures, "failing items listed in text and markdown reports")
 	addJudgeFlags(fl, &f.judge, true)
-	fl.BoolVar(&f.judge.bestEffort, "judge-best-effort", false, "when the judge's endpoint fails, warn and still write the deterministic report")
+	fl.BoolVar(&f.judge.BestEffort, "judge-best-effort", false, "when the judge's endpoint fails, warn and still write the deterministic report")
 	_ = cmd.MarkFlagRequired("gold")
 	return cmd
 }
@@ -86,12 +86,12 @@ func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 		Profile: f.profile, ParamMode: f.paramMode, Weights: f.weights, Tuned: tuned,
 		Mins: f.mins, Maxs: f.maxs, MinSupport: f.minSupport, Baseline: f.baseline, MaxDrop: f.maxDrop,
 		By: f.by, Format: f.format, AllowMissing: f.allowMissing, AllowUnknown: f.allowUnknown,
-		Judging: f.judge.kind != "", JudgeModel: f.judge.model}.Request()
+		Judging: f.judge.Kind != "", JudgeModel: f.judge.Model}.Request()
 	if err != nil {
 		return err
 	}
-	if f.judge.kind != "" {
-		if req.Judge, err = f.judge.judgeRun(cli); err != nil {
+	if f.judge.Kind != "" {
+		if req.Judge, err = f.judge.JudgeRun(judgeIO(cli)); err != nil {
 			return err
 		}
 	}

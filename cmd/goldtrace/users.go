@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 )
 
 func newUsersCmd(cli *CLI) *cobra.Command {
@@ -26,7 +27,7 @@ func newUsersAddCmd(cli *CLI) *cobra.Command {
 		Short: "Add a user, or change a user's role; --key gives them an SSH key for goldtrace serve (a lead, --as LEAD; the first lead needs no identity)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keys, err := cli.parseKeys(keyArgs)
+			keys, err := app.KeyArguments(keyArgs, cli.In, cli.remote)
 			if err != nil {
 				return err
 			}
@@ -35,7 +36,7 @@ func newUsersAddCmd(cli *CLI) *cobra.Command {
 				return err
 			}
 			if err := be.AddUser(cmd.Context(), who, args[0], app.Role(role), keys...); err != nil {
-				return fmt.Errorf("users add: %w", keyError(err))
+				return fmt.Errorf("users add: %w", app.KeyError(err))
 			}
 			fmt.Fprintf(cli.Out, "user %s is a %s\n", args[0], role)
 			for _, k := range keys {
@@ -70,7 +71,7 @@ func newUsersListCmd(cli *CLI) *cobra.Command {
 				return fmt.Errorf("list users' keys: %w", err)
 			}
 			if asJSON {
-				return writeUsersJSON(cli.Out, users, keys)
+				return render.UsersJSON(cli.Out, users, keys)
 			}
 			if len(users) == 0 {
 				fmt.Fprintln(cli.Out, "no users yet: goldtrace users add NAME --role reviewer|lead")
@@ -79,7 +80,7 @@ func newUsersListCmd(cli *CLI) *cobra.Command {
 			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tROLE\tSINCE\tKEYS")
 			for _, u := range users {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10], keyColumn(keys[u.Name]))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Name, u.Role, u.CreatedAt[:10], render.KeyColumn(keys[u.Name]))
 			}
 			return tw.Flush()
 		},

@@ -1,33 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/goldtrace/goldtrace/internal/input"
-
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/spf13/cobra"
-
-	"github.com/goldtrace/goldtrace/dataset"
-	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
-// verifyResult is what verify reports (--json).
-type verifyResult struct {
-	File     string `json:"file"`
-	Manifest string `json:"manifest,omitempty"`
-	OK       bool   `json:"ok"`
-	Records  int    `json:"records"`
-	SHA256   string `json:"sha256,omitempty"`
-	Error    string `json:"error,omitempty"`
-}
-
-// newVerifyCmd builds goldtrace verify. It is long because the command
-// verifies a file or a stored version, with or without a manifest, and
-// reports each in text or JSON; the work itself is dataset.Verify's.
 func newVerifyCmd(cli *CLI) *cobra.Command {
 	var manifestPath string
 	var noManifest, asJSON, deep bool
@@ -51,71 +30,26 @@ is a terminal.`,
   goldtrace verify exported.jsonl --no-manifest`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := args[0]
-			if ref, isRef, refErr := dataset.ParseRef(file); isRef || cli.remote {
-				if !cli.opensFile(file, isRef) {
-					if err := cli.refOnly(file, isRef, refErr); err != nil {
-						return err
-					}
-					return verifyStored(cmd, cli, ref, asJSON)
-				}
-			}
-			if strings.HasSuffix(file, ".manifest.json") {
-				file = strings.TrimSuffix(file, ".manifest.json") + ".jsonl"
-			}
-			f, err := os.Open(file)
+			res, err := app.Verify(cmd.Context(), app.VerifyRequest{Target: args[0], Manifest: manifestPath,
+				NoManifest: noManifest, Deep: deep, Remote: cli.remote, Backend: cli.ActorCtx,
+				Progress: func(what string, size int64) (func(int64), func()) {
+					m := newMeter(cli, what, "MB", size)
+					return m.Add, m.Done
+				}})
 			if err != nil {
-				return fmt.Errorf("verify %s: %w", file, fserr.Bare(err))
+				return err
 			}
-			defer f.Close()
-			res := verifyResult{File: file}
-			var m *dataset.Manifest
-			if !noManifest {
-				if manifestPath == "" {
-					manifestPath = dataset.ManifestBeside(file)
-				}
-				res.Manifest = manifestPath
-				b, err := os.ReadFile(manifestPath)
-				if errors.Is(err, os.ErrNotExist) {
-					return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: no manifest beside it (%s); --manifest PATH or --no-manifest", file, manifestPath))
-				}
-				if err != nil {
-					return fmt.Errorf("read manifest: %w", fserr.Bare(err))
-				}
-				parsed, err := dataset.ParseManifest(b)
-				if err != nil {
-					return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: %w", manifestPath, err))
-				}
-				m = &parsed
-			}
-			var size int64
-			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-				size = fi.Size()
-			}
-			meter := newMeter(cli, "verify "+file, "MB", size)
-			verify := dataset.Verify
-			if deep {
-				verify = dataset.VerifyDeep
-			}
-			sum, err := verify(input.Counted(f, meter.Add), m)
-			meter.Done()
-			res.Records, res.SHA256 = sum.Records, sum.SHA256
-			if err != nil {
-				var le *dataset.LineError
-				if errors.As(err, &le) {
-					return verifyFailed(cli, asJSON, res, fmt.Errorf("%s:%d: %v", file, le.Line, le.Err))
-				}
-				return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: %v", file, err))
-			}
-			res.OK = true
 			if asJSON {
-				return printJSON(cli, res)
+				if err := printJSON(cli, res); err != nil {
+					return err
+				}
 			}
-			against := "no manifest checked"
-			if m != nil {
-				against = "matches " + manifestPath
+			if !res.OK {
+				return failed("%s", res.Error)
 			}
-			fmt.Fprintf(cli.Out, "OK %s: %d records, sha256 %s, %s\n", file, sum.Records, sum.SHA256[:12], against)
+			if !asJSON {
+				fmt.Fprintf(cli.Out, "OK %s: %d records, sha256 %s, %s\n", res.File, res.Records, res.SHA256[:12], verifyAgainst(res))
+			}
 			return nil
 		},
 	}
@@ -126,49 +60,13 @@ is a terminal.`,
 	return cmd
 }
 
-// verifyFailed reports a mismatch: exit 1.
-func verifyFailed(cli *CLI, asJSON bool, res verifyResult, err error) error {
-	if asJSON {
-		res.Error = err.Error()
-		if perr := printJSON(cli, res); perr != nil {
-			return perr
-		}
+// verifyAgainst is what the records were checked against.
+func verifyAgainst(res app.VerifyResult) string {
+	switch {
+	case res.Manifest == "":
+		return "no manifest checked"
+	case res.Stored:
+		return "matches its stored manifest"
 	}
-	return failed("%v", err)
-}
-
-// verifyStored checks a version kept in the database against its own
-// manifest.
-func verifyStored(cmd *cobra.Command, cli *CLI, ref dataset.Ref, asJSON bool) error {
-	be, who, err := cli.Actor(cmd, "")
-	if err != nil {
-		return err
-	}
-	v, content, manifest, err := be.DatasetFiles(cmd.Context(), who, ref.Name, ref.Version)
-	if err != nil {
-		return err
-	}
-	res := verifyResult{File: ref.String(), Manifest: ref.String() + " manifest"}
-	m, err := dataset.ParseManifest(manifest)
-	if err != nil {
-		return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: stored manifest: %w", ref, err))
-	}
-	sum, err := dataset.Verify(bytes.NewReader(content), &m)
-	res.Records, res.SHA256 = sum.Records, sum.SHA256
-	if err == nil && sum.SHA256 != v.SHA256 {
-		err = fmt.Errorf("sha256 %s, the version row says %s", sum.SHA256, v.SHA256)
-	}
-	if err != nil {
-		var le *dataset.LineError
-		if errors.As(err, &le) {
-			return verifyFailed(cli, asJSON, res, fmt.Errorf("%s:%d: %v", ref, le.Line, le.Err))
-		}
-		return verifyFailed(cli, asJSON, res, fmt.Errorf("%s: %v", ref, err))
-	}
-	res.OK = true
-	if asJSON {
-		return printJSON(cli, res)
-	}
-	fmt.Fprintf(cli.Out, "OK %s: %d records, sha256 %s, matches its stored manifest\n", ref, sum.Records, sum.SHA256[:12])
-	return nil
+	return "matches " + res.Manifest
 }

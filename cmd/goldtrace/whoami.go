@@ -1,25 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 )
-
-// whoamiResult is what whoami reports (--json).
-type whoamiResult struct {
-	Database     string   `json:"database"`
-	DatabaseFrom string   `json:"database_from"` // --db, GOLDTRACE_DB, a config file, default, the server
-	Exists       bool     `json:"exists"`
-	As           string   `json:"as"`      // "" when no identity is in effect
-	AsFrom       string   `json:"as_from"` // --as, a config file, an SSH key, or ""
-	Role         string   `json:"role,omitempty"`
-	Mode         string   `json:"mode"` // local (trusted) or ssh
-	ConfigFiles  []string `json:"config_files"`
-}
 
 func newWhoamiCmd(cli *CLI) *cobra.Command {
 	var as string
@@ -35,75 +21,22 @@ or "as" in a config file) with your role, and the config files read:
   goldtrace whoami --as carol --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			res := whoamiResult{Database: cli.DBPath, DatabaseFrom: cli.dbFrom, Mode: "local (trusted: whoever can write the database file can act as any user)",
-				ConfigFiles: cli.config.loadedFrom}
-			if res.ConfigFiles == nil {
-				res.ConfigFiles = []string{}
-			}
-			if who, ok := app.ActorFrom(ctx); ok {
-				res.Exists, res.As, res.AsFrom, res.Role, res.Mode = true, who.Name, string(who.Source), string(who.Role), "ssh"
-				return printWhoami(cli, res, asJSON)
-			}
+			req := app.WhoamiRequest{DB: cli.DBPath, DBFrom: cli.dbFrom, Password: cli.dbPassword,
+				ConfigFiles: cli.config.LoadedFrom, Backend: cli.ActorCtx}
 			if as != "" {
-				res.As = as
-				res.AsFrom = "--as"
+				req.As, req.AsFrom = as, "--as"
 				if !cmd.Flags().Changed("as") {
-					res.AsFrom = cli.config.asFrom
+					req.AsFrom = cli.config.AsFrom
 				}
 			}
-			if exists, err := cli.dbExists(ctx); err != nil {
+			res, err := app.WhoamiOf(cmd.Context(), req)
+			if err != nil {
 				return err
-			} else if !exists {
-				return printWhoami(cli, res, asJSON)
 			}
-			res.Exists = true
-			if res.As != "" {
-				be, who, err := cli.ActorCtx(ctx)
-				if err != nil {
-					return err
-				}
-				users, err := be.Users(ctx, who)
-				if err != nil {
-					return err
-				}
-				res.Role = "(no such user in this database)"
-				for _, u := range users {
-					if u.Name == res.As {
-						res.Role = u.Role
-					}
-				}
-			}
-			return printWhoami(cli, res, asJSON)
+			return render.WriteWhoami(cli.Out, res, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&as, "as", "", "the user to act as (default: as in a config file)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-func printWhoami(cli *CLI, r whoamiResult, asJSON bool) error {
-	if asJSON {
-		return printJSON(cli, r)
-	}
-	db := r.Database + " (from " + r.DatabaseFrom + ")"
-	if !r.Exists {
-		db += ": does not exist yet (goldtrace init creates it)"
-	}
-	fmt.Fprintf(cli.Out, "database  %s\n", db)
-	switch {
-	case r.As == "":
-		fmt.Fprintf(cli.Out, "as        nobody (give --as NAME, or set as = \"NAME\" in goldtrace.toml)\n")
-	case r.Role != "":
-		fmt.Fprintf(cli.Out, "as        %s, %s (from %s)\n", r.As, r.Role, r.AsFrom)
-	default:
-		fmt.Fprintf(cli.Out, "as        %s (from %s)\n", r.As, r.AsFrom)
-	}
-	fmt.Fprintf(cli.Out, "mode      %s\n", r.Mode)
-	files := "none"
-	if len(r.ConfigFiles) > 0 {
-		files = strings.Join(r.ConfigFiles, ", ")
-	}
-	fmt.Fprintf(cli.Out, "config    %s\n", files)
-	return nil
 }

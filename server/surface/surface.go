@@ -68,7 +68,9 @@ var Commands = map[string]Command{
 		"alloc", "batch", "by", "dry-run", "exclude-sampled", "format", "json", "min-per-stratum", "n",
 		"per-item", "reviewers", "seed", "since", "skip-invalid", "turns", "until", "where", "from="+StdinOnly,
 		// --stale names a stored version and reads the catalogue from
-		// stdin (a lead: app decides); --runs names files and stays out.
+		// stdin (a lead: app decides); --runs names files and stays out,
+		// and so do --judge and every --judge-* flag (a model called with
+		// the server's API key, a URL, a template file on the server).
 		"stale="+RefOrStdin, "tools="+StdinOnly)},
 	// The files go beside the database (presets), where datasets get
 	// fetches them; a new version only (re-writing a stored version's
@@ -115,7 +117,9 @@ var sshFlagWhyNot = map[string]string{
 	"runs":      "is not available over SSH (it names files on the server): sample --by disagreement on the server",
 	"s3-endpoint": "is not available over SSH (the server would connect to it with its own credentials): " +
 		"sample from object storage on the server",
-	"judge": "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
+	"judge":          "is not available over SSH (it would call a model with the server's API key): run score --judge on your own machine against datasets get",
+	"judge-url":      "is not available over SSH (the server would connect to it with its own API key)",
+	"judge-template": "is not available over SSH (it names a file on the server)",
 }
 
 // Command is one command of the SSH surface.

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goldtrace/goldtrace/store"
+	"github.com/goldtrace/goldtrace/app"
 )
 
 func TestImportMeter(t *testing.T) {
@@ -14,8 +14,8 @@ func TestImportMeter(t *testing.T) {
 	now := func() time.Time { return clock }
 	// A 1000-byte file written while it is read: done traces of 10 bytes
 	// each; its record count is known once it has been read to its end.
-	progress := func(done int, known bool) store.ImportProgress {
-		p := store.ImportProgress{Records: done, Read: int64(10 * done), Size: 1000, ImportResult: store.ImportResult{Imported: done}}
+	progress := func(done int, known bool) app.ImportProgress {
+		p := app.ImportProgress{Records: done, Read: int64(10 * done), Size: 1000, ImportResult: app.ImportResult{Imported: done}}
 		if known {
 			p.Total = 100
 		}
@@ -24,11 +24,11 @@ func TestImportMeter(t *testing.T) {
 
 	t.Run("terminal bar", func(t *testing.T) {
 		var out bytes.Buffer
-		m := newImportMeter(&out, "traces.jsonl", true, now)
+		m := NewImportMeter(&out, "traces.jsonl", true, now)
 		clock = clock.Add(10 * time.Second)
-		m.update(progress(25, false))
+		m.Update(progress(25, false))
 		clock = clock.Add(10 * time.Second)
-		m.update(progress(50, true))
+		m.Update(progress(50, true))
 		frames := strings.Split(out.String(), "\r\033[K")
 		want := []string{"",
 			"traces.jsonl [#########···························]  25% 25 traces 2/s ETA 0:30",
@@ -41,7 +41,7 @@ func TestImportMeter(t *testing.T) {
 				t.Errorf("bar is %d columns wide: %q", n, f)
 			}
 		}
-		m.done()
+		m.Done()
 		if !strings.HasSuffix(out.String(), "\r\033[K") {
 			t.Error("bar not cleared at the end")
 		}
@@ -49,9 +49,9 @@ func TestImportMeter(t *testing.T) {
 
 	t.Run("terminal, size unknown (stdin)", func(t *testing.T) {
 		var out bytes.Buffer
-		m := newImportMeter(&out, "stdin", true, now)
+		m := NewImportMeter(&out, "stdin", true, now)
 		clock = clock.Add(4 * time.Second)
-		m.update(store.ImportProgress{Records: 12000, ImportResult: store.ImportResult{Imported: 12000}})
+		m.Update(app.ImportProgress{Records: 12000, ImportResult: app.ImportResult{Imported: 12000}})
 		if got, want := out.String(), "\r\033[Kstdin: 12000 traces written, 3.0k/s"; got != want {
 			t.Errorf("line %q, want %q", got, want)
 		}
@@ -59,13 +59,13 @@ func TestImportMeter(t *testing.T) {
 
 	t.Run("log lines every 10 s", func(t *testing.T) {
 		var out bytes.Buffer
-		m := newImportMeter(&out, "t.jsonl", false, now)
+		m := NewImportMeter(&out, "t.jsonl", false, now)
 		for i := 1; i <= 30; i++ { // a chunk a second for 30 s
 			clock = clock.Add(time.Second)
-			m.update(progress(i*3, i > 25))
+			m.Update(progress(i*3, i > 25))
 		}
-		m.update(store.ImportProgress{Records: 91, ImportResult: store.ImportResult{Imported: 91}}) // stdin: no size
-		m.done()
+		m.Update(app.ImportProgress{Records: 91, ImportResult: app.ImportResult{Imported: 91}}) // stdin: no size
+		m.Done()
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		want := []string{
 			"t.jsonl: 30 traces written (30% of the file read), 3/s, 0:23 left; 30 new, 0 already stored",

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// meter shows the progress of long work on stderr, on one line rewritten in
+// Meter shows the progress of long work on stderr, on one line rewritten in
 // place, only when stderr is a terminal: what is done, the percentage and
 // an ETA when the total is known. It is safe to use from several
 // goroutines; Done clears the line.
-type meter struct {
+type Meter struct {
 	w     io.Writer // nil: quiet
 	what  string
 	unit  string // "MB" for bytes, else a noun counted
@@ -24,19 +24,27 @@ type meter struct {
 	shown time.Time
 }
 
-// newMeter returns a meter for the CLI's stderr (quiet when it is not a
-// terminal). total 0 means unknown; unit "MB" counts bytes.
-func newMeter(cli *CLI, what, unit string, total int64) *meter {
-	m := &meter{what: what, unit: unit, total: total, now: time.Now}
-	if IsTerminal(cli.Err) {
-		m.w = cli.Err
-	}
+// NewMeter returns a meter writing to w (nil: quiet; a caller passes its
+// stderr only when that is a terminal). total 0 means unknown; unit "MB"
+// counts bytes.
+func NewMeter(w io.Writer, what, unit string, total int64) *Meter {
+	m := &Meter{w: w, what: what, unit: unit, total: total, now: time.Now}
 	m.start = m.now()
 	return m
 }
 
+// SetTotal sets the total once it is known (a file's size once opened).
+func (m *Meter) SetTotal(total int64) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.total = total
+}
+
 // Add counts n more units done.
-func (m *meter) Add(n int64) {
+func (m *Meter) Add(n int64) {
 	if m == nil || m.w == nil {
 		return
 	}
@@ -50,7 +58,7 @@ func (m *meter) Add(n int64) {
 }
 
 // line is the progress text at time t.
-func (m *meter) line(t time.Time) string {
+func (m *Meter) line(t time.Time) string {
 	amount := func(n int64) string {
 		if m.unit == "MB" {
 			return fmt.Sprintf("%.0f", float64(n)/1e6)
@@ -70,7 +78,7 @@ func (m *meter) line(t time.Time) string {
 }
 
 // Done clears the progress line.
-func (m *meter) Done() {
+func (m *Meter) Done() {
 	if m == nil || m.w == nil {
 		return
 	}
@@ -79,16 +87,4 @@ func (m *meter) Done() {
 	if !m.shown.IsZero() {
 		fmt.Fprint(m.w, "\r\033[K")
 	}
-}
-
-// meteredWriter counts the bytes written through it on a meter.
-type meteredWriter struct {
-	w io.Writer
-	m *meter
-}
-
-func (w meteredWriter) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
-	w.m.Add(int64(n))
-	return n, err
 }

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -9,13 +9,13 @@ import (
 	"github.com/goldtrace/goldtrace/app"
 )
 
-// importMeter shows an import's progress on stderr. The input is written
+// ImportMeter shows an import's progress on stderr. The input is written
 // while it is read, so its record count is known only at its end: the
 // percentage and the time left come from the bytes read of the file (for
 // stdin there are none: the count and the rate only). On a terminal a bar
 // is redrawn in place; otherwise a plain line is written every 10 seconds,
 // for logs.
-type importMeter struct {
+type ImportMeter struct {
 	w        io.Writer
 	name     string
 	terminal bool
@@ -27,12 +27,12 @@ type importMeter struct {
 	lineEvery time.Duration
 }
 
-func newImportMeter(w io.Writer, name string, terminal bool, now func() time.Time) *importMeter {
+func NewImportMeter(w io.Writer, name string, terminal bool, now func() time.Time) *ImportMeter {
 	t := now()
-	return &importMeter{w: w, name: name, terminal: terminal, now: now, started: t, lastLine: t, lineEvery: 10 * time.Second}
+	return &ImportMeter{w: w, name: name, terminal: terminal, now: now, started: t, lastLine: t, lineEvery: 10 * time.Second}
 }
 
-func (m *importMeter) update(p app.ImportProgress) {
+func (m *ImportMeter) Update(p app.ImportProgress) {
 	t := m.now()
 	if !m.terminal {
 		if t.Sub(m.lastLine) < m.lineEvery {
@@ -47,7 +47,7 @@ func (m *importMeter) update(p app.ImportProgress) {
 }
 
 // text is the line written to logs.
-func (m *importMeter) text(p app.ImportProgress, t time.Time) string {
+func (m *ImportMeter) text(p app.ImportProgress, t time.Time) string {
 	pct, rate, eta := m.figures(p, t)
 	var where string
 	switch {
@@ -64,7 +64,7 @@ func (m *importMeter) text(p app.ImportProgress, t time.Time) string {
 // bar renders "NAME [#####·····]  42% 4200 traces 1.2k/s ETA 0:05" in
 // width columns ("NAME: 4200 traces written, 1.2k/s" when the input's size
 // is not known).
-func (m *importMeter) bar(p app.ImportProgress, t time.Time, width int) string {
+func (m *ImportMeter) bar(p app.ImportProgress, t time.Time, width int) string {
 	pct, rate, eta := m.figures(p, t)
 	name := m.name
 	if max := width / 3; len([]rune(name)) > max {
@@ -86,7 +86,7 @@ func (m *importMeter) bar(p app.ImportProgress, t time.Time, width int) string {
 // figures are how far the import is in percent (of the records once their
 // total is known, else of the file's bytes; -1 when neither is known), the
 // traces written per second, and the time left ("?" when unknown).
-func (m *importMeter) figures(p app.ImportProgress, t time.Time) (pct, rate float64, eta string) {
+func (m *ImportMeter) figures(p app.ImportProgress, t time.Time) (pct, rate float64, eta string) {
 	switch {
 	case p.Total > 0:
 		pct = 100 * float64(p.Records) / float64(p.Total)
@@ -107,8 +107,8 @@ func (m *importMeter) figures(p app.ImportProgress, t time.Time) (pct, rate floa
 	return pct, rate, eta
 }
 
-// done clears the bar.
-func (m *importMeter) done() {
+// Done clears the bar.
+func (m *ImportMeter) Done() {
 	if m.terminal && m.drawn {
 		fmt.Fprint(m.w, "\r\033[K")
 	}
