@@ -151,7 +151,8 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		db, err := postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema,
-			Password: opt.Password, Migrations: migrations, Committed: s.committed})
+			Password: opt.Password, Migrations: migrations, Committed: s.committed, BusyTimeout: opt.BusyTimeout,
+			Versioned: !opt.NoSchema, Unchanged: func(ctx context.Context) bool { return ctx.Value(statusUnchangedKey{}) != nil }})
 		if err != nil {
 			return nil, err
 		}

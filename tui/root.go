@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -62,9 +63,14 @@ func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 			return r, r.splitRunes(msg)
 		}
+		// Text inputs clean a key's runes in place, and bubbletea hands
+		// every program the same slice for some keys (space): two screens
+		// of one serve process typing at once would write it together.
+		msg.Runes = slices.Clone(msg.Runes)
 		if cmd, handled := r.handleKey(msg); handled {
 			return r, cmd
 		}
+		return r, r.route(msg)
 	case ErrMsg, StatusMsg, statusExpiredMsg:
 		return r, r.status.Update(msg)
 	case QuitMsg:

@@ -107,14 +107,15 @@ func TestPostgresProject(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"label", "--as", "alice"}, {"serve"},
-		{"audit", "--as", "carol"}, {"labels", "export", "--as", "carol"},
 		{"sample", "--stale", "gold@v1", "--tools", keyFile, "--as", "carol"}, {"sample", "--by", "disagreement", "--runs", keyFile},
 	} {
 		out := run(2, args...)
 		if !strings.Contains(out, "is not available on PostgreSQL yet") || strings.Count(strings.TrimSpace(out), "\n") != 0 {
 			t.Errorf("goldtrace %s on PostgreSQL:\n%s", strings.Join(args, " "), out)
 		}
+	}
+	if out := run(2, "serve"); !strings.Contains(out, "needs --host-key FILE") {
+		t.Errorf("serve on PostgreSQL without --host-key:\n%s", out)
 	}
 	if out := run(2, "backup", filepath.Join(t.TempDir(), "copy.db")); !strings.Contains(out, "pg_dump") {
 		t.Errorf("backup on PostgreSQL:\n%s", out)

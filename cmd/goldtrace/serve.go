@@ -46,6 +46,11 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				return err
 			}
 			if hostKey == "" {
+				if app.IsPostgres(cli.DBPath) {
+					// Nothing is beside a PostgreSQL database; and every
+					// replica must show clients the same key.
+					return &exitError{code: 2, err: fmt.Errorf("serve on PostgreSQL (database %s) needs --host-key FILE: give every replica the same key file, so clients that reconnect to another replica trust it", cli.DBPath)}
+				}
 				hostKey = server.HostKeyPath(cli.DBPath)
 			}
 			signer, created, err := server.LoadHostKey(hostKey)
@@ -71,7 +76,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				l.Addr(), keyNote, srv.HostKeyFingerprint(), port(l.Addr()))
 			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
 			defer stopWAL()
-			go be.KeepWALSmall(walCtx, 10*time.Second, 64<<20)
+			go be.KeepWALSmall(walCtx, 10*time.Second, 64<<20) // nothing to do on PostgreSQL
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -105,7 +110,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
 	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
 	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
-	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH acts at once)")
+	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH, or on PostgreSQL by any process, acts at once)")
 	return cmd
 }
 
@@ -115,9 +120,11 @@ func serverConfig(be *app.App, dbPath string, signer gossh.Signer, limits server
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
-		Home:     homeScreen(be, dbPath),
+		Home:     homeScreen(be, app.RecoveryBase(dbPath)),
 		Exec:     remoteExec(be, dbPath),
-		Limits:   limits,
+		// Removals of keys by other processes (replicas on PostgreSQL).
+		WatchKeys: be.WatchKeyRemovals,
+		Limits:    limits,
 		AuthFailed: func(ctx context.Context, fp, what string) {
 			_ = be.RecordAuthFailure(ctx, fp, what)
 		},
