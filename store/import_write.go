@@ -267,9 +267,12 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 				break
 			}
 			if written >= looked {
-				looked = min(written+lookAheadRows, len(feed.batch))
+				looked = min(written+s.lookAheadRows(), len(feed.batch))
 				ids, hashes := lookAheadKeys(feed.batch[written:looked])
 				if err := w.lookAhead(ctx, ids, hashes); err != nil {
+					return err
+				}
+				if err := w.prefetchMetasets(ctx, feed.batch[written:looked]); err != nil {
 					return err
 				}
 			}
