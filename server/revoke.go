@@ -12,8 +12,8 @@ import (
 
 // watchKeys ends the sessions of keys that no longer belong to a user
 // (users key remove, users remove — over SSH, or on the server's shell,
-// or by another replica): every RevokeCheck, and at once after a command
-// over SSH. A write that races the removal is refused by the store, which
+// or by another replica): every RevokeCheck, and at once after a users
+// command over SSH. A write that races the removal is refused by the store, which
 // checks the key inside the write's own transaction.
 func (s *Server) watchKeys() {
 	tick := time.NewTicker(s.limits.RevokeCheck)

@@ -26,6 +26,9 @@ var onPostgres = map[string]bool{
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
 	"serve": true, "dashboard": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+	"copy":   true, // opens --from and --to itself, either engine
+	"export": true, "datasets get": true, "diff": true, "verify": true, "drift": true, "score": true, "predict": true,
+	"judge": true, "judge prompt": true, "judge calibrate": true,
 	"label": true, "adjudicate": true, "resolve": true, "assign": true, "items": true, "audit": true,
 	"labels": true, "labels import": true, "labels export": true,
 }
