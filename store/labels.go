@@ -107,21 +107,33 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		if st != AssignPending && st != AssignDraft {
 			return fmt.Errorf("item %s is already %s by %s: %w", itemID, st, reviewer, ErrConflict)
 		}
-		return putDraft(ctx, tx, itemID, reviewer, body, seconds, s.now())
+		now := s.now()
+		if s.onPostgres() {
+			// One round trip instead of two, holding the writers' lock.
+			_, err := tx.ExecContext(ctx, `WITH draft AS (`+upsertDraft+`) `+markDraft, itemID, reviewer, string(body), seconds, now,
+				now, itemID, reviewer)
+			return err
+		}
+		return putDraft(ctx, tx, itemID, reviewer, body, seconds, now)
 	})
 }
 
 // putDraft stores (or replaces) a reviewer's draft of an item and marks the
 // assignment draft.
 func putDraft(ctx context.Context, tx *Tx, itemID, reviewer string, body []byte, seconds int, now string) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
-		itemID, reviewer, string(body), seconds, now); err != nil {
+	if _, err := tx.ExecContext(ctx, upsertDraft, itemID, reviewer, string(body), seconds, now); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
+	_, err := tx.ExecContext(ctx, markDraft, now, itemID, reviewer)
 	return err
 }
+
+// upsertDraft and markDraft are putDraft's two statements.
+const (
+	upsertDraft = `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`
+	markDraft = `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`
+)
 
 // Draft loads a saved draft; ErrNotFound when there is none.
 func (s *Store) Draft(ctx context.Context, itemID, reviewer string) (body []byte, seconds int, err error) {
