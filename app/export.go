@@ -211,23 +211,14 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	})
 	defer parentHashes.wait()
 	defer cancel()
-	// Records are built while the traces are still being read.
 	reading := eio.progress("export "+name+": gold items read", "items")
 	format := o.RecordFormat
 	if format == 0 {
 		format = gold.CurrentRecordFormat
 	}
-	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0), format)
-	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
-		reading.Add(int64(len(tg.Answers)))
-		build(tg)
-	})
-	lines, buildErr := built()
+	lines, err := goldLines(ctx, st, filter, format, reading)
 	reading.Done()
 	if err != nil {
-		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
-	}
-	if err := buildErr; err != nil {
 		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
 	}
 	if len(lines) == 0 {
@@ -316,6 +307,21 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	return ExportResult{Name: name, Version: info.Version, Count: len(content.Lines), SHA256: content.SHA256(),
 		Added: len(manifest.Changes.Added), Removed: len(manifest.Changes.Removed), Changed: len(manifest.Changes.Changed), Files: paths}, nil
+}
+
+// goldLines builds the records of the gold filter selects, as an export
+// in record format would write them, while the traces are still being read.
+func goldLines(ctx context.Context, st *store.Store, filter store.GoldFilter, format int, reading Progress) ([]dataset.Line, error) {
+	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0), format)
+	err := st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
+		reading.Add(int64(len(tg.Answers)))
+		build(tg)
+	})
+	lines, buildErr := built()
+	if err != nil {
+		return nil, err
+	}
+	return lines, buildErr
 }
 
 // checkOpenItems counts the items of the selected batches (all batches when

@@ -172,3 +172,11 @@ func (a *App) manageUsers(ctx context.Context, actor Actor, object string) (Acto
 	}
 	return a.authorize(ctx, actor, ActUsersManage, object)
 }
+
+// WatchKeyRemovals calls removed soon after any process removes keys from
+// the project, until ctx ends: what serve replicas on one PostgreSQL
+// database use to end a removed key's sessions on every replica at once.
+// It returns false when the engine cannot announce removals (SQLite).
+func (a *App) WatchKeyRemovals(ctx context.Context, removed func(), up func(listening bool)) bool {
+	return a.st.WatchKeyRemovals(ctx, removed, up)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,4 +146,25 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// RecoveryBase is where label screens keep recovery drafts (the drafts a
+// failed write leaves, tui.RecoveryPath): beside a SQLite database; for a
+// PostgreSQL one, in the user's cache directory, named after its host and
+// database.
+func RecoveryBase(dbPath string) string {
+	if !IsPostgres(dbPath) {
+		return dbPath
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	name := "postgres"
+	if u, err := url.Parse(dbPath); err == nil {
+		name = strings.NewReplacer("/", "_", ":", "_").Replace(u.Host + u.Path)
+	}
+	dir = filepath.Join(dir, "goldtrace")
+	_ = os.MkdirAll(dir, 0o700) // a failure shows when a draft is written there
+	return filepath.Join(dir, name)
 }

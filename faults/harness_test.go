@@ -16,7 +16,10 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 )
 
 // bin is the goldtrace binary TestMain builds.
@@ -99,11 +102,33 @@ func checkPasses(t *testing.T, db string) {
 	}
 }
 
+// onEngines runs a fault test on SQLite and on PostgreSQL (a database of
+// its own on GOLDTRACE_TEST_PG's server; that subtest skips when it is
+// unset), as parallel subtests named after the engine.
+func onEngines(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, e := range []string{"sqlite", "postgres"} {
+		t.Run(e, func(t *testing.T) {
+			t.Parallel()
+			test(t, e)
+		})
+	}
+}
+
 // project makes a database with traces traces imported, users alice and
 // bob (reviewers) and carol (lead), and a batch of n items for reviewers.
 func project(t *testing.T, dir string, traces, n int, reviewers ...string) (db, traceFile string) {
 	t.Helper()
+	return projectOn(t, "sqlite", dir, traces, n, reviewers...)
+}
+
+// projectOn is project on the named engine.
+func projectOn(t *testing.T, engine, dir string, traces, n int, reviewers ...string) (db, traceFile string) {
+	t.Helper()
 	db = filepath.Join(dir, "gt.db")
+	if engine == "postgres" {
+		db = pgtest.DSN(t)
+		must(t, db, "init")
+	}
 	traceFile = filepath.Join(dir, "traces.jsonl")
 	must(t, db, "demo", "--write-traces", fmt.Sprint(traces), traceFile)
 	must(t, db, "import", traceFile)
@@ -117,13 +142,39 @@ func project(t *testing.T, dir string, traces, n int, reviewers ...string) (db, 
 	return db, traceFile
 }
 
-// sqlCount runs a count query on db directly.
-func sqlCount(t *testing.T, db, query string, args ...any) int {
+// openDirect opens db (a SQLite file, read-only, or a postgres:// DSN)
+// with database/sql, outside goldtrace; query rewrites a query's ?
+// placeholders for it.
+func openDirect(t *testing.T, db, query string) (*sql.DB, string) {
 	t.Helper()
+	if strings.HasPrefix(db, "postgres://") {
+		h, err := sql.Open("pgx", db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		n := 0
+		for _, r := range query {
+			if r == '?' {
+				n++
+				fmt.Fprintf(&b, "$%d", n)
+				continue
+			}
+			b.WriteRune(r)
+		}
+		return h, b.String()
+	}
 	h, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h, query
+}
+
+// sqlCount runs a count query on db directly.
+func sqlCount(t *testing.T, db, query string, args ...any) int {
+	t.Helper()
+	h, query := openDirect(t, db, query)
 	defer h.Close()
 	var n int
 	if err := h.QueryRow(query, args...).Scan(&n); err != nil {
@@ -151,12 +202,19 @@ type labeler struct {
 
 func startLabeler(t *testing.T, db, reviewer string, extra ...string) *labeler {
 	t.Helper()
+	return startTerminal(t, bin, append([]string{"--db", db, "label", "--as", reviewer}, extra...)...)
+}
+
+// startTerminal runs a program on a pseudo-terminal of 80×24 (goldtrace
+// label, or ssh into a label screen).
+func startTerminal(t *testing.T, program string, args ...string) *labeler {
+	t.Helper()
 	master, slave, err := openPTY(80, 24)
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
 	}
 	l := &labeler{t: t, pty: master, done: make(chan struct{})}
-	l.cmd = exec.Command(bin, append([]string{"--db", db, "label", "--as", reviewer}, extra...)...)
+	l.cmd = exec.Command(program, args...)
 	l.cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
 	l.cmd.Stdin, l.cmd.Stdout, l.cmd.Stderr = slave, slave, &l.stderr
 	setControllingTTY(l.cmd)
@@ -374,10 +432,7 @@ func regexpMust(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 // sqlStrings runs a one-column text query on db directly.
 func sqlStrings(t *testing.T, db, query string, args ...any) []string {
 	t.Helper()
-	h, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, query := openDirect(t, db, query)
 	defer h.Close()
 	rows, err := h.Query(query, args...)
 	if err != nil {

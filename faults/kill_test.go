@@ -24,8 +24,17 @@ func seed(t *testing.T) *rand.Rand {
 // end.
 func TestKillLabelerAfterSubmit(t *testing.T) {
 	t.Parallel()
-	const kills = 50
-	db, _ := project(t, t.TempDir(), 400, 2*kills+10, "alice", "bob")
+	onEngines(t, testKillLabelerAfterSubmit)
+}
+
+// On PostgreSQL 10 kills, not 50: the server's durability is not ours to
+// test, the screen's acknowledgement is.
+func testKillLabelerAfterSubmit(t *testing.T, engine string) {
+	kills := 50
+	if engine == "postgres" {
+		kills = 10
+	}
+	db, _ := projectOn(t, engine, t.TempDir(), 400, 2*kills+10, "alice", "bob")
 	rng := seed(t)
 	acked := map[string]bool{}
 	for i := 0; i < kills; i++ {
@@ -58,8 +67,8 @@ func TestKillLabelerAfterSubmit(t *testing.T) {
 		}
 	}
 	stored := sqlCount(t, db, `SELECT count(*) FROM labels WHERE reviewer = 'alice'`)
-	t.Logf("FIGURES labeler: %d kills survived; %d labels acknowledged, %d stored (%d lost)", kills, len(acked), stored, lost)
-	addKills("labeler", kills)
+	t.Logf("FIGURES labeler (%s): %d kills survived; %d labels acknowledged, %d stored (%d lost)", engine, kills, len(acked), stored, lost)
+	addKills("labeler on "+engine, kills)
 	addLabels(len(acked), len(acked)-lost)
 	if stored < len(acked) {
 		t.Errorf("%d labels stored, fewer than the %d acknowledged", stored, len(acked))

@@ -61,7 +61,11 @@ func TestHeldWriteLockDuringSubmitDraftAndQuit(t *testing.T) {
 // unsaved typing: the draft is in the database afterwards.
 func TestSIGHUPSavesTheDraft(t *testing.T) {
 	t.Parallel()
-	db, _ := project(t, t.TempDir(), 100, 10, "alice", "bob")
+	onEngines(t, testSIGHUPSavesTheDraft)
+}
+
+func testSIGHUPSavesTheDraft(t *testing.T, engine string) {
+	db, _ := projectOn(t, engine, t.TempDir(), 100, 10, "alice", "bob")
 	item := sqlStrings(t, db, `SELECT item_id FROM assignments WHERE reviewer = 'alice' ORDER BY position LIMIT 1`)[0]
 	l := startLabeler(t, db, "alice")
 	l.waitFor(regexpMust(`\d+/\d+`), 10*time.Second)

@@ -38,7 +38,8 @@ type Agreement struct {
 	PerTool []ToolAgreement `json:"per_tool"`
 	// Reliability is Conger's kappa (Cohen's for two reviewers), Gwet's AC1
 	// and Krippendorff's alpha on the tool class with bootstrap 95%
-	// intervals, overall and per tool (DefaultBootstrap).
+	// intervals, overall and per tool (DefaultBootstrap, or as
+	// AgreeWithin was asked).
 	Reliability Reliability `json:"reliability"`
 	// ArgPaths is agreement per argument (JSON Pointer) given the same tool.
 	ArgPaths []ArgPathAgreement `json:"arg_paths"`
@@ -98,9 +99,16 @@ type Confusion struct {
 // only contribute nothing; reviewers who did not label an item are missing
 // data for alpha and are left out of that item's pairs.
 //
+// The intervals are DefaultBootstrap's (the manifest's); AgreeWithin
+// chooses another bootstrap.
+func Agree(items [][]Label) Agreement { return AgreeWithin(items, DefaultBootstrap) }
+
+// AgreeWithin is Agree with the reliability intervals drawn as boot says
+// (LiveBootstrap for status and the dashboard).
+//
 // It is long because every statistic is accumulated in one pass over the
 // items' label pairs; split, each part would walk the pairs again.
-func Agree(items [][]Label) Agreement {
+func AgreeWithin(items [][]Label, boot Bootstrap) Agreement {
 	type pairKey struct{ a, b string }
 	// pairTally is one reviewer pair's tool classes, item by item, and how
 	// many of those items they agree on exactly.
@@ -239,7 +247,7 @@ func Agree(items [][]Label) Agreement {
 		}
 		return x.B < y.B
 	})
-	out.Reliability = Reliable(ToolRatings(items), DefaultBootstrap)
+	out.Reliability = Reliable(ToolRatings(items), boot)
 	out.ArgPaths = ArgPaths(items)
 	nonNilSlices(&out)
 	return out

@@ -60,21 +60,31 @@ type ToolReliability struct {
 type Bootstrap struct {
 	Replicates int    `json:"replicates"`
 	Seed       uint64 `json:"seed"`
+	// MaxDraws bounds the work: a bootstrap costs one draw per unit per
+	// replicate, and past MaxDraws the replicates are cut (to no fewer than
+	// minReplicates); Reliability.Replicates says how many were drawn. Zero
+	// means defaultMaxDraws.
+	MaxDraws int `json:"-"`
 }
 
-// A bootstrap costs one draw per unit per replicate. Past maxDraws the
-// replicates are cut (to no fewer than minReplicates), so a lead's status
-// over 50k items stays fast; Reliability.Replicates says how many were drawn.
-// With that many items the interval is narrow and its ends move by less than
-// a thousandth between seeds.
+// With more than defaultMaxDraws/minReplicates units (50k) the interval is
+// narrow and its ends move by less than a thousandth between seeds.
 const (
-	maxDraws      = 10_000_000
-	minReplicates = 200
+	defaultMaxDraws = 10_000_000
+	minReplicates   = 200
 )
 
-// DefaultBootstrap is what status, the dashboard and the manifest use: the
-// same data always gives the same intervals.
+// DefaultBootstrap is what the manifest uses: the same data always gives
+// the same intervals.
 var DefaultBootstrap = Bootstrap{Replicates: 1000, Seed: 1}
+
+// LiveBootstrap is what status and the dashboard use: they are asked again
+// after every label while a team labels, so each answer draws at most 100k
+// units (about a millisecond with the statistics of each replicate): 1000
+// replicates up to 100 items, then fewer, down to 200 from 500 items on
+// (DefaultBootstrap's count past 50k items). The same data still always
+// gives the same intervals.
+var LiveBootstrap = Bootstrap{Replicates: 1000, Seed: 1, MaxDraws: 100_000}
 
 // ToolRatings turns items' labels into units of tool classes, one rating per
 // label.
@@ -112,8 +122,12 @@ func ToolRatings(items [][]Label) [][]Rating {
 // unit is pairable.
 func Reliable(units [][]Rating, b Bootstrap) Reliability {
 	d := newRatingData(units)
+	maxDraws := b.MaxDraws
+	if maxDraws <= 0 {
+		maxDraws = defaultMaxDraws
+	}
 	if n := len(d.unitOf); n > 0 && b.Replicates > 0 && b.Replicates*n > maxDraws {
-		b.Replicates = max(minReplicates, maxDraws/n)
+		b.Replicates = min(b.Replicates, max(minReplicates, maxDraws/n))
 	}
 	out := Reliability{Units: d.units, Categories: len(d.classes), Bootstrap: b}
 	for _, g := range d.groups {
@@ -125,8 +139,11 @@ func Reliable(units [][]Rating, b Bootstrap) Reliability {
 	for i, g := range d.groups {
 		ones[i] = g.count
 	}
-	point := d.stats(ones)
-	reps := d.replicates(b)
+	k := 3 + 3*len(d.classes)
+	sc := d.newScratch()
+	point := make([]float64, k)
+	d.stats(ones, sc, point)
+	reps := d.replicates(b, sc)
 	est := func(i int) Estimate { return interval(point[i], reps, i) }
 	out.Kappa, out.AC1, out.Alpha = est(0), est(1), est(2)
 	out.PerTool = make([]ToolReliability, len(d.classes))
@@ -244,25 +261,43 @@ func indexOf(xs []int, x int) int {
 	return -1
 }
 
-// stats computes, with w[g] units of each group, the statistics in the order
-// κ, AC1, α, then κ, AC1, α per class. NaN stands for undefined.
+// statsScratch is the working memory of stats, made once per Reliable and
+// reused by every replicate.
+type statsScratch struct {
+	piSum, ncAlpha, paAdj, doBin, pbar, s2 []float64 // per class
+	ng                                     []float64 // per rater
+	classif                                []float64 // per rater × class
+}
+
+func (d *ratingData) newScratch() *statsScratch {
+	q, R := len(d.classes), len(d.raters)
+	perClass := make([]float64, 6*q)
+	return &statsScratch{piSum: perClass[:q], ncAlpha: perClass[q : 2*q], paAdj: perClass[2*q : 3*q],
+		doBin: perClass[3*q : 4*q], pbar: perClass[4*q : 5*q], s2: perClass[5*q:],
+		ng: make([]float64, R), classif: make([]float64, R*q)}
+}
+
+// stats computes into out (3 + 3q long), with w[g] units of each group,
+// the statistics in the order κ, AC1, α, then κ, AC1, α per class. NaN
+// stands for undefined. sc is cleared first.
 //
 // It is long because the three coefficients and their per-class forms share
 // one pass over the weighted units and the same marginals.
-func (d *ratingData) stats(w []float64) []float64 {
+func (d *ratingData) stats(w []float64, sc *statsScratch, out []float64) {
 	q, R := len(d.classes), len(d.raters)
 	var nAll, nPair, paSum, doSum, nAlpha float64
-	piSum := make([]float64, q)
-	ncAlpha := make([]float64, q)
-	paAdj := make([]float64, q) // per class: Σ w (pa of the yes/no question − 1)
-	doBin := make([]float64, q)
-	ng := make([]float64, R)
-	classif := make([]float64, R*q)
-	for gi, g := range d.groups {
+	piSum, ncAlpha := sc.piSum, sc.ncAlpha
+	paAdj := sc.paAdj // per class: Σ w (pa of the yes/no question − 1)
+	doBin, ng, classif := sc.doBin, sc.ng, sc.classif
+	for _, xs := range [][]float64{piSum, ncAlpha, paAdj, doBin, sc.pbar, sc.s2, ng, classif} {
+		clear(xs)
+	}
+	for gi := range d.groups {
 		wt := w[gi]
 		if wt == 0 {
 			continue
 		}
+		g := &d.groups[gi]
 		m := float64(g.m)
 		nAll += wt
 		for i, r := range g.raters {
@@ -290,12 +325,11 @@ func (d *ratingData) stats(w []float64) []float64 {
 		paSum += wt * agree / (m * (m - 1))
 		doSum += wt * (m*m - same) / (m - 1)
 	}
-	out := make([]float64, 3+3*q)
 	for i := range out {
 		out[i] = math.NaN()
 	}
 	if nPair == 0 {
-		return out
+		return
 	}
 	pa := paSum / nPair
 	// Conger's kappa over the raters who rated something.
@@ -307,7 +341,7 @@ func (d *ratingData) stats(w []float64) []float64 {
 		}
 	}
 	if raters >= 2 {
-		pbar, s2 = make([]float64, q), make([]float64, q)
+		pbar, s2 = sc.pbar, sc.s2
 		for r := 0; r < R; r++ {
 			if ng[r] == 0 {
 				continue
@@ -362,7 +396,6 @@ func (d *ratingData) stats(w []float64) []float64 {
 			out[base+2] = 1 - (nAlpha-1)*doBin[c]/e
 		}
 	}
-	return out
 }
 
 // chanceCorrected is (pa − pe)/(1 − pe), NaN when pe is 1 (within rounding).
@@ -375,7 +408,7 @@ func chanceCorrected(pa, pe float64) float64 {
 
 // replicates draws b.Replicates bootstrap resamples of the units and returns
 // each one's statistics.
-func (d *ratingData) replicates(b Bootstrap) [][]float64 {
+func (d *ratingData) replicates(b Bootstrap, sc *statsScratch) [][]float64 {
 	n := len(d.unitOf)
 	if n == 0 || b.Replicates <= 0 {
 		return nil
@@ -384,6 +417,8 @@ func (d *ratingData) replicates(b Bootstrap) [][]float64 {
 	counts := make([]int32, len(d.groups))
 	w := make([]float64, len(d.groups))
 	out := make([][]float64, b.Replicates)
+	k := 3 + 3*len(d.classes)
+	block := make([]float64, b.Replicates*k)
 	un := uint64(n)
 	for r := range out {
 		clear(counts)
@@ -396,7 +431,8 @@ func (d *ratingData) replicates(b Bootstrap) [][]float64 {
 		for i, c := range counts {
 			w[i] = float64(c)
 		}
-		out[r] = d.stats(w)
+		out[r] = block[r*k : (r+1)*k : (r+1)*k]
+		d.stats(w, sc, out[r])
 	}
 	return out
 }

@@ -186,16 +186,7 @@ func TestReliableUndefinedStaysNil(t *testing.T) {
 }
 
 func TestReliableBootstrapIsSeededAndBracketsTheValue(t *testing.T) {
-	var units [][]Rating
-	tools := []string{"a", "b", "c", "(none)"}
-	for i := range 200 {
-		x := tools[i%4]
-		y := x
-		if i%7 == 0 {
-			y = tools[(i+1)%4]
-		}
-		units = append(units, []Rating{{"A", x}, {"B", y}})
-	}
+	units := pairedUnits(200)
 	r1 := Reliable(units, DefaultBootstrap)
 	r2 := Reliable(units, DefaultBootstrap)
 	if !reflect.DeepEqual(r1, r2) {
@@ -233,4 +224,57 @@ func BenchmarkReliable(b *testing.B) {
 	for b.Loop() {
 		Reliable(units, DefaultBootstrap)
 	}
+}
+
+// The manifest's intervals are a record: the same labels give the same
+// bounds, to the last bit, from release to release.
+func TestDefaultBootstrapIntervalsArePinned(t *testing.T) {
+	r := Reliable(pairedUnits(200), DefaultBootstrap)
+	got := []*float64{r.Kappa.Low, r.Kappa.High, r.AC1.Low, r.AC1.High, r.Alpha.Low, r.Alpha.High}
+	want := []float64{0.73974820638261973, 0.87294836682961108, 0.74037465331117758, 0.8734741633415688, 0.74032930327911184, 0.87323049831171906}
+	for i, g := range got {
+		if g == nil || *g != want[i] {
+			t.Fatalf("bound %d: %v, want %.17g", i, g, want[i])
+		}
+	}
+	if r.Replicates != 1000 || r.Seed != 1 {
+		t.Errorf("replicates %d seed %d", r.Replicates, r.Seed)
+	}
+}
+
+// A live status draws at most LiveBootstrap.MaxDraws units: the same
+// intervals as the manifest's on a small project, fewer replicates (never
+// below 200) on a larger one.
+func TestLiveBootstrapDrawsWithinItsBudget(t *testing.T) {
+	small := pairedUnits(100)
+	live, def := Reliable(small, LiveBootstrap), Reliable(small, DefaultBootstrap)
+	if live.Replicates != 1000 || !reflect.DeepEqual(live.AC1, def.AC1) || !reflect.DeepEqual(live.PerTool, def.PerTool) {
+		t.Errorf("100 items: live %d replicates %+v, manifest %+v", live.Replicates, live.AC1, def.AC1)
+	}
+	for n, want := range map[int]int{200: 500, 400: 250, 500: 200, 5000: 200} {
+		r := Reliable(pairedUnits(n), LiveBootstrap)
+		if r.Replicates != want || r.AC1.Low == nil || !(*r.AC1.Low <= *r.AC1.Value && *r.AC1.Value <= *r.AC1.High) {
+			t.Errorf("%d items: %d replicates (want %d), AC1 %+v", n, r.Replicates, want, r.AC1)
+		}
+	}
+	// A budget never raises the count asked for.
+	if r := Reliable(pairedUnits(5000), Bootstrap{Replicates: 100, Seed: 1, MaxDraws: 1000}); r.Replicates != 100 {
+		t.Errorf("asked for 100 replicates, drew %d", r.Replicates)
+	}
+}
+
+// pairedUnits is n items rated by A and B over four classes, disagreeing on
+// every seventh.
+func pairedUnits(n int) [][]Rating {
+	var units [][]Rating
+	tools := []string{"a", "b", "c", "(none)"}
+	for i := range n {
+		x := tools[i%4]
+		y := x
+		if i%7 == 0 {
+			y = tools[(i+1)%4]
+		}
+		units = append(units, []Rating{{"A", x}, {"B", y}})
+	}
+	return units
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -30,7 +31,14 @@ const fingerprintExt = "goldtrace-key-fingerprint"
 func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
 	host := remoteHost(ctx.RemoteAddr())
 	fp := gossh.FingerprintSHA256(key)
-	if _, err := s.cfg.KeyActor(ctx, fp); err != nil {
+	if _, err := s.lookupKey(ctx, fp); err != nil {
+		if !errors.Is(err, app.ErrNotFound) {
+			// Not an unknown key: the database is away (restarting, say)
+			// longer than a lookup waits. Refused, not counted against
+			// the address.
+			s.log.Warn("auth refused: the key could not be looked up", "from", host, "key", fp, "reason", err.Error())
+			return false
+		}
 		blocked := s.limiter.blocked(host)
 		first, blockedNow := s.limiter.fail(host)
 		s.log.Warn("auth refused: unknown key", "from", host, "key", fp, "ssh_user", ctx.User(), "host_blocked", blocked || blockedNow)
@@ -71,13 +79,38 @@ func (s *Server) sessionActor(sess ssh.Session) (app.Actor, error) {
 	if fp == "" || pk == nil || gossh.FingerprintSHA256(pk) != fp {
 		return app.Actor{}, fmt.Errorf("the key this connection authenticated with is not the key it was accepted for")
 	}
-	actor, err := s.cfg.KeyActor(sess.Context(), fp)
+	actor, err := s.lookupKey(sess.Context(), fp)
 	if err != nil {
+		if !errors.Is(err, app.ErrNotFound) {
+			return app.Actor{}, fmt.Errorf("cannot check key %s now: %w", fp, err)
+		}
 		return app.Actor{}, fmt.Errorf("key %s no longer belongs to a user", fp)
 	}
 	actor.Source = app.SourceSSH
 	actor.KeyFingerprint = fp
 	return actor, nil
+}
+
+// keyLookupPatience is how long a key lookup rides out a database that is
+// away (a restart, a failover) before the key is refused.
+const keyLookupPatience = 5 * time.Second
+
+// lookupKey is Config.KeyActor, tried again while it fails for another
+// reason than an unknown key (app.ErrNotFound, final), for up to
+// keyLookupPatience.
+func (s *Server) lookupKey(ctx context.Context, fp string) (app.Actor, error) {
+	deadline := time.Now().Add(keyLookupPatience)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		actor, err := s.cfg.KeyActor(ctx, fp)
+		if err == nil || errors.Is(err, app.ErrNotFound) || time.Now().Add(wait).After(deadline) {
+			return actor, err
+		}
+		select {
+		case <-ctx.Done():
+			return actor, err
+		case <-time.After(wait):
+		}
+	}
 }
 
 func remoteHost(addr net.Addr) string {

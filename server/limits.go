@@ -40,7 +40,9 @@ type Limits struct {
 	// counted ("… N more").
 	MaxErrorLines int
 	// RevokeCheck: how often open sessions' keys are checked against the
-	// users' keys (a removal over SSH is checked at once).
+	// users' keys (a removal over SSH is checked at once, and so is one
+	// announced by another replica: Config.WatchKeys). It bounds how long
+	// a removed key's session lives when no announcement comes.
 	RevokeCheck time.Duration
 }
 
@@ -57,7 +59,7 @@ func DefaultLimits() Limits {
 		MaxHeight:                 200,
 		MaxLine:                   8 << 20,
 		MaxErrorLines:             100,
-		RevokeCheck:               2 * time.Second,
+		RevokeCheck:               time.Second,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/goldtrace/goldtrace/app"
@@ -11,8 +12,8 @@ import (
 
 // watchKeys ends the sessions of keys that no longer belong to a user
 // (users key remove, users remove — over SSH, or on the server's shell,
-// or by another replica): every RevokeCheck, and at once after a command
-// over SSH. A write that races the removal is refused by the store, which
+// or by another replica): every RevokeCheck, and at once after a users
+// command over SSH. A write that races the removal is refused by the store, which
 // checks the key inside the write's own transaction.
 func (s *Server) watchKeys() {
 	tick := time.NewTicker(s.limits.RevokeCheck)
@@ -25,6 +26,34 @@ func (s *Server) watchKeys() {
 		case <-s.recheck:
 		}
 		s.endRevoked()
+	}
+}
+
+// watchKeyRemovals has Config.WatchKeys ask for a check whenever another
+// process announces a removal, until the server quits; the log says when
+// it stops and starts hearing them (the timer covers the gap).
+func (s *Server) watchKeyRemovals() {
+	if s.cfg.WatchKeys == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-s.quit
+		cancel()
+	}()
+	var listening atomic.Bool
+	up := func(on bool) {
+		if listening.Swap(on) == on {
+			return
+		}
+		if on {
+			s.log.Info("listening for key removals by other replicas")
+		} else if ctx.Err() == nil {
+			s.log.Warn("not hearing key removals by other replicas (reconnecting): sessions' keys are checked every " + s.limits.RevokeCheck.String())
+		}
+	}
+	if !s.cfg.WatchKeys(ctx, s.checkKeysNow, up) {
+		cancel()
 	}
 }
 
@@ -53,7 +82,9 @@ func (s *Server) endRevoked() {
 		}
 		for _, ls := range sessions {
 			s.log.Warn("session ended: key removed", "user", ls.user, "key", fp)
-			ls.end(fmt.Sprintf("key %s was removed: this session is ended", fp))
+			// At once for all: telling a stalled client waits up to a
+			// second, which must not delay the next session's end.
+			go ls.end(fmt.Sprintf("key %s was removed: this session is ended", fp))
 		}
 	}
 }

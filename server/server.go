@@ -61,6 +61,11 @@ type Config struct {
 	// session over the per-key limit, a command ended for a stalled
 	// client); nil: only logged.
 	Refused func(ctx context.Context, actor app.Actor, what string)
+	// WatchKeys, when set, calls removed whenever any process removes keys
+	// from the project (serve replicas on one PostgreSQL database), until
+	// ctx ends, and says with up whether it hears them; it returns false
+	// when it cannot watch (the timer, Limits.RevokeCheck, still runs).
+	WatchKeys func(ctx context.Context, removed func(), up func(listening bool)) bool
 }
 
 // Server is goldtrace's SSH front door: public-key authentication against
@@ -165,6 +170,7 @@ func Listen(addr string) (net.Listener, error) {
 
 // Serve accepts connections on l until Shutdown; it returns nil then.
 func (s *Server) Serve(l net.Listener) error {
+	s.watchKeyRemovals()
 	go s.watchKeys()
 	// A Shutdown that came before the listener was tracked would leave it
 	// accepting: closing it on quit ends Serve either way.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -133,7 +134,12 @@ func (s *Server) exec(sess ssh.Session, ls *liveSession, actor app.Actor, args [
 	code := s.cfg.Exec(app.WithActor(ctx, actor), args, in, out, errs)
 	close(done)
 	errs.finish()
-	s.checkKeysNow() // the command may have removed a key
+	if slices.Contains(args, "users") {
+		// Only the users commands remove keys; checking every open
+		// session's key after each status a dashboard script polls would
+		// cost a query per key per command.
+		s.checkKeysNow()
+	}
 	return code
 }
 

@@ -41,7 +41,9 @@ func itemStatus(t *testing.T, st *Store, item string) string {
 	return status
 }
 
-func TestResolveDecisions(t *testing.T) {
+func TestResolveDecisions(t *testing.T) { forEngines(t, testResolveDecisions) }
+
+func testResolveDecisions(t *testing.T, engine string) {
 	merged := review.Label{Decision: review.DecisionCall, Calls: []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(`{"order_id":"ORD-3"}`)}}}
 	tests := []struct {
 		name       string
@@ -60,7 +62,7 @@ func TestResolveDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := openTemp(t)
+			st := openEngine(t, engine)
 			item := disputedItem(t, st)
 			r := tt.r
 			r.Item, r.Lead, r.Reason = item, "carol", "guide §3"
@@ -92,9 +94,10 @@ func TestResolveDecisions(t *testing.T) {
 	}
 }
 
-func TestResolveRefusals(t *testing.T) {
+func TestResolveRefusals(t *testing.T) { onEngines(t, testResolveRefusals) }
+
+func testResolveRefusals(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := disputedItem(t, st)
 	base := Resolution{Item: item, Lead: "carol", Reason: "r", Pick: "alice"}
 	with := func(f func(*Resolution)) Resolution { r := base; f(&r); return r }
@@ -146,15 +149,16 @@ func TestResolveRefusals(t *testing.T) {
 		t.Fatalf("rules on existing gold: %+v %v", g, err)
 	}
 	var actions string
-	st.Reader().QueryRowContext(ctx, `SELECT group_concat(action, ',') FROM (SELECT action FROM adjudications ORDER BY id)`).Scan(&actions)
+	st.Reader().QueryRowContext(ctx, `SELECT group_concat(action, ',' ORDER BY id) FROM adjudications`).Scan(&actions)
 	if actions != "pick,pick,rules" {
 		t.Errorf("audit trail: %s", actions)
 	}
 }
 
-func TestSendBackReopensForReviewers(t *testing.T) {
+func TestSendBackReopensForReviewers(t *testing.T) { onEngines(t, testSendBackReopensForReviewers) }
+
+func testSendBackReopensForReviewers(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := disputedItem(t, st)
 	if err := st.SendBack(ctx, item, "alice", "look again", nil, false); !errors.Is(err, ErrForbidden) {
 		t.Fatalf("reviewer sends back: %v", err)
@@ -213,9 +217,10 @@ func TestSendBackReopensForReviewers(t *testing.T) {
 	}
 }
 
-func TestDisputedQueueAndDetail(t *testing.T) {
+func TestDisputedQueueAndDetail(t *testing.T) { onEngines(t, testDisputedQueueAndDetail) }
+
+func testDisputedQueueAndDetail(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := disputedItem(t, st)
 	q, err := st.DisputedQueue(ctx, DisputeFilter{Batch: "b1", Kind: review.KindArgs})
 	if err != nil || len(q) != 1 {
@@ -239,9 +244,10 @@ func TestDisputedQueueAndDetail(t *testing.T) {
 	}
 }
 
-func TestReviewAgreedHoldsAgreedItems(t *testing.T) {
+func TestReviewAgreedHoldsAgreedItems(t *testing.T) { onEngines(t, testReviewAgreedHoldsAgreedItems) }
+
+func testReviewAgreedHoldsAgreedItems(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	st.AddUser(ctx, "carol", RoleLead)
 	if err := st.SetSetting(ctx, "alice", SettingReviewAgreed, "true"); !errors.Is(err, ErrForbidden) {
@@ -278,9 +284,10 @@ func TestReviewAgreedHoldsAgreedItems(t *testing.T) {
 
 // Two leads with their own store handles on one file resolve the same item at
 // once: exactly one wins, the other is told who did.
-func TestConcurrentResolveOneWins(t *testing.T) {
+func TestConcurrentResolveOneWins(t *testing.T) { onEngines(t, testConcurrentResolveOneWins) }
+
+func testConcurrentResolveOneWins(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := disputedItem(t, st)
 	st.AddUser(ctx, "dave", RoleLead)
 	other, err := Open(ctx, st.Path())
@@ -326,9 +333,10 @@ func TestConcurrentResolveOneWins(t *testing.T) {
 // A rule given to agreed gold makes it adjudicated gold by the lead who
 // gave it, and accepting agreed labels keeps agreed gold without an
 // adjudicator: either way what is stored is what an export can carry.
-func TestResolveRulesOnAgreedGold(t *testing.T) {
+func TestResolveRulesOnAgreedGold(t *testing.T) { onEngines(t, testResolveRulesOnAgreedGold) }
+
+func testResolveRulesOnAgreedGold(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	if err := st.AddUser(ctx, "carol", RoleLead); err != nil {
 		t.Fatal(err)

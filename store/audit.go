@@ -183,7 +183,7 @@ func keyStillTheirs(ctx context.Context, tx *Tx) error {
 		return nil
 	}
 	var n int
-	err := tx.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM user_keys WHERE fingerprint = ? AND user = ?`,
+	err := tx.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM user_keys WHERE fingerprint = ? AND "user" = ?`,
 		e.KeyFingerprint, e.Actor).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)

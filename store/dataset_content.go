@@ -26,36 +26,26 @@ type Parts interface {
 	AppendPart(i int, dst []byte) []byte
 }
 
-// Compressed is the content of a version as the store keeps it; only
-// CompressContent makes one. ends[i] is where gzip member i ends in blob.
+// Compressed is the content of a version as the store keeps it, one gzip
+// member per dataset_parts row; only CompressContent makes one. The
+// members are kept apart, never joined: a large version's compressed bytes
+// are held once.
 type Compressed struct {
-	blob []byte
-	ends []int
-}
-
-// members are the gzip members of the content, in order.
-func (c Compressed) members() [][]byte {
-	out := make([][]byte, len(c.ends))
-	start := 0
-	for i, end := range c.ends {
-		out[i], start = c.blob[start:end], end
-	}
-	return out
+	members [][]byte
 }
 
 // CompressContent compresses content for StagedVersion.Complete. It needs no
 // database, so an export runs it alongside other work.
 func CompressContent(content Parts) (Compressed, error) {
-	blob, ends, err := compressContent(content)
-	return Compressed{blob, ends}, err
+	members, err := compressContent(content)
+	return Compressed{members}, err
 }
 
 // compressContent gzips content (BestSpeed), each part as one gzip member,
 // compressed on up to GOMAXPROCS goroutines, the members concatenated: one
 // valid gzip stream (RFC 1952 allows several members; gzip -d and Go's
 // reader join them). Decompressing gives the joined parts back exactly.
-// ends says where each member ends.
-func compressContent(content Parts) ([]byte, []int, error) {
+func compressContent(content Parts) ([][]byte, error) {
 	n := max(1, content.NumParts()) // no parts: one empty member
 	members := make([][]byte, n)
 	errs := make([]error, n)
@@ -94,20 +84,12 @@ func compressContent(content Parts) ([]byte, []int, error) {
 		}()
 	}
 	wg.Wait()
-	size := 0
-	for i, m := range members {
+	for i := range members {
 		if errs[i] != nil {
-			return nil, nil, fmt.Errorf("compress content: %w", errs[i])
+			return nil, fmt.Errorf("compress content: %w", errs[i])
 		}
-		size += len(m)
 	}
-	out := make([]byte, 0, size)
-	ends := make([]int, len(members))
-	for i, m := range members {
-		out = append(out, m...)
-		ends[i] = len(out)
-	}
-	return out, ends, nil
+	return members, nil
 }
 
 // decodeContent returns the JSONL bytes of a content BLOB stored with

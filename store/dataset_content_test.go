@@ -30,10 +30,11 @@ func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
 		{"incompressible", noise},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			blob, _, err := compressContent(bytesParts(tc.content))
+			members, err := compressContent(bytesParts(tc.content))
 			if err != nil {
 				t.Fatal(err)
 			}
+			blob := bytes.Join(members, nil)
 			got, err := decodeContent(contentGzip, blob)
 			if err != nil {
 				t.Fatal(err)

@@ -174,10 +174,10 @@ func (s *Store) completeVersion(ctx context.Context, name string, version int, n
 	if nv.Row.Name != name || nv.Row.Version != version {
 		return fmt.Errorf("dataset %s@v%d: the row is %s@v%d", name, version, nv.Row.Name, nv.Row.Version)
 	}
-	if nv.Content.blob == nil {
+	members := nv.Content.members
+	if len(members) == 0 {
 		return fmt.Errorf("dataset %s@v%d: no content (CompressContent makes it)", name, version)
 	}
-	members := nv.Content.members()
 	err := s.inChunks(ctx, len(members), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		done := 0
 		for i := from; i < len(members) && (done == 0 || time.Now().Before(deadline)); i++ {

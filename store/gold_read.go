@@ -38,7 +38,7 @@ func (f GoldFilter) goldWhere() (string, []any) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Meta)) {
 		vals := f.Meta[k]
-		conds = append(conds, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) WHERE value IN (`+in(len(vals))+`))`)
+		conds = append(conds, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) ms WHERE value IN (`+in(len(vals))+`))`)
 		args = append(args, k)
 		for _, v := range vals {
 			args = append(args, v)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"reflect"
@@ -187,21 +188,43 @@ func saveRow(ctx context.Context, tx Queryer, table, where string, key ...any) (
 		return row, err
 	}
 	defer rows.Close()
-	if row.cols, err = rows.Columns(); err != nil {
+	all, err := rows.Columns()
+	if err != nil {
 		return row, err
 	}
+	row.cols = savedColumns(all)
 	if rows.Next() {
-		row.found = true
-		row.vals = make([]any, len(row.cols))
-		ptrs := make([]any, len(row.cols))
-		for i := range ptrs {
-			ptrs[i] = &row.vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		if row, err = scanSaved(rows, all, row.cols); err != nil {
 			return row, err
 		}
 	}
 	return row, rows.Err()
+}
+
+// savedColumns are the columns of a SELECT * that a saved row keeps: all
+// but PostgreSQL's rowid (an identity column standing for SQLite's hidden
+// rowid, which a row put back gets anew, as on SQLite).
+func savedColumns(all []string) []string {
+	if len(all) > 0 && all[0] == "rowid" {
+		return all[1:]
+	}
+	return all
+}
+
+// scanSaved reads the current row of a SELECT * whose columns are all, of
+// which a saved row keeps cols (savedColumns).
+func scanSaved(rows *sql.Rows, all, cols []string) (savedRow, error) {
+	r := savedRow{found: true, cols: cols, vals: make([]any, len(cols))}
+	ptrs := make([]any, len(all))
+	skip := len(all) - len(cols)
+	for i := range ptrs {
+		if i < skip {
+			ptrs[i] = new(any)
+		} else {
+			ptrs[i] = &r.vals[i-skip]
+		}
+	}
+	return r, rows.Scan(ptrs...)
 }
 
 // insert puts a saved row back into table.

@@ -32,8 +32,11 @@ func tableCounts(t *testing.T, st *Store) [5]int {
 // one fails: labels, gold, disputes, assignment and item states, and the
 // drafts the submits removed come back as they were.
 func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
+	onEngines(t, testSubmitLabelsFailingMidwayUndoesEverything)
+}
+
+func testSubmitLabelsFailingMidwayUndoesEverything(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	fillTraces(t, st, 20)
 	for _, r := range []string{"alice", "bob"} {
 		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
@@ -97,8 +100,11 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 // (an item they settled with an imported label goes back to labeling), and
 // items a lead adjudicated or exported meanwhile keep the imported label.
 func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
+	onEngines(t, testSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks)
+}
+
+func testSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	fillTraces(t, st, 5)
 	for _, u := range []struct{ name, role string }{{"alice", RoleReviewer}, {"bob", RoleReviewer}, {"carol", RoleLead}} {
 		if err := st.AddUser(ctx, u.name, u.role); err != nil {
@@ -189,7 +195,7 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 		var status, labels, gold, aliceAssign, bobAssign string
 		var disputes int
 		err := st.r.QueryRowContext(ctx, `SELECT i.status,
-			(SELECT coalesce(group_concat(reviewer), '') FROM (SELECT reviewer FROM labels WHERE item_id = i.id ORDER BY reviewer)),
+			(SELECT coalesce(group_concat(reviewer, ',' ORDER BY reviewer), '') FROM labels WHERE item_id = i.id),
 			coalesce((SELECT status || ':' || adjudicator FROM gold WHERE item_id = i.id), ''),
 			(SELECT count(*) FROM disputes WHERE item_id = i.id),
 			(SELECT status FROM assignments WHERE item_id = i.id AND reviewer = 'alice'),
@@ -214,11 +220,15 @@ func TestSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T) {
 // submitting the labels one by one, including a skipped assignment
 // labeled later and a draft the label replaces.
 func TestSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T) {
+	forEngines(t, testSubmitLabelsInGroupsSettlesAsOneByOne)
+}
+
+func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string) {
 	ctx := context.Background()
 	var dumps [2]string
 	var settlements [2][]Settlement
 	for k := range 2 {
-		st := openTemp(t)
+		st := openEngine(t, engine)
 		fillTraces(t, st, 20)
 		for _, r := range []string{"alice", "bob", "carol"} {
 			if err := st.AddUser(ctx, r, RoleReviewer); err != nil {

@@ -182,20 +182,17 @@ func eachSaved(ctx context.Context, tx *preparedTx, query string, args []any, fn
 		return err
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
+	all, err := rows.Columns()
 	if err != nil {
 		return err
 	}
+	cols := savedColumns(all)
 	if len(cols) < 2 || cols[0] != "item_id" || cols[1] != "reviewer" {
 		return fmt.Errorf("saved rows: columns %v do not start with item_id, reviewer", cols)
 	}
 	for rows.Next() {
-		r := savedRow{found: true, cols: cols, vals: make([]any, len(cols))}
-		ptrs := make([]any, len(cols))
-		for i := range ptrs {
-			ptrs[i] = &r.vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		r, err := scanSaved(rows, all, cols)
+		if err != nil {
 			return err
 		}
 		item, _ := r.vals[0].(string)
@@ -216,7 +213,12 @@ func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []revie
 		}
 		args = append(args, row...)
 	}
-	_, err := tx.ExecContext(ctx, insertLabel+strings.TrimSuffix(strings.Repeat(labelValues+", ", len(labels)), ", "), args...)
+	// In a savepoint: after a failed statement PostgreSQL runs no other
+	// in the transaction, and the row-by-row inserts must run.
+	err := trySavepoint(ctx, tx.tx, func() error {
+		_, err := tx.ExecContext(ctx, insertLabel+strings.TrimSuffix(strings.Repeat(labelValues+", ", len(labels)), ", "), args...)
+		return err
+	})
 	if err == nil {
 		return nil
 	}

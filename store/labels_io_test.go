@@ -10,8 +10,11 @@ import (
 )
 
 func TestNextAssignmentDraftsFirstThenBatchOrder(t *testing.T) {
+	onEngines(t, testNextAssignmentDraftsFirstThenBatchOrder)
+}
+
+func testNextAssignmentDraftsFirstThenBatchOrder(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +77,10 @@ func TestNextAssignmentDraftsFirstThenBatchOrder(t *testing.T) {
 	}
 }
 
-func TestSubmitLabelsIsAllOrNothing(t *testing.T) {
+func TestSubmitLabelsIsAllOrNothing(t *testing.T) { onEngines(t, testSubmitLabelsIsAllOrNothing) }
+
+func testSubmitLabelsIsAllOrNothing(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	labels := []review.Label{
 		callLabel(item, "alice", `{"order_id":"ORD-1"}`),

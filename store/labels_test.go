@@ -46,9 +46,10 @@ func callLabel(item, reviewer, args string) review.Label {
 		Calls: []review.LabelCall{{Tool: "get_order_status", Args: json.RawMessage(args)}}, Rationale: "status lookup"}
 }
 
-func TestSubmitSettlesAgreedWithGold(t *testing.T) {
+func TestSubmitSettlesAgreedWithGold(t *testing.T) { onEngines(t, testSubmitSettlesAgreedWithGold) }
+
+func testSubmitSettlesAgreedWithGold(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	if err := st.SaveDraft(ctx, item, "alice", []byte(`{"x":1}`), 5); err != nil {
 		t.Fatal(err)
@@ -76,9 +77,10 @@ func TestSubmitSettlesAgreedWithGold(t *testing.T) {
 	}
 }
 
-func TestSubmitDisputeAndReopen(t *testing.T) {
+func TestSubmitDisputeAndReopen(t *testing.T) { onEngines(t, testSubmitDisputeAndReopen) }
+
+func testSubmitDisputeAndReopen(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	if _, err := st.SubmitLabel(ctx, callLabel(item, "alice", `{"order_id":"ORD-1"}`)); err != nil {
 		t.Fatal(err)
@@ -117,8 +119,9 @@ func TestSubmitDisputeAndReopen(t *testing.T) {
 	}
 }
 
-func TestSubmitRequiresAssignment(t *testing.T) {
-	st := openTemp(t)
+func TestSubmitRequiresAssignment(t *testing.T) { onEngines(t, testSubmitRequiresAssignment) }
+
+func testSubmitRequiresAssignment(t *testing.T, st *Store) {
 	item := assignTwo(t, st)
 	if _, err := st.SubmitLabel(context.Background(), callLabel(item, "mallory", `{}`)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unassigned reviewer: %v", err)

@@ -14,9 +14,10 @@ import (
 // lead's release of it to another reviewer) and disputes the item must not
 // leave its agreed gold answer behind: the export would ship a disputed
 // item as gold.
-func TestLateLabelAfterCompare(t *testing.T) {
+func TestLateLabelAfterCompare(t *testing.T) { onEngines(t, testLateLabelAfterCompare) }
+
+func testLateLabelAfterCompare(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	if err := st.AddUser(ctx, "dave", RoleReviewer); err != nil {
 		t.Fatal(err)

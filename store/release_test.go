@@ -8,9 +8,10 @@ import (
 
 // A lead releases a reviewer's skipped item to another reviewer, who gets
 // it pending at the end of their queue; the item settles on their label.
-func TestReleaseAssignments(t *testing.T) {
+func TestReleaseAssignments(t *testing.T) { onEngines(t, testReleaseAssignments) }
+
+func testReleaseAssignments(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	for _, u := range []struct{ name, role string }{{"carol", RoleLead}, {"dave", RoleReviewer}} {
 		if err := st.AddUser(ctx, u.name, u.role); err != nil {
@@ -56,9 +57,10 @@ func TestReleaseAssignments(t *testing.T) {
 
 // Skipped items come back at the end of the queue, oldest skip first, never
 // one excluded (skipped in this session); the skip reason comes along.
-func TestReturnSkipped(t *testing.T) {
+func TestReturnSkipped(t *testing.T) { onEngines(t, testReturnSkipped) }
+
+func testReturnSkipped(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	if err := st.SkipItem(ctx, item, "bob", "no context"); err != nil {
 		t.Fatal(err)

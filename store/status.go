@@ -180,7 +180,9 @@ func (s *Store) computeStatus(ctx context.Context, q StatusQuery) (Status, error
 	}
 	sort.Slice(out.Batches, func(i, j int) bool { return out.Batches[i].Batch < out.Batches[j].Batch })
 	if lead {
-		a := review.Agree(scan.labels)
+		// Status is asked again after every label while a team labels:
+		// its intervals are drawn within the live budget.
+		a := review.AgreeWithin(scan.labels, review.LiveBootstrap)
 		out.Agreement = &a
 	}
 	return out, nil

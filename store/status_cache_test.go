@@ -30,10 +30,16 @@ func statusOf(t *testing.T, st *Store, q StatusQuery) (Status, bool) {
 	return s, st.statuses.computed.Load() != before
 }
 
+// TestStatusCacheFreshAfterEveryWrite: a cached status is served until
+// a write of this store or of another on the same database (another
+// process; on PostgreSQL, another serve replica) — never after it.
 func TestStatusCacheFreshAfterEveryWrite(t *testing.T) {
 	patientStamp(t)
+	onEngines(t, testStatusCacheFreshAfterEveryWrite)
+}
+
+func testStatusCacheFreshAfterEveryWrite(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	item := assignTwo(t, st)
 	alice := StatusQuery{As: "alice"}
 
@@ -92,8 +98,11 @@ func TestStatusCacheFreshAfterEveryWrite(t *testing.T) {
 
 func TestStatusCacheIsPerUser(t *testing.T) {
 	patientStamp(t)
+	onEngines(t, testStatusCacheIsPerUser)
+}
+
+func testStatusCacheIsPerUser(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st := openTemp(t)
 	disputedItem(t, st) // alice and bob reviewers, carol lead
 	if err := st.AddUser(ctx, "dave", RoleLead); err != nil {
 		t.Fatal(err)

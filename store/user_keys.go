@@ -104,7 +104,7 @@ func (s *Store) RemoveUserKey(ctx context.Context, name, fingerprint string) err
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("user %q has no key %s: %w", name, fingerprint, ErrNotFound)
 		}
-		return nil
+		return s.keysRemoved(ctx, tx)
 	})
 }
 
@@ -125,6 +125,9 @@ func (s *Store) RemoveUser(ctx context.Context, name string) (kept bool, err err
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE "user" = ?`, name); err != nil {
+			return err
+		}
+		if err := s.keysRemoved(ctx, tx); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT

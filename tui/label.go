@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -59,7 +60,8 @@ type LabelPage struct {
 	now        time.Time
 	dirty      bool
 	saveQueued bool
-	retrySeq   int // the pending submit retry (submitRetryMsg.seq)
+	retrySeq   int    // the pending submit retry (submitRetryMsg.seq)
+	loading    string // the item the load under way asked for ("": the queue's next)
 
 	submitted int // labels submitted in this session, for the quit summary
 
@@ -136,8 +138,18 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead())
 		}
 		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
+	case loadRetryMsg:
+		if msg.seq != p.loadSeq || p.state != stateLoading {
+			return nil
+		}
+		return p.load(p.loading)
 	case autosaveMsg:
 		p.saveQueued = false
+		if msg.ItemID != p.item.ID && p.dirty && p.state == stateReady {
+			// Scheduled for the item before (submitted since): what was
+			// typed on this one since then has no save scheduled yet.
+			return p.edited()
+		}
 		if msg.ItemID != p.item.ID || !p.dirty || p.state != stateReady {
 			return nil
 		}
@@ -163,13 +175,25 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 
 func (p *LabelPage) load(itemID string) tea.Cmd {
 	p.loadSeq++
-	p.state = stateLoading
+	p.state, p.loading = stateLoading, itemID
 	return p.req.loadCmd(p.loadSeq, itemID)
 }
+
+// loadRetryMsg loads again what a load that failed for a reason that
+// passes (the database away for a moment) was loading.
+type loadRetryMsg struct{ seq int }
 
 func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	if msg.seq != p.loadSeq {
 		return nil // a newer load is under way
+	}
+	if msg.Err != nil && retryable(msg.Err) {
+		// Not "nothing to label": the queue could not be read just now.
+		// Keys typed meanwhile wait for the item, as during any load.
+		p.item = trace.Item{}
+		seq := p.loadSeq
+		retry := p.after(retryDelay, func(time.Time) tea.Msg { return loadRetryMsg{seq: seq} })
+		return tea.Batch(ReportErr(fmt.Errorf("%w (trying again in %s)", msg.Err, retryDelay)), retry)
 	}
 	if msg.Err != nil {
 		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil

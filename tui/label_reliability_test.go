@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -217,5 +218,68 @@ func TestRecoveryFileIsTheReviewersOwn(t *testing.T) {
 	}
 	if _, err := os.Stat(recovery); err != nil {
 		t.Errorf("the other reviewer's recovery file was removed: %v", err)
+	}
+}
+
+// Typing on the next item while the autosave scheduled for the item just
+// submitted is still due: when that autosave comes (stale, for the item
+// before), it schedules one for this item, whose draft is then saved —
+// not left unsaved until the next key.
+func TestTypingRightAfterSubmitIsAutosaved(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, page, tm, st := newImpatientRoot(t, f.st.Path(), "")
+	k := &keys{r: r}
+	typeLabel(k, "First item.")
+	k.press(tea.KeyCtrlS)
+	if page.item.ID != f.items[1] {
+		t.Fatalf("after submit the screen shows %s, want %s", page.item.ID, f.items[1])
+	}
+	stale := take[autosaveMsg](tm)
+	if len(stale) != 1 || stale[0].ItemID != f.items[0] {
+		t.Fatalf("autosaves due: %v", stale)
+	}
+	typeLabel(k, "Typed at once on the second.")
+	if len(take[autosaveMsg](tm)) != 0 {
+		t.Fatal("a second autosave was scheduled while one was due (the test no longer covers the case)")
+	}
+	drain(r, func() tea.Msg { return stale[0] })
+	due := take[autosaveMsg](tm)
+	if len(due) != 1 || due[0].ItemID != f.items[1] {
+		t.Fatalf("after the stale autosave, autosaves due: %v", due)
+	}
+	drain(r, func() tea.Msg { return due[0] })
+	body, _, err := st.Draft(context.Background(), f.items[1], "alice")
+	if err != nil || !strings.Contains(string(body), "Typed at once on the second.") {
+		t.Fatalf("draft of the second item: %s, %v", body, err)
+	}
+}
+
+// The next item's load failing for a reason that passes (the database
+// away for a moment: a PostgreSQL restart) is not "nothing to label": the
+// screen says why, keeps what is typed meanwhile and loads again.
+func TestLoadThatFailsForAMomentIsRetried(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, page, tm, _ := newImpatientRoot(t, f.st.Path(), "")
+	k := &keys{r: r}
+	typeLabel(k, "First item.")
+	take[autosaveMsg](tm)
+	// The submit's load of the next item fails.
+	page.load("")
+	lost := fmt.Errorf("load item: database %s: the connection was lost: %w", f.st.Path(), store.ErrUnavailable)
+	_, cmd := r.Update(itemLoadedMsg{seq: page.loadSeq, Err: lost})
+	drain(r, cmd)
+	if page.state != stateLoading || !strings.Contains(r.Status().Text(), "trying again") {
+		t.Fatalf("after a failed load: state %v, status %q", page.state, r.Status().Text())
+	}
+	if strings.Contains(r.View(), "Nothing to label") {
+		t.Fatal("a failed load shows an empty queue")
+	}
+	retry := take[loadRetryMsg](tm)
+	if len(retry) != 1 {
+		t.Fatalf("retries scheduled: %v", retry)
+	}
+	drain(r, func() tea.Msg { return retry[0] })
+	if page.state != stateReady || page.item.ID != f.items[0] {
+		t.Fatalf("after the retry: state %v item %q", page.state, page.item.ID)
 	}
 }

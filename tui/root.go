@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -62,9 +63,14 @@ func (r *Root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 			return r, r.splitRunes(msg)
 		}
+		// Text inputs clean a key's runes in place, and bubbletea hands
+		// every program the same slice for some keys (space): two screens
+		// of one serve process typing at once would write it together.
+		msg.Runes = slices.Clone(msg.Runes)
 		if cmd, handled := r.handleKey(msg); handled {
 			return r, cmd
 		}
+		return r, r.route(msg)
 	case ErrMsg, StatusMsg, statusExpiredMsg:
 		return r, r.status.Update(msg)
 	case QuitMsg:
@@ -238,10 +244,17 @@ func fitBody(view string, w, h int) string {
 
 // Run runs the router full-screen until the user quits or ctx ends. Every
 // way out saves the pages' unsaved work first (runFlushing).
+//
+// The renderer draws what changed on a ticker: a keystroke shows at the
+// next tick, half a period later on average. localFPS is bubbletea's
+// highest rate (its default is 60), which halves that wait on a local
+// terminal; when nothing changed a tick writes nothing.
 func Run(ctx context.Context, root *Root, opts ...tea.ProgramOption) error {
-	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, opts...)
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(localFPS)}, opts...)
 	return root.runFlushing(ctx, tea.NewProgram(root, opts...))
 }
+
+const localFPS = 120
 
 // RunProgram runs prog, a program over r that the caller built (goldtrace
 // serve builds one on each SSH session's streams), until the user quits or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,16 +15,23 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 	"github.com/goldtrace/goldtrace/tui"
 )
 
 // A lead settles a dispute in the running program: the item becomes gold
-// with the picked reviewer's calls.
+// with the picked reviewer's calls; on SQLite, and on PostgreSQL when
+// GOLDTRACE_TEST_PG is set.
 func TestAdjudicateFlowInTheProgram(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	db, item := rvDisputed(t)
+	t.Run("sqlite", func(t *testing.T) { adjudicateInTheProgram(t, filepath.Join(t.TempDir(), "gt.db")) })
+	t.Run("postgres", func(t *testing.T) { adjudicateInTheProgram(t, pgtest.DSN(t)) })
+}
+
+func adjudicateInTheProgram(t *testing.T, path string) {
+	db, item := rvDisputedAt(t, path)
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)

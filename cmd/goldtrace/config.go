@@ -24,12 +24,27 @@ var onPostgres = map[string]bool{
 	"demo":      true, // makes its own SQLite project (or writes traces); never opens --db
 	"users add": true, "users list": true, "users remove": true, "users key add": true, "users key remove": true,
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
+	"serve": true, "dashboard": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+	"copy":   true, // opens --from and --to itself, either engine
+	"export": true, "datasets get": true, "diff": true, "verify": true, "drift": true, "score": true, "predict": true,
+	"judge": true, "judge prompt": true, "judge calibrate": true,
+	"label": true, "adjudicate": true, "resolve": true, "assign": true, "items": true, "audit": true,
+	"labels": true, "labels import": true, "labels export": true,
 }
 
-// notOnPostgres are flags of those commands not yet tested there (they
-// read exported datasets or prediction runs, which need export).
-var notOnPostgres = map[string][]string{"sample": {"stale", "runs"}}
+// refuseOnPostgres refuses, before it touches the database, a command not
+// yet available on a PostgreSQL project: typed locally, or sent
+// by an SSH client to a server on one.
+func refuseOnPostgres(cmd *cobra.Command, path, db string) error {
+	if !app.IsPostgres(db) {
+		return nil
+	}
+	if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
+		return &exitError{code: 2, err: fmt.Errorf("goldtrace %s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, db)}
+	}
+	return nil
+}
 
 // applyConfig is the root's pre-run: it settles which database the command
 // uses (--db, GOLDTRACE_DB, a config file, ./goldtrace.db) and fills --as
@@ -44,7 +59,7 @@ func (a *CLI) applyConfig(cmd *cobra.Command) error {
 	}
 	if _, ok := app.ActorFrom(cmd.Context()); ok {
 		a.dbFrom = "the server"
-		return nil
+		return refuseOnPostgres(cmd, path, a.DBPath)
 	}
 	cfg, err := app.LoadConfig()
 	if err != nil {
@@ -64,14 +79,9 @@ func (a *CLI) applyConfig(cmd *cobra.Command) error {
 	}
 	if app.IsPostgres(a.DBPath) {
 		a.DBPath, a.dbPassword = app.RedactDSN(a.DBPath)
-		if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
-			return &exitError{code: 2, err: fmt.Errorf("goldtrace %s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, a.DBPath)}
-		}
-		for _, name := range notOnPostgres[path] {
-			if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-				return &exitError{code: 2, err: fmt.Errorf("goldtrace %s --%s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, name, a.DBPath)}
-			}
-		}
+	}
+	if err := refuseOnPostgres(cmd, path, a.DBPath); err != nil {
+		return err
 	}
 	// users add is how the first users come to be: its --as is never a
 	// default, or adding the configured user would need that user.

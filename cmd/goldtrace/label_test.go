@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -58,7 +59,8 @@ func (x lblTmux) waitScreen(text string) string {
 }
 
 // TestLabelEndToEndInTmux runs the real binary in a tmux pane at 80×24,
-// labels an item with keystrokes and checks the label in the database.
+// labels an item with keystrokes and checks the label in the database: a
+// SQLite file, and a PostgreSQL database when GOLDTRACE_TEST_PG is set.
 func TestLabelEndToEndInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary in tmux")
@@ -66,12 +68,53 @@ func TestLabelEndToEndInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	db, items := lblProject(t, 2)
 	bin := filepath.Join(t.TempDir(), "goldtrace")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	x := lblTmux{t: t, socket: fmt.Sprintf("gt-e2e-%d", os.Getpid())}
+	t.Run("sqlite", func(t *testing.T) {
+		db, items := lblProject(t, 2)
+		labelInTmux(t, bin, db, items)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, items := lblProjectOn(t, pgtest.DSN(t), 2)
+		labelInTmux(t, bin, db, items)
+	})
+}
+
+// lblProjectOn is lblProject on the database db (a PostgreSQL DSN), made
+// with the commands a user runs.
+func lblProjectOn(t *testing.T, db string, n int) (string, []string) {
+	t.Helper()
+	traces := filepath.Join(t.TempDir(), "traces.jsonl")
+	for _, args := range [][]string{
+		{"init"}, {"users", "add", "carol", "--role", "lead"},
+		{"users", "add", "alice", "--role", "reviewer", "--as", "carol"}, {"users", "add", "bob", "--role", "reviewer", "--as", "carol"},
+		{"demo", "--write-traces", "20", traces, "--seed", "3"}, {"import", traces},
+		{"sample", "--n", itoaTest(n), "--seed", "1", "--reviewers", "alice,bob", "--batch", "b1"},
+	} {
+		if _, errOut, code, _ := runCLI(db, "", args...); code != 0 {
+			t.Fatalf("goldtrace %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, err := st.Queue(context.Background(), "alice", "b1")
+	if err != nil || len(q) != n {
+		t.Fatalf("queue %v %v", q, err)
+	}
+	var items []string
+	for _, a := range q {
+		items = append(items, a.ItemID)
+	}
+	return db, items
+}
+
+func labelInTmux(t *testing.T, bin, db string, items []string) {
+	x := lblTmux{t: t, socket: fmt.Sprintf("gt-e2e-%d-%s", os.Getpid(), filepath.Base(t.Name()))}
 	x.run("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", "env", "NO_COLOR=1", bin, "label", "--as", "alice", "--db", db)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 

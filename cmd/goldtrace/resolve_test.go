@@ -21,8 +21,13 @@ import (
 // reviewer without assignments. It returns the database path and the item.
 func rvDisputed(t *testing.T) (string, string) {
 	t.Helper()
+	return rvDisputedAt(t, filepath.Join(t.TempDir(), "gt.db"))
+}
+
+// rvDisputedAt is rvDisputed at path (a file, or a PostgreSQL DSN).
+func rvDisputedAt(t *testing.T, path string) (string, string) {
+	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "gt.db")
 	st, item := storetest.OneItem(t, path)
 	defer st.Close()
 	for _, l := range []struct{ who, order string }{{"alice", "ORD-1"}, {"bob", "ORD-2"}} {

@@ -88,15 +88,23 @@ func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int
 	}
 	ts := &teamServer{t: t, dir: t.TempDir(), limits: limits}
 	seedTeam(t, ts, nTraces, nItems, reviewers)
+	ts.serve(newKey(t))
+	return ts
+}
+
+// serve opens ts.db and serves it in-process as serve does, with host as
+// the host key, on a random port of 127.0.0.1, until the test ends.
+func (ts *teamServer) serve(host gossh.Signer) {
+	t := ts.t
+	t.Helper()
 	st, err := store.Open(context.Background(), ts.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.st = st
 	be := app.New(st)
-	host := newKey(t)
 	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(serverConfig(be, ts.db, host, ts.limits))
+	ts.srv, err = server.New(serverConfig(be, siteOf(ts.db), host, ts.limits))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +119,6 @@ func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int
 		ts.shutdown(5 * time.Second)
 		st.Close()
 	})
-	return ts
 }
 
 // seedTeam makes the project a team server serves, in ts.dir: synthetic
@@ -120,7 +127,9 @@ func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int
 // nobody's.
 func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []string) {
 	t.Helper()
-	ts.db = filepath.Join(ts.dir, "gt.db")
+	if ts.db == "" {
+		ts.db = filepath.Join(ts.dir, "gt.db")
+	}
 	ts.keys, ts.priv = map[string]gossh.Signer{}, map[string]ed25519.PrivateKey{}
 	var buf bytes.Buffer
 	if _, err := synth.Write(&buf, synth.Options{Seed: 7, N: nTraces}); err != nil {

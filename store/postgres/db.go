@@ -29,6 +29,8 @@ type DB struct {
 	database string
 	readOnly bool
 	opt      Options
+	// conn is how a connection of the pool is made, for Listen's own.
+	conn *pgx.ConnConfig
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -50,6 +52,18 @@ type Options struct {
 	// Committed, when set, is called after every write transaction under
 	// ctx ends.
 	Committed func(ctx context.Context)
+	// Versioned: the schema has goldtrace's store_state table, and every
+	// write transaction moves the data version kept there (DataVersion);
+	// without it there is no data version and nothing may be cached.
+	Versioned bool
+	// Unchanged, when set, says that a write transaction under ctx leaves
+	// what is cached by DataVersion as it is (an audit entry alone), so it
+	// does not move the data version.
+	Unchanged func(ctx context.Context) bool
+	// BusyTimeout is how long a write waits for the writers' lock that
+	// another session holds before failing with dberr.ErrBusy (0: 15 s),
+	// as a SQLite write waits for the file's lock.
+	BusyTimeout time.Duration
 }
 
 // PoolConns is the size of the pool.
@@ -100,7 +114,8 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	cfg.RuntimeParams["application_name"] = "goldtrace"
-	d.db = sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
+	d.conn = cfg.Copy()
+	d.db = sql.OpenDB(connector{inner: stdlib.GetConnector(*cfg), d: d})
 	d.db.SetMaxOpenConns(PoolConns)
 	d.db.SetMaxIdleConns(PoolConns)
 	d.db.SetConnMaxIdleTime(5 * time.Minute)
@@ -153,7 +168,13 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		tx, err = d.db.BeginTx(ctx, nil)
 		if err == nil {
-			_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLock))
+			// A writer that holds the lock for ever (a stopped process, a
+			// session left in a transaction) fails the others with
+			// ErrBusy (55P03) after the busy timeout, not never.
+			_, err = tx.ExecContext(ctx, `SELECT set_config('lock_timeout', ?, true)`, d.busyTimeout())
+			if err == nil {
+				_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLock))
+			}
 			if err != nil {
 				_ = tx.Rollback()
 			}
@@ -166,6 +187,11 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return d.wrap("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if d.opt.Versioned && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx)) {
+		if _, err := tx.ExecContext(ctx, bumpVersion); err != nil {
+			return d.wrap("begin", err)
+		}
+	}
 	if err := fn(tx); err != nil {
 		return d.wrap("", err)
 	}
@@ -175,10 +201,20 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return nil
 }
 
-// WithRelaxedTx is WithTx: PostgreSQL's commits are cheap enough that a
-// bulk write's chunks commit durably too.
+// WithRelaxedTx is WithTx committed without waiting for the server to
+// flush its write-ahead log (synchronous_commit off, for this transaction
+// only), as SQLite's engine commits a bulk write's chunks relaxed: a crash
+// of the server can lose the last such commits, never leave one half
+// written, and every bulk write records its progress in the chunk it
+// belongs to (and ends with a synchronous commit, which flushes the log
+// up to it, those of the relaxed commits before it included).
 func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return d.WithTx(ctx, fn)
+	return d.WithTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // ExecAlone runs one statement in a write transaction of its own.
@@ -187,6 +223,15 @@ func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
 		_, err := tx.ExecContext(ctx, query, args...)
 		return err
 	})
+}
+
+// busyTimeout is Options.BusyTimeout as lock_timeout takes it.
+func (d *DB) busyTimeout() string {
+	t := d.opt.BusyTimeout
+	if t <= 0 {
+		t = 15 * time.Second
+	}
+	return fmt.Sprintf("%dms", t.Milliseconds())
 }
 
 func (d *DB) committed(ctx context.Context) {
@@ -206,13 +251,24 @@ func (d *DB) Paced(ctx context.Context, pace bulk.Pace, step func(tx *Tx, deadli
 		}
 		var began time.Time
 		var work time.Duration
-		err := d.WithTx(bulk.Write(ctx), func(tx *Tx) error {
+		fn := func(tx *Tx) error {
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.ChunkTime))
 			work = time.Since(began)
+			if err == nil && !more && !pace.Full {
+				// The last chunk commits synchronously: durable, and
+				// with it every relaxed chunk before it.
+				_, err = tx.ExecContext(ctx, `SET LOCAL synchronous_commit = on`)
+			}
 			return err
-		})
+		}
+		var err error
+		if pace.Full {
+			err = d.WithTx(bulk.Write(ctx), fn)
+		} else {
+			err = d.WithRelaxedTx(bulk.Write(ctx), fn)
+		}
 		if err != nil {
 			return err
 		}
@@ -270,13 +326,34 @@ func (d *DB) Backup(_ context.Context, dest string) error {
 	return fmt.Errorf("backup of %s to %s: a PostgreSQL project is backed up with pg_dump (or the server's own backups)", d.name, dest)
 }
 
-// WriterOpen is false: no connection of the pool stamps what others wrote
-// (DataVersion), so the store caches nothing across writes it did not make.
-func (d *DB) WriterOpen() bool { return false }
+// The data version: every write transaction (but those Options.Unchanged
+// names) moves a counter in store_state, in the transaction itself, so the
+// version a reader sees changes exactly when a commit of any process on
+// the database (every serve replica) becomes visible. A status cached
+// under the version read before it was computed is never served after a
+// commit it does not hold: the bound on staleness is zero.
+const (
+	bumpVersion = `INSERT INTO store_state(key, value) VALUES ('data_version', '1')
+		ON CONFLICT (key) DO UPDATE SET value = (store_state.value::bigint + 1)::text`
+	readVersion = `SELECT value::bigint FROM store_state WHERE key = 'data_version'`
+)
 
-// DataVersion is not available on PostgreSQL (see WriterOpen).
-func (d *DB) DataVersion(context.Context, time.Duration) (conn any, version int64, ok bool) {
-	return nil, 0, false
+// WriterOpen is true when there is a data version (Options.Versioned).
+func (d *DB) WriterOpen() bool { return d.opt.Versioned }
+
+// DataVersion is the data version (0 before the first write); conn is d,
+// the same for every read. ok is false when it cannot be read in wait.
+func (d *DB) DataVersion(ctx context.Context, wait time.Duration) (conn any, version int64, ok bool) {
+	if !d.opt.Versioned {
+		return nil, 0, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, max(wait, 250*time.Millisecond))
+	defer cancel()
+	err := d.db.QueryRowContext(ctx, readVersion).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, 0, true
+	}
+	return d, version, err == nil
 }
 
 // now formats the clock for TEXT timestamp columns.

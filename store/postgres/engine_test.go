@@ -3,12 +3,18 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/goldtrace/goldtrace/internal/dberr"
 	"github.com/goldtrace/goldtrace/internal/pgtest"
@@ -23,7 +29,9 @@ func TestTranslate(t *testing.T) {
 		{`SELECT 1 FROM a x CROSS JOIN items i ON i.id = x.item_id`, `SELECT 1 FROM a x JOIN items i ON i.id = x.item_id`},
 		{`SELECT 1 FROM a CROSS JOIN b`, `SELECT 1 FROM a CROSS JOIN b`},
 		{`SELECT i.rowid FROM items i INDEXED BY items_sampling WHERE a = ?`, `SELECT i.rowid FROM items i WHERE a = $1`},
-		{"SELECT length(CAST(g.calls AS BLOB)) || ':' || g.calls, x'' FROM gold g", "SELECT octet_length(CAST(g.calls AS TEXT)) || ':' || g.calls, ''::bytea FROM gold g"},
+		{"SELECT length(CAST(g.calls AS BLOB)) || ':' || g.calls, x'' FROM gold g", "SELECT octet_length(CAST(g.calls AS TEXT)) || ':' || g.calls, '\\x'::bytea FROM gold g"},
+		{`SELECT group_concat(DISTINCT a.batch), group_concat(b), group_concat(c, ';') FROM a`, `SELECT string_agg(DISTINCT a.batch, ','), string_agg(b, ','), group_concat(c, ';') FROM a`},
+		{`UPDATE t SET data = x'00fF' WHERE a = ?`, `UPDATE t SET data = '\x00fF'::bytea WHERE a = $1`},
 	} {
 		if got := translate(tc.in); got != tc.want {
 			t.Errorf("translate(%q)\n got %q\nwant %q", tc.in, got, tc.want)
@@ -146,5 +154,126 @@ func TestOpenFailuresAreOneLine(t *testing.T) {
 		if !errors.Is(err, dberr.ErrUnavailable) {
 			t.Errorf("open %s: %v is not ErrUnavailable", tc.dsn, err)
 		}
+	}
+}
+
+// A server lost after the database opened (the network goes, the server
+// stops): every read and write of the pool fails in one line naming the
+// host and the database, never in pgx's words, never with the password.
+func TestLostServerIsOneLine(t *testing.T) {
+	ctx := context.Background()
+	u, err := url.Parse(withPassword(t, pgtest.DSN(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pool reaches the server through a proxy of the test's own, and
+	// loses it when the proxy stops.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := u.Host
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", server)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, s)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+	u.Host = ln.Addr().String()
+	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, op := range []struct {
+		name string
+		do   func() error
+	}{
+		{"read", func() error { return db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n) }},
+		{"query", func() error {
+			rows, err := db.Reader().QueryContext(ctx, `SELECT id FROM a WHERE v = ?`, "x")
+			if err == nil {
+				rows.Close()
+			}
+			return err
+		}},
+		{"write", func() error {
+			return db.WithTx(ctx, func(tx *Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (?, ?)`, 9, "x")
+				return err
+			})
+		}},
+	} {
+		err := op.do()
+		msg := fmt.Sprint(err)
+		// A connection of the pool that broke, or a new one refused.
+		want := fmt.Sprintf("127.0.0.1 port %d", port)
+		if !errors.Is(err, dberr.ErrUnavailable) || !strings.Contains(msg, want) || !strings.Contains(msg, u.Path) ||
+			!strings.Contains(msg, "(connection refused)") && !strings.Contains(msg, "failed") ||
+			strings.Contains(msg, "pw-must-not-show") || strings.Contains(msg, "\n") || strings.Contains(msg, server) {
+			t.Errorf("%s without a server: %q, want one line with %q and the database", op.name, msg, want)
+		}
+	}
+}
+
+// A write waits for the writers' lock another session holds at most the
+// busy timeout, then fails in one line with ErrBusy, nothing written.
+func TestWriteLockHeldTooLongIsBusy(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	db, err := Open(ctx, dsn, Options{Migrations: testMigrations, BusyTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(writeLock)); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = db.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (?, ?)`, 1, "x")
+		return err
+	})
+	if !errors.Is(err, dberr.ErrBusy) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "is busy") {
+		t.Fatalf("write while another session holds the lock: %v", err)
+	}
+	if waited := time.Since(began); waited > 5*time.Second {
+		t.Errorf("waited %s for a 300 ms busy timeout", waited)
+	}
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(writeLock)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ExecAlone(ctx, `INSERT INTO a(id, v) VALUES (?, ?)`, 1, "x"); err != nil {
+		t.Fatalf("write once the lock is free: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -59,6 +60,9 @@ func (d *DB) explain(err error) (kind error, why string) {
 	case code != "":
 		return nil, ""
 	}
+	if errors.Is(err, driver.ErrBadConn) {
+		return dberr.ErrUnavailable, fmt.Sprintf("the connection to %s port %d was lost (the server restarting?); try again", d.host, d.port)
+	}
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	msg := err.Error()
@@ -79,6 +83,31 @@ func (d *DB) explain(err error) (kind error, why string) {
 		return dberr.ErrUnavailable, "a TLS connection to the server failed (see the DSN's sslmode)"
 	}
 	return dberr.ErrUnavailable, fmt.Sprintf("the connection to %s port %d failed", d.host, d.port)
+}
+
+// explained is err as a *dberr.DBError when the server or the connection
+// to it failed (explain), so that every query of the pool, reads included,
+// fails in one line naming the database and never in pgx's words; other
+// errors (constraints, serialization failures WithTx retries) stay as
+// they are. A broken connection stays recognisable to database/sql
+// (driver.ErrBadConn), which then retries on another.
+func (d *DB) explained(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var de *dberr.DBError
+	if errors.As(err, &de) {
+		return err
+	}
+	k, why := d.explain(err)
+	if k == nil || k == dberr.ErrBusy {
+		return err
+	}
+	keep := k
+	if errors.Is(err, driver.ErrBadConn) {
+		keep = driver.ErrBadConn
+	}
+	return &dberr.DBError{Path: d.name, Kind: k, Err: keep, Why: why}
 }
 
 // Wrap turns a failure of the server into a *dberr.DBError naming the

@@ -9,21 +9,25 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // dialect is the SQLite the store writes that PostgreSQL reads otherwise:
 // a CROSS JOIN with ON (SQLite's way to fix the join order) is a JOIN; an
 // INDEXED BY (SQLite's index hint) goes; char(n) is chr(n); the byte
-// length length(CAST(x AS BLOB)) is octet_length(CAST(x AS TEXT)); the
-// empty blob literal is an empty bytea; the placeholders are rebound.
+// length length(CAST(x AS BLOB)) is octet_length(CAST(x AS TEXT)); a
+// blob literal x'00ff' is the bytea '\x00ff'; the placeholders are
+// rebound; SQLite's one-argument group_concat(x) (DISTINCT or not) is
+// string_agg(x, ',').
 // Queries are translated once (the store's are a bounded set of texts).
 var (
 	crossJoinOn = regexp.MustCompile(`(?i)\bCROSS JOIN(\s+\w+(?:\s+(?:AS\s+)?\w+)?\s+ON)\b`)
 	indexedBy   = regexp.MustCompile(`(?i)\s+INDEXED BY\s+\w+`)
 	charFn      = regexp.MustCompile(`\bchar\(`)
 	blobLength  = regexp.MustCompile(`\blength\(CAST\(([\w.]+) AS BLOB\)\)`)
-	emptyBlob   = regexp.MustCompile(`\bx''`)
+	groupConcat = regexp.MustCompile(`\bgroup_concat\(((?:DISTINCT\s+)?[\w.]+)\)`)
+	blobLiteral = regexp.MustCompile(`\b[xX]'([0-9A-Fa-f]*)'`)
 	translated  sync.Map // query → its PostgreSQL text
 	nTranslated atomic.Int64
 )
@@ -45,8 +49,11 @@ func translate(q string) string {
 	if strings.Contains(t, "AS BLOB") {
 		t = blobLength.ReplaceAllString(t, "octet_length(CAST($1 AS TEXT))")
 	}
-	if strings.Contains(t, "x''") {
-		t = emptyBlob.ReplaceAllString(t, "''::bytea")
+	if strings.Contains(t, "group_concat(") {
+		t = groupConcat.ReplaceAllString(t, "string_agg($1, ',')")
+	}
+	if strings.Contains(t, "x'") || strings.Contains(t, "X'") {
+		t = blobLiteral.ReplaceAllString(t, `'\x$1'::bytea`)
 	}
 	if strings.Contains(t, "INDEXED BY") {
 		t = indexedBy.ReplaceAllString(t, "")
@@ -122,35 +129,71 @@ func rebind(q string) string {
 	return b.String()
 }
 
-// connector opens pgx connections whose statements are translated.
-type connector struct{ inner driver.Connector }
+// connector opens pgx connections whose statements are translated, and
+// whose failures of the server or of the connection are explained.
+type connector struct {
+	inner driver.Connector
+	d     *DB
+}
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, c.d.explained(err)
 	}
-	return &rebindConn{Conn: conn.(*stdlib.Conn)}, nil
+	return &rebindConn{Conn: conn.(*stdlib.Conn), d: c.d}, nil
 }
 
 func (c connector) Driver() driver.Driver { return c.inner.Driver() }
 
 // rebindConn is a pgx connection that translates every statement (dialect);
 // everything else (transactions, argument conversion, resets) is pgx's.
-type rebindConn struct{ *stdlib.Conn }
+type rebindConn struct {
+	*stdlib.Conn
+	d *DB
+}
 
 func (c *rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(translate(query))
+	st, err := c.Conn.Prepare(translate(query))
+	return st, c.d.explained(c.lost(err))
 }
 
 func (c *rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, translate(query))
+	st, err := c.Conn.PrepareContext(ctx, translate(query))
+	return st, c.d.explained(c.lost(err))
 }
 
 func (c *rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, translate(query), args)
+	res, err := c.Conn.ExecContext(ctx, translate(query), args)
+	return res, c.d.explained(c.lost(err))
 }
 
 func (c *rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, translate(query), args)
+	rows, err := c.Conn.QueryContext(ctx, translate(query), args)
+	return rows, c.d.explained(c.lost(err))
+}
+
+func (c *rebindConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	return tx, c.d.explained(c.lost(err))
+}
+
+// lost turns the failure of a connection the server ended (a restart, a
+// failover, an administrator's pg_terminate_backend: the statement did not
+// run) into driver.ErrBadConn, so database/sql discards the connection and
+// runs a statement outside a transaction again on another one; a
+// transaction's statement fails, and the store says the database was
+// unavailable.
+func (c *rebindConn) lost(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch codeOf(err) {
+	case "57P01", "57P02", "57P03":
+		return driver.ErrBadConn
+	}
+	if c.Conn.Conn().IsClosed() && pgconn.SafeToRetry(err) {
+		return driver.ErrBadConn // nothing was sent
+	}
+	return err
 }
