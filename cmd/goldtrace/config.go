@@ -33,12 +33,8 @@ var onPostgres = map[string]bool{
 	"labels": true, "labels import": true, "labels export": true,
 }
 
-// notOnPostgres are flags of those commands not yet tested there (they
-// read exported datasets or prediction runs, which need export).
-var notOnPostgres = map[string][]string{"sample": {"stale", "runs"}}
-
-// refuseOnPostgres refuses, before it touches the database, a command (or
-// flag) not yet available on a PostgreSQL project: typed locally, or sent
+// refuseOnPostgres refuses, before it touches the database, a command not
+// yet available on a PostgreSQL project: typed locally, or sent
 // by an SSH client to a server on one.
 func refuseOnPostgres(cmd *cobra.Command, path, db string) error {
 	if !app.IsPostgres(db) {
@@ -46,11 +42,6 @@ func refuseOnPostgres(cmd *cobra.Command, path, db string) error {
 	}
 	if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
 		return &exitError{code: 2, err: fmt.Errorf("goldtrace %s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, db)}
-	}
-	for _, name := range notOnPostgres[path] {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return &exitError{code: 2, err: fmt.Errorf("goldtrace %s --%s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, name, db)}
-		}
 	}
 	return nil
 }
