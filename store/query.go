@@ -3,26 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+
+	"github.com/goldtrace/goldtrace/internal/dbschema"
 )
 
 // The shapes of read query the store runs again and again.
 
 // queryStrings runs a query of one text column and returns its values.
 func queryStrings(ctx context.Context, q Queryer, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return dbschema.Strings(ctx, q, query, args...)
 }
 
 // queryCounts runs a query of (text, count) rows and returns them as a map.

@@ -105,9 +105,16 @@ func InOrder(tables []Table) ([]Table, error) {
 	return out, nil
 }
 
-// Strings runs a query of one text column on db and returns its values.
-func Strings(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+// Querier is what Strings queries: a database, a connection or a
+// transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Strings runs a query of one text column on q and returns its values (the
+// one copy of this loop: the store and both engines use it).
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

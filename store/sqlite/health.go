@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/goldtrace/goldtrace/internal/dbschema"
 	"github.com/goldtrace/goldtrace/internal/fserr"
 )
 
@@ -68,23 +69,8 @@ func MarkDamaged(path string) {
 }
 
 // pragmaRows runs a PRAGMA returning one text column per row.
-func pragmaRows(ctx context.Context, q interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}, pragma string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, pragma)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+func pragmaRows(ctx context.Context, q dbschema.Querier, pragma string) ([]string, error) {
+	return dbschema.Strings(ctx, q, pragma)
 }
 
 // CheckPassed records that a full check of the file found nothing wrong:
