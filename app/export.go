@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -217,7 +218,15 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	if format == 0 {
 		format = gold.CurrentRecordFormat
 	}
-	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0), format)
+	// Each record's bytes go to a temporary file as it is built (beside
+	// the files when --out exists, so they take room on the same disk):
+	// only an index of the records is held while they are put in id order.
+	spillDir := ""
+	if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
+		spillDir = o.Out
+	}
+	build, built, release := dataset.BuildSpilled(runtime.GOMAXPROCS(0), format, spillDir)
+	defer release()
 	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
 		reading.Add(int64(len(tg.Answers)))
 		build(tg)
@@ -289,7 +298,7 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	made, manifestErr := manifesting.wait()
 	blob, compressErr := compressing.wait()
 	staged, stageErr := staging.wait()
-	if jerr := errors.Join(manifestErr, compressErr); err == nil && jerr != nil {
+	if jerr := errors.Join(manifestErr, compressErr, content.Err()); err == nil && jerr != nil {
 		err = fmt.Errorf("export %s: %w", name, jerr)
 	}
 	if err == nil && stageErr == nil {
