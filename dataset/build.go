@@ -81,17 +81,20 @@ type Line struct {
 	// (gold.RecordFormat2), 0 when it has none.
 	catPart int
 	// src, when not nil, holds the record's n bytes at off (Parts is
-	// nil); its "catalogue" member is catLen bytes from catAt.
-	src           *spillFile
-	off           int64
-	n             int
-	catAt, catLen int
+	// nil), without memTools and memCat (its tools and catalogue parts,
+	// kept in memory, if any) that go at split; its "catalogue" member
+	// is catLen bytes from catAt.
+	src              *spillFile
+	off              int64
+	n, split         int
+	memTools, memCat []byte
+	catAt, catLen    int
 }
 
 // Len is the length of the record.
 func (l *Line) Len() int {
 	if l.src != nil {
-		return l.n
+		return l.n + len(l.memTools) + len(l.memCat)
 	}
 	n := 0
 	for _, p := range l.Parts {
@@ -103,7 +106,7 @@ func (l *Line) Len() int {
 // AppendTo appends the record to dst.
 func (l *Line) AppendTo(dst []byte) []byte {
 	if l.src != nil {
-		return l.src.read(dst, l.off, l.n)
+		return l.src.read(dst, l)
 	}
 	dst = slices.Grow(dst, l.Len())
 	for _, p := range l.Parts {
@@ -180,6 +183,7 @@ func buildStream(workers, format int, spill bool, dir string) (add func(TraceGol
 	errAt := make([]int, workers)
 	errs := make([]error, workers)
 	spills := make([]*spillFile, workers)
+	kept := make([]keptSets, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -200,7 +204,7 @@ func buildStream(workers, format int, spill bool, dir string) (add func(TraceGol
 				var err error
 				from := len(block)
 				if block, err = b.AppendLines(block, j.tg); err == nil && spill {
-					err = spillLines(&spills[w], dir, block[from:])
+					err = spillLines(&spills[w], dir, block[from:], j.tg, &kept[w])
 				}
 				if err != nil {
 					errs[w], errAt[w] = err, j.n
@@ -255,8 +259,40 @@ func buildStream(workers, format int, spill bool, dir string) (add func(TraceGol
 	return add, wait, release
 }
 
-// spillLines writes lines to *s, made in dir first if nil.
-func spillLines(s **spillFile, dir string, lines []Line) error {
+// spillKeepLimit bounds the bytes of the tool sets one stream worker
+// keeps in memory for its spilled lines; lines of other sets are written
+// whole.
+const spillKeepLimit = 8 << 20
+
+// keptSets are the tool sets (by TraceGold.ToolsKey) whose tools and
+// catalogue parts a worker's spilled lines keep in memory, and their bytes.
+type keptSets struct {
+	keys  map[string]bool
+	bytes int
+}
+
+// keep reports whether the lines of tool set key, of n bytes, keep them
+// in memory.
+func (k *keptSets) keep(key string, n int) bool {
+	if key == "" {
+		return false
+	}
+	if k.keys[key] {
+		return true
+	}
+	if k.bytes+n > spillKeepLimit {
+		return false
+	}
+	if k.keys == nil {
+		k.keys = map[string]bool{}
+	}
+	k.keys[key], k.bytes = true, k.bytes+n
+	return true
+}
+
+// spillLines writes lines, the lines of tg's answers, to *s, made in dir
+// first if nil.
+func spillLines(s **spillFile, dir string, lines []Line, tg TraceGold, kept *keptSets) error {
 	if *s == nil {
 		f, err := newSpillFile(dir)
 		if err != nil {
@@ -265,7 +301,13 @@ func spillLines(s **spillFile, dir string, lines []Line) error {
 		*s = f
 	}
 	for i := range lines {
-		if err := (*s).spill(&lines[i]); err != nil {
+		key := tg.ToolsKey
+		if a := tg.Answers[i]; a.Tools != nil {
+			key = a.ToolsKey
+		}
+		l := &lines[i]
+		shared := kept.keep(key, len(l.Parts[lineToolsPart])+len(l.Parts[lineCatPart]))
+		if err := (*s).spill(l, shared); err != nil {
 			return err
 		}
 	}
@@ -363,6 +405,12 @@ func (b *Builder) tools(tools []trace.Tool) ([]trace.Tool, error) {
 // conversation (shared), the context, the tools (shared), the catalogue
 // (shared; empty in gold.RecordFormat1) and the answer.
 const lineNParts = 6
+
+// The indexes of a built line's tools and catalogue parts.
+const (
+	lineToolsPart = 3
+	lineCatPart   = 4
+)
 
 // Lines turns the gold answers of one trace into canonical record lines.
 func (b *Builder) Lines(tg TraceGold) ([]Line, error) {

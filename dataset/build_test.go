@@ -223,6 +223,9 @@ func TestBuildSpilledMatchesInMemory(t *testing.T) {
 	var golds []TraceGold
 	for i := range 40 {
 		tg := TraceGold{Trace: orderTrace(fmt.Sprintf("tr_%02d", 40-i)), Answers: []Answer{callAnswer(2), noCallAnswer(4)}}
+		if i%2 == 0 {
+			tg.ToolsKey = "orders" // their tools stay in memory; the others' are in the file
+		}
 		golds = append(golds, tg)
 	}
 	for _, format := range []int{gold.RecordFormat1, gold.RecordFormat2} {
@@ -254,8 +257,17 @@ func TestBuildSpilledMatchesInMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if spilled[0].Parts != nil || spilled[0].src == nil {
-			t.Fatalf("format %d: lines not spilled", format)
+		shared := 0
+		for _, l := range spilled {
+			if l.Parts != nil || l.src == nil {
+				t.Fatalf("format %d: line %s not spilled", format, l.ID)
+			}
+			if l.memTools != nil {
+				shared++
+			}
+		}
+		if shared != 40 {
+			t.Errorf("format %d: %d lines keep their tools in memory, want 40", format, shared)
 		}
 		var gotFile, wantFile bytes.Buffer
 		got.WriteTo(&gotFile)

@@ -39,11 +39,25 @@ func newSpillFile(dir string) (*spillFile, error) {
 }
 
 // spill writes l's bytes to the file and drops its parts from memory.
-func (s *spillFile) spill(l *Line) error {
-	off, n, cat := s.size, 0, 0
+// With shared, its tools and catalogue parts (shared by the records of
+// many traces, most of each record's bytes) stay in memory and only the
+// record's own bytes are written.
+func (s *spillFile) spill(l *Line, shared bool) error {
+	off, n := s.size, 0
+	var memTools, memCat []byte
+	if shared {
+		memTools, memCat = l.Parts[lineToolsPart], l.Parts[lineCatPart]
+	}
+	split, cat, catLen := 0, 0, 0
 	for i, p := range l.Parts {
+		if i == lineToolsPart {
+			split = n
+		}
 		if i == l.catPart && l.catPart > 0 {
-			cat = n
+			cat, catLen = n, len(p)
+		}
+		if shared && (i == lineToolsPart || i == lineCatPart) {
+			continue
 		}
 		k, err := s.w.Write(p)
 		if err != nil {
@@ -51,13 +65,14 @@ func (s *spillFile) spill(l *Line) error {
 		}
 		n += k
 	}
-	catLen := 0
-	if l.catPart > 0 {
-		catLen = len(l.Parts[l.catPart])
+	if !shared {
+		split = n // everything is in the file
+	} else if catLen > 0 {
+		cat = split + len(memTools)
 	}
 	s.size += int64(n)
 	*l = Line{ID: l.ID, Hash: l.Hash, Tool: l.Tool, Status: l.Status, GuideVersion: l.GuideVersion, Tools: l.Tools,
-		catPart: l.catPart, src: s, off: off, n: n, catAt: cat, catLen: catLen}
+		catPart: l.catPart, src: s, off: off, n: n, split: split, memTools: memTools, memCat: memCat, catAt: cat, catLen: catLen}
 	return nil
 }
 
@@ -70,17 +85,24 @@ func (s *spillFile) flush() error {
 	return nil
 }
 
-// read appends the n bytes at off to dst. A read that fails is recorded
-// (see Content.Err) and appends zeros.
-func (s *spillFile) read(dst []byte, off int64, n int) []byte {
-	start := len(dst)
-	dst = slices.Grow(dst, n)[:start+n]
-	if _, err := s.f.ReadAt(dst[start:], off); err != nil {
+// read appends l's bytes to dst: its n bytes in the file at off with its
+// shared parts, if it has any, put in at split. A read that fails is
+// recorded (see Content.Err) and appends zeros.
+func (s *spillFile) read(dst []byte, l *Line) []byte {
+	start, shared := len(dst), len(l.memTools)+len(l.memCat)
+	dst = slices.Grow(dst, l.n+shared)[:start+l.n+shared]
+	// Read so that the bytes after split land where they belong; those
+	// before it move to the front and the shared parts fill the gap.
+	if _, err := s.f.ReadAt(dst[start+shared:], l.off); err != nil {
 		s.mu.Lock()
 		if s.err == nil {
 			s.err = fmt.Errorf("read back the records: %w", fserr.Bare(err))
 		}
 		s.mu.Unlock()
+	}
+	if shared > 0 {
+		copy(dst[start:], dst[start+shared:start+shared+l.split])
+		copy(dst[start+l.split+copy(dst[start+l.split:], l.memTools):], l.memCat)
 	}
 	return dst
 }
