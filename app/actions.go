@@ -56,6 +56,13 @@ func (a *App) Resolve(ctx context.Context, actor Actor, r store.Resolution) (rev
 		return review.Gold{}, err
 	}
 	r.Lead = actor.Name
+	if r.Label != nil {
+		// A lead's own label fits the item's tools as a reviewer's must
+		// (the adjudication screen checks the same before it sends one).
+		if err := a.fitsItem(ctx, *r.Label, r.Item); err != nil {
+			return review.Gold{}, err
+		}
+	}
 	how := "pick " + r.Pick
 	switch {
 	case r.Label != nil:
@@ -200,4 +207,28 @@ func (a *App) ReleaseAssignments(ctx context.Context, actor Actor, req store.Rel
 		return nil, nil, err
 	}
 	return released, kept, a.audited(ctx)
+}
+
+// fitsItem checks a lead's label against the tools item offers (its
+// current catalogue when it was put back as stale): one error listing the
+// problems, nil when it fits or the item is not found (the store's
+// transaction then says so).
+func (a *App) fitsItem(ctx context.Context, l review.Label, item string) error {
+	ts, err := a.st.LabelTargets(ctx, []string{item})
+	if err != nil {
+		return err
+	}
+	t, ok := ts[item]
+	if !ok || !t.Found {
+		return nil
+	}
+	ps := review.ValidateLabel(l, t.Tools)
+	if len(ps) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Message
+	}
+	return fmt.Errorf("the label does not fit %s's tools: %s", item, strings.Join(msgs, "; "))
 }

@@ -212,7 +212,6 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	})
 	defer parentHashes.wait()
 	defer cancel()
-	// Records are built while the traces are still being read.
 	reading := eio.progress("export "+name+": gold items read", "items")
 	format := o.RecordFormat
 	if format == 0 {
@@ -225,18 +224,10 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
 		spillDir = o.Out
 	}
-	build, built, release := dataset.BuildSpilled(runtime.GOMAXPROCS(0), format, spillDir)
+	lines, release, err := goldLines(ctx, st, filter, format, spillDir, reading)
 	defer release()
-	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
-		reading.Add(int64(len(tg.Answers)))
-		build(tg)
-	})
-	lines, buildErr := built()
 	reading.Done()
 	if err != nil {
-		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
-	}
-	if err := buildErr; err != nil {
 		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
 	}
 	if len(lines) == 0 {
@@ -325,6 +316,24 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	}
 	return ExportResult{Name: name, Version: info.Version, Count: len(content.Lines), SHA256: content.SHA256(),
 		Added: len(manifest.Changes.Added), Removed: len(manifest.Changes.Removed), Changed: len(manifest.Changes.Changed), Files: paths}, nil
+}
+
+// goldLines builds the records of the gold filter selects, as an export
+// in record format would write them, while the traces are still being read.
+// Their bytes are kept in a temporary file in spillDir (os.TempDir when
+// ""): release, to be called on every path once the lines (and a Content
+// assembled from them) are no longer used, removes it.
+func goldLines(ctx context.Context, st *store.Store, filter store.GoldFilter, format int, spillDir string, reading Progress) (lines []dataset.Line, release func(), err error) {
+	build, built, release := dataset.BuildSpilled(runtime.GOMAXPROCS(0), format, spillDir)
+	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
+		reading.Add(int64(len(tg.Answers)))
+		build(tg)
+	})
+	lines, buildErr := built()
+	if err != nil {
+		return nil, release, err
+	}
+	return lines, release, buildErr
 }
 
 // checkOpenItems counts the items of the selected batches (all batches when

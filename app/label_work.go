@@ -49,10 +49,30 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 			return w, s.app.refused(ctx, actor, act, "", err)
 		}
 	}
-	st := s.app.st
-	if w.Progress, err = st.Progress(ctx, reviewer, batch); err != nil {
-		return w, fmt.Errorf("load progress: %w", err)
+	// The progress counts are independent of the item and cost most on a
+	// long queue: they are read beside the item's reads.
+	type counted struct {
+		n   map[string]int
+		err error
 	}
+	progress := make(chan counted, 1)
+	go func() {
+		n, err := s.app.st.Progress(ctx, reviewer, batch)
+		progress <- counted{n, err}
+	}()
+	err = s.labelItem(ctx, actor, reviewer, batch, itemID, skipped, &w)
+	p := <-progress
+	if p.err != nil {
+		return LabelWork{}, fmt.Errorf("load progress: %w", p.err)
+	}
+	w.Progress = p.n
+	return w, err
+}
+
+// labelItem loads LabelWork's item part (all but Progress) into w.
+func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, itemID string, skipped []string, w *LabelWork) error {
+	st := s.app.st
+	var err error
 	if itemID == "" {
 		a, err := st.NextAssignment(ctx, reviewer, batch)
 		switch {
@@ -60,34 +80,34 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 			itemID, w.Returned, err = st.ReturnSkipped(ctx, reviewer, batch, skipped)
 			if errors.Is(err, store.ErrNotFound) {
 				w.Empty = true
-				return w, nil
+				return nil
 			} else if err != nil {
-				return w, fmt.Errorf("load skipped items: %w", err)
+				return fmt.Errorf("load skipped items: %w", err)
 			}
 			w.Skipped = true
 		case err != nil:
-			return w, fmt.Errorf("load queue: %w", err)
+			return fmt.Errorf("load queue: %w", err)
 		default:
 			itemID = a.ItemID
 		}
 	} else if err := s.mayOpen(ctx, actor, itemID); err != nil {
-		return w, err
+		return err
 	}
 	if w.Item, err = st.Item(ctx, itemID); err != nil {
-		return w, fmt.Errorf("load item %s: %w", itemID, err)
+		return fmt.Errorf("load item %s: %w", itemID, err)
 	}
 	w.Draft, w.DraftSeconds, err = st.Draft(ctx, itemID, reviewer)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return w, fmt.Errorf("load draft of %s: %w", itemID, err)
+		return fmt.Errorf("load draft of %s: %w", itemID, err)
 	}
 	notes, err := st.Notes(ctx, itemID)
 	if err != nil {
-		return w, fmt.Errorf("load notes on %s: %w", itemID, err)
+		return fmt.Errorf("load notes on %s: %w", itemID, err)
 	}
 	// A note to another reviewer may speak of that reviewer's answer.
 	w.Notes = sendBacksTo(notes, reviewer)
 	if w.Guide, err = st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace"); err != nil {
-		return w, fmt.Errorf("load guide: %w", err)
+		return fmt.Errorf("load guide: %w", err)
 	}
-	return w, nil
+	return nil
 }

@@ -214,7 +214,7 @@ func ReadScoreInput(ctx context.Context, in GoldSource, src ScoreSource) (ScoreI
 		out.Preds, out.Source = g.Observed, "observed_calls"
 		return out, nil
 	}
-	out.Preds, out.Unknown, err = ReadPredictions(ctx, in, src.Pred, out.Cases, src.AllowUnknown)
+	out.Preds, out.Unknown, err = readPredictions(ctx, in, src.Pred, out.Cases, g.Index, src.AllowUnknown)
 	if err != nil {
 		return out, fmt.Errorf("read predictions: %w", err)
 	}
@@ -227,13 +227,19 @@ func ReadScoreInput(ctx context.Context, in GoldSource, src ScoreSource) (ScoreI
 // gold is an error, or with allowUnknown is skipped and counted; a case
 // without a prediction is Missing (scored as no call).
 func ReadPredictions(ctx context.Context, in GoldSource, path string, cases []score.Case, allowUnknown bool) ([]score.Prediction, int, error) {
+	return readPredictions(ctx, in, path, cases, nil, allowUnknown)
+}
+
+// readPredictions is ReadPredictions with the cases' positions by id when
+// the gold's reader made them (nil: made here).
+func readPredictions(ctx context.Context, in GoldSource, path string, cases []score.Case, index *gold.Index, allowUnknown bool) ([]score.Prediction, int, error) {
 	r, closeIn, err := OpenInput(path, in.Stdin)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer closeIn()
 	return score.ReadPredictions(ctx, r, path, cases, score.PredictionOptions{
-		ReadOptions: score.ReadOptions{Progress: in.progress(path)}, AllowUnknown: allowUnknown})
+		ReadOptions: score.ReadOptions{Progress: in.progress(path)}, AllowUnknown: allowUnknown, Index: index})
 }
 
 // readTracePredictions reads a trace file in an import format and takes,

@@ -9,6 +9,8 @@ import "github.com/goldtrace/goldtrace/store"
 
 // Reads: status, queues, items, users, audit, versions, imports.
 type (
+	// CopiedTable is how many rows of a table goldtrace copy wrote.
+	CopiedTable      = store.CopiedTable
 	Status           = store.Status
 	StatusQuery      = store.StatusQuery
 	BatchProgress    = store.Progress

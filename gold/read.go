@@ -1,6 +1,7 @@
 package gold
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,28 +57,37 @@ func Read(ctx context.Context, r io.Reader, name string, opts ReadOptions, each 
 // that parsed it: a reader that keeps a part of each record holds only
 // that part in flight. id gives a T's record id.
 func ReadAs[T any](ctx context.Context, r io.Reader, name string, opts ReadOptions, as func(Record) T, id func(*T) string, each func(line int, v *T) error) error {
+	_, err := ReadIndexed(ctx, r, name, opts, as, id, each)
+	return err
+}
+
+// ReadIndexed is ReadAs, and also returns the index it checks that ids
+// are unique with, for a reader that looks records up by id afterwards.
+func ReadIndexed[T any](ctx context.Context, r io.Reader, name string, opts ReadOptions, as func(Record) T, id func(*T) string, each func(line int, v *T) error) (*Index, error) {
 	interns := make([]*Interner, jsonl.Workers())
+	scratch := make([]Record, len(interns)) // one per worker: a Record is large, and parsing into it keeps it off the heap
 	for i := range interns {
 		interns[i] = NewInterner()
 	}
-	ids := map[string]int{}
-	return jsonl.Parallel(ctx, r, name, opts.Progress,
+	index := &Index{}
+	err := jsonl.Parallel(ctx, r, name, opts.Progress,
 		func(w, line int, data []byte) (T, error) {
-			rec, err := ParseRecord(data, interns[w], opts.Fields)
-			if err != nil {
+			rec := &scratch[w]
+			*rec = Record{}
+			if err := parseRecord(data, interns[w], opts.Fields, rec); err != nil {
 				var zero T
 				return zero, err
 			}
-			return as(rec), nil
+			return as(*rec), nil
 		},
 		func(line int, v *T) error {
 			key := id(v)
-			if prev, dup := ids[key]; dup {
-				return fmt.Errorf("duplicate id %s (first on line %d)", key, prev)
+			if first, dup := index.add(key, line); dup {
+				return fmt.Errorf("duplicate id %s (first on line %d)", key, first)
 			}
-			ids[key] = line
 			return each(line, v)
 		})
+	return index, err
 }
 
 // Interner shares decoded tool lists and metadata between gold records
@@ -87,6 +97,12 @@ type Interner struct {
 	tools map[string][]trace.Tool
 	metas map[string]map[string]string
 	cats  map[string]map[string]string
+	// The last distinct texts seen and their values: a record usually
+	// carries the same tools and metadata as the one before, and comparing
+	// bytes is cheaper than lexing them again.
+	lastTools, lastMeta []byte
+	lastToolsV          []trace.Tool
+	lastMetaV           map[string]string
 }
 
 // NewInterner returns an empty Interner.
@@ -114,6 +130,49 @@ func (in *Interner) Tools(raw []byte) ([]trace.Tool, error) {
 	}
 	in.tools[string(raw)] = v
 	return v, nil
+}
+
+// readTools reads available_tools (Tools), the same text as the last one
+// without lexing it again.
+func (in *Interner) readTools(l *jsonlex.Lexer) ([]trace.Tool, error) {
+	return readAgain(l, &in.lastTools, &in.lastToolsV, '[', in.Tools)
+}
+
+// readMetadata reads a metadata object (Metadata), the same text as the
+// last one without lexing it again.
+func (in *Interner) readMetadata(l *jsonlex.Lexer) (map[string]string, error) {
+	return readAgain(l, &in.lastMeta, &in.lastMetaV, '{', in.Metadata)
+}
+
+// readAgain reads the value that comes next with decode, unless its text
+// is *last: then it is *lastV. A value that opens with open (an array or
+// an object) becomes the last one.
+func readAgain[T any](l *jsonlex.Lexer, last *[]byte, lastV *T, open byte, decode func([]byte) (T, error)) (T, error) {
+	if sameNext(l, *last) {
+		return *lastV, nil
+	}
+	raw, err := l.Skip()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := decode(raw)
+	if err == nil && len(raw) > 0 && raw[0] == open {
+		*last, *lastV = append((*last)[:0], raw...), v
+	}
+	return v, err
+}
+
+// sameNext moves l past the value that comes next when its text starts
+// with last, a whole array or object read before: such a value ends where
+// its closing bracket does, so it is last itself.
+func sameNext(l *jsonlex.Lexer, last []byte) bool {
+	l.SkipSpace()
+	if len(last) == 0 || !bytes.HasPrefix(l.Data[l.Pos:], last) {
+		return false
+	}
+	l.Pos += len(last)
+	return true
 }
 
 // Metadata decodes a metadata object (absent or null: none), once per
@@ -148,6 +207,12 @@ func intern[T any](seen map[string]T, raw []byte) (T, error) {
 // few lines, in the lexer's single pass.
 func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 	var r Record
+	err := parseRecord(data, in, fields, &r)
+	return r, err
+}
+
+// parseRecord is ParseRecord into r (zero).
+func parseRecord(data []byte, in *Interner, fields Fields, r *Record) error {
 	var expTool string
 	var hasExpTool bool
 	var expArgs []byte // a slice of data until it is kept
@@ -160,12 +225,9 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 		case "id":
 			r.ID, _, err = l.StringOrNull("id")
 		case "input":
-			err = readInput(&l, &r, in, fields)
+			err = readInput(&l, r, in, fields)
 		case "available_tools":
-			var raw []byte
-			if raw, err = l.Skip(); err == nil {
-				r.AvailableTools, err = in.Tools(raw)
-			}
+			r.AvailableTools, err = in.readTools(&l)
 		case "catalogue":
 			var raw []byte
 			if raw, err = l.Skip(); err == nil {
@@ -212,15 +274,15 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 	}
 	if err != nil {
 		if errors.Is(err, jsonlex.ErrSyntax) {
-			return r, fmt.Errorf("not a gold record: %v", err)
+			return fmt.Errorf("not a gold record: %v", err)
 		}
-		return r, err
+		return err
 	}
 	if err := shape.Gold(); err != nil {
-		return r, err
+		return err
 	}
 	if r.ID == "" {
-		return r, errors.New("gold record without id")
+		return errors.New("gold record without id")
 	}
 	if fields&FieldFirstCall != 0 || len(r.ExpectedCalls) == 0 {
 		if hasExpTool {
@@ -231,14 +293,18 @@ func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 	if fields&FieldObserved != 0 && r.ObservedCalls == nil {
 		r.ObservedCalls = []ObservedCall{}
 	}
-	for _, list := range append([][]ExpectedCall{r.ExpectedCalls}, r.Acceptable...) {
+	for li := -1; li < len(r.Acceptable); li++ {
+		list := r.ExpectedCalls
+		if li >= 0 {
+			list = r.Acceptable[li]
+		}
 		for i := range list {
 			if err := list[i].Check(); err != nil {
-				return r, err
+				return err
 			}
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // readInput reads input: its context, and its messages when fields asks.
@@ -287,14 +353,11 @@ func readContext(l *jsonlex.Lexer, c *InputContext, in *Interner) error {
 			}
 			return nil
 		case "metadata":
-			raw, err := l.Skip()
-			if err != nil {
-				return err
-			}
-			if c.Metadata, err = in.Metadata(raw); err != nil {
+			var err error
+			if c.Metadata, err = in.readMetadata(l); err != nil && !errors.Is(err, jsonlex.ErrSyntax) {
 				return fmt.Errorf("input.context.metadata: %v", err)
 			}
-			return nil
+			return err
 		}
 		_, err := l.Skip()
 		return err

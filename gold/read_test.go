@@ -91,6 +91,35 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
+// A record whose tools or metadata repeat the last record's text reads the
+// same values as one read from scratch; a text that only starts like the
+// last one is read (or refused) on its own.
+func TestReadRepeatedToolsAndMetadata(t *testing.T) {
+	line := func(id, tools, meta string) string {
+		return `{"id":"` + id + `","input":{"context":{"trace_id":"tr","metadata":` + meta + `}},"available_tools":` + tools + `,"expected_tool":null,"expected_calls":[]}` + "\n"
+	}
+	a, b := `[{"name":"a"}]`, `[{"name":"a"},{"name":"b"}]`
+	in := line("1", a, `{"k":"x"}`) + line("2", a, `{"k":"x"}`) + line("3", b, `{"k":"y"}`) + line("4", a, `{"k":"x"}`)
+	recs, _, err := readAll(in, "g", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		tools int
+		meta  string
+	}{{1, "x"}, {1, "x"}, {2, "y"}, {1, "x"}}
+	for i, r := range recs {
+		if len(r.AvailableTools) != want[i].tools || r.Input.Context.Metadata["k"] != want[i].meta {
+			t.Errorf("record %s: %d tools, metadata %v; want %d, %s", r.ID, len(r.AvailableTools), r.Input.Context.Metadata, want[i].tools, want[i].meta)
+		}
+	}
+	for _, bad := range []string{line("2", a+`x`, `{"k":"x"}`), line("2", a, `{"k":"x"}}`)} {
+		if _, _, err := readAll(line("1", a, `{"k":"x"}`)+bad, "g", 0); err == nil || !strings.Contains(err.Error(), "g:2: not a gold record") {
+			t.Errorf("%s: err %v, want a syntax error on line 2", bad, err)
+		}
+	}
+}
+
 func TestReadKeepsTheCatalogue(t *testing.T) {
 	in := `{"id":"it_1","input":{"messages":[]},"available_tools":[{"name":"t"}],"catalogue":{"t":"0123456789abcdef"},"expected_tool":null,"expected_calls":[]}` + "\n" +
 		`{"id":"it_2","available_tools":[{"name":"t"}],"expected_calls":[]}` + "\n"

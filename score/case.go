@@ -136,9 +136,10 @@ type ItemResult struct {
 	// Pairs is filled by Match (not by Score, to keep batch scoring lean).
 	Pairs []Pair `json:"-"`
 
-	// Seed holds the seed profile's per-item numbers (NaN = null); written
-	// at the item's top level under their names (seedNames).
-	Seed      SeedScores    `json:"-"`
+	// Seed holds the seed profile's per-item numbers (nil without one; NaN =
+	// null), written at the item's top level under their names (seedNames).
+	// A pointer: every item carries the field, few profiles fill it.
+	Seed      *SeedScores   `json:"-"`
 	Trace     string        `json:"-"`
 	seed      int8          // the seed profile that filled Seed
 	futureAGI *futureCounts // futureagi: the item's inputs, for its trajectory

@@ -58,6 +58,9 @@ func (t *tally) add(r *ItemResult) {
 	if r.Kind != "" {
 		t.kinds[r.Kind.rank()]++
 	}
+	if r.Seed == nil {
+		return
+	}
 	for i, v := range r.Seed {
 		if v == v { // not NaN
 			t.seedSum[i] += v

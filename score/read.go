@@ -18,6 +18,9 @@ type Gold struct {
 	// Observed are the production model's calls per case (the records'
 	// observed_calls), when ReadGold was asked for them.
 	Observed []Prediction
+	// Index finds a case's position in Cases by id (for
+	// PredictionOptions.Index).
+	Index *gold.Index
 }
 
 // ReadOptions tune the readers.
@@ -56,7 +59,7 @@ func ReadGold(ctx context.Context, r io.Reader, name string, opts GoldOptions) (
 		return gl
 	}
 	n := 0
-	err := gold.ReadAs(ctx, r, name, ro, asLine, func(gl *goldLine) string { return gl.c.ID }, func(_ int, gl *goldLine) error {
+	index, err := gold.ReadIndexed(ctx, r, name, ro, asLine, func(gl *goldLine) string { return gl.c.ID }, func(_ int, gl *goldLine) error {
 		if len(cases) == 0 || len(cases[len(cases)-1]) == blockCases {
 			cases = append(cases, make([]Case, 0, blockCases))
 			observed = append(observed, nil)
@@ -72,6 +75,7 @@ func ReadGold(ctx context.Context, r io.Reader, name string, opts GoldOptions) (
 	if err != nil {
 		return g, err
 	}
+	g.Index = index
 	g.Cases = make([]Case, 0, n)
 	for k := range cases {
 		g.Cases = append(g.Cases, cases[k]...)

@@ -20,6 +20,9 @@ type PredictionOptions struct {
 	// AllowUnknown skips (and counts) predictions whose id is not in the
 	// gold instead of failing.
 	AllowUnknown bool
+	// Index, when set, finds the cases' positions by id (Gold.Index), so
+	// that no map of them is built a second time.
+	Index *gold.Index
 }
 
 // ReadPredictions reads a predictions file (docs/formats.md, "Predictions") into
@@ -27,9 +30,13 @@ type PredictionOptions struct {
 // Missing; a line for an id not in the gold is an error unless
 // AllowUnknown (then it is counted in unknown); a repeated id is an error.
 func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case, opts PredictionOptions) (preds []Prediction, unknown int, err error) {
-	index := make(map[string]int, len(cases))
-	for i := range cases {
-		index[cases[i].ID] = i
+	lookup := func(id string) (int, bool) { return opts.Index.Lookup(id) }
+	if opts.Index == nil || opts.Index.Len() != len(cases) {
+		index := make(map[string]int, len(cases))
+		for i := range cases {
+			index[cases[i].ID] = i
+		}
+		lookup = func(id string) (int, bool) { i, ok := index[id]; return i, ok }
 	}
 	preds = make([]Prediction, len(cases))
 	seen := make([]int, len(cases))
@@ -38,7 +45,7 @@ func ReadPredictions(ctx context.Context, r io.Reader, name string, cases []Case
 			return ParsePrediction(data)
 		},
 		func(line int, ip *idPrediction) error {
-			i, ok := index[ip.ID]
+			i, ok := lookup(ip.ID)
 			if !ok {
 				if opts.AllowUnknown {
 					unknown++
@@ -154,7 +161,7 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 			var err error
 			switch string(key) {
 			case "name":
-				*name, _, err = l.StringOrNull(fmt.Sprintf("tool_calls[%d].name", i))
+				*name, err = callString(l, i, "name")
 			case "arguments":
 				*args, err = l.Skip()
 			default:
@@ -171,7 +178,7 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 		switch string(key) {
 		case "id":
 			var err error
-			id, _, err = l.StringOrNull(fmt.Sprintf("tool_calls[%d].id", i))
+			id, err = callString(l, i, "id")
 			return err
 		case "function":
 			if l.Peek() == 'n' {
@@ -217,6 +224,21 @@ func readPredictedCall(l *jsonlex.Lexer, p *Prediction) error {
 		p.Errors[i] = outcome
 	}
 	return nil
+}
+
+// callString reads tool_calls[i].field, a string or null, naming it only
+// in an error (formatting the name for every call cost more than reading
+// the string).
+func callString(l *jsonlex.Lexer, i int, field string) (string, error) {
+	if l.Peek() == 'n' {
+		_, err := l.Literal()
+		return "", err
+	}
+	content, esc, ascii, err := l.String()
+	if err != nil {
+		return "", fmt.Errorf("tool_calls[%d].%s must be a string", i, field)
+	}
+	return jsonlex.Text(content, esc, ascii), nil
 }
 
 // predictedCall builds a call from the arguments' JSON text: null or

@@ -114,6 +114,7 @@ func ParseWeights(s string) ([3]float64, error) {
 // seedItem fills r.Seed for the seed profile, from the item in hand (s.c,
 // the prediction's calls, their parsed arguments).
 func (s *Scorer) seedItem(p *Prediction, r *ItemResult) {
+	r.Seed = new(SeedScores)
 	for i := range r.Seed {
 		r.Seed[i] = math.NaN()
 	}

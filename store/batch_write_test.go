@@ -342,3 +342,60 @@ func TestBulkChunkPanicRollsBackAndFreesTheConnection(t *testing.T) {
 		t.Errorf("the next write: %v, the chunk's user stored %d times, synchronous %d; want nil, 0, FULL (2)", err, users, mode)
 	}
 }
+
+// Progress counts a reviewer's assignments by status, in one batch or all,
+// and leaves out a batch being written, on both engines.
+func TestProgressCountsByStatusOutsideWritingBatches(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		fillTraces(t, st, 10)
+		for _, u := range []string{"alice", "bob"} {
+			if err := st.AddUser(ctx, u, RoleReviewer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := allItems(t, st)
+		if len(ids) < 6 {
+			t.Fatalf("%d items", len(ids))
+		}
+		for _, b := range []struct {
+			name  string
+			items []string
+		}{{"b1", ids[:4]}, {"b2", ids[4:6]}} {
+			if err := st.createBatch(ctx, newBatchOf(b.name, b.items, "alice"), defaultBulkPace); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.SaveDraft(ctx, ids[0], "alice", []byte(`{}`), 1); err != nil {
+			t.Fatal(err)
+		}
+		want := func(reviewer, batch string, w map[string]int) {
+			t.Helper()
+			got, err := st.Progress(ctx, reviewer, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(w) {
+				t.Errorf("Progress(%s, %q) = %v, want %v", reviewer, batch, got, w)
+			}
+			for k, n := range w {
+				if got[k] != n {
+					t.Errorf("Progress(%s, %q) = %v, want %v", reviewer, batch, got, w)
+				}
+			}
+		}
+		want("alice", "", map[string]int{AssignPending: 5, AssignDraft: 1})
+		want("alice", "b1", map[string]int{AssignPending: 3, AssignDraft: 1})
+		want("alice", "b2", map[string]int{AssignPending: 2})
+		want("bob", "", map[string]int{})
+		if err := st.WithTx(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `UPDATE batches SET state = 'writing' WHERE name = 'b2'`)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want("alice", "", map[string]int{AssignPending: 3, AssignDraft: 1})
+		want("alice", "b2", map[string]int{})
+		want("alice", "b1", map[string]int{AssignPending: 3, AssignDraft: 1})
+	})
+}

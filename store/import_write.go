@@ -30,6 +30,8 @@ func (s *Store) writeInput(ctx context.Context, rd *inputReader, opt ImportOptio
 	w = importWrite{res: ImportResult{Source: opt.Source}, at: ImportPoint{Size: size}}
 	feed := &recordFeed{q: rd.queue, ch: rd.queue.ch, batch: make([]encodedRecord, 0, opt.pace.chunkTraces)}
 	cache := newWriteCache()
+	cache.prepareOnce(ctx, s.db)
+	defer cache.close()
 	pacer := newChunkPacer(opt.pace)
 	defer func() { w.res.chunks, w.res.longestChunk = pacer.chunks, pacer.longest }()
 	for {
@@ -265,9 +267,12 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 				break
 			}
 			if written >= looked {
-				looked = min(written+lookAheadRows, len(feed.batch))
+				looked = min(written+s.lookAheadRows(), len(feed.batch))
 				ids, hashes := lookAheadKeys(feed.batch[written:looked])
 				if err := w.lookAhead(ctx, ids, hashes); err != nil {
+					return err
+				}
+				if err := w.prefetchMetasets(ctx, feed.batch[written:looked]); err != nil {
 					return err
 				}
 			}

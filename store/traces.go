@@ -74,10 +74,25 @@ const (
 	itemCols  = 9
 )
 
+// pgRowsPerInsert is rowsPerInsert on PostgreSQL, where every statement
+// is a round trip to the server: fewer, larger ones.
+const pgRowsPerInsert = 256
+
 var (
-	sqlTraceInsertMany = multiRowInsert(sqlTraceInsert, rowsPerInsert)
-	sqlItemInsertMany  = multiRowInsert(sqlItemInsert, rowsPerInsert)
+	sqlTraceInsertMany   = multiRowInsert(sqlTraceInsert, rowsPerInsert)
+	sqlItemInsertMany    = multiRowInsert(sqlItemInsert, rowsPerInsert)
+	sqlTraceInsertManyPG = multiRowInsert(sqlTraceInsert, pgRowsPerInsert)
+	sqlItemInsertManyPG  = multiRowInsert(sqlItemInsert, pgRowsPerInsert)
 )
+
+// perInsert is how many rows one INSERT of the writer writes, and the
+// statements that write that many traces and items.
+func (w *traceWriter) perInsert() (n int, traces, items string) {
+	if w.s.pg {
+		return pgRowsPerInsert, sqlTraceInsertManyPG, sqlItemInsertManyPG
+	}
+	return rowsPerInsert, sqlTraceInsertMany, sqlItemInsertMany
+}
 
 // multiRowInsert repeats the VALUES tuple of insert (its last clause) n
 // times.
@@ -201,6 +216,10 @@ type lookedUp struct {
 func (s *Store) prepareWriter(ctx context.Context, tx *Tx, cache *writeCache) (*traceWriter, error) {
 	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: cache.tools, toolsets: cache.toolsets, metasets: cache.metasets}
 	for _, q := range writerStatements {
+		if once, ok := cache.stmts[q]; ok {
+			w.prepared[q] = tx.StmtContext(ctx, once)
+			continue
+		}
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
 			w.close()
@@ -303,7 +322,7 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 	for _, it := range r.items {
 		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
 	}
-	if len(w.traceArgs) >= traceCols*rowsPerInsert || len(w.itemArgs) >= itemCols*rowsPerInsert {
+	if per, _, _ := w.perInsert(); len(w.traceArgs) >= traceCols*per || len(w.itemArgs) >= itemCols*per {
 		if err := w.flush(ctx); err != nil {
 			return 0, 0, err
 		}
@@ -314,19 +333,25 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 // flush writes the buffered rows, traces first (the others refer to them):
 // rowsPerInsert at a time, the rest one by one.
 func (w *traceWriter) flush(ctx context.Context) error {
+	per, traces, items := w.perInsert()
 	for _, b := range []struct {
 		args      *[]any
 		cols      int
 		one, many string
 	}{
-		{&w.traceArgs, traceCols, sqlTraceInsert, sqlTraceInsertMany},
-		{&w.itemArgs, itemCols, sqlItemInsert, sqlItemInsertMany},
+		{&w.traceArgs, traceCols, sqlTraceInsert, traces},
+		{&w.itemArgs, itemCols, sqlItemInsert, items},
 	} {
 		args := *b.args
 		for len(args) > 0 {
 			n, query := b.cols, b.one
-			if len(args) >= b.cols*rowsPerInsert {
-				n, query = b.cols*rowsPerInsert, b.many
+			switch {
+			case len(args) >= b.cols*per:
+				n, query = b.cols*per, b.many
+			case w.s.pg && len(args) > b.cols:
+				// The rest in one statement too: a round trip each
+				// would cost more than a statement text of its own.
+				n, query = len(args), multiRowInsert(b.one, len(args)/b.cols)
 			}
 			if err := w.exec(ctx, query, args[:n]...); err != nil {
 				return classify(err)
@@ -376,10 +401,51 @@ func (w *traceWriter) rowID(ctx context.Context, cache map[string]int64, value, 
 type writeCache struct {
 	tools              map[string]bool
 	toolsets, metasets map[string]int64
+	// stmts are the writer's statements prepared once for the whole import
+	// (writePreparer), by query; nil when the engine prepares per
+	// transaction.
+	stmts map[string]*sql.Stmt
 }
 
 func newWriteCache() *writeCache {
 	return &writeCache{tools: map[string]bool{}, toolsets: map[string]int64{}, metasets: map[string]int64{}}
+}
+
+// writePreparer is an engine that can prepare a statement once for many
+// write transactions (SQLite, whose writes share one connection).
+type writePreparer interface {
+	PrepareWrite(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// prepareOnce prepares the writer's statements for all of an import's
+// chunks when the engine can: an import of 100 MB writes in hundreds of
+// chunks, and preparing the statements for each (the multi-row inserts
+// are long) took a tenth of the writer's time. Without it, or when it
+// fails, each chunk prepares its own (prepareWriter). close releases them.
+func (c *writeCache) prepareOnce(ctx context.Context, eng any) {
+	wp, ok := eng.(writePreparer)
+	if !ok {
+		return
+	}
+	stmts := make(map[string]*sql.Stmt, len(writerStatements))
+	for _, q := range writerStatements {
+		st, err := wp.PrepareWrite(ctx, q)
+		if err != nil {
+			for _, st := range stmts {
+				st.Close()
+			}
+			return
+		}
+		stmts[q] = st
+	}
+	c.stmts = stmts
+}
+
+func (c *writeCache) close() {
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	c.stmts = nil
 }
 
 func timestampColumns(ts time.Time) (string, any) {
@@ -477,6 +543,68 @@ func (s *Store) Item(ctx context.Context, id string) (trace.Item, error) {
 
 // lookAheadRows is how many traces lookAhead looks up at once.
 const lookAheadRows = 64
+
+// pgLookAheadRows is lookAheadRows on PostgreSQL, where each query is a
+// round trip to the server.
+const pgLookAheadRows = 256
+
+func (s *Store) lookAheadRows() int {
+	if s.pg {
+		return pgLookAheadRows
+	}
+	return lookAheadRows
+}
+
+// prefetchMetasets stores, on PostgreSQL, the metadata objects of recs
+// that the writer does not know and whose traces lookAhead found new, and
+// learns their ids, in two statements: a log whose traces each carry an
+// object of their own (a user id) otherwise pays a round trip per trace.
+// On SQLite, where a statement costs no round trip, rowID does it trace
+// by trace.
+func (w *traceWriter) prefetchMetasets(ctx context.Context, recs []encodedRecord) error {
+	if !w.s.pg || w.metasets == nil {
+		return nil
+	}
+	var want []any
+	seen := map[string]bool{}
+	for _, r := range recs {
+		m := r.rows.meta
+		if r.err != nil || m == "" || seen[m] || w.ahead.same[r.rows.hash] {
+			continue
+		}
+		if _, ok := w.metasets[m]; ok {
+			continue
+		}
+		if _, stored := w.ahead.stored[r.rows.id]; stored {
+			continue
+		}
+		seen[m] = true
+		want = append(want, m)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if _, err := w.q.ExecContext(ctx, `INSERT INTO metasets(json) VALUES (?`+strings.Repeat("), (?", len(want)-1)+`) ON CONFLICT(json) DO NOTHING`, want...); err != nil {
+		return err
+	}
+	rows, err := w.q.QueryContext(ctx, `SELECT id, json FROM metasets WHERE json IN (?`+strings.Repeat(", ?", len(want)-1)+`)`, want...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if len(w.metasets)+len(want) > 4096 {
+		clear(w.metasets)
+	}
+	for rows.Next() {
+		var id int64
+		var m string
+		if err := rows.Scan(&id, &m); err != nil {
+			return err
+		}
+		w.metasets[m] = id
+	}
+	return rows.Err()
+}
 
 // lookAhead looks up, in two queries, which of these traces (ids and
 // content hashes, in pairs) are stored, for the inserts that follow in the

@@ -78,6 +78,9 @@ func newLabelForm(styles *Styles, keys *LabelKeys) *labelForm {
 	ak := defaultArgKeys()
 	f := &labelForm{styles: styles, keys: keys, argKeys: &ak, picker: newToolPicker(styles)}
 	f.rationale = f.newTextarea("why this is the right next step (required)")
+	// What the store accepts, so a long paste stops where a submit would
+	// be refused rather than failing at the submit.
+	f.rationale.CharLimit = review.MaxRationale
 	return f
 }
 

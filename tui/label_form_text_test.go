@@ -2,7 +2,12 @@ package tui
 
 import (
 	"runtime"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/goldtrace/goldtrace/review"
 )
 
 // TestSetTextEmptiesInPlace: the label form's editors are emptied for every
@@ -45,5 +50,19 @@ func TestSetTextEmptiesInPlace(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 32<<10 {
 		t.Errorf("typing and emptying an editor allocates %d KB a time, want < 32 KB", per>>10)
+	}
+}
+
+// TestRationaleStopsAtTheStoresLimit: a pasted or typed rationale stops at
+// review.MaxRationale characters, what a submit would accept.
+func TestRationaleStopsAtTheStoresLimit(t *testing.T) {
+	styles := StylesFor(true)
+	keys := DefaultKeyMap()
+	f := newLabelForm(&styles, &keys.Label)
+	f.rationale.Focus()
+	f.rationale.InsertString(strings.Repeat("é", review.MaxRationale+50))
+	f.rationale, _ = f.rationale.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
+	if n := utf8.RuneCountInString(f.rationale.Value()); n != review.MaxRationale {
+		t.Fatalf("rationale holds %d characters, want at most %d", n, review.MaxRationale)
 	}
 }

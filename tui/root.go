@@ -244,10 +244,17 @@ func fitBody(view string, w, h int) string {
 
 // Run runs the router full-screen until the user quits or ctx ends. Every
 // way out saves the pages' unsaved work first (runFlushing).
+//
+// The renderer draws what changed on a ticker: a keystroke shows at the
+// next tick, half a period later on average. localFPS is bubbletea's
+// highest rate (its default is 60), which halves that wait on a local
+// terminal; when nothing changed a tick writes nothing.
 func Run(ctx context.Context, root *Root, opts ...tea.ProgramOption) error {
-	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, opts...)
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(localFPS)}, opts...)
 	return root.runFlushing(ctx, tea.NewProgram(root, opts...))
 }
+
+const localFPS = 120
 
 // RunProgram runs prog, a program over r that the caller built (goldtrace
 // serve builds one on each SSH session's streams), until the user quits or

@@ -26,16 +26,15 @@ var onPostgres = map[string]bool{
 	"import": true, "sample": true, "status": true, "batches": true, "traces": true, "datasets": true,
 	"serve": true, "dashboard": true,
 	"settings": true, "settings set": true, "check": true, "backup": true, "guide": true, "guide set": true, "guide show": true, "guide log": true,
+	"copy":   true, // opens --from and --to itself, either engine
+	"export": true, "datasets get": true, "diff": true, "verify": true, "drift": true, "score": true, "predict": true,
+	"judge": true, "judge prompt": true, "judge calibrate": true,
 	"label": true, "adjudicate": true, "resolve": true, "assign": true, "items": true, "audit": true,
 	"labels": true, "labels import": true, "labels export": true,
 }
 
-// notOnPostgres are flags of those commands not yet tested there (they
-// read exported datasets or prediction runs, which need export).
-var notOnPostgres = map[string][]string{"sample": {"stale", "runs"}}
-
-// refuseOnPostgres refuses, before it touches the database, a command (or
-// flag) not yet available on a PostgreSQL project: typed locally, or sent
+// refuseOnPostgres refuses, before it touches the database, a command not
+// yet available on a PostgreSQL project: typed locally, or sent
 // by an SSH client to a server on one.
 func refuseOnPostgres(cmd *cobra.Command, path, db string) error {
 	if !app.IsPostgres(db) {
@@ -43,11 +42,6 @@ func refuseOnPostgres(cmd *cobra.Command, path, db string) error {
 	}
 	if !onPostgres[path] && !strings.HasPrefix(path, "completion") && path != "" {
 		return &exitError{code: 2, err: fmt.Errorf("goldtrace %s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, db)}
-	}
-	for _, name := range notOnPostgres[path] {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return &exitError{code: 2, err: fmt.Errorf("goldtrace %s --%s is not available on PostgreSQL yet (database %s); it works on a SQLite project", path, name, db)}
-		}
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func sshRunAs(t *testing.T, db string, actor app.Actor, stdin string, args ...st
 	var out, errb bytes.Buffer
 	a := &CLI{In: strings.NewReader(stdin), Out: &out, Err: &errb, remote: true}
 	defer a.Close()
-	err := runSSH(app.WithActor(t.Context(), actor), a, actor, db, args)
+	err := runSSH(app.WithActor(t.Context(), actor), a, actor, siteOf(db), args)
 	return out.String(), err
 }
 

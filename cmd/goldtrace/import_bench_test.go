@@ -69,6 +69,7 @@ for line in open(sys.argv[1], "rb"):
 			b.ReportMetric(size/1e6/(goT.wall.Seconds()/n), "goldtrace-MB/s")
 			b.ReportMetric(goT.wall.Seconds()/pyT.wall.Seconds(), "x-python")
 			b.ReportMetric(goT.cpu.Seconds()/n, "goldtrace-cpu-s")
+			b.ReportMetric(pyT.cpu.Seconds()/n, "python-cpu-s") // on a loaded machine the ratio to trust
 			b.ReportMetric(goT.rssMB, "rss-MB")
 			if refT.wall > 0 {
 				b.ReportMetric(refT.wall.Seconds()/n, "before-s")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/goldtrace/goldtrace/gold"
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/judge/judgetest"
 	"github.com/goldtrace/goldtrace/score"
 	"github.com/goldtrace/goldtrace/trace"
@@ -82,6 +83,17 @@ func newJudgeRun(t *testing.T) *judgeRun {
 	return &judgeRun{t: t, db: filepath.Join(dir, "gt.db"), dir: dir}
 }
 
+// onBothEngines runs test on a SQLite file and on a PostgreSQL database
+// (the judge's verdict cache lives in the project's database).
+func onBothEngines(t *testing.T, test func(t *testing.T, r *judgeRun)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, newJudgeRun(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		r := newJudgeRun(t)
+		r.db = pgtest.DSN(t)
+		test(t, r)
+	})
+}
+
 func (r *judgeRun) run(args ...string) (string, string, int) {
 	r.t.Helper()
 	out, errOut, code, _ := runCLI(r.db, "", args...)
@@ -99,8 +111,9 @@ type judgedReport struct {
 	} `json:"items"`
 }
 
-func TestScoreJudgeCommand(t *testing.T) {
-	r := newJudgeRun(t)
+func TestScoreJudgeCommand(t *testing.T) { onBothEngines(t, testScoreJudgeCommand) }
+
+func testScoreJudgeCommand(t *testing.T, r *judgeRun) {
 	srv := judgetest.New(t, argsJudge)
 	gold := judgeTestGold(t, r.dir)
 	args := []string{"score", "--gold", gold, "--judge", "args", "--judge-model", "judge-2024-08-06", "--judge-url", srv.URL + "/v1", "--format", "json", "--min", "judge_score=0.9"}
@@ -227,8 +240,9 @@ func TestScoreJudgeOffline(t *testing.T) {
 	}
 }
 
-func TestJudgeCalibrateCommand(t *testing.T) {
-	r := newJudgeRun(t)
+func TestJudgeCalibrateCommand(t *testing.T) { onBothEngines(t, testJudgeCalibrateCommand) }
+
+func testJudgeCalibrateCommand(t *testing.T, r *judgeRun) {
 	gold := judgeTestGold(t, r.dir)
 	srv := judgetest.New(t, selectionJudge)
 	out, errOut, code := r.run("judge", "calibrate", "--gold", gold, "--judge", "selection", "--judge-model", "judge-2024-08-06", "--judge-url", srv.URL+"/v1", "--json")
@@ -302,8 +316,9 @@ func TestJudgePromptCommand(t *testing.T) {
 	}
 }
 
-func TestPredictCommand(t *testing.T) {
-	r := newJudgeRun(t)
+func TestPredictCommand(t *testing.T) { onBothEngines(t, testPredictCommand) }
+
+func testPredictCommand(t *testing.T, r *judgeRun) {
 	gold := judgeTestGold(t, r.dir)
 	srv := judgetest.New(t, func(_ int, req *judgetest.Request) (int, map[string]string, string) {
 		user := req.Messages[len(req.Messages)-1].Content

@@ -170,17 +170,31 @@ func TestSettingsCLIReviewAgreed(t *testing.T) {
 
 func TestResolveCLILabelWithoutArgs(t *testing.T) {
 	db, item := rvDisputed(t)
+	// Missing args are {}, which this tool's schema refuses (order_id is
+	// required): checked as a reviewer's label would be.
 	out, errs, code := rvRun(t, db, `{"decision":"call","calls":[{"tool":"get_order_status"}]}`, "resolve", item, "--as", "carol", "--label", "-", "--reason", "no id needed", "--json")
-	if code != 0 {
-		t.Fatalf("%s", errs)
-	}
-	var g review.Gold
-	if err := json.Unmarshal([]byte(out), &g); err != nil || string(g.Calls[0].Args) != `{}` {
-		t.Errorf("missing args should be {}: %s %v", out, err)
+	if code != 2 || !strings.Contains(errs, "order_id is required") {
+		t.Fatalf("missing args: exit %d %q %q", code, out, errs)
 	}
 	_, errs, code = rvRun(t, db, `{"decision":"call","calls":[]}`, "resolve", item, "--as", "carol", "--label", "-", "--reason", "r", "--force")
 	if code != 2 || !strings.Contains(errs, "decision call needs at least one call") {
 		t.Errorf("empty call list: %d %s", code, errs)
+	}
+	// A lead's label fits the item's tools as a reviewer's must: a tool the
+	// item does not offer, or arguments its schema refuses, are one line,
+	// exit 2, and the gold stays as it was.
+	for _, bad := range []struct{ label, want string }{
+		{`{"decision":"call","calls":[{"tool":"delete_everything","args":{}}]}`, `"delete_everything" is not one of the tools offered here`},
+		{`{"decision":"call","calls":[{"tool":"get_order_status","args":{"order_id":7}}]}`, "order_id"},
+	} {
+		out, errs, code := rvRun(t, db, bad.label, "resolve", item, "--as", "carol", "--label", "-", "--reason", "r", "--force")
+		if code != 2 || !strings.Contains(errs, "does not fit") || !strings.Contains(errs, bad.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("resolve --label %s: exit %d %q %q", bad.label, code, out, errs)
+		}
+	}
+	after, _, _ := rvRun(t, db, "", "items", "--state", "gold", "--as", "carol", "--json")
+	if strings.Contains(after, "delete_everything") {
+		t.Errorf("a refused label reached the gold: %s", after)
 	}
 }
 

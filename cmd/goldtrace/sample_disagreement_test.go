@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/judge/judgetest"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -15,7 +16,11 @@ import (
 // different tool before different arguments), the same seed gives the same
 // batch, and the batch records the runs and the ranking.
 func TestSampleByDisagreement(t *testing.T) {
-	db := smpDB(t, smpCorpus())
+	t.Run("sqlite", func(t *testing.T) { testSampleByDisagreement(t, smpDB(t, smpCorpus())) })
+	t.Run("postgres", func(t *testing.T) { testSampleByDisagreement(t, smpDBAt(t, pgtest.DSN(t), smpCorpus())) })
+}
+
+func testSampleByDisagreement(t *testing.T, db string) {
 	dir := t.TempDir()
 	var a, b strings.Builder
 	tools := map[string]int{}    // items where the runs pick different tools

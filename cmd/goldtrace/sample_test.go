@@ -79,8 +79,14 @@ func smpCorpus() []trace.Trace {
 // the users alice, bob, carol, dave.
 func smpDB(t *testing.T, traces []trace.Trace) string {
 	t.Helper()
+	return smpDBAt(t, filepath.Join(t.TempDir(), "gt.db"), traces)
+}
+
+// smpDBAt is smpDB on the database db names (a SQLite path or a
+// PostgreSQL DSN).
+func smpDBAt(t *testing.T, db string, traces []trace.Trace) string {
+	t.Helper()
 	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "gt.db")
 	st, err := store.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

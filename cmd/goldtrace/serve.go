@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -24,7 +25,7 @@ import (
 // newServeCmd builds goldtrace serve. It is long because the server's limits
 // each have a flag and help; the serving is server's.
 func newServeCmd(cli *CLI) *cobra.Command {
-	var listen, hostKey string
+	var listen, hostKey, exportDir string
 	var grace time.Duration
 	limits := server.DefaultLimits()
 	cmd := &cobra.Command{
@@ -61,7 +62,11 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			if err != nil {
 				return err
 			}
-			cfg := serverConfig(be, cli.DBPath, signer, limits)
+			site := siteOf(cli.DBPath)
+			if exportDir != "" {
+				site.exportDir = exportDir
+			}
+			cfg := serverConfig(be, site, signer, limits)
 			cfg.Log, cfg.Version = cli.Err, version
 			srv, err := server.New(cfg)
 			if err != nil {
@@ -98,6 +103,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; :2222 for every interface)")
 	cmd.Flags().StringVar(&hostKey, "host-key", "", "the server's private host key (default: beside the database, created on first start)")
+	cmd.Flags().StringVar(&exportDir, "export-dir", "", "where export over SSH writes a new version's files (default: beside a SQLite database; a PostgreSQL project: none, and export over SSH is refused)")
 	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "on shutdown, how long running commands may take to finish")
 	f := cmd.Flags()
 	f.DurationVar(&limits.HandshakeTimeout, "handshake-timeout", limits.HandshakeTimeout, "close a connection that has not authenticated by then")
@@ -116,12 +122,12 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 
 // serverConfig is what serve hands the SSH server: the key lookup, home
 // screens, the SSH command tree, the audit log of refusals, and limits.
-func serverConfig(be *app.App, dbPath string, signer gossh.Signer, limits server.Limits) server.Config {
+func serverConfig(be *app.App, site sshSite, signer gossh.Signer, limits server.Limits) server.Config {
 	return server.Config{
 		HostKey:  signer,
 		KeyActor: be.KeyActor,
-		Home:     homeScreen(be, app.RecoveryBase(dbPath)),
-		Exec:     remoteExec(be, dbPath),
+		Home:     homeScreen(be, app.RecoveryBase(site.db)),
+		Exec:     remoteExec(be, site),
 		// Removals of keys by other processes (replicas on PostgreSQL).
 		WatchKeys: be.WatchKeyRemovals,
 		Limits:    limits,
@@ -177,12 +183,25 @@ func init() {
 	})
 }
 
+// sshSite is what a server's SSH commands run on: its database, and the
+// directory export writes into ("": none).
+type sshSite struct{ db, exportDir string }
+
+// siteOf is the site of a server on db with the default export directory:
+// beside a SQLite database; none for a PostgreSQL one.
+func siteOf(db string) sshSite {
+	if app.IsPostgres(db) {
+		return sshSite{db: db}
+	}
+	return sshSite{db: db, exportDir: filepath.Dir(db)}
+}
+
 // runSSH runs one command line an SSH client sent, as actor, in the local
 // tree over the server's database cut down to actor's SSH surface.
-func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []string) error {
+func runSSH(ctx context.Context, a *CLI, actor app.Actor, site sshSite, args []string) error {
 	root := newRootCmd(a)
-	a.DBPath = dbPath // the server's database, whatever GOLDTRACE_DB says
-	return sshSurface.Run(ctx, root, actor, dbPath, args)
+	a.DBPath = site.db // the server's database, whatever GOLDTRACE_DB says
+	return sshSurface.Run(ctx, root, actor, site.exportDir, args)
 }
 
 // remoteExec runs a command line from an SSH client in the SSH command
@@ -190,7 +209,7 @@ func runSSH(ctx context.Context, a *CLI, actor app.Actor, dbPath string, args []
 // server's open store. export writes its files beside the database, never
 // where a client says; datasets get fetches them. Every command line the
 // surface refuses is recorded in the audit log.
-func remoteExec(be *app.App, dbPath string) server.ExecFunc {
+func remoteExec(be *app.App, site sshSite) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
 		// SSH packet and a system call of its own (status: dozens).
@@ -202,7 +221,7 @@ func remoteExec(be *app.App, dbPath string) server.ExecFunc {
 			return 2
 		}
 		a := &CLI{In: in, Out: bout, Err: errw, backend: be, remote: true}
-		err := runSSH(ctx, a, actor, dbPath, args)
+		err := runSSH(ctx, a, actor, site, args)
 		if err == nil {
 			return 0
 		}

@@ -104,7 +104,7 @@ func (ts *teamServer) serve(host gossh.Signer) {
 	ts.st = st
 	be := app.New(st)
 	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(serverConfig(be, ts.db, host, ts.limits))
+	ts.srv, err = server.New(serverConfig(be, siteOf(ts.db), host, ts.limits))
 	if err != nil {
 		t.Fatal(err)
 	}

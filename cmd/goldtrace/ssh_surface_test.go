@@ -2,10 +2,13 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/server/surface"
 )
 
@@ -40,5 +43,30 @@ func TestSSHSurfaceNamesRealCommandsAndFlags(t *testing.T) {
 				t.Errorf("%s --%s reads as a file (%q) but has no value rule", path, name, f.Usage)
 			}
 		}
+	}
+}
+
+// TestSSHHasNoCopy: goldtrace copy names two databases, so it does not
+// exist over SSH, for a lead either: running it is an unknown command and
+// creates nothing.
+func TestSSHHasNoCopy(t *testing.T) {
+	if _, ok := surface.Commands["copy"]; ok {
+		t.Fatal("the SSH allow-list has copy")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "gt.db")
+	if _, errOut, code, _ := runCLI(db, "", "users", "add", "carol", "--role", "lead"); code != 0 {
+		t.Fatal(errOut)
+	}
+	lead := app.Actor{Name: "carol", Role: app.RoleLead, Source: app.SourceSSH, KeyFingerprint: "SHA256:test"}
+	target := filepath.Join(dir, "copy.db")
+	for _, args := range [][]string{{"copy", "--from", db, "--to", target}, {"copy", "--help"}, {"help", "copy"}} {
+		out, err := sshRunAs(t, db, lead, "", args...)
+		if err == nil && strings.Contains(out, "Copies everything") {
+			t.Errorf("%v over SSH: %q", args, out)
+		}
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatalf("copy over SSH created %s: %v", target, err)
 	}
 }

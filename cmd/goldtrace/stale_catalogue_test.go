@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/goldtrace/goldtrace/catalogue"
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/internal/shareddata"
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -99,6 +100,11 @@ func importBoth(t *testing.T, db, dir, item, calls string) {
 // field, v2 is exported with the current tools on those items, and drift
 // against the current catalogue finds nothing stale.
 func TestStaleItemsAreRelabeledAgainstTheCurrentCatalogue(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testStaleRelabel(t, filepath.Join(t.TempDir(), "gt.db")) })
+	t.Run("postgres", func(t *testing.T) { testStaleRelabel(t, pgtest.DSN(t)) })
+}
+
+func testStaleRelabel(t *testing.T, db string) {
 	path := shareddata.Path(t, "tau-airline", "airline_tools.json")
 	f, err := os.Open(path)
 	if err != nil {
@@ -111,7 +117,6 @@ func TestStaleItemsAreRelabeledAgainstTheCurrentCatalogue(t *testing.T) {
 	}
 	next := airlineChange(t, old)
 	dir := t.TempDir()
-	db := filepath.Join(dir, "gt.db")
 	const (
 		details = `[{"tool":"get_reservation_details","args":{"reservation_id":"ZFA04Y"}}]`
 		cancel  = `[{"tool":"cancel_reservation","args":{"reservation_id":"ZFA04Y"}}]`

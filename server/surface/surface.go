@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,12 +71,14 @@ var Commands = map[string]Command{
 		// and so do --judge and every --judge-* flag (a model called with
 		// the server's API key, a URL, a template file on the server).
 		"stale="+RefOrStdin, "tools="+StdinOnly)},
-	// The files go beside the database (presets), where datasets get
-	// fetches them; a new version only (re-writing a stored version's
-	// files is for the server's own shell).
+	// The files go into the server's export directory (serve
+	// --export-dir; beside a SQLite database by default), never where a
+	// client says; the version is in the database, where datasets get
+	// fetches it. A new version only (re-writing a stored version's files
+	// is for the server's own shell).
 	"export": {Actions: acts(app.ActExport), operands: newDatasetName,
 		Flags:   sshFlags("allow-partial", "batch", "force", "format", "json", "message", "where"),
-		presets: func(dbPath string) map[string]string { return map[string]string{"out": filepath.Dir(dbPath)} }},
+		presets: map[string]string{"out": exportDirPreset}},
 	"resolve": {Actions: acts(app.ActAdjudicate), Flags: sshFlags(
 		"accept", "both", "force", "json", "pick", "propose-guide", "reason", "rule", "send-back", "to", "label="+StdinOnly)},
 
@@ -132,10 +133,13 @@ type Command struct {
 	operands func(args []string) error
 	// Flags are the flags kept, by name, each with its value rule.
 	Flags map[string]string
-	// presets are flag values the server sets, not the client, from the
-	// server's database path.
-	presets func(dbPath string) map[string]string
+	// presets are flag values the server sets, not the client
+	// (exportDirPreset: the server's export directory).
+	presets map[string]string
 }
+
+// exportDirPreset stands for the server's export directory in presets.
+const exportDirPreset = "\x00export-dir"
 
 // Value rules of a kept flag: any value (names, numbers, choices — none
 // names anything on the server), only "-" (a file: the client's stdin), a
@@ -184,24 +188,26 @@ type Surface struct {
 func New(newLocal func() *cobra.Command) *Surface { return &Surface{newLocal: newLocal} }
 
 // tree cuts root, a fresh local tree whose commands run on the server's
-// database at dbPath, down to what Commands lists for actor's role, with
-// only the listed flags.
-func (s *Surface) tree(root *cobra.Command, actor app.Actor, dbPath string) *cobra.Command {
+// database, down to what Commands lists for actor's role, with only the
+// listed flags; exportDir is where export writes its files ("": the server
+// keeps none, and export is refused).
+func (s *Surface) tree(root *cobra.Command, actor app.Actor, exportDir string) *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{err: s.flagError(c, actor, err)}
 	})
-	keepFor(dbPath, actor, root, "")
+	keepFor(exportDir, actor, root, "")
 	root.InitDefaultHelpCmd()
 	return root
 }
 
 // Run runs one command line an SSH client sent, as actor, in root (a fresh
-// local tree on the server's database at dbPath) cut down to actor's
-// surface. A line that names no command of that tree is refused before
-// anything runs, with a *UsageError.
-func (s *Surface) Run(ctx context.Context, root *cobra.Command, actor app.Actor, dbPath string, args []string) error {
-	root = s.tree(root, actor, dbPath)
+// local tree on the server's database) cut down to actor's surface, with
+// export writing into exportDir ("" refuses export). A line that names no
+// command of that tree is refused before anything runs, with a
+// *UsageError.
+func (s *Surface) Run(ctx context.Context, root *cobra.Command, actor app.Actor, exportDir string, args []string) error {
+	root = s.tree(root, actor, exportDir)
 	cmd, _, err := root.Find(args)
 	if err != nil || CommandPath(cmd) != s.localPath(args) {
 		// Not a command of this tree, or a shorter one than the local
@@ -216,10 +222,10 @@ func (s *Surface) Run(ctx context.Context, root *cobra.Command, actor app.Actor,
 }
 
 // keepFor prunes c's subtree for actor and reports whether c stays.
-func keepFor(dbPath string, actor app.Actor, c *cobra.Command, path string) bool {
+func keepFor(exportDir string, actor app.Actor, c *cobra.Command, path string) bool {
 	for _, sub := range c.Commands() {
 		p := strings.TrimSpace(path + " " + sub.Name())
-		if !keepFor(dbPath, actor, sub, p) {
+		if !keepFor(exportDir, actor, sub, p) {
 			c.RemoveCommand(sub)
 		}
 	}
@@ -241,12 +247,17 @@ func keepFor(dbPath string, actor app.Actor, c *cobra.Command, path string) bool
 	if !listed || !spec.openTo(actor) {
 		return path == "" || c.HasSubCommands()
 	}
-	presets := map[string]string{}
-	if spec.presets != nil {
-		presets = spec.presets(dbPath)
-	}
 	old.VisitAll(func(f *pflag.Flag) {
-		if v, ok := presets[f.Name]; ok {
+		if v, ok := spec.presets[f.Name]; ok {
+			if v == exportDirPreset {
+				if exportDir == "" {
+					c.RunE = func(*cobra.Command, []string) error {
+						return usage("%s over SSH: this server keeps no export files (a PostgreSQL project has no directory beside it); a lead exports from a shell, or the server is started with serve --export-dir DIR", path)
+					}
+					return
+				}
+				v = exportDir
+			}
 			_ = f.Value.Set(v)
 			return
 		}

@@ -38,7 +38,7 @@ func TestRunKeepsOnlyTheSurface(t *testing.T) {
 	s := New(func() *cobra.Command { var none []string; return tinyTree(&none) })
 	reviewer := app.Actor{Name: "alice", Role: app.RoleReviewer, Source: app.SourceSSH}
 	run := func(actor app.Actor, args ...string) error {
-		return s.Run(app.WithActor(context.Background(), actor), tinyTree(&ran), actor, "/srv/gt.db", args)
+		return s.Run(app.WithActor(context.Background(), actor), tinyTree(&ran), actor, "/srv", args)
 	}
 	if err := run(reviewer, "status", "--batch", "b1"); err != nil || len(ran) != 1 || ran[0] != "status b1" {
 		t.Fatalf("status --batch: %v %v", err, ran)
@@ -99,3 +99,40 @@ type stringValue struct{ p *string }
 func (s stringValue) String() string     { return *s.p }
 func (s stringValue) Set(v string) error { *s.p = v; return nil }
 func (s stringValue) Type() string       { return "string" }
+
+// TestExportWritesIntoTheServersDirectory: export over SSH writes into the
+// directory the server was given, whatever --out the client types, and is
+// refused in one line on a server that keeps no files (a PostgreSQL
+// project started without serve --export-dir).
+func TestExportWritesIntoTheServersDirectory(t *testing.T) {
+	tree := func(out *string) *cobra.Command {
+		root := &cobra.Command{Use: "goldtrace", SilenceErrors: true, SilenceUsage: true}
+		var dir string // bound as the real command binds --out
+		export := &cobra.Command{Use: "export NAME", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error {
+			*out = dir
+			return nil
+		}}
+		export.Flags().StringVar(&dir, "out", ".", "")
+		export.Flags().Bool("json", false, "")
+		root.AddCommand(export)
+		return root
+	}
+	s := New(func() *cobra.Command { var none string; return tree(&none) })
+	lead := app.Actor{Name: "carol", Role: app.RoleLead, Source: app.SourceSSH}
+	run := func(dir string, args ...string) (string, error) {
+		var out string
+		err := s.Run(app.WithActor(context.Background(), lead), tree(&out), lead, dir, args)
+		return out, err
+	}
+	if out, err := run("/srv/exports", "export", "support"); err != nil || out != "/srv/exports" {
+		t.Fatalf("export into the server's directory: out %q, %v", out, err)
+	}
+	if _, err := run("/srv/exports", "export", "support", "--out", "/etc"); err == nil || !strings.Contains(err.Error(), "--out is not available over SSH") {
+		t.Errorf("export --out over SSH: %v", err)
+	}
+	out, err := run("", "export", "support")
+	var ue *UsageError
+	if !errors.As(err, &ue) || out != "" || !strings.Contains(err.Error(), "serve --export-dir DIR") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("export on a server without an export directory: out %q, %v", out, err)
+	}
+}

@@ -201,10 +201,20 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return nil
 }
 
-// WithRelaxedTx is WithTx: PostgreSQL's commits are cheap enough that a
-// bulk write's chunks commit durably too.
+// WithRelaxedTx is WithTx committed without waiting for the server to
+// flush its write-ahead log (synchronous_commit off, for this transaction
+// only), as SQLite's engine commits a bulk write's chunks relaxed: a crash
+// of the server can lose the last such commits, never leave one half
+// written, and every bulk write records its progress in the chunk it
+// belongs to (and ends with a synchronous commit, which flushes the log
+// up to it, those of the relaxed commits before it included).
 func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return d.WithTx(ctx, fn)
+	return d.WithTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // ExecAlone runs one statement in a write transaction of its own.
@@ -241,13 +251,24 @@ func (d *DB) Paced(ctx context.Context, pace bulk.Pace, step func(tx *Tx, deadli
 		}
 		var began time.Time
 		var work time.Duration
-		err := d.WithTx(bulk.Write(ctx), func(tx *Tx) error {
+		fn := func(tx *Tx) error {
 			var err error
 			began = time.Now()
 			more, err = step(tx, began.Add(pace.ChunkTime))
 			work = time.Since(began)
+			if err == nil && !more && !pace.Full {
+				// The last chunk commits synchronously: durable, and
+				// with it every relaxed chunk before it.
+				_, err = tx.ExecContext(ctx, `SET LOCAL synchronous_commit = on`)
+			}
 			return err
-		})
+		}
+		var err error
+		if pace.Full {
+			err = d.WithTx(bulk.Write(ctx), fn)
+		} else {
+			err = d.WithRelaxedTx(bulk.Write(ctx), fn)
+		}
 		if err != nil {
 			return err
 		}

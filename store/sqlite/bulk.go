@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -98,6 +99,17 @@ func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
 		}
 	}()
 	return d.withTxOn(ctx, conn, fn)
+}
+
+// PrepareWrite prepares query on the write connection (there is one), for a
+// bulk writer that runs it in many transactions: Tx.StmtContext then uses
+// the statement prepared there instead of parsing the SQL again for each.
+func (d *DB) PrepareWrite(ctx context.Context, query string) (*sql.Stmt, error) {
+	w, err := d.writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return w.PrepareContext(ctx, query)
 }
 
 // syncLog makes what relaxed commits wrote durable: it syncs the
