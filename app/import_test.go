@@ -29,42 +29,44 @@ func TestInputErrorPartsOnAFullDisk(t *testing.T) {
 // after some chunks keeps them, and its audit entry counts them: the log
 // says who put those traces there.
 func TestInterruptedImportIsAuditedWithWhatItWrote(t *testing.T) {
-	a, st, _ := project(t)
-	before := countTraces(t, st)
-	pr, pw := io.Pipe()
-	defer pr.Close()
-	go func() {
-		// 5000 traces, then an input that never ends (an idle stdin).
-		for i := 0; i < 5000; i++ {
-			if _, err := fmt.Fprintf(pw, `{"id":"int_%05d","messages":[{"role":"user","content":"q%d"},{"role":"assistant","content":"a"}]}`+"\n", i, i); err != nil {
-				return
-			}
-		}
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, err := a.Import(ctx, actor(t, a, "carol"), []string{"-"}, ImportOptions{Format: "auto", Stdin: pr,
-		Progress: func(string) (func(store.ImportProgress), func()) {
-			return func(p store.ImportProgress) {
-				if p.Imported > 0 {
-					cancel()
+	onEngines(t, func(t *testing.T, engine string) {
+		a, st, _ := projectOn(t, engine)
+		before := countTraces(t, st)
+		pr, pw := io.Pipe()
+		defer pr.Close()
+		go func() {
+			// 5000 traces, then an input that never ends (an idle stdin).
+			for i := 0; i < 5000; i++ {
+				if _, err := fmt.Fprintf(pw, `{"id":"int_%05d","messages":[{"role":"user","content":"q%d"},{"role":"assistant","content":"a"}]}`+"\n", i, i); err != nil {
+					return
 				}
-			}, func() {}
-		}})
-	if err == nil || !strings.Contains(err.Error(), "interrupted: stopped at") {
-		t.Fatalf("err = %v, want the import interrupted", err)
-	}
-	written := countTraces(t, st) - before
-	if written == 0 {
-		t.Fatal("the interrupted import kept no trace")
-	}
-	log, err := st.AuditLog(context.Background(), store.AuditFilter{Action: ActImport.String()})
-	if err != nil || len(log) != 1 {
-		t.Fatalf("audit %+v, %v", log, err)
-	}
-	if want := fmt.Sprintf("-: %d traces imported", written); !strings.Contains(log[0].Object, want) {
-		t.Errorf("audit entry %q, want %q", log[0].Object, want)
-	}
+			}
+		}()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		_, err := a.Import(ctx, actor(t, a, "carol"), []string{"-"}, ImportOptions{Format: "auto", Stdin: pr,
+			Progress: func(string) (func(store.ImportProgress), func()) {
+				return func(p store.ImportProgress) {
+					if p.Imported > 0 {
+						cancel()
+					}
+				}, func() {}
+			}})
+		if err == nil || !strings.Contains(err.Error(), "interrupted: stopped at") {
+			t.Fatalf("err = %v, want the import interrupted", err)
+		}
+		written := countTraces(t, st) - before
+		if written == 0 {
+			t.Fatal("the interrupted import kept no trace")
+		}
+		log, err := st.AuditLog(context.Background(), store.AuditFilter{Action: ActImport.String()})
+		if err != nil || len(log) != 1 {
+			t.Fatalf("audit %+v, %v", log, err)
+		}
+		if want := fmt.Sprintf("-: %d traces imported", written); !strings.Contains(log[0].Object, want) {
+			t.Errorf("audit entry %q, want %q", log[0].Object, want)
+		}
+	})
 }
 
 func countTraces(t *testing.T, st *store.Store) int {

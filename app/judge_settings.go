@@ -162,3 +162,15 @@ func hostOf(base string) string {
 	}
 	return base
 }
+
+// OptionalJudgeRun is JudgeRun when --judge was given, else nil; then
+// --judge-model is refused, naming the judge kinds the command takes.
+func (s *JudgeSettings) OptionalJudgeRun(io JudgeIO, kinds string) (*JudgeRun, error) {
+	if s.Kind == "" {
+		if s.Model != "" {
+			return nil, fmt.Errorf("--judge-model given without --judge %s", kinds)
+		}
+		return nil, nil
+	}
+	return s.JudgeRun(io)
+}

@@ -12,36 +12,38 @@ import (
 // actor's queue with their progress and draft, and anything of another
 // reviewer's queue reads as not found.
 func TestLabelWorkIsTheActorsOwn(t *testing.T) {
-	ctx := context.Background()
-	a, _, item := project(t)
-	bob := a.As(actor(t, a, "bob"))
+	onEngines(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		a, _, item := projectOn(t, engine)
+		bob := a.As(actor(t, a, "bob"))
 
-	w, err := bob.LabelWork(ctx, "bob", "", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Empty || w.Item.ID != item || w.Draft != nil || w.Progress[store.AssignPending] != 1 || w.Guide.ID == "" {
-		t.Fatalf("bob's next item: %+v", w)
-	}
-	if err := bob.SaveDraft(ctx, item, "bob", []byte(`{"rationale":"x"}`), 7); err != nil {
-		t.Fatal(err)
-	}
-	w, err = bob.LabelWork(ctx, "bob", "", item, nil)
-	if err != nil || string(w.Draft) != `{"rationale":"x"}` || w.DraftSeconds != 7 || w.Progress[store.AssignDraft] != 1 {
-		t.Fatalf("bob's item with a draft: %+v %v", w, err)
-	}
+		w, err := bob.LabelWork(ctx, "bob", "", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Empty || w.Item.ID != item || w.Draft != nil || w.Progress[store.AssignPending] != 1 || w.Guide.ID == "" {
+			t.Fatalf("bob's next item: %+v", w)
+		}
+		if err := bob.SaveDraft(ctx, item, "bob", []byte(`{"rationale":"x"}`), 7); err != nil {
+			t.Fatal(err)
+		}
+		w, err = bob.LabelWork(ctx, "bob", "", item, nil)
+		if err != nil || string(w.Draft) != `{"rationale":"x"}` || w.DraftSeconds != 7 || w.Progress[store.AssignDraft] != 1 {
+			t.Fatalf("bob's item with a draft: %+v %v", w, err)
+		}
 
-	if _, err := bob.LabelWork(ctx, "alice", "", "", nil); !errors.Is(err, ErrNotFound) {
-		t.Errorf("alice's queue as bob: %v", err)
-	}
-	dave := a.As(actor(t, a, "dave"))
-	if _, err := dave.LabelWork(ctx, "dave", "", item, nil); !errors.Is(err, ErrNotFound) {
-		t.Errorf("an item not assigned to dave: %v", err)
-	}
-	if w, err := dave.LabelWork(ctx, "dave", "", "", nil); err != nil || !w.Empty {
-		t.Errorf("dave's empty queue: %+v %v", w, err)
-	}
-	if _, err := a.As(Actor{Source: SourceLocal}).LabelWork(ctx, "", "", "", nil); err == nil {
-		t.Error("no identity opened a label queue")
-	}
+		if _, err := bob.LabelWork(ctx, "alice", "", "", nil); !errors.Is(err, ErrNotFound) {
+			t.Errorf("alice's queue as bob: %v", err)
+		}
+		dave := a.As(actor(t, a, "dave"))
+		if _, err := dave.LabelWork(ctx, "dave", "", item, nil); !errors.Is(err, ErrNotFound) {
+			t.Errorf("an item not assigned to dave: %v", err)
+		}
+		if w, err := dave.LabelWork(ctx, "dave", "", "", nil); err != nil || !w.Empty {
+			t.Errorf("dave's empty queue: %+v %v", w, err)
+		}
+		if _, err := a.As(Actor{Source: SourceLocal}).LabelWork(ctx, "", "", "", nil); err == nil {
+			t.Error("no identity opened a label queue")
+		}
+	})
 }

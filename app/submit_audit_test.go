@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/goldtrace/goldtrace/store"
 )
 
 // TestSubmitFailsWithoutItsAuditEntry: a submit whose audit entry cannot be
@@ -14,21 +12,18 @@ import (
 // it failed. (What a submit returns is only an error: whether it settled
 // the item is never handed to a reviewer, failed or not.)
 func TestSubmitFailsWithoutItsAuditEntry(t *testing.T) {
-	ctx := context.Background()
-	a, st, item := project(t) // alice has submitted ORD-1
-	bob := a.As(actor(t, a, "bob"))
-	if err := st.WithTx(ctx, func(tx *store.Tx) error {
-		_, err := tx.ExecContext(ctx, `CREATE TRIGGER audit_fails BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit unavailable'); END`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err == nil {
-		t.Fatal("the submit succeeded without its audit entry")
-	}
-	if _, err := st.Label(ctx, item, "bob"); err == nil {
-		t.Error("bob's label was stored without its audit entry")
-	}
+	onEngines(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		a, st, item := projectOn(t, engine) // alice has submitted ORD-1
+		bob := a.As(actor(t, a, "bob"))
+		failAudit(t, st, engine, "audit_fails")
+		if err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-2")); err == nil {
+			t.Fatal("the submit succeeded without its audit entry")
+		}
+		if _, err := st.Label(ctx, item, "bob"); err == nil {
+			t.Error("bob's label was stored without its audit entry")
+		}
+	})
 }
 
 // TestLabelsImportFailsWithoutItsAuditEntry: a labels import's audit entry
@@ -36,20 +31,17 @@ func TestSubmitFailsWithoutItsAuditEntry(t *testing.T) {
 // no label behind (a crash between the labels and a separate entry would
 // have lost the entry).
 func TestLabelsImportFailsWithoutItsAuditEntry(t *testing.T) {
-	ctx := context.Background()
-	a, st, item := project(t) // alice has submitted ORD-1; bob is assigned too
-	if err := st.WithTx(ctx, func(tx *store.Tx) error {
-		_, err := tx.ExecContext(ctx, `CREATE TRIGGER audit_fails BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit unavailable'); END`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	line := `{"item":"` + item + `","reviewer":"bob","decision":"call","calls":[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}],"rationale":"the only order"}` + "\n"
-	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(line)), nil }
-	if _, err := a.ImportLabels(ctx, actor(t, a, "bob"), open, LabelsImportOptions{File: "bob.jsonl"}); err == nil {
-		t.Fatal("the labels import succeeded without its audit entry")
-	}
-	if _, err := st.Label(ctx, item, "bob"); err == nil {
-		t.Error("bob's imported label stayed without its audit entry")
-	}
+	onEngines(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		a, st, item := projectOn(t, engine) // alice has submitted ORD-1; bob is assigned too
+		failAudit(t, st, engine, "audit_fails")
+		line := `{"item":"` + item + `","reviewer":"bob","decision":"call","calls":[{"tool":"get_order_status","args":{"order_id":"ORD-1"}}],"rationale":"the only order"}` + "\n"
+		open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(line)), nil }
+		if _, err := a.ImportLabels(ctx, actor(t, a, "bob"), open, LabelsImportOptions{File: "bob.jsonl"}); err == nil {
+			t.Fatal("the labels import succeeded without its audit entry")
+		}
+		if _, err := st.Label(ctx, item, "bob"); err == nil {
+			t.Error("bob's imported label stayed without its audit entry")
+		}
+	})
 }

@@ -202,16 +202,15 @@ func intern[T any](seen map[string]T, raw []byte) (T, error) {
 // most calls then need no map at all). A record with only
 // expected_tool/expected_args keeps them as they are: ExpectedList reads
 // them as one call.
-//
-// It is long because it is one switch over the record's members, each a
-// few lines, in the lexer's single pass.
 func ParseRecord(data []byte, in *Interner, fields Fields) (Record, error) {
 	var r Record
 	err := parseRecord(data, in, fields, &r)
 	return r, err
 }
 
-// parseRecord is ParseRecord into r (zero).
+// parseRecord is ParseRecord into r (zero). It is long because it is one
+// switch over the record's members, each a few lines, in the lexer's
+// single pass.
 func parseRecord(data []byte, in *Interner, fields Fields, r *Record) error {
 	var expTool string
 	var hasExpTool bool

@@ -14,7 +14,7 @@ import (
 	"github.com/goldtrace/goldtrace/trace"
 )
 
-func allItems(t *testing.T, st *Store) []string {
+func allItems(t testing.TB, st *Store) []string {
 	t.Helper()
 	ids, err := queryStrings(context.Background(), st.r, `SELECT id FROM items ORDER BY id`)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 )
 
 // fillTraces stores n traces so the file has pages well past its schema.
-func fillTraces(t *testing.T, st *Store, n int) {
+func fillTraces(t testing.TB, st *Store, n int) {
 	t.Helper()
 	ctx := context.Background()
 	err := st.WithTx(ctx, func(tx *Tx) error {

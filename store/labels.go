@@ -107,21 +107,33 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		if st != AssignPending && st != AssignDraft {
 			return fmt.Errorf("item %s is already %s by %s: %w", itemID, st, reviewer, ErrConflict)
 		}
-		return putDraft(ctx, tx, itemID, reviewer, body, seconds, s.now())
+		now := s.now()
+		if s.onPostgres() {
+			// One round trip instead of two, holding the writers' lock.
+			_, err := tx.ExecContext(ctx, `WITH draft AS (`+upsertDraft+`) `+markDraft, itemID, reviewer, string(body), seconds, now,
+				now, itemID, reviewer)
+			return err
+		}
+		return putDraft(ctx, tx, itemID, reviewer, body, seconds, now)
 	})
 }
 
 // putDraft stores (or replaces) a reviewer's draft of an item and marks the
 // assignment draft.
 func putDraft(ctx context.Context, tx *Tx, itemID, reviewer string, body []byte, seconds int, now string) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`,
-		itemID, reviewer, string(body), seconds, now); err != nil {
+	if _, err := tx.ExecContext(ctx, upsertDraft, itemID, reviewer, string(body), seconds, now); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`, now, itemID, reviewer)
+	_, err := tx.ExecContext(ctx, markDraft, now, itemID, reviewer)
 	return err
 }
+
+// upsertDraft and markDraft are putDraft's two statements.
+const (
+	upsertDraft = `INSERT INTO drafts(item_id, reviewer, body, seconds, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(item_id, reviewer) DO UPDATE SET body = excluded.body, seconds = excluded.seconds, updated_at = excluded.updated_at`
+	markDraft = `UPDATE assignments SET status = 'draft', updated_at = ? WHERE item_id = ? AND reviewer = ?`
+)
 
 // Draft loads a saved draft; ErrNotFound when there is none.
 func (s *Store) Draft(ctx context.Context, itemID, reviewer string) (body []byte, seconds int, err error) {
@@ -161,6 +173,9 @@ func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, er
 }
 
 func (s *Store) submitLabel(ctx context.Context, tx Queryer, l review.Label) (Settlement, error) {
+	if s.onPostgres() {
+		return s.submitLabelPostgres(ctx, tx, l)
+	}
 	st, err := assignmentStatus(ctx, tx, l.Item, l.Reviewer)
 	if err != nil {
 		return Settlement{}, err
@@ -253,6 +268,9 @@ func (s *Store) settleLabels(ctx context.Context, tx Queryer, itemID string, lab
 		return Settlement{}, nil
 	}
 	now := s.now()
+	if s.onPostgres() {
+		return Settlement{Settled: true, Comparison: out.Comparison}, putSettlementPostgres(ctx, tx, itemID, out, now)
+	}
 	if out.Gold == nil {
 		return Settlement{Settled: true, Comparison: out.Comparison}, putDispute(ctx, tx, itemID, out.Dispute, now)
 	}
@@ -282,24 +300,35 @@ func unsettle(ctx context.Context, tx Queryer, itemID, status, now string) error
 // answer from an earlier comparison (a label that came in after it, from a
 // released assignment or a skip) goes: a disputed item is not gold.
 func putDispute(ctx context.Context, tx Queryer, itemID string, cmp review.Comparison, now string) error {
+	args, err := disputeArgs(itemID, cmp, now)
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gold WHERE item_id = ? AND status = 'agreed'`, itemID); err != nil {
 		return err
 	}
-	kinds, err := json.Marshal(nonNil(cmp.Kinds))
-	if err != nil {
-		return err
-	}
-	detail, err := json.Marshal(disputeDetail{Pairs: nonNil(cmp.Pairs)})
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`,
-		itemID, string(kinds), string(detail), now); err != nil {
+	if _, err := tx.ExecContext(ctx, upsertDispute, args...); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'disputed', updated_at = ? WHERE id = ?`, now, itemID)
 	return err
+}
+
+// upsertDispute writes an item's dispute, given disputeArgs.
+const upsertDispute = `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`
+
+// disputeArgs are upsertDispute's arguments.
+func disputeArgs(itemID string, cmp review.Comparison, now string) ([]any, error) {
+	kinds, err := json.Marshal(nonNil(cmp.Kinds))
+	if err != nil {
+		return nil, err
+	}
+	detail, err := json.Marshal(disputeDetail{Pairs: nonNil(cmp.Pairs)})
+	if err != nil {
+		return nil, err
+	}
+	return []any{itemID, string(kinds), string(detail), now}, nil
 }
 
 // disputeDetail is the JSON of disputes.detail.
@@ -309,27 +338,38 @@ type disputeDetail struct {
 
 // putGold writes (or replaces) an item's gold answer.
 func putGold(ctx context.Context, q Queryer, g review.Gold, now string) error {
-	calls, err := json.Marshal(nonNil(g.Calls))
+	args, err := goldArgs(g, now)
 	if err != nil {
 		return err
 	}
-	acceptable, err := json.Marshal(nonNil(g.Acceptable))
-	if err != nil {
-		return err
-	}
-	reviewers, err := json.Marshal(nonNil(g.Reviewers))
-	if err != nil {
-		return err
-	}
-	_, err = q.ExecContext(ctx, `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
+	_, err = q.ExecContext(ctx, upsertGold, args...)
+	return err
+}
+
+// upsertGold writes (or replaces) an item's gold answer, given goldArgs.
+const upsertGold = `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, decision = excluded.decision, calls = excluded.calls,
 			acceptable = excluded.acceptable, rationale = excluded.rationale, reviewers = excluded.reviewers,
 			adjudicator = excluded.adjudicator, guide_version = excluded.guide_version, reason = excluded.reason,
-			updated_at = excluded.updated_at`,
-		g.Item, g.Status, g.Decision, string(calls), string(acceptable), g.Rationale, string(reviewers), g.Adjudicator,
-		g.GuideVersion, g.Reason, now)
-	return err
+			updated_at = excluded.updated_at`
+
+// goldArgs are upsertGold's arguments.
+func goldArgs(g review.Gold, now string) ([]any, error) {
+	calls, err := json.Marshal(nonNil(g.Calls))
+	if err != nil {
+		return nil, err
+	}
+	acceptable, err := json.Marshal(nonNil(g.Acceptable))
+	if err != nil {
+		return nil, err
+	}
+	reviewers, err := json.Marshal(nonNil(g.Reviewers))
+	if err != nil {
+		return nil, err
+	}
+	return []any{g.Item, g.Status, g.Decision, string(calls), string(acceptable), g.Rationale, string(reviewers), g.Adjudicator,
+		g.GuideVersion, g.Reason, now}, nil
 }
 
 func nonNil[T any](s []T) []T {

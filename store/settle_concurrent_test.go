@@ -22,7 +22,7 @@ func twoHandles(t *testing.T, st *Store) *Store {
 }
 
 // concurrentBatch makes n items assigned to alice, bob and carol.
-func concurrentBatch(t *testing.T, st *Store, n int) []string {
+func concurrentBatch(t testing.TB, st *Store, n int) []string {
 	t.Helper()
 	ctx := context.Background()
 	fillTraces(t, st, n)

@@ -13,7 +13,7 @@ import (
 // in the commands to continue, gt being how to run goldtrace).
 func DemoProject(w io.Writer, p app.DemoProject, asJSON bool, gt string) error {
 	if asJSON {
-		return indentJSON(w, p)
+		return IndentJSON(w, p)
 	}
 	work := p.Work
 	fmt.Fprintf(w, "demo project in %s\n", p.Dir)

@@ -11,7 +11,7 @@ import (
 func Drift(w io.Writer, r catalogue.Report, format string) error {
 	switch format {
 	case "json":
-		return indentJSON(w, r)
+		return IndentJSON(w, r)
 	case "markdown":
 		return catalogue.WriteMarkdown(w, r)
 	}

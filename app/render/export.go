@@ -49,8 +49,9 @@ func JSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// indentJSON writes v as indented JSON, as encoding/json escapes it.
-func indentJSON(w io.Writer, v any) error {
+// IndentJSON writes v as indented JSON, as encoding/json escapes it (<, >
+// and & as \u003c …); JSON writes them as they are.
+func IndentJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -14,7 +14,7 @@ import (
 // for leads, and app leaves it out for them).
 func LabelsImported(w io.Writer, rep app.LabelsImportReport, asJSON bool) error {
 	if asJSON {
-		return indentJSON(w, rep)
+		return IndentJSON(w, rep)
 	}
 	fmt.Fprintf(w, "imported %s from %s", CountNoun(rep.Imported, "label", "labels"), rep.File)
 	var notes []string
@@ -44,7 +44,7 @@ func GuideLog(w io.Writer, log []app.GuideVersion, used map[string]int, asJSON b
 		for i, v := range log {
 			out[i] = entry{v, i == 0, used[v.ID]}
 		}
-		return indentJSON(w, out)
+		return IndentJSON(w, out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tID\tAUTHOR\tSET AT\tLABELS\t")

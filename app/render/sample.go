@@ -14,7 +14,7 @@ import (
 // reviewers, notes) in its own lines.
 func SamplePlan(w io.Writer, p app.SamplePlan, asJSON bool) error {
 	if asJSON {
-		return indentJSON(w, p)
+		return IndentJSON(w, p)
 	}
 	if p.Sampled < p.Requested {
 		fmt.Fprintf(w, "only %d items match (asked for %d): sampling all of them\n", p.Matching, p.Requested)
@@ -123,7 +123,7 @@ func runsCount(p app.SamplePlan) int {
 // --dry-run), as text or JSON.
 func StalePlan(w io.Writer, p app.StalePlan, asJSON bool) error {
 	if asJSON {
-		return indentJSON(w, p)
+		return IndentJSON(w, p)
 	}
 	fmt.Fprintf(w, "%d of %d items of %s are stale against %s\n", p.Stale, p.Items, p.Gold, p.Tools)
 	if p.Stale == 0 {

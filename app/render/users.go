@@ -33,5 +33,5 @@ func UsersJSON(w io.Writer, users []app.User, keys map[string][]app.UserKey) err
 		}
 		out = append(out, userJSON{User: u, Keys: ks})
 	}
-	return indentJSON(w, out)
+	return IndentJSON(w, out)
 }

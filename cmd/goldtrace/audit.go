@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/spf13/cobra"
 )
 
@@ -30,9 +30,7 @@ func newAuditCmd(cli *CLI) *cobra.Command {
 				if log == nil {
 					log = []app.AuditEntry{}
 				}
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(log)
+				return render.IndentJSON(cli.Out, log)
 			}
 			tw := tabwriter.NewWriter(cli.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tACTOR\tROLE\tVIA\tACTION\tOBJECT\tOUTCOME")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -31,9 +30,7 @@ func newBatchesCmd(cli *CLI) *cobra.Command {
 				if batches == nil {
 					batches = []app.BatchSummary{}
 				}
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(batches)
+				return render.IndentJSON(cli.Out, batches)
 			}
 			if len(batches) == 0 {
 				fmt.Fprintln(cli.Out, "no batches yet: goldtrace sample --n 200 --reviewers alice,bob")

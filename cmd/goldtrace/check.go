@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/app/render"
 )
 
 func newCheckCmd(cli *CLI) *cobra.Command {
@@ -39,9 +39,7 @@ check reports constraints left unvalidated, then goldtrace's invariants.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
+				if err := render.IndentJSON(cli.Out, struct {
 					DB       string        `json:"db"`
 					OK       bool          `json:"ok"`
 					Problems []app.Problem `json:"problems"`

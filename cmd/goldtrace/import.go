@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -70,9 +69,7 @@ that is not UTF-8 is an invalid record.`,
 				fmt.Fprintln(cli.Err, f) // the last one is the command's error
 			}
 			if asJSON {
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				if werr := enc.Encode(rep); werr != nil {
+				if werr := render.IndentJSON(cli.Out, rep); werr != nil {
 					return werr
 				}
 			} else {

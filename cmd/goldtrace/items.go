@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -47,9 +46,7 @@ What you see depends on who you are (--as):
 				if rows == nil {
 					rows = []app.ItemRow{}
 				}
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return render.IndentJSON(cli.Out, rows)
 			}
 			render.Items(cli.Out, rows, app.Authorize(who, app.ActStatusDetails) != nil, time.Now())
 			return nil

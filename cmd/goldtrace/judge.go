@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -112,10 +111,7 @@ func runCalibrate(ctx context.Context, cli *CLI, f *calibrateFlags) error {
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(cli.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(cli, rep)
 	}
 	return render.Calibration(cli.Out, rep)
 }

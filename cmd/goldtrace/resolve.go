@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -75,9 +74,7 @@ func runResolve(cmd *cobra.Command, cli *CLI, item string, f resolveFlags) error
 	case out.SentBack:
 		fmt.Fprintf(cli.Out, "%s sent back to its reviewers with your note\n", item)
 	case out.Gold != nil && f.asJSON:
-		enc := json.NewEncoder(cli.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out.Gold); err != nil {
+		if err := render.IndentJSON(cli.Out, out.Gold); err != nil {
 			return err
 		}
 	case out.Gold != nil:

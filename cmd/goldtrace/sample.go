@@ -71,7 +71,7 @@ judge's yes/no votes split on rank higher; the batch records the judge too.`,
 					return err
 				}
 			}
-			if o.Judge, err = sampleJudge(cli, &jf); err != nil {
+			if o.Judge, err = jf.OptionalJudgeRun(judgeIO(cli), "quality"); err != nil {
 				return err
 			}
 			be, who, err := cli.ActorCtx(cmd.Context())
@@ -130,16 +130,4 @@ judge's yes/no votes split on rank higher; the batch records the judge too.`,
 	f.StringVar(&stale.tools, "tools", "", "with --stale: the current tool catalogue (- for stdin)")
 	f.StringVar(&stale.as, "as", "", "with --stale: the lead who reopens the gold")
 	return cmd
-}
-
-// sampleJudge is --judge's run for a ranked sample, or nil without --judge
-// (then the other judge flags are refused).
-func sampleJudge(cli *CLI, f *judgeFlags) (*app.JudgeRun, error) {
-	if f.Kind == "" {
-		if f.Model != "" {
-			return nil, errors.New("--judge-model given without --judge quality")
-		}
-		return nil, nil
-	}
-	return f.JudgeRun(judgeIO(cli))
 }

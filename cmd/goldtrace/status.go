@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -50,9 +49,7 @@ could tell how another reviewer answered an item they just submitted.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
+				return render.IndentJSON(cli.Out, s)
 			}
 			// What is still too wide (long names, large counts) wraps at
 			// spaces, indented under itself, rather than at the terminal's

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
+	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/spf13/cobra"
 )
 
@@ -29,9 +29,7 @@ func newTracesCmd(cli *CLI) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(cli.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(sum)
+				return render.IndentJSON(cli.Out, sum)
 			}
 			if sum.Traces == 0 {
 				fmt.Fprintln(cli.Out, "no traces yet: goldtrace import FILE")

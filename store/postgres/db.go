@@ -168,13 +168,9 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		tx, err = d.db.BeginTx(ctx, nil)
 		if err == nil {
-			// A writer that holds the lock for ever (a stopped process, a
-			// session left in a transaction) fails the others with
-			// ErrBusy (55P03) after the busy timeout, not never.
-			_, err = tx.ExecContext(ctx, `SELECT set_config('lock_timeout', ?, true)`, d.busyTimeout())
-			if err == nil {
-				_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writeLock))
-			}
+			// One round trip: the busy timeout, the writers' lock and
+			// the data version's move (see begin).
+			_, err = tx.ExecContext(ctx, d.begin(d.opt.Versioned && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx))))
 			if err != nil {
 				_ = tx.Rollback()
 			}
@@ -187,11 +183,6 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return d.wrap("begin", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if d.opt.Versioned && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx)) {
-		if _, err := tx.ExecContext(ctx, bumpVersion); err != nil {
-			return d.wrap("begin", err)
-		}
-	}
 	if err := fn(tx); err != nil {
 		return d.wrap("", err)
 	}
@@ -225,13 +216,24 @@ func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
 	})
 }
 
-// busyTimeout is Options.BusyTimeout as lock_timeout takes it.
-func (d *DB) busyTimeout() string {
+// begin is what a write transaction runs first, as one simple-protocol
+// message (one round trip, statements run in order): lock_timeout set to
+// the busy timeout, so that a writer holding the lock for ever (a stopped
+// process, a session left in a transaction) fails the others with ErrBusy
+// (55P03) after it rather than never; the writers' lock; and, when bump,
+// the data version moved. The version moves after the lock is held: its
+// row lock taken first would deadlock against a writer holding the
+// advisory lock and waiting for that row.
+func (d *DB) begin(bump bool) string {
 	t := d.opt.BusyTimeout
 	if t <= 0 {
 		t = 15 * time.Second
 	}
-	return fmt.Sprintf("%dms", t.Milliseconds())
+	q := fmt.Sprintf("SELECT set_config('lock_timeout', '%dms', true); SELECT pg_advisory_xact_lock(%d)", t.Milliseconds(), int64(writeLock))
+	if bump {
+		q += "; " + bumpVersion
+	}
+	return q
 }
 
 func (d *DB) committed(ctx context.Context) {
