@@ -139,12 +139,17 @@ func checkCopy(ctx context.Context, src, dst *store.Store, res *CopyResult) erro
 	}
 	// The gold's records, built from each side in turn.
 	goldOf := func(st *store.Store) (n int, sum string, err error) {
-		lines, err := goldLines(ctx, st, store.GoldFilter{}, gold.CurrentRecordFormat, noProgress{})
+		lines, release, err := goldLines(ctx, st, store.GoldFilter{}, gold.CurrentRecordFormat, "", noProgress{})
+		defer release()
 		if err != nil || len(lines) == 0 {
 			return 0, "", err
 		}
 		c, err := dataset.Assemble(lines)
-		return len(c.Lines), c.SHA256(), err
+		if err != nil {
+			return 0, "", err
+		}
+		sum = c.SHA256() // read back before release
+		return len(c.Lines), sum, c.Err()
 	}
 	n, want, err := goldOf(src)
 	if err != nil || n == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -216,7 +217,15 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	if format == 0 {
 		format = gold.CurrentRecordFormat
 	}
-	lines, err := goldLines(ctx, st, filter, format, reading)
+	// Each record's bytes go to a temporary file as it is built (beside
+	// the files when --out exists, so they take room on the same disk):
+	// only an index of the records is held while they are put in id order.
+	spillDir := ""
+	if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
+		spillDir = o.Out
+	}
+	lines, release, err := goldLines(ctx, st, filter, format, spillDir, reading)
+	defer release()
 	reading.Done()
 	if err != nil {
 		return ExportResult{}, fmt.Errorf("export %s: %w", name, err)
@@ -280,7 +289,7 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	made, manifestErr := manifesting.wait()
 	blob, compressErr := compressing.wait()
 	staged, stageErr := staging.wait()
-	if jerr := errors.Join(manifestErr, compressErr); err == nil && jerr != nil {
+	if jerr := errors.Join(manifestErr, compressErr, content.Err()); err == nil && jerr != nil {
 		err = fmt.Errorf("export %s: %w", name, jerr)
 	}
 	if err == nil && stageErr == nil {
@@ -311,17 +320,20 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 
 // goldLines builds the records of the gold filter selects, as an export
 // in record format would write them, while the traces are still being read.
-func goldLines(ctx context.Context, st *store.Store, filter store.GoldFilter, format int, reading Progress) ([]dataset.Line, error) {
-	build, built := dataset.BuildStream(runtime.GOMAXPROCS(0), format)
-	err := st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
+// Their bytes are kept in a temporary file in spillDir (os.TempDir when
+// ""): release, to be called on every path once the lines (and a Content
+// assembled from them) are no longer used, removes it.
+func goldLines(ctx context.Context, st *store.Store, filter store.GoldFilter, format int, spillDir string, reading Progress) (lines []dataset.Line, release func(), err error) {
+	build, built, release := dataset.BuildSpilled(runtime.GOMAXPROCS(0), format, spillDir)
+	err = st.GoldTracesEach(ctx, filter, func(tg dataset.TraceGold) {
 		reading.Add(int64(len(tg.Answers)))
 		build(tg)
 	})
 	lines, buildErr := built()
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
-	return lines, buildErr
+	return lines, release, buildErr
 }
 
 // checkOpenItems counts the items of the selected batches (all batches when

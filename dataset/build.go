@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -79,10 +80,22 @@ type Line struct {
 	// catPart is the index in Parts of the record's "catalogue" member
 	// (gold.RecordFormat2), 0 when it has none.
 	catPart int
+	// src, when not nil, holds the record's n bytes at off (Parts is
+	// nil), without memTools and memCat (its tools and catalogue parts,
+	// kept in memory, if any) that go at split; its "catalogue" member
+	// is catLen bytes from catAt.
+	src              *spillFile
+	off              int64
+	n, split         int
+	memTools, memCat []byte
+	catAt, catLen    int
 }
 
 // Len is the length of the record.
 func (l *Line) Len() int {
+	if l.src != nil {
+		return l.n + len(l.memTools) + len(l.memCat)
+	}
 	n := 0
 	for _, p := range l.Parts {
 		n += len(p)
@@ -92,6 +105,9 @@ func (l *Line) Len() int {
 
 // AppendTo appends the record to dst.
 func (l *Line) AppendTo(dst []byte) []byte {
+	if l.src != nil {
+		return l.src.read(dst, l)
+	}
 	dst = slices.Grow(dst, l.Len())
 	for _, p := range l.Parts {
 		dst = append(dst, p...)
@@ -108,6 +124,12 @@ func (l *Line) HashAs(format int) string {
 		return l.Hash
 	}
 	h := sha256.New()
+	if l.src != nil {
+		b := l.Bytes()
+		h.Write(b[:l.catAt])
+		h.Write(b[l.catAt+l.catLen:])
+		return hex.EncodeToString(h.Sum(nil))
+	}
 	for i, p := range l.Parts {
 		if i != l.catPart {
 			h.Write(p)
@@ -133,6 +155,22 @@ func BuildLines(tg TraceGold) ([]Line, error) {
 const streamBlock = 4096
 
 func BuildStream(workers, format int) (add func(TraceGold), wait func() ([]Line, error)) {
+	add, wait, _ = buildStream(workers, format, false, "")
+	return add, wait
+}
+
+// BuildSpilled is BuildStream keeping only a few facts of each line in
+// memory (id, hashes, what the manifest counts): each line's bytes are
+// written, as it is built, to a temporary file in dir (os.TempDir when
+// ""), removed at once so that even a kill leaves nothing behind. The
+// lines read their bytes back from it (a Content made of them reports a
+// failed read with Err) until release, which closes it: call it when the
+// lines are no longer used, on every path.
+func BuildSpilled(workers, format int, dir string) (add func(TraceGold), wait func() ([]Line, error), release func()) {
+	return buildStream(workers, format, true, dir)
+}
+
+func buildStream(workers, format int, spill bool, dir string) (add func(TraceGold), wait func() ([]Line, error), release func()) {
 	type job struct {
 		n  int
 		tg TraceGold
@@ -144,6 +182,8 @@ func BuildStream(workers, format int) (add func(TraceGold), wait func() ([]Line,
 	parts := make([][][]Line, workers)
 	errAt := make([]int, workers)
 	errs := make([]error, workers)
+	spills := make([]*spillFile, workers)
+	kept := make([]keptSets, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -162,12 +202,21 @@ func BuildStream(workers, format int) (add func(TraceGold), wait func() ([]Line,
 					block = make([]Line, 0, max(streamBlock, len(j.tg.Answers)))
 				}
 				var err error
-				if block, err = b.AppendLines(block, j.tg); err != nil {
+				from := len(block)
+				if block, err = b.AppendLines(block, j.tg); err == nil && spill {
+					err = spillLines(&spills[w], dir, block[from:], j.tg, &kept[w])
+				}
+				if err != nil {
 					errs[w], errAt[w] = err, j.n
 				}
 			}
 			if len(block) > 0 {
 				parts[w] = append(parts[w], block)
+			}
+			if spills[w] != nil && errs[w] == nil {
+				if err := spills[w].flush(); err != nil {
+					errs[w], errAt[w] = err, math.MaxInt // after every trace added
+				}
 			}
 		}()
 	}
@@ -200,7 +249,69 @@ func BuildStream(workers, format int) (add func(TraceGold), wait func() ([]Line,
 		}
 		return out, nil
 	}
-	return add, wait
+	release = func() {
+		for _, s := range spills {
+			if s != nil {
+				s.close()
+			}
+		}
+	}
+	return add, wait, release
+}
+
+// spillKeepLimit bounds the bytes of the tool sets one stream worker
+// keeps in memory for its spilled lines; lines of other sets are written
+// whole.
+const spillKeepLimit = 8 << 20
+
+// keptSets are the tool sets (by TraceGold.ToolsKey) whose tools and
+// catalogue parts a worker's spilled lines keep in memory, and their bytes.
+type keptSets struct {
+	keys  map[string]bool
+	bytes int
+}
+
+// keep reports whether the lines of tool set key, of n bytes, keep them
+// in memory.
+func (k *keptSets) keep(key string, n int) bool {
+	if key == "" {
+		return false
+	}
+	if k.keys[key] {
+		return true
+	}
+	if k.bytes+n > spillKeepLimit {
+		return false
+	}
+	if k.keys == nil {
+		k.keys = map[string]bool{}
+	}
+	k.keys[key], k.bytes = true, k.bytes+n
+	return true
+}
+
+// spillLines writes lines, the lines of tg's answers, to *s, made in dir
+// first if nil.
+func spillLines(s **spillFile, dir string, lines []Line, tg TraceGold, kept *keptSets) error {
+	if *s == nil {
+		f, err := newSpillFile(dir)
+		if err != nil {
+			return err
+		}
+		*s = f
+	}
+	for i := range lines {
+		key := tg.ToolsKey
+		if a := tg.Answers[i]; a.Tools != nil {
+			key = a.ToolsKey
+		}
+		l := &lines[i]
+		shared := kept.keep(key, len(l.Parts[lineToolsPart])+len(l.Parts[lineCatPart]))
+		if err := (*s).spill(l, shared); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Builder turns gold answers into record lines, fast: each trace's messages,
@@ -294,6 +405,12 @@ func (b *Builder) tools(tools []trace.Tool) ([]trace.Tool, error) {
 // conversation (shared), the context, the tools (shared), the catalogue
 // (shared; empty in gold.RecordFormat1) and the answer.
 const lineNParts = 6
+
+// The indexes of a built line's tools and catalogue parts.
+const (
+	lineToolsPart = 3
+	lineCatPart   = 4
+)
 
 // Lines turns the gold answers of one trace into canonical record lines.
 func (b *Builder) Lines(tg TraceGold) ([]Line, error) {

@@ -1,9 +1,12 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -209,5 +212,86 @@ func TestBuildStreamMatchesOneBuilder(t *testing.T) {
 	}
 	if _, err := Assemble(append(par, par[0])); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate not rejected: %v", err)
+	}
+}
+
+// A version built with its records' bytes in a temporary file is the
+// same, byte for byte, as one built in memory, in both record formats:
+// its file, hashes, compressed parts and older-format hashes; the file
+// leaves nothing in its directory and a read after release is reported.
+func TestBuildSpilledMatchesInMemory(t *testing.T) {
+	var golds []TraceGold
+	for i := range 40 {
+		tg := TraceGold{Trace: orderTrace(fmt.Sprintf("tr_%02d", 40-i)), Answers: []Answer{callAnswer(2), noCallAnswer(4)}}
+		if i%2 == 0 {
+			tg.ToolsKey = "orders" // their tools stay in memory; the others' are in the file
+		}
+		golds = append(golds, tg)
+	}
+	for _, format := range []int{gold.RecordFormat1, gold.RecordFormat2} {
+		add, wait := BuildStream(2, format)
+		for _, tg := range golds {
+			add(tg)
+		}
+		lines, err := wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Assemble(lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		add, wait, release := BuildSpilled(2, format, dir)
+		for _, tg := range golds {
+			add(tg)
+		}
+		spilled, err := wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("format %d: the temporary file is visible in its directory: %v", format, left)
+		}
+		got, err := Assemble(spilled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := 0
+		for _, l := range spilled {
+			if l.Parts != nil || l.src == nil {
+				t.Fatalf("format %d: line %s not spilled", format, l.ID)
+			}
+			if l.memTools != nil {
+				shared++
+			}
+		}
+		if shared != 40 {
+			t.Errorf("format %d: %d lines keep their tools in memory, want 40", format, shared)
+		}
+		var gotFile, wantFile bytes.Buffer
+		got.WriteTo(&gotFile)
+		want.WriteTo(&wantFile)
+		if !bytes.Equal(gotFile.Bytes(), wantFile.Bytes()) || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("format %d: spilled file differs", format)
+		}
+		if got.SHA256() != want.SHA256() || got.Size != want.Size || got.NumParts() != want.NumParts() || got.Format != want.Format {
+			t.Errorf("format %d: spilled content differs: %s %d vs %s %d", format, got.SHA256(), got.Size, want.SHA256(), want.Size)
+		}
+		for _, as := range []int{0, gold.RecordFormat1} {
+			if !maps.Equal(got.HashesAs(as), want.HashesAs(as)) {
+				t.Errorf("format %d: hashes as format %d differ", format, as)
+			}
+		}
+		if format == gold.RecordFormat2 && maps.Equal(got.HashesAs(gold.RecordFormat1), got.Hashes) {
+			t.Errorf("format 2: hashes as format 1 are format 2's")
+		}
+		if err := got.Err(); err != nil {
+			t.Fatal(err)
+		}
+		release()
+		if _, err := got.WriteTo(io.Discard); err == nil || got.Err() == nil {
+			t.Errorf("format %d: reading released records: no error", format)
+		}
 	}
 }

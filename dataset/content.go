@@ -24,6 +24,19 @@ type Content struct {
 	Format int
 	parts  []int    // Lines[parts[i]:parts[i+1]] is part i
 	sum    *fileSum // the file's sha256, computed in the background
+	spills []*spillFile
+}
+
+// Err is the first error reading back the bytes of lines BuildSpilled
+// kept in a file: what was written, compressed or hashed from them may be
+// wrong, and nothing made of c must be kept.
+func (c Content) Err() error {
+	for _, s := range c.spills {
+		if err := s.readErr(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type fileSum struct {
@@ -70,6 +83,9 @@ func Assemble(lines []Line) (Content, error) {
 		if i > 0 && lines[i-1].ID == l.ID {
 			return Content{}, fmt.Errorf("item %s appears twice", l.ID)
 		}
+		if l.src != nil && !slices.Contains(c.spills, l.src) {
+			c.spills = append(c.spills, l.src)
+		}
 		if l.Hash == "" {
 			l.Hash = RecordHash(l.Bytes())
 		}
@@ -88,7 +104,12 @@ func Assemble(lines []Line) (Content, error) {
 	go func() {
 		defer close(c.sum.done)
 		h := sha256.New()
+		var buf []byte
 		for i := range lines {
+			if lines[i].src != nil {
+				buf = lines[i].AppendTo(buf[:0])
+				h.Write(buf)
+			}
 			for _, p := range lines[i].Parts {
 				h.Write(p)
 			}
@@ -105,7 +126,14 @@ var newline = []byte{'\n'}
 func (c Content) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	n := int64(0)
-	for _, l := range c.Lines {
+	var buf []byte
+	for i := range c.Lines {
+		l := &c.Lines[i]
+		if l.src != nil {
+			buf = l.AppendTo(buf[:0])
+			k, _ := bw.Write(buf)
+			n += int64(k)
+		}
 		for _, p := range l.Parts {
 			k, _ := bw.Write(p)
 			n += int64(k)
@@ -114,6 +142,9 @@ func (c Content) WriteTo(w io.Writer) (int64, error) {
 		n++
 	}
 	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	if err := c.Err(); err != nil {
 		return 0, err
 	}
 	return n, nil
