@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -32,12 +34,15 @@ func main() {
 
 // startCPUProfile writes a CPU profile of the whole command to the file
 // $GOLDTRACE_CPUPROFILE names, when set (for measuring a command as a user
-// runs it, `serve` included); the returned func ends it.
+// runs it, `serve` included); %p in it is the process id, so several
+// processes (serve replicas) each keep their own. The returned func ends
+// it.
 func startCPUProfile() (stop func()) {
 	path := os.Getenv("GOLDTRACE_CPUPROFILE")
 	if path == "" {
 		return func() {}
 	}
+	path = strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid()))
 	f, err := os.Create(path)
 	if err == nil {
 		err = pprof.StartCPUProfile(f)
