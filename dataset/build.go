@@ -170,6 +170,9 @@ func BuildSpilled(workers, format int, dir string) (add func(TraceGold), wait fu
 	return buildStream(workers, format, true, dir)
 }
 
+// buildStream is BuildStream and BuildSpilled (spill: lines to a file in
+// dir). It is long because its three closures share the workers' state
+// (blocks, errors, spill files) and splitting them would pass it around.
 func buildStream(workers, format int, spill bool, dir string) (add func(TraceGold), wait func() ([]Line, error), release func()) {
 	type job struct {
 		n  int
