@@ -3,6 +3,8 @@
 package migrations
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -47,6 +49,63 @@ func Load(fsys fs.FS) ([]Migration, error) {
 		if out[i].Version == out[i-1].Version {
 			return nil, fmt.Errorf("migrations %s and %s have the same number", out[i-1].Name, out[i].Name)
 		}
+	}
+	return out, nil
+}
+
+// Querier is a database, connection or transaction to read from.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Recorded reads schema_migrations (which must exist): each applied
+// migration's name by number.
+func Recorded(ctx context.Context, q Querier) (map[int]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]string{}
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			return nil, err
+		}
+		out[v] = name
+	}
+	return out, rows.Err()
+}
+
+// Pending is the migrations of ms not in recorded, in order. A recorded
+// one this goldtrace knows by another name (a development build's), or
+// does not know (a newer goldtrace's), is an error naming database db.
+func Pending(ms []Migration, recorded map[int]string, db string) ([]Migration, error) {
+	known := map[int]bool{}
+	var out []Migration
+	for _, m := range ms {
+		known[m.Version] = true
+		if name, ok := recorded[m.Version]; !ok {
+			out = append(out, m)
+		} else if name != m.Name {
+			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
+				db, m.Version, name, m.Name)
+		}
+	}
+	newest := 0
+	for v := range recorded {
+		if !known[v] && v > newest {
+			newest = v
+		}
+	}
+	if newest > 0 {
+		have := 0
+		if len(ms) > 0 {
+			have = ms[len(ms)-1].Version
+		}
+		return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace (schema %04d) does not know: it was written by a newer goldtrace",
+			db, newest, have)
 	}
 	return out, nil
 }

@@ -91,51 +91,16 @@ func (d *DB) recorded(ctx context.Context, q queryer) (map[int]string, error) {
 	if err := q.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
 		return nil, d.wrap("read schema", err)
 	}
-	out := map[int]string{}
 	if !exists {
-		return out, nil
+		return map[int]string{}, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
-	if err != nil {
-		return nil, d.wrap("read schema", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v int
-		var name string
-		if err := rows.Scan(&v, &name); err != nil {
-			return nil, d.wrap("read schema", err)
-		}
-		out[v] = name
-	}
-	return out, d.wrap("read schema", rows.Err())
+	out, err := migrations.Recorded(ctx, q)
+	return out, d.wrap("read schema", err)
 }
 
-// pending is the migrations of ms not in recorded; a recorded one this
-// goldtrace does not know, or knows by another name, is an error.
+// pending is the migrations of ms not in recorded (migrations.Pending).
 func (d *DB) pending(ms []migration, recorded map[int]string) ([]migration, error) {
-	known := map[int]bool{}
-	var out []migration
-	for _, m := range ms {
-		known[m.Version] = true
-		if name, ok := recorded[m.Version]; !ok {
-			out = append(out, m)
-		} else if name != m.Name {
-			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
-				d.name, m.Version, name, m.Name)
-		}
-	}
-	newest := 0
-	for v := range recorded {
-		if !known[v] && v > newest {
-			newest = v
-		}
-	}
-	if newest > 0 {
-		return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace (schema %04d) does not know: it was written by a newer goldtrace",
-			d.name, newest, ms[len(ms)-1].Version)
-	}
-	return out, nil
+	return migrations.Pending(ms, recorded, d.name)
 }
 
 // HasSchema reports whether the database holds a goldtrace project

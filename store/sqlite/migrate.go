@@ -36,42 +36,11 @@ func (d *DB) pendingMigrations(ctx context.Context) ([]migration, error) {
 	// recorded is each applied migration's name, by number.
 	recorded := map[int]string{}
 	if tables > 0 {
-		rows, err := d.r.QueryContext(ctx, `SELECT version, name FROM schema_migrations`)
-		if err != nil {
-			return nil, d.wrap("read schema", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var v int
-			var name string
-			if err := rows.Scan(&v, &name); err != nil {
-				return nil, d.wrap("read schema", err)
-			}
-			recorded[v] = name
-		}
-		if err := rows.Err(); err != nil {
+		if recorded, err = migrations.Recorded(ctx, d.r); err != nil {
 			return nil, d.wrap("read schema", err)
 		}
 	}
-	known := map[int]bool{}
-	var pending []migration
-	for _, m := range ms {
-		known[m.Version] = true
-		if name, ok := recorded[m.Version]; !ok {
-			pending = append(pending, m)
-		} else if name != m.Name {
-			// A development build numbered another migration so; this
-			// one's changes were never made.
-			return nil, fmt.Errorf("database %s records schema migration %04d as %s, but this goldtrace's is %s: it was made by a development build whose schema differs; re-create it",
-				d.path, m.Version, name, m.Name)
-		}
-	}
-	for v := range recorded {
-		if !known[v] {
-			return nil, fmt.Errorf("database %s has schema migration %04d, which this goldtrace does not know: it was written by a newer goldtrace", d.path, v)
-		}
-	}
-	return pending, nil
+	return migrations.Pending(ms, recorded, d.path)
 }
 
 // migrate applies, each in its own transaction, the embedded migrations not
