@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/goldtrace/goldtrace/internal/coldstart"
 )
 
 // Root is the router: it shows one page at a time, keeps the status and help
@@ -250,11 +253,18 @@ func fitBody(view string, w, h int) string {
 // highest rate (its default is 60), which halves that wait on a local
 // terminal; when nothing changed a tick writes nothing.
 func Run(ctx context.Context, root *Root, opts ...tea.ProgramOption) error {
+	// The collector stays off until the screen is up (see coldstart).
+	coldstart.ResumeAfter(firstFrameGrace)
 	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(localFPS)}, opts...)
 	return root.runFlushing(ctx, tea.NewProgram(root, opts...))
 }
 
 const localFPS = 120
+
+// firstFrameGrace is how long after it starts a local screen runs before
+// the garbage collector is back: long enough for the first frame and the
+// first item to be drawn without a collection in between.
+const firstFrameGrace = 200 * time.Millisecond
 
 // RunProgram runs prog, a program over r that the caller built (goldtrace
 // serve builds one on each SSH session's streams), until the user quits or

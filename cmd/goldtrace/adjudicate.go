@@ -19,8 +19,9 @@ var adjudicateKinds = []string{review.KindDecision, review.KindTool, review.Kind
 func newAdjudicateCmd(cli *CLI) *cobra.Command {
 	var opts tui.AdjudicateOptions
 	cmd := &cobra.Command{
-		Use:   "adjudicate --as LEAD",
-		Short: "Settle disputed items in the terminal UI (leads only)",
+		Use:         "adjudicate --as LEAD",
+		Annotations: map[string]string{"screen": "yes"},
+		Short:       "Settle disputed items in the terminal UI (leads only)",
 		Long: `Opens the lead's queue of disputed items, oldest first: the conversation, the
 reviewers' labels side by side with their differences marked (≠), and the
 decisions: pick one label (1, 2, …), edit a merged label (e), mark both

@@ -14,8 +14,9 @@ import (
 func newDashboardCmd(cli *CLI) *cobra.Command {
 	var as, batch string
 	cmd := &cobra.Command{
-		Use:   "dashboard --as LEAD [--batch B]",
-		Short: "TUI: preview how the production model scores against the current gold (leads only)",
+		Use:         "dashboard --as LEAD [--batch B]",
+		Annotations: map[string]string{"screen": "yes"},
+		Short:       "TUI: preview how the production model scores against the current gold (leads only)",
 		Long: `dashboard scores the traces' observed calls against the current gold (agreed and
 adjudicated items, built exactly as export builds them) and shows the headline metrics,
 the confusion matrix of gold × observed first tool, the worst tools, progress and

@@ -13,8 +13,9 @@ import (
 func newLabelCmd(cli *CLI) *cobra.Command {
 	var opts tui.LabelOptions
 	cmd := &cobra.Command{
-		Use:   "label --as NAME",
-		Short: "Label your queue of items in the terminal UI (blind to other reviewers)",
+		Use:         "label --as NAME",
+		Annotations: map[string]string{"screen": "yes"},
+		Short:       "Label your queue of items in the terminal UI (blind to other reviewers)",
 		Long: `Opens the labeling screen for NAME's queue: for each item, choose the tool the
 assistant should call next (or no tool), fill its arguments, say why, and submit
 with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/coldstart"
 	"github.com/spf13/cobra"
 )
 
@@ -23,6 +24,9 @@ against them for CI.`,
 		SilenceErrors: true,
 		// Over SSH the context carries the key's user: no --as, no --db.
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Annotations["screen"] == "" {
+				coldstart.Resume() // a screen resumes it after its first frame
+			}
 			if err := refuseIdentityFlags(cmd, args); err != nil {
 				return err
 			}
