@@ -5,11 +5,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // namePattern is what a dataset name may look like: it becomes part of file
 // names, so no path separators, spaces or '@'.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+})
 
 // ValidName reports why name cannot name a dataset, or nil.
 func ValidName(name string) error {
@@ -22,7 +25,7 @@ func ValidName(name string) error {
 		return fmt.Errorf("dataset name %q contains white space", name)
 	case strings.Contains(name, ".."):
 		return fmt.Errorf("dataset name %q contains '..'", name)
-	case !namePattern.MatchString(name):
+	case !namePattern().MatchString(name):
 		return fmt.Errorf("dataset name %q: use letters, digits, '.', '_' and '-' (at most 100, starting with a letter or digit)", name)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/review"
 
@@ -35,14 +36,17 @@ type pickValue struct {
 const maxPickValues = 400
 
 // tokenPattern finds copyable values in prose: dates, ids with digits,
-// upper-case codes, emails, numbers, and quoted text.
-var tokenPattern = regexp.MustCompile(
-	`\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?` +
-		`|[\w.+-]+@[\w-]+\.[\w.-]+` +
-		`|\b[A-Za-z]+[A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*\d[A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*\b` +
-		`|\b[A-Z]{2,6}\b` +
-		`|-?\$?\d[\d,]*(?:\.\d+)?` +
-		`|"[^"\n]{1,80}"|'[^'\n]{2,80}'`)
+// upper-case codes, emails, numbers, and quoted text. It is compiled on
+// first use, not while the program starts.
+var tokenPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(
+		`\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?` +
+			`|[\w.+-]+@[\w-]+\.[\w.-]+` +
+			`|\b[A-Za-z]+[A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*\d[A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*\b` +
+			`|\b[A-Z]{2,6}\b` +
+			`|-?\$?\d[\d,]*(?:\.\d+)?` +
+			`|"[^"\n]{1,80}"|'[^'\n]{2,80}'`)
+})
 
 // conversationValues lists what the item's context offers to copy, most
 // recent first, each once.
@@ -140,7 +144,7 @@ func objectList(a []any) bool {
 
 // textValues offers the tokens of prose, last first (nearest the decision).
 func textValues(s, source string, add func(pickValue)) {
-	found := tokenPattern.FindAllString(s, -1)
+	found := tokenPattern().FindAllString(s, -1)
 	for i := len(found) - 1; i >= 0; i-- {
 		t := strings.TrimRight(found[i], ".,")
 		if len(t) >= 2 && (t[0] == '"' || t[0] == '\'') && t[len(t)-1] == t[0] {
@@ -433,7 +437,7 @@ func (h *haystack) hasNumber(n string) bool {
 	}
 	if h.numbers == nil {
 		h.numbers = map[float64]bool{}
-		for _, tok := range tokenPattern.FindAllString(h.text, -1) {
+		for _, tok := range tokenPattern().FindAllString(h.text, -1) {
 			t := strings.ReplaceAll(strings.TrimPrefix(tok, "$"), ",", "")
 			if a, err := json.Number(t).Float64(); err == nil {
 				h.numbers[a] = true

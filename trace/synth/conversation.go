@@ -165,7 +165,7 @@ func (g *conversation) offers(tool string) bool { return slices.Contains(g.tools
 func (g *conversation) offeredTools() []trace.Tool {
 	out := make([]trace.Tool, len(g.tools))
 	for i, name := range g.tools {
-		out[i] = shopTools.tools[name]
+		out[i] = shopTools().tools[name]
 	}
 	return out
 }

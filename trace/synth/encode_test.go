@@ -20,7 +20,7 @@ func TestCatalogSchemasAreValid(t *testing.T) {
 			Properties map[string]json.RawMessage `json:"properties"`
 			Required   []string                   `json:"required"`
 		}
-		if err := json.Unmarshal(shopTools.tools[s.name].Parameters, &schema); err != nil {
+		if err := json.Unmarshal(shopTools().tools[s.name].Parameters, &schema); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		if schema.Type != "object" || len(schema.Required) == 0 {
@@ -64,7 +64,7 @@ func TestAppendTraceMatchesMarshal(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = append(want, '\n')
-		got := appendTrace(nil, tr, shopTools.encoded)
+		got := appendTrace(nil, tr, shopTools().encoded)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s:\n got %s\nwant %s", tr.ID, got, want)
 		}

@@ -3,6 +3,7 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -154,7 +155,9 @@ func newCatalog() catalog {
 	return c
 }
 
-var shopTools = newCatalog()
+// shopTools is built on first use, not at package initialisation: every
+// goldtrace command links this package, few of them write traces.
+var shopTools = sync.OnceValue(newCatalog)
 
 // toolSet is the list of tools a deployment offers, by cohort and prompt
 // version: v7 offers the whole catalogue, v6 a cohort-specific subset.

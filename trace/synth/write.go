@@ -59,7 +59,7 @@ func Write(w io.Writer, opts Options) (int64, error) {
 				buf = buf[:0]
 				for k := j.start; k < j.end; k++ {
 					c := generateCase(opts, opts.Offset+k, false)
-					buf = appendTrace(buf, c.Trace, shopTools.encoded)
+					buf = appendTrace(buf, c.Trace, shopTools().encoded)
 				}
 				j.out <- buf
 			}
@@ -92,7 +92,7 @@ func writeSequential(w io.Writer, opts Options) (int64, error) {
 	s := NewStream(opts)
 	buf := make([]byte, 0, 16<<10)
 	for t, ok := s.Next(); ok; t, ok = s.Next() {
-		buf = appendTrace(buf[:0], t, shopTools.encoded)
+		buf = appendTrace(buf[:0], t, shopTools().encoded)
 		if _, err := bw.Write(buf); err != nil {
 			return cw.n, err
 		}
