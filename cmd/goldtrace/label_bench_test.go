@@ -19,16 +19,20 @@ import (
 // BenchmarkLabelScreen measures the label screen the way a reviewer sees
 // it: the built binary (`goldtrace label --as alice`) on a terminal of 80×24
 // (a pty whose other end answers the terminal queries a terminal answers),
-// from exec to the first frame that shows the item, and from a keystroke to
-// the first bytes of the frame that shows it. Beside it in the same run,
-// the floors: a trivial bubbletea program (testdata/ttyfloor: the same
-// renderer and its frame tick) for both, and `cat` (the terminal's own
-// echo) for the keystroke. Reported: medians, and the label screen over the
-// bubbletea floor (targets: first frame < 50 ms, keystroke < 3 ms over the
-// floor).
+// from exec to the first frame (the help line, over "loading your queue…")
+// and to the frame that shows the item (its conversation), and from a
+// keystroke to the first bytes of the frame that shows it. Beside it in
+// the same run, the floors: a trivial bubbletea program (testdata/ttyfloor:
+// the same renderer and its frame tick) for both, and `cat` (the
+// terminal's own echo) for the keystroke. Reported: medians, and the label
+// screen over the bubbletea floor (targets: first frame < 50 ms, keystroke
+// < 3 ms over the floor).
 //
 // $GOLDTRACE_LABEL_BENCH_DB names the store to open (a 1 GB import with a
 // batch for alice, see docs); without it a 2,000-trace store is made.
+//
+// $GOLDTRACE_BENCH_BEFORE names another build (a base to compare with),
+// run alternately with this one.
 //
 //	go test ./cmd/goldtrace -run XXX -bench LabelScreen -benchtime 5x
 func BenchmarkLabelScreen(b *testing.B) {
@@ -42,27 +46,29 @@ func BenchmarkLabelScreen(b *testing.B) {
 		db = labelBenchStore(b, dir, bin)
 	}
 	const keys = 20 // keystrokes per launch: a letter, then backspace, alternately
-	var label, floorTea []time.Duration
+	var label, labelItem, floorTea []time.Duration
 	var labelKeys, teaKeys, catKeys []time.Duration
 	before := os.Getenv("GOLDTRACE_BENCH_BEFORE") // another build, run alternately (before-…)
-	var beforeFrame, beforeKeys []time.Duration
+	var beforeFrame, beforeItem, beforeKeys []time.Duration
+	// screen runs a label screen: its first frame, its item, its keys.
+	screen := func(bin string, frame, item, keyTimes *[]time.Duration) {
+		t := startTTY(b, bin, "--db", db, "label", "--as", "alice")
+		*frame = append(*frame, t.waitFor(b, "ctrl+s", 30*time.Second))
+		*item = append(*item, t.waitFor(b, "Conversation", 30*time.Second))
+		*keyTimes = append(*keyTimes, t.keystrokes(b, keys)...)
+		t.quit(b)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if before != "" {
-			t := startTTY(b, before, "--db", db, "label", "--as", "alice")
-			beforeFrame = append(beforeFrame, t.waitFor(b, "ctrl+s", 30*time.Second))
-			beforeKeys = append(beforeKeys, t.keystrokes(b, keys)...)
-			t.quit(b)
+			screen(before, &beforeFrame, &beforeItem, &beforeKeys)
 		}
 		t := startTTY(b, floor)
 		floorTea = append(floorTea, t.waitFor(b, "floor ready", 10*time.Second))
 		teaKeys = append(teaKeys, t.keystrokes(b, keys)...)
 		t.quit(b)
 
-		t = startTTY(b, bin, "--db", db, "label", "--as", "alice")
-		label = append(label, t.waitFor(b, "ctrl+s", 30*time.Second))
-		labelKeys = append(labelKeys, t.keystrokes(b, keys)...)
-		t.quit(b)
+		screen(bin, &label, &labelItem, &labelKeys)
 
 		t = startTTY(b, "cat")
 		catKeys = append(catKeys, t.keystrokes(b, keys)...)
@@ -74,6 +80,7 @@ func BenchmarkLabelScreen(b *testing.B) {
 		return float64(d[len(d)/2].Microseconds()) / 1000
 	}
 	b.ReportMetric(ms(label), "first-frame-ms")
+	b.ReportMetric(ms(labelItem), "item-ms")
 	b.ReportMetric(ms(floorTea), "floor-first-frame-ms")
 	b.ReportMetric(ms(labelKeys), "key-ms")
 	b.ReportMetric(ms(teaKeys), "floor-key-ms")
@@ -82,6 +89,7 @@ func BenchmarkLabelScreen(b *testing.B) {
 	b.ReportMetric(float64(len(labelKeys)), "keys")
 	if before != "" {
 		b.ReportMetric(ms(beforeFrame), "before-first-frame-ms")
+		b.ReportMetric(ms(beforeItem), "before-item-ms")
 		b.ReportMetric(ms(beforeKeys), "before-key-ms")
 	}
 }
