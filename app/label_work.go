@@ -11,18 +11,23 @@ import (
 )
 
 // LabelWork is what the label screen shows for one item of the actor's
-// queue: their progress, the item, their draft of it, the lead's send-back
-// notes to them and the guide in force (the shipped default stored when
-// the project has none).
+// queue: the item, their draft of it, the lead's send-back notes to them
+// and the guide in force (the shipped default stored when the project has
+// none). The actor's progress is counted only when the queue is empty (the
+// empty screen says whether anything was assigned); otherwise the screen
+// draws the item first and asks Progress after, as counting a long queue
+// costs more than loading the item.
 type LabelWork struct {
-	Progress map[string]int // the actor's assignments by status
+	// Progress is the actor's assignments by status when Empty (nil
+	// otherwise).
+	Progress map[string]int
 	// Empty: the queue has nothing left to label (the other fields but
 	// Progress are zero).
 	Empty bool
 	Item  trace.Item
 	// Skipped: the item is one the actor skipped, brought back at the end
-	// of the queue (counted done in Progress until now); Returned is the
-	// reason they gave.
+	// of the queue (pending again from now on); Returned is the reason
+	// they gave.
 	Skipped      bool
 	Returned     string
 	Draft        []byte // nil without a draft
@@ -49,24 +54,13 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 			return w, s.app.refused(ctx, actor, act, "", err)
 		}
 	}
-	// The progress counts are independent of the item and cost most on a
-	// long queue: they are read beside the item's reads.
-	type counted struct {
-		n   map[string]int
-		err error
+	if err := s.labelItem(ctx, actor, reviewer, batch, itemID, skipped, &w); err != nil || !w.Empty {
+		return w, err
 	}
-	progress := make(chan counted, 1)
-	go func() {
-		n, err := s.app.st.Progress(ctx, reviewer, batch)
-		progress <- counted{n, err}
-	}()
-	err = s.labelItem(ctx, actor, reviewer, batch, itemID, skipped, &w)
-	p := <-progress
-	if p.err != nil {
-		return LabelWork{}, fmt.Errorf("load progress: %w", p.err)
+	if w.Progress, err = s.app.st.Progress(ctx, reviewer, batch); err != nil {
+		return LabelWork{}, fmt.Errorf("load progress: %w", err)
 	}
-	w.Progress = p.n
-	return w, err
+	return w, nil
 }
 
 // labelItem loads LabelWork's item part (all but Progress) into w.

@@ -49,6 +49,8 @@ type LabelPage struct {
 	item       trace.Item
 	done       int
 	total      int
+	counted    bool // done and total are those of the item shown (else "…")
+	countWidth int  // the width of the count last shown, kept by its placeholder
 	guideID    string
 	revealed   bool
 	copied     bool          // the model's call was copied into the form
@@ -118,6 +120,8 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case itemLoadedMsg:
 		return p.onLoaded(msg)
+	case progressMsg:
+		return p.onProgress(msg)
 	case draftSavedMsg:
 		return p.onDraftSaved(msg)
 	case submittedMsg:
@@ -135,7 +139,7 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 			if p.item.ID == "" {
 				p.state, p.typedAhead = stateEmpty, nil
 			}
-			return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead())
+			return tea.Batch(ReportErr(msg.Err), p.replayTypedAhead(), p.recount())
 		}
 		return tea.Batch(p.load(msg.ItemID), ReportStatus("reopened "+msg.ItemID+": change it and submit again"))
 	case loadRetryMsg:
@@ -199,11 +203,13 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil
 		return ReportErr(msg.Err)
 	}
-	p.done, p.total, p.guideID = msg.Done, msg.Total, msg.Guide
+	p.guideID = msg.Guide
 	if msg.Empty {
+		p.done, p.total, p.counted = msg.Done, msg.Total, true
 		p.state, p.item, p.typedAhead = stateEmpty, trace.Item{}, nil
 		return nil
 	}
+	p.counted = false
 	p.state, p.item, p.dirty, p.skipping = stateReady, msg.Item, false, false
 	p.revealed = msg.Draft.SawObserved
 	p.lastInput, p.now, p.active, p.baseSecs = p.c.Now(), p.c.Now(), 0, msg.DraftSeconds
@@ -212,10 +218,38 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.copied, p.tree, p.leaf = false, nil, ""
 	p.syncTree()
 	p.layout()
+	// The count comes after the item is drawn (a long queue takes longer
+	// to count than its next item to load).
+	count := p.req.progressCmd(p.loadSeq)
 	if msg.Returned != "" {
-		return tea.Batch(p.replayTypedAhead(), ReportStatus("back from your skips (\""+oneLine(msg.Returned)+"\"): label it, or ctrl+n to skip it again"))
+		return tea.Batch(count, p.replayTypedAhead(), ReportStatus("back from your skips (\""+oneLine(msg.Returned)+"\"): label it, or ctrl+n to skip it again"))
 	}
-	return p.replayTypedAhead()
+	return tea.Batch(count, p.replayTypedAhead())
+}
+
+// onProgress shows the count of the item's load. A count that arrives
+// while a submit, skip or reopen is in flight may or may not include it:
+// it is dropped, and the load after that write (or recount, when the
+// write fails) counts again.
+func (p *LabelPage) onProgress(msg progressMsg) tea.Cmd {
+	if msg.seq != p.loadSeq || p.state != stateReady {
+		return nil
+	}
+	if msg.Err != nil {
+		return ReportErr(msg.Err)
+	}
+	p.done, p.total, p.counted = msg.Done, msg.Total, true
+	p.countWidth = len(p.count())
+	return nil
+}
+
+// recount counts the queue again when the item shown has no count (its
+// count was dropped while a write that failed was in flight).
+func (p *LabelPage) recount() tea.Cmd {
+	if p.counted || p.state != stateReady {
+		return nil
+	}
+	return p.req.progressCmd(p.loadSeq)
 }
 
 // idleLimit caps how much of a pause without any key counts as time on

@@ -49,12 +49,12 @@ func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 			verb = "skipped"
 		}
 		if !retryable(msg.Err) || msg.Skipped {
-			return tea.Batch(ReportErr(fmt.Errorf("not %s, your label is kept: %w", verb, msg.Err)), p.replayTypedAhead())
+			return tea.Batch(ReportErr(fmt.Errorf("not %s, your label is kept: %w", verb, msg.Err)), p.replayTypedAhead(), p.recount())
 		}
 		p.retrySeq++
 		seq, id := p.retrySeq, p.item.ID
 		retry := p.after(retryDelay, func(time.Time) tea.Msg { return submitRetryMsg{ItemID: id, seq: seq} })
-		return tea.Batch(ReportErr(fmt.Errorf("not submitted yet, retrying in %s (your label is kept): %w", retryDelay, msg.Err)), retry, p.replayTypedAhead())
+		return tea.Batch(ReportErr(fmt.Errorf("not submitted yet, retrying in %s (your label is kept): %w", retryDelay, msg.Err)), retry, p.replayTypedAhead(), p.recount())
 	}
 	p.dirty = false
 	verb := "submitted"

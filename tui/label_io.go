@@ -18,19 +18,28 @@ import (
 // Everything in this file runs inside tea.Cmds: closures get copies of what
 // they need and answer with a message tagged so stale answers are dropped.
 
-// itemLoadedMsg answers a load: the item to label (or Empty), its draft and
-// the reviewer's progress.
+// itemLoadedMsg answers a load: the item to label (or Empty), its draft
+// and, when the queue is empty, the reviewer's progress (otherwise
+// progressMsg brings it after the item is drawn).
 type itemLoadedMsg struct {
 	seq          int
 	Item         trace.Item
 	Draft        draftBody
 	DraftSeconds int
-	Done, Total  int
+	Done, Total  int // only when Empty
 	Guide        string
 	Notes        []app.Note // the lead's send-back notes to this reviewer
 	Empty        bool
 	Returned     string // the skip reason of a skipped item back in the queue
 	Err          error
+}
+
+// progressMsg answers a count of the reviewer's queue asked once the item
+// of load seq was drawn: done (submitted or skipped) out of total.
+type progressMsg struct {
+	seq         int
+	Done, Total int
+	Err         error
 }
 
 // labelRequest is what the label page's commands need from the store.
@@ -80,18 +89,10 @@ func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
 	if err != nil {
 		return msg, err
 	}
-	for status, n := range w.Progress {
-		msg.Total += n
-		if status == app.AssignSubmitted || status == app.AssignSkipped {
-			msg.Done += n
-		}
-	}
 	if w.Empty {
 		msg.Empty = true
+		msg.Done, msg.Total = doneOf(w.Progress)
 		return msg, nil
-	}
-	if w.Skipped {
-		msg.Done-- // it is open again
 	}
 	msg.Item, msg.Returned, msg.Notes, msg.Guide = w.Item, w.Returned, w.Notes, w.Guide.ID
 	if w.Draft != nil {
@@ -101,6 +102,33 @@ func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
 		msg.DraftSeconds = w.DraftSeconds
 	}
 	return msg, nil
+}
+
+// progressCmd counts the reviewer's queue for load seq. It is asked once
+// the item is loaded, so a skipped item brought back (pending again) is
+// counted open.
+func (r labelRequest) progressCmd(seq int) tea.Cmd {
+	return func() tea.Msg {
+		prog, err := r.st.Progress(context.Background(), r.reviewer, r.batch)
+		if err != nil {
+			return progressMsg{seq: seq, Err: fmt.Errorf("count your queue: %w", err)}
+		}
+		msg := progressMsg{seq: seq}
+		msg.Done, msg.Total = doneOf(prog)
+		return msg
+	}
+}
+
+// doneOf is how many of the assignments counted by status are done
+// (submitted or skipped), and how many there are.
+func doneOf(prog map[string]int) (done, total int) {
+	for status, n := range prog {
+		total += n
+		if status == app.AssignSubmitted || status == app.AssignSkipped {
+			done += n
+		}
+	}
+	return done, total
 }
 
 // draftSavedMsg answers an autosave.

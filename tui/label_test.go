@@ -647,3 +647,40 @@ func TestReopenFromTheEmptyScreenWhileInFlight(t *testing.T) {
 		t.Errorf("after the reopen: item %q\n%s", page.item.ID, view(r))
 	}
 }
+
+// TestItemDrawnBeforeItsCount: the item shows as soon as it is loaded, with
+// "…" where its place in the queue goes and the same lines as once the
+// count arrives; a count that arrives while a submit is in flight is
+// dropped (it may or may not include it) and the next item's is shown.
+func TestItemDrawnBeforeItsCount(t *testing.T) {
+	f := newLabelFixture(t, 3, "alice")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	counted := view(r)
+	if !strings.Contains(strings.SplitN(counted, "\n", 2)[0], "alice  1/3 ") {
+		t.Fatalf("header once counted:\n%s", counted)
+	}
+	_, next := r.Update(page.load("")())
+	loaded := view(r)
+	header := strings.SplitN(loaded, "\n", 2)[0]
+	if page.state != stateReady || page.item.ID != f.items[0] || !strings.Contains(header, "alice  …   ") || strings.Contains(header, "1/3") {
+		t.Fatalf("item before its count:\n%s", loaded)
+	}
+	formAt := func(v string) int { return strings.Count(v[:strings.Index(v, "── Your label")], "\n") }
+	if strings.Count(loaded, "\n") != strings.Count(counted, "\n") || formAt(loaded) != formAt(counted) || ansi.StringWidth(header) != ansi.StringWidth(strings.SplitN(counted, "\n", 2)[0]) {
+		t.Errorf("the count moved the lines:\n%s\n----\n%s", loaded, counted)
+	}
+
+	k := &keys{r: r}
+	k.typ("no tool")
+	k.press(tea.KeyEnter)
+	k.typ("nothing to call")
+	_, submit := r.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	drain(r, next) // the first item's count, arriving while its submit is in flight
+	if page.counted {
+		t.Fatalf("a count taken beside a submit was shown: %d/%d", page.done, page.total)
+	}
+	drain(r, submit)
+	if page.item.ID != f.items[1] || !page.counted || page.done != 1 || page.total != 3 || !strings.Contains(view(r), "alice  2/3 ") {
+		t.Errorf("after the submit: item %s counted %v %d/%d\n%s", page.item.ID, page.counted, page.done, page.total, view(r))
+	}
+}

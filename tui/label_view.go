@@ -127,8 +127,7 @@ func (p *LabelPage) View() string {
 
 func (p *LabelPage) headerView() string {
 	s := &p.c.Styles
-	pos := min(p.done+1, p.total)
-	left := s.Title.Render(p.opts.Reviewer) + "  " + fmt.Sprintf("%d/%d", pos, p.total) + " " + p.barView(12)
+	left := s.Title.Render(p.opts.Reviewer) + "  " + p.countView() + " " + p.barView(12)
 	secs := p.secondsAt(p.now)
 	right := s.Muted.Render(fmt.Sprintf("⏱ %d:%02d", secs/60, secs%60))
 	meta := []string{fmt.Sprintf("%s turn %d", p.item.TraceID, p.item.Turn)}
@@ -162,12 +161,28 @@ func metaRank(k string) int {
 	return 2
 }
 
+// countView is the item's place in the queue ("12/340"), or "…" in its
+// place (as wide as the count last shown) until the count arrives.
+func (p *LabelPage) countView() string {
+	if !p.counted {
+		return p.c.Styles.Muted.Render(fmt.Sprintf("%-*s", p.countWidth, "…"))
+	}
+	return p.count()
+}
+
+func (p *LabelPage) count() string {
+	return fmt.Sprintf("%d/%d", min(p.done+1, p.total), p.total)
+}
+
 func (p *LabelPage) barView(width int) string {
 	s := &p.c.Styles
-	if p.total == 0 {
+	if p.total == 0 && p.counted {
 		return ""
 	}
-	filled := p.done * width / p.total
+	filled := 0
+	if p.counted {
+		filled = p.done * width / p.total
+	}
 	full, empty := "█", "░"
 	if s.NoColor {
 		full, empty = "#", "."
