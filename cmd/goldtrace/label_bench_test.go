@@ -26,7 +26,9 @@ import (
 // the same renderer and its frame tick) for both, and `cat` (the
 // terminal's own echo) for the keystroke. Reported: medians, and the label
 // screen over the bubbletea floor (targets: first frame < 50 ms, keystroke
-// < 3 ms over the floor).
+// < 3 ms over the floor), and the CPU (user+sys) of a whole session of
+// each build (launch, item, the keystrokes, quit), which a loaded machine
+// changes less than the times.
 //
 // $GOLDTRACE_LABEL_BENCH_DB names the store to open (a 1 GB import with a
 // batch for alice, see docs); without it a 2,000-trace store is made.
@@ -50,25 +52,28 @@ func BenchmarkLabelScreen(b *testing.B) {
 	var labelKeys, teaKeys, catKeys []time.Duration
 	before := os.Getenv("GOLDTRACE_BENCH_BEFORE") // another build, run alternately (before-…)
 	var beforeFrame, beforeItem, beforeKeys []time.Duration
-	// screen runs a label screen: its first frame, its item, its keys.
-	screen := func(bin string, frame, item, keyTimes *[]time.Duration) {
+	var labelCPU, beforeCPU []time.Duration
+	// screen runs a label screen: its first frame, its item, its keys and
+	// the CPU of the whole session (quitting included).
+	screen := func(bin string, frame, item, keyTimes, cpu *[]time.Duration) {
 		t := startTTY(b, bin, "--db", db, "label", "--as", "alice")
 		*frame = append(*frame, t.waitFor(b, "ctrl+s", 30*time.Second))
 		*item = append(*item, t.waitFor(b, "Conversation", 30*time.Second))
 		*keyTimes = append(*keyTimes, t.keystrokes(b, keys)...)
 		t.quit(b)
+		*cpu = append(*cpu, t.cmd.ProcessState.UserTime()+t.cmd.ProcessState.SystemTime())
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if before != "" {
-			screen(before, &beforeFrame, &beforeItem, &beforeKeys)
+			screen(before, &beforeFrame, &beforeItem, &beforeKeys, &beforeCPU)
 		}
 		t := startTTY(b, floor)
 		floorTea = append(floorTea, t.waitFor(b, "floor ready", 10*time.Second))
 		teaKeys = append(teaKeys, t.keystrokes(b, keys)...)
 		t.quit(b)
 
-		screen(bin, &label, &labelItem, &labelKeys)
+		screen(bin, &label, &labelItem, &labelKeys, &labelCPU)
 
 		t = startTTY(b, "cat")
 		catKeys = append(catKeys, t.keystrokes(b, keys)...)
@@ -81,6 +86,7 @@ func BenchmarkLabelScreen(b *testing.B) {
 	}
 	b.ReportMetric(ms(label), "first-frame-ms")
 	b.ReportMetric(ms(labelItem), "item-ms")
+	b.ReportMetric(ms(labelCPU), "session-cpu-ms")
 	b.ReportMetric(ms(floorTea), "floor-first-frame-ms")
 	b.ReportMetric(ms(labelKeys), "key-ms")
 	b.ReportMetric(ms(teaKeys), "floor-key-ms")
@@ -90,6 +96,7 @@ func BenchmarkLabelScreen(b *testing.B) {
 	if before != "" {
 		b.ReportMetric(ms(beforeFrame), "before-first-frame-ms")
 		b.ReportMetric(ms(beforeItem), "before-item-ms")
+		b.ReportMetric(ms(beforeCPU), "before-session-cpu-ms")
 		b.ReportMetric(ms(beforeKeys), "before-key-ms")
 	}
 }
