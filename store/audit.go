@@ -78,7 +78,7 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 		return nil
 	}
 	// An audit entry alone changes nothing a status reads.
-	ctx = context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true)
+	ctx = appendWrite(context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true))
 	// An entry undone with a transaction it shared is written again: a
 	// refusal's entry has no caller that would retry it.
 	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error { return nil })
