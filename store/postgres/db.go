@@ -306,7 +306,7 @@ func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Dur
 		var waiting int
 		err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND (classid::bigint << 32 | objid::bigint) = ?`, int64(writeLock)).Scan(&waiting)
+			AND objsubid = 1 AND (classid::bigint << 32 | objid::bigint) = ?`, int64(writeLock)).Scan(&waiting)
 		if err != nil || waiting == 0 {
 			return ctx.Err()
 		}

@@ -370,3 +370,62 @@ func TestDataVersionCountsEveryWrite(t *testing.T) {
 		t.Fatalf("data version %d (%v), want 17", v, ok)
 	}
 }
+
+// A bulk writer's pause between chunks lasts while a write, scoped or
+// not, waits for the writers' lock, and ends at once when none does (a
+// write waiting for another's key lock does not wait for the bulk writer).
+func TestPauseForWaitersSeesScopedWaiters(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.DSN(t), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pause := func() time.Duration {
+		began := time.Now()
+		if err := db.PauseForWaiters(ctx, began, 400*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(began)
+	}
+	// hold runs a write under hctx that stays open until release, and a
+	// write under wctx that waits for it.
+	hold := func(hctx, wctx context.Context) (release func()) {
+		holding, done := make(chan struct{}), make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_ = db.WithTx(hctx, func(tx *Tx) error { close(holding); <-done; return nil })
+		}()
+		<-holding
+		go func() {
+			defer wg.Done()
+			_ = db.WithTx(wctx, func(tx *Tx) error { return nil })
+		}()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var n int
+			if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+				AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+		}
+		return func() { close(done); wg.Wait() }
+	}
+	if took := pause(); took > 200*time.Millisecond {
+		t.Errorf("paused %s with no one waiting", took)
+	}
+	release := hold(ctx, Scoped(ctx, "item 1"))
+	if took := pause(); took < 350*time.Millisecond {
+		t.Errorf("paused %s while a scoped write waited for the writers' lock, want the 400 ms yield", took)
+	}
+	release()
+	release = hold(Scoped(ctx, "item 1"), Scoped(ctx, "item 1"))
+	if took := pause(); took > 200*time.Millisecond {
+		t.Errorf("paused %s while a write waited for another's key lock only", took)
+	}
+	release()
+}

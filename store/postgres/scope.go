@@ -6,9 +6,9 @@ import (
 )
 
 // scopeLocks is the first half of the two-key advisory locks that scoped
-// writes take ("gold" in ASCII); the two-key locks are apart from the
-// one-key writers' lock.
-const scopeLocks = 0x676f6c64
+// writes take ("scop" in ASCII); two-key locks are apart from one-key
+// locks such as the writers' lock (pg_locks.objsubid 2, not 1).
+const scopeLocks = 0x73636f70
 
 // scope is what Scoped puts in a context.
 type scope struct{ key string }
