@@ -110,7 +110,7 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		}
 		now := s.now()
 		if s.onPostgres() {
-			// One round trip instead of two, holding the writers' lock.
+			// One round trip instead of two, holding the item's lock.
 			_, err := tx.ExecContext(ctx, `WITH draft AS (`+upsertDraft+`) `+markDraft, itemID, reviewer, string(body), seconds, now,
 				now, itemID, reviewer)
 			return err
