@@ -35,8 +35,12 @@ type Sampler struct {
 	ordered  bool
 	strata   map[string]*reservoir
 	held     map[string]*entry // input hash -> its entry in a reservoir
-	seen     map[[16]byte]struct{}
+	seen     inputSet          // exact mode: the inputs met so far
 	excluded map[string]bool
+	// exclKeys holds the excluded inputs' keys: a store scan checks each
+	// row against them and the map only when one matches.
+	exclKeys inputSet
+	last     *reservoir       // the stratum OfferRow found last
 	priority map[string]uint8 // input hash → priority (Prioritize); nil: plain seeded order
 	dups     int
 	excl     int
@@ -77,19 +81,15 @@ func (r *reservoir) Pop() any {
 // NewSampler returns a sampler for at most n items. ordered says candidates
 // arrive in Earlier order (exact deduplication, see Sampler).
 func NewSampler(seed int64, n int, ordered bool) *Sampler {
-	s := &Sampler{seed: seed, n: n, ordered: ordered,
+	return &Sampler{seed: seed, n: n, ordered: ordered,
 		strata: map[string]*reservoir{}, held: map[string]*entry{}}
-	if ordered {
-		s.seen = map[[16]byte]struct{}{}
-	}
-	return s
 }
 
 // Expect presizes the duplicate set of an exact-mode sampler for about n
-// candidates, sparing rehashing on large scans.
+// candidates, sparing regrowth on large scans.
 func (s *Sampler) Expect(n int) {
-	if s.ordered && len(s.seen) == 0 && n > 0 {
-		s.seen = make(map[[16]byte]struct{}, n)
+	if s.ordered && n > 0 {
+		s.seen.grow(n)
 	}
 }
 
@@ -101,6 +101,8 @@ func (s *Sampler) Exclude(hashes []string) {
 	}
 	for _, h := range hashes {
 		s.excluded[h] = true
+		k, _ := hashKey(h)
+		s.exclKeys.add(k)
 	}
 }
 
@@ -126,24 +128,27 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 		s.Offer(Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum})
 		return
 	}
-	if s.excluded[string(inputHash)] {
+	k, hex := hashKey(inputHash)
+	if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[string(inputHash)] {
 		s.excl++
 		return
 	}
-	k, hex := hashKey(inputHash)
-	if _, dup := s.seen[k]; dup {
+	if !s.seen.add(k) {
 		s.dups++
 		return
 	}
-	s.seen[k] = struct{}{}
-	r := s.stratum(stratum)
+	r := s.last
+	if r == nil || r.name != stratum {
+		r = s.stratum(stratum)
+		s.last = r
+	}
 	r.available++
 	if s.n <= 0 {
 		return
 	}
 	var key uint64
 	if hex {
-		key = keyOf(s.seed, binary.BigEndian.Uint64(k[:8]))
+		key = keyOf(s.seed, k.hi)
 	} else {
 		key = Key(s.seed, string(inputHash))
 	}
@@ -173,12 +178,10 @@ func (s *Sampler) Offer(c Candidate) {
 		return
 	}
 	if s.ordered {
-		k, _ := hashKey(c.InputHash)
-		if _, dup := s.seen[k]; dup {
+		if k, _ := hashKey(c.InputHash); !s.seen.add(k) {
 			s.dups++
 			return
 		}
-		s.seen[k] = struct{}{}
 	}
 	s.admit(c)
 }
@@ -287,17 +290,14 @@ func (s *Sampler) Result(mode string, minPer int) (Sample, error) {
 // hashKey is a fixed-size map key for an input hash: its first 128 bits
 // when it is 64 hex digits (a sha256; hex is then true), else the first 128
 // bits of its sha256.
-func hashKey[T string | []byte](h T) (k [16]byte, hex bool) {
+func hashKey[T string | []byte](h T) (k inputKey, hex bool) {
 	if len(h) == 64 {
 		a, okA := prefix64(h[:16])
 		b, okB := prefix64(h[16:32])
 		if okA && okB {
-			binary.BigEndian.PutUint64(k[:8], a)
-			binary.BigEndian.PutUint64(k[8:], b)
-			return k, true
+			return inputKey{a, b}, true
 		}
 	}
 	sum := sha256.Sum256([]byte(h))
-	copy(k[:], sum[:16])
-	return k, false
+	return inputKey{binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])}, false
 }

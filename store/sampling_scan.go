@@ -1,0 +1,260 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// ScanCandidates calls fn with the row, input hash and stratum of every
+// item matching f, in the order that decides duplicates (sampling.Earlier):
+// items with a timestamp by (timestamp, trace id, turn), then items without
+// one by (trace id, turn). It reads one covering index and nothing else; the
+// hash bytes are valid only during the call. CandidatesByRow fills in the
+// rest for the few rows kept.
+//
+// Reading the rows is most of a sample's time, so it runs beside fn: the
+// timestamped items are read in two halves (earlier and later than the
+// middle of their time span) on two read connections at once, each on a
+// goroutine of its own, while fn runs on the caller's goroutine over the
+// rows read so far, the first half's and then the second's, held until
+// fn gets to them. fn sees every row, in order, from one goroutine.
+func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, inputHash []byte, stratum string) error) error {
+	halves, err := s.candidateHalves(ctx, f)
+	if err != nil {
+		return err
+	}
+	var parts []candidatePart
+	for _, h := range halves {
+		q, args, err := candidateQuery(h, true)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, candidatePart{q, args})
+	}
+	q, args, err := candidateQuery(f, false)
+	if err != nil {
+		return err
+	}
+	parts = append(parts, candidatePart{q, args})
+	// Two lanes: the first half alone; the second half, then the items
+	// without a timestamp.
+	lanes := [][]candidatePart{parts[:1], parts[1:]}
+	if len(parts) == 2 {
+		lanes = [][]candidatePart{parts}
+	}
+	return s.scanLanes(ctx, lanes, fn)
+}
+
+type candidatePart struct {
+	query string
+	args  []any
+}
+
+// candidateHalves splits f's timestamped items at two thirds of their time
+// span (within f's --since/--until): f itself when the span is one second.
+// The later part is held until fn gets to it, so it is the smaller: on two
+// cores the sample takes no longer for it (fn keeps one of them busy).
+func (s *Store) candidateHalves(ctx context.Context, f CandidateFilter) ([]CandidateFilter, error) {
+	// Two queries: SQLite answers min() and max() from the index only
+	// when each is alone.
+	var lo, hi sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT min(ts_unix) FROM items`).Scan(&lo); err != nil {
+		return nil, fmt.Errorf("scan candidates: %w", err)
+	}
+	if err := s.r.QueryRowContext(ctx, `SELECT max(ts_unix) FROM items`).Scan(&hi); err != nil {
+		return nil, fmt.Errorf("scan candidates: %w", err)
+	}
+	if !f.Since.IsZero() {
+		lo.Int64 = max(lo.Int64, f.Since.Unix())
+	}
+	if !f.Until.IsZero() {
+		hi.Int64 = min(hi.Int64, f.Until.Unix()-1)
+	}
+	if !lo.Valid || !hi.Valid || hi.Int64 <= lo.Int64 {
+		return []CandidateFilter{f}, nil
+	}
+	mid := time.Unix(lo.Int64+(hi.Int64-lo.Int64)/3*2+1, 0)
+	early, late := f, f
+	early.Until, late.Since = mid, mid
+	return []CandidateFilter{early, late}, nil
+}
+
+// scanLanes reads each lane's parts in order on a goroutine of its own and
+// calls fn with the rows of every lane in turn, from this goroutine. The
+// first lane's reader waits for fn when it is ahead; the others read on,
+// holding their rows (about 100 bytes each) until fn gets to them.
+func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(int64, []byte, string) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var free candidateChunks
+	outs := make([]chan *candidateChunk, len(lanes))
+	errs := make([]error, len(lanes))
+	var wg sync.WaitGroup
+	for i, parts := range lanes {
+		held := 4 // chunks ahead of fn
+		if i > 0 {
+			held = candidateHeldChunks
+		}
+		out := make(chan *candidateChunk, held)
+		outs[i] = out
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(out)
+			errs[i] = s.bulkScan(ctx, func() error {
+				for _, p := range parts {
+					if err := s.readCandidates(ctx, p, out, &free); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}()
+	}
+	var err error
+	for _, out := range outs {
+		for c := range out {
+			if err == nil {
+				if err = ctx.Err(); err == nil {
+					err = c.each(fn)
+				}
+				if err != nil {
+					cancel() // the readers stop at their next chunk
+				}
+			}
+			free.put(c)
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return ctx.Err()
+}
+
+// candidateHeldChunks bounds the chunks a lane other than the first holds:
+// 8M rows, more than any store's half (a reader that gets that far waits).
+const candidateHeldChunks = 4096
+
+// candidateChunk holds up to candidateChunkRows rows of a candidate scan
+// in about 80 bytes a row: the hashes end to end in one buffer, each
+// stratum as its place in the reader's list of names.
+type candidateChunk struct {
+	rows   []int64
+	ends   []int32 // hashes[ends[i-1]:ends[i]] is row i's input hash
+	hashes []byte
+	strata []uint16
+	names  []string // the reader's strata when the chunk was sent
+}
+
+const candidateChunkRows = 2048
+
+func (c *candidateChunk) each(fn func(int64, []byte, string) error) error {
+	start := 0
+	for i, row := range c.rows {
+		end := int(c.ends[i])
+		if err := fn(row, c.hashes[start:end:end], c.names[c.strata[i]]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// candidateChunks are the chunks fn is done with, for the readers to fill
+// again.
+type candidateChunks struct {
+	mu   sync.Mutex
+	list []*candidateChunk
+}
+
+func (p *candidateChunks) get() *candidateChunk {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.list); n > 0 {
+		c := p.list[n-1]
+		p.list = p.list[:n-1]
+		c.rows, c.ends, c.hashes, c.strata = c.rows[:0], c.ends[:0], c.hashes[:0], c.strata[:0]
+		return c
+	}
+	const n = candidateChunkRows
+	return &candidateChunk{rows: make([]int64, 0, n), ends: make([]int32, 0, n), hashes: make([]byte, 0, 64*n), strata: make([]uint16, 0, n)}
+}
+
+func (p *candidateChunks) put(c *candidateChunk) {
+	p.mu.Lock()
+	p.list = append(p.list, c)
+	p.mu.Unlock()
+}
+
+// readCandidates reads one query's rows into chunks and sends each one
+// full to out.
+func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- *candidateChunk, free *candidateChunks) error {
+	rows, err := s.r.QueryContext(ctx, p.query, p.args...)
+	if err != nil {
+		return fmt.Errorf("scan candidates: %w", err)
+	}
+	defer rows.Close()
+	var row int64
+	var hash, stratum sql.RawBytes
+	// Each stratum's name once, not once per row.
+	strata := map[string]uint16{}
+	var names []string
+	var c *candidateChunk
+	send := func() error {
+		c.names = names
+		select {
+		case out <- c:
+			c = nil
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for rows.Next() {
+		if c == nil {
+			c = free.get()
+		}
+		if err := rows.Scan(&row, &hash, &stratum); err != nil {
+			return fmt.Errorf("scan candidates: %w", err)
+		}
+		name, ok := strata[string(stratum)]
+		if !ok {
+			if len(names) > math.MaxUint16 {
+				return fmt.Errorf("scan candidates: more than %d strata", math.MaxUint16+1)
+			}
+			name = uint16(len(names))
+			names = append(names, string(stratum))
+			strata[names[name]] = name
+		}
+		c.rows = append(c.rows, row)
+		c.hashes = append(c.hashes, hash...)
+		c.ends = append(c.ends, int32(len(c.hashes)))
+		c.strata = append(c.strata, name)
+		if len(c.rows) == candidateChunkRows {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return ctx.Err()
+		}
+		return fmt.Errorf("scan candidates: %w", err)
+	}
+	if c != nil {
+		return send()
+	}
+	return nil
+}
