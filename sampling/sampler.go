@@ -40,7 +40,11 @@ type Sampler struct {
 	// exclKeys holds the excluded inputs' keys: a store scan checks each
 	// row against them and the map only when one matches.
 	exclKeys inputSet
-	last     *reservoir       // the stratum OfferRow found last
+	last     *reservoir // the stratum OfferRow found last
+	// keys and hex are OfferRows' scratch; touched keeps its reads.
+	keys     []inputKey
+	hex      []bool
+	touched  uint64
 	priority map[string]uint8 // input hash → priority (Prioritize); nil: plain seeded order
 	dups     int
 	excl     int
@@ -129,6 +133,44 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 		return
 	}
 	k, hex := hashKey(inputHash)
+	s.offerKeyed(row, inputHash, stratum, k, hex)
+}
+
+// Rows is a run of scanned rows, as OfferRows takes them: row i's item
+// row, input hash (read during the call only) and stratum.
+type Rows interface {
+	Len() int
+	Row(i int) (row int64, inputHash []byte, stratum string)
+}
+
+// OfferRows is OfferRow for each of a run of rows in turn. It decodes the
+// rows' keys first and reads the places of the duplicate set they will
+// probe, so the memory reads of a run overlap instead of waiting one after
+// another (the set of a large store is far larger than the CPU's caches).
+func (s *Sampler) OfferRows(rows Rows) {
+	n := rows.Len()
+	if !s.ordered {
+		for i := range n {
+			s.OfferRow(rows.Row(i))
+		}
+		return
+	}
+	s.keys, s.hex = s.keys[:0], s.hex[:0]
+	for i := range n {
+		_, h, _ := rows.Row(i)
+		k, hex := hashKey(h)
+		s.keys, s.hex = append(s.keys, k), append(s.hex, hex)
+	}
+	s.seen.grow(s.seen.n + n) // no growth between the reads and the probes
+	s.touched += s.seen.touch(s.keys)
+	for i := range n {
+		row, h, stratum := rows.Row(i)
+		s.offerKeyed(row, h, stratum, s.keys[i], s.hex[i])
+	}
+}
+
+// offerKeyed is OfferRow once the input's key is known.
+func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inputKey, hex bool) {
 	if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[string(inputHash)] {
 		s.excl++
 		return
@@ -153,15 +195,16 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 		key = Key(s.seed, string(inputHash))
 	}
 	if s.priority != nil {
-		key = s.keyFor(key, string(inputHash))
+		key = prioritized(key, s.priority[string(inputHash)])
 	}
 	if r.Len() >= s.n {
+		// !keyLess, without a string made for the comparison.
 		top := r.items[0]
-		if !keyLess(key, string(inputHash), top.key, top.c.InputHash) {
+		if key > top.key || key == top.key && string(inputHash) >= top.c.InputHash {
 			return
 		}
 	}
-	s.admitKeyed(&entry{c: Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum}, key: key})
+	s.admitTo(r, &entry{c: Candidate{Row: row, InputHash: string(inputHash), Stratum: r.name}, key: key})
 }
 
 // Offer considers one candidate.
@@ -200,20 +243,29 @@ func (s *Sampler) admit(c Candidate) {
 // admitKeyed keeps e in its stratum's reservoir when its key is among the n
 // smallest there (the stratum has already counted it).
 func (s *Sampler) admitKeyed(e *entry) {
+	s.admitTo(s.stratum(e.c.Stratum), e)
+}
+
+// admitTo is admitKeyed given e's stratum. Only a streaming sampler keeps
+// track of the entries held by input (held): an exact one never looks.
+func (s *Sampler) admitTo(r *reservoir, e *entry) {
 	c := e.c
-	r := s.stratum(c.Stratum)
 	if r.Len() < s.n {
 		heap.Push(r, e)
-		s.held[c.InputHash] = e
+		if !s.ordered {
+			s.held[c.InputHash] = e
+		}
 		return
 	}
 	top := r.items[0]
 	if keyLess(e.key, c.InputHash, top.key, top.c.InputHash) {
-		delete(s.held, top.c.InputHash)
 		r.items[0] = e
 		e.index = 0
 		heap.Fix(r, 0)
-		s.held[c.InputHash] = e
+		if !s.ordered {
+			delete(s.held, top.c.InputHash)
+			s.held[c.InputHash] = e
+		}
 	}
 }
 

@@ -24,6 +24,20 @@ import (
 // rows read so far, the first half's and then the second's, held until
 // fn gets to them. fn sees every row, in order, from one goroutine.
 func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, inputHash []byte, stratum string) error) error {
+	return s.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
+		for i := range c.Len() {
+			if err := fn(c.Row(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanCandidateRuns is ScanCandidates handing fn the rows a run at a time
+// (up to a few thousand, valid during the call): a sampler can then look
+// ahead within a run (sampling.Sampler.OfferRows).
+func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn func(*CandidateRun) error) error {
 	halves, err := s.candidateHalves(ctx, f)
 	if err != nil {
 		return err
@@ -88,11 +102,11 @@ func (s *Store) candidateHalves(ctx context.Context, f CandidateFilter) ([]Candi
 // calls fn with the rows of every lane in turn, from this goroutine. The
 // first lane's reader waits for fn when it is ahead; the others read on,
 // holding their rows (about 100 bytes each) until fn gets to them.
-func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(int64, []byte, string) error) error {
+func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(*CandidateRun) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var free candidateChunks
-	outs := make([]chan *candidateChunk, len(lanes))
+	var free candidateRuns
+	outs := make([]chan *CandidateRun, len(lanes))
 	errs := make([]error, len(lanes))
 	var wg sync.WaitGroup
 	for i, parts := range lanes {
@@ -100,7 +114,7 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 		if i > 0 {
 			held = candidateHeldChunks
 		}
-		out := make(chan *candidateChunk, held)
+		out := make(chan *CandidateRun, held)
 		outs[i] = out
 		wg.Add(1)
 		go func() {
@@ -121,7 +135,7 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 		for c := range out {
 			if err == nil {
 				if err = ctx.Err(); err == nil {
-					err = c.each(fn)
+					err = fn(c)
 				}
 				if err != nil {
 					cancel() // the readers stop at their next chunk
@@ -146,10 +160,10 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 // 8M rows, more than any store's half (a reader that gets that far waits).
 const candidateHeldChunks = 4096
 
-// candidateChunk holds up to candidateChunkRows rows of a candidate scan
+// CandidateRun is up to candidateRunRows rows of a candidate scan, held
 // in about 80 bytes a row: the hashes end to end in one buffer, each
 // stratum as its place in the reader's list of names.
-type candidateChunk struct {
+type CandidateRun struct {
 	rows   []int64
 	ends   []int32 // hashes[ends[i-1]:ends[i]] is row i's input hash
 	hashes []byte
@@ -157,28 +171,29 @@ type candidateChunk struct {
 	names  []string // the reader's strata when the chunk was sent
 }
 
-const candidateChunkRows = 2048
+const candidateRunRows = 2048
 
-func (c *candidateChunk) each(fn func(int64, []byte, string) error) error {
+// Len is how many rows the run holds.
+func (c *CandidateRun) Len() int { return len(c.rows) }
+
+// Row is the run's row i: the item's row, its input hash and its stratum.
+func (c *CandidateRun) Row(i int) (row int64, inputHash []byte, stratum string) {
 	start := 0
-	for i, row := range c.rows {
-		end := int(c.ends[i])
-		if err := fn(row, c.hashes[start:end:end], c.names[c.strata[i]]); err != nil {
-			return err
-		}
-		start = end
+	if i > 0 {
+		start = int(c.ends[i-1])
 	}
-	return nil
+	end := int(c.ends[i])
+	return c.rows[i], c.hashes[start:end:end], c.names[c.strata[i]]
 }
 
-// candidateChunks are the chunks fn is done with, for the readers to fill
+// candidateRuns are the runs fn is done with, for the readers to fill
 // again.
-type candidateChunks struct {
+type candidateRuns struct {
 	mu   sync.Mutex
-	list []*candidateChunk
+	list []*CandidateRun
 }
 
-func (p *candidateChunks) get() *candidateChunk {
+func (p *candidateRuns) get() *CandidateRun {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if n := len(p.list); n > 0 {
@@ -187,11 +202,11 @@ func (p *candidateChunks) get() *candidateChunk {
 		c.rows, c.ends, c.hashes, c.strata = c.rows[:0], c.ends[:0], c.hashes[:0], c.strata[:0]
 		return c
 	}
-	const n = candidateChunkRows
-	return &candidateChunk{rows: make([]int64, 0, n), ends: make([]int32, 0, n), hashes: make([]byte, 0, 64*n), strata: make([]uint16, 0, n)}
+	const n = candidateRunRows
+	return &CandidateRun{rows: make([]int64, 0, n), ends: make([]int32, 0, n), hashes: make([]byte, 0, 64*n), strata: make([]uint16, 0, n)}
 }
 
-func (p *candidateChunks) put(c *candidateChunk) {
+func (p *candidateRuns) put(c *CandidateRun) {
 	p.mu.Lock()
 	p.list = append(p.list, c)
 	p.mu.Unlock()
@@ -199,7 +214,7 @@ func (p *candidateChunks) put(c *candidateChunk) {
 
 // readCandidates reads one query's rows into chunks and sends each one
 // full to out.
-func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- *candidateChunk, free *candidateChunks) error {
+func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- *CandidateRun, free *candidateRuns) error {
 	rows, err := s.r.QueryContext(ctx, p.query, p.args...)
 	if err != nil {
 		return fmt.Errorf("scan candidates: %w", err)
@@ -210,7 +225,7 @@ func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- 
 	// Each stratum's name once, not once per row.
 	strata := map[string]uint16{}
 	var names []string
-	var c *candidateChunk
+	var c *CandidateRun
 	send := func() error {
 		c.names = names
 		select {
@@ -241,7 +256,7 @@ func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- 
 		c.hashes = append(c.hashes, hash...)
 		c.ends = append(c.ends, int32(len(c.hashes)))
 		c.strata = append(c.strata, name)
-		if len(c.rows) == candidateChunkRows {
+		if len(c.rows) == candidateRunRows {
 			if err := send(); err != nil {
 				return err
 			}
