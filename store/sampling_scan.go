@@ -19,11 +19,11 @@ import (
 // rest for the few rows kept.
 //
 // Reading the rows is most of a sample's time, so it runs beside fn: the
-// timestamped items are read in two halves (earlier and later than the
-// middle of their time span) on two read connections at once, each on a
-// goroutine of its own, while fn runs on the caller's goroutine over the
-// rows read so far, the first half's and then the second's, held until
-// fn gets to them. fn sees every row, in order, from one goroutine.
+// timestamped items are read in two parts (before and from two thirds of
+// their time span) on two read connections at once, each on a goroutine of
+// its own, while fn runs on the caller's goroutine over the rows read so
+// far, the first part's and then the second's, held until fn gets to them.
+// fn sees every row, in order, from one goroutine.
 func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, inputHash []byte, stratum string) error) error {
 	return s.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
 		for i := range c.Len() {
@@ -39,12 +39,12 @@ func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(r
 // (up to a few thousand, valid during the call): a sampler can then look
 // ahead within a run (sampling.Sampler.OfferRows).
 func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn func(*CandidateRun) error) error {
-	halves, err := s.candidateHalves(ctx, f)
+	spans, err := s.candidateSpans(ctx, f)
 	if err != nil {
 		return err
 	}
 	var parts []candidatePart
-	for _, h := range halves {
+	for _, h := range spans {
 		q, args, err := candidateQuery(h, true)
 		if err != nil {
 			return err
@@ -56,8 +56,8 @@ func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn fun
 		return err
 	}
 	parts = append(parts, candidatePart{q, args})
-	// Two lanes: the first half alone; the second half, then the items
-	// without a timestamp.
+	// Two lanes: the first part alone; the second, then the items without
+	// a timestamp.
 	lanes := [][]candidatePart{parts[:1], parts[1:]}
 	if len(parts) == 2 {
 		lanes = [][]candidatePart{parts}
@@ -70,11 +70,11 @@ type candidatePart struct {
 	args  []any
 }
 
-// candidateHalves splits f's timestamped items at two thirds of their time
+// candidateSpans splits f's timestamped items at two thirds of their time
 // span (within f's --since/--until): f itself when the span is one second.
 // The later part is held until fn gets to it, so it is the smaller: on two
 // cores the sample takes no longer for it (fn keeps one of them busy).
-func (s *Store) candidateHalves(ctx context.Context, f CandidateFilter) ([]CandidateFilter, error) {
+func (s *Store) candidateSpans(ctx context.Context, f CandidateFilter) ([]CandidateFilter, error) {
 	// Two queries: SQLite answers min() and max() from the index only
 	// when each is alone.
 	var lo, hi sql.NullInt64
@@ -102,7 +102,8 @@ func (s *Store) candidateHalves(ctx context.Context, f CandidateFilter) ([]Candi
 // scanLanes reads each lane's parts in order on a goroutine of its own and
 // calls fn with the rows of every lane in turn, from this goroutine. The
 // first lane's reader waits for fn when it is ahead; the others read on,
-// holding their rows (about 100 bytes each) until fn gets to them.
+// holding their rows (about 80 bytes each, up to candidateHeldRuns runs)
+// until fn gets to them.
 func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(*CandidateRun) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -111,9 +112,9 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 	errs := make([]error, len(lanes))
 	var wg sync.WaitGroup
 	for i, parts := range lanes {
-		held := 4 // chunks ahead of fn
+		held := 4 // runs ahead of fn
 		if i > 0 {
-			held = candidateHeldChunks
+			held = candidateHeldRuns
 		}
 		out := make(chan *CandidateRun, held)
 		outs[i] = out
@@ -139,7 +140,7 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 					err = fn(c)
 				}
 				if err != nil {
-					cancel() // the readers stop at their next chunk
+					cancel() // the readers stop at their next run
 				}
 			}
 			free.put(c)
@@ -157,9 +158,9 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 	return ctx.Err()
 }
 
-// candidateHeldChunks bounds the chunks a lane other than the first holds:
-// 8M rows, more than any store's half (a reader that gets that far waits).
-const candidateHeldChunks = 4096
+// candidateHeldRuns bounds the runs a lane other than the first holds:
+// 512k rows, about 40 MB (a reader that gets that far waits for fn).
+const candidateHeldRuns = 256
 
 // CandidateRun is up to candidateRunRows rows of a candidate scan, held
 // in about 80 bytes a row: the hashes end to end in one buffer, each
@@ -169,7 +170,7 @@ type CandidateRun struct {
 	ends   []int32 // hashes[ends[i-1]:ends[i]] is row i's input hash
 	hashes []byte
 	strata []uint16
-	names  []string // the reader's strata when the chunk was sent
+	names  []string // the reader's strata when the run was sent
 }
 
 const candidateRunRows = 2048

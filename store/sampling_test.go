@@ -181,10 +181,10 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 	})
 }
 
-// The scan reads in chunks, the timestamped items in two parts at once:
+// The scan reads in runs, the timestamped items in two parts at once:
 // every item still comes once, in order, and an error from fn (or a
 // cancelled context) ends the scan with it.
-func TestScanCandidatesInChunksAndParts(t *testing.T) {
+func TestScanCandidatesInRunsAndParts(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 		var traces []trace.Trace
