@@ -143,11 +143,12 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 }
 
 // SampledInputHashes lists the input hashes of every item already in a
-// batch: sampling never draws another copy of those inputs.
+// batch: sampling never draws another copy of those inputs. An item is in
+// a batch exactly when its status is not 'new' (a batch's items leave it
+// in the transaction that adds them, and get it back only with the last
+// batch holding them), and items_sampled_inputs holds their hashes.
 func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
-	// CROSS JOIN keeps batch_items outside: the planner would otherwise
-	// visit every item.
-	return queryStrings(ctx, s.r, `SELECT DISTINCT i.input_hash FROM batch_items b CROSS JOIN items i ON i.id = b.item_id ORDER BY 1`)
+	return queryStrings(ctx, s.r, `SELECT DISTINCT input_hash FROM items WHERE status != 'new' ORDER BY 1`)
 }
 
 // sqlMetasetsWith selects (metaset, value): the metasets that have the key

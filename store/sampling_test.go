@@ -153,9 +153,12 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 		if newItems != 2 {
 			t.Errorf("%d items still new, want 2 (failed batches must change nothing)", newItems)
 		}
+		// The sampled inputs, read from items' status, are those of the
+		// batches' items.
 		hashes, err := st.SampledInputHashes(ctx)
-		if err != nil || len(hashes) != 2 {
-			t.Errorf("sampled hashes %v, %v", hashes, err)
+		inBatches, _ := queryStrings(ctx, st.Reader(), `SELECT DISTINCT i.input_hash FROM batch_items b JOIN items i ON i.id = b.item_id ORDER BY 1`)
+		if err != nil || len(hashes) != 2 || !slices.Equal(hashes, inBatches) {
+			t.Errorf("sampled hashes %v, %v; of the batches' items %v", hashes, err, inBatches)
 		}
 		var pos int
 		st.Reader().QueryRowContext(ctx, `SELECT position FROM assignments WHERE item_id = ? AND reviewer = 'bob'`, ids[0]).Scan(&pos)
