@@ -28,7 +28,9 @@ import (
 // tool` on the store of ~180k traces (543k candidates). Reported: wall
 // and CPU seconds (user + system: on a shared machine wall time measures
 // the queue for the CPU too) and peak RSS of both, and the wall ratio
-// (before ÷ now).
+// (before ÷ now). The reference build works on copies of the stores of
+// its own (NAME.db.before, made the first time), as this build may migrate
+// them to a schema an older build refuses.
 //
 //	GOLDTRACE_BENCH_BEFORE=/tmp/gt-main go test ./cmd/goldtrace -run XXX -bench WaitCLI -benchtime 3x
 //
@@ -39,6 +41,24 @@ func BenchmarkWaitCLI(b *testing.B) {
 	_, dir, bin := cliBenchSetup(b, "GOLDTRACE_WAIT_BENCH_DIR")
 	before := os.Getenv("GOLDTRACE_BENCH_BEFORE")
 	labeled := waitBenchData(b, dir, bin)
+	// each gives the path of db for run i: the before build (even runs)
+	// gets a copy of its own, made once, since this build may migrate the
+	// store to a schema an older build refuses.
+	each := func(db string) func(i int) string {
+		if before == "" {
+			return func(int) string { return db }
+		}
+		ref := db + ".before"
+		if _, err := os.Stat(ref); err != nil {
+			copyDB(b, db, ref)
+		}
+		return func(i int) string {
+			if i%2 == 0 {
+				return ref
+			}
+			return db
+		}
+	}
 	compare := func(b *testing.B, prep func(i int), args func(i int) []string) {
 		var now, ref run
 		for i := 0; i < b.N; i++ {
@@ -72,29 +92,35 @@ func BenchmarkWaitCLI(b *testing.B) {
 	})
 	b.Run("export_50k", func(b *testing.B) {
 		out := filepath.Join(dir, "out")
+		db := each(labeled)
 		compare(b, func(int) { os.RemoveAll(out) },
 			func(i int) []string {
 				// A new name each time: an existing one would re-write its files.
-				return []string{"--db", labeled, "export", fmt.Sprintf("e%d-%d", time.Now().UnixNano(), i), "--as", "carol", "--out", out}
+				return []string{"--db", db(i), "export", fmt.Sprintf("e%d-%d", time.Now().UnixNano(), i), "--as", "carol", "--out", out}
 			})
 	})
 	b.Run("export_again_50k", func(b *testing.B) {
 		// Writing the files of a stored version again (NAME@vN).
-		timed(b, bin, "--db", labeled, "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		db := each(labeled)
+		if before != "" {
+			timed(b, before, "--db", db(0), "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		}
+		timed(b, bin, "--db", db(1), "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
 		out := filepath.Join(dir, "out")
 		compare(b, func(int) { os.RemoveAll(out) },
-			func(int) []string { return []string{"--db", labeled, "export", "again@v1", "--out", out} })
+			func(i int) []string { return []string{"--db", db(i), "export", "again@v1", "--out", out} })
 	})
 	b.Run("status_lead", func(b *testing.B) {
-		compare(b, func(int) {}, func(int) []string { return []string{"--db", labeled, "status", "--as", "carol"} })
+		db := each(labeled)
+		compare(b, func(int) {}, func(i int) []string { return []string{"--db", db(i), "status", "--as", "carol"} })
 	})
 	b.Run("sample_500_by_tool", func(b *testing.B) {
 		if os.Getenv("GOLDTRACE_WAIT_BENCH_SAMPLE") == "" {
 			b.Skip("set GOLDTRACE_WAIT_BENCH_SAMPLE to build the 1 GB store")
 		}
-		big := waitBenchBig(b, dir, bin)
+		big := each(waitBenchBig(b, dir, bin))
 		compare(b, func(int) {}, func(i int) []string {
-			return []string{"--db", big, "sample", "--n", "500", "--by", "tool", "--reviewers", "alice,bob",
+			return []string{"--db", big(i), "sample", "--n", "500", "--by", "tool", "--reviewers", "alice,bob",
 				"--seed", fmt.Sprint(i + 1), "--batch", fmt.Sprintf("s%d-%d", time.Now().UnixNano(), i)}
 		})
 	})
