@@ -234,6 +234,12 @@ func (e *Encoder) contentHash(t Trace, tools []encodedTool, msgs []byte) (string
 	return hex.EncodeToString(h.Sum(e.sum[:0])), nil
 }
 
+// AppendMetadataJSON appends m as json.Marshal writes a map[string]string
+// (keys sorted, HTML characters escaped), without its reflection.
+func AppendMetadataJSON(dst []byte, m map[string]string) []byte {
+	return appendStringMap(dst, m, true)
+}
+
 // appendStringMap appends m as encoding/json writes a map[string]string:
 // keys sorted, strings escaped (HTML escaping when html is set).
 func appendStringMap(dst []byte, m map[string]string, html bool) []byte {
