@@ -36,8 +36,10 @@ type encodeLanes struct {
 func startEncoding(ctx context.Context, packer *bodyPacker) *encodeLanes {
 	l := &encodeLanes{}
 	for range encodeWorkers {
+		// As many parsed records wait as before there were lanes; an
+		// encoded one is taken at once (the taker only queues it).
 		in := make(chan parsedRecord, parseAhead/encodeWorkers)
-		out := make(chan encodedTrace, parseAhead/encodeWorkers)
+		out := make(chan encodedTrace, 2)
 		l.in, l.out = append(l.in, in), append(l.out, out)
 		go encodeLane(ctx, packer, in, out)
 	}
