@@ -194,10 +194,29 @@ type rowEncoder struct {
 	// tools, and their JSON array (traceRows.toolset).
 	lastTools []string
 	lastSet   string
-	scratch   []byte
+	// tools are the tool rows made so far, by hash (sharedRowsLimit at
+	// most): a log's traces offer the same tools, whose schemas are most
+	// of a record's bytes.
+	tools   map[string]toolRow
+	scratch []byte
 }
 
-func newRowEncoder() *rowEncoder { return &rowEncoder{e: trace.NewEncoder()} }
+func newRowEncoder() *rowEncoder {
+	return &rowEncoder{e: trace.NewEncoder(), tools: map[string]toolRow{}}
+}
+
+// toolRow is the row of tool, whose hash is hash.
+func (re *rowEncoder) toolRow(hash string, tool trace.Tool) toolRow {
+	if row, ok := re.tools[hash]; ok {
+		return row
+	}
+	row := toolRow{hash: hash, name: tool.Name, description: tool.Description, parameters: string(tool.Parameters)}
+	if len(re.tools) >= sharedRowsLimit {
+		clear(re.tools)
+	}
+	re.tools[hash] = row
+	return row
+}
 
 // encode computes the rows of t, its messages not compressed yet (see
 // traceRows.packWith).
@@ -217,7 +236,7 @@ func (re *rowEncoder) encode(t trace.Trace) (traceRows, error) {
 	}
 	r.tools = make([]toolRow, len(t.Tools))
 	for i, tool := range t.Tools {
-		r.tools[i] = toolRow{hash: enc.ToolHashes[i], name: tool.Name, description: tool.Description, parameters: string(tool.Parameters)}
+		r.tools[i] = re.toolRow(enc.ToolHashes[i], tool)
 	}
 	if len(t.Metadata) > 0 {
 		// As json.Marshal writes it (the stored metasets are), keys
