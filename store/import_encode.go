@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"slices"
 
+	"github.com/goldtrace/goldtrace/internal/jsonlex"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -103,4 +105,95 @@ func (l *encodeLanes) receive(ctx context.Context) (encodedTrace, bool) {
 	case <-ctx.Done():
 		return encodedTrace{}, false
 	}
+}
+
+// rowEncoder computes the rows of traces, one after another: it
+// remembers the last trace's tool list, which the traces of one log
+// usually share.
+type rowEncoder struct {
+	e *trace.Encoder
+	// lastTools and lastSet are the tool hashes of the last trace with
+	// tools, and their JSON array (traceRows.toolset).
+	lastTools []string
+	lastSet   string
+	// tools are the tool rows made so far, by hash (sharedRowsLimit at
+	// most): a log's traces offer the same tools, whose schemas are most
+	// of a record's bytes.
+	tools   map[string]toolRow
+	scratch []byte
+}
+
+func newRowEncoder() *rowEncoder {
+	return &rowEncoder{e: trace.NewEncoder(), tools: map[string]toolRow{}}
+}
+
+// toolRow is the row of tool, whose hash is hash.
+func (re *rowEncoder) toolRow(hash string, tool trace.Tool) toolRow {
+	if row, ok := re.tools[hash]; ok {
+		return row
+	}
+	row := toolRow{hash: hash, name: tool.Name, description: tool.Description, parameters: string(tool.Parameters)}
+	if len(re.tools) >= sharedRowsLimit {
+		clear(re.tools)
+	}
+	re.tools[hash] = row
+	return row
+}
+
+// encode computes the rows of t, its messages not compressed yet (see
+// traceRows.packWith).
+func (re *rowEncoder) encode(t trace.Trace) (traceRows, error) {
+	e := re.e
+	enc, err := e.Encode(t)
+	if err != nil {
+		return traceRows{}, err
+	}
+	msgs := enc.Messages
+	if t.Messages == nil {
+		msgs = []byte("[]")
+	}
+	r := traceRows{id: t.ID, hash: enc.ContentHash, messages: msgs}
+	if len(enc.ToolHashes) > 0 {
+		r.toolset = re.toolset(enc.ToolHashes)
+	}
+	r.tools = make([]toolRow, len(t.Tools))
+	for i, tool := range t.Tools {
+		r.tools[i] = re.toolRow(enc.ToolHashes[i], tool)
+	}
+	if len(t.Metadata) > 0 {
+		// As json.Marshal writes it (the stored metasets are), keys
+		// sorted: the same metadata is the same string, and so the same
+		// metaset.
+		re.scratch = trace.AppendMetadataJSON(re.scratch[:0], t.Metadata)
+		r.meta = string(re.scratch)
+	}
+	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
+	r.items = make([]itemRow, len(enc.Items))
+	for i, it := range enc.Items {
+		obs, err := e.Calls(it.Observed)
+		if err != nil {
+			return traceRows{}, err
+		}
+		r.items[i] = itemRow{id: it.ID, inputHash: it.InputHash, firstTool: it.FirstTool(), observed: string(obs),
+			turn: it.Turn, nCalls: len(it.Observed)}
+	}
+	return r, nil
+}
+
+// toolset is the JSON array of hashes as json.Marshal writes it, the
+// last one's again when they are the same.
+func (re *rowEncoder) toolset(hashes []string) string {
+	if slices.Equal(hashes, re.lastTools) {
+		return re.lastSet
+	}
+	b := append(re.scratch[:0], '[')
+	for i, h := range hashes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonlex.AppendString(b, h, true)
+	}
+	re.scratch = append(b, ']')
+	re.lastTools, re.lastSet = hashes, string(re.scratch)
+	return re.lastSet
 }
