@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -37,13 +36,22 @@ import (
 // importing the file again submits the rest (the ones stored are refused as
 // already submitted: import with --skip-invalid).
 func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
+	if err := s.checkSubmittable(ctx, labels); err != nil {
+		return nil, err
+	}
+	return s.submitLabels(ctx, labels, defaultBulkPace)
+}
+
+// SubmitCheckedLabels is SubmitLabels for labels the caller has already
+// checked, each with CheckSubmittable against LabelTargets read for it
+// (labels import does, as it reads the file): the same writes, without
+// reading every label's item again first. The writes check each label
+// again as they go, as SubmitLabels' do.
+func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
 	return s.submitLabels(ctx, labels, defaultBulkPace)
 }
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
-	if err := s.checkSubmittable(ctx, labels); err != nil {
-		return nil, err
-	}
 	out := make([]Settlement, len(labels))
 	var undo []labelUndo
 	// The log is checkpointed between chunks once it has grown past
@@ -127,19 +135,26 @@ func (s *Store) checkSubmittable(ctx context.Context, labels []review.Label) err
 		return err
 	}
 	for i, l := range labels {
-		t := targets[l.Item]
-		st, ok := t.Assignments[l.Reviewer]
-		switch {
-		case !ok:
-			err = fmt.Errorf("%s is not assigned item %s: %w", l.Reviewer, l.Item, ErrNotFound)
-		case st == AssignSubmitted:
-			err = fmt.Errorf("%s already submitted a label for %s: %w", l.Reviewer, l.Item, ErrConflict)
-		case t.Status == review.GoldAdjudicated:
-			err = fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
-		}
-		if err != nil {
+		if err := CheckSubmittable(targets[l.Item], l); err != nil {
 			return &LabelError{Index: i, Err: err}
 		}
+	}
+	return nil
+}
+
+// CheckSubmittable is why SubmitLabel would refuse l, given its item's
+// LabelTarget: its reviewer is not assigned the item (ErrNotFound), has
+// submitted it already, or the item is adjudicated (ErrConflict); nil when
+// none of these.
+func CheckSubmittable(t LabelTarget, l review.Label) error {
+	st, ok := t.Assignments[l.Reviewer]
+	switch {
+	case !ok:
+		return fmt.Errorf("%s is not assigned item %s: %w", l.Reviewer, l.Item, ErrNotFound)
+	case st == AssignSubmitted:
+		return fmt.Errorf("%s already submitted a label for %s: %w", l.Reviewer, l.Item, ErrConflict)
+	case t.Status == review.GoldAdjudicated:
+		return fmt.Errorf("item %s is already settled: %w", l.Item, ErrConflict)
 	}
 	return nil
 }
@@ -151,7 +166,7 @@ func (s *Store) checkSubmittable(ctx context.Context, labels []review.Label) err
 // and export history went when the label was written.
 type labelUndo struct {
 	item, reviewer string
-	written        savedRow // the labels row
+	written        rowDigest // the labels row as inserted (labelRowDigest)
 	assignStatus   string
 	skipReason     string
 	draft          savedRow
@@ -179,26 +194,6 @@ type savedRow struct {
 	found bool
 	cols  []string
 	vals  []any
-}
-
-func saveRow(ctx context.Context, tx Queryer, table, where string, key ...any) (savedRow, error) {
-	var row savedRow
-	rows, err := tx.QueryContext(ctx, `SELECT * FROM `+table+` WHERE `+where, key...)
-	if err != nil {
-		return row, err
-	}
-	defer rows.Close()
-	all, err := rows.Columns()
-	if err != nil {
-		return row, err
-	}
-	row.cols = savedColumns(all)
-	if rows.Next() {
-		if row, err = scanSaved(rows, all, row.cols); err != nil {
-			return row, err
-		}
-	}
-	return row, rows.Err()
 }
 
 // savedColumns are the columns of a SELECT * that a saved row keeps: all
@@ -267,11 +262,11 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 // undone, as Reopen does, and it is settled again if its open assignments
 // allow (an assignment that was skipped before).
 func (s *Store) undoLabel(ctx context.Context, tx Queryer, u labelUndo) (kept bool, err error) {
-	cur, err := saveRow(ctx, tx, "labels", labelKey, u.item, u.reviewer)
+	cur, found, err := storedLabelDigest(ctx, tx, u.item, u.reviewer)
 	if err != nil {
 		return false, err
 	}
-	if !cur.found || !reflect.DeepEqual(cur.vals, u.written.vals) {
+	if !found || cur != u.written {
 		return false, nil
 	}
 	var status string

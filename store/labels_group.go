@@ -65,8 +65,12 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		return nil, err
 	}
 	now := s.now()
-	if err := s.insertLabels(ctx, tx, labels, first); err != nil {
+	rows, err := s.insertLabels(ctx, tx, labels, first)
+	if err != nil {
 		return nil, err
+	}
+	for j := range undo {
+		undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
 		WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, append([]any{now}, keys...)...); err != nil {
@@ -106,15 +110,6 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	}
 	if err := s.settleGroup(ctx, tx, labels, undo, closed, out); err != nil {
 		return nil, err
-	}
-	written := map[[2]string]savedRow{}
-	if err := eachSaved(ctx, tx, `SELECT * FROM labels WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, keys, func(k [2]string, r savedRow) {
-		written[k] = r
-	}); err != nil {
-		return nil, err
-	}
-	for j := range undo {
-		undo[j].written = written[[2]string{undo[j].item, undo[j].reviewer}]
 	}
 	return undo, nil
 }
@@ -203,13 +198,14 @@ func eachSaved(ctx context.Context, tx *preparedTx, query string, args []any, fn
 }
 
 // insertLabels inserts the labels' rows with one statement; when that
-// fails, row by row, so the error names the label that failed.
-func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, first int) error {
+// fails, row by row, so the error names the label that failed. It returns
+// the rows inserted (labelRow's, one after the other).
+func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, first int) ([]any, error) {
 	args := make([]any, 0, 9*len(labels))
 	for _, l := range labels {
 		row, err := s.labelRow(l)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, row...)
 	}
@@ -220,14 +216,14 @@ func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []revie
 		return err
 	})
 	if err == nil {
-		return nil
+		return args, nil
 	}
 	for j := range labels {
 		if _, err := tx.ExecContext(ctx, insertLabel+labelValues, args[9*j:9*j+9]...); err != nil {
-			return &LabelError{Index: first + j, Err: classify(err)}
+			return nil, &LabelError{Index: first + j, Err: classify(err)}
 		}
 	}
-	return classify(err)
+	return nil, classify(err)
 }
 
 // closedItems loads the labels (by reviewer) of the items (selected by in)
@@ -258,7 +254,7 @@ func closedItems(ctx context.Context, tx *preparedTx, items []any, in string) (m
 }
 
 // settleGroup settles the closed items, in the order of their last label
-// in the group. Each label gets the Settlement that submitting the labels
+// in the group, their outcomes written together (settlements). Each label gets the Settlement that submitting the labels
 // one by one would have given it: an item settles after each of its labels
 // that leaves none of its assignments open (a label on a skipped
 // assignment after the others is compared again), and is written once,
@@ -275,6 +271,8 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 		}
 		return *held, nil
 	}
+	var settled settlements
+	now := s.now()
 	last := make(map[string]int, len(closed))
 	opening := make(map[string]int, len(closed)) // labels still to come on an open assignment
 	for j, l := range labels {
@@ -316,11 +314,19 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 			}
 			continue
 		}
-		set, err := s.settleLabels(ctx, tx, l.Item, ls, heldOnce)
-		if err != nil {
-			return err
+		hold := false
+		if len(ls) >= 2 {
+			var err error
+			if hold, err = heldOnce(); err != nil {
+				return err
+			}
 		}
-		out[j] = set
+		if o := review.Settle(0, ls, hold); o.Settled {
+			if err := settled.add(l.Item, o, now); err != nil {
+				return err
+			}
+			out[j] = Settlement{Settled: true, Comparison: o.Comparison}
+		}
 	}
-	return nil
+	return settled.write(ctx, tx, now)
 }
