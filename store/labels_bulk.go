@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/review"
 )
 
@@ -39,8 +40,15 @@ func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Sett
 	if err := s.checkSubmittable(ctx, labels); err != nil {
 		return nil, err
 	}
-	return s.submitLabels(ctx, labels, defaultBulkPace)
+	return s.submitLabels(ctx, labels, labelsPace)
 }
+
+// labelsPace is SubmitLabels' pace: import's (a transaction holds the lock
+// 200 ms at most, its commit included; see defaultPace), not the 80 ms of
+// work other bulk writers do before a commit: every commit writes again the
+// index pages its chunk changed (a labels import touches pages all over
+// the items' and labels' indexes), so fewer, fuller chunks write less.
+var labelsPace = bulkPace{Pace: bulk.Pace{ChunkTime: defaultPace().chunkTime, Yield: defaultPace().yield}}
 
 // SubmitCheckedLabels is SubmitLabels for labels the caller has already
 // checked, each with CheckSubmittable against LabelTargets read for it
@@ -48,7 +56,7 @@ func (s *Store) SubmitLabels(ctx context.Context, labels []review.Label) ([]Sett
 // reading every label's item again first. The writes check each label
 // again as they go, as SubmitLabels' do.
 func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
-	return s.submitLabels(ctx, labels, defaultBulkPace)
+	return s.submitLabels(ctx, labels, labelsPace)
 }
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
@@ -69,6 +77,21 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 	}
 	// The import's audit entry commits with its last labels.
 	pace.auditLast = true
+	// A chunk's deadline includes its commit, predicted from the ones
+	// before (up fast, down slowly), as import's chunkPacer does; a group
+	// starts only when one more of the last group's length fits.
+	commit := pace.ChunkTime / 4
+	held := pace.Held
+	pace.Held = func(work, total time.Duration) {
+		if c := total - work; c > commit {
+			commit = c
+		} else {
+			commit = (7*commit + c) / 8
+		}
+		if held != nil {
+			held(work, total)
+		}
+	}
 	// Groups start at one label and double while a chunk has time left,
 	// up to labelGroup: a short chunk time still bounds the lock's hold.
 	group := 1
@@ -76,12 +99,16 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 		var chunkUndo []labelUndo
 		done := 0
 		ptx := newPreparedTx(tx)
-		for i := from; i < len(labels) && (done == 0 || time.Now().Before(deadline)); i += group {
+		until := deadline.Add(-min(commit, pace.ChunkTime*3/4))
+		var took time.Duration // the last group's time
+		for i := from; i < len(labels) && (done == 0 || time.Now().Add(took).Before(until)); i += group {
 			if done > 0 {
 				group = min(2*group, labelGroup)
 			}
 			end := min(i+group, len(labels))
+			began := time.Now()
 			u, err := s.writeGroup(ctx, ptx, labels[i:end], i, out[i:end])
+			took = time.Since(began)
 			var le *LabelError
 			if err != nil && !errors.As(err, &le) {
 				err = &LabelError{Index: i, Err: err} // the group's first label

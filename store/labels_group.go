@@ -26,17 +26,24 @@ const labelGroup = 256
 // undo stay in step.
 func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
 	n := len(labels)
+	var items []any // each item once, in the order of its first label
 	keys := make([]any, 0, 2*n)
 	for _, l := range labels {
 		keys = append(keys, l.Item, l.Reviewer)
 	}
-	pairs := strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ")
-	undo, err := groupBefore(ctx, tx, labels, keys, pairs)
+	itemFirst := make(map[string]int, n) // item → its first label here
+	for j, l := range labels {
+		if _, ok := itemFirst[l.Item]; !ok {
+			itemFirst[l.Item] = j
+			items = append(items, l.Item)
+		}
+	}
+	pk := groupKeys{items: items, keys: keys}
+	undo, err := groupBefore(ctx, tx, labels, pk)
 	if err != nil {
 		return nil, err
 	}
 	seen := make(map[[2]string]bool, n)
-	itemFirst := make(map[string]int, n) // item → its first label here
 	for j, l := range labels {
 		u := &undo[j]
 		var err error
@@ -55,13 +62,13 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		}
 		// A later label of an item finds it labeling, as the first
 		// label of the group left it.
-		if f, ok := itemFirst[l.Item]; !ok {
-			itemFirst[l.Item] = j
-		} else if st := undo[f].itemStatus; st == "new" || st == "sampled" {
-			u.itemStatus = "labeling"
+		if f := itemFirst[l.Item]; f != j {
+			if st := undo[f].itemStatus; st == "new" || st == "sampled" {
+				u.itemStatus = "labeling"
+			}
 		}
 	}
-	if err := groupDrafts(ctx, tx, undo, keys, pairs); err != nil {
+	if err := groupDrafts(ctx, tx, undo, pk); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -73,7 +80,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
-		WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, append([]any{now}, keys...)...); err != nil {
+		WHERE `+pk.where(""), append([]any{now}, pk.args()...)...); err != nil {
 		return nil, err
 	}
 	for _, u := range undo {
@@ -83,14 +90,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			}
 		}
 	}
-	items := make([]any, 0, len(itemFirst))
-	for j, l := range labels {
-		if itemFirst[l.Item] == j {
-			items = append(items, l.Item)
-		}
-	}
-	in := "(?" + strings.Repeat(", ?", len(items)-1) + ")"
-	closed, err := closedItems(ctx, tx, items, in)
+	closed, err := closedItems(ctx, tx, items, placeholderList(len(items)))
 	if err != nil {
 		return nil, err
 	}
@@ -114,21 +114,41 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	return undo, nil
 }
 
+// groupKeys are the (item, reviewer) keys of a group's labels, and its
+// items (each once).
+type groupKeys struct {
+	items []any
+	keys  []any // item, reviewer, item, reviewer, …
+}
+
+// where selects the rows of the keys in a table with item_id and reviewer
+// columns (prefixed with alias): the item ids listed apart, so that
+// PostgreSQL looks them up by the primary key rather than hashing a scan
+// of the table against the pairs.
+func (k groupKeys) where(alias string) string {
+	return alias + `item_id IN ` + placeholderList(len(k.items)) + ` AND (` + alias + `item_id, ` + alias + `reviewer) IN (VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?), ", len(k.keys)/2), ", ") + `)`
+}
+
+// args are where's arguments.
+func (k groupKeys) args() []any {
+	return append(append(make([]any, 0, len(k.items)+len(k.keys)), k.items...), k.keys...)
+}
+
 // groupBefore reads what taking each label back needs to know of before
 // (labelUndo without the draft and the written row); item is "" for a
 // label whose reviewer is not assigned the item (or whose batch is still
 // being written).
-func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, keys []any, pairs string) ([]labelUndo, error) {
+func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk groupKeys) ([]labelUndo, error) {
 	undo := make([]labelUndo, len(labels))
 	at := make(map[[2]string][]int, len(labels))
 	for j, l := range labels {
 		k := [2]string{l.Item, l.Reviewer}
 		at[k] = append(at[k], j)
 	}
-	err := eachRow(ctx, tx, `WITH k(item_id, reviewer) AS (VALUES `+pairs+`)
-		SELECT a.item_id, a.reviewer, a.status, a.skip_reason, i.status, `+leadActs("a.item_id")+`
-		FROM k JOIN assignments a ON a.item_id = k.item_id AND a.reviewer = k.reviewer JOIN items i ON i.id = a.item_id
-		WHERE a.batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, keys, func(rows *sql.Rows) error {
+	err := eachRow(ctx, tx, `SELECT a.item_id, a.reviewer, a.status, a.skip_reason, i.status, `+leadActs("a.item_id")+`
+		FROM assignments a JOIN items i ON i.id = a.item_id
+		WHERE `+pk.where("a.")+` AND a.batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, pk.args(), func(rows *sql.Rows) error {
 		var u labelUndo
 		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil {
 			return err
@@ -144,9 +164,9 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, key
 }
 
 // groupDrafts reads the drafts the labels replace into undo.
-func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, keys []any, pairs string) error {
+func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, pk groupKeys) error {
 	drafts := map[[2]string]savedRow{}
-	if err := eachSaved(ctx, tx, `SELECT * FROM drafts WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, keys, func(k [2]string, r savedRow) {
+	if err := eachSaved(ctx, tx, `SELECT * FROM drafts WHERE `+pk.where(""), pk.args(), func(k [2]string, r savedRow) {
 		drafts[k] = r
 	}); err != nil {
 		return err
