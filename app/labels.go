@@ -119,6 +119,7 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	if err != nil {
 		return rep, err
 	}
+	im.seen = nil // not needed while the labels are written
 	invalid := len(im.problems)
 	rep.Invalid = append(rep.Invalid, im.problemLines(MaxLabelProblems)...)
 	rep.Skipped = invalid

@@ -11,8 +11,15 @@ import (
 
 // labelGroup is how many labels SubmitLabels writes with one set of
 // statements: a statement per label cost most of a bulk submission (each
-// is a round through the driver, and most were prepared anew).
-const labelGroup = 256
+// is a round through the driver, and most were prepared anew). On
+// PostgreSQL, where every statement is a round trip to the server (slow
+// on a busy machine), groups are four times larger.
+func (s *Store) labelGroup() int {
+	if s.onPostgres() {
+		return 1024
+	}
+	return 256
+}
 
 // writeGroup submits labels (labels[0] is the call's label number first)
 // with a few statements for the whole group, each label exactly as
@@ -84,7 +91,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		return nil, err
 	}
 	for _, u := range undo {
-		if u.draft.found {
+		if u.draft != nil {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE `+labelKey, u.item, u.reviewer); err != nil {
 				return nil, err
 			}
@@ -165,25 +172,15 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk 
 
 // groupDrafts reads the drafts the labels replace into undo.
 func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, pk groupKeys) error {
-	drafts := map[[2]string]savedRow{}
+	drafts := map[[2]string]*savedRow{}
 	if err := eachSaved(ctx, tx, `SELECT * FROM drafts WHERE `+pk.where(""), pk.args(), func(k [2]string, r savedRow) {
-		drafts[k] = r
+		drafts[k] = &r
 	}); err != nil {
 		return err
 	}
-	if len(drafts) == 0 {
-		return nil
-	}
-	cols := []string{}
-	for _, r := range drafts {
-		cols = r.cols
-		break
-	}
 	for j := range undo {
-		if r, ok := drafts[[2]string{undo[j].item, undo[j].reviewer}]; ok {
-			undo[j].draft = r
-		} else {
-			undo[j].draft = savedRow{cols: cols}
+		if len(drafts) > 0 {
+			undo[j].draft = drafts[[2]string{undo[j].item, undo[j].reviewer}]
 		}
 	}
 	return nil

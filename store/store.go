@@ -44,7 +44,7 @@ type engine interface {
 	Paced(ctx context.Context, pace bulk.Pace, step func(tx *sql.Tx, deadline time.Time) (more bool, err error)) error
 	PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error
 	Wrap(op string, err error) error
-	BulkTuning(ctx context.Context) (restore func())
+	BulkTuning(ctx context.Context, cacheMiB int) (restore func())
 	LogSize() int64
 	Checkpoint(ctx context.Context)
 	KeepLogSmall(ctx context.Context, every time.Duration, limit int64)

@@ -308,7 +308,7 @@ func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Dur
 }
 
 // BulkTuning changes nothing on PostgreSQL.
-func (d *DB) BulkTuning(context.Context) (restore func()) { return func() {} }
+func (d *DB) BulkTuning(context.Context, int) (restore func()) { return func() {} }
 
 // LogSize is 0: PostgreSQL manages its write-ahead log itself.
 func (d *DB) LogSize() int64 { return 0 }
