@@ -339,7 +339,7 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 			}
 		}
 		if o := review.Settle(0, ls, hold); o.Settled {
-			if err := settled.add(l.Item, o, now); err != nil {
+			if err := settled.add(l.Item, o, s.now()); err != nil {
 				return err
 			}
 			out[j] = Settlement{Settled: true, Comparison: o.Comparison}

@@ -13,13 +13,15 @@ import (
 // items' agreed gold removed, their disputes upserted and the items marked
 // disputed in three. What settleLabels writes per item, set-based.
 type settlements struct {
-	golds    []review.Gold
+	golds    []any // upsertGold's rows, eleven values each
 	agreed   []any // item ids
 	disputes []any // upsertDispute's rows, four values each
 	disputed []any // item ids
 }
 
-// add records one settled item's outcome.
+// add records one settled item's outcome, settled at now (its gold
+// answer's updated_at, its dispute's created_at: the lead's queue is in
+// that order, as when items settle one by one).
 func (w *settlements) add(itemID string, out review.Outcome, now string) error {
 	if out.Gold == nil {
 		args, err := disputeArgs(itemID, out.Dispute, now)
@@ -30,7 +32,11 @@ func (w *settlements) add(itemID string, out review.Outcome, now string) error {
 		w.disputed = append(w.disputed, itemID)
 		return nil
 	}
-	w.golds = append(w.golds, *out.Gold)
+	args, err := goldArgs(*out.Gold, now)
+	if err != nil {
+		return err
+	}
+	w.golds = append(w.golds, args...)
 	w.agreed = append(w.agreed, itemID)
 	return nil
 }
@@ -39,19 +45,11 @@ func (w *settlements) add(itemID string, out review.Outcome, now string) error {
 // values a gold row: well under both engines' limit on parameters).
 const settleRowsPerStatement = 500
 
-// write writes what was added, at now.
+// write writes what was added, the items' status changes at now.
 func (w *settlements) write(ctx context.Context, tx Queryer, now string) error {
-	for start := 0; start < len(w.golds); start += settleRowsPerStatement {
-		part := w.golds[start:min(start+settleRowsPerStatement, len(w.golds))]
-		args := make([]any, 0, 11*len(part))
-		for _, g := range part {
-			a, err := goldArgs(g, now)
-			if err != nil {
-				return err
-			}
-			args = append(args, a...)
-		}
-		if _, err := tx.ExecContext(ctx, multiRow(upsertGold, goldValues, len(part)), args...); err != nil {
+	for start := 0; start < len(w.agreed); start += settleRowsPerStatement {
+		n := min(settleRowsPerStatement, len(w.agreed)-start)
+		if _, err := tx.ExecContext(ctx, multiRow(upsertGold, goldValues, n), w.golds[11*start:11*(start+n)]...); err != nil {
 			return err
 		}
 	}
