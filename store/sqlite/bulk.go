@@ -175,6 +175,10 @@ func (d *DB) BulkTuning(ctx context.Context, cacheMiB int) (restore func()) {
 	}
 }
 
+// Analyze does nothing on SQLite: its planner needs no statistics for the
+// bulk writes' lookups by key (PostgreSQL's does).
+func (d *DB) Analyze(context.Context, ...string) {}
+
 // LogSize is the size of the database's write-ahead log file (0 if none):
 // what has been written since the last checkpoint that emptied it.
 func (d *DB) LogSize() int64 {
