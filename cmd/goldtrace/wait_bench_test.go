@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -22,7 +23,8 @@ import (
 // built binary a user types, each run alternated in the same run with a
 // reference build of the same commands when $GOLDTRACE_BENCH_BEFORE names
 // one (for example goldtrace built from main): `labels import` of 50k
-// labels (25k items × 2 reviewers, one in ten disputed), `export` of 50k
+// labels (25k items × 2 reviewers, one in ten disputed; on SQLite, and on
+// PostgreSQL when GOLDTRACE_TEST_PG is set), `export` of 50k
 // gold items (a new version; a stored version's files written again),
 // `status --as lead` on 100k labels, and `sample --n 500 --by
 // tool` on the store of ~180k traces (543k candidates). Reported: wall
@@ -89,6 +91,26 @@ func BenchmarkWaitCLI(b *testing.B) {
 			func(int) []string {
 				return []string{"--db", db, "labels", "import", labels, "--as", "carol", "--for-others"}
 			})
+	})
+	b.Run("labels_import_50k_pg", func(b *testing.B) {
+		// The same project and labels on PostgreSQL (GOLDTRACE_TEST_PG):
+		// each run imports into a copy of sampled.db made by goldtrace
+		// copy, untimed.
+		if os.Getenv(pgtest.Env) == "" {
+			b.Skip(pgtest.Env + " is not set")
+		}
+		labels := filepath.Join(dir, "labels-a.jsonl")
+		// copy reads a copy of sampled.db: the log it leaves beside the
+		// file it read would fail the SQLite run's copyDB.
+		src := filepath.Join(b.TempDir(), "sampled.db")
+		copyDB(b, filepath.Join(dir, "sampled.db"), src)
+		var dsn string
+		compare(b, func(int) {
+			dsn = pgtest.DSN(b)
+			timed(b, bin, "copy", "--from", src, "--to", dsn)
+		}, func(int) []string {
+			return []string{"--db", dsn, "labels", "import", labels, "--as", "carol", "--for-others"}
+		})
 	})
 	b.Run("export_50k", func(b *testing.B) {
 		out := filepath.Join(dir, "out")

@@ -161,20 +161,20 @@ func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
 }
 
 // BulkTuning makes the write connection fit for an import's bulk writes:
-// a larger page cache so big indexes do not spill, statement journals in
+// a page cache of cacheMiB so big indexes do not spill, statement journals in
 // memory, and no automatic checkpoints (one would run inside a chunk's
 // commit, timed as lock held): the import checkpoints between chunks
 // instead (Checkpoint, once LogSize has grown past what it allows). The
 // returned func restores the defaults; the next commit, synced again,
 // makes everything durable.
-func (d *DB) BulkTuning(ctx context.Context) (restore func()) {
+func (d *DB) BulkTuning(ctx context.Context, cacheMiB int) (restore func()) {
 	w, err := d.writer(ctx)
 	if err != nil {
 		return func() {} // the import's first write reports it
 	}
 	// Its chunks commit with synchronous=NORMAL through WithRelaxedTx; the
 	// connection itself stays FULL for every other write (a label submit).
-	if _, err := w.ExecContext(ctx, `PRAGMA cache_size = -32768`); err == nil {
+	if _, err := w.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, cacheMiB<<10)); err == nil {
 		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
 		_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
 		// A multi-row insert keeps the pages it changes in a statement
@@ -190,6 +190,10 @@ func (d *DB) BulkTuning(ctx context.Context) (restore func()) {
 		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
 	}
 }
+
+// Analyze does nothing on SQLite: its planner needs no statistics for the
+// bulk writes' lookups by key (PostgreSQL's does).
+func (d *DB) Analyze(context.Context, ...string) {}
 
 // LogSize is the size of the database's write-ahead log file (0 if none):
 // what has been written since the last checkpoint that emptied it.
