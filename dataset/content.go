@@ -188,8 +188,9 @@ func (c Content) WriteTo(w io.Writer) (int64, error) {
 }
 
 // contentBuffers is how many parts a write holds at most: the one being
-// written and those handed over and not yet released.
-const contentBuffers = 4
+// written and those handed over and not yet released (as many as a
+// compressor on two cores reads at once).
+const contentBuffers = 3
 
 // WriteParts writes the JSONL file to w part by part (see NumParts), each
 // part read once for the file, its sha256 (unless already known or being
