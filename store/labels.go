@@ -99,6 +99,7 @@ func assignmentStatus(ctx context.Context, q Queryer, itemID, reviewer string) (
 // SaveDraft stores the reviewer's unsubmitted work on an item (body is the
 // TUI's own JSON). It refuses to touch a submitted or skipped assignment.
 func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error {
+	ctx = itemWrite(ctx, itemID)
 	return s.WithTx(ctx, func(tx *Tx) error {
 		st, err := assignmentStatus(ctx, tx, itemID, reviewer)
 		if err != nil {
@@ -109,7 +110,7 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		}
 		now := s.now()
 		if s.onPostgres() {
-			// One round trip instead of two, holding the writers' lock.
+			// One round trip instead of two, holding the item's lock.
 			_, err := tx.ExecContext(ctx, `WITH draft AS (`+upsertDraft+`) `+markDraft, itemID, reviewer, string(body), seconds, now,
 				now, itemID, reviewer)
 			return err
@@ -157,6 +158,7 @@ type Settlement struct {
 // outstanding label, the item compared and settled as agreed (with gold) or
 // disputed.
 func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, error) {
+	ctx = itemWrite(ctx, l.Item)
 	var out Settlement
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		var err error
@@ -446,6 +448,7 @@ func loadLabel(ctx context.Context, q Queryer, itemID, reviewer string) (review.
 
 // SkipItem marks an assignment skipped with the reviewer's reason.
 func (s *Store) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
+	ctx = itemWrite(ctx, itemID)
 	if reason == "" {
 		return errors.New("a skip needs a reason")
 	}
@@ -490,6 +493,7 @@ func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (stri
 // version cannot be reopened (ErrConflict): from then on only a lead's
 // send-back reopens them.
 func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
+	ctx = itemWrite(ctx, itemID)
 	var l review.Label
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		var err error

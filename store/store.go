@@ -198,13 +198,20 @@ func (s *Store) Reader() Queryer { return s.r }
 // WithTx runs fn in one write transaction, committing when fn returns nil
 // and rolling back otherwise, and returns once that is done. An audit
 // entry ctx carries (WithAudit) is written in the same transaction, and an
-// SSH actor's key is checked to be still theirs first (ErrRevoked).
+// SSH actor's key is checked there to be still theirs (ErrRevoked): first
+// on SQLite, with the audit entry on PostgreSQL (one round trip fewer).
 // Concurrent calls may share a transaction and its commit (the engine's
 // group commit): each fn then runs in a savepoint of its own, so one that
 // fails rolls back only itself; one undone with the transaction it shared
 // fails with ErrUndone (an ErrBusy: nothing of it was saved, try again).
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	err := s.db.WithTx(ctx, func(tx *Tx) error {
+		if s.pg {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			return s.writeAuditOfKeyStillTheirs(ctx, tx)
+		}
 		if err := keyStillTheirs(ctx, tx); err != nil {
 			return err
 		}
