@@ -317,7 +317,7 @@ func putDispute(ctx context.Context, tx Queryer, itemID string, cmp review.Compa
 }
 
 // upsertDispute writes an item's dispute, given disputeArgs.
-const upsertDispute = `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
+const upsertDispute = `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES ` + disputeValues + `
 		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`
 
 // disputeArgs are upsertDispute's arguments.
@@ -350,11 +350,17 @@ func putGold(ctx context.Context, q Queryer, g review.Gold, now string) error {
 
 // upsertGold writes (or replaces) an item's gold answer, given goldArgs.
 const upsertGold = `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES ` + goldValues + `
 		ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, decision = excluded.decision, calls = excluded.calls,
 			acceptable = excluded.acceptable, rationale = excluded.rationale, reviewers = excluded.reviewers,
 			adjudicator = excluded.adjudicator, guide_version = excluded.guide_version, reason = excluded.reason,
 			updated_at = excluded.updated_at`
+
+// goldValues and disputeValues are upsertGold's and upsertDispute's rows.
+const (
+	goldValues    = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	disputeValues = "(?, ?, ?, ?)"
+)
 
 // goldArgs are upsertGold's arguments.
 func goldArgs(g review.Gold, now string) ([]any, error) {

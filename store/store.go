@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,8 @@ type engine interface {
 	Paced(ctx context.Context, pace bulk.Pace, step func(tx *sql.Tx, deadline time.Time) (more bool, err error)) error
 	PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error
 	Wrap(op string, err error) error
-	BulkTuning(ctx context.Context) (restore func())
+	BulkTuning(ctx context.Context, cacheMiB int) (restore func())
+	Analyze(ctx context.Context, tables ...string)
 	LogSize() int64
 	Checkpoint(ctx context.Context)
 	KeepLogSmall(ctx context.Context, every time.Duration, limit int64)
@@ -76,6 +78,9 @@ type Store struct {
 	bodies bodyDecoders
 	// pg: the engine is PostgreSQL, where every statement is a round trip.
 	pg bool
+	// analyzeOnce: the first LabelTargets has the engine gather the label
+	// tables' statistics if they have none (Analyze).
+	analyzeOnce sync.Once
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time

@@ -319,8 +319,31 @@ func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Dur
 	return ctx.Err()
 }
 
-// BulkTuning changes nothing on PostgreSQL.
-func (d *DB) BulkTuning(context.Context) (restore func()) { return func() {} }
+// BulkTuning changes nothing on PostgreSQL: the page cache is the
+// server's.
+func (d *DB) BulkTuning(context.Context, int) (restore func()) { return func() {} }
+
+// Analyze gathers the planner's statistics of those of tables that have
+// none (never analyzed: a database just copied or filled, before
+// autovacuum came by). Without them PostgreSQL plans a bulk write's lists
+// of keys as scans of the whole table (a 50k-label import's statements
+// took 50–190 ms each instead of a few). It runs outside the writers'
+// lock; if it fails, the statements are planned as before.
+func (d *DB) Analyze(ctx context.Context, tables ...string) {
+	if d.readOnly || len(tables) == 0 {
+		return
+	}
+	never, err := d.strings(ctx, `SELECT c.relname FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind IN ('r', 'p')
+		AND pg_table_is_visible(c.oid) AND c.reltuples < 0`, tables)
+	if err != nil {
+		return
+	}
+	for _, t := range never {
+		if _, err := d.db.ExecContext(ctx, `ANALYZE `+pgx.Identifier{t}.Sanitize()); err != nil {
+			return
+		}
+	}
+}
 
 // LogSize is 0: PostgreSQL manages its write-ahead log itself.
 func (d *DB) LogSize() int64 { return 0 }
