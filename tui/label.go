@@ -24,7 +24,7 @@ type LabelOptions struct {
 	// alice; run … to be the second reviewer").
 	Hint string
 	// Recovery is the file a draft the database refuses on quit is kept in
-	// and restored from at start (RecoveryPath); "" keeps none.
+	// and restored from at start (app.RecoveryPath); "" keeps none.
 	Recovery string
 }
 
