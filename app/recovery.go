@@ -261,7 +261,7 @@ func (a *App) KeepRestoringRecoveries(ctx context.Context, base string, every ti
 	for {
 		done, failed := a.RestoreRecoveries(ctx, base)
 		for _, r := range done {
-			say(fmt.Sprintf("restored %d unsaved draft(s) of %s from %s (%d dropped: newer work is stored)", r.Restored, r.Reviewer, r.File, r.Dropped))
+			say(fmt.Sprintf("restored %d unsaved draft(s) of %s from %s (%d no longer needed: the database holds newer work)", r.Restored, r.Reviewer, r.File, r.Dropped))
 		}
 		still := map[string]string{}
 		for path, err := range failed {

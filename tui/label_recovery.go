@@ -108,5 +108,8 @@ func (r labelRequest) flushDraft(itemID string, d draftBody, seconds int) tea.Ms
 	if rerr := app.KeepRecoveryDraft(r.recovery, r.reviewer, rd); rerr != nil {
 		return FlushReportMsg{Err: fmt.Errorf("draft of %s not saved (%v) nor written to %s (%v); here it is: %s", itemID, err, r.recovery, rerr, body)}
 	}
-	return FlushReportMsg{Notice: fmt.Sprintf("draft of %s could not be saved (%v): kept in %s, restored when you next run goldtrace label", itemID, err, r.recovery)}
+	if r.served {
+		return FlushReportMsg{Notice: fmt.Sprintf("your draft of %s could not be saved: the server keeps it and puts it back as soon as the database takes it again", itemID)}
+	}
+	return FlushReportMsg{Notice: fmt.Sprintf("draft of %s could not be saved (%v): kept in %s, restored when you next run goldtrace label (or by goldtrace serve on this machine)", itemID, err, r.recovery)}
 }

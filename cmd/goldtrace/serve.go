@@ -162,7 +162,7 @@ func homeScreen(be *app.App, dbPath string) server.HomeFunc {
 			if _, err := session.Open(ctx, app.ActQueueRead, "label queue"); err != nil {
 				return nil, err
 			}
-			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: app.RecoveryPath(dbPath, actor.Name)}
+			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: app.RecoveryPath(dbPath, actor.Name), RecoveryServed: true}
 			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
 		case app.RoleLead:
 			if _, err := session.Open(ctx, app.ActDashboard, "dashboard"); err != nil {
