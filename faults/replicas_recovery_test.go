@@ -2,6 +2,11 @@ package faults
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,4 +98,56 @@ func TestRecoveryDraftReachesTheOtherReplica(t *testing.T) {
 	for _, text := range []string{alice.text(), alice.stderr.String(), again.text(), r2.log.String()} {
 		noRawDatabaseError(t, text)
 	}
+}
+
+// TestServeRestoresRecoveryFilesOnStart: a recovery file left where a
+// serve process keeps them (beside a SQLite database; for PostgreSQL, in
+// its cache directory) by a screen that could not save, on either engine,
+// is back in the database's drafts within seconds of serve starting, and
+// the file is removed.
+func TestServeRestoresRecoveryFilesOnStart(t *testing.T) {
+	onEngines(t, func(t *testing.T, engine string) {
+		if _, err := exec.LookPath("ssh-keygen"); err != nil {
+			t.Skip("no ssh-keygen on PATH: install openssh-client to run this test")
+		}
+		dir := t.TempDir()
+		db, _ := projectOn(t, engine, dir, 10, 3, "alice", "bob")
+		cache := t.TempDir()
+		base := db
+		if engine == "postgres" {
+			u, err := url.Parse(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base = filepath.Join(cache, "goldtrace", strings.NewReplacer("/", "_", ":", "_").Replace(u.Host+u.Path))
+			if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		item := sqlStrings(t, db, `SELECT item_id FROM assignments WHERE reviewer = 'alice' ORDER BY position LIMIT 1`)[0]
+		file := base + ".recovery-alice.json"
+		kept := fmt.Sprintf(`{"reviewer": "alice", "drafts": [{"item": %q, "body": {"no_tool": true, "calls": [], "rationale": "kept while the database was away"}, "seconds": 12, "saved_at": %q}]}`,
+			item, time.Now().UTC().Format(time.RFC3339Nano))
+		if err := os.WriteFile(file, []byte(kept), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tm := &team{t: t, dir: dir, db: db, hostKey: filepath.Join(dir, "host_key"), known: filepath.Join(dir, "known_hosts")}
+		r := tm.serveWith([]string{"XDG_CACHE_HOME=" + cache})
+		for deadline := time.Now().Add(10 * time.Second); sqlCount(t, db, `SELECT count(*) FROM drafts WHERE reviewer = 'alice' AND item_id = ?`, item) != 1; {
+			if time.Now().After(deadline) {
+				t.Fatalf("the recovery file is not in the database 10 s after serve started: %s", r.log.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("%s is still there after its draft was restored", file)
+			}
+		}
+		if !strings.Contains(r.log.String(), "restored 1 unsaved draft(s) of alice") {
+			t.Errorf("serve did not say it restored alice's draft: %s", r.log.String())
+		}
+	})
 }
