@@ -335,8 +335,11 @@ func TestFailedCopyLeavesTheTargetAsItWas(t *testing.T) {
 		to := pgtest.DSN(t)
 		var written []string
 		_, err = CopyProject(ctx, Actor{}, bad, to, func(c store.CopiedTable) { written = append(written, c.Name) })
-		if err == nil || !strings.Contains(err.Error(), "copy table audit") || len(written) == 0 {
+		if err == nil || !strings.Contains(err.Error(), "copy table audit: one of its rows") || !strings.Contains(err.Error(), "NUL character") || len(written) == 0 {
 			t.Fatalf("copy of a row PostgreSQL refuses, after %v: %v", written, err)
+		}
+		if said := ExplainError(to, err).Error(); !strings.Contains(said, "NUL character") || strings.Contains(said, "SQLSTATE") {
+			t.Errorf("the command would say %q", said)
 		}
 		if n := projectTables(t, to); n != 0 {
 			t.Fatalf("a failed copy left %d tables in %s", n, to)
