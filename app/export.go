@@ -271,7 +271,11 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 	staging := goAsync(func() (*store.StagedVersion, error) {
 		return st.StageDatasetVersion(ctx, name, info.Version, content.Hashes)
 	})
-	compressing := goAsync(func() (store.Compressed, error) { return store.CompressContent(content) })
+	// The JSONL is read once (from the records' temporary file), part by
+	// part, for the file, its sha256 (the manifest's) and the store's
+	// compressed copy.
+	compressor := store.NewCompressor(content.NumParts())
+	hashed := content.HashWhileWriting()
 	type madeManifest struct {
 		m     dataset.Manifest
 		bytes []byte
@@ -281,13 +285,14 @@ func (a *App) exportNext(ctx context.Context, createdBy, name string, o ExportOp
 		return madeManifest{m, b}, err
 	})
 	writing := eio.progress(fmt.Sprintf("export %s: writing v%d", name, info.Version), "MB")
-	files, err := dataset.StageVersionFiles(o.Out, name, info.Version, meteredContent{content, writing}, func() ([]byte, error) {
+	files, err := dataset.StageVersionFiles(o.Out, name, info.Version, &newVersionContent{content, writing, compressor.Add}, func() ([]byte, error) {
 		made, err := manifesting.wait()
 		return made.bytes, err
 	}, o.Formats, false)
+	hashed()
 	writing.Done()
 	made, manifestErr := manifesting.wait()
-	blob, compressErr := compressing.wait()
+	blob, compressErr := compressor.Close()
 	staged, stageErr := staging.wait()
 	if jerr := errors.Join(manifestErr, compressErr, content.Err()); err == nil && jerr != nil {
 		err = fmt.Errorf("export %s: %w", name, jerr)
@@ -385,15 +390,19 @@ func describeSelection(batches, where []string) string {
 	return " matching " + strings.Join(parts, ", ")
 }
 
-// meteredContent counts a version's bytes on a progress display each time
-// it is written out.
-type meteredContent struct {
-	c io.WriterTo
-	p Progress
+// newVersionContent writes a new version's JSONL, counting its bytes on a
+// progress display; the first time, it hands each part as it is written
+// to give (the store's compressor).
+type newVersionContent struct {
+	c    dataset.Content
+	p    Progress
+	give func(i int, part []byte, release func())
 }
 
-func (mc meteredContent) WriteTo(w io.Writer) (int64, error) {
-	return mc.c.WriteTo(progressWriter{w, mc.p})
+func (nc *newVersionContent) WriteTo(w io.Writer) (int64, error) {
+	give := nc.give
+	nc.give = nil
+	return nc.c.WriteParts(progressWriter{w, nc.p}, give)
 }
 
 type progressWriter struct {

@@ -119,6 +119,7 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	if err != nil {
 		return rep, err
 	}
+	im.seen = nil // not needed while the labels are written
 	invalid := len(im.problems)
 	rep.Invalid = append(rep.Invalid, im.problemLines(MaxLabelProblems)...)
 	rep.Skipped = invalid
@@ -140,7 +141,10 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	// commits with the last of them (an import that cannot be audited
 	// is taken back).
 	ctx = a.auditing(ctx, actor, act, object)
-	sets, err := a.st.SubmitLabels(ctx, labels)
+	if im.refused != nil {
+		return rep, fmt.Errorf("%s:%d: %w; nothing imported", o.File, im.refusedAt, im.refused)
+	}
+	sets, err := a.st.SubmitCheckedLabels(ctx, labels)
 	var le *store.LabelError
 	var kept *store.KeptLabelsError
 	switch {
@@ -184,6 +188,12 @@ type labelsImporter struct {
 	labels  []review.Label // checked
 	lines   []int
 	valid   review.LabelValidator
+
+	// refused is why the store would refuse the first valid label it
+	// would refuse (store.CheckSubmittable: its item is adjudicated), on
+	// line refusedAt: the import then writes nothing.
+	refused   error
+	refusedAt int
 
 	rationaleOptional bool
 	guides            map[string]bool // guide versions looked up: whether they exist
@@ -293,6 +303,9 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 		if problem := im.check(ctx, l, targets[l.Item], lead); problem != "" {
 			im.problems = append(im.problems, lineProblem{im.pendAt[i], problem})
 			continue
+		}
+		if err := store.CheckSubmittable(targets[l.Item], *l); err != nil && im.refused == nil {
+			im.refused, im.refusedAt = err, im.pendAt[i]
 		}
 		im.labels, im.lines = append(im.labels, *l), append(im.lines, im.pendAt[i])
 		if l.Reviewer != im.actor.Name {

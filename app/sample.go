@@ -347,12 +347,8 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	}
 	f := store.CandidateFilter{Where: q.filter.Where, Since: q.filter.Since, Until: q.filter.Until, Turns: q.filter.Turns,
 		ExcludeSampled: q.opts.ExcludeSampled, By: by}
-	scanned := 0
-	err = st.ScanCandidates(ctx, f, func(row int64, hash []byte, stratum string) error {
-		s.OfferRow(row, hash, stratum)
-		if scanned++; scanned%65536 == 0 {
-			return ctx.Err()
-		}
+	err = st.ScanCandidateRuns(ctx, f, func(rows *store.CandidateRun) error {
+		s.OfferRows(rows)
 		return nil
 	})
 	if err != nil {

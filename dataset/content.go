@@ -1,13 +1,15 @@
 package dataset
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/goldtrace/goldtrace/gold"
 )
@@ -39,16 +41,90 @@ func (c Content) Err() error {
 	return nil
 }
 
+// fileSum is the sha256 of a version's JSONL, computed once: by the first
+// write of the whole file (WriteParts) or else by SHA256 itself.
 type fileSum struct {
-	done chan struct{}
-	hex  string
+	mu       sync.Mutex
+	changed  sync.Cond // signalled when a write that hashes ends
+	promised bool      // a write will hash (HashWhileWriting)
+	running  bool      // a write is hashing
+	done     bool
+	hex      string
 }
 
-// SHA256 is the hex sha256 of the JSONL file. Assemble starts computing it
-// in the background; SHA256 waits for it.
+func newFileSum() *fileSum {
+	s := &fileSum{}
+	s.changed.L = &s.mu
+	return s
+}
+
+// start reports whether the write starting now hashes the file: the first
+// one does, unless another is hashing or the sum is known.
+func (s *fileSum) start() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running || s.done {
+		return false
+	}
+	s.running, s.promised = true, false
+	return true
+}
+
+// end records the sum of a write that hashed (sum is "" when it did not
+// write the whole file).
+func (s *fileSum) end(sum string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = false
+	if sum != "" {
+		s.done, s.hex = true, sum
+	}
+	s.changed.Broadcast()
+}
+
+// SHA256 is the hex sha256 of the JSONL file. It is computed as the file
+// is written (WriteTo, WriteParts), which it waits for when a write is
+// under way or promised (HashWhileWriting); it reads the lines itself
+// otherwise.
 func (c Content) SHA256() string {
-	<-c.sum.done
-	return c.sum.hex
+	s := c.sum
+	s.mu.Lock()
+	for (s.running || s.promised) && !s.done {
+		s.changed.Wait()
+	}
+	if s.done {
+		defer s.mu.Unlock()
+		return s.hex
+	}
+	s.running = true
+	s.mu.Unlock()
+	h := sha256.New()
+	c.writeParts(io.Discard, nil, h) // never fails
+	sum := hex.EncodeToString(h.Sum(nil))
+	s.end(sum)
+	return sum
+}
+
+// HashWhileWriting promises that a write of the whole file is coming and
+// computes SHA256: callers of SHA256 wait for it rather than read the
+// lines a second time. done must be called once that write has returned
+// (or will not happen); SHA256 reads the lines itself if it did not hash
+// the whole file.
+func (c Content) HashWhileWriting() (done func()) {
+	s := c.sum
+	s.mu.Lock()
+	if !s.done && !s.running {
+		s.promised = true
+	}
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.promised {
+			s.promised = false
+			s.changed.Broadcast()
+		}
+	}
 }
 
 // HashesAs is the record hashes of c's lines as format writes them
@@ -69,11 +145,11 @@ func (c Content) HashesAs(format int) map[string]string {
 // contentPartSize is about how many bytes of lines one part holds.
 const contentPartSize = 4 << 20
 
-// Assemble sorts lines by id, rejects duplicates, and computes the hashes
-// of a version's JSONL (the file's in the background: see SHA256).
+// Assemble sorts lines by id, rejects duplicates, and computes the record
+// hashes of a version's JSONL (the file's as it is written: see SHA256).
 func Assemble(lines []Line) (Content, error) {
 	sort.Slice(lines, func(i, j int) bool { return lines[i].ID < lines[j].ID })
-	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), Format: gold.RecordFormat1, parts: []int{0}, sum: &fileSum{done: make(chan struct{})}}
+	c := Content{Lines: lines, Hashes: make(map[string]string, len(lines)), Format: gold.RecordFormat1, parts: []int{0}, sum: newFileSum()}
 	if len(lines) > 0 && lines[0].catPart > 0 {
 		c.Format = gold.RecordFormat2 // a Builder writes every line of a version in one format
 	}
@@ -101,22 +177,6 @@ func Assemble(lines []Line) (Content, error) {
 	if len(lines) > 0 {
 		c.parts = append(c.parts, len(lines))
 	}
-	go func() {
-		defer close(c.sum.done)
-		h := sha256.New()
-		var buf []byte
-		for i := range lines {
-			if lines[i].src != nil {
-				buf = lines[i].AppendTo(buf[:0])
-				h.Write(buf)
-			}
-			for _, p := range lines[i].Parts {
-				h.Write(p)
-			}
-			h.Write(newline)
-		}
-		c.sum.hex = hex.EncodeToString(h.Sum(nil))
-	}()
 	return c, nil
 }
 
@@ -124,30 +184,67 @@ var newline = []byte{'\n'}
 
 // WriteTo writes the JSONL file to w.
 func (c Content) WriteTo(w io.Writer) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
+	return c.WriteParts(w, nil)
+}
+
+// contentBuffers is how many parts a write holds at most: the one being
+// written and those handed over and not yet released (as many as a
+// compressor on two cores reads at once).
+const contentBuffers = 3
+
+// WriteParts writes the JSONL file to w part by part (see NumParts), each
+// part read once for the file, its sha256 (unless already known or being
+// computed: see SHA256) and give, when not nil: give(i, part, release)
+// gets part i as soon as it is read, to read alongside the write, and
+// calls release once it no longer reads it (from any goroutine, even after
+// WriteParts has returned). A read of a part waits while the parts held
+// are more than contentBuffers.
+func (c Content) WriteParts(w io.Writer, give func(i int, part []byte, release func())) (int64, error) {
+	if !c.sum.start() {
+		return c.writeParts(w, give, nil)
+	}
+	h := sha256.New()
+	n, err := c.writeParts(w, give, h)
+	if n < int64(c.Size) {
+		c.sum.end("") // SHA256 reads the lines itself
+	} else {
+		c.sum.end(hex.EncodeToString(h.Sum(nil)))
+	}
+	return n, err
+}
+
+// writeParts is WriteParts, hashing the file into h when it is not nil.
+func (c Content) writeParts(w io.Writer, give func(i int, part []byte, release func()), h hash.Hash) (int64, error) {
+	free := make(chan []byte, contentBuffers)
+	for range contentBuffers {
+		free <- nil
+	}
 	n := int64(0)
-	var buf []byte
-	for i := range c.Lines {
-		l := &c.Lines[i]
-		if l.src != nil {
-			buf = l.AppendTo(buf[:0])
-			k, _ := bw.Write(buf)
-			n += int64(k)
+	for i := range c.NumParts() {
+		part := c.AppendPart(i, (<-free)[:0])
+		users := int32(1)
+		if give != nil {
+			users = 2
 		}
-		for _, p := range l.Parts {
-			k, _ := bw.Write(p)
-			n += int64(k)
+		release := func() {
+			if atomic.AddInt32(&users, -1) == 0 {
+				free <- part
+			}
 		}
-		bw.WriteByte('\n')
-		n++
+		if give != nil {
+			give(i, part, release)
+		}
+		if h != nil {
+			h.Write(part)
+		}
+		k, err := w.Write(part)
+		release()
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
 	}
-	if err := bw.Flush(); err != nil {
-		return 0, err
-	}
-	if err := c.Err(); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return n, c.Err()
 }
 
 // Bytes returns the JSONL file in one slice.

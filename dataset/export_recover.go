@@ -17,7 +17,8 @@ import (
 // ClaimExportDir takes the export lock of dataset name in dir (an flock,
 // released by the kernel when the process dies however it dies) and, when
 // no other export of name into dir is running, removes the temporary files
-// earlier exports of it left there. release drops the lock.
+// earlier exports of it (and records files of any export) left there.
+// release drops the lock.
 func ClaimExportDir(dir, name string) (release func()) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return func() {} // StageVersionFiles reports the directory
@@ -29,7 +30,12 @@ func ClaimExportDir(dir, name string) (release func()) {
 	prefix := "." + name + "-v"
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, prefix) && strings.Contains(n, ".tmp-") {
+		n := e.Name()
+		// A records file still has a name only for an instant after it is
+		// made (see spillFile), and whoever made it has it open: removing
+		// the name is what its maker does next.
+		spill := strings.HasPrefix(n, ".goldtrace-export-") && strings.HasSuffix(n, ".spill")
+		if strings.HasPrefix(n, prefix) && strings.Contains(n, ".tmp-") || spill {
 			os.Remove(filepath.Join(dir, n))
 		}
 	}

@@ -12,9 +12,10 @@ import (
 
 // spillFile holds the bytes of built record lines in a temporary file, so
 // a version of hundreds of MB is never held in memory: a spilled Line keeps
-// only where its bytes are. The file is removed as soon as it is made (it
-// lives while open, and nothing is left behind even by a kill); where that
-// is not allowed it is removed when closed.
+// only where its bytes are. The file has no name (it lives while open, and
+// nothing is left behind even by a kill): made without one where the file
+// system allows it, else removed as soon as it is made, or where that is
+// not allowed when closed.
 type spillFile struct {
 	f    *os.File
 	name string // set while the file still has a name to remove
@@ -27,6 +28,9 @@ type spillFile struct {
 
 // newSpillFile makes a spill file in dir (os.TempDir when "").
 func newSpillFile(dir string) (*spillFile, error) {
+	if f, err := createUnnamed(dir); err == nil {
+		return &spillFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	}
 	f, err := os.CreateTemp(dir, ".goldtrace-export-*.spill")
 	if err != nil {
 		return nil, fmt.Errorf("temporary file for the records: %w", fserr.Bare(err))

@@ -39,15 +39,25 @@ func (s *StagedFiles) mkdirs(root, dir string) error {
 
 type stagedFile struct{ tmp, final string }
 
-// add writes a temporary file beside final with write and fsyncs it.
-func (s *StagedFiles) add(final string, write func(io.Writer) error) error {
+// add writes a temporary file beside final with write and fsyncs it;
+// large, a file is best written direct (see directWriter).
+func (s *StagedFiles) add(final string, large bool, write func(io.Writer) error) error {
 	dir := filepath.Dir(final)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("--out %s is not writable: %w", dir, fserr.Bare(err))
 	}
 	s.files = append(s.files, stagedFile{tmp: f.Name(), final: final})
-	if err := write(f); err != nil {
+	if large {
+		dw := newDirectWriter(f)
+		err = write(dw)
+		if cerr := dw.Close(); err == nil {
+			err = cerr
+		}
+	} else {
+		err = write(f)
+	}
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", final, fserr.Bare(err))
 	}
@@ -155,7 +165,7 @@ func StageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 		staged.Abort()
 		return nil, err
 	}
-	if err := staged.add(filepath.Join(dir, names[0]), func(w io.Writer) error { _, err := content.WriteTo(w); return err }); err != nil {
+	if err := staged.add(filepath.Join(dir, names[0]), true, func(w io.Writer) error { _, err := content.WriteTo(w); return err }); err != nil {
 		return fail(err)
 	}
 	mb, err := manifest()
@@ -175,7 +185,7 @@ func StageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 		if err := staged.mkdirs(dir, filepath.Dir(final)); err != nil {
 			return fail(err)
 		}
-		err := staged.add(final, func(w io.Writer) error {
+		err := staged.add(final, true, func(w io.Writer) error {
 			// The JSONL streams through a pipe into the converter.
 			pr, pw := io.Pipe()
 			go func() {
@@ -193,7 +203,7 @@ func StageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 			return fail(err)
 		}
 	}
-	if err := staged.add(filepath.Join(dir, names[len(names)-1]), func(w io.Writer) error { _, err := w.Write(mb); return err }); err != nil {
+	if err := staged.add(filepath.Join(dir, names[len(names)-1]), false, func(w io.Writer) error { _, err := w.Write(mb); return err }); err != nil {
 		return fail(err)
 	}
 	return staged, nil

@@ -40,7 +40,22 @@ func ArgPaths(items [][]Label) []ArgPathAgreement {
 				if tool == trace.NoTool || tool != ToolClass(ls[j]) {
 					continue
 				}
-				a, b := argLeaves(ls[i].Calls[0].Args), argLeaves(ls[j].Calls[0].Args)
+				argsA, argsB := ls[i].Calls[0].Args, ls[j].Calls[0].Args
+				if bytes.Equal(argsA, argsB) {
+					// The same text: every leaf is in both and equal (a
+					// leaf's text is never empty), most pairs in a status.
+					for path := range argLeaves(argsA) {
+						t := tally[key{tool, path}]
+						if t == nil {
+							t = &ArgPathAgreement{Tool: tool, Path: path}
+							tally[key{tool, path}] = t
+						}
+						t.Pairs++
+						t.Agreed++
+					}
+					continue
+				}
+				a, b := argLeaves(argsA), argLeaves(argsB)
 				for path, va := range a {
 					vb, ok := b[path]
 					t := tally[key{tool, path}]

@@ -59,22 +59,29 @@ func prefix64[T string | []byte](h T) (uint64, bool) {
 		return 0, false
 	}
 	var v uint64
+	var bad uint8
 	for i := 0; i < 16; i++ {
-		c := h[i]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint64(c)
+		d := hexDigits[h[i]]
+		bad |= d
+		v = v<<4 | uint64(d&0xf)
 	}
-	return v, true
+	return v, bad&0xf0 == 0
 }
+
+// hexDigits is each byte's value as a hex digit, 0xff for a byte that is
+// not one.
+var hexDigits = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = uint8(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = uint8(c-'a'+10), uint8(c-'a'+10)
+	}
+	return t
+}()
 
 // fnv64a is the 64-bit FNV-1a hash, for input hashes that are not hex.
 func fnv64a[T string | []byte](s T) uint64 {

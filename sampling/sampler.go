@@ -35,8 +35,16 @@ type Sampler struct {
 	ordered  bool
 	strata   map[string]*reservoir
 	held     map[string]*entry // input hash -> its entry in a reservoir
-	seen     map[[16]byte]struct{}
+	seen     inputSet          // exact mode: the inputs met so far
 	excluded map[string]bool
+	// exclKeys holds the excluded inputs' keys: a store scan checks each
+	// row against them and the map only when one matches.
+	exclKeys inputSet
+	last     *reservoir // the stratum OfferRow found last
+	// keys and hex are OfferRows' scratch; touched keeps its reads.
+	keys     []inputKey
+	hex      []bool
+	touched  uint64
 	priority map[string]uint8 // input hash → priority (Prioritize); nil: plain seeded order
 	dups     int
 	excl     int
@@ -77,19 +85,15 @@ func (r *reservoir) Pop() any {
 // NewSampler returns a sampler for at most n items. ordered says candidates
 // arrive in Earlier order (exact deduplication, see Sampler).
 func NewSampler(seed int64, n int, ordered bool) *Sampler {
-	s := &Sampler{seed: seed, n: n, ordered: ordered,
+	return &Sampler{seed: seed, n: n, ordered: ordered,
 		strata: map[string]*reservoir{}, held: map[string]*entry{}}
-	if ordered {
-		s.seen = map[[16]byte]struct{}{}
-	}
-	return s
 }
 
 // Expect presizes the duplicate set of an exact-mode sampler for about n
-// candidates, sparing rehashing on large scans.
+// candidates, sparing regrowth on large scans.
 func (s *Sampler) Expect(n int) {
-	if s.ordered && len(s.seen) == 0 && n > 0 {
-		s.seen = make(map[[16]byte]struct{}, n)
+	if s.ordered && n > 0 {
+		s.seen.grow(n)
 	}
 }
 
@@ -101,6 +105,8 @@ func (s *Sampler) Exclude(hashes []string) {
 	}
 	for _, h := range hashes {
 		s.excluded[h] = true
+		k, _ := hashKey(h)
+		s.exclKeys.add(k)
 	}
 }
 
@@ -126,37 +132,79 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 		s.Offer(Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum})
 		return
 	}
-	if s.excluded[string(inputHash)] {
+	k, hex := hashKey(inputHash)
+	s.offerKeyed(row, inputHash, stratum, k, hex)
+}
+
+// Rows is a run of scanned rows, as OfferRows takes them: row i's item
+// row, input hash (read during the call only) and stratum.
+type Rows interface {
+	Len() int
+	Row(i int) (row int64, inputHash []byte, stratum string)
+}
+
+// OfferRows is OfferRow for each of a run of rows in turn. It decodes the
+// rows' keys first and reads the places of the duplicate set they will
+// probe, so the memory reads of a run overlap instead of waiting one after
+// another (the set of a large store is far larger than the CPU's caches).
+func (s *Sampler) OfferRows(rows Rows) {
+	n := rows.Len()
+	if !s.ordered {
+		for i := range n {
+			s.OfferRow(rows.Row(i))
+		}
+		return
+	}
+	s.keys, s.hex = s.keys[:0], s.hex[:0]
+	for i := range n {
+		_, h, _ := rows.Row(i)
+		k, hex := hashKey(h)
+		s.keys, s.hex = append(s.keys, k), append(s.hex, hex)
+	}
+	s.seen.grow(s.seen.n + n) // no growth between the reads and the probes
+	s.touched += s.seen.touch(s.keys)
+	for i := range n {
+		row, h, stratum := rows.Row(i)
+		s.offerKeyed(row, h, stratum, s.keys[i], s.hex[i])
+	}
+}
+
+// offerKeyed is OfferRow once the input's key is known.
+func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inputKey, hex bool) {
+	if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[string(inputHash)] {
 		s.excl++
 		return
 	}
-	k, hex := hashKey(inputHash)
-	if _, dup := s.seen[k]; dup {
+	if !s.seen.add(k) {
 		s.dups++
 		return
 	}
-	s.seen[k] = struct{}{}
-	r := s.stratum(stratum)
+	r := s.last
+	if r == nil || r.name != stratum {
+		r = s.stratum(stratum)
+		s.last = r
+	}
 	r.available++
 	if s.n <= 0 {
 		return
 	}
 	var key uint64
 	if hex {
-		key = keyOf(s.seed, binary.BigEndian.Uint64(k[:8]))
+		key = keyOf(s.seed, k.hi)
 	} else {
 		key = Key(s.seed, string(inputHash))
 	}
 	if s.priority != nil {
-		key = s.keyFor(key, string(inputHash))
+		key = prioritized(key, s.priority[string(inputHash)])
 	}
 	if r.Len() >= s.n {
+		// !keyLess, without a string made for the comparison.
 		top := r.items[0]
-		if !keyLess(key, string(inputHash), top.key, top.c.InputHash) {
+		if key > top.key || key == top.key && string(inputHash) >= top.c.InputHash {
 			return
 		}
 	}
-	s.admitKeyed(&entry{c: Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum}, key: key})
+	s.admitTo(r, &entry{c: Candidate{Row: row, InputHash: string(inputHash), Stratum: r.name}, key: key})
 }
 
 // Offer considers one candidate.
@@ -173,12 +221,10 @@ func (s *Sampler) Offer(c Candidate) {
 		return
 	}
 	if s.ordered {
-		k, _ := hashKey(c.InputHash)
-		if _, dup := s.seen[k]; dup {
+		if k, _ := hashKey(c.InputHash); !s.seen.add(k) {
 			s.dups++
 			return
 		}
-		s.seen[k] = struct{}{}
 	}
 	s.admit(c)
 }
@@ -197,20 +243,29 @@ func (s *Sampler) admit(c Candidate) {
 // admitKeyed keeps e in its stratum's reservoir when its key is among the n
 // smallest there (the stratum has already counted it).
 func (s *Sampler) admitKeyed(e *entry) {
+	s.admitTo(s.stratum(e.c.Stratum), e)
+}
+
+// admitTo is admitKeyed given e's stratum. Only a streaming sampler keeps
+// track of the entries held by input (held): an exact one never looks.
+func (s *Sampler) admitTo(r *reservoir, e *entry) {
 	c := e.c
-	r := s.stratum(c.Stratum)
 	if r.Len() < s.n {
 		heap.Push(r, e)
-		s.held[c.InputHash] = e
+		if !s.ordered {
+			s.held[c.InputHash] = e
+		}
 		return
 	}
 	top := r.items[0]
 	if keyLess(e.key, c.InputHash, top.key, top.c.InputHash) {
-		delete(s.held, top.c.InputHash)
 		r.items[0] = e
 		e.index = 0
 		heap.Fix(r, 0)
-		s.held[c.InputHash] = e
+		if !s.ordered {
+			delete(s.held, top.c.InputHash)
+			s.held[c.InputHash] = e
+		}
 	}
 }
 
@@ -287,17 +342,14 @@ func (s *Sampler) Result(mode string, minPer int) (Sample, error) {
 // hashKey is a fixed-size map key for an input hash: its first 128 bits
 // when it is 64 hex digits (a sha256; hex is then true), else the first 128
 // bits of its sha256.
-func hashKey[T string | []byte](h T) (k [16]byte, hex bool) {
+func hashKey[T string | []byte](h T) (k inputKey, hex bool) {
 	if len(h) == 64 {
 		a, okA := prefix64(h[:16])
 		b, okB := prefix64(h[16:32])
 		if okA && okB {
-			binary.BigEndian.PutUint64(k[:8], a)
-			binary.BigEndian.PutUint64(k[8:], b)
-			return k, true
+			return inputKey{a, b}, true
 		}
 	}
 	sum := sha256.Sum256([]byte(h))
-	copy(k[:], sum[:16])
-	return k, false
+	return inputKey{binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])}, false
 }

@@ -225,3 +225,65 @@ func TestOfferRowMatchesOffer(t *testing.T) {
 		}
 	}
 }
+
+// TestOfferRowPinned pins what the store's path draws from 30,000 rows with
+// copies (one in 17 repeats an earlier input, in its stratum or another),
+// inputs whose hash is not hex, and excluded inputs: the same seed must draw
+// the same rows in the same order in every release. The sampler is told to
+// expect fewer rows than it gets, and more, and nothing.
+func TestOfferRowPinned(t *testing.T) {
+	strata := []string{"(none)", "(none)", "get_order", "refund", "search", "rare"}
+	hashes := make([]string, 30_000)
+	for i := range hashes {
+		switch {
+		case i%17 == 16:
+			hashes[i] = hashes[i*2/3]
+		case i%1000 == 5:
+			hashes[i] = fmt.Sprint("plain-", i)
+		default:
+			hashes[i] = hashOf(fmt.Sprint("input ", i))
+		}
+	}
+	var excluded []string
+	for i := 3; i < len(hashes); i += 211 {
+		excluded = append(excluded, hashes[i])
+	}
+	for _, tc := range []struct {
+		seed   int64
+		n      int
+		expect int
+		mode   string
+		want   string
+	}{
+		{1, 500, 30_000, AllocProportional, "1a8c5736a1640e83"},
+		{2, 120, 1_000, AllocEqual, "1c6dde07eaebb109"},
+		{-3, 40, 0, AllocProportional, "bd9b9fd65cdf9289"},
+		{4, 50_000, 100_000, AllocProportional, "5bc7bc88d327b2b2"},
+	} {
+		s := NewSampler(tc.seed, tc.n, true)
+		s.Expect(tc.expect)
+		s.Exclude(excluded)
+		for i, h := range hashes {
+			st := strata[(i*7)%len(strata)]
+			if i%5 == 0 && st == "rare" {
+				st = "rarest"
+			}
+			s.OfferRow(int64(i), []byte(h), st)
+		}
+		got, err := s.Result(tc.mode, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sha256.New()
+		for _, c := range got.Items {
+			fmt.Fprintln(d, c.Row, c.Stratum, c.InputHash)
+		}
+		for _, st := range got.Strata {
+			fmt.Fprintln(d, st.Name, st.Available, st.Sampled)
+		}
+		fmt.Fprintln(d, s.Duplicates(), s.Excluded(), got.Note)
+		if sum := hex.EncodeToString(d.Sum(nil))[:16]; sum != tc.want {
+			t.Errorf("seed %d, n %d, expect %d: digest %s, want %s (%d dups, %d excluded)", tc.seed, tc.n, tc.expect, sum, tc.want, s.Duplicates(), s.Excluded())
+		}
+	}
+}

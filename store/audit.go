@@ -78,7 +78,7 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 		return nil
 	}
 	// An audit entry alone changes nothing a status reads.
-	ctx = context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true)
+	ctx = appendWrite(context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true))
 	// An entry undone with a transaction it shared is written again: a
 	// refusal's entry has no caller that would retry it.
 	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error { return nil })
@@ -101,6 +101,17 @@ func (s *Store) writePendingAudit(ctx context.Context, tx *Tx) error {
 	if p == nil || p.isWritten() {
 		return nil
 	}
+	e := s.pendingEntry(p)
+	_, err := tx.ExecContext(context.WithoutCancel(ctx), `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// pendingEntry is p's entry as written: with its detail, time and outcome.
+func (s *Store) pendingEntry(p *pendingAudit) AuditEntry {
 	e := p.entry
 	if p.detail != "" {
 		e.Object += " (" + p.detail + ")"
@@ -111,10 +122,31 @@ func (s *Store) writePendingAudit(ctx context.Context, tx *Tx) error {
 	if e.Outcome == "" {
 		e.Outcome = AuditOK
 	}
-	_, err := tx.ExecContext(context.WithoutCancel(ctx), `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome)
+	return e
+}
+
+// writeAuditOfKeyStillTheirs is keyStillTheirs and writePendingAudit in one
+// statement, for PostgreSQL, where each is a round trip: the entry is
+// written only if the key is still theirs, and ErrRevoked returned
+// otherwise. Run last in the transaction, it refuses the same writes as
+// keyStillTheirs run first: keys are removed by writes that run alone.
+func (s *Store) writeAuditOfKeyStillTheirs(ctx context.Context, tx *Tx) error {
+	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
+	if p == nil || p.isWritten() {
+		return nil
+	}
+	e := s.pendingEntry(p)
+	check := e.Source == "ssh" && e.KeyFingerprint != "" && e.Outcome == AuditOK
+	res, err := tx.ExecContext(context.WithoutCancel(ctx), `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT ? OR EXISTS (SELECT 1 FROM user_keys WHERE fingerprint = ? AND "user" = ?)`,
+		e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome, check, e.KeyFingerprint, e.Actor)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	} else if n == 0 {
+		return fmt.Errorf("key %s of %s: %w", e.KeyFingerprint, e.Actor, ErrRevoked)
 	}
 	return nil
 }

@@ -101,3 +101,40 @@ func TestAuditLog(t *testing.T) {
 		}
 	})
 }
+
+// A write made with an SSH key is stored, with its audit entry, only while
+// the key is still its user's: once it is removed (or was never theirs),
+// the write fails with ErrRevoked and leaves no label and no entry.
+func TestWriteWithRemovedKeyIsRefused(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		ids := concurrentBatch(t, st, 3)
+		if err := st.AddUserKey(ctx, "alice", ka); err != nil {
+			t.Fatal(err)
+		}
+		as := func(fingerprint, item string) context.Context {
+			return WithAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: fingerprint,
+				Action: "label.submit", Object: item})
+		}
+		if _, err := st.SubmitLabel(as(ka.Fingerprint, ids[0]), callLabel(ids[0], "alice", `{"order_id":"ORD-1"}`)); err != nil {
+			t.Fatalf("submit with alice's key: %v", err)
+		}
+		if _, err := st.SubmitLabel(as(kb.Fingerprint, ids[1]), callLabel(ids[1], "alice", `{"order_id":"ORD-1"}`)); !errors.Is(err, ErrRevoked) {
+			t.Fatalf("submit with a key that is not alice's: %v, want ErrRevoked", err)
+		}
+		if err := st.RemoveUserKey(ctx, "alice", ka.Fingerprint); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveDraft(as(ka.Fingerprint, ids[2]), ids[2], "alice", []byte(`{}`), 1); !errors.Is(err, ErrRevoked) {
+			t.Fatalf("draft with alice's removed key: %v, want ErrRevoked", err)
+		}
+		var labels, entries int
+		if err := st.Reader().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM labels WHERE reviewer = 'alice'),
+			(SELECT count(*) FROM audit WHERE actor = 'alice')`).Scan(&labels, &entries); err != nil {
+			t.Fatal(err)
+		}
+		if labels != 1 || entries != 1 {
+			t.Errorf("%d labels and %d audit entries of alice, want 1 and 1", labels, entries)
+		}
+	})
+}

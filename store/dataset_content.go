@@ -27,9 +27,9 @@ type Parts interface {
 }
 
 // Compressed is the content of a version as the store keeps it, one gzip
-// member per dataset_parts row; only CompressContent makes one. The
-// members are kept apart, never joined: a large version's compressed bytes
-// are held once.
+// member per dataset_parts row; only a Compressor makes one. The members
+// are kept apart, never joined: a large version's compressed bytes are
+// held once.
 type Compressed struct {
 	members [][]byte
 }
@@ -41,55 +41,99 @@ func CompressContent(content Parts) (Compressed, error) {
 	return Compressed{members}, err
 }
 
-// compressContent gzips content (BestSpeed), each part as one gzip member,
-// compressed on up to GOMAXPROCS goroutines, the members concatenated: one
-// valid gzip stream (RFC 1952 allows several members; gzip -d and Go's
-// reader join them). Decompressing gives the joined parts back exactly.
+// compressContent gzips content through a Compressor, reading its parts
+// in turn.
 func compressContent(content Parts) ([][]byte, error) {
-	n := max(1, content.NumParts()) // no parts: one empty member
-	members := make([][]byte, n)
-	errs := make([]error, n)
-	next := make(chan int, n)
+	n := content.NumParts()
+	z := NewCompressor(n)
+	free := make(chan []byte, runtime.GOMAXPROCS(0)+1) // the part being read and one per worker
+	for range cap(free) {
+		free <- nil
+	}
 	for i := range n {
-		next <- i
+		part := content.AppendPart(i, (<-free)[:0])
+		z.Add(i, part, func() { free <- part })
 	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			var part []byte // reused: the part's bytes, joined
-			// klauspost's gzip writes standard gzip twice as fast as
-			// compress/gzip at BestSpeed, and smaller.
-			zw, _ := kgzip.NewWriterLevel(&buf, kgzip.BestSpeed) // a valid level: no error
-			for i := range next {
-				part = part[:0]
-				if i < content.NumParts() {
-					part = content.AppendPart(i, part)
-				}
-				buf.Reset()
-				zw.Reset(&buf)
-				if _, err := zw.Write(part); err != nil {
-					errs[i] = err
-					continue
-				}
-				if err := zw.Close(); err != nil {
-					errs[i] = err
-					continue
-				}
-				members[i] = bytes.Clone(buf.Bytes())
-			}
-		}()
+	c, err := z.Close()
+	return c.members, err
+}
+
+// Compressor gzips a version's content (BestSpeed) as its parts are handed
+// over, each part as one gzip member, on up to GOMAXPROCS goroutines; the
+// members concatenated are one valid gzip stream (RFC 1952 allows several
+// members; gzip -d and Go's reader join them), and decompressing gives the
+// joined parts back exactly. The same parts give the same bytes however
+// they are handed over.
+type Compressor struct {
+	jobs    chan compressJob
+	members [][]byte
+	errs    []error
+	wg      sync.WaitGroup
+}
+
+type compressJob struct {
+	i       int
+	part    []byte
+	release func()
+}
+
+// NewCompressor starts compressing a content of n parts (none: one empty
+// member).
+func NewCompressor(n int) *Compressor {
+	z := &Compressor{jobs: make(chan compressJob, max(1, n)), members: make([][]byte, max(1, n)), errs: make([]error, max(1, n))}
+	for range min(max(1, n), runtime.GOMAXPROCS(0)) {
+		z.wg.Add(1)
+		go z.work()
 	}
-	wg.Wait()
-	for i := range members {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("compress content: %w", errs[i])
+	if n == 0 {
+		z.jobs <- compressJob{i: 0, release: func() {}}
+	}
+	return z
+}
+
+// Add hands part i over; release is called once the Compressor no longer
+// reads part. It never blocks.
+func (z *Compressor) Add(i int, part []byte, release func()) {
+	z.jobs <- compressJob{i, part, release}
+}
+
+// Close waits for the parts handed over to be compressed and returns the
+// content; an error if a part was never handed over. Add must not be
+// called after it.
+func (z *Compressor) Close() (Compressed, error) {
+	close(z.jobs)
+	z.wg.Wait()
+	for i, m := range z.members {
+		if z.errs[i] != nil {
+			return Compressed{}, fmt.Errorf("compress content: %w", z.errs[i])
+		}
+		if m == nil {
+			return Compressed{}, fmt.Errorf("compress content: part %d of %d was not written", i+1, len(z.members))
 		}
 	}
-	return members, nil
+	return Compressed{z.members}, nil
+}
+
+func (z *Compressor) work() {
+	defer z.wg.Done()
+	var buf bytes.Buffer
+	// klauspost's gzip writes standard gzip twice as fast as
+	// compress/gzip at BestSpeed, and smaller.
+	zw, _ := kgzip.NewWriterLevel(&buf, kgzip.BestSpeed) // a valid level: no error
+	for j := range z.jobs {
+		buf.Reset()
+		zw.Reset(&buf)
+		_, err := zw.Write(j.part)
+		if err == nil {
+			err = zw.Close()
+		}
+		j.release()
+		if err != nil {
+			z.errs[j.i] = err
+			continue
+		}
+		z.members[j.i] = bytes.Clone(buf.Bytes())
+	}
 }
 
 // decodeContent returns the JSONL bytes of a content BLOB stored with

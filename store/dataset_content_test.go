@@ -158,3 +158,37 @@ func (s *Store) writeDatasetVersion(ctx context.Context, name string, version in
 	}
 	return v.Complete(ctx, nv)
 }
+
+func TestCompressorGivesTheSameMembersInAnyOrder(t *testing.T) {
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < 3*contentChunkSize+5; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	content := bytesParts(lines.Bytes())
+	want, err := CompressContent(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := content.NumParts()
+	z := NewCompressor(n)
+	released := make(chan int, n)
+	for i := n - 1; i >= 0; i-- { // last part first
+		z.Add(i, content.AppendPart(i, nil), func() { released <- i })
+	}
+	got, err := z.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(released) != n {
+		t.Errorf("%d parts released, want %d", len(released), n)
+	}
+	if len(got.members) != n || !bytes.Equal(bytes.Join(got.members, nil), bytes.Join(want.members, nil)) {
+		t.Fatalf("parts handed over backwards: %d members, different bytes", len(got.members))
+	}
+	// A part never handed over (the file's write failed): no content.
+	z = NewCompressor(n)
+	z.Add(0, content.AppendPart(0, nil), func() {})
+	if _, err := z.Close(); err == nil {
+		t.Fatal("content with parts missing: no error")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -257,7 +258,9 @@ func firstExpectedTool(calls []gold.ExpectedCall) string {
 
 // readGoldTraces completes each group with its trace's metadata, messages
 // and tools and hands it to ready, reading the traces by key in id order
-// (the ids go in as one JSON array).
+// (the ids go in as one JSON array). A trace's tool set and metadata are
+// read as their ids: the few distinct ones are loaded once each, shared by
+// the traces that have them.
 func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.TraceGold, toolDefs map[string]trace.Tool,
 	ready func(dataset.TraceGold)) error {
 	ids := slices.Sorted(maps.Keys(groups))
@@ -265,18 +268,19 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 	if err != nil {
 		return err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT t.id, `+sqlTraceMetadata+`, t.messages, t.body,
-		(SELECT group_concat(tt.tool_hash, ',' ORDER BY tt.position) FROM trace_tools tt WHERE tt.trace_id = t.id)
+	rows, err := s.r.QueryContext(ctx, `SELECT t.id, t.metaset, t.messages, t.body, t.toolset
 		FROM json_each(?) j CROSS JOIN traces t ON t.id = j.value`, string(list))
 	if err != nil {
 		return fmt.Errorf("read gold traces: %w", err)
 	}
 	defer rows.Close()
+	catalogues := map[int64]itemCatalogue{}
+	metadata := map[int64][]byte{}
 	for rows.Next() {
 		var id string
-		var meta, msgs, body []byte // scanned as bytes: one copy, handed over as they are
-		var hashes *string
-		if err := rows.Scan(&id, &meta, &msgs, &body, &hashes); err != nil {
+		var msgs, body []byte // scanned as bytes: one copy, handed over as they are
+		var metaset, toolset sql.NullInt64
+		if err := rows.Scan(&id, &metaset, &msgs, &body, &toolset); err != nil {
 			return fmt.Errorf("read gold traces: %w", err)
 		}
 		if msgs, err = s.traceMessagesJSON(ctx, msgs, body); err != nil {
@@ -289,16 +293,22 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 		delete(groups, id)
 		t := &cur.Trace
 		// Decoded (when at all) by the builders, in parallel.
-		cur.MessagesJSON, cur.MetadataJSON = msgs, meta
+		cur.MessagesJSON = msgs
+		if cur.MetadataJSON, err = s.metasetJSON(ctx, metaset, metadata); err != nil {
+			return fmt.Errorf("trace %q: %w", id, err)
+		}
 		t.Tools = []trace.Tool{}
-		if hashes != nil && *hashes != "" {
-			cur.ToolsKey = *hashes
-			for _, h := range strings.Split(*hashes, ",") {
-				tool, ok := toolDefs[h]
-				if !ok {
-					return fmt.Errorf("trace %q: tool %s missing", id, h)
+		if toolset.Valid {
+			c, ok := catalogues[toolset.Int64]
+			if !ok {
+				if c, err = s.itemCatalogue(ctx, toolset.Int64, toolDefs); err != nil {
+					return fmt.Errorf("trace %q: %w", id, err)
 				}
-				t.Tools = append(t.Tools, tool)
+				catalogues[toolset.Int64] = c
+			}
+			if c.key != "" {
+				cur.ToolsKey = c.key
+				t.Tools = slices.Clone(c.tools)
 			}
 		}
 		ready(*cur)
@@ -312,6 +322,24 @@ func (s *Store) readGoldTraces(ctx context.Context, groups map[string]*dataset.T
 		}
 	}
 	return nil
+}
+
+// metasetJSON is the metadata of metaset id as the store keeps it ({} for
+// none), loaded once into seen.
+func (s *Store) metasetJSON(ctx context.Context, id sql.NullInt64, seen map[int64][]byte) ([]byte, error) {
+	if !id.Valid {
+		return []byte(`{}`), nil
+	}
+	if b, ok := seen[id.Int64]; ok {
+		return b, nil
+	}
+	b := []byte(`{}`)
+	err := s.r.QueryRowContext(ctx, `SELECT json FROM metasets WHERE id = ?`, id.Int64).Scan(&b)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("metadata %d: %w", id.Int64, err)
+	}
+	seen[id.Int64] = b
+	return b, nil
 }
 
 func missingGoldTrace(tg dataset.TraceGold) error {

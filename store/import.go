@@ -161,7 +161,7 @@ func (s *Store) ImportTraces(ctx context.Context, open Opener, opt ImportOptions
 	wctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
 	rd := s.startReading(ctx, in, opt, abort)
-	restore := s.db.BulkTuning(ctx)
+	restore := s.db.BulkTuning(ctx, 32)
 	w, err := s.writeInput(wctx, rd, opt, in.Size)
 	restore()
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {

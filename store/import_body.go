@@ -26,8 +26,9 @@ import (
 
 var (
 	bodyEncoder = sync.OnceValue(func() *zstd.Encoder {
-		// EncodeAll is safe for concurrent use; one encoder serves all.
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+		// EncodeAll is safe for concurrent use; one encoder per encoding
+		// lane of an import.
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(encodeWorkers),
 			zstd.WithLowerEncoderMem(true), zstd.WithZeroFrames(true))
 		if err != nil {
 			panic(err) // only for invalid options, which these are not
@@ -139,6 +140,9 @@ type bodyPacker struct {
 	ends   []int         // where each body of sample ends
 	chosen bool          // a dictionary was chosen, or refused
 	enc    *zstd.Encoder // with the dictionary (nil: none)
+	// ready is set once chosen is, for packReady: the encoder of the
+	// bodies that follow.
+	ready atomic.Pointer[func([]byte) []byte]
 }
 
 // newBodyPacker returns the packer of one import's bodies.
@@ -159,12 +163,32 @@ func (p *bodyPacker) pack(messages []byte) []byte {
 			p.chosen = true
 			p.enc = p.choose()
 			p.sample, p.ends = nil, nil
+			packer := compressBody
+			if enc := p.enc; enc != nil {
+				packer = func(messages []byte) []byte {
+					return enc.EncodeAll(messages, make([]byte, 0, len(messages)/4+16))
+				}
+			}
+			p.ready.Store(&packer)
 		}
 	}
 	if p.enc == nil {
 		return compressBody(messages)
 	}
 	return p.enc.EncodeAll(messages, make([]byte, 0, len(messages)/4+16))
+}
+
+// packReady is pack for the bodies that follow the ones the dictionary is
+// chosen from, from any goroutine: nil until it is chosen (or refused),
+// when the bodies still go through pack, in the input's order.
+func (p *bodyPacker) packReady(messages []byte) []byte {
+	if p == nil {
+		return compressBody(messages)
+	}
+	if packer := p.ready.Load(); packer != nil {
+		return (*packer)(messages)
+	}
+	return nil
 }
 
 // choose returns an encoder with the last stored dictionary when it
@@ -216,7 +240,8 @@ func (p *bodyPacker) serves(enc *zstd.Encoder) bool {
 func newDictEncoder(d bodyDict) *zstd.Encoder {
 	// The dictionary does most of the work: the fastest level compresses
 	// as well as the default one does with it, in a fraction of the time.
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+	// One encoder per encoding lane: EncodeAll takes one that is free.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(encodeWorkers),
 		zstd.WithZeroFrames(true), zstd.WithEncoderDictRaw(d.id, d.dict))
 	if err != nil {
 		return nil

@@ -90,8 +90,8 @@ const (
 	// 3072 (10 MB): 15.4 s, 171 MB; 4096 (12 MB): 15.0 s, 177 MB.
 	queueRecords = 3072
 	queueBytes   = 10 << 20
-	// parseAhead is how many parsed records may wait for the encoder (few:
-	// a decoded trace can be large).
+	// parseAhead is how many parsed records may wait for the encoders, and
+	// encoded ones for the queue (few: a decoded trace can be large).
 	parseAhead = 32
 )
 
@@ -142,8 +142,11 @@ func (rd *inputReader) totalIfRead() int {
 // transaction, for the next 64 records at once (traceWriter.lookAhead).
 func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out *recordQueue) (records, replacedUTF8 int, err error) {
 	parseCtx, cancel := context.WithCancel(ctx)
-	parsed := make(chan parsedRecord, parseAhead)
-	go parseRecords(parseCtx, in, parsed)
+	// The body packer may store the import's dictionary (one short
+	// transaction of its own, waiting for the writer's chunk to end).
+	bodies := s.newBodyPacker(ctx)
+	lanes := startEncoding(parseCtx, bodies)
+	go parseRecords(parseCtx, in, lanes)
 	closed := false
 	defer func() {
 		// The parser stops at its next record; it is not waited for: it
@@ -153,21 +156,16 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 			in.Closer.Close()
 		}
 	}()
-	// The body packer may store the import's dictionary (one short
-	// transaction of its own, waiting for the writer's chunk to end).
-	enc, bodies := trace.NewEncoder(), s.newBodyPacker(ctx)
 	shared := newSharedRows()
 	for {
-		var rec parsedRecord
-		var more bool
-		select {
-		case rec, more = <-parsed:
-		case <-ctx.Done():
-			return records, 0, ctx.Err()
+		e, more := lanes.receive(ctx)
+		if err := ctx.Err(); err != nil {
+			return records, 0, err
 		}
 		if !more {
 			break
 		}
+		rec := e.rec
 		var rerr *trace.RecordError
 		if rec.err != nil && !errors.As(rec.err, &rerr) {
 			return records, 0, rec.err
@@ -175,9 +173,11 @@ func (s *Store) readInput(ctx context.Context, in Input, opt ImportOptions, out 
 		records = rec.n
 		p := encodedRecord{n: rec.n, line: rec.line, read: rec.read, err: rerr}
 		if rerr == nil {
-			if p.rows, err = encodeRows(enc, bodies, rec.t); err != nil {
-				p.err = &trace.RecordError{Line: rec.line, Err: err}
+			p.rows = e.rows
+			if e.err != nil {
+				p.err = &trace.RecordError{Line: rec.line, Err: e.err}
 			}
+			p.rows.packWith(bodies.pack) // in order: the first bodies make the dictionary
 			shared.share(&p.rows)
 		}
 		if p.err != nil {
@@ -215,9 +215,9 @@ type parsedRecord struct {
 }
 
 // parseRecords reads in to its end, or to an error that ends the input
-// (sent last), and closes out.
-func parseRecords(ctx context.Context, in Input, out chan<- parsedRecord) {
-	defer close(out)
+// (sent last), sends the records to the encoding lanes and closes them.
+func parseRecords(ctx context.Context, in Input, out *encodeLanes) {
+	defer out.close()
 	for n := 1; ctx.Err() == nil; n++ {
 		t, err := in.Records.Next()
 		if err == io.EOF {
@@ -227,9 +227,7 @@ func parseRecords(ctx context.Context, in Input, out chan<- parsedRecord) {
 		if in.Read != nil {
 			rec.read = in.Read()
 		}
-		select {
-		case out <- rec:
-		case <-ctx.Done():
+		if !out.send(ctx, rec) {
 			return
 		}
 		var rerr *trace.RecordError

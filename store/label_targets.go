@@ -28,6 +28,7 @@ const labelTargetsPerQuery = 500
 // instead of ItemTools and Assignment per label. Every id asked for is in
 // the answer, with Found false when there is no such item.
 func (s *Store) LabelTargets(ctx context.Context, itemIDs []string) (map[string]LabelTarget, error) {
+	s.analyzeOnce.Do(func() { s.db.Analyze(ctx, labelTables...) })
 	out, toolsets, err := labelTargets(ctx, s.r, itemIDs)
 	if err != nil {
 		return nil, err

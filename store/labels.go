@@ -99,6 +99,7 @@ func assignmentStatus(ctx context.Context, q Queryer, itemID, reviewer string) (
 // SaveDraft stores the reviewer's unsubmitted work on an item (body is the
 // TUI's own JSON). It refuses to touch a submitted or skipped assignment.
 func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error {
+	ctx = itemWrite(ctx, itemID)
 	return s.WithTx(ctx, func(tx *Tx) error {
 		st, err := assignmentStatus(ctx, tx, itemID, reviewer)
 		if err != nil {
@@ -109,7 +110,7 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		}
 		now := s.now()
 		if s.onPostgres() {
-			// One round trip instead of two, holding the writers' lock.
+			// One round trip instead of two, holding the item's lock.
 			_, err := tx.ExecContext(ctx, `WITH draft AS (`+upsertDraft+`) `+markDraft, itemID, reviewer, string(body), seconds, now,
 				now, itemID, reviewer)
 			return err
@@ -157,6 +158,7 @@ type Settlement struct {
 // outstanding label, the item compared and settled as agreed (with gold) or
 // disputed.
 func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, error) {
+	ctx = itemWrite(ctx, l.Item)
 	var out Settlement
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		var err error
@@ -315,7 +317,7 @@ func putDispute(ctx context.Context, tx Queryer, itemID string, cmp review.Compa
 }
 
 // upsertDispute writes an item's dispute, given disputeArgs.
-const upsertDispute = `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES (?, ?, ?, ?)
+const upsertDispute = `INSERT INTO disputes(item_id, kinds, detail, created_at) VALUES ` + disputeValues + `
 		ON CONFLICT(item_id) DO UPDATE SET kinds = excluded.kinds, detail = excluded.detail, created_at = excluded.created_at`
 
 // disputeArgs are upsertDispute's arguments.
@@ -348,11 +350,17 @@ func putGold(ctx context.Context, q Queryer, g review.Gold, now string) error {
 
 // upsertGold writes (or replaces) an item's gold answer, given goldArgs.
 const upsertGold = `INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, reason, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES ` + goldValues + `
 		ON CONFLICT(item_id) DO UPDATE SET status = excluded.status, decision = excluded.decision, calls = excluded.calls,
 			acceptable = excluded.acceptable, rationale = excluded.rationale, reviewers = excluded.reviewers,
 			adjudicator = excluded.adjudicator, guide_version = excluded.guide_version, reason = excluded.reason,
 			updated_at = excluded.updated_at`
+
+// goldValues and disputeValues are upsertGold's and upsertDispute's rows.
+const (
+	goldValues    = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	disputeValues = "(?, ?, ?, ?)"
+)
 
 // goldArgs are upsertGold's arguments.
 func goldArgs(g review.Gold, now string) ([]any, error) {
@@ -446,6 +454,7 @@ func loadLabel(ctx context.Context, q Queryer, itemID, reviewer string) (review.
 
 // SkipItem marks an assignment skipped with the reviewer's reason.
 func (s *Store) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
+	ctx = itemWrite(ctx, itemID)
 	if reason == "" {
 		return errors.New("a skip needs a reason")
 	}
@@ -490,6 +499,7 @@ func (s *Store) LastSubmitted(ctx context.Context, reviewer, batch string) (stri
 // version cannot be reopened (ErrConflict): from then on only a lead's
 // send-back reopens them.
 func (s *Store) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
+	ctx = itemWrite(ctx, itemID)
 	var l review.Label
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		var err error

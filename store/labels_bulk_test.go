@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/dataset"
 	"github.com/goldtrace/goldtrace/internal/bulk"
 	"github.com/goldtrace/goldtrace/review"
 )
@@ -220,10 +222,20 @@ func testSubmitLabelsUndoKeepsWhatOthersWroteBetweenChunks(t *testing.T, st *Sto
 // submitting the labels one by one, including a skipped assignment
 // labeled later and a draft the label replaces.
 func TestSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T) {
-	forEngines(t, testSubmitLabelsInGroupsSettlesAsOneByOne)
+	forEngines(t, func(t *testing.T, engine string) {
+		testSubmitLabelsInGroupsSettlesAsOneByOne(t, engine, false)
+	})
 }
 
-func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string) {
+// With review_agreed on, agreeing labels wait for a lead as a dispute of
+// kind review in groups as one by one.
+func TestSubmitLabelsInGroupsHoldsAgreedAsOneByOne(t *testing.T) {
+	forEngines(t, func(t *testing.T, engine string) {
+		testSubmitLabelsInGroupsSettlesAsOneByOne(t, engine, true)
+	})
+}
+
+func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string, holdAgreed bool) {
 	ctx := context.Background()
 	var dumps [2]string
 	var settlements [2][]Settlement
@@ -232,6 +244,14 @@ func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string) {
 		fillTraces(t, st, 20)
 		for _, r := range []string{"alice", "bob", "carol"} {
 			if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if holdAgreed {
+			if err := st.AddUser(ctx, "lead", RoleLead); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.SetSetting(ctx, "lead", SettingReviewAgreed, "true"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -252,6 +272,10 @@ func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string) {
 			}
 			for _, r := range []string{"alice", "bob", "carol"} {
 				l := noCallLabel(id, r)
+				if i%4 == 0 { // all three agree on a call
+					l.Decision, l.Calls = review.DecisionCall, []review.LabelCall{{Tool: "get_order_status", Args: []byte(`{"order_id":"ORD-` + fmt.Sprint(i) + `"}`)}}
+					l.Rationale, l.GuideVersion = "the order "+r, ""
+				}
 				if r == "bob" && i%3 == 1 {
 					l.Decision, l.Calls = review.DecisionCall, []review.LabelCall{{Tool: "get_order_status", Args: []byte(`{"order_id":"ORD-1"}`)}}
 				}
@@ -286,8 +310,9 @@ func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string) {
 			`SELECT item_id || reviewer || decision || calls || submitted_at FROM labels ORDER BY item_id, reviewer`,
 			`SELECT item_id || reviewer || status || skip_reason FROM assignments ORDER BY item_id, reviewer`,
 			`SELECT id || status FROM items ORDER BY id`,
-			`SELECT item_id || status || decision || calls || reviewers FROM gold ORDER BY item_id`,
-			`SELECT item_id || kinds || detail FROM disputes ORDER BY item_id`,
+			`SELECT item_id || status || decision || calls || acceptable || rationale || reviewers || adjudicator || guide_version || reason || updated_at
+				FROM gold ORDER BY item_id`,
+			`SELECT item_id || kinds || detail || created_at FROM disputes ORDER BY item_id`,
 			`SELECT item_id || reviewer FROM drafts ORDER BY item_id, reviewer`,
 		} {
 			rows, err := queryStrings(ctx, st.r, q)
@@ -295,6 +320,24 @@ func testSubmitLabelsInGroupsSettlesAsOneByOne(t *testing.T, engine string) {
 				t.Fatal(err)
 			}
 			dump.WriteString(strings.Join(rows, "\n") + "\n--\n")
+		}
+		// What an export of the gold writes, record by record.
+		tgs, err := st.GoldTraces(ctx, GoldFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(tgs); holdAgreed && n != 0 || !holdAgreed && n == 0 {
+			t.Fatalf("%d traces with gold (held: %v)", n, holdAgreed)
+		}
+		for _, tg := range tgs {
+			lines, err := dataset.BuildLines(tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				dump.Write(l.Bytes())
+				dump.WriteString("\n")
+			}
 		}
 		dumps[k] = dump.String()
 	}

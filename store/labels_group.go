@@ -11,8 +11,15 @@ import (
 
 // labelGroup is how many labels SubmitLabels writes with one set of
 // statements: a statement per label cost most of a bulk submission (each
-// is a round through the driver, and most were prepared anew).
-const labelGroup = 256
+// is a round through the driver, and most were prepared anew). On
+// PostgreSQL, where every statement is a round trip to the server (slow
+// on a busy machine), groups are four times larger.
+func (s *Store) labelGroup() int {
+	if s.onPostgres() {
+		return 1024
+	}
+	return 256
+}
 
 // writeGroup submits labels (labels[0] is the call's label number first)
 // with a few statements for the whole group, each label exactly as
@@ -26,17 +33,24 @@ const labelGroup = 256
 // undo stay in step.
 func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
 	n := len(labels)
+	var items []any // each item once, in the order of its first label
 	keys := make([]any, 0, 2*n)
 	for _, l := range labels {
 		keys = append(keys, l.Item, l.Reviewer)
 	}
-	pairs := strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ")
-	undo, err := groupBefore(ctx, tx, labels, keys, pairs)
+	itemFirst := make(map[string]int, n) // item → its first label here
+	for j, l := range labels {
+		if _, ok := itemFirst[l.Item]; !ok {
+			itemFirst[l.Item] = j
+			items = append(items, l.Item)
+		}
+	}
+	pk := groupKeys{items: items, keys: keys}
+	undo, err := groupBefore(ctx, tx, labels, pk)
 	if err != nil {
 		return nil, err
 	}
 	seen := make(map[[2]string]bool, n)
-	itemFirst := make(map[string]int, n) // item → its first label here
 	for j, l := range labels {
 		u := &undo[j]
 		var err error
@@ -55,38 +69,35 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		}
 		// A later label of an item finds it labeling, as the first
 		// label of the group left it.
-		if f, ok := itemFirst[l.Item]; !ok {
-			itemFirst[l.Item] = j
-		} else if st := undo[f].itemStatus; st == "new" || st == "sampled" {
-			u.itemStatus = "labeling"
+		if f := itemFirst[l.Item]; f != j {
+			if st := undo[f].itemStatus; st == "new" || st == "sampled" {
+				u.itemStatus = "labeling"
+			}
 		}
 	}
-	if err := groupDrafts(ctx, tx, undo, keys, pairs); err != nil {
+	if err := groupDrafts(ctx, tx, undo, pk); err != nil {
 		return nil, err
 	}
 	now := s.now()
-	if err := s.insertLabels(ctx, tx, labels, first); err != nil {
+	rows, err := s.insertLabels(ctx, tx, labels, first)
+	if err != nil {
 		return nil, err
 	}
+	for j := range undo {
+		undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
-		WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, append([]any{now}, keys...)...); err != nil {
+		WHERE `+pk.where(""), append([]any{now}, pk.args()...)...); err != nil {
 		return nil, err
 	}
 	for _, u := range undo {
-		if u.draft.found {
+		if u.draft != nil {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM drafts WHERE `+labelKey, u.item, u.reviewer); err != nil {
 				return nil, err
 			}
 		}
 	}
-	items := make([]any, 0, len(itemFirst))
-	for j, l := range labels {
-		if itemFirst[l.Item] == j {
-			items = append(items, l.Item)
-		}
-	}
-	in := "(?" + strings.Repeat(", ?", len(items)-1) + ")"
-	closed, err := closedItems(ctx, tx, items, in)
+	closed, err := closedItems(ctx, tx, items, placeholderList(len(items)))
 	if err != nil {
 		return nil, err
 	}
@@ -107,33 +118,44 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	if err := s.settleGroup(ctx, tx, labels, undo, closed, out); err != nil {
 		return nil, err
 	}
-	written := map[[2]string]savedRow{}
-	if err := eachSaved(ctx, tx, `SELECT * FROM labels WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, keys, func(k [2]string, r savedRow) {
-		written[k] = r
-	}); err != nil {
-		return nil, err
-	}
-	for j := range undo {
-		undo[j].written = written[[2]string{undo[j].item, undo[j].reviewer}]
-	}
 	return undo, nil
+}
+
+// groupKeys are the (item, reviewer) keys of a group's labels, and its
+// items (each once).
+type groupKeys struct {
+	items []any
+	keys  []any // item, reviewer, item, reviewer, …
+}
+
+// where selects the rows of the keys in a table with item_id and reviewer
+// columns (prefixed with alias): the item ids listed apart, so that
+// PostgreSQL looks them up by the primary key rather than hashing a scan
+// of the table against the pairs.
+func (k groupKeys) where(alias string) string {
+	return alias + `item_id IN ` + placeholderList(len(k.items)) + ` AND (` + alias + `item_id, ` + alias + `reviewer) IN (VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?), ", len(k.keys)/2), ", ") + `)`
+}
+
+// args are where's arguments.
+func (k groupKeys) args() []any {
+	return append(append(make([]any, 0, len(k.items)+len(k.keys)), k.items...), k.keys...)
 }
 
 // groupBefore reads what taking each label back needs to know of before
 // (labelUndo without the draft and the written row); item is "" for a
 // label whose reviewer is not assigned the item (or whose batch is still
 // being written).
-func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, keys []any, pairs string) ([]labelUndo, error) {
+func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk groupKeys) ([]labelUndo, error) {
 	undo := make([]labelUndo, len(labels))
 	at := make(map[[2]string][]int, len(labels))
 	for j, l := range labels {
 		k := [2]string{l.Item, l.Reviewer}
 		at[k] = append(at[k], j)
 	}
-	err := eachRow(ctx, tx, `WITH k(item_id, reviewer) AS (VALUES `+pairs+`)
-		SELECT a.item_id, a.reviewer, a.status, a.skip_reason, i.status, `+leadActs("a.item_id")+`
-		FROM k JOIN assignments a ON a.item_id = k.item_id AND a.reviewer = k.reviewer JOIN items i ON i.id = a.item_id
-		WHERE a.batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, keys, func(rows *sql.Rows) error {
+	err := eachRow(ctx, tx, `SELECT a.item_id, a.reviewer, a.status, a.skip_reason, i.status, `+leadActs("a.item_id")+`
+		FROM assignments a JOIN items i ON i.id = a.item_id
+		WHERE `+pk.where("a.")+` AND a.batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, pk.args(), func(rows *sql.Rows) error {
 		var u labelUndo
 		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil {
 			return err
@@ -149,26 +171,16 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, key
 }
 
 // groupDrafts reads the drafts the labels replace into undo.
-func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, keys []any, pairs string) error {
-	drafts := map[[2]string]savedRow{}
-	if err := eachSaved(ctx, tx, `SELECT * FROM drafts WHERE (item_id, reviewer) IN (VALUES `+pairs+`)`, keys, func(k [2]string, r savedRow) {
-		drafts[k] = r
+func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, pk groupKeys) error {
+	drafts := map[[2]string]*savedRow{}
+	if err := eachSaved(ctx, tx, `SELECT * FROM drafts WHERE `+pk.where(""), pk.args(), func(k [2]string, r savedRow) {
+		drafts[k] = &r
 	}); err != nil {
 		return err
 	}
-	if len(drafts) == 0 {
-		return nil
-	}
-	cols := []string{}
-	for _, r := range drafts {
-		cols = r.cols
-		break
-	}
 	for j := range undo {
-		if r, ok := drafts[[2]string{undo[j].item, undo[j].reviewer}]; ok {
-			undo[j].draft = r
-		} else {
-			undo[j].draft = savedRow{cols: cols}
+		if len(drafts) > 0 {
+			undo[j].draft = drafts[[2]string{undo[j].item, undo[j].reviewer}]
 		}
 	}
 	return nil
@@ -203,13 +215,14 @@ func eachSaved(ctx context.Context, tx *preparedTx, query string, args []any, fn
 }
 
 // insertLabels inserts the labels' rows with one statement; when that
-// fails, row by row, so the error names the label that failed.
-func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, first int) error {
+// fails, row by row, so the error names the label that failed. It returns
+// the rows inserted (labelRow's, one after the other).
+func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, first int) ([]any, error) {
 	args := make([]any, 0, 9*len(labels))
 	for _, l := range labels {
 		row, err := s.labelRow(l)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, row...)
 	}
@@ -220,14 +233,14 @@ func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []revie
 		return err
 	})
 	if err == nil {
-		return nil
+		return args, nil
 	}
 	for j := range labels {
 		if _, err := tx.ExecContext(ctx, insertLabel+labelValues, args[9*j:9*j+9]...); err != nil {
-			return &LabelError{Index: first + j, Err: classify(err)}
+			return nil, &LabelError{Index: first + j, Err: classify(err)}
 		}
 	}
-	return classify(err)
+	return nil, classify(err)
 }
 
 // closedItems loads the labels (by reviewer) of the items (selected by in)
@@ -258,7 +271,7 @@ func closedItems(ctx context.Context, tx *preparedTx, items []any, in string) (m
 }
 
 // settleGroup settles the closed items, in the order of their last label
-// in the group. Each label gets the Settlement that submitting the labels
+// in the group, their outcomes written together (settlements). Each label gets the Settlement that submitting the labels
 // one by one would have given it: an item settles after each of its labels
 // that leaves none of its assignments open (a label on a skipped
 // assignment after the others is compared again), and is written once,
@@ -275,6 +288,8 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 		}
 		return *held, nil
 	}
+	var settled settlements
+	now := s.now()
 	last := make(map[string]int, len(closed))
 	opening := make(map[string]int, len(closed)) // labels still to come on an open assignment
 	for j, l := range labels {
@@ -316,11 +331,19 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 			}
 			continue
 		}
-		set, err := s.settleLabels(ctx, tx, l.Item, ls, heldOnce)
-		if err != nil {
-			return err
+		hold := false
+		if len(ls) >= 2 {
+			var err error
+			if hold, err = heldOnce(); err != nil {
+				return err
+			}
 		}
-		out[j] = set
+		if o := review.Settle(0, ls, hold); o.Settled {
+			if err := settled.add(l.Item, o, s.now()); err != nil {
+				return err
+			}
+			out[j] = Settlement{Settled: true, Comparison: o.Comparison}
+		}
 	}
-	return nil
+	return settled.write(ctx, tx, now)
 }

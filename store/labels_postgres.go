@@ -22,8 +22,10 @@ func (s *Store) onPostgres() bool {
 // and the count of the item's other open assignments in one statement
 // (data-modifying WITH queries; the count reads the snapshot before them,
 // in which only this reviewer's assignment changes, so it is the count of
-// open assignments after). The writers' lock still serializes every
-// write, so the settle decision is the same as submitLabel's.
+// open assignments after). Every write to the item runs one at a time
+// (itemWrite: its lock is taken before the first statement, so each
+// statement's snapshot holds every write to the item before it), so the
+// settle decision is the same as submitLabel's.
 func (s *Store) submitLabelPostgres(ctx context.Context, tx Queryer, l review.Label) (Settlement, error) {
 	var st, itemStatus sql.NullString
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT status FROM assignments WHERE item_id = ? AND reviewer = ?

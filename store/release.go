@@ -119,6 +119,17 @@ func (s *Store) ReleaseAssignments(ctx context.Context, req ReleaseRequest) (rel
 // a lead's send-back reopens it. It returns the item and
 // that reason; ErrNotFound when nothing skipped is left.
 func (s *Store) ReturnSkipped(ctx context.Context, reviewer, batch string, exclude []string) (item, reason string, err error) {
+	// Every queue's end asks; most have skipped nothing, and a read says
+	// so without waiting for the write lock (which this write takes
+	// whole, as it picks among items) nor holding it up for everyone else.
+	var skipped bool
+	if err := s.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM assignments
+		WHERE reviewer = ? AND status = 'skipped' AND (? = '' OR batch = ?))`, reviewer, batch, batch).Scan(&skipped); err != nil {
+		return "", "", s.wrap("read skipped items", err)
+	}
+	if !skipped {
+		return "", "", fmt.Errorf("%s has no skipped item to come back to: %w", reviewer, ErrNotFound)
+	}
 	err = s.WithTx(ctx, func(tx *Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT item_id, batch, skip_reason FROM assignments
 			WHERE reviewer = ? AND status = 'skipped' AND (? = '' OR batch = ?)

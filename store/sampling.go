@@ -37,51 +37,6 @@ type Candidate struct {
 	HasTS     bool
 }
 
-// ScanCandidates calls fn with the row, input hash and stratum of every
-// item matching f, in the order that decides duplicates (sampling.Earlier):
-// items with a timestamp by (timestamp, trace id, turn), then items without
-// one by (trace id, turn). It reads one covering index and nothing else; the
-// hash bytes are valid only during the call. CandidatesByRow fills in the
-// rest for the few rows kept.
-func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, inputHash []byte, stratum string) error) error {
-	for _, withTS := range []bool{true, false} {
-		query, args, err := candidateQuery(f, withTS)
-		if err != nil {
-			return err
-		}
-		if err := s.scanCandidates(ctx, query, args, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) scanCandidates(ctx context.Context, query string, args []any, fn func(int64, []byte, string) error) error {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("scan candidates: %w", err)
-	}
-	defer rows.Close()
-	var row int64
-	var hash, stratum sql.RawBytes
-	// One string per stratum name, not one per row.
-	strata := map[string]string{}
-	for rows.Next() {
-		if err := rows.Scan(&row, &hash, &stratum); err != nil {
-			return fmt.Errorf("scan candidates: %w", err)
-		}
-		name, ok := strata[string(stratum)]
-		if !ok {
-			name = string(stratum)
-			strata[name] = name
-		}
-		if err := fn(row, hash, name); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // CandidatesByRow loads the candidates with these rowids (Stratum is left
 // empty: it depends on the scan's filter).
 func (s *Store) CandidatesByRow(ctx context.Context, rowids []int64) (map[int64]Candidate, error) {
@@ -188,11 +143,12 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 }
 
 // SampledInputHashes lists the input hashes of every item already in a
-// batch: sampling never draws another copy of those inputs.
+// batch: sampling never draws another copy of those inputs. An item is in
+// a batch exactly when its status is not 'new' (a batch's items leave it
+// in the transaction that adds them, and get it back only with the last
+// batch holding them), and items_sampled_inputs holds their hashes.
 func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
-	// CROSS JOIN keeps batch_items outside: the planner would otherwise
-	// visit every item.
-	return queryStrings(ctx, s.r, `SELECT DISTINCT i.input_hash FROM batch_items b CROSS JOIN items i ON i.id = b.item_id ORDER BY 1`)
+	return queryStrings(ctx, s.r, `SELECT DISTINCT input_hash FROM items WHERE status != 'new' ORDER BY 1`)
 }
 
 // sqlMetasetsWith selects (metaset, value): the metasets that have the key

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,9 +153,12 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 		if newItems != 2 {
 			t.Errorf("%d items still new, want 2 (failed batches must change nothing)", newItems)
 		}
+		// The sampled inputs, read from items' status, are those of the
+		// batches' items.
 		hashes, err := st.SampledInputHashes(ctx)
-		if err != nil || len(hashes) != 2 {
-			t.Errorf("sampled hashes %v, %v", hashes, err)
+		inBatches, _ := queryStrings(ctx, st.Reader(), `SELECT DISTINCT i.input_hash FROM batch_items b JOIN items i ON i.id = b.item_id ORDER BY 1`)
+		if err != nil || len(hashes) != 2 || !slices.Equal(hashes, inBatches) {
+			t.Errorf("sampled hashes %v, %v; of the batches' items %v", hashes, err, inBatches)
 		}
 		var pos int
 		st.Reader().QueryRowContext(ctx, `SELECT position FROM assignments WHERE item_id = ? AND reviewer = 'bob'`, ids[0]).Scan(&pos)
@@ -176,5 +181,95 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 		if missing, _ := st.MissingUsers(ctx, []string{"alice", "zed", "bob", "yan"}); strings.Join(missing, ",") != "zed,yan" {
 			t.Errorf("missing users %v", missing)
 		}
+	})
+}
+
+// The scan reads in runs, the timestamped items in two parts at once:
+// every item still comes once, in order, and an error from fn (or a
+// cancelled context) ends the scan with it.
+func TestScanCandidatesInRunsAndParts(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+		var traces []trace.Trace
+		var want []string
+		for i := range 4200 {
+			// Inserted out of order; every 7th shares a timestamp with
+			// another, every 100th has none.
+			n := (i * 7919) % 4200
+			ts := day.Add(time.Duration(n-n%7/6) * time.Minute)
+			if n%100 == 99 {
+				ts = time.Time{}
+			}
+			tool := []string{"", "refund", "lookup"}[n%3]
+			traces = append(traces, smpStoreTrace(fmt.Sprintf("tr_%05d", n), ts, "", fmt.Sprint("q", n), tool))
+		}
+		smpInsert(t, st, traces...)
+		for _, tr := range traces {
+			stratum := "(none)"
+			if c := tr.Messages[1].ToolCalls; len(c) > 0 {
+				stratum = c[0].Name
+			}
+			want = append(want, fmt.Sprintf("%d %s:%s", tr.Timestamp.Unix(), tr.ID, stratum))
+		}
+		sortByTimeThenID(want)
+		got := smpScan(t, st, CandidateFilter{By: "tool"})
+		if len(got) != len(want) {
+			t.Fatalf("scanned %d items, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if _, w, _ := strings.Cut(want[i], " "); got[i] != w {
+				t.Fatalf("item %d: %s, want %s", i, got[i], w)
+			}
+		}
+		ctx := context.Background()
+		stop := errors.New("stop")
+		n := 0
+		err := st.ScanCandidates(ctx, CandidateFilter{}, func(int64, []byte, string) error {
+			if n++; n == 3000 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) || n != 3000 {
+			t.Errorf("fn failing at row 3000: %v after %d rows", err, n)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		n = 0
+		err = st.ScanCandidates(cctx, CandidateFilter{}, func(int64, []byte, string) error {
+			if n++; n == 10 {
+				cancel()
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) || n >= len(want) {
+			t.Errorf("cancelled at row 10: %v after %d rows", err, n)
+		}
+	})
+}
+
+// sortByTimeThenID sorts "unix id:stratum" lines as the scan orders items:
+// timestamped (by time, then id) before those without (unix time of the
+// zero time, by id).
+func sortByTimeThenID(lines []string) {
+	zero := fmt.Sprint(time.Time{}.Unix())
+	key := func(s string) (bool, int64, string) {
+		u, rest, _ := strings.Cut(s, " ")
+		var v int64
+		fmt.Sscan(u, &v)
+		return u == zero, v, rest
+	}
+	slices.SortFunc(lines, func(a, b string) int {
+		za, va, ra := key(a)
+		zb, vb, rb := key(b)
+		switch {
+		case za != zb:
+			if za {
+				return 1
+			}
+			return -1
+		case !za && va != vb:
+			return cmp.Compare(va, vb)
+		}
+		return strings.Compare(ra, rb)
 	})
 }

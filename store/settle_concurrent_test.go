@@ -159,3 +159,59 @@ func testDraftBesideSubmitOnTwoHandles(t *testing.T, st *Store) {
 		t.Errorf("alice's draft through the other handle: %q %v", body, err)
 	}
 }
+
+// Reviewers' writes to many items through two handles while writes that
+// run alone (a lead's notes) and audit entries on their own go on: on
+// PostgreSQL the first run beside each other under their items' locks and
+// the others take the whole writers' lock; every write succeeds (no
+// deadlock, no busy error surfaces) and every item settles once.
+func TestItemWritesBesideWholeLockWrites(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		ids := concurrentBatch(t, st, 12)
+		if err := st.AddUser(ctx, "lee", RoleLead); err != nil {
+			t.Fatal(err)
+		}
+		other := twoHandles(t, st)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, 8*len(ids))
+		run := func(f func() error) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if err := f(); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		for i, id := range ids {
+			h := []*Store{st, other}[i%2]
+			run(func() error { return h.SaveDraft(ctx, id, "carol", []byte(`{"typed":"ORD"}`), 2) })
+			for _, r := range []string{"alice", "bob", "carol"} {
+				run(func() error { _, err := h.SubmitLabel(ctx, callLabel(id, r, `{"order_id":"ORD-1"}`)); return err })
+			}
+			run(func() error { return h.ProposeGuideChange(ctx, id, "lee", "say which order") })
+			run(func() error {
+				return h.AppendAudit(ctx, AuditEntry{Actor: "lee", Role: RoleLead, Source: "local", Action: "status", Object: id})
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if !errors.Is(err, ErrConflict) { // carol's draft after her submit
+				t.Fatal(err)
+			}
+		}
+		var agreed, gold int
+		if err := st.Reader().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM items WHERE status = 'agreed'),
+			(SELECT count(*) FROM gold)`).Scan(&agreed, &gold); err != nil {
+			t.Fatal(err)
+		}
+		if agreed != len(ids) || gold != len(ids) {
+			t.Errorf("%d items agreed, %d gold answers; want %d of each", agreed, gold, len(ids))
+		}
+	})
+}

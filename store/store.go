@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,8 @@ type engine interface {
 	Paced(ctx context.Context, pace bulk.Pace, step func(tx *sql.Tx, deadline time.Time) (more bool, err error)) error
 	PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error
 	Wrap(op string, err error) error
-	BulkTuning(ctx context.Context) (restore func())
+	BulkTuning(ctx context.Context, cacheMiB int) (restore func())
+	Analyze(ctx context.Context, tables ...string)
 	LogSize() int64
 	Checkpoint(ctx context.Context)
 	KeepLogSmall(ctx context.Context, every time.Duration, limit int64)
@@ -77,6 +79,9 @@ type Store struct {
 	bodies bodyDecoders
 	// pg: the engine is PostgreSQL, where every statement is a round trip.
 	pg bool
+	// analyzeOnce: the first LabelTargets has the engine gather the label
+	// tables' statistics if they have none (Analyze).
+	analyzeOnce sync.Once
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -204,13 +209,20 @@ func (s *Store) Reader() Queryer { return s.r }
 // WithTx runs fn in one write transaction, committing when fn returns nil
 // and rolling back otherwise, and returns once that is done. An audit
 // entry ctx carries (WithAudit) is written in the same transaction, and an
-// SSH actor's key is checked to be still theirs first (ErrRevoked).
+// SSH actor's key is checked there to be still theirs (ErrRevoked): first
+// on SQLite, with the audit entry on PostgreSQL (one round trip fewer).
 // Concurrent calls may share a transaction and its commit (the engine's
 // group commit): each fn then runs in a savepoint of its own, so one that
 // fails rolls back only itself; one undone with the transaction it shared
 // fails with ErrUndone (an ErrBusy: nothing of it was saved, try again).
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	err := s.db.WithTx(ctx, func(tx *Tx) error {
+		if s.pg {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			return s.writeAuditOfKeyStillTheirs(ctx, tx)
+		}
 		if err := keyStillTheirs(ctx, tx); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,10 +29,11 @@ const (
 // transaction). A trace whose id is stored with different content is an
 // ErrConflict; re-inserting the same content is reported, not repeated.
 func (s *Store) InsertTrace(ctx context.Context, q Queryer, t trace.Trace, source string) (InsertOutcome, error) {
-	rows, err := encodeRows(trace.NewEncoder(), nil, t)
+	rows, err := newRowEncoder().encode(t)
 	if err != nil {
 		return 0, err
 	}
+	rows.packWith(compressBody)
 	w := &traceWriter{s: s, q: q}
 	out, _, err := w.insert(ctx, rows, source)
 	if err == nil {
@@ -85,11 +87,30 @@ var (
 	sqlItemInsertManyPG  = multiRowInsert(sqlItemInsert, pgRowsPerInsert)
 )
 
+// An import's chunks write on SQLite without foreign key checks
+// (bulk.Consistent: a chunk's items refer to the traces it wrote before
+// them, its traces to the tool lists and metadata it stored or found), and
+// their multi-row inserts roll the whole transaction back on a failed
+// constraint, as the import does anyway: SQLite then keeps no statement
+// journal (the pages each INSERT changes, copied to undo it alone), which
+// cost the writer about a tenth of its time.
+var (
+	sqlTraceInsertChunk = multiRowInsert(orRollback(sqlTraceInsert), rowsPerInsert)
+	sqlItemInsertChunk  = multiRowInsert(orRollback(sqlItemInsert), rowsPerInsert)
+)
+
+func orRollback(insert string) string {
+	return strings.Replace(insert, "INSERT INTO", "INSERT OR ROLLBACK INTO", 1)
+}
+
 // perInsert is how many rows one INSERT of the writer writes, and the
 // statements that write that many traces and items.
 func (w *traceWriter) perInsert() (n int, traces, items string) {
-	if w.s.pg {
+	switch {
+	case w.s.pg:
 		return pgRowsPerInsert, sqlTraceInsertManyPG, sqlItemInsertManyPG
+	case w.prepared != nil: // an import's chunk (prepareWriter)
+		return rowsPerInsert, sqlTraceInsertChunk, sqlItemInsertChunk
 	}
 	return rowsPerInsert, sqlTraceInsertMany, sqlItemInsertMany
 }
@@ -105,6 +126,20 @@ func multiRowInsert(insert string, n int) string {
 var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
 	sqlToolsetInsert, sqlToolsetID, sqlMetasetID, sqlMetasetInsert, sqlItemInsert, sqlTraceInsertMany, sqlItemInsertMany, sqlImportProgress}
 
+// sqliteWriterStatements are writerStatements and, on SQLite, where they
+// are prepared once for a whole import (writeCache.prepareOnce), the
+// look-ahead's two queries and the chunks' inserts; PostgreSQL's driver caches the statements it
+// runs, and a chunk's own preparing would cost it a round trip each.
+var sqliteWriterStatements = append(slices.Clip(writerStatements), sqlLookAheadIDs, sqlLookAheadHashes, sqlTraceInsertChunk, sqlItemInsertChunk)
+
+// writerStatements are the statements a writer prepares.
+func (s *Store) writerStatements() []string {
+	if s.pg {
+		return writerStatements
+	}
+	return sqliteWriterStatements
+}
+
 // traceRows is one trace encoded as the column values InsertTrace writes,
 // computed without touching the database. An import computes them on its
 // reading side and hands them to its writer (see ImportTraces).
@@ -116,7 +151,20 @@ type traceRows struct {
 	toolset  string // JSON array of the tool hashes, "" when no tools
 	tools    []toolRow
 	body     []byte // the JSON array of messages, zstd-compressed
+	// messages is that array while it is not compressed yet (body nil).
+	messages []byte
 	items    []itemRow
+}
+
+// packWith sets r's body to pack(messages) unless it is set; pack may
+// return nil (not yet).
+func (r *traceRows) packWith(pack func(messages []byte) []byte) {
+	if r.body != nil || r.messages == nil {
+		return
+	}
+	if r.body = pack(r.messages); r.body != nil {
+		r.messages = nil
+	}
 }
 
 type toolRow struct{ hash, name, description, parameters string }
@@ -124,7 +172,7 @@ type toolRow struct{ hash, name, description, parameters string }
 // size is about how much memory r holds (its tools are shared with other
 // traces' rows and not counted).
 func (r *traceRows) size() int {
-	n := 256 + len(r.body) + len(r.meta) + 2*len(r.toolset)
+	n := 256 + len(r.body) + len(r.messages) + len(r.meta) + 2*len(r.toolset)
 	for _, it := range r.items {
 		n += 128 + len(it.observed)
 	}
@@ -134,51 +182,6 @@ func (r *traceRows) size() int {
 type itemRow struct {
 	id, inputHash, firstTool, observed string
 	turn, nCalls                       int
-}
-
-// encodeRows computes the rows of t; bodies compresses its messages (nil:
-// without a dictionary).
-func encodeRows(e *trace.Encoder, bodies *bodyPacker, t trace.Trace) (traceRows, error) {
-	enc, err := e.Encode(t)
-	if err != nil {
-		return traceRows{}, err
-	}
-	msgs := enc.Messages
-	if t.Messages == nil {
-		msgs = []byte("[]")
-	}
-	r := traceRows{id: t.ID, hash: enc.ContentHash, body: bodies.pack(msgs)}
-	if len(enc.ToolHashes) > 0 {
-		set, err := json.Marshal(enc.ToolHashes)
-		if err != nil {
-			return traceRows{}, err
-		}
-		r.toolset = string(set)
-	}
-	r.tools = make([]toolRow, len(t.Tools))
-	for i, tool := range t.Tools {
-		r.tools[i] = toolRow{hash: enc.ToolHashes[i], name: tool.Name, description: tool.Description, parameters: string(tool.Parameters)}
-	}
-	if len(t.Metadata) > 0 {
-		// A map's keys are written sorted: the same metadata is the same
-		// string, and so the same metaset.
-		meta, err := json.Marshal(t.Metadata)
-		if err != nil {
-			return traceRows{}, err
-		}
-		r.meta = string(meta)
-	}
-	r.ts, r.tsUnix = timestampColumns(t.Timestamp)
-	r.items = make([]itemRow, len(enc.Items))
-	for i, it := range enc.Items {
-		obs, err := e.Calls(it.Observed)
-		if err != nil {
-			return traceRows{}, err
-		}
-		r.items[i] = itemRow{id: it.ID, inputHash: it.InputHash, firstTool: it.FirstTool(), observed: string(obs),
-			turn: it.Turn, nCalls: len(it.Observed)}
-	}
-	return r, nil
 }
 
 // traceWriter inserts traces through q, using prepared statements when it
@@ -215,7 +218,7 @@ type lookedUp struct {
 // stored; the writer adds to it.
 func (s *Store) prepareWriter(ctx context.Context, tx *Tx, cache *writeCache) (*traceWriter, error) {
 	w := &traceWriter{s: s, q: tx, prepared: map[string]*sql.Stmt{}, toolsSeen: cache.tools, toolsets: cache.toolsets, metasets: cache.metasets}
-	for _, q := range writerStatements {
+	for _, q := range s.writerStatements() {
 		if once, ok := cache.stmts[q]; ok {
 			w.prepared[q] = tx.StmtContext(ctx, once)
 			continue
@@ -244,6 +247,13 @@ func (w *traceWriter) exec(ctx context.Context, query string, args ...any) error
 		_, err = w.q.ExecContext(ctx, query, args...)
 	}
 	return err
+}
+
+func (w *traceWriter) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st, ok := w.prepared[query]; ok {
+		return st.QueryContext(ctx, args...)
+	}
+	return w.q.QueryContext(ctx, query, args...)
 }
 
 func (w *traceWriter) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
@@ -427,8 +437,8 @@ func (c *writeCache) prepareOnce(ctx context.Context, eng any) {
 	if !ok {
 		return
 	}
-	stmts := make(map[string]*sql.Stmt, len(writerStatements))
-	for _, q := range writerStatements {
+	stmts := make(map[string]*sql.Stmt, len(sqliteWriterStatements))
+	for _, q := range sqliteWriterStatements {
 		st, err := wp.PrepareWrite(ctx, q)
 		if err != nil {
 			for _, st := range stmts {
@@ -606,21 +616,48 @@ func (w *traceWriter) prefetchMetasets(ctx context.Context, recs []encodedRecord
 	return rows.Err()
 }
 
+// The two queries of lookAhead, for lookAheadRows (and pgLookAheadRows)
+// keys: prepared once with the writer's other statements, the keys of a
+// shorter look-ahead padded with NULL (which matches nothing). Parsing and
+// planning them anew for every 64 traces cost a writer more than running
+// them.
+var (
+	sqlLookAheadIDs      = lookAheadIDs(lookAheadRows)
+	sqlLookAheadHashes   = lookAheadHashes(lookAheadRows)
+	sqlLookAheadIDsPG    = lookAheadIDs(pgLookAheadRows)
+	sqlLookAheadHashesPG = lookAheadHashes(pgLookAheadRows)
+)
+
+func lookAheadIDs(n int) string {
+	return `SELECT id, content_hash FROM traces WHERE id IN (?` + strings.Repeat(",?", n-1) + `)`
+}
+
+func lookAheadHashes(n int) string {
+	return `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?` + strings.Repeat(",?", n-1) + `)`
+}
+
 // lookAhead looks up, in two queries, which of these traces (ids and
-// content hashes, in pairs) are stored, for the inserts that follow in the
-// same transaction: one query per trace cost an import's writer a tenth of
-// its time.
+// content hashes, in pairs, lookAheadRows at most) are stored, for the
+// inserts that follow in the same transaction: one query per trace cost an
+// import's writer a tenth of its time.
 func (w *traceWriter) lookAhead(ctx context.Context, ids, hashes []string) error {
 	w.ahead = lookedUp{looked: make(map[string]bool, len(ids)), stored: map[string]string{}, same: map[string]bool{}}
 	if len(ids) == 0 {
 		return nil
 	}
-	args := make([]any, len(ids))
+	byID, byHash, n := sqlLookAheadIDs, sqlLookAheadHashes, lookAheadRows
+	if w.s.pg {
+		byID, byHash, n = sqlLookAheadIDsPG, sqlLookAheadHashesPG, pgLookAheadRows
+	}
+	if len(ids) > n {
+		return fmt.Errorf("look ahead: %d traces, more than %d", len(ids), n)
+	}
+	args := make([]any, n) // the rest NULL
 	for i, id := range ids {
 		args[i] = id
 		w.ahead.looked[id] = true
 	}
-	rows, err := w.q.QueryContext(ctx, `SELECT id, content_hash FROM traces WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+	rows, err := w.query(ctx, byID, args...)
 	if err != nil {
 		return err
 	}
@@ -636,16 +673,21 @@ func (w *traceWriter) lookAhead(ctx context.Context, ids, hashes []string) error
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	keys := make([]any, len(hashes))
+	clear(args)
 	for i, h := range hashes {
-		keys[i] = h[:min(16, len(h))]
+		args[i] = h[:min(16, len(h))]
 	}
-	same, err := queryStrings(ctx, w.q, `SELECT content_hash FROM traces WHERE substr(content_hash, 1, 16) IN (?`+strings.Repeat(",?", len(keys)-1)+`)`, keys...)
+	rows, err = w.query(ctx, byHash, args...)
 	if err != nil {
 		return err
 	}
-	for _, h := range same {
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return err
+		}
 		w.ahead.same[h] = true
 	}
-	return nil
+	return rows.Err()
 }

@@ -37,8 +37,14 @@ type Encoder struct {
 	scratch []byte
 	hash    hash.Hash
 	sum     [sha256.Size]byte
-	last    lastTools
+	// recent are the last tool lists encoded, the latest first
+	// (recentToolLists at most): a log's traces offer a few lists, often
+	// not the same twice in a row.
+	recent []*lastTools
 }
+
+// recentToolLists is how many tool lists an Encoder remembers.
+const recentToolLists = 8
 
 // encoderToolLimit bounds how many distinct tools an Encoder remembers.
 const encoderToolLimit = 4096
@@ -75,18 +81,23 @@ func (e *Encoder) Encode(t Trace) (Encoded, error) {
 	if out.ContentHash, err = e.contentHash(t, tools, msgs); err != nil {
 		return Encoded{}, err
 	}
-	if !e.last.sortedOK {
-		e.last.sorted, e.last.sortedOK = sortedToolsJSON(t.Tools, tools), true
+	last := e.recent[0] // tools'
+	if !last.sortedOK {
+		last.sorted, last.sortedOK = sortedToolsJSON(t.Tools, tools), true
 	}
-	out.Items = itemsFrom(t, msgs, ends, e.last.sorted)
+	out.Items = itemsFrom(t, msgs, ends, last.sorted)
 	return out, nil
 }
 
-// encodeTools returns the encoded tools, and sets e.last to them (its
-// sorted JSON computed only if needed: see Encode).
+// encodeTools returns the encoded tools, and puts them first in e.recent
+// (their sorted JSON computed only if needed: see Encode).
 func (e *Encoder) encodeTools(tools []Tool) ([]encodedTool, error) {
-	if e.last.same(tools) {
-		return e.last.enc, nil
+	for i, l := range e.recent {
+		if l.same(tools) {
+			copy(e.recent[1:i+1], e.recent[:i])
+			e.recent[0] = l
+			return l.enc, nil
+		}
 	}
 	out := make([]encodedTool, len(tools))
 	for i, tool := range tools {
@@ -101,13 +112,16 @@ func (e *Encoder) encodeTools(tools []Tool) ([]encodedTool, error) {
 	for i, t := range tools {
 		kept[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
 	}
-	e.last = lastTools{tools: kept, enc: out}
+	if len(e.recent) < recentToolLists {
+		e.recent = append(e.recent, nil)
+	}
+	copy(e.recent[1:], e.recent)
+	e.recent[0] = &lastTools{tools: kept, enc: out}
 	return out, nil
 }
 
-// lastTools is the tool list of the last trace an Encoder encoded (traces
-// of one log offer the same tools, and a Reader gives them the same
-// parameter bytes).
+// lastTools is a tool list an Encoder encoded (traces of one log offer
+// the same tools, and a Reader gives them the same parameter bytes).
 type lastTools struct {
 	tools    []Tool
 	enc      []encodedTool
@@ -232,6 +246,12 @@ func (e *Encoder) contentHash(t Trace, tools []encodedTool, msgs []byte) (string
 	h.Write(msgs)
 	h.Write([]byte("}"))
 	return hex.EncodeToString(h.Sum(e.sum[:0])), nil
+}
+
+// AppendMetadataJSON appends m as json.Marshal writes a map[string]string
+// (keys sorted, HTML characters escaped), without its reflection.
+func AppendMetadataJSON(dst []byte, m map[string]string) []byte {
+	return appendStringMap(dst, m, true)
 }
 
 // appendStringMap appends m as encoding/json writes a map[string]string:

@@ -42,6 +42,8 @@ func itemsByOldFormula(t Trace) []Item { return itemsOneByOne(t) }
 func TestEncodedMatchesTheDefinitions(t *testing.T) {
 	cases := encodedCases()
 	cases = append(cases, readAllTraces(t, benchTraces(200, 7))...)
+	// Again, with their tool lists among the Encoder's recent ones.
+	cases = append(cases, encodedCases()...)
 	enc := NewEncoder()
 	for _, tr := range cases {
 		t.Run(tr.ID, func(t *testing.T) {

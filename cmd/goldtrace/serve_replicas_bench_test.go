@@ -66,6 +66,8 @@ func BenchmarkServeReplicas(b *testing.B) {
 			b.ReportMetric(ms(percentile(res.frames, 99)), p+"frame_p99_ms")
 			b.ReportMetric(ms(percentile(res.submits, 50)), p+"submit_p50_ms")
 			b.ReportMetric(ms(percentile(res.submits, 99)), p+"submit_p99_ms")
+			b.ReportMetric(float64(len(res.submits))/res.took.Seconds(), p+"labels_per_s")
+			b.ReportMetric(float64(res.statusRuns)/res.took.Seconds(), p+"status_per_s")
 			var rss []string
 			for i, kb := range res.replicaRSSKB {
 				rss = append(rss, fmt.Sprintf("replica %d: peak RSS %.0f MB, CPU %.1f s", i+1, float64(kb)/1024, res.replicaCPU[i].Seconds()))
@@ -75,8 +77,9 @@ func BenchmarkServeReplicas(b *testing.B) {
 				pgCPU = fmt.Sprintf("%.1f s", res.pgCPU.Seconds())
 				b.ReportMetric(res.pgCPU.Seconds(), p+"server_cpu_s")
 			}
-			b.Logf("%s, %d replica(s): %d reviewers × %d labels in %s: %d labels lost, %d errors (first: %v), %d status execs; frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms (%d submits); %s; PostgreSQL CPU %s; load average %s before, %s after",
-				run.engine, run.replicas, len(names), perReviewer, res.took.Round(time.Millisecond), res.lost, res.errors, res.firstErr, res.statusRuns,
+			b.Logf("%s, %d replica(s): %d reviewers × %d labels in %s (%.0f labels/s): %d labels lost, %d errors (first: %v), %d status execs (%.0f/s); frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms (%d submits); %s; PostgreSQL CPU %s; load average %s before, %s after",
+				run.engine, run.replicas, len(names), perReviewer, res.took.Round(time.Millisecond), float64(len(res.submits))/res.took.Seconds(),
+				res.lost, res.errors, res.firstErr, res.statusRuns, float64(res.statusRuns)/res.took.Seconds(),
 				ms(percentile(res.frames, 50)), ms(percentile(res.frames, 99)), len(res.frames),
 				ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), len(res.submits),
 				strings.Join(rss, "; "), pgCPU, before, loadAverage())

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/pgtest"
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
 )
@@ -22,13 +23,16 @@ import (
 // built binary a user types, each run alternated in the same run with a
 // reference build of the same commands when $GOLDTRACE_BENCH_BEFORE names
 // one (for example goldtrace built from main): `labels import` of 50k
-// labels (25k items × 2 reviewers, one in ten disputed), `export` of 50k
+// labels (25k items × 2 reviewers, one in ten disputed; on SQLite, and on
+// PostgreSQL when GOLDTRACE_TEST_PG is set), `export` of 50k
 // gold items (a new version; a stored version's files written again),
 // `status --as lead` on 100k labels, and `sample --n 500 --by
 // tool` on the store of ~180k traces (543k candidates). Reported: wall
 // and CPU seconds (user + system: on a shared machine wall time measures
 // the queue for the CPU too) and peak RSS of both, and the wall ratio
-// (before ÷ now).
+// (before ÷ now). The reference build works on copies of the stores of
+// its own (NAME.db.before, made the first time), as this build may migrate
+// them to a schema an older build refuses.
 //
 //	GOLDTRACE_BENCH_BEFORE=/tmp/gt-main go test ./cmd/goldtrace -run XXX -bench WaitCLI -benchtime 3x
 //
@@ -39,6 +43,24 @@ func BenchmarkWaitCLI(b *testing.B) {
 	_, dir, bin := cliBenchSetup(b, "GOLDTRACE_WAIT_BENCH_DIR")
 	before := os.Getenv("GOLDTRACE_BENCH_BEFORE")
 	labeled := waitBenchData(b, dir, bin)
+	// each gives the path of db for run i: the before build (even runs)
+	// gets a copy of its own, made once, since this build may migrate the
+	// store to a schema an older build refuses.
+	each := func(db string) func(i int) string {
+		if before == "" {
+			return func(int) string { return db }
+		}
+		ref := db + ".before"
+		if _, err := os.Stat(ref); err != nil {
+			copyDB(b, db, ref)
+		}
+		return func(i int) string {
+			if i%2 == 0 {
+				return ref
+			}
+			return db
+		}
+	}
 	compare := func(b *testing.B, prep func(i int), args func(i int) []string) {
 		var now, ref run
 		for i := 0; i < b.N; i++ {
@@ -70,31 +92,57 @@ func BenchmarkWaitCLI(b *testing.B) {
 				return []string{"--db", db, "labels", "import", labels, "--as", "carol", "--for-others"}
 			})
 	})
+	b.Run("labels_import_50k_pg", func(b *testing.B) {
+		// The same project and labels on PostgreSQL (GOLDTRACE_TEST_PG):
+		// each run imports into a copy of sampled.db made by goldtrace
+		// copy, untimed.
+		if os.Getenv(pgtest.Env) == "" {
+			b.Skip(pgtest.Env + " is not set")
+		}
+		labels := filepath.Join(dir, "labels-a.jsonl")
+		// copy reads a copy of sampled.db: the log it leaves beside the
+		// file it read would fail the SQLite run's copyDB.
+		src := filepath.Join(b.TempDir(), "sampled.db")
+		copyDB(b, filepath.Join(dir, "sampled.db"), src)
+		var dsn string
+		compare(b, func(int) {
+			dsn = pgtest.DSN(b)
+			timed(b, bin, "copy", "--from", src, "--to", dsn)
+		}, func(int) []string {
+			return []string{"--db", dsn, "labels", "import", labels, "--as", "carol", "--for-others"}
+		})
+	})
 	b.Run("export_50k", func(b *testing.B) {
 		out := filepath.Join(dir, "out")
+		db := each(labeled)
 		compare(b, func(int) { os.RemoveAll(out) },
 			func(i int) []string {
 				// A new name each time: an existing one would re-write its files.
-				return []string{"--db", labeled, "export", fmt.Sprintf("e%d-%d", time.Now().UnixNano(), i), "--as", "carol", "--out", out}
+				return []string{"--db", db(i), "export", fmt.Sprintf("e%d-%d", time.Now().UnixNano(), i), "--as", "carol", "--out", out}
 			})
 	})
 	b.Run("export_again_50k", func(b *testing.B) {
 		// Writing the files of a stored version again (NAME@vN).
-		timed(b, bin, "--db", labeled, "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		db := each(labeled)
+		if before != "" {
+			timed(b, before, "--db", db(0), "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		}
+		timed(b, bin, "--db", db(1), "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
 		out := filepath.Join(dir, "out")
 		compare(b, func(int) { os.RemoveAll(out) },
-			func(int) []string { return []string{"--db", labeled, "export", "again@v1", "--out", out} })
+			func(i int) []string { return []string{"--db", db(i), "export", "again@v1", "--out", out} })
 	})
 	b.Run("status_lead", func(b *testing.B) {
-		compare(b, func(int) {}, func(int) []string { return []string{"--db", labeled, "status", "--as", "carol"} })
+		db := each(labeled)
+		compare(b, func(int) {}, func(i int) []string { return []string{"--db", db(i), "status", "--as", "carol"} })
 	})
 	b.Run("sample_500_by_tool", func(b *testing.B) {
 		if os.Getenv("GOLDTRACE_WAIT_BENCH_SAMPLE") == "" {
 			b.Skip("set GOLDTRACE_WAIT_BENCH_SAMPLE to build the 1 GB store")
 		}
-		big := waitBenchBig(b, dir, bin)
+		big := each(waitBenchBig(b, dir, bin))
 		compare(b, func(int) {}, func(i int) []string {
-			return []string{"--db", big, "sample", "--n", "500", "--by", "tool", "--reviewers", "alice,bob",
+			return []string{"--db", big(i), "sample", "--n", "500", "--by", "tool", "--reviewers", "alice,bob",
 				"--seed", fmt.Sprint(i + 1), "--batch", fmt.Sprintf("s%d-%d", time.Now().UnixNano(), i)}
 		})
 	})

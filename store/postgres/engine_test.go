@@ -277,3 +277,155 @@ func TestWriteLockHeldTooLongIsBusy(t *testing.T) {
 		t.Fatalf("write once the lock is free: %v", err)
 	}
 }
+
+// Writes scoped to different keys run at once; one scoped to the same key
+// as a write in progress, and an unscoped one, wait for it to end.
+func TestScopedWritesRunBesideOthersKeys(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.DSN(t), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	insert := func(ctx context.Context, id int) error {
+		return db.WithTx(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (?, 'x')`, id)
+			return err
+		})
+	}
+	holding, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- db.WithTx(Scoped(ctx, "item 1"), func(tx *Tx) error {
+			close(holding)
+			<-release
+			_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (1, 'x')`)
+			return err
+		})
+	}()
+	<-holding
+	beside, cancel := context.WithTimeout(Scoped(ctx, "item 2"), 5*time.Second)
+	defer cancel()
+	if err := insert(beside, 2); err != nil {
+		t.Fatalf("a write scoped to another key, while one to item 1 is open: %v", err)
+	}
+	if err := insert(Scoped(ctx, ""), 3); err != nil {
+		t.Fatalf("an append-only write, while one to item 1 is open: %v", err)
+	}
+	waiters := make(chan error, 2)
+	go func() { waiters <- insert(Scoped(ctx, "item 1"), 4) }()
+	go func() { waiters <- insert(ctx, 5) }()
+	select {
+	case err := <-waiters:
+		t.Fatalf("a write to the same key or an unscoped one ended (%v) while a write to item 1 was open", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	for range 2 {
+		if err := <-waiters; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n); err != nil || n != 5 {
+		t.Fatalf("%d rows (%v), want 5", n, err)
+	}
+}
+
+// The data version is the sum of its shards and of the single row that
+// databases written before the shards have: every write moves it by one,
+// whichever connection it ran on.
+func TestDataVersionCountsEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	migrations := fstest.MapFS{
+		"0001_a.sql": testMigrations["0001_a.sql"],
+		"0002_state.sql": {Data: []byte(`CREATE TABLE store_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+			INSERT INTO store_state VALUES ('data_version', '5')`)},
+	}
+	db, err := Open(ctx, pgtest.DSN(t), Options{Migrations: migrations, Versioned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var wg sync.WaitGroup
+	errs := make([]error, 12)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.WithTx(Scoped(ctx, fmt.Sprint("item ", i)), func(tx *Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO a(id, v) VALUES (?, 'x')`, i)
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if _, v, ok := db.DataVersion(ctx, time.Second); !ok || v != 5+12 {
+		t.Fatalf("data version %d (%v), want 17", v, ok)
+	}
+}
+
+// A bulk writer's pause between chunks lasts while a write, scoped or
+// not, waits for the writers' lock, and ends at once when none does (a
+// write waiting for another's key lock does not wait for the bulk writer).
+func TestPauseForWaitersSeesScopedWaiters(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.DSN(t), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pause := func() time.Duration {
+		began := time.Now()
+		if err := db.PauseForWaiters(ctx, began, 400*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(began)
+	}
+	// hold runs a write under hctx that stays open until release, and a
+	// write under wctx that waits for it.
+	hold := func(hctx, wctx context.Context) (release func()) {
+		holding, done := make(chan struct{}), make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_ = db.WithTx(hctx, func(tx *Tx) error { close(holding); <-done; return nil })
+		}()
+		<-holding
+		go func() {
+			defer wg.Done()
+			_ = db.WithTx(wctx, func(tx *Tx) error { return nil })
+		}()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var n int
+			if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+				AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+		}
+		return func() { close(done); wg.Wait() }
+	}
+	if took := pause(); took > 200*time.Millisecond {
+		t.Errorf("paused %s with no one waiting", took)
+	}
+	release := hold(ctx, Scoped(ctx, "item 1"))
+	if took := pause(); took < 350*time.Millisecond {
+		t.Errorf("paused %s while a scoped write waited for the writers' lock, want the 400 ms yield", took)
+	}
+	release()
+	release = hold(Scoped(ctx, "item 1"), Scoped(ctx, "item 1"))
+	if took := pause(); took > 200*time.Millisecond {
+		t.Errorf("paused %s while a write waited for another's key lock only", took)
+	}
+	release()
+}

@@ -106,3 +106,7 @@ func (d *DB) ResetIdentities(ctx context.Context, tx *Tx, tables []dbschema.Tabl
 }
 
 func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"` }
+
+func (d *DB) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	return dbschema.Strings(ctx, d.db, query, args...)
+}

@@ -79,6 +79,8 @@ func UntilDone(remove func(tx *Tx) (int, error)) func(tx *Tx, deadline time.Time
 // writes the log without waiting for the disk. The write connection is
 // held for the transaction, so no other write of this process commits
 // relaxed, and is put back to FULL after it (or discarded if it cannot be).
+// Under bulk.Consistent the transaction also runs without foreign key
+// checks, put back on after it the same way.
 func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
 	w, err := d.writer(ctx)
 	if err != nil {
@@ -98,6 +100,20 @@ func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused relaxed
 		}
 	}()
+	if bulk.IsConsistent(ctx) {
+		// Outside the transaction (it is a no-op inside one). The
+		// connection's statements are compiled again (SQLite expires them
+		// when the pragma changes): the chunk's without the checks, and any
+		// other's with them once they are back on.
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return d.wrap("begin", err)
+		}
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); err != nil {
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused unchecked
+			}
+		}()
+	}
 	return d.withTxOn(ctx, conn, fn)
 }
 
@@ -145,20 +161,20 @@ func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
 }
 
 // BulkTuning makes the write connection fit for an import's bulk writes:
-// a larger page cache so big indexes do not spill, statement journals in
+// a page cache of cacheMiB so big indexes do not spill, statement journals in
 // memory, and no automatic checkpoints (one would run inside a chunk's
 // commit, timed as lock held): the import checkpoints between chunks
 // instead (Checkpoint, once LogSize has grown past what it allows). The
 // returned func restores the defaults; the next commit, synced again,
 // makes everything durable.
-func (d *DB) BulkTuning(ctx context.Context) (restore func()) {
+func (d *DB) BulkTuning(ctx context.Context, cacheMiB int) (restore func()) {
 	w, err := d.writer(ctx)
 	if err != nil {
 		return func() {} // the import's first write reports it
 	}
 	// Its chunks commit with synchronous=NORMAL through WithRelaxedTx; the
 	// connection itself stays FULL for every other write (a label submit).
-	if _, err := w.ExecContext(ctx, `PRAGMA cache_size = -32768`); err == nil {
+	if _, err := w.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, cacheMiB<<10)); err == nil {
 		_, _ = w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`)
 		_, _ = w.ExecContext(ctx, `PRAGMA journal_size_limit = 0`)
 		// A multi-row insert keeps the pages it changes in a statement
@@ -174,6 +190,10 @@ func (d *DB) BulkTuning(ctx context.Context) (restore func()) {
 		_, _ = w.ExecContext(bg, `PRAGMA cache_size = -2000`)
 	}
 }
+
+// Analyze does nothing on SQLite: its planner needs no statistics for the
+// bulk writes' lookups by key (PostgreSQL's does).
+func (d *DB) Analyze(context.Context, ...string) {}
 
 // LogSize is the size of the database's write-ahead log file (0 if none):
 // what has been written since the last checkpoint that emptied it.

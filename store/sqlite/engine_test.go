@@ -181,3 +181,41 @@ func TestGroupCommitLeavingPassesTheLeadOn(t *testing.T) {
 		t.Error("b left twice")
 	}
 }
+
+// A bulk.Consistent transaction runs without foreign key checks; every
+// other write on the connection, before and after it, has them.
+func TestConsistentTxLeavesForeignKeysOnForOthers(t *testing.T) {
+	d := openTemp(t)
+	ctx := context.Background()
+	fk := func(tx *sql.Tx) (on int) {
+		if err := tx.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil {
+			t.Fatal(err)
+		}
+		return on
+	}
+	if err := d.WithTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE child (parent TEXT REFERENCES store_state(key)) STRICT`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	orphan := func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO child VALUES ('nobody')`)
+		return err
+	}
+	for i, c := range []struct {
+		name string
+		run  func(func(*sql.Tx) error) error
+		on   int
+	}{
+		{"relaxed", func(fn func(*sql.Tx) error) error { return d.WithRelaxedTx(bulk.Write(ctx), fn) }, 1},
+		{"consistent", func(fn func(*sql.Tx) error) error { return d.WithRelaxedTx(bulk.Consistent(bulk.Write(ctx)), fn) }, 0},
+		{"after it", func(fn func(*sql.Tx) error) error { return d.WithTx(ctx, fn) }, 1},
+	} {
+		var on int
+		err := c.run(func(tx *sql.Tx) error { on = fk(tx); return orphan(tx) })
+		if on != c.on || (err == nil) != (c.on == 0) {
+			t.Fatalf("%d %s: foreign_keys %d, orphan insert: %v; want foreign_keys %d", i, c.name, on, err, c.on)
+		}
+	}
+}
