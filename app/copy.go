@@ -49,8 +49,9 @@ func (e *CopyMismatchError) Error() string {
 
 // CopyProject copies the whole project at from (a SQLite file or a
 // postgres:// DSN) into to, which must be a new file, or a database
-// without a project's rows (created when it has no schema yet), in one
-// transaction, then checks the copy: every exported dataset version reads
+// without a project's rows, in one transaction (which makes the schema
+// of a PostgreSQL database that has none, so a copy that fails leaves it
+// without one), then checks the copy: every exported dataset version reads
 // back byte-identical and verifies, and the gold builds the same records.
 // A password in a DSN is taken out before anything can print it. A SQLite
 // file the copy created is removed again when the copy fails. progress,
@@ -78,7 +79,7 @@ func CopyProject(ctx context.Context, actor Actor, from, to string, progress fun
 	}
 	defer src.Close()
 	created := createdFiles(toClean)
-	dst, err := store.OpenWith(ctx, toClean, store.Options{Password: toPW})
+	dst, err := store.OpenWith(ctx, toClean, store.Options{Password: toPW, DeferSchema: true})
 	if err != nil {
 		created.remove()
 		return res, err

@@ -249,3 +249,103 @@ func TestConcurrentExportsOnPostgres(t *testing.T) {
 		}
 	}
 }
+
+// projectTables counts the tables of the database at path (its schema's,
+// on PostgreSQL; none when a SQLite file is not there).
+func projectTables(t *testing.T, path string) int {
+	t.Helper()
+	ctx := context.Background()
+	if !store.IsPostgres(path) {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return 0
+		}
+	}
+	st, err := store.OpenWith(ctx, path, store.Options{NoSchema: true, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q := `SELECT count(*) FROM sqlite_schema WHERE type = 'table'`
+	if store.IsPostgres(path) {
+		q = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	var n int
+	if err := st.Reader().QueryRowContext(ctx, q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestFailedCopyLeavesTheTargetAsItWas: a copy that fails midway, after it
+// wrote some tables (its context cancelled; on PostgreSQL also a row the
+// server refuses), leaves an empty PostgreSQL database without a table (the
+// schema is made in the copy's transaction) and no new SQLite file, and a
+// copy run again afterwards makes the whole project.
+func TestFailedCopyLeavesTheTargetAsItWas(t *testing.T) {
+	ctx := context.Background()
+	lite := copyDemo(t)
+	targets := map[string]func() string{"sqlite": func() string { return filepath.Join(t.TempDir(), "copy.db") }}
+	if os.Getenv(pgtest.Env) != "" {
+		targets["postgres"] = func() string { return pgtest.DSN(t) }
+	}
+	for engine, target := range targets {
+		t.Run(engine+"/cancelled", func(t *testing.T) {
+			to := target()
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var written []string
+			_, err := CopyProject(cctx, Actor{}, lite, to, func(c store.CopiedTable) {
+				if written = append(written, c.Name); len(written) == 5 {
+					cancel()
+				}
+			})
+			if err == nil || len(written) < 5 || strings.Count(err.Error(), "\n") > 0 {
+				t.Fatalf("copy cancelled after %v: %v", written, err)
+			}
+			if n := projectTables(t, to); n != 0 {
+				t.Fatalf("a failed copy left %d tables in %s", n, to)
+			}
+			if _, err := CopyProject(ctx, Actor{}, lite, to, nil); err != nil {
+				t.Fatalf("copy again: %v", err)
+			}
+		})
+	}
+	if os.Getenv(pgtest.Env) == "" {
+		return
+	}
+	t.Run("postgres/refused row", func(t *testing.T) {
+		// PostgreSQL's text holds no NUL character, SQLite's does: the last
+		// audit entry (the audit log is among the last tables) is refused.
+		bad := filepath.Join(t.TempDir(), "nul.db")
+		body, err := os.ReadFile(lite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bad, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `UPDATE audit SET object = object || char(0) WHERE id = (SELECT max(id) FROM audit)`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		to := pgtest.DSN(t)
+		var written []string
+		_, err = CopyProject(ctx, Actor{}, bad, to, func(c store.CopiedTable) { written = append(written, c.Name) })
+		if err == nil || !strings.Contains(err.Error(), "copy table audit: one of its rows") || !strings.Contains(err.Error(), "NUL character") || len(written) == 0 {
+			t.Fatalf("copy of a row PostgreSQL refuses, after %v: %v", written, err)
+		}
+		if said := ExplainError(to, err).Error(); !strings.Contains(said, "NUL character") || strings.Contains(said, "SQLSTATE") {
+			t.Errorf("the command would say %q", said)
+		}
+		if n := projectTables(t, to); n != 0 {
+			t.Fatalf("a failed copy left %d tables in %s", n, to)
+		}
+		if _, err := CopyProject(ctx, Actor{}, lite, to, nil); err != nil {
+			t.Fatalf("copy again: %v", err)
+		}
+	})
+}

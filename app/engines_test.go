@@ -24,6 +24,16 @@ func onEngines(t *testing.T, test func(t *testing.T, engine string)) {
 // projectOn is project on engine: one item, the four users, alice's label.
 func projectOn(t *testing.T, engine string) (*App, *store.Store, string) {
 	t.Helper()
+	st, item := oneItemOn(t, engine)
+	if _, err := st.SubmitLabel(context.Background(), label(item, "alice", "ORD-1")); err != nil {
+		t.Fatal(err)
+	}
+	return New(st), st, item
+}
+
+// oneItemOn is storetest.OneItem on engine: nothing labeled yet.
+func oneItemOn(t *testing.T, engine string) (*store.Store, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "gt.db")
 	if engine == "postgres" {
 		path = pgtest.Clone(t, "app", func(dsn string) error {
@@ -34,11 +44,7 @@ func projectOn(t *testing.T, engine string) (*App, *store.Store, string) {
 			return st.Close()
 		})
 	}
-	st, item := storetest.OneItem(t, path)
-	if _, err := st.SubmitLabel(context.Background(), label(item, "alice", "ORD-1")); err != nil {
-		t.Fatal(err)
-	}
-	return New(st), st, item
+	return storetest.OneItem(t, path)
 }
 
 // failAudit makes every insert into the audit log fail (a trigger named

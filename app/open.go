@@ -149,7 +149,7 @@ func ShellQuote(s string) string {
 }
 
 // RecoveryBase is where label screens keep recovery drafts (the drafts a
-// failed write leaves, tui.RecoveryPath): beside a SQLite database; for a
+// failed write leaves, RecoveryPath): beside a SQLite database; for a
 // PostgreSQL one, in the user's cache directory, named after its host and
 // database.
 func RecoveryBase(dbPath string) string {

@@ -72,10 +72,16 @@ type replica struct {
 // serve starts a replica on 127.0.0.1 (a port of its own) with the team's
 // host key, and trusts that key at its address.
 func (tm *team) serve(flags ...string) *replica {
+	tm.t.Helper()
+	return tm.serveWith(nil, flags...)
+}
+
+// serveWith is serve with env added to the replica's environment.
+func (tm *team) serveWith(env []string, flags ...string) *replica {
 	t := tm.t
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"--db", tm.db, "serve", "--listen", "127.0.0.1:0", "--host-key", tm.hostKey}, flags...)...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -168,6 +168,10 @@ func Listen(addr string) (net.Listener, error) {
 	return l, nil
 }
 
+// Note writes one line of what the server's process does beside its
+// connections (a recovery file restored) to the server's log.
+func (s *Server) Note(msg string) { s.log.Info(msg) }
+
 // Serve accepts connections on l until Shutdown; it returns nil then.
 func (s *Server) Serve(l net.Listener) error {
 	s.watchKeyRemovals()

@@ -29,7 +29,8 @@ const (
 
 // CopyTo copies every row of every table of s's project into dst's, which
 // must hold none (ErrNotEmpty), in one transaction of dst's: all of it or
-// nothing. The tables come from the two schemas (the engines' catalogues),
+// nothing, the schema of a PostgreSQL dst opened with DeferSchema
+// included. The tables come from the two schemas (the engines' catalogues),
 // not from a list, so a table added by a migration is copied without a
 // change here; a table or column that one schema has and the other lacks
 // fails the copy, naming it. Rows are read from one snapshot of s (others
@@ -39,14 +40,6 @@ const (
 // are immutable). progress, when set, is told of each table as it is done.
 func (s *Store) CopyTo(ctx context.Context, dst *Store, progress func(CopiedTable)) ([]CopiedTable, error) {
 	from, err := s.db.Tables(ctx)
-	if err != nil {
-		return nil, err
-	}
-	to, err := dst.db.Tables(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tables, err := copyPlan(from, to, s.Path(), dst.Path())
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +57,16 @@ func (s *Store) CopyTo(ctx context.Context, dst *Store, progress func(CopiedTabl
 	var done []CopiedTable
 	err = dst.db.WithTx(ctx, func(tx *Tx) error {
 		done = nil
+		// A PostgreSQL target opened with DeferSchema gets its schema
+		// here, in this transaction: a copy that fails leaves none.
+		to, err := dst.db.SchemaIn(ctx, tx)
+		if err != nil {
+			return err
+		}
+		tables, err := copyPlan(from, to, s.Path(), dst.Path())
+		if err != nil {
+			return err
+		}
 		for _, t := range tables {
 			var any bool
 			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+quoteIdent(t.Name)+`)`).Scan(&any); err != nil {
@@ -179,6 +182,10 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t dbschema.Table, toPostgr
 		}
 		q := head + strings.TrimSuffix(strings.Repeat(one+", ", int(pending)), ", ")
 		if _, err := dst.ExecContext(ctx, q, args...); err != nil {
+			if toPostgres && strings.Contains(err.Error(), `"UTF8": 0x00`) {
+				// SQLite's text may hold a NUL character; PostgreSQL's not.
+				return fmt.Errorf("one of its rows %d to %d (in the order written) holds text with a NUL character, which PostgreSQL cannot store: take it out of the original, then copy again", n-pending+1, n)
+			}
 			return err
 		}
 		clear(args)

@@ -276,9 +276,12 @@ func TestImportSecondPassFailureIsUndone(t *testing.T) {
 	}
 }
 
-// TestImportLetsOtherWritersIn imports enough traces to take seconds while
-// another handle on the database (another process, e.g. a reviewer's TUI)
-// writes in a loop: every write succeeds, none waits long.
+// TestImportLetsOtherWritersIn imports enough traces for many chunks
+// while another handle on the database (another process, e.g. a
+// reviewer's TUI) writes in a loop: every write succeeds, and each gets in
+// between the import's chunks, again and again, rather than after the
+// import (writerTurns: by the order of events, which holds under the race
+// detector and on a loaded machine).
 func TestImportLetsOtherWritersIn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a few seconds of importing")
@@ -296,73 +299,30 @@ func TestImportLetsOtherWritersIn(t *testing.T) {
 	}
 	defer other.Close()
 
-	n := 12000
+	n := 4000
 	if raceEnabled {
-		n = 1200
+		n = 400
 	}
 	data := importBenchTraces(n, 3)
-	writing := make(chan struct{})
-	done := make(chan struct{})
-	type outcome struct {
-		writes  int
-		slowest time.Duration
-		err     error
-	}
-	result := make(chan outcome, 1)
+	// Chunks shorter than the default's, so that any machine writes many
+	// of them; the pause between them is the default's.
+	pace := defaultPace()
+	pace.chunkTime = 50 * time.Millisecond
+	turns := newWriterTurns()
+	stop, wrote := make(chan struct{}), make(chan struct{})
 	go func() {
-		var o outcome
-		defer func() { result <- o }()
-		select {
-		case <-writing:
-		case <-done:
-			return
-		}
-		for i := 0; ; i++ {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			began := time.Now()
-			if err := other.AddUser(ctx, fmt.Sprintf("reviewer%d", i%5), RoleReviewer); err != nil {
-				o.err = err
-				return
-			}
-			o.writes++
-			o.slowest = max(o.slowest, time.Since(began))
-			time.Sleep(20 * time.Millisecond)
-		}
+		defer close(wrote)
+		turns.run(stop, func(i int) error { return other.AddUser(ctx, fmt.Sprintf("reviewer%d", i%5), RoleReviewer) })
 	}()
-	started := false
 	began := time.Now()
-	res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "big", OnProgress: func(p ImportProgress) {
-		if !started {
-			started = true
-			close(writing)
-		}
-	}})
-	close(done)
-	o := <-result
+	res, err := st.ImportTraces(ctx, bytesOpener(data), ImportOptions{Source: "big", pace: pace,
+		OnProgress: func(ImportProgress) { turns.chunkDone() }})
+	close(stop)
+	<-wrote
 	if err != nil || res.Imported != n {
 		t.Fatalf("import: %+v %v", res, err)
 	}
-	t.Logf("import %v in %d chunks, the longest held the lock %v; %d concurrent writes, slowest %v",
-		time.Since(began), res.chunks, res.longestChunk, o.writes, o.slowest)
-	// A chunk stops at 200 ms with its commit; a loaded machine (or the race
-	// detector) stretches that, but a chunk sized by count or by work
-	// alone would run for seconds here.
-	if res.longestChunk > time.Second {
-		t.Errorf("a chunk held the write lock %v", res.longestChunk)
-	}
-	if o.err != nil {
-		t.Fatalf("concurrent write failed: %v", o.err)
-	}
-	// A writer waits for the chunk it arrived in, then gets in during the
-	// pause after it: a write per chunk at least, each within a chunk or two.
-	if o.writes < min(res.chunks-1, 5) {
-		t.Fatalf("only %d writes ran during the import's %d chunks", o.writes, res.chunks)
-	}
-	if o.slowest >= time.Second {
-		t.Fatalf("a concurrent write took %v", o.slowest)
-	}
+	t.Logf("import %v in %d chunks, the longest held the lock %v; %d writes beside it",
+		time.Since(began).Round(time.Millisecond), res.chunks, res.longestChunk.Round(time.Millisecond), len(turns.spans))
+	turns.check(t, 4)
 }

@@ -55,6 +55,7 @@ type engine interface {
 	WriterOpen() bool
 	DataVersion(ctx context.Context, wait time.Duration) (conn any, version int64, ok bool)
 	Tables(ctx context.Context) ([]dbschema.Table, error)
+	SchemaIn(ctx context.Context, tx *sql.Tx) ([]dbschema.Table, error)
 	ResetIdentities(ctx context.Context, tx *sql.Tx, tables []dbschema.Table) error
 }
 
@@ -97,6 +98,11 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process's write
 	// lock before failing with ErrBusy (0: 15 s).
 	BusyTimeout time.Duration
+	// DeferSchema (PostgreSQL): a database without goldtrace's schema is
+	// opened without making it; CopyTo makes it in the transaction that
+	// fills it, so a copy that fails leaves no table behind. A SQLite file
+	// gets its schema on open (a copy removes a new file when it fails).
+	DeferSchema bool
 	// Password is a PostgreSQL database's password when the caller took it
 	// out of the DSN (so no message shows it); otherwise the server's
 	// password comes from PGPASSWORD or ~/.pgpass, as libpq's does.
@@ -155,7 +161,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		db, err := postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema,
+		db, err := postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema, DeferSchema: opt.DeferSchema,
 			Password: opt.Password, Migrations: migrations, Committed: s.committed, BusyTimeout: opt.BusyTimeout,
 			Versioned: !opt.NoSchema, Unchanged: func(ctx context.Context) bool { return ctx.Value(statusUnchangedKey{}) != nil }})
 		if err != nil {

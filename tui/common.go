@@ -41,6 +41,8 @@ type LabelAPI interface {
 	LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (app.LabelWork, error)
 	Progress(ctx context.Context, reviewer, batch string) (map[string]int, error)
 	SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error
+	// RestoreRecovery puts the reviewer's recovery file back into the drafts.
+	RestoreRecovery(ctx context.Context, path string) (app.RecoveryRestore, error)
 	SubmitLabel(ctx context.Context, l review.Label) error
 	SkipItem(ctx context.Context, itemID, reviewer, reason string) error
 	LastSubmitted(ctx context.Context, reviewer, batch string) (string, error)

@@ -24,8 +24,12 @@ type LabelOptions struct {
 	// alice; run … to be the second reviewer").
 	Hint string
 	// Recovery is the file a draft the database refuses on quit is kept in
-	// and restored from at start (RecoveryPath); "" keeps none.
+	// and restored from at start (app.RecoveryPath); "" keeps none.
 	Recovery string
+	// RecoveryServed: the recovery file is on a server (goldtrace serve)
+	// that restores it by itself; what the reviewer is told names neither
+	// its path nor the database's words.
+	RecoveryServed bool
 }
 
 type labelState int
@@ -93,7 +97,7 @@ func NewLabelPage(c *Common, opts LabelOptions) *LabelPage {
 	skip.Cursor.SetMode(cursor.CursorStatic)
 	return &LabelPage{
 		c: c, opts: opts,
-		req:     labelRequest{st: c.API, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery},
+		req:     labelRequest{st: c.API, reviewer: opts.Reviewer, batch: opts.Batch, writes: &sync.WaitGroup{}, recovery: opts.Recovery, served: opts.RecoveryServed},
 		form:    newLabelForm(&c.Styles, &c.Keys.Label),
 		context: newContextPane(&c.Styles),
 		skipIn:  skip,

@@ -50,6 +50,7 @@ type labelRequest struct {
 	batch    string
 	writes   *sync.WaitGroup
 	recovery string   // the recovery file for drafts the database refused on quit ("" = none)
+	served   bool     // the recovery file is a server's, which restores it (LabelOptions.RecoveryServed)
 	skipped  []string // items skipped in this session: they come back next session
 }
 

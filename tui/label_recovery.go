@@ -1,102 +1,22 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/goldtrace/goldtrace/app"
 )
 
-// The recovery file keeps a reviewer's unsaved draft when the database
-// would not take it as the label screen quit (a lock held too long, a full
-// disk, a read-only file): one JSON file beside the database per reviewer,
-// restored into the database the next time that reviewer opens the screen.
-
-// RecoveryPath is where the label screen keeps reviewer's unsaved drafts
-// for the database at dbPath. The name is path-escaped, which is one-to-one:
-// two reviewers ("a/b", "a_b") never share a file.
-func RecoveryPath(dbPath, reviewer string) string {
-	return dbPath + ".recovery-" + url.PathEscape(reviewer) + ".json"
-}
-
-type recoveryFile struct {
-	Reviewer string           `json:"reviewer"`
-	Drafts   []recoveredDraft `json:"drafts"`
-}
-
-type recoveredDraft struct {
-	Item    string    `json:"item"`
-	Body    draftBody `json:"body"`
-	Seconds int       `json:"seconds"`
-	SavedAt time.Time `json:"saved_at"`
-}
-
-func readRecovery(path string) (recoveryFile, error) {
-	var f recoveryFile
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return f, err
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return f, fmt.Errorf("recovery file %s is unreadable: %w", path, err)
-	}
-	return f, nil
-}
-
-// writeRecovery adds (or replaces) one item's draft in the recovery file,
-// durably: a temp file beside it, synced, renamed over it.
-func writeRecovery(path, reviewer string, d recoveredDraft) error {
-	f, err := readRecovery(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	f.Reviewer = reviewer
-	kept := f.Drafts[:0]
-	for _, x := range f.Drafts {
-		if x.Item != d.Item {
-			kept = append(kept, x)
-		}
-	}
-	f.Drafts = append(kept, d)
-	return replaceRecovery(path, f)
-}
-
-func replaceRecovery(path string, f recoveryFile) error {
-	if len(f.Drafts) == 0 {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// The recovery file (app.RecoveryPath) keeps a reviewer's unsaved draft
+// when the database would not take it as the label screen quit (a lock
+// held too long, a full disk, a read-only file, the server restarting);
+// the screen restores it the next time that reviewer opens it, and a
+// serve replica restores the files it holds on its own
+// (app.KeepRestoringRecoveries).
 
 // recoveryRestoredMsg answers restoreCmd.
 type recoveryRestoredMsg struct {
@@ -104,50 +24,22 @@ type recoveryRestoredMsg struct {
 	Err               error
 }
 
-// restoreCmd saves the recovery file's drafts into the database: each one
-// saved (or no longer wanted: its item was submitted or skipped since) leaves
-// the file, which is removed once empty; the rest stay for the next start.
+// restoreCmd puts the reviewer's recovery file back into the database
+// (app: all or nothing, never over newer work); what it could not restore
+// stays in the file for the next start.
 func (r labelRequest) restoreCmd() tea.Cmd {
 	if r.recovery == "" {
 		return nil
 	}
 	return r.write(func() tea.Msg {
-		f, err := readRecovery(r.recovery)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return recoveryRestoredMsg{Err: err}
-		}
-		if f.Reviewer != r.reviewer {
-			// Not this reviewer's work: never saved under their name.
-			return recoveryRestoredMsg{Err: fmt.Errorf("%s holds %q's drafts, not %q's: left as it is", r.recovery, f.Reviewer, r.reviewer)}
-		}
-		var msg recoveryRestoredMsg
-		var left []recoveredDraft
-		for _, d := range f.Drafts {
-			err := r.saveDraft(d.Item, d.Body, d.Seconds)
-			switch {
-			case err == nil:
-				msg.Restored++
-			case errors.Is(err, app.ErrConflict), errors.Is(err, app.ErrNotFound):
-				msg.Dropped++
-			default:
-				left = append(left, d)
-				msg.Err = err
-			}
-		}
-		f.Drafts = left
-		if err := replaceRecovery(r.recovery, f); err != nil && msg.Err == nil {
-			msg.Err = err
-		}
-		return msg
+		res, err := r.st.RestoreRecovery(context.Background(), r.recovery)
+		return recoveryRestoredMsg{Restored: res.Restored, Dropped: res.Dropped, Err: err}
 	})
 }
 
 func (p *LabelPage) onRestored(msg recoveryRestoredMsg) tea.Cmd {
 	if msg.Err != nil {
-		return ReportErr(fmt.Errorf("unsaved drafts in %s not restored yet (%w): they stay there and are tried again next start", p.req.recovery, msg.Err))
+		return ReportErr(fmt.Errorf("unsaved drafts in %s not restored yet (%w): they stay there and are tried again", p.req.recovery, msg.Err))
 	}
 	if msg.Restored == 0 {
 		return nil
@@ -208,10 +100,16 @@ func (r labelRequest) flushDraft(itemID string, d draftBody, seconds int) tea.Ms
 	if r.recovery == "" {
 		return FlushReportMsg{Err: fmt.Errorf("unsaved draft of %s lost: %w", itemID, err)}
 	}
-	rd := recoveredDraft{Item: itemID, Body: d, Seconds: seconds, SavedAt: time.Now().UTC()}
-	if rerr := writeRecovery(r.recovery, r.reviewer, rd); rerr != nil {
-		body, _ := json.Marshal(d)
+	body, merr := json.Marshal(d)
+	if merr != nil {
+		return FlushReportMsg{Err: fmt.Errorf("unsaved draft of %s lost: %w", itemID, merr)}
+	}
+	rd := app.RecoveryDraft{Item: itemID, Body: body, Seconds: seconds, SavedAt: time.Now().UTC()}
+	if rerr := app.KeepRecoveryDraft(r.recovery, r.reviewer, rd); rerr != nil {
 		return FlushReportMsg{Err: fmt.Errorf("draft of %s not saved (%v) nor written to %s (%v); here it is: %s", itemID, err, r.recovery, rerr, body)}
 	}
-	return FlushReportMsg{Notice: fmt.Sprintf("draft of %s could not be saved (%v): kept in %s, restored when you next run goldtrace label", itemID, err, r.recovery)}
+	if r.served {
+		return FlushReportMsg{Notice: fmt.Sprintf("your draft of %s could not be saved: the server keeps it and puts it back as soon as the database takes it again", itemID)}
+	}
+	return FlushReportMsg{Notice: fmt.Sprintf("draft of %s could not be saved (%v): kept in %s, restored when you next run goldtrace label (or by goldtrace serve on this machine)", itemID, err, r.recovery)}
 }

@@ -13,6 +13,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/goldtrace/goldtrace/app"
 	"github.com/goldtrace/goldtrace/store"
 )
 
@@ -104,7 +105,7 @@ func typeLabel(k *keys, rationale string) {
 func TestHeldLockKeepsTypedWorkThroughQuitAndRestart(t *testing.T) {
 	f := newLabelFixture(t, 2, "alice")
 	path := f.st.Path()
-	recovery := RecoveryPath(path, "alice")
+	recovery := app.RecoveryPath(path, "alice")
 	r, page, tm, _ := newImpatientRoot(t, path, recovery)
 	k := &keys{r: r}
 	typeLabel(k, "User names one order.")
@@ -142,8 +143,9 @@ func TestHeldLockKeepsTypedWorkThroughQuitAndRestart(t *testing.T) {
 	if len(r.flush.reports) != 1 || r.flush.reports[0].Err != nil || !strings.Contains(r.flush.reports[0].Notice, recovery) {
 		t.Fatalf("flush reports %+v", r.flush.reports)
 	}
-	rf, err := readRecovery(recovery)
-	if err != nil || len(rf.Drafts) != 1 || rf.Drafts[0].Item != f.items[0] || rf.Drafts[0].Body.Rationale != "User names one order." {
+	rf, err := app.ReadRecovery(recovery)
+	var kept draftBody
+	if err != nil || len(rf.Drafts) != 1 || rf.Drafts[0].Item != f.items[0] || json.Unmarshal(rf.Drafts[0].Body, &kept) != nil || kept.Rationale != "User names one order." {
 		t.Fatalf("recovery file %+v %v", rf, err)
 	}
 	release()
@@ -200,13 +202,14 @@ func TestFailedSubmitRetriesUntilStored(t *testing.T) {
 // Recovery files are one per reviewer name, and a file holding another
 // reviewer's drafts is never saved under the one who opens the screen.
 func TestRecoveryFileIsTheReviewersOwn(t *testing.T) {
-	if a, b := RecoveryPath("p.db", "a/b"), RecoveryPath("p.db", "a_b"); a == b {
+	if a, b := app.RecoveryPath("p.db", "a/b"), app.RecoveryPath("p.db", "a_b"); a == b {
 		t.Fatalf("reviewers a/b and a_b share %s", a)
 	}
 	f := newLabelFixture(t, 2, "alice")
 	path := f.st.Path()
-	recovery := RecoveryPath(path, "alice")
-	if err := writeRecovery(recovery, "bob", recoveredDraft{Item: f.items[0], Body: draftBody{Rationale: "bob's words"}}); err != nil {
+	recovery := app.RecoveryPath(path, "alice")
+	bobs, _ := json.Marshal(draftBody{Rationale: "bob's words"})
+	if err := app.KeepRecoveryDraft(recovery, "bob", app.RecoveryDraft{Item: f.items[0], Body: bobs}); err != nil {
 		t.Fatal(err)
 	}
 	r, _, _, st := newImpatientRoot(t, path, recovery)

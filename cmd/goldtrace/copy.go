@@ -22,8 +22,8 @@ batches, assignments, labels, drafts, disputes, gold, adjudications, notes,
 guides, dataset versions, settings, the audit log, users and their keys,
 judge verdicts and every other table of the schema. Either side is a SQLite
 file or a postgres:// DSN. The target must be a new file, or a database
-without a project's rows (its tables are created when missing); the copy is
-one transaction: all of it or nothing. Others may keep working on the
+without a project's rows (its tables are created when missing, inside the
+copy's one transaction): all of it or nothing. Others may keep working on the
 source meanwhile: the copy reads one snapshot of it.
 
 Then copy checks the copy and prints what it checked: every dataset version

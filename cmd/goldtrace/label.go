@@ -30,7 +30,7 @@ with ctrl+s. Drafts save as you type; ctrl+c saves and quits.`,
 				return fmt.Errorf("label: %w", err)
 			}
 			opts.Reviewer = who.Name
-			opts.Recovery = tui.RecoveryPath(app.RecoveryBase(cli.DBPath), opts.Reviewer)
+			opts.Recovery = app.RecoveryPath(app.RecoveryBase(cli.DBPath), opts.Reviewer)
 			err = tui.RunLabel(cmd.Context(), session, opts, cli.programOptions()...)
 			var notice *tui.QuitNotice
 			if errors.As(err, &notice) {

@@ -82,6 +82,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 			walCtx, stopWAL := context.WithCancel(context.WithoutCancel(ctx))
 			defer stopWAL()
 			go be.KeepWALSmall(walCtx, 10*time.Second, 64<<20) // nothing to do on PostgreSQL
+			go be.KeepRestoringRecoveries(walCtx, app.RecoveryBase(cli.DBPath), app.RecoveryRestoreEvery, srv.Note)
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(l) }()
 			select {
@@ -161,7 +162,7 @@ func homeScreen(be *app.App, dbPath string) server.HomeFunc {
 			if _, err := session.Open(ctx, app.ActQueueRead, "label queue"); err != nil {
 				return nil, err
 			}
-			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: tui.RecoveryPath(dbPath, actor.Name)}
+			opts := tui.LabelOptions{Reviewer: actor.Name, Recovery: app.RecoveryPath(dbPath, actor.Name), RecoveryServed: true}
 			return tui.NewLabelRoot(c, opts, r.HasDarkBackground()), nil
 		case app.RoleLead:
 			if _, err := session.Open(ctx, app.ActDashboard, "dashboard"); err != nil {

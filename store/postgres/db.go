@@ -31,6 +31,9 @@ type DB struct {
 	port     uint16
 	database string
 	readOnly bool
+	// deferred: opened with Options.DeferSchema on a database without a
+	// schema, which SchemaIn makes.
+	deferred bool
 	opt      Options
 	// conn is how a connection of the pool is made, for Listen's own.
 	conn *pgx.ConnConfig
@@ -46,6 +49,11 @@ type Options struct {
 	ReadOnly bool
 	// NoSchema skips the schema check and the migrations.
 	NoSchema bool
+	// DeferSchema leaves a database without goldtrace's schema as it is:
+	// the schema is made by SchemaIn, inside the write transaction that
+	// fills it (goldtrace copy). A database with a schema is migrated as
+	// usual.
+	DeferSchema bool
 	// Password, when set, is the password (the CLI takes it out of the
 	// DSN so that no message can show it); otherwise pgx reads it as libpq
 	// does (PGPASSWORD, PGPASSFILE, ~/.pgpass).
@@ -135,6 +143,17 @@ func Open(ctx context.Context, dsn string, opt Options) (*DB, error) {
 	if opt.NoSchema {
 		return d, nil
 	}
+	if opt.DeferSchema && !opt.ReadOnly {
+		has, err := d.HasSchema(ctx)
+		if err != nil {
+			d.db.Close()
+			return nil, err
+		}
+		if !has {
+			d.deferred = true
+			return d, nil
+		}
+	}
 	if err := d.migrate(ctx); err != nil {
 		d.db.Close()
 		return nil, err
@@ -173,7 +192,7 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 		if err == nil {
 			// One round trip: the busy timeout, the writers' lock and
 			// the data version's move (see begin).
-			_, err = tx.ExecContext(ctx, d.begin(ctx, d.opt.Versioned && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx))))
+			_, err = tx.ExecContext(ctx, d.begin(ctx, d.opt.Versioned && !d.deferred && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx))))
 			if err != nil {
 				_ = tx.Rollback()
 			}

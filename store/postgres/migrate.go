@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/goldtrace/goldtrace/internal/dbschema"
 	"github.com/goldtrace/goldtrace/internal/migrations"
 )
 
@@ -50,6 +51,19 @@ func (d *DB) migrate(ctx context.Context) error {
 		return d.wrap("migrate", err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	if err := d.apply(ctx, tx, ms); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return d.wrap("migrate", err)
+	}
+	return nil
+}
+
+// apply applies, in tx, the migrations of ms that schema_migrations does
+// not record, holding migrateLock to the end of tx (another process
+// opening the database meanwhile waits for tx, then finds them applied).
+func (d *DB) apply(ctx context.Context, tx *sql.Tx, ms []migration) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(migrateLock)); err != nil {
 		return d.wrap("migrate", err)
 	}
@@ -58,10 +72,12 @@ func (d *DB) migrate(ctx context.Context) error {
 		return d.wrap("create schema", err)
 	}
 	// Another process may have applied them while this one waited.
-	if recorded, err = d.recorded(ctx, tx); err != nil {
+	recorded, err := d.recorded(ctx, tx)
+	if err != nil {
 		return err
 	}
-	if pending, err = d.pending(ms, recorded); err != nil {
+	pending, err := d.pending(ms, recorded)
+	if err != nil {
 		return err
 	}
 	for _, m := range pending {
@@ -73,10 +89,31 @@ func (d *DB) migrate(ctx context.Context) error {
 			return d.wrap("migrate", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return d.wrap("migrate", err)
-	}
 	return nil
+}
+
+// SchemaIn describes the project's tables as the write transaction tx
+// sees them, first making the schema in tx when the database was opened
+// with Options.DeferSchema and had none: the schema then exists exactly
+// when tx commits (PostgreSQL's DDL is transactional), so a copy that
+// fails leaves the database as empty as it found it.
+func (d *DB) SchemaIn(ctx context.Context, tx *sql.Tx) ([]dbschema.Table, error) {
+	if d.deferred {
+		ms, err := loadMigrations(d.opt.Migrations)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.apply(ctx, tx, ms); err != nil {
+			return nil, err
+		}
+		if d.opt.Versioned {
+			// The data version this transaction's begin could not move.
+			if _, err := tx.ExecContext(ctx, bumpVersion); err != nil {
+				return nil, d.wrap("migrate", err)
+			}
+		}
+	}
+	return d.tables(ctx, tx)
 }
 
 type queryer interface {

@@ -15,7 +15,12 @@ var bookkeeping = map[string]bool{"schema_migrations": true, "store_state": true
 // Tables describes the project's tables (the engine's bookkeeping left
 // out) from the information schema of the connection's schema.
 func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT c.table_name, c.column_name, c.data_type, c.is_identity, coalesce(c.identity_generation, ''), c.is_generated
+	return d.tables(ctx, d.db)
+}
+
+// tables is Tables as q (the pool, or a transaction) sees them.
+func (d *DB) tables(ctx context.Context, q queryer) ([]dbschema.Table, error) {
+	rows, err := q.QueryContext(ctx, `SELECT c.table_name, c.column_name, c.data_type, c.is_identity, coalesce(c.identity_generation, ''), c.is_generated
 		FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
 		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
 		ORDER BY c.table_name, c.ordinal_position`)
@@ -59,7 +64,7 @@ func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
 	}
 	for i := range out {
 		t := &out[i]
-		if t.Parents, err = d.strings(ctx, `SELECT DISTINCT confrelid::regclass::text FROM pg_constraint
+		if t.Parents, err = dbschema.Strings(ctx, q, `SELECT DISTINCT confrelid::regclass::text FROM pg_constraint
 			WHERE contype = 'f' AND conrelid = to_regclass(?)`, t.Name); err != nil {
 			return nil, d.wrap("read the schema of table "+t.Name, err)
 		}
@@ -67,7 +72,7 @@ func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
 			t.OrderBy = "rowid"
 			continue
 		}
-		pk, err := d.strings(ctx, `SELECT a.attname FROM pg_index i
+		pk, err := dbschema.Strings(ctx, q, `SELECT a.attname FROM pg_index i
 			JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n) ON true
 			JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
 			WHERE i.indrelid = to_regclass(?) AND i.indisprimary ORDER BY k.n`, t.Name)
@@ -80,10 +85,6 @@ func (d *DB) Tables(ctx context.Context) ([]dbschema.Table, error) {
 		t.OrderBy = strings.Join(pk, ", ")
 	}
 	return out, nil
-}
-
-func (d *DB) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	return dbschema.Strings(ctx, d.db, query, args...)
 }
 
 // ResetIdentities makes the identity columns of tables (rows written with
@@ -105,3 +106,7 @@ func (d *DB) ResetIdentities(ctx context.Context, tx *Tx, tables []dbschema.Tabl
 }
 
 func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"` }
+
+func (d *DB) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	return dbschema.Strings(ctx, d.db, query, args...)
+}

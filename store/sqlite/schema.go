@@ -104,6 +104,10 @@ func (d *DB) strings(ctx context.Context, query string, args ...any) ([]string, 
 	return dbschema.Strings(ctx, d.r, query, args...)
 }
 
+// SchemaIn is Tables: a SQLite file's schema is made when it is opened
+// (a copy removes the new file it made when it fails).
+func (d *DB) SchemaIn(ctx context.Context, _ *Tx) ([]dbschema.Table, error) { return d.Tables(ctx) }
+
 // ResetIdentities does nothing: SQLite numbers a new row after the
 // highest rowid whatever wrote it.
 func (d *DB) ResetIdentities(context.Context, *Tx, []dbschema.Table) error { return nil }
