@@ -124,6 +124,12 @@ func TestCopySQLiteToPostgresAndBack(t *testing.T) {
 			t.Errorf("copied no rows of %s: %v", name, counts)
 		}
 	}
+	// The copy gathered the planner's statistics of what it wrote.
+	var unanalyzed int
+	_, pgStore := openFixed(t, pg)
+	if err := pgStore.Reader().QueryRowContext(ctx, `SELECT count(*) FROM pg_class WHERE relname IN ('items', 'labels', 'assignments', 'traces') AND relkind = 'r' AND pg_table_is_visible(oid) AND reltuples < 0`).Scan(&unanalyzed); err != nil || unanalyzed != 0 {
+		t.Fatalf("tables left without statistics after the copy: %d (%v)", unanalyzed, err)
+	}
 	// The same project exports the same bytes on both engines.
 	liteApp, _ := openFixed(t, lite)
 	pgApp, _ := openFixed(t, pg)

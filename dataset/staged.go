@@ -187,13 +187,18 @@ func StageVersionFiles(dir, name string, version int, content io.WriterTo, manif
 		}
 		err := staged.add(final, true, func(w io.Writer) error {
 			// The JSONL streams through a pipe into the converter.
+			// The writer is waited for before the next file: two of them
+			// never run at once, and none outlives the staging.
 			pr, pw := io.Pipe()
+			done := make(chan struct{})
 			go func() {
+				defer close(done)
 				_, err := content.WriteTo(pw)
 				pw.CloseWithError(err)
 			}()
 			err := f.Write(w, pr, m)
 			pr.CloseWithError(errors.New("format conversion stopped")) // ends the writer if it is still writing
+			<-done
 			if err != nil {
 				return fmt.Errorf("format %s: %w", f.Path, err)
 			}

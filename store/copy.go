@@ -99,6 +99,14 @@ func (s *Store) CopyTo(ctx context.Context, dst *Store, progress func(CopiedTabl
 		return nil, err
 	}
 	dst.dataChanged()
+	// A copied PostgreSQL database has no planner statistics until
+	// autovacuum comes by: gather them now, so the first commands on it are
+	// not planned as scans of whole tables (nothing on SQLite).
+	names := make([]string, len(done))
+	for i, c := range done {
+		names[i] = c.Name
+	}
+	dst.db.Analyze(ctx, names...)
 	return done, nil
 }
 
