@@ -100,13 +100,28 @@ func BenchmarkWaitCLI(b *testing.B) {
 			b.Skip(pgtest.Env + " is not set")
 		}
 		labels := filepath.Join(dir, "labels-a.jsonl")
-		// copy reads a copy of sampled.db: the log it leaves beside the
-		// file it read would fail the SQLite run's copyDB.
-		src := filepath.Join(b.TempDir(), "sampled.db")
-		copyDB(b, filepath.Join(dir, "sampled.db"), src)
+		// copy reads a copy of sampled.db (the log it leaves beside the
+		// file it read would fail the SQLite run's copyDB), one for each
+		// build: copy opens its source read-only, so each build first
+		// brings its copy to its own schema, and copies it with its own
+		// schema (an older build refuses a newer one's).
+		srcOf := func(exe, name string) string {
+			src := filepath.Join(b.TempDir(), name)
+			copyDB(b, filepath.Join(dir, "sampled.db"), src)
+			timed(b, exe, "--db", src, "status", "--as", "carol")
+			return src
+		}
+		src, srcBefore := srcOf(bin, "sampled.db"), ""
+		if before != "" {
+			srcBefore = srcOf(before, "sampled-before.db")
+		}
 		var dsn string
-		compare(b, func(int) {
+		compare(b, func(i int) {
 			dsn = pgtest.DSN(b)
+			if before != "" && i%2 == 0 {
+				timed(b, before, "copy", "--from", srcBefore, "--to", dsn)
+				return
+			}
 			timed(b, bin, "copy", "--from", src, "--to", dsn)
 		}, func(int) []string {
 			return []string{"--db", dsn, "labels", "import", labels, "--as", "carol", "--for-others"}
@@ -124,10 +139,12 @@ func BenchmarkWaitCLI(b *testing.B) {
 	b.Run("export_again_50k", func(b *testing.B) {
 		// Writing the files of a stored version again (NAME@vN).
 		db := each(labeled)
+		// Each build's store gets its own version again@v1 (once; untimed),
+		// written to a directory of its own.
 		if before != "" {
-			timed(b, before, "--db", db(0), "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+			timed(b, before, "--db", db(0), "export", "again", "--as", "carol", "--out", b.TempDir())
 		}
-		timed(b, bin, "--db", db(1), "export", "again", "--as", "carol", "--out", filepath.Join(dir, "again"))
+		timed(b, bin, "--db", db(1), "export", "again", "--as", "carol", "--out", b.TempDir())
 		out := filepath.Join(dir, "out")
 		compare(b, func(int) { os.RemoveAll(out) },
 			func(i int) []string { return []string{"--db", db(i), "export", "again@v1", "--out", out} })
