@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -36,7 +37,9 @@ import (
 // batch for alice, see docs); without it a 2,000-trace store is made.
 //
 // $GOLDTRACE_BENCH_BEFORE names another build (a base to compare with),
-// run alternately with this one.
+// run alternately with this one, on $GOLDTRACE_LABEL_BENCH_DB_BEFORE when
+// set (a copy of the store at the older build's schema: an older build
+// refuses a store this one migrated).
 //
 //	go test ./cmd/goldtrace -run XXX -bench LabelScreen -benchtime 5x
 func BenchmarkLabelScreen(b *testing.B) {
@@ -58,7 +61,8 @@ func BenchmarkLabelScreen(b *testing.B) {
 	// screen runs a label screen: its first frame, its item (and the CPU
 	// it took to show it), its keys and the CPU of the whole session
 	// (quitting included).
-	screen := func(bin string, frame, item, itemCPU, keyTimes, cpu *[]time.Duration) {
+	dbBefore := cmp.Or(os.Getenv("GOLDTRACE_LABEL_BENCH_DB_BEFORE"), db)
+	screen := func(bin, db string, frame, item, itemCPU, keyTimes, cpu *[]time.Duration) {
 		t := startTTY(b, bin, "--db", db, "label", "--as", "alice")
 		*frame = append(*frame, t.waitFor(b, "ctrl+s", 30*time.Second))
 		*item = append(*item, t.waitFor(b, "Conversation", 30*time.Second))
@@ -70,14 +74,14 @@ func BenchmarkLabelScreen(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if before != "" {
-			screen(before, &beforeFrame, &beforeItem, &beforeItemCPU, &beforeKeys, &beforeCPU)
+			screen(before, dbBefore, &beforeFrame, &beforeItem, &beforeItemCPU, &beforeKeys, &beforeCPU)
 		}
 		t := startTTY(b, floor)
 		floorTea = append(floorTea, t.waitFor(b, "floor ready", 10*time.Second))
 		teaKeys = append(teaKeys, t.keystrokes(b, keys)...)
 		t.quit(b)
 
-		screen(bin, &label, &labelItem, &labelItemCPU, &labelKeys, &labelCPU)
+		screen(bin, db, &label, &labelItem, &labelItemCPU, &labelKeys, &labelCPU)
 
 		t = startTTY(b, "cat")
 		catKeys = append(catKeys, t.keystrokes(b, keys)...)
