@@ -25,7 +25,7 @@ import (
 type fakeS3 struct {
 	url       string
 	backend   *s3mem.Backend
-	denied    string
+	denied    atomic.Value // string; a stalled request's handler may still read it as the test moves on
 	slowDowns atomic.Int32
 	stall     atomic.Int64 // GETs sleep this many nanoseconds first
 	gets      atomic.Int64
@@ -40,7 +40,7 @@ func newFakeS3(t *testing.T) *fakeS3 {
 		if r.Method == http.MethodGet && r.URL.Query().Get("list-type") == "" {
 			f.gets.Add(1)
 			time.Sleep(time.Duration(f.stall.Load()))
-			if f.denied != "" && strings.Contains(r.URL.Path, f.denied) {
+			if denied, _ := f.denied.Load().(string); denied != "" && strings.Contains(r.URL.Path, denied) {
 				w.WriteHeader(http.StatusForbidden)
 				w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`))
 				return
@@ -157,7 +157,7 @@ func TestS3RetriesThrottlingAndNamesFailures(t *testing.T) {
 		{"s3://other/", "", "s3://other/: no .parquet objects under this prefix"},
 		{"s3://exports/empty/", "", "s3://exports/empty/: no .parquet objects under this prefix"},
 	} {
-		s3.denied = c.denied
+		s3.denied.Store(c.denied)
 		opts.Spec = c.spec
 		_, err := Sample(context.Background(), opts)
 		if err == nil || err.Error() != c.want && !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
