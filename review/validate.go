@@ -73,6 +73,11 @@ func validateLabel(l Label, tools []trace.Tool, validateArgs func(trace.Tool, js
 	if n := utf8.RuneCountInString(l.Rationale); n > MaxRationale {
 		out = append(out, Problem{Call: -1, Message: fmt.Sprintf("the rationale is %d characters; at most %d", n, MaxRationale)})
 	}
+	if strings.ContainsRune(l.Rationale, 0) {
+		// Refused on both engines: PostgreSQL cannot store it, and a
+		// project must copy between them.
+		out = append(out, Problem{Call: -1, Message: `the rationale holds a NUL character (\u0000)`})
+	}
 	switch l.Decision {
 	case DecisionCall:
 		if len(l.Calls) == 0 {

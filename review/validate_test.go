@@ -141,6 +141,7 @@ func TestValidateLabel(t *testing.T) {
 		{"sequence numbers calls", Label{Decision: DecisionCall, Calls: []LabelCall{call("search", `{}`), call("create_shipment", `{"order_id":"1"}`)}},
 			"call 2: carrier is required"},
 		{"no tool chosen", Label{Decision: DecisionCall, Calls: []LabelCall{call("", `{}`)}}, "no tool chosen"},
+		{"NUL in the rationale", Label{Decision: DecisionNoCall, Rationale: "bad\x00text"}, `the rationale holds a NUL character (\u0000)`},
 	}
 	// A LabelValidator keeps the compiled schemas: every label, checked
 	// twice in a row, gives what ValidateLabel gives; a tool of the same
