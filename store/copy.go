@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/dbschema"
+	"github.com/goldtrace/goldtrace/store/postgres"
 )
 
 // ErrNotEmpty is a copy's target that holds a project's rows already.
@@ -190,7 +191,7 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t dbschema.Table, toPostgr
 		}
 		q := head + strings.TrimSuffix(strings.Repeat(one+", ", int(pending)), ", ")
 		if _, err := dst.ExecContext(ctx, q, args...); err != nil {
-			if toPostgres && strings.Contains(err.Error(), `"UTF8": 0x00`) {
+			if toPostgres && postgres.IsNULText(err) {
 				// SQLite's text may hold a NUL character; PostgreSQL's not.
 				return fmt.Errorf("one of its rows %d to %d (in the order written) holds text with a NUL character, which PostgreSQL cannot store: take it out of the original, then copy again", n-pending+1, n)
 			}

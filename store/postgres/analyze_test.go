@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/internal/pgtest"
@@ -33,5 +34,30 @@ func TestAnalyzeGathersMissingStatistics(t *testing.T) {
 	db.Analyze(ctx, "a", "no_such_table", `a"; DROP TABLE a; --`)
 	if n := tuples(); n != 5000 {
 		t.Errorf("after Analyze the planner counts %v rows in a, want 5000", n)
+	}
+}
+
+// Text holding a NUL character, which SQLite stores and PostgreSQL
+// cannot, is refused in one line that says so, not as a bug of goldtrace's.
+func TestNULTextIsExplained(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	db, err := Open(ctx, dsn, Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Reader().ExecContext(ctx, `INSERT INTO a(id, v) VALUES (1, $1)`, "bad\x00text")
+	if err == nil {
+		t.Fatal("PostgreSQL took text with a NUL character")
+	}
+	for _, e := range []error{Explain(dsn, err), Classify(err)} {
+		msg := e.Error()
+		if !strings.Contains(msg, "holds a NUL character") || strings.Contains(msg, "bug") || strings.Contains(msg, "SQLSTATE") || strings.Contains(msg, "\n") {
+			t.Errorf("explained as %q", msg)
+		}
+		if !IsNULText(e) {
+			t.Errorf("%q no longer carries the server's error", msg)
+		}
 	}
 }

@@ -136,6 +136,23 @@ func (d *DB) wrap(op string, err error) error {
 	return Classify(err)
 }
 
+// nulText is PostgreSQL's refusal of text holding a NUL character, which
+// SQLite stores, in a person's words; the server's error stays beneath it.
+type nulText struct{ err error }
+
+func (e nulText) Error() string {
+	return `a text value holds a NUL character (\u0000), which PostgreSQL cannot store: take it out of the input`
+}
+
+func (e nulText) Unwrap() error { return e.err }
+
+// IsNULText reports whether err is PostgreSQL refusing text that holds a
+// NUL character.
+func IsNULText(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22021" && strings.Contains(pe.Message, "0x00")
+}
+
 // Classify turns constraint failures into dberr.ErrConflict (a unique key
 // taken) and dberr.ErrImmutable (a trigger that raised "immutable: …");
 // other errors are returned as they are.
@@ -144,6 +161,8 @@ func Classify(err error) error {
 		return nil
 	}
 	switch code := codeOf(err); {
+	case IsNULText(err):
+		return nulText{err}
 	case strings.Contains(err.Error(), "immutable:"):
 		return errors.Join(dberr.ErrImmutable, err)
 	case code == "23505":
@@ -172,6 +191,9 @@ func Explain(dsn string, err error) error {
 		return d.wrap("", err)
 	}
 	var pe *pgconn.PgError
+	if IsNULText(err) {
+		return fmt.Errorf("database %s: %w", clean, nulText{err})
+	}
 	if errors.As(err, &pe) && !errors.Is(err, dberr.ErrConflict) && !errors.Is(err, dberr.ErrImmutable) {
 		// A statement the server refused that no rule above explains: a
 		// query of goldtrace's that PostgreSQL does not run as SQLite does.
