@@ -131,15 +131,24 @@ func TestSHA256OfAContentWhoseWriteFailedOrNeverCame(t *testing.T) {
 func TestDirectWriterWritesTheSameBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	dir := t.TempDir()
-	for _, size := range []int{0, 1, directAlign - 1, directChunk - 1, directChunk, directChunk + 1, 3*directChunk + directAlign + 5} {
+	// Both ways: direct, and through the page cache (a file system
+	// without direct I/O).
+	for i, size := range []int{0, 1, directAlign - 1, directChunk - 1, directChunk, directChunk + 1, 3*directChunk + directAlign + 5,
+		0, 1, directChunk - 1, directChunk, 2*directChunk + 3} {
 		data := make([]byte, size)
 		rng.Read(data)
-		path := filepath.Join(dir, fmt.Sprintf("f%d", size))
+		path := filepath.Join(dir, fmt.Sprintf("f%d", i))
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		w := newDirectWriter(f)
+		if i >= 7 && w.direct {
+			if err := setDirect(f, false); err != nil {
+				t.Fatal(err)
+			}
+			w.direct = false
+		}
 		// Written in uneven pieces, as parts of lines are.
 		for rest := data; len(rest) > 0; {
 			k := min(len(rest), 1+rng.Intn(directChunk/3))

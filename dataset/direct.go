@@ -26,23 +26,17 @@ type directWriter struct {
 }
 
 func newDirectWriter(f *os.File) *directWriter {
-	w := &directWriter{f: f}
-	if setDirect(f, true) == nil {
-		w.direct = true
-		raw := make([]byte, directChunk+directAlign)
-		off := 0
-		if r := int(uintptr(unsafe.Pointer(&raw[0])) % directAlign); r != 0 {
-			off = directAlign - r
-		}
-		w.buf = raw[off : off+directChunk]
+	raw := make([]byte, directChunk+directAlign)
+	off := 0
+	if r := int(uintptr(unsafe.Pointer(&raw[0])) % directAlign); r != 0 {
+		off = directAlign - r
 	}
-	return w
+	return &directWriter{f: f, buf: raw[off : off+directChunk], direct: setDirect(f, true) == nil}
 }
 
+// Write buffers p, writing whole chunks (direct or not: a file system
+// without direct I/O still gets few large writes).
 func (w *directWriter) Write(p []byte) (int, error) {
-	if !w.direct {
-		return w.f.Write(p)
-	}
 	written := 0
 	for len(p) > 0 {
 		k := copy(w.buf[w.n:], p)
@@ -60,7 +54,7 @@ func (w *directWriter) Write(p []byte) (int, error) {
 // if direct I/O is refused.
 func (w *directWriter) flushChunk() error {
 	_, err := w.f.Write(w.buf)
-	if errors.Is(err, errDirectRefused) {
+	if w.direct && errors.Is(err, errDirectRefused) {
 		w.direct = false
 		if err = setDirect(w.f, false); err == nil {
 			_, err = w.f.Write(w.buf)
@@ -74,12 +68,11 @@ func (w *directWriter) flushChunk() error {
 // direct write's size is a multiple of directAlign). It leaves the file
 // open.
 func (w *directWriter) Close() error {
-	if !w.direct {
-		return nil
-	}
-	w.direct = false
-	if err := setDirect(w.f, false); err != nil {
-		return err
+	if w.direct {
+		w.direct = false
+		if err := setDirect(w.f, false); err != nil {
+			return err
+		}
 	}
 	_, err := w.f.Write(w.buf[:w.n])
 	w.n = 0
