@@ -12,12 +12,7 @@ import (
 // alone the names that are not tables of the database.
 func TestAnalyzeGathersMissingStatistics(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.DSN(t)
-	db, err := Open(ctx, dsn, Options{Migrations: testMigrations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := openTestDB(t)
 	if _, err := db.Reader().ExecContext(ctx, `INSERT INTO a(id, v) SELECT g, 'x' FROM generate_series(1, 5000) g`); err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +36,8 @@ func TestAnalyzeGathersMissingStatistics(t *testing.T) {
 // cannot, is refused in one line that says so, not as a bug of goldtrace's.
 func TestNULTextIsExplained(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.DSN(t)
-	db, err := Open(ctx, dsn, Options{Migrations: testMigrations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, err = db.Reader().ExecContext(ctx, `INSERT INTO a(id, v) VALUES (1, $1)`, "bad\x00text")
+	db, dsn := openTestDB(t)
+	_, err := db.Reader().ExecContext(ctx, `INSERT INTO a(id, v) VALUES (1, $1)`, "bad\x00text")
 	if err == nil {
 		t.Fatal("PostgreSQL took text with a NUL character")
 	}
@@ -60,4 +50,17 @@ func TestNULTextIsExplained(t *testing.T) {
 			t.Errorf("%q no longer carries the server's error", msg)
 		}
 	}
+}
+
+// openTestDB opens a new test database with testMigrations applied,
+// closed when the test ends, and gives its DSN.
+func openTestDB(t *testing.T) (*DB, string) {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	db, err := Open(context.Background(), dsn, Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, dsn
 }
