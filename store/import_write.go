@@ -239,7 +239,7 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	// A chunk commits relaxed on a connection held for it alone: label
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
-	err := s.db.WithRelaxedTx(bulk.Consistent(bulk.Write(ctx)), func(tx *Tx) error {
+	err := s.db.WithRelaxedTx(bulk.Write(ctx), func(tx *Tx) error {
 		written, delta, ids, reports = 0, ImportResult{}, nil, nil
 		start, waited0 = time.Now(), feed.waited
 		defer func() { commitStart = time.Now() }()

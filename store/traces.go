@@ -87,30 +87,11 @@ var (
 	sqlItemInsertManyPG  = multiRowInsert(sqlItemInsert, pgRowsPerInsert)
 )
 
-// An import's chunks write on SQLite without foreign key checks
-// (bulk.Consistent: a chunk's items refer to the traces it wrote before
-// them, its traces to the tool lists and metadata it stored or found), and
-// their multi-row inserts roll the whole transaction back on a failed
-// constraint, as the import does anyway: SQLite then keeps no statement
-// journal (the pages each INSERT changes, copied to undo it alone), which
-// cost the writer about a tenth of its time.
-var (
-	sqlTraceInsertChunk = multiRowInsert(orRollback(sqlTraceInsert), rowsPerInsert)
-	sqlItemInsertChunk  = multiRowInsert(orRollback(sqlItemInsert), rowsPerInsert)
-)
-
-func orRollback(insert string) string {
-	return strings.Replace(insert, "INSERT INTO", "INSERT OR ROLLBACK INTO", 1)
-}
-
 // perInsert is how many rows one INSERT of the writer writes, and the
 // statements that write that many traces and items.
 func (w *traceWriter) perInsert() (n int, traces, items string) {
-	switch {
-	case w.s.pg:
+	if w.s.pg {
 		return pgRowsPerInsert, sqlTraceInsertManyPG, sqlItemInsertManyPG
-	case w.prepared != nil: // an import's chunk (prepareWriter)
-		return rowsPerInsert, sqlTraceInsertChunk, sqlItemInsertChunk
 	}
 	return rowsPerInsert, sqlTraceInsertMany, sqlItemInsertMany
 }
@@ -128,9 +109,9 @@ var writerStatements = []string{sqlTraceStored, sqlTraceInsert, sqlToolInsert,
 
 // sqliteWriterStatements are writerStatements and, on SQLite, where they
 // are prepared once for a whole import (writeCache.prepareOnce), the
-// look-ahead's two queries and the chunks' inserts; PostgreSQL's driver caches the statements it
+// look-ahead's two queries; PostgreSQL's driver caches the statements it
 // runs, and a chunk's own preparing would cost it a round trip each.
-var sqliteWriterStatements = append(slices.Clip(writerStatements), sqlLookAheadIDs, sqlLookAheadHashes, sqlTraceInsertChunk, sqlItemInsertChunk)
+var sqliteWriterStatements = append(slices.Clip(writerStatements), sqlLookAheadIDs, sqlLookAheadHashes)
 
 // writerStatements are the statements a writer prepares.
 func (s *Store) writerStatements() []string {

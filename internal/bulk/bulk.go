@@ -45,18 +45,3 @@ func Write(ctx context.Context) context.Context {
 
 // Is reports whether ctx carries Write's mark.
 func Is(ctx context.Context) bool { return ctx.Value(key{}) != nil }
-
-type consistentKey struct{}
-
-// Consistent marks the transactions run under ctx as writing only rows
-// whose references hold by construction (the rows they refer to are
-// stored already, or written before them in the same transaction): an
-// engine may leave the foreign keys unchecked for them, and with them the
-// statement journal that undoing one failed statement alone needs. Any
-// failure still fails the whole transaction.
-func Consistent(ctx context.Context) context.Context {
-	return context.WithValue(ctx, consistentKey{}, true)
-}
-
-// IsConsistent reports whether ctx carries Consistent's mark.
-func IsConsistent(ctx context.Context) bool { return ctx.Value(consistentKey{}) != nil }

@@ -79,8 +79,6 @@ func UntilDone(remove func(tx *Tx) (int, error)) func(tx *Tx, deadline time.Time
 // writes the log without waiting for the disk. The write connection is
 // held for the transaction, so no other write of this process commits
 // relaxed, and is put back to FULL after it (or discarded if it cannot be).
-// Under bulk.Consistent the transaction also runs without foreign key
-// checks, put back on after it the same way.
 func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
 	w, err := d.writer(ctx)
 	if err != nil {
@@ -100,20 +98,6 @@ func (d *DB) WithRelaxedTx(ctx context.Context, fn func(tx *Tx) error) error {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused relaxed
 		}
 	}()
-	if bulk.IsConsistent(ctx) {
-		// Outside the transaction (it is a no-op inside one). The
-		// connection's statements are compiled again (SQLite expires them
-		// when the pragma changes): the chunk's without the checks, and any
-		// other's with them once they are back on.
-		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-			return d.wrap("begin", err)
-		}
-		defer func() {
-			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); err != nil {
-				_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused unchecked
-			}
-		}()
-	}
 	return d.withTxOn(ctx, conn, fn)
 }
 
