@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/goldtrace/goldtrace/review"
@@ -46,7 +49,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		}
 	}
 	pk := groupKeys{items: items, keys: keys}
-	undo, err := groupBefore(ctx, tx, labels, pk)
+	undo, assigned, err := groupBefore(ctx, tx, labels, pk)
 	if err != nil {
 		return nil, err
 	}
@@ -97,21 +100,21 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			}
 		}
 	}
-	closed, err := closedItems(ctx, tx, items, placeholderList(len(items)))
+	closed, err := closedItems(ctx, tx, labels, rows, assigned)
 	if err != nil {
 		return nil, err
 	}
 	// An item the group settles goes straight to agreed or disputed; the
-	// others are now being labeled.
+	// others are now being labeled (an item already being labeled is
+	// left as it is: no row is written again for nothing).
 	var labeling []any
 	for _, id := range items {
-		if len(closed[id.(string)]) < 2 {
+		if st := undo[itemFirst[id.(string)]].itemStatus; len(closed[id.(string)]) < 2 && (st == "new" || st == "sampled") {
 			labeling = append(labeling, id)
 		}
 	}
 	if len(labeling) > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'labeling', updated_at = ? WHERE id IN (?`+strings.Repeat(", ?", len(labeling)-1)+`)
-			AND status IN ('new', 'sampled')`, append([]any{now}, labeling...)...); err != nil {
+		if err := updateStatus(ctx, tx, "labeling", labeling, now); err != nil {
 			return nil, err
 		}
 	}
@@ -145,29 +148,64 @@ func (k groupKeys) args() []any {
 // groupBefore reads what taking each label back needs to know of before
 // (labelUndo without the draft and the written row); item is "" for a
 // label whose reviewer is not assigned the item (or whose batch is still
-// being written).
-func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk groupKeys) ([]labelUndo, error) {
+// being written). It also returns every assignment of the group's items
+// (item → reviewer → status, those of batches being written included):
+// closedItems settles from them. Two queries for the whole group: the
+// items' assignments, and each item once.
+func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk groupKeys) ([]labelUndo, map[string]map[string]string, error) {
 	undo := make([]labelUndo, len(labels))
 	at := make(map[[2]string][]int, len(labels))
 	for j, l := range labels {
 		k := [2]string{l.Item, l.Reviewer}
 		at[k] = append(at[k], j)
 	}
-	err := eachRow(ctx, tx, `SELECT a.item_id, a.reviewer, a.status, a.skip_reason, i.status, `+leadActs("a.item_id")+`
-		FROM assignments a JOIN items i ON i.id = a.item_id
-		WHERE `+pk.where("a.")+` AND a.batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, pk.args(), func(rows *sql.Rows) error {
+	in := placeholderList(len(pk.items))
+	assigned := make(map[string]map[string]string, len(pk.items))
+	err := eachRow(ctx, tx, `SELECT item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
+		FROM assignments WHERE item_id IN `+in, pk.items, func(rows *sql.Rows) error {
 		var u labelUndo
-		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &u.itemStatus, &u.adjudications, &u.exports); err != nil {
+		var writing bool
+		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &writing); err != nil {
 			return err
 		}
-		// A key twice in the group has one row (and is refused the
-		// second time); each label gets its own copy.
-		for _, j := range at[[2]string{u.item, u.reviewer}] {
-			undo[j] = u
+		if assigned[u.item] == nil {
+			assigned[u.item] = map[string]string{}
+		}
+		assigned[u.item][u.reviewer] = u.assignStatus
+		if !writing {
+			// A key twice in the group has one row (and is refused the
+			// second time); each label gets its own copy.
+			for _, j := range at[[2]string{u.item, u.reviewer}] {
+				undo[j] = u
+			}
 		}
 		return nil
 	})
-	return undo, err
+	if err != nil {
+		return nil, nil, err
+	}
+	type itemBefore struct {
+		status        string
+		adjudications int64
+		exports       int
+	}
+	before := make(map[string]itemBefore, len(pk.items))
+	err = eachRow(ctx, tx, `SELECT i.id, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, pk.items, func(rows *sql.Rows) error {
+		var id string
+		var b itemBefore
+		if err := rows.Scan(&id, &b.status, &b.adjudications, &b.exports); err != nil {
+			return err
+		}
+		before[id] = b
+		return nil
+	})
+	for j := range undo {
+		if u := &undo[j]; u.item != "" {
+			b := before[u.item]
+			u.itemStatus, u.adjudications, u.exports = b.status, b.adjudications, b.exports
+		}
+	}
+	return undo, assigned, err
 }
 
 // groupDrafts reads the drafts the labels replace into undo.
@@ -226,12 +264,20 @@ func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []revie
 		}
 		args = append(args, row...)
 	}
-	// In a savepoint: after a failed statement PostgreSQL runs no other
-	// in the transaction, and the row-by-row inserts must run.
-	err := trySavepoint(ctx, tx.tx, func() error {
+	// On PostgreSQL in a savepoint: after a failed statement it runs no
+	// other in the transaction, and the row-by-row inserts must run. On
+	// SQLite a failed statement is undone alone (and a savepoint would
+	// keep a copy of every page the insert changes).
+	insert := func() error {
 		_, err := tx.ExecContext(ctx, insertLabel+strings.TrimSuffix(strings.Repeat(labelValues+", ", len(labels)), ", "), args...)
 		return err
-	})
+	}
+	var err error
+	if s.onPostgres() {
+		err = trySavepoint(ctx, tx.tx, insert)
+	} else {
+		err = insert()
+	}
 	if err == nil {
 		return args, nil
 	}
@@ -243,31 +289,81 @@ func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []revie
 	return nil, classify(err)
 }
 
-// closedItems loads the labels (by reviewer) of the items (selected by in)
-// none of whose assignments is open any more.
-func closedItems(ctx context.Context, tx *preparedTx, items []any, in string) (map[string][]review.Label, error) {
-	open := map[string]bool{}
-	if err := eachRow(ctx, tx, `SELECT DISTINCT item_id FROM assignments WHERE item_id IN `+in+` AND status IN ('pending', 'draft')`, items,
-		func(rows *sql.Rows) error {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			open[id] = true
-			return nil
-		}); err != nil {
-		return nil, err
+// closedItems returns the labels (by reviewer) of the group's items none
+// of whose assignments is open once the group's labels are written
+// (assigned: every assignment of the items before). An item whose
+// assignments are all the group's is settled from the rows the group
+// inserted (rows: insertLabels'); one with another reviewer's label
+// possibly stored reads its labels back.
+func closedItems(ctx context.Context, tx *preparedTx, labels []review.Label, rows []any, assigned map[string]map[string]string) (map[string][]review.Label, error) {
+	inGroup := make(map[[2]string]int, len(labels))
+	for j, l := range labels {
+		inGroup[[2]string{l.Item, l.Reviewer}] = j
 	}
 	closed := map[string][]review.Label{}
-	err := eachRow(ctx, tx, `SELECT `+labelColumns+` FROM labels l WHERE item_id IN `+in+` ORDER BY item_id, reviewer`, items,
+	var stored []any // closed items whose labels are read back
+	for item, reviewers := range assigned {
+		open, others := false, false
+		for r, st := range reviewers {
+			if _, ok := inGroup[[2]string{item, r}]; ok {
+				continue
+			}
+			switch st {
+			case AssignPending, AssignDraft:
+				open = true
+			default:
+				others = true
+			}
+		}
+		switch {
+		case open:
+		case others:
+			stored = append(stored, item)
+		default:
+			names := slices.Sorted(maps.Keys(reviewers))
+			ls := make([]review.Label, 0, len(names))
+			for _, r := range names {
+				j := inGroup[[2]string{item, r}]
+				l, err := scanLabel(rowValues(rows[9*j : 9*j+9]))
+				if err != nil {
+					return nil, err
+				}
+				ls = append(ls, l)
+			}
+			closed[item] = ls
+		}
+	}
+	if len(stored) == 0 {
+		return closed, nil
+	}
+	err := eachRow(ctx, tx, `SELECT `+labelColumns+` FROM labels l WHERE item_id IN `+placeholderList(len(stored))+` ORDER BY item_id, reviewer`, stored,
 		func(rows *sql.Rows) error {
 			l, err := scanLabel(rows)
-			if err == nil && !open[l.Item] {
+			if err == nil {
 				closed[l.Item] = append(closed[l.Item], l)
 			}
 			return err
 		})
 	return closed, err
+}
+
+// rowValues scans the values of a row as written (labelRow's), as a
+// query would return them.
+type rowValues []any
+
+func (r rowValues) Scan(dest ...any) error {
+	if len(dest) != len(r) {
+		return fmt.Errorf("scan %d values into %d", len(r), len(dest))
+	}
+	for i, d := range dest {
+		to := reflect.ValueOf(d).Elem()
+		v := reflect.ValueOf(r[i])
+		if v.Kind() != to.Kind() {
+			return fmt.Errorf("scan value %d: %T into %T", i, r[i], d)
+		}
+		to.Set(v.Convert(to.Type()))
+	}
+	return nil
 }
 
 // settleGroup settles the closed items, in the order of their last label

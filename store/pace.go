@@ -16,6 +16,27 @@ type bulkPace struct {
 	// that completes the write (a write that is the whole action); else it
 	// is left to the caller.
 	auditLast bool
+	// stretch, when set, lets a transaction go on past ChunkTime while no
+	// other writer waits for the lock (engine.WritersWaiting, asked between
+	// two steps) and the log has room, up to stretch: every commit writes
+	// again the index pages its transaction changed, so a bulk write alone
+	// on the database writes them once a stretch, not once a ChunkTime. A
+	// writer that starts waiting waits for one step and the commit.
+	stretch time.Duration
+}
+
+// goOn reports whether a transaction that began at began, when the log's
+// file had log bytes, takes a next step predicted to end at next: within
+// ChunkTime, or within stretch while no other writer waits and the
+// transaction has grown the log's file by less than checkpointLog (after a
+// checkpoint, SQLite writes the log again from its start: the file grows
+// once its frames pass its old size).
+func (s *Store) goOn(ctx context.Context, pace bulkPace, began time.Time, log int64, next time.Time) bool {
+	if next.Before(began.Add(pace.ChunkTime)) {
+		return true
+	}
+	return pace.stretch > 0 && next.Before(began.Add(pace.stretch)) &&
+		s.logSize()-log < checkpointLog && !s.db.WritersWaiting(ctx)
 }
 
 var defaultBulkPace = bulkPace{Pace: bulk.DefaultPace}

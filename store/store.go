@@ -44,6 +44,7 @@ type engine interface {
 	ExecAlone(ctx context.Context, query string, args ...any) error
 	Paced(ctx context.Context, pace bulk.Pace, step func(tx *sql.Tx, deadline time.Time) (more bool, err error)) error
 	PauseForWaiters(ctx context.Context, last time.Time, yield time.Duration) error
+	WritersWaiting(ctx context.Context) bool
 	Wrap(op string, err error) error
 	BulkTuning(ctx context.Context, cacheMiB int) (restore func())
 	Analyze(ctx context.Context, tables ...string)

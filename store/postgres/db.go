@@ -322,11 +322,7 @@ func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Dur
 	}
 	until := last.Add(yield)
 	for time.Now().Before(until) {
-		var waiting int
-		err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND objsubid = 1 AND (classid::bigint << 32 | objid::bigint) = ?`, int64(writeLock)).Scan(&waiting)
-		if err != nil || waiting == 0 {
+		if !d.waiting(ctx) {
 			return ctx.Err()
 		}
 		select {
@@ -337,6 +333,30 @@ func (d *DB) PauseForWaiters(ctx context.Context, last time.Time, yield time.Dur
 	}
 	return ctx.Err()
 }
+
+// WritersWaiting reports whether another session waits for the writers'
+// lock (a reviewer's submit behind a bulk write's transaction); true when
+// it cannot tell. A bulk writer asks it while it holds the lock, to go on
+// with its transaction only while no one waits.
+func (d *DB) WritersWaiting(ctx context.Context) bool {
+	var waiting int
+	err := d.db.QueryRowContext(ctx, waitingQuery, int64(writeLock)).Scan(&waiting)
+	return err != nil || waiting > 0
+}
+
+// waiting is WritersWaiting for PauseForWaiters, which stops pausing when
+// it cannot tell.
+func (d *DB) waiting(ctx context.Context) bool {
+	var waiting int
+	err := d.db.QueryRowContext(ctx, waitingQuery, int64(writeLock)).Scan(&waiting)
+	return err == nil && waiting > 0
+}
+
+// waitingQuery counts the sessions waiting for the advisory lock $1 (the
+// writers' lock, exclusive or shared) in this database.
+const waitingQuery = `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND objsubid = 1 AND (classid::bigint << 32 | objid::bigint) = ?`
 
 // BulkTuning changes nothing on PostgreSQL: the page cache is the
 // server's.

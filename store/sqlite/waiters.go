@@ -111,6 +111,10 @@ func (d *DB) OthersWaiting() bool {
 	return false
 }
 
+// WritersWaiting is OthersWaiting for a bulk writer that holds the lock:
+// whether it should commit now to let a writer in.
+func (d *DB) WritersWaiting(context.Context) bool { return d.OthersWaiting() }
+
 // waitPoll is how often a bulk writer's pause looks again whether anyone
 // still waits.
 const waitPoll = 5 * time.Millisecond
