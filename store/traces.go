@@ -60,8 +60,8 @@ const (
 			ON CONFLICT(hash) DO NOTHING`
 	sqlMetasetInsert = `INSERT INTO metasets(json) VALUES (?) ON CONFLICT(json) DO NOTHING RETURNING id`
 	sqlMetasetID     = `SELECT id FROM metasets WHERE json = ?`
-	sqlItemInsert    = `INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, ts_unix, metaset)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlItemInsert    = `INSERT INTO items(id, trace_id, turn, input_hash, input_hi, input_lo, observed, first_tool, n_calls, ts_unix, metaset)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // rowsPerInsert is how many trace or item rows one INSERT writes:
@@ -73,7 +73,7 @@ const rowsPerInsert = 32
 // The parameters of one row of sqlTraceInsert and sqlItemInsert.
 const (
 	traceCols = 9
-	itemCols  = 9
+	itemCols  = 11
 )
 
 // pgRowsPerInsert is rowsPerInsert on PostgreSQL, where every statement
@@ -311,7 +311,8 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 	}
 	w.inserted[r.id], w.insertedHash[r.hash] = r.hash, true
 	for _, it := range r.items {
-		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
+		hi, lo := inputKeys(it.inputHash)
+		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, hi, lo, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
 	}
 	if per, _, _ := w.perInsert(); len(w.traceArgs) >= traceCols*per || len(w.itemArgs) >= itemCols*per {
 		if err := w.flush(ctx); err != nil {
