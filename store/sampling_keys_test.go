@@ -94,11 +94,21 @@ func TestInputKeysMigration(t *testing.T) {
 			VALUES (?, 'tr_old', ?, ?, 'refund', 1, ?, ?)`, fmt.Sprint("it_", i), i, h, 1_777_000_000+i%7, []string{"new", "new", "sampled"}[i%3])
 	}
 	w.Close()
-	st, err := Open(ctx, path)
+	// The user is told before the upgrade begins; a new store says nothing.
+	var told []string
+	st, err := OpenWith(ctx, path, Options{Upgrading: func(line string) { told = append(told, line) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if len(told) != 1 || !strings.Contains(told[0], path) || !strings.Contains(told[0], "_input_keys.sql") || !strings.Contains(told[0], "sampling index") {
+		t.Errorf("told %q, want one line naming the database, the migration and what it does", told)
+	}
+	fresh, err := OpenWith(ctx, filepath.Join(t.TempDir(), "new.db"), Options{Upgrading: func(line string) { t.Errorf("a new store told %q", line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Close()
 	checkKeys(t, st, len(hashes))
 	// A scan reads the key, and the hash of an item without one.
 	var rows, keyed, odd int

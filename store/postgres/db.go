@@ -60,6 +60,10 @@ type Options struct {
 	Password string
 	// Migrations holds the schema's PostgreSQL migrations, NNNN_what.sql.
 	Migrations fs.FS
+	// Upgrading, when set, is told before a migration with a notice
+	// (migrations.Migration.Notice) upgrades an existing database, with
+	// a line that names both.
+	Upgrading func(line string)
 	// Committed, when set, is called after every write transaction under
 	// ctx ends.
 	Committed func(ctx context.Context)
