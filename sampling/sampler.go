@@ -161,7 +161,8 @@ type Rows interface {
 // KeyedRows are Rows of which some come with their input's key in place of
 // their input hash (a store reads the key from its index, 16 bytes instead
 // of 64): an exact-mode sampler draws from them what it would draw from
-// the same rows with their hashes.
+// the same rows with their hashes (two inputs whose hashes share their
+// first 128 bits are one input to it either way).
 type KeyedRows interface {
 	Rows
 	// Key is row i's input key when its input hash is 64 lowercase hex
