@@ -57,11 +57,12 @@ var marks = regexp.MustCompile(`(?m)^-+ *$|^\[\d+\]: .*$|\[\d+\]|mailto:\S+`)
 var linkDest = regexp.MustCompile(`\]\([^)\s]*\)`)
 
 // TestSameTextAsGlamour: the guide pane shows the same text as glamour, the
-// renderer it had before, for every guide the tests can reach. Link
+// renderer it had before, for every guide the tests can reach (glamour is
+// too slow at this width for all the documentation in a quick test). Link
 // addresses are left out (glamour rewrote relative ones, and repeated one
 // that is its own text; TestRenderElements covers them).
 func TestSameTextAsGlamour(t *testing.T) {
-	for name, body := range guideCorpus(t) {
+	for name, body := range guideCorpus(t, false) {
 		body = linkDest.ReplaceAllString(body, "](#)")
 		// Wide enough that no table cell wraps: wrapped cells interleave
 		// the text of a row's columns, which each renderer does its way.
@@ -81,4 +82,20 @@ func TestSameTextAsGlamour(t *testing.T) {
 func clip(s string, i int) string {
 	lo, hi := max(i-60, 0), min(i+60, len(s))
 	return s[lo:hi]
+}
+
+// BenchmarkRenderGlamour is BenchmarkRender with the renderer the guide
+// pane had before.
+func BenchmarkRenderGlamour(b *testing.B) {
+	b.ReportAllocs()
+	cfg := styles.DarkStyleConfig
+	for b.Loop() {
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithColorProfile(termenv.TrueColor), glamour.WithWordWrap(78), glamour.WithEmoji())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Render(Default()); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -19,7 +19,7 @@ const (
 )
 
 // Render formats body, markdown (CommonMark with GitHub's tables,
-// strikethrough and task lists, and emoji shortcodes), for a terminal width
+// strikethrough, task lists and bare links, and emoji shortcodes), for a terminal width
 // columns wide: styled lines, none wider than width. Text wraps two columns
 // short of the width, as the guide pane has always shown it. The error is
 // always nil; it stays in the signature for callers that check it.
@@ -28,7 +28,7 @@ func Render(body string, width int, style string) (string, error) {
 		width = 20
 	}
 	src := []byte(body)
-	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList, emoji.Emoji))
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList, extension.Linkify, emoji.Emoji))
 	doc := md.Parser().Parse(text.NewReader(src))
 	r := &renderer{src: src, th: themeFor(style)}
 	lines := r.blocks(doc, width-2, false)

@@ -48,6 +48,7 @@ func TestRenderElements(t *testing.T) {
 		{"rule spans the text width", "a\n\n---\n\nb\n", 24, "a\n\n──────────────────────\n\nb"},
 		{"links show their address unless it says nothing more", "[policy](https://x.io/p) [same](https://x.io) <https://x.io> [top](#top) [m](mailto:m)\n", 60,
 			"policy https://x.io/p same https://x.io https://x.io top m"},
+		{"bare links are links", "see https://x.io/a, or mail help@x.io\n", 60, "see https://x.io/a, or mail help@x.io"},
 		{"image", "![diagram](img.png)\n", 40, "Image: diagram → img.png"},
 		{"entities and escapes", "Tom &amp; Jerry \\*not emphasis\\* &#x41; &copy;\n", 60, "Tom & Jerry *not emphasis* A ©"},
 		{"emoji shortcodes", "ok :white_check_mark: :no_such_emoji:\n", 40, "ok ✅ :no_such_emoji:"},
@@ -103,13 +104,18 @@ func TestRenderStyles(t *testing.T) {
 	}
 }
 
-// guideCorpus is every guide-like markdown file the tests can reach: the
-// shipped guide, the test guides, the documentation and the shared data's.
-func guideCorpus(t *testing.T) map[string]string {
+// guideCorpus is the guides the tests can reach: the shipped one, the
+// test guides and the shared data's markdown; with docs, the repository's
+// documentation too (more markdown of every kind, for the cheaper tests).
+func guideCorpus(t *testing.T, docs bool) map[string]string {
 	t.Helper()
 	files := map[string]string{"default.md": Default()}
+	globs := []string{"testdata/*.md"}
+	if docs {
+		globs = append(globs, "../docs/*.md", "../*.md", "../score/*.md")
+	}
 	var paths []string
-	for _, glob := range []string{"testdata/*.md", "../docs/*.md", "../*.md", "../score/*.md"} {
+	for _, glob := range globs {
 		m, _ := filepath.Glob(glob)
 		paths = append(paths, m...)
 	}
@@ -136,7 +142,7 @@ func guideCorpus(t *testing.T) map[string]string {
 // every line closes the styles it opens, so a line shown without the lines
 // above it (a scrolled pane) is drawn right and leaks no style.
 func TestRenderKeepsToWidth(t *testing.T) {
-	for name, body := range guideCorpus(t) {
+	for name, body := range guideCorpus(t, true) {
 		for _, style := range []string{StyleDark, StyleLight, StylePlain} {
 			for _, width := range []int{20, 37, 58, 80, 97, 120} {
 				out, _ := Render(body, width, style)
@@ -182,4 +188,15 @@ func abs(n int) int {
 		return -(n + 1)
 	}
 	return n
+}
+
+// BenchmarkRender renders the shipped guide for an 80-column pane, as the
+// guide pane does when it opens.
+func BenchmarkRender(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Render(Default(), 80, StyleDark); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
