@@ -1,0 +1,454 @@
+package toolschema
+
+import (
+	"encoding/json"
+	"errors"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Error is one way a value fails its schema: a keyword that does not hold
+// at a place in the value. Where subschemas combine (anyOf, allOf, $ref…)
+// the errors are those of the subschemas, as a general validator's leaves.
+type Error struct {
+	// Path leads from the root value to the failing one: property names
+	// and array indexes in decimal.
+	Path    []string
+	Keyword string
+	// Want is what the keyword asks: []string of type names (type), []any
+	// (enum), the value (const), *big.Rat (minimum, maximum,
+	// exclusiveMinimum, exclusiveMaximum, multipleOf), int (minLength,
+	// maxLength, minItems, maxItems, minProperties, maxProperties,
+	// minContains, maxContains), the pattern's text (pattern), the
+	// format's name (format), [2]int of equal indexes (uniqueItems).
+	Want any
+	// Got is what the value has: a type name (type), the text (pattern,
+	// format), a count in characters, entries or matches; else nil.
+	Got any
+	// Missing lists absent properties (required, dependentRequired) or
+	// unexpected ones (additionalProperties).
+	Missing []string
+	// Prop is the property a dependentRequired or propertyNames error is
+	// about.
+	Prop string
+}
+
+// ErrTooComplex says Validate gave up after MaxSteps evaluations.
+var ErrTooComplex = errors.New("the schema takes too long to check this value")
+
+// Validate returns the errors of inst (a JSON value decoded with
+// UseNumber), none when it is valid, or ErrTooComplex.
+func (s *Schema) Validate(inst any) ([]Error, error) {
+	v := &validator{}
+	errs := v.eval(s.root, inst, nil)
+	if v.steps > MaxSteps {
+		return nil, ErrTooComplex
+	}
+	return errs, nil
+}
+
+type validator struct {
+	steps int
+}
+
+func leaf(path []string, kw string) Error {
+	return Error{Path: slices.Clip(path), Keyword: kw}
+}
+
+// eval checks v against n and returns the failures.
+func (vd *validator) eval(n *node, v any, path []string) []Error {
+	if vd.steps++; vd.steps > MaxSteps {
+		return []Error{leaf(path, "$steps")}
+	}
+	if n.always != nil {
+		if *n.always {
+			return nil
+		}
+		return []Error{leaf(path, "false")}
+	}
+	t := typeOf(v)
+	if n.types != 0 && n.types&t == 0 && !(n.types&tInteger != 0 && t == tNumber && isInteger(v)) {
+		e := leaf(path, "type")
+		e.Want = n.types.names()
+		if names := t.names(); len(names) == 1 {
+			e.Got = names[0]
+		}
+		return []Error{e}
+	}
+	if n.hasConst && !equal(v, n.constant) {
+		e := leaf(path, "const")
+		e.Want = n.constant
+		return []Error{e}
+	}
+	if n.hasEnum && !slices.ContainsFunc(n.enum, func(w any) bool { return equal(v, w) }) {
+		e := leaf(path, "enum")
+		e.Want = n.enum
+		return []Error{e}
+	}
+	if n.format != "" {
+		if s, ok := v.(string); ok && !assertedFormats[n.format](s) {
+			e := leaf(path, "format")
+			e.Want, e.Got = n.format, s
+			return []Error{e}
+		}
+	}
+	var errs []Error
+	if n.ref != nil {
+		if n.refAlone {
+			return vd.eval(n.ref, v, path)
+		}
+		errs = append(errs, vd.eval(n.ref, v, path)...)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		errs = vd.object(n, x, path, errs)
+	case []any:
+		errs = vd.array(n, x, path, errs)
+	case string:
+		errs = vd.text(n, x, path, errs)
+	case json.Number, float64:
+		errs = vd.number(n, v, path, errs)
+	}
+	return vd.combinations(n, v, path, errs)
+}
+
+func (vd *validator) object(n *node, obj map[string]any, path []string, errs []Error) []Error {
+	if n.minProps >= 0 && len(obj) < n.minProps {
+		e := leaf(path, "minProperties")
+		e.Want, e.Got = n.minProps, len(obj)
+		errs = append(errs, e)
+	}
+	if n.maxProps >= 0 && len(obj) > n.maxProps {
+		e := leaf(path, "maxProperties")
+		e.Want, e.Got = n.maxProps, len(obj)
+		errs = append(errs, e)
+	}
+	if missing := absent(obj, n.required); missing != nil {
+		e := leaf(path, "required")
+		e.Missing = missing
+		errs = append(errs, e)
+	}
+	for _, d := range n.depReq {
+		if _, ok := obj[d.prop]; ok {
+			if missing := absent(obj, d.names); missing != nil {
+				e := leaf(path, "dependentRequired")
+				e.Missing, e.Prop = missing, d.prop
+				errs = append(errs, e)
+			}
+		}
+	}
+	for _, d := range n.depSchema {
+		if _, ok := obj[d.prop]; ok {
+			errs = append(errs, vd.eval(d.n, obj, path)...)
+		}
+	}
+	var additional []string
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		val, sub := obj[k], append(path, k)
+		evaluated := false
+		if p, ok := n.props[k]; ok {
+			evaluated = true
+			errs = append(errs, vd.eval(p, val, sub)...)
+		}
+		for _, pp := range n.patProps {
+			if pp.re.MatchString(k) {
+				evaluated = true
+				errs = append(errs, vd.eval(pp.n, val, sub)...)
+			}
+		}
+		if evaluated || n.addProps == nil {
+			continue
+		}
+		if n.addProps.always != nil && !*n.addProps.always {
+			additional = append(additional, k)
+			continue
+		}
+		errs = append(errs, vd.eval(n.addProps, val, sub)...)
+	}
+	if additional != nil {
+		e := leaf(path, "additionalProperties")
+		e.Missing = additional
+		errs = append(errs, e)
+	}
+	if n.propNames != nil {
+		for _, k := range keys {
+			if len(vd.eval(n.propNames, k, path)) > 0 {
+				e := leaf(path, "propertyNames")
+				e.Prop = k
+				errs = append(errs, e)
+			}
+		}
+	}
+	return errs
+}
+
+func (vd *validator) array(n *node, arr []any, path []string, errs []Error) []Error {
+	if len(arr) < n.minItems {
+		e := leaf(path, "minItems")
+		e.Want, e.Got = n.minItems, len(arr)
+		errs = append(errs, e)
+	}
+	if n.maxItems >= 0 && len(arr) > n.maxItems {
+		e := leaf(path, "maxItems")
+		e.Want, e.Got = n.maxItems, len(arr)
+		errs = append(errs, e)
+	}
+	if n.unique {
+		if i, j := duplicate(arr); j >= 0 {
+			e := leaf(path, "uniqueItems")
+			e.Want = [2]int{i, j}
+			errs = append(errs, e)
+		}
+	}
+	done := min(len(n.prefix), len(arr))
+	for i := range done {
+		errs = append(errs, vd.eval(n.prefix[i], arr[i], append(path, strconv.Itoa(i)))...)
+	}
+	if n.rest != nil {
+		if n.restIsAdd && n.rest.always != nil && !*n.rest.always {
+			if done < len(arr) {
+				e := leaf(path, "additionalItems")
+				e.Got = len(arr) - done
+				errs = append(errs, e)
+			}
+		} else {
+			for i := done; i < len(arr); i++ {
+				errs = append(errs, vd.eval(n.rest, arr[i], append(path, strconv.Itoa(i)))...)
+			}
+		}
+	}
+	if n.contains != nil {
+		var failed []Error
+		matched := 0
+		for i, el := range arr {
+			if e := vd.eval(n.contains, el, append(path, strconv.Itoa(i))); len(e) > 0 {
+				failed = append(failed, e...)
+			} else {
+				matched++
+			}
+		}
+		if n.minCont >= 0 {
+			if matched < n.minCont {
+				errs = appendOr(errs, failed, leaf(path, "minContains"), n.minCont, matched)
+			}
+		} else if matched == 0 {
+			errs = appendOr(errs, failed, leaf(path, "contains"), 1, 0)
+		}
+		if n.maxCont >= 0 && matched > n.maxCont {
+			e := leaf(path, "maxContains")
+			e.Want, e.Got = n.maxCont, matched
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// appendOr appends the failures that explain e, or e itself when there are
+// none (a general validator reports a combination by its causes).
+func appendOr(errs, causes []Error, e Error, want, got int) []Error {
+	if len(causes) > 0 {
+		return append(errs, causes...)
+	}
+	e.Want, e.Got = want, got
+	return append(errs, e)
+}
+
+func (vd *validator) text(n *node, s string, path []string, errs []Error) []Error {
+	if n.minLen > 0 || n.maxLen >= 0 {
+		l := utf8.RuneCountInString(s)
+		if l < n.minLen {
+			e := leaf(path, "minLength")
+			e.Want, e.Got = n.minLen, l
+			errs = append(errs, e)
+		}
+		if n.maxLen >= 0 && l > n.maxLen {
+			e := leaf(path, "maxLength")
+			e.Want, e.Got = n.maxLen, l
+			errs = append(errs, e)
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		e := leaf(path, "pattern")
+		e.Want, e.Got = n.pattern.String(), s
+		errs = append(errs, e)
+	}
+	return errs
+}
+
+func (vd *validator) number(n *node, v any, path []string, errs []Error) []Error {
+	if n.minimum == nil && n.maximum == nil && n.exMin == nil && n.exMax == nil && n.multipleOf == nil {
+		return errs
+	}
+	r := toRat(v)
+	if r == nil {
+		return errs
+	}
+	check := func(kw string, bound *big.Rat, fails func(c int) bool) {
+		if bound != nil && fails(r.Cmp(bound)) {
+			e := leaf(path, kw)
+			e.Want = bound
+			errs = append(errs, e)
+		}
+	}
+	check("minimum", n.minimum, func(c int) bool { return c < 0 })
+	check("maximum", n.maximum, func(c int) bool { return c > 0 })
+	check("exclusiveMinimum", n.exMin, func(c int) bool { return c <= 0 })
+	check("exclusiveMaximum", n.exMax, func(c int) bool { return c >= 0 })
+	if n.multipleOf != nil && !new(big.Rat).Quo(r, n.multipleOf).IsInt() {
+		e := leaf(path, "multipleOf")
+		e.Want = n.multipleOf
+		errs = append(errs, e)
+	}
+	return errs
+}
+
+// combinations applies not, allOf, anyOf, oneOf and if/then/else.
+func (vd *validator) combinations(n *node, v any, path []string, errs []Error) []Error {
+	if n.not != nil && len(vd.eval(n.not, v, path)) == 0 {
+		errs = append(errs, leaf(path, "not"))
+	}
+	for _, a := range n.allOf {
+		errs = append(errs, vd.eval(a, v, path)...)
+	}
+	if len(n.anyOf) > 0 {
+		var failed []Error
+		matched := false
+		for _, a := range n.anyOf {
+			e := vd.eval(a, v, path)
+			if len(e) == 0 {
+				matched = true
+				break
+			}
+			failed = append(failed, e...)
+		}
+		if !matched {
+			errs = append(errs, failed...)
+		}
+	}
+	if len(n.oneOf) > 0 {
+		var failed []Error
+		matched := -1
+		for i, a := range n.oneOf {
+			e := vd.eval(a, v, path)
+			if len(e) > 0 {
+				if matched < 0 {
+					failed = append(failed, e...)
+				}
+				continue
+			}
+			if matched >= 0 {
+				l := leaf(path, "oneOf")
+				l.Want = [2]int{matched, i}
+				errs = append(errs, l)
+				break
+			}
+			matched = i
+		}
+		if matched < 0 {
+			errs = append(errs, failed...)
+		}
+	}
+	if n.ifS != nil {
+		if len(vd.eval(n.ifS, v, path)) == 0 {
+			if n.thenS != nil {
+				errs = append(errs, vd.eval(n.thenS, v, path)...)
+			}
+		} else if n.elseS != nil {
+			errs = append(errs, vd.eval(n.elseS, v, path)...)
+		}
+	}
+	return errs
+}
+
+func absent(obj map[string]any, names []string) []string {
+	var missing []string
+	for _, name := range names {
+		if _, ok := obj[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+func typeOf(v any) typeSet {
+	switch v.(type) {
+	case nil:
+		return tNull
+	case bool:
+		return tBoolean
+	case json.Number, float64:
+		return tNumber
+	case string:
+		return tString
+	case []any:
+		return tArray
+	case map[string]any:
+		return tObject
+	}
+	return 0
+}
+
+func isInteger(v any) bool {
+	r := toRat(v)
+	return r != nil && r.IsInt()
+}
+
+// maxExponent bounds the decimal exponent of a number made exact: 1e999999999
+// would take gigabytes as a fraction. Beyond it a number counts as ±10^±400,
+// which compares with any bound a tool would write as the number does.
+const maxExponent = 400
+
+func toRat(v any) *big.Rat {
+	switch x := v.(type) {
+	case json.Number:
+		return numberRat(string(x))
+	case float64:
+		return new(big.Rat).SetFloat64(x)
+	}
+	return nil
+}
+
+// numberRat is the JSON number text s as an exact fraction, its exponent
+// clamped to ±maxExponent.
+func numberRat(s string) *big.Rat {
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil {
+			// Too long for an int: far beyond the clamp either way.
+			e = maxExponent + 1
+			if strings.HasPrefix(s[i+1:], "-") {
+				e = -e
+			}
+		}
+		mant, exp = s[:i], e
+	}
+	r, ok := new(big.Rat).SetString(mant)
+	if !ok {
+		return nil
+	}
+	if r.Sign() == 0 {
+		return r
+	}
+	exp = max(-maxExponent, min(maxExponent, exp))
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
+	if exp >= 0 {
+		return r.Mul(r, new(big.Rat).SetInt(p))
+	}
+	return r.Quo(r, new(big.Rat).SetInt(p))
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
