@@ -179,6 +179,16 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 	if _, ok := inst.(map[string]any); !ok {
 		return []Problem{{Call: -1, Message: "the arguments must be an object: { \"name\": value, … }"}}
 	}
+	var errs []toolschema.Error
+	if v.schema != nil {
+		errs, _ = v.schema.Validate(inst) // too complex to check: as without a schema
+	}
+	return v.problems(inst, errs)
+}
+
+// problems are the unknown fields of inst and its schema errors in words,
+// without repeats, sorted by field.
+func (v *ArgsValidator) problems(inst any, errs []toolschema.Error) []Problem {
 	var out []Problem
 	seen := map[string]bool{}
 	add := func(p Problem) {
@@ -195,20 +205,17 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 			allowed = append(allowed, p.Field)
 		}
 	})
-	if v.schema != nil {
-		errs, _ := v.schema.Validate(inst) // too complex to check: as without a schema
-		for _, e := range errs {
-			schemaProblems(e, func(p Problem) {
-				// "order_id is required" beside an undeclared "ordr_id":
-				// name the likely misspelling.
-				if strings.HasSuffix(p.Message, " is required") {
-					if near := closeSibling(p.Field, allowed); near != "" {
-						p.Message += fmt.Sprintf(" (found '%s': a misspelling?)", near)
-					}
+	for _, e := range errs {
+		schemaProblems(e, func(p Problem) {
+			// "order_id is required" beside an undeclared "ordr_id":
+			// name the likely misspelling.
+			if strings.HasSuffix(p.Message, " is required") {
+				if near := closeSibling(p.Field, allowed); near != "" {
+					p.Message += fmt.Sprintf(" (found '%s': a misspelling?)", near)
 				}
-				add(p)
-			})
-		}
+			}
+			add(p)
+		})
 	}
 	// A misspelt field explains its "is required" twin, so it comes first.
 	unknown := func(p Problem) bool { return strings.HasPrefix(p.Message, "unknown field") }

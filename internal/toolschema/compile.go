@@ -54,8 +54,8 @@ type node struct {
 	hasConst  bool
 	format    string // asserted formats only
 	ref       *node
-	refPtr    string
-	refAlone  bool // draft-07 and before: $ref hides its siblings
+	refPtr    *string // $ref as written
+	refAlone  bool    // draft-07 and before: $ref hides its siblings
 	required  []string
 	props     map[string]*node
 	patProps  []patternNode
@@ -63,8 +63,9 @@ type node struct {
 	propNames *node
 	minProps  int
 	maxProps  int
-	depReq    []dependency // dependentRequired, dependencies' lists
-	depSchema []dependency // dependentSchemas, dependencies' schemas
+	deps      []dependency // dependencies (a list or a schema each)
+	depReq    []dependency // dependentRequired
+	depSchema []dependency // dependentSchemas
 
 	prefix    []*node // prefixItems, or a draft-07 items array
 	rest      *node   // items after the prefix (items, or additionalItems)
@@ -78,6 +79,7 @@ type node struct {
 
 	minLen, maxLen int
 	pattern        *regexp.Regexp
+	linked         bool // $ref resolved, patterns compiled
 
 	minimum, maximum, exMin, exMax, multipleOf *big.Rat
 
@@ -103,7 +105,6 @@ type compiler struct {
 	doc      any
 	draft    draft
 	byPtr    map[string]*node // compiled subschemas by JSON pointer
-	pending  []*node          // nodes whose $ref is still to resolve
 	nodes    int
 	patBytes int
 }
@@ -128,14 +129,8 @@ func Compile(doc any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	// $refs resolve once every place they may point to is known; a
-	// target compiled for a $ref may hold $refs of its own.
-	for len(c.pending) > 0 {
-		n := c.pending[len(c.pending)-1]
-		c.pending = c.pending[:len(c.pending)-1]
-		if n.ref, err = c.resolve(n.refPtr); err != nil {
-			return nil, err
-		}
+	if err := c.link(root); err != nil {
+		return nil, err
 	}
 	if err := checkCycles(root); err != nil {
 		return nil, err
@@ -231,7 +226,7 @@ func (c *compiler) keywords(n *node, s map[string]any, ptr string, depth int) er
 	// Places a $ref may point to are compiled as schemas, as the
 	// metaschema reads them.
 	for _, kw := range []string{"$defs", "definitions"} {
-		if has(kw) {
+		if has(kw) && (kw == "definitions" || c.draft >= draft2019) {
 			if _, err := subMap(kw); err != nil {
 				return err
 			}
@@ -263,11 +258,8 @@ func (c *compiler) keywords(n *node, s map[string]any, ptr string, depth int) er
 		if !ok {
 			return errors.New("$ref must be a string")
 		}
-		if n.refPtr, err = localPointer(r); err != nil {
-			return err
-		}
+		n.refPtr = &r
 		n.refAlone = c.draft <= draft7
-		c.pending = append(c.pending, n)
 	}
 
 	// objects
@@ -350,14 +342,14 @@ func (c *compiler) keywords(n *node, s map[string]any, ptr string, depth int) er
 				if err != nil {
 					return err
 				}
-				n.depReq = append(n.depReq, dependency{prop: k, names: names})
+				n.deps = append(n.deps, dependency{prop: k, names: names})
 				continue
 			}
 			d, err := sub("dependencies", m[k], k)
 			if err != nil {
 				return err
 			}
-			n.depSchema = append(n.depSchema, dependency{prop: k, n: d})
+			n.deps = append(n.deps, dependency{prop: k, n: d})
 		}
 	}
 
@@ -442,8 +434,8 @@ func (c *compiler) keywords(n *node, s map[string]any, ptr string, depth int) er
 		kw string
 		to **node
 	}{{"not", &n.not}, {"if", &n.ifS}, {"then", &n.thenS}, {"else", &n.elseS}} {
-		cond := one.kw == "not" || c.draft >= draft7 && (one.kw == "if" || has("if"))
-		if has(one.kw) && cond {
+		// then and else without if apply to nothing, but must be schemas.
+		if has(one.kw) && (one.kw == "not" || c.draft >= draft7) {
 			if *one.to, err = sub(one.kw, s[one.kw]); err != nil {
 				return err
 			}
@@ -477,6 +469,14 @@ func (c *compiler) arrayKeywords(n *node, s map[string]any, sub func(string, any
 		}
 		return err
 	}
+	// additionalItems must be a schema even where it applies to nothing
+	// (items absent or one schema).
+	var add *node
+	if a, ok := s["additionalItems"]; ok {
+		if add, err = sub("additionalItems", a); err != nil {
+			return err
+		}
+	}
 	if !hasItems {
 		return nil
 	}
@@ -487,12 +487,7 @@ func (c *compiler) arrayKeywords(n *node, s map[string]any, sub func(string, any
 	if n.prefix, err = subListAllowEmpty(items, func(i int, v any) (*node, error) { return sub("items", v, strconv.Itoa(i)) }); err != nil {
 		return err
 	}
-	if add, ok := s["additionalItems"]; ok {
-		if n.rest, err = sub("additionalItems", add); err != nil {
-			return err
-		}
-		n.restIsAdd = true
-	}
+	n.rest, n.restIsAdd = add, add != nil
 	return nil
 }
 
@@ -641,6 +636,9 @@ func rat(v any) (*big.Rat, bool) {
 	return r, r != nil
 }
 
+// regexp compiles a pattern with Go's regexp (RE2 syntax), wherever the
+// metaschema reaches, applied or not, as the metaschema asserts the
+// regex format.
 func (c *compiler) regexp(src string) (*regexp.Regexp, error) {
 	if c.patBytes += len(src); c.patBytes > MaxPatternBytes {
 		return nil, fmt.Errorf("patterns longer than %d bytes in all", MaxPatternBytes)
@@ -722,6 +720,32 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
+// link resolves the $refs of every subschema that applies to some value,
+// from the root: what only sits in a place a $ref could point to ($defs,
+// definitions) counts when a $ref does.
+func (c *compiler) link(root *node) error {
+	stack := []*node{root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.linked {
+			continue
+		}
+		n.linked = true
+		if n.refPtr != nil && n.ref == nil {
+			ptr, err := localPointer(*n.refPtr)
+			if err != nil {
+				return err
+			}
+			if n.ref, err = c.resolve(ptr); err != nil {
+				return err
+			}
+		}
+		stack = append(stack, children(n)...)
+	}
+	return nil
+}
+
 // checkCycles refuses a schema whose $refs can loop back to a subschema
 // without descending into the value (such as {"$ref":"#"}): validating
 // with it would never end.
@@ -735,16 +759,27 @@ func checkCycles(root *node) error {
 	var visit func(n *node) error
 	// same lists the subschemas applied to the same value.
 	same := func(n *node) []*node {
+		if n.refAlone && n.refPtr != nil {
+			return []*node{n.ref}
+		}
 		out := append([]*node{}, n.allOf...)
 		out = append(out, n.anyOf...)
 		out = append(out, n.oneOf...)
-		for _, x := range []*node{n.ref, n.not, n.ifS, n.thenS, n.elseS} {
+		for _, x := range []*node{n.ref, n.not, n.ifS} {
 			if x != nil {
 				out = append(out, x)
 			}
 		}
-		for _, d := range n.depSchema {
-			out = append(out, d.n)
+		if n.ifS != nil && n.thenS != nil {
+			out = append(out, n.thenS)
+		}
+		if n.ifS != nil && n.elseS != nil {
+			out = append(out, n.elseS)
+		}
+		for _, d := range slices.Concat(n.deps, n.depSchema) {
+			if d.n != nil {
+				out = append(out, d.n)
+			}
 		}
 		return out
 	}
@@ -786,16 +821,40 @@ func checkCycles(root *node) error {
 	return nil
 }
 
-// children is every subschema n refers to.
+// children is every subschema n compiles for a value or part of it: where
+// $ref hides its siblings (draft-07 and before), the general validator
+// goldtrace used still compiled (but did not apply) those of draft-06 and
+// draft-07, so their $refs must resolve too.
 func children(n *node) []*node {
+	if n.refAlone && n.refPtr != nil {
+		out := []*node{n.ref}
+		for _, x := range []*node{n.contains, n.propNames, n.ifS} {
+			if x != nil {
+				out = append(out, x)
+			}
+		}
+		if n.ifS != nil && n.thenS != nil {
+			out = append(out, n.thenS)
+		}
+		if n.ifS != nil && n.elseS != nil {
+			out = append(out, n.elseS)
+		}
+		return out
+	}
 	out := append([]*node{}, n.allOf...)
 	out = append(out, n.anyOf...)
 	out = append(out, n.oneOf...)
 	out = append(out, n.prefix...)
-	for _, x := range []*node{n.ref, n.not, n.ifS, n.thenS, n.elseS, n.addProps, n.propNames, n.rest, n.contains} {
+	for _, x := range []*node{n.ref, n.not, n.ifS, n.addProps, n.propNames, n.rest, n.contains} {
 		if x != nil {
 			out = append(out, x)
 		}
+	}
+	if n.ifS != nil && n.thenS != nil {
+		out = append(out, n.thenS)
+	}
+	if n.ifS != nil && n.elseS != nil {
+		out = append(out, n.elseS)
 	}
 	for _, p := range n.patProps {
 		out = append(out, p.n)
@@ -803,8 +862,10 @@ func children(n *node) []*node {
 	for _, k := range sortedNodeKeys(n.props) {
 		out = append(out, n.props[k])
 	}
-	for _, d := range n.depSchema {
-		out = append(out, d.n)
+	for _, d := range slices.Concat(n.deps, n.depSchema) {
+		if d.n != nil {
+			out = append(out, d.n)
+		}
 	}
 	return out
 }

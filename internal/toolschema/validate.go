@@ -55,7 +55,7 @@ type validator struct {
 }
 
 func leaf(path []string, kw string) Error {
-	return Error{Path: slices.Clip(path), Keyword: kw}
+	return Error{Path: slices.Clone(path), Keyword: kw}
 }
 
 // eval checks v against n and returns the failures.
@@ -68,6 +68,16 @@ func (vd *validator) eval(n *node, v any, path []string) []Error {
 			return nil
 		}
 		return []Error{leaf(path, "false")}
+	}
+	if n.refAlone && n.ref != nil {
+		// Draft-07 and before: $ref hides its siblings, but for const
+		// (as the general validator goldtrace used had it).
+		if n.hasConst && !equal(v, n.constant) {
+			e := leaf(path, "const")
+			e.Want = n.constant
+			return []Error{e}
+		}
+		return vd.eval(n.ref, v, path)
 	}
 	t := typeOf(v)
 	if n.types != 0 && n.types&t == 0 && !(n.types&tInteger != 0 && t == tNumber && isInteger(v)) {
@@ -97,9 +107,6 @@ func (vd *validator) eval(n *node, v any, path []string) []Error {
 	}
 	var errs []Error
 	if n.ref != nil {
-		if n.refAlone {
-			return vd.eval(n.ref, v, path)
-		}
 		errs = append(errs, vd.eval(n.ref, v, path)...)
 	}
 	switch x := v.(type) {
@@ -131,18 +138,16 @@ func (vd *validator) object(n *node, obj map[string]any, path []string, errs []E
 		e.Missing = missing
 		errs = append(errs, e)
 	}
-	for _, d := range n.depReq {
-		if _, ok := obj[d.prop]; ok {
-			if missing := absent(obj, d.names); missing != nil {
-				e := leaf(path, "dependentRequired")
-				e.Missing, e.Prop = missing, d.prop
-				errs = append(errs, e)
-			}
+	for _, d := range n.deps {
+		if _, ok := obj[d.prop]; !ok {
+			continue
 		}
-	}
-	for _, d := range n.depSchema {
-		if _, ok := obj[d.prop]; ok {
+		if d.n != nil {
 			errs = append(errs, vd.eval(d.n, obj, path)...)
+		} else if missing := absent(obj, d.names); missing != nil {
+			e := leaf(path, "dependentRequired")
+			e.Missing, e.Prop = missing, d.prop
+			errs = append(errs, e)
 		}
 	}
 	var additional []string
@@ -183,6 +188,20 @@ func (vd *validator) object(n *node, obj map[string]any, path []string, errs []E
 			if len(vd.eval(n.propNames, k, path)) > 0 {
 				e := leaf(path, "propertyNames")
 				e.Prop = k
+				errs = append(errs, e)
+			}
+		}
+	}
+	for _, d := range n.depSchema {
+		if _, ok := obj[d.prop]; ok {
+			errs = append(errs, vd.eval(d.n, obj, path)...)
+		}
+	}
+	for _, d := range n.depReq {
+		if _, ok := obj[d.prop]; ok {
+			if missing := absent(obj, d.names); missing != nil {
+				e := leaf(path, "dependentRequired")
+				e.Missing, e.Prop = missing, d.prop
 				errs = append(errs, e)
 			}
 		}
