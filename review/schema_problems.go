@@ -8,6 +8,10 @@ import (
 	"github.com/goldtrace/goldtrace/internal/toolschema"
 )
 
+// maxEnumShown is how many of an enum's values a problem lists: a tool
+// may allow thousands.
+const maxEnumShown = 30
+
 // schemaProblems turns one way the arguments fail their schema into
 // plain-word problems.
 func schemaProblems(e toolschema.Error, add func(Problem)) {
@@ -32,9 +36,13 @@ func schemaProblems(e toolschema.Error, add func(Problem)) {
 		got, _ := e.Got.(string)
 		say("%s must be %s, not %s", name, typeWords(e.Want.([]string)), typeWord(got))
 	case "enum":
+		values := e.Want.([]any)
 		var want []string
-		for _, w := range e.Want.([]any) {
+		for _, w := range values[:min(len(values), maxEnumShown)] {
 			want = append(want, display(w))
+		}
+		if len(values) > maxEnumShown {
+			want = append(want, fmt.Sprintf("… (%d values in all)", len(values)))
 		}
 		say("%s must be one of %s", name, strings.Join(want, ", "))
 	case "const":

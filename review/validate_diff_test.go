@@ -390,5 +390,3 @@ func TestJSONSchemaLibraryNotLinked(t *testing.T) {
 		t.Errorf("cmd/goldtrace does not link internal/toolschema: is this list the binary's?\n%s", out)
 	}
 }
-
-

@@ -91,7 +91,9 @@ func randomSchema(rng *rand.Rand, depth int) any {
 		}
 		return out
 	}
-	count := func() any { return pick[any](rng, num("0"), num("1"), num("2"), num("3"), num("1.0"), num("-1"), num("1.5"), "2") }
+	count := func() any {
+		return pick[any](rng, num("0"), num("1"), num("2"), num("3"), num("1.0"), num("-1"), num("1.5"), "2")
+	}
 	bound := func() any {
 		return pick[any](rng, num("0"), num("1"), num("3"), num("10"), num("-2.5"), num("1.5"), num("1e2"), true, "1")
 	}
@@ -145,7 +147,9 @@ func randomSchema(rng *rand.Rand, depth int) any {
 		func() { s["minLength"] = count() },
 		func() { s["maxLength"] = count() },
 		func() { s["pattern"] = pick[any](rng, "^a", "b$", "^[a-c]+$", "(", "(?=a)", `\d`, num("1")) },
-		func() { s["format"] = pick[any](rng, "date", "date-time", "time", "ipv4", "ipv6", "uuid", "regex", num("1")) },
+		func() {
+			s["format"] = pick[any](rng, "date", "date-time", "time", "ipv4", "ipv6", "uuid", "regex", num("1"))
+		},
 		func() { s["minimum"] = bound() },
 		func() { s["maximum"] = bound() },
 		func() { s["exclusiveMinimum"] = bound() },

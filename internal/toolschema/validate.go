@@ -119,7 +119,11 @@ func (vd *validator) eval(n *node, v any, path []string) []Error {
 	case json.Number, float64:
 		errs = vd.number(n, v, path, errs)
 	}
-	return vd.combinations(n, v, path, errs)
+	errs = vd.combinations(n, v, path, errs)
+	// Passing errors up costs too: a schema whose every branch fails
+	// would otherwise copy more of them at every level.
+	vd.steps += len(errs)
+	return errs
 }
 
 func (vd *validator) object(n *node, obj map[string]any, path []string, errs []Error) []Error {
