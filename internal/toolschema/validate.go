@@ -43,7 +43,9 @@ var ErrTooComplex = errors.New("the schema takes too long to check this value")
 // UseNumber), none when it is valid, or ErrTooComplex.
 func (s *Schema) Validate(inst any) ([]Error, error) {
 	v := &validator{}
-	errs := v.eval(s.root, inst, nil)
+	// Paths grow in place (an error copies its own): no allocation per
+	// level until 16 deep.
+	errs := v.eval(s.root, inst, make([]string, 0, 16))
 	if v.steps > MaxSteps {
 		return nil, ErrTooComplex
 	}
