@@ -17,7 +17,8 @@ const (
 	MaxNodes        = 20000   // subschemas in one document
 	MaxDepth        = 128     // nesting of subschemas
 	MaxPatternBytes = 1 << 16 // all patterns and patternProperties keys together
-	MaxSteps        = 1 << 18 // subschema evaluations and errors passed up in one Validate
+	MaxSteps        = 1 << 16 // subschema evaluations and errors passed up in one Validate
+	MaxErrors       = 100     // errors Validate reports (and each subschema passes up)
 )
 
 // Schema is a compiled tool schema, safe for concurrent use.

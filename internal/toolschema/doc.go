@@ -11,5 +11,6 @@
 // cannot resolve) and what it does not support; the caller then enforces
 // nothing. Work is bounded: a schema is at most MaxNodes subschemas nested
 // at most MaxDepth deep with at most MaxPatternBytes of patterns, and one
-// Validate call evaluates at most MaxSteps subschemas.
+// Validate call evaluates at most MaxSteps subschemas and reports at most
+// MaxErrors errors.
 package toolschema

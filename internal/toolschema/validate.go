@@ -40,7 +40,8 @@ type Error struct {
 var ErrTooComplex = errors.New("the schema takes too long to check this value")
 
 // Validate returns the errors of inst (a JSON value decoded with
-// UseNumber), none when it is valid, or ErrTooComplex.
+// UseNumber), none when it is valid, or ErrTooComplex. A value with more
+// than MaxErrors errors has its first MaxErrors reported.
 func (s *Schema) Validate(inst any) ([]Error, error) {
 	v := &validator{}
 	// Paths grow in place (an error copies its own): no allocation per
@@ -56,26 +57,28 @@ type validator struct {
 	steps int
 }
 
-func leaf(path []string, kw string) Error {
+// leaf is an error at path; its copy of the path counts as work.
+func (vd *validator) leaf(path []string, kw string) Error {
+	vd.steps += len(path)
 	return Error{Path: slices.Clone(path), Keyword: kw}
 }
 
 // eval checks v against n and returns the failures.
 func (vd *validator) eval(n *node, v any, path []string) []Error {
 	if vd.steps++; vd.steps > MaxSteps {
-		return []Error{leaf(path, "$steps")}
+		return []Error{vd.leaf(path, "$steps")}
 	}
 	if n.always != nil {
 		if *n.always {
 			return nil
 		}
-		return []Error{leaf(path, "false")}
+		return []Error{vd.leaf(path, "false")}
 	}
 	if n.refAlone && n.ref != nil {
 		// Draft-07 and before: $ref hides its siblings, but for const
 		// (as the general validator goldtrace used had it).
 		if n.hasConst && !equal(v, n.constant) {
-			e := leaf(path, "const")
+			e := vd.leaf(path, "const")
 			e.Want = n.constant
 			return []Error{e}
 		}
@@ -83,7 +86,7 @@ func (vd *validator) eval(n *node, v any, path []string) []Error {
 	}
 	t := typeOf(v)
 	if n.types != 0 && n.types&t == 0 && !(n.types&tInteger != 0 && t == tNumber && isInteger(v)) {
-		e := leaf(path, "type")
+		e := vd.leaf(path, "type")
 		e.Want = n.types.names()
 		if names := t.names(); len(names) == 1 {
 			e.Got = names[0]
@@ -91,18 +94,18 @@ func (vd *validator) eval(n *node, v any, path []string) []Error {
 		return []Error{e}
 	}
 	if n.hasConst && !equal(v, n.constant) {
-		e := leaf(path, "const")
+		e := vd.leaf(path, "const")
 		e.Want = n.constant
 		return []Error{e}
 	}
 	if n.hasEnum && !slices.ContainsFunc(n.enum, func(w any) bool { return equal(v, w) }) {
-		e := leaf(path, "enum")
+		e := vd.leaf(path, "enum")
 		e.Want = n.enum
 		return []Error{e}
 	}
 	if n.format != "" {
 		if s, ok := v.(string); ok && !assertedFormats[n.format](s) {
-			e := leaf(path, "format")
+			e := vd.leaf(path, "format")
 			e.Want, e.Got = n.format, s
 			return []Error{e}
 		}
@@ -124,23 +127,26 @@ func (vd *validator) eval(n *node, v any, path []string) []Error {
 	errs = vd.combinations(n, v, path, errs)
 	// Passing errors up costs too: a schema whose every branch fails
 	// would otherwise copy more of them at every level.
+	if len(errs) > MaxErrors {
+		errs = errs[:MaxErrors:MaxErrors]
+	}
 	vd.steps += len(errs)
 	return errs
 }
 
 func (vd *validator) object(n *node, obj map[string]any, path []string, errs []Error) []Error {
 	if n.minProps >= 0 && len(obj) < n.minProps {
-		e := leaf(path, "minProperties")
+		e := vd.leaf(path, "minProperties")
 		e.Want, e.Got = n.minProps, len(obj)
 		errs = append(errs, e)
 	}
 	if n.maxProps >= 0 && len(obj) > n.maxProps {
-		e := leaf(path, "maxProperties")
+		e := vd.leaf(path, "maxProperties")
 		e.Want, e.Got = n.maxProps, len(obj)
 		errs = append(errs, e)
 	}
 	if missing := absent(obj, n.required); missing != nil {
-		e := leaf(path, "required")
+		e := vd.leaf(path, "required")
 		e.Missing = missing
 		errs = append(errs, e)
 	}
@@ -151,7 +157,7 @@ func (vd *validator) object(n *node, obj map[string]any, path []string, errs []E
 		if d.n != nil {
 			errs = append(errs, vd.eval(d.n, obj, path)...)
 		} else if missing := absent(obj, d.names); missing != nil {
-			e := leaf(path, "dependentRequired")
+			e := vd.leaf(path, "dependentRequired")
 			e.Missing, e.Prop = missing, d.prop
 			errs = append(errs, e)
 		}
@@ -185,14 +191,14 @@ func (vd *validator) object(n *node, obj map[string]any, path []string, errs []E
 		errs = append(errs, vd.eval(n.addProps, val, sub)...)
 	}
 	if additional != nil {
-		e := leaf(path, "additionalProperties")
+		e := vd.leaf(path, "additionalProperties")
 		e.Missing = additional
 		errs = append(errs, e)
 	}
 	if n.propNames != nil {
 		for _, k := range keys {
 			if len(vd.eval(n.propNames, k, path)) > 0 {
-				e := leaf(path, "propertyNames")
+				e := vd.leaf(path, "propertyNames")
 				e.Prop = k
 				errs = append(errs, e)
 			}
@@ -206,7 +212,7 @@ func (vd *validator) object(n *node, obj map[string]any, path []string, errs []E
 	for _, d := range n.depReq {
 		if _, ok := obj[d.prop]; ok {
 			if missing := absent(obj, d.names); missing != nil {
-				e := leaf(path, "dependentRequired")
+				e := vd.leaf(path, "dependentRequired")
 				e.Missing, e.Prop = missing, d.prop
 				errs = append(errs, e)
 			}
@@ -217,18 +223,18 @@ func (vd *validator) object(n *node, obj map[string]any, path []string, errs []E
 
 func (vd *validator) array(n *node, arr []any, path []string, errs []Error) []Error {
 	if len(arr) < n.minItems {
-		e := leaf(path, "minItems")
+		e := vd.leaf(path, "minItems")
 		e.Want, e.Got = n.minItems, len(arr)
 		errs = append(errs, e)
 	}
 	if n.maxItems >= 0 && len(arr) > n.maxItems {
-		e := leaf(path, "maxItems")
+		e := vd.leaf(path, "maxItems")
 		e.Want, e.Got = n.maxItems, len(arr)
 		errs = append(errs, e)
 	}
 	if n.unique {
 		if i, j := duplicate(arr); j >= 0 {
-			e := leaf(path, "uniqueItems")
+			e := vd.leaf(path, "uniqueItems")
 			e.Want = [2]int{i, j}
 			errs = append(errs, e)
 		}
@@ -240,7 +246,7 @@ func (vd *validator) array(n *node, arr []any, path []string, errs []Error) []Er
 	if n.rest != nil {
 		if n.restIsAdd && n.rest.always != nil && !*n.rest.always {
 			if done < len(arr) {
-				e := leaf(path, "additionalItems")
+				e := vd.leaf(path, "additionalItems")
 				e.Got = len(arr) - done
 				errs = append(errs, e)
 			}
@@ -262,13 +268,13 @@ func (vd *validator) array(n *node, arr []any, path []string, errs []Error) []Er
 		}
 		if n.minCont >= 0 {
 			if matched < n.minCont {
-				errs = appendOr(errs, failed, leaf(path, "minContains"), n.minCont, matched)
+				errs = appendOr(errs, failed, vd.leaf(path, "minContains"), n.minCont, matched)
 			}
 		} else if matched == 0 {
-			errs = appendOr(errs, failed, leaf(path, "contains"), 1, 0)
+			errs = appendOr(errs, failed, vd.leaf(path, "contains"), 1, 0)
 		}
 		if n.maxCont >= 0 && matched > n.maxCont {
-			e := leaf(path, "maxContains")
+			e := vd.leaf(path, "maxContains")
 			e.Want, e.Got = n.maxCont, matched
 			errs = append(errs, e)
 		}
@@ -290,18 +296,18 @@ func (vd *validator) text(n *node, s string, path []string, errs []Error) []Erro
 	if n.minLen > 0 || n.maxLen >= 0 {
 		l := utf8.RuneCountInString(s)
 		if l < n.minLen {
-			e := leaf(path, "minLength")
+			e := vd.leaf(path, "minLength")
 			e.Want, e.Got = n.minLen, l
 			errs = append(errs, e)
 		}
 		if n.maxLen >= 0 && l > n.maxLen {
-			e := leaf(path, "maxLength")
+			e := vd.leaf(path, "maxLength")
 			e.Want, e.Got = n.maxLen, l
 			errs = append(errs, e)
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
-		e := leaf(path, "pattern")
+		e := vd.leaf(path, "pattern")
 		e.Want, e.Got = n.pattern.String(), s
 		errs = append(errs, e)
 	}
@@ -318,7 +324,7 @@ func (vd *validator) number(n *node, v any, path []string, errs []Error) []Error
 	}
 	check := func(kw string, bound *big.Rat, fails func(c int) bool) {
 		if bound != nil && fails(r.Cmp(bound)) {
-			e := leaf(path, kw)
+			e := vd.leaf(path, kw)
 			e.Want = bound
 			errs = append(errs, e)
 		}
@@ -328,7 +334,7 @@ func (vd *validator) number(n *node, v any, path []string, errs []Error) []Error
 	check("exclusiveMinimum", n.exMin, func(c int) bool { return c <= 0 })
 	check("exclusiveMaximum", n.exMax, func(c int) bool { return c >= 0 })
 	if n.multipleOf != nil && !new(big.Rat).Quo(r, n.multipleOf).IsInt() {
-		e := leaf(path, "multipleOf")
+		e := vd.leaf(path, "multipleOf")
 		e.Want = n.multipleOf
 		errs = append(errs, e)
 	}
@@ -338,7 +344,7 @@ func (vd *validator) number(n *node, v any, path []string, errs []Error) []Error
 // combinations applies not, allOf, anyOf, oneOf and if/then/else.
 func (vd *validator) combinations(n *node, v any, path []string, errs []Error) []Error {
 	if n.not != nil && len(vd.eval(n.not, v, path)) == 0 {
-		errs = append(errs, leaf(path, "not"))
+		errs = append(errs, vd.leaf(path, "not"))
 	}
 	for _, a := range n.allOf {
 		errs = append(errs, vd.eval(a, v, path)...)
@@ -370,7 +376,7 @@ func (vd *validator) combinations(n *node, v any, path []string, errs []Error) [
 				continue
 			}
 			if matched >= 0 {
-				l := leaf(path, "oneOf")
+				l := vd.leaf(path, "oneOf")
 				l.Want = [2]int{matched, i}
 				errs = append(errs, l)
 				break
