@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -407,79 +406,4 @@ func absent(obj map[string]any, names []string) []string {
 		}
 	}
 	return missing
-}
-
-func typeOf(v any) typeSet {
-	switch v.(type) {
-	case nil:
-		return tNull
-	case bool:
-		return tBoolean
-	case json.Number, float64:
-		return tNumber
-	case string:
-		return tString
-	case []any:
-		return tArray
-	case map[string]any:
-		return tObject
-	}
-	return 0
-}
-
-func isInteger(v any) bool {
-	r := toRat(v)
-	return r != nil && r.IsInt()
-}
-
-// maxExponent bounds the decimal exponent of a number made exact: 1e999999999
-// would take gigabytes as a fraction. Beyond it a number counts as ±10^±400,
-// which compares with any bound a tool would write as the number does.
-const maxExponent = 400
-
-func toRat(v any) *big.Rat {
-	switch x := v.(type) {
-	case json.Number:
-		return numberRat(string(x))
-	case float64:
-		return new(big.Rat).SetFloat64(x)
-	}
-	return nil
-}
-
-// numberRat is the JSON number text s as an exact fraction, its exponent
-// clamped to ±maxExponent.
-func numberRat(s string) *big.Rat {
-	mant, exp := s, 0
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil {
-			// Too long for an int: far beyond the clamp either way.
-			e = maxExponent + 1
-			if strings.HasPrefix(s[i+1:], "-") {
-				e = -e
-			}
-		}
-		mant, exp = s[:i], e
-	}
-	r, ok := new(big.Rat).SetString(mant)
-	if !ok {
-		return nil
-	}
-	if r.Sign() == 0 {
-		return r
-	}
-	exp = max(-maxExponent, min(maxExponent, exp))
-	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
-	if exp >= 0 {
-		return r.Mul(r, new(big.Rat).SetInt(p))
-	}
-	return r.Quo(r, new(big.Rat).SetInt(p))
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
