@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"reflect"
 	"regexp"
 	"slices"
@@ -368,25 +367,4 @@ func FuzzArgsAgainstReference(f *testing.F) {
 		}
 		a.check(inst)
 	})
-}
-
-// TestJSONSchemaLibraryNotLinked: the general JSON Schema library is a
-// test dependency only. Its package initialisers compiled its metaschemas
-// at every start of goldtrace, about 5 ms before the first frame.
-func TestJSONSchemaLibraryNotLinked(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to list the binary's packages")
-	}
-	out, err := exec.Command("go", "list", "-deps", "../cmd/goldtrace").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps ./cmd/goldtrace: %v\n%s", err, out)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if strings.HasPrefix(pkg, "github.com/santhosh-tekuri/jsonschema") {
-			t.Errorf("cmd/goldtrace links %s again: check tool arguments with internal/toolschema", pkg)
-		}
-	}
-	if !strings.Contains(string(out), "github.com/goldtrace/goldtrace/internal/toolschema") {
-		t.Errorf("cmd/goldtrace does not link internal/toolschema: is this list the binary's?\n%s", out)
-	}
 }

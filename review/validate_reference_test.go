@@ -23,8 +23,8 @@ import (
 // The reference for internal/toolschema is santhosh-tekuri/jsonschema/v6,
 // the general validator the label screen used before, set up as it was
 // (draft 2020-12 by default, no external references). It is a test
-// dependency only: TestJSONSchemaLibraryNotLinked keeps it out of the
-// binary.
+// dependency only: cmd/goldtrace's TestHeavyInitialisersNotLinked keeps
+// it out of the binary.
 
 // refCompile compiles a tool schema as NewArgsValidator did with the
 // reference.
