@@ -79,6 +79,9 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	}
 	// An audit entry alone changes nothing a status reads.
 	ctx = appendWrite(context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true))
+	if s.pg {
+		return s.commitAuditPiped(ctx)
+	}
 	// An entry undone with a transaction it shared is written again: a
 	// refusal's entry has no caller that would retry it.
 	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error { return nil })

@@ -13,7 +13,8 @@ import (
 // submit's latency under load. A submit (with its audit entry and the
 // check that the SSH key is still the reviewer's) and a skip are two,
 // whether or not they settle the item; a draft's autosave (not audited)
-// is one.
+// is one, and so is an audit entry written on its own (a lead's read, such
+// as every status command over SSH).
 func TestReviewerWriteRoundTrips(t *testing.T) {
 	st := openEngine(t, "postgres")
 	ctx := context.Background()
@@ -66,6 +67,10 @@ func TestReviewerWriteRoundTrips(t *testing.T) {
 	count("submit", 2, func() error {
 		_, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "alice", `{"order_id":"ORD-1"}`))
 		return err
+	})
+	count("audit entry", 1, func() error {
+		return proxied.AppendAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
+			Action: "queue.read", Object: "status"})
 	})
 	count("skip", 2, func() error { return proxied.SkipItem(as(ids[2]), ids[2], "bob", "unclear") })
 	count("settling submit", 2, func() error {
