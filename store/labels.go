@@ -135,12 +135,15 @@ const (
 // Draft loads a saved draft; ErrNotFound when there is none.
 func (s *Store) Draft(ctx context.Context, itemID, reviewer string) (body []byte, seconds int, err error) {
 	var b string
-	err = s.r.QueryRowContext(ctx, `SELECT body, seconds FROM drafts WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).Scan(&b, &seconds)
+	err = s.r.QueryRowContext(ctx, draftQuery, itemID, reviewer).Scan(&b, &seconds)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, fmt.Errorf("draft of %s by %s: %w", itemID, reviewer, ErrNotFound)
 	}
 	return []byte(b), seconds, err
 }
+
+// draftQuery selects a reviewer's draft of an item: its body and seconds.
+const draftQuery = `SELECT body, seconds FROM drafts WHERE item_id = ? AND reviewer = ?`
 
 // Settlement says what a submission did to its item.
 type Settlement struct {

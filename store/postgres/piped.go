@@ -118,7 +118,7 @@ func (p *Piped) send(commit bool, stmts []Stmt) error {
 	}
 	p.rounds++
 	br := p.conn.SendBatch(p.ctx, &b)
-	err := p.results(br, head, stmts, commit)
+	err := results(br, head, stmts, commit)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -133,7 +133,7 @@ func (p *Piped) send(commit bool, stmts []Stmt) error {
 
 // results reads a round's results: head statements of the begin, stmts,
 // then the commit.
-func (p *Piped) results(br pgx.BatchResults, head int, stmts []Stmt, commit bool) error {
+func results(br pgx.BatchResults, head int, stmts []Stmt, commit bool) error {
 	for range head {
 		if _, err := br.Exec(); err != nil {
 			return err
@@ -201,4 +201,32 @@ func (d *DB) beginStmts(ctx context.Context) []Stmt {
 		out = append(out, Stmt{Query: bumpVersion})
 	}
 	return out
+}
+
+// Read runs read statements in one round trip, on a connection of the
+// pool: a screen's reads that do not wait for each other's answers. Each
+// statement sees what was committed when it began.
+func (d *DB) Read(ctx context.Context, stmts ...Stmt) error {
+	c, err := d.db.Conn(ctx)
+	if err != nil {
+		return d.wrap("", err)
+	}
+	defer c.Close()
+	err = c.Raw(func(dc any) error {
+		conn := dc.(*rebindConn).Conn.Conn()
+		var b pgx.Batch
+		for _, s := range stmts {
+			b.Queue(translate(s.Query), s.Args...)
+		}
+		br := conn.SendBatch(ctx, &b)
+		err := results(br, 0, stmts, false)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if conn.IsClosed() {
+			err = errors.Join(err, driver.ErrBadConn)
+		}
+		return d.explained(err)
+	})
+	return err
 }

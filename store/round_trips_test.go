@@ -14,8 +14,10 @@ import (
 // check that the SSH key is still the reviewer's) and a skip are two,
 // whether or not they settle the item; a draft's autosave (not audited)
 // is one, and so is an audit entry written on its own (a lead's read, such
-// as every status command over SSH).
-func TestReviewerWriteRoundTrips(t *testing.T) {
+// as every status command over SSH). Loading the next item after a submit
+// is one for the assignment and one for the item, its draft, notes and
+// the guide.
+func TestReviewerRoundTrips(t *testing.T) {
 	st := openEngine(t, "postgres")
 	ctx := context.Background()
 	ids := concurrentBatch(t, st, 6)
@@ -62,6 +64,12 @@ func TestReviewerWriteRoundTrips(t *testing.T) {
 	}
 	warm(0)
 	warm(1)
+	if _, err := proxied.NextAssignment(ctx, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proxied.ItemWork(ctx, ids[4], "bob"); err != nil {
+		t.Fatal(err)
+	}
 	count("draft", 1, func() error { return proxied.SaveDraft(ctx, ids[2], "alice", []byte(`{"a":1}`), 3) })
 	count("audited draft", 2, func() error { return proxied.SaveDraft(as(ids[2]), ids[2], "alice", []byte(`{"a":2}`), 4) })
 	count("submit", 2, func() error {
@@ -72,6 +80,8 @@ func TestReviewerWriteRoundTrips(t *testing.T) {
 		return proxied.AppendAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
 			Action: "queue.read", Object: "status"})
 	})
+	count("next assignment", 1, func() error { _, err := proxied.NextAssignment(ctx, "bob", ""); return err })
+	count("item work", 1, func() error { _, err := proxied.ItemWork(ctx, ids[3], "bob"); return err })
 	count("skip", 2, func() error { return proxied.SkipItem(as(ids[2]), ids[2], "bob", "unclear") })
 	count("settling submit", 2, func() error {
 		s, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "carol", `{"order_id":"ORD-1"}`))
