@@ -2,10 +2,10 @@ package postgres
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 
-	"database/sql/driver"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/goldtrace/goldtrace/internal/dberr"
@@ -81,7 +81,7 @@ func (p *Piped) run(fn func(p *Piped) error) error {
 			p.conn.PgConn().Close(context.WithoutCancel(p.ctx))
 		}
 	}
-	if p.conn.IsClosed() {
+	if err != nil && p.conn.IsClosed() {
 		// database/sql discards a closed connection (ResetSession).
 		return errors.Join(err, driver.ErrBadConn)
 	}
@@ -223,7 +223,7 @@ func (d *DB) Read(ctx context.Context, stmts ...Stmt) error {
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
-		if conn.IsClosed() {
+		if err != nil && conn.IsClosed() {
 			err = errors.Join(err, driver.ErrBadConn)
 		}
 		return d.explained(err)
