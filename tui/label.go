@@ -85,6 +85,10 @@ type LabelPage struct {
 	context contextPane
 	width   int
 	height  int
+
+	// headers and rules: the parts of the screen drawn lately.
+	headers drawings[headerKey]
+	rules   drawings[ruleKey]
 }
 
 // NewLabelPage builds the label screen for opts.Reviewer over c.API.
