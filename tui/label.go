@@ -86,9 +86,10 @@ type LabelPage struct {
 	width   int
 	height  int
 
-	// headers and rules: the parts of the screen drawn lately.
-	headers drawings[headerKey]
-	rules   drawings[ruleKey]
+	// headers, rules and fieldNames: the parts of the screen drawn lately.
+	headers    drawings[headerKey]
+	rules      drawings[ruleKey]
+	fieldNames drawings[fieldKey]
 }
 
 // NewLabelPage builds the label screen for opts.Reviewer over c.API.

@@ -240,7 +240,17 @@ func (p *LabelPage) drawRule(title string, accent bool) string {
 	return style.Render(ansi.Truncate(head, p.width, "…")) + s.Muted.Render(strings.Repeat("─", max(p.width-ansi.StringWidth(head), 0)))
 }
 
+// fieldKey is what a field's name is drawn from.
+type fieldKey struct {
+	name    string
+	focused bool
+}
+
 func (p *LabelPage) fieldName(name string, focused bool) string {
+	return p.fieldNames.get(fieldKey{name, focused}, func() string { return p.drawFieldName(name, focused) })
+}
+
+func (p *LabelPage) drawFieldName(name string, focused bool) string {
 	s := &p.c.Styles
 	style := s.Form.Label
 	if focused {
