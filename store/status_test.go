@@ -275,3 +275,82 @@ func TestStatusOneBatchItemCountsMatchTheGeneralPath(t *testing.T) {
 		}
 	})
 }
+
+// With one batch and none being written, status counts the batch's items
+// by status from items_status (countOneBatchItems), trusting that the
+// items that left 'new' are the assigned ones; it gives the counts of
+// the item-by-item path, and when a store breaks that rule (written
+// behind goldtrace's back) status falls back to that path, and check
+// names the items that break it.
+func TestStatusOneBatchCountsByStatus(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 60)
+		w := st.testW(t)
+		exec := func(qs ...string) {
+			t.Helper()
+			for _, q := range qs {
+				if _, err := w.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		exec(`UPDATE items SET status = 'labeling' WHERE id IN ('it_2', 'it_3')`,
+			`UPDATE items SET status = 'sampled' WHERE id = 'it_4'`,
+			`UPDATE items SET status = 'adjudicated' WHERE id = 'it_6'`,
+			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, updated_at)
+				VALUES ('it_free', 'tr_bench', 900, 'hf', '', 0, 'new', 'now')`)
+		counts := func() (fast itemTally, ok bool, slow itemTally, scanned itemTally) {
+			t.Helper()
+			fast, ok, err := st.countOneBatchItems(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// whileWriting (no batch is being written) makes
+			// scanOneBatchItems match item by item.
+			item := statusScan{items: map[string]*itemTally{}, ready: whileWriting}
+			one := statusScan{items: map[string]*itemTally{}}
+			for _, sc := range []*statusScan{&item, &one} {
+				if err := st.scanOneBatchItems(ctx, sc, "b1"); err != nil {
+					t.Fatal(err)
+				}
+				if *sc.items[""] != *sc.items["b1"] {
+					t.Fatalf("all %+v, batch b1 %+v", *sc.items[""], *sc.items["b1"])
+				}
+			}
+			return fast, ok, *item.items[""], *one.items[""]
+		}
+		want := itemTally{agreed: 48 - 4, disputed: 12, adjudicated: 1, open: 3, gold: 48}
+		if fast, ok, slow, got := counts(); !ok || fast != want || slow != want || got != want {
+			t.Errorf("by status %+v (%v), item by item %+v, status %+v; want %+v", fast, ok, slow, got, want)
+		}
+		if p, err := st.Check(ctx); err != nil || len(p) != 0 {
+			t.Errorf("check: %v %v", p, err)
+		}
+		// it_5 (agreed, with gold) made new again behind the store's back.
+		exec(`UPDATE items SET status = 'new' WHERE id = 'it_5'`)
+		want = itemTally{agreed: 48 - 5, disputed: 12, adjudicated: 1, open: 4, gold: 48}
+		if _, ok, slow, got := counts(); ok || slow != want || got != want {
+			t.Errorf("with a new item assigned: by status trusted (%v), item by item %+v, status %+v; want %+v", ok, slow, got, want)
+		}
+		exec(`UPDATE items SET status = 'sampled' WHERE id = 'it_free'`)
+		p, err := st.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found []string
+		for _, x := range p {
+			found = append(found, x.Kind+": "+x.Detail)
+		}
+		sort.Strings(found)
+		wantFound := []string{
+			"batch: item it_5 is new but assigned to alice in batch b1",
+			"batch: item it_5 is new but assigned to bob in batch b1",
+			"batch: item it_free is sampled but assigned to no one",
+			"gold: gold answer of it_5 is of an item no batch holds",
+		}
+		if !reflect.DeepEqual(found, wantFound) {
+			t.Errorf("check found %q, want %q", found, wantFound)
+		}
+	})
+}

@@ -240,6 +240,18 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 // lead's status on 50k items, 12k now. Items no batch drew, most of a
 // large store, are new and never read.
 func (s *Store) scanOneBatchItems(ctx context.Context, sc *statusScan, b string) error {
+	if sc.ready == "" {
+		t, ok, err := s.countOneBatchItems(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			for _, name := range []string{"", b} {
+				*sc.tally(name) = t
+			}
+			return nil
+		}
+	}
 	inBatch := map[string]struct{}{}
 	var id sql.RawBytes
 	dest := []any{&id} // built once: Scan(&id) would allocate it per row
@@ -285,6 +297,39 @@ func (s *Store) scanOneBatchItems(ctx context.Context, sc *statusScan, b string)
 		*sc.tally(name) = t
 	}
 	return nil
+}
+
+// countOneBatchItems counts the items of a project's one batch, with no
+// batch being written, by status and those with gold, reading no item id:
+// an item has left status 'new' exactly when it is assigned (the sample
+// that assigns it moves it in the same transaction, and only removing a
+// batch still being written moves it back; check verifies both), so the
+// batch's items are the items_status index's, counted by status in
+// SQLite, and every gold item is one of them (gold needs labels). ok is
+// false when the number of assigned items (the assignments' key, read in
+// order and never looked up) is not the number of items that left 'new':
+// a store written behind goldtrace's back, which scanOneBatchItems then
+// counts item by item.
+func (s *Store) countOneBatchItems(ctx context.Context) (itemTally, bool, error) {
+	var t itemTally
+	err := s.scanRows(ctx, func(r scanner) error {
+		var st string
+		var n int
+		if err := r.Scan(&st, &n); err != nil {
+			return err
+		}
+		t.addN(st, n, 0)
+		return nil
+	}, `SELECT status, count(*) FROM items WHERE status != 'new' GROUP BY status`)
+	if err != nil {
+		return t, false, err
+	}
+	var assigned int
+	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM (SELECT DISTINCT item_id FROM assignments) a), (SELECT count(*) FROM gold)`).
+		Scan(&assigned, &t.gold); err != nil {
+		return t, false, err
+	}
+	return t, assigned == t.agreed+t.disputed+t.adjudicated+t.open, nil
 }
 
 // scanBatches handles several batches: one scan of the assignments maps
