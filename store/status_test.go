@@ -354,3 +354,66 @@ func TestStatusOneBatchCountsByStatus(t *testing.T) {
 		}
 	})
 }
+
+// A lead's status reads the labels as two halves by rowid at once; joined,
+// they must give the items in the order of one scan, each item's labels
+// in order, when every item has a label in each half: bob's labels all
+// come after alice's. The bootstrap draws items by their place, so any
+// other order changes the intervals.
+func TestStatusLabelHalvesJoinInRowOrder(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 300)
+		w := st.testW(t)
+		for _, q := range []string{
+			`DELETE FROM labels WHERE reviewer = 'bob'`,
+			`INSERT INTO labels(item_id, reviewer, decision, calls, seconds, submitted_at)
+				SELECT id, 'bob', CASE WHEN turn % 4 = 0 THEN 'no_call' ELSE 'call' END,
+					CASE WHEN turn % 4 = 0 THEN '[]' ELSE '[{"tool":"tool_' || (turn % 7) || '","args":{"id":"A' || turn || '","n":' || (turn % 3) || '}}]' END,
+					20, '2026-05-01T12:00:00Z'
+				FROM items ORDER BY turn DESC`,
+		} {
+			if _, err := w.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := st.Status(ctx, StatusQuery{As: "carol"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plain [][]review.Label // in the order of alice's labels, one query per item
+		for i := range 300 {
+			ls, err := itemLabels(ctx, st.r, fmt.Sprintf("it_%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain = append(plain, ls)
+		}
+		if want := review.AgreeWithin(plain, review.LiveBootstrap); !reflect.DeepEqual(*s.Agreement, want) {
+			t.Fatalf("status agreement\n%+v\nreview.Agree over the labels in row order\n%+v", *s.Agreement, want)
+		}
+		// Items first seen in the second half follow the first half's.
+		var a, b labelGrouper
+		for _, row := range []string{"x\x1fcall\x1falice\x1f[]", "y\x1fcall\x1falice\x1f[]"} {
+			if err := a.addRow([]byte(row)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, row := range []string{"z\x1fno_call\x1fbob\x1f[]", "x\x1fno_call\x1fbob\x1f[]", "z\x1fcall\x1fcarol\x1f[]"} {
+			if err := b.addRow([]byte(row)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for _, ls := range a.join(&b) {
+			var rs []string
+			for _, l := range ls {
+				rs = append(rs, l.Reviewer)
+			}
+			got = append(got, ls[0].Item+":"+strings.Join(rs, ","))
+		}
+		if want := []string{"x:alice,bob", "y:alice", "z:bob,carol"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("joined %v, want %v", got, want)
+		}
+	})
+}

@@ -195,6 +195,10 @@ func (sc *statusScan) tally(b string) *itemTally {
 // assignment and label is in it, so SQLite aggregates and no (item,
 // reviewer) → batch map is needed. It starts its scans with run.
 func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, withLabels bool, run func(int, func() error)) {
+	if withLabels {
+		// First: the longest scan, which the others overlap.
+		run(3, func() error { return s.scanStatusLabels(ctx, sc) })
+	}
 	run(1, func() error { return s.scanOneBatchItems(ctx, sc, b) })
 	run(2, func() error {
 		return s.scanRows(ctx, func(r scanner) error {
@@ -207,25 +211,59 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 			return nil
 		}, `SELECT reviewer, seconds, count(*) FROM labels GROUP BY reviewer, seconds`)
 	})
-	if !withLabels {
-		return
+}
+
+// scanStatusLabels reads every label into sc.labels, grouped per item in
+// rowid order, as two scans at once: the rows up to the middle rowid, and
+// the rest on another read connection (and core). Joined, the halves are
+// the lists one scan would have built: an item's labels in the second
+// half follow its labels in the first, and the items first seen in the
+// second half follow the first half's, in order. The bootstrap draws items
+// by their place in that order, so the same labels always give the same
+// intervals.
+func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan) error {
+	var lo, hi int64
+	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT coalesce(min(rowid), 0) FROM labels), (SELECT coalesce(max(rowid), 0) FROM labels)`).Scan(&lo, &hi); err != nil {
+		return err
 	}
-	run(3, func() error {
-		var g labelGrouper
-		if err := s.expectLabelItems(ctx, &g); err != nil {
-			return err
-		}
+	mid := lo + (hi-lo)/2
+	var halves [2]labelGrouper
+	for i := range halves {
+		// Most items have two labels, which are mostly in the same half.
+		halves[i].expect(int(min(hi-lo+1, 1<<22) / 4))
+	}
+	scan := func(g *labelGrouper, where string) error {
 		var row sql.RawBytes
 		dest := []any{&row} // built once: Scan(&row) would allocate it per row
-		err := s.scanRows(ctx, func(r scanner) error {
+		return s.scanRows(ctx, func(r scanner) error {
 			if err := r.Scan(dest...); err != nil {
 				return err
 			}
 			return g.addRow(row)
-		}, `SELECT `+labelRow+` FROM labels`)
-		sc.labels = g.items
+		}, `SELECT `+labelRow+` FROM labels WHERE `+where+` ORDER BY rowid`, mid)
+	}
+	second := make(chan error, 1)
+	go func() {
+		second <- s.bulkScan(ctx, func() error { return scan(&halves[1], `rowid > ?`) })
+	}()
+	if err := errors.Join(scan(&halves[0], `rowid <= ?`), <-second); err != nil {
 		return err
-	})
+	}
+	sc.labels = halves[0].join(&halves[1])
+	return nil
+}
+
+// join appends h's items, read from later rows, to g's: an item g holds
+// gets h's labels after its own; the others follow in h's order.
+func (g *labelGrouper) join(h *labelGrouper) [][]review.Label {
+	for _, ls := range h.items {
+		if i, ok := g.index[ls[0].Item]; ok {
+			g.items[i] = append(g.items[i], ls...)
+			continue
+		}
+		g.items = append(g.items, ls)
+	}
+	return g.items
 }
 
 // scanOneBatchItems counts the items of batch b by status, and those with
