@@ -60,11 +60,16 @@ func (h *heldInput) open() (Input, error) {
 
 // TestImportInvalidLastRecordAfterCommittedChunks: the last record is
 // invalid and read only once chunks are committed; they are undone, and an
-// earlier stopped run of the same import stays recorded as it was.
+// earlier stopped run of the same import stays recorded as it was, on
+// both engines (taking chunks back must leave no item without its trace).
 func TestImportInvalidLastRecordAfterCommittedChunks(t *testing.T) {
+	forEngines(t, testImportInvalidLastRecordAfterCommittedChunks)
+}
+
+func testImportInvalidLastRecordAfterCommittedChunks(t *testing.T, engine string) {
 	for _, prior := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stopped before: %v", prior), func(t *testing.T) {
-			st := openTemp(t)
+			st := openEngine(t, engine)
 			ctx := context.Background()
 			head := passTraces(60)
 			var before []UnfinishedImport

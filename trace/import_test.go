@@ -330,6 +330,12 @@ func TestInvalidUTF8AndBinaryLines(t *testing.T) {
 		{"invalid UTF-8 id", okLine + "\n" + badID, 1, []int{2}, "is not valid UTF-8", 0},
 		{"invalid UTF-8 content", badContent + "\n" + okLine, 2, nil, "", 1},
 		{"NUL bytes on line 2", okLine + "\n" + nul + "\n" + strings.Replace(okLine, "tr_ok", "tr_3", 1), 2, []int{2}, "binary data", 0},
+		// Escaped, a NUL is valid JSON, but PostgreSQL cannot store it in
+		// text: refused on every engine so that a project stays copyable.
+		{"NUL character in the id", okLine + "\n" + `{"id":"tr_\u0000x","messages":[{"role":"user","content":"hi"}]}`, 1, []int{2}, "id \"tr_\\x00x\" holds a NUL character", 0},
+		{"NUL character in a tool name", `{"id":"tr_t","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"a\u0000b","parameters":{}}}]}` + "\n" + okLine, 1, []int{1}, "tool name \"a\\x00b\" holds a NUL character", 0},
+		{"NUL character in a description", `{"id":"tr_d","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","description":"x\u0000","parameters":{}}}]}`, 0, []int{1}, "tools[0] (f): the description holds a NUL character", 0},
+		{"NUL character in a call's name", `{"id":"tr_c","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"g\u0000","arguments":"{}"}}]}]}`, 0, []int{1}, "tool name \"g\\x00\" holds a NUL character", 0},
 		{"binary garbage on line 3", okLine + "\n" + strings.Replace(okLine, "tr_ok", "tr_2", 1) + "\n" + garbage + "\n", 2, []int{3}, "binary data", 0},
 	}
 	for _, tc := range tests {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goldtrace/goldtrace/internal/jsonlex"
 )
@@ -22,6 +23,9 @@ func (t Trace) validateMessages() error {
 	if t.ID == "" {
 		return errors.New("trace has no id")
 	}
+	if strings.IndexByte(t.ID, 0) >= 0 {
+		return fmt.Errorf("trace id %q holds a NUL character", t.ID)
+	}
 	if len(t.Messages) == 0 {
 		return errors.New("trace has no messages")
 	}
@@ -34,6 +38,9 @@ func (t Trace) validateMessages() error {
 		for j, c := range m.ToolCalls {
 			if c.Name == "" {
 				return fmt.Errorf("messages[%d].tool_calls[%d]: tool call has no name", i, j)
+			}
+			if strings.IndexByte(c.Name, 0) >= 0 {
+				return fmt.Errorf("messages[%d].tool_calls[%d]: tool name %q holds a NUL character", i, j, c.Name)
 			}
 			if !validJSON(c.Arguments) {
 				return fmt.Errorf("messages[%d].tool_calls[%d] (%s): arguments are not JSON", i, j, c.Name)
@@ -50,6 +57,12 @@ func validateTools(tools []Tool) error {
 	for i, tool := range tools {
 		if tool.Name == "" {
 			return fmt.Errorf("tools[%d]: tool has no name", i)
+		}
+		if strings.IndexByte(tool.Name, 0) >= 0 {
+			return fmt.Errorf("tools[%d]: tool name %q holds a NUL character", i, tool.Name)
+		}
+		if strings.IndexByte(tool.Description, 0) >= 0 {
+			return fmt.Errorf("tools[%d] (%s): the description holds a NUL character", i, tool.Name)
 		}
 		if seen[tool.Name] {
 			return fmt.Errorf("tools[%d]: tool %q is defined twice", i, tool.Name)
