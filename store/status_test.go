@@ -392,6 +392,33 @@ func TestStatusLabelHalvesJoinInRowOrder(t *testing.T) {
 		if want := review.AgreeWithin(plain, review.LiveBootstrap); !reflect.DeepEqual(*s.Agreement, want) {
 			t.Fatalf("status agreement\n%+v\nreview.Agree over the labels in row order\n%+v", *s.Agreement, want)
 		}
+		// The lead's seconds come from the same scans; a reviewer's and
+		// the totals view's from SQLite's count per reviewer and seconds.
+		tot, err := st.Status(ctx, StatusQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(s.Totals, tot.Totals) || !reflect.DeepEqual(s.Batches[0].Totals, tot.Batches[0].Totals) {
+			t.Errorf("lead totals %+v / %+v, totals view %+v / %+v", s.Totals, s.Batches[0].Totals, tot.Totals, tot.Batches[0].Totals)
+		}
+		for i, r := range []string{"alice", "bob"} {
+			own, err := st.Status(ctx, StatusQuery{As: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.Batches[0].Reviewers[i], own.Batches[0].Reviewers[0]; !reflect.DeepEqual(got, want) || got.MedianSeconds == nil {
+				t.Errorf("%s: lead sees %+v, the reviewer %+v", r, got, want)
+			}
+		}
+		if m := *s.Batches[0].Reviewers[1].MedianSeconds; m != 20 {
+			t.Errorf("bob's median %v s, want 20", m)
+		}
+		var g labelGrouper
+		for _, row := range []string{"x\x1fcall\x1f\x1falice\x1f[]", "x\x1fcall\x1f1a\x1falice\x1f[]", "x\x1fcall\x1f7"} {
+			if err := g.addTimedRow([]byte(row)); err == nil {
+				t.Errorf("row %q: no error", row)
+			}
+		}
 		// Items first seen in the second half follow the first half's.
 		var a, b labelGrouper
 		for _, row := range []string{"x\x1fcall\x1falice\x1f[]", "y\x1fcall\x1falice\x1f[]"} {

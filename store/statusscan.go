@@ -196,8 +196,11 @@ func (sc *statusScan) tally(b string) *itemTally {
 // reviewer) → batch map is needed. It starts its scans with run.
 func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, withLabels bool, run func(int, func() error)) {
 	if withLabels {
-		// First: the longest scan, which the others overlap.
-		run(3, func() error { return s.scanStatusLabels(ctx, sc) })
+		// First: the longest scan, which the others overlap. It counts
+		// the labels' seconds too.
+		run(3, func() error { return s.scanStatusLabels(ctx, sc, b) })
+		run(1, func() error { return s.scanOneBatchItems(ctx, sc, b) })
+		return
 	}
 	run(1, func() error { return s.scanOneBatchItems(ctx, sc, b) })
 	run(2, func() error {
@@ -214,14 +217,15 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 }
 
 // scanStatusLabels reads every label into sc.labels, grouped per item in
-// rowid order, as two scans at once: the rows up to the middle rowid, and
+// rowid order, and counts their seconds per reviewer of batch b (the only
+// one), as two scans at once: the rows up to the middle rowid, and
 // the rest on another read connection (and core). Joined, the halves are
 // the lists one scan would have built: an item's labels in the second
 // half follow its labels in the first, and the items first seen in the
 // second half follow the first half's, in order. The bootstrap draws items
 // by their place in that order, so the same labels always give the same
 // intervals.
-func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan) error {
+func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan, b string) error {
 	var lo, hi int64
 	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT coalesce(min(rowid), 0) FROM labels), (SELECT coalesce(max(rowid), 0) FROM labels)`).Scan(&lo, &hi); err != nil {
 		return err
@@ -239,8 +243,8 @@ func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan) error {
 			if err := r.Scan(dest...); err != nil {
 				return err
 			}
-			return g.addRow(row)
-		}, `SELECT `+labelRow+` FROM labels WHERE `+where+` ORDER BY rowid`, mid)
+			return g.addTimedRow(row)
+		}, `SELECT `+timedLabelRow+` FROM labels WHERE `+where+` ORDER BY rowid`, mid)
 	}
 	second := make(chan error, 1)
 	go func() {
@@ -250,6 +254,14 @@ func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan) error {
 		return err
 	}
 	sc.labels = halves[0].join(&halves[1])
+	for _, g := range halves {
+		for reviewer, h := range g.seconds {
+			into := sc.hist(statusKey{batch: b, reviewer: reviewer})
+			for secs, n := range h {
+				into[secs] += n
+			}
+		}
+	}
 	return nil
 }
 
@@ -468,6 +480,57 @@ func (g *labelGrouper) addRow(row []byte) error {
 	return g.addRaw(item, rest[:last], decision, rest[last+1:], 0)
 }
 
+// timedLabelRow is labelRow with the label's seconds after its decision
+// (a lead's status counts them from the same scan).
+const timedLabelRow = `item_id || char(31) || decision || char(31) || seconds || char(31) || reviewer || char(31) || calls`
+
+// addTimedRow adds a label selected as timedLabelRow, and counts its
+// seconds in its reviewer's histogram.
+func (g *labelGrouper) addTimedRow(row []byte) error {
+	item, rest, ok1 := bytes.Cut(row, []byte{0x1f})
+	decision, rest, ok2 := bytes.Cut(rest, []byte{0x1f})
+	digits, rest, ok3 := bytes.Cut(rest, []byte{0x1f})
+	last := bytes.LastIndexByte(rest, 0x1f)
+	secs, ok4 := atoi(digits)
+	if !ok1 || !ok2 || !ok3 || !ok4 || last < 0 {
+		return fmt.Errorf("label row %q: malformed", row)
+	}
+	reviewer := g.intern(rest[:last])
+	h := g.seconds[reviewer]
+	if h == nil {
+		if g.seconds == nil {
+			g.seconds = map[string]secondsHistogram{}
+		}
+		h = secondsHistogram{}
+		g.seconds[reviewer] = h
+	}
+	h[secs]++
+	return g.addRaw(item, rest[:last], decision, rest[last+1:], secs)
+}
+
+// atoi parses a decimal integer (an optional minus, then digits) without
+// allocating.
+func atoi(b []byte) (int, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 // addRaw adds a label scanned into reusable buffers, allocating strings only
 // for what it has not seen: an item id once per item, reviewer and decision
 // names once per scan, calls text once per distinct calls of an item.
@@ -494,6 +557,8 @@ type labelGrouper struct {
 	labelBlock []review.Label
 	rawBlock   [][]byte
 	text       []byte // unused room for calls text (keep)
+	// seconds counts the labels per reviewer and seconds (addTimedRow).
+	seconds map[string]secondsHistogram
 }
 
 // intern returns b as a string, allocating it only the first time.
