@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goldtrace/goldtrace/review"
 )
@@ -443,4 +444,34 @@ func TestStatusLabelHalvesJoinInRowOrder(t *testing.T) {
 			t.Errorf("joined %v, want %v", got, want)
 		}
 	})
+}
+
+// Lead statuses computed at once (a server with several leads, or one
+// asking per batch) never wait on each other for the read connections
+// whole-table scans share: each scan holds one, and none waits for
+// another while holding it.
+func TestStatusLeadsAtOnce(t *testing.T) {
+	st := openTemp(t)
+	statusFixture(t, st, 200)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	want, err := st.computeStatus(ctx, StatusQuery{As: "carol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 3*scanConns)
+	for range cap(errs) {
+		go func() {
+			got, err := st.computeStatus(ctx, StatusQuery{As: "carol"})
+			if err == nil && !reflect.DeepEqual(got, want) {
+				err = errors.New("a status computed at once with others differs")
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

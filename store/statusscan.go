@@ -87,6 +87,9 @@ type statusScan struct {
 	items       map[string]*itemTally          // batch ("" = all) → items
 	seconds     map[statusKey]secondsHistogram // (batch, reviewer) → seconds; zero key parts = all
 	labels      [][]review.Label               // per item, leads only
+	// halves are the labels read as two halves at once (scanStatusLabels),
+	// joined into labels once both are read.
+	halves *labelHalves
 	// ready is the condition that leaves out the assignments of batches
 	// still being written (" AND batch NOT IN …"), "" when there are none:
 	// the scans then need no check at all.
@@ -158,6 +161,9 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 	if err := errors.Join(errs...); err != nil {
 		return sc, err
 	}
+	if sc.halves != nil {
+		sc.halves.join(&sc, names[0])
+	}
 	// Roll the per-reviewer histograms up to per batch and overall.
 	var keys []statusKey
 	for k := range sc.seconds {
@@ -198,7 +204,10 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 	if withLabels {
 		// First: the longest scan, which the others overlap. It counts
 		// the labels' seconds too.
-		run(3, func() error { return s.scanStatusLabels(ctx, sc, b) })
+		if err := s.scanStatusLabels(ctx, sc, run); err != nil {
+			run(3, func() error { return err })
+			return
+		}
 		run(1, func() error { return s.scanOneBatchItems(ctx, sc, b) })
 		return
 	}
@@ -216,53 +225,56 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 	})
 }
 
-// scanStatusLabels reads every label into sc.labels, grouped per item in
-// rowid order, and counts their seconds per reviewer of batch b (the only
-// one), as two scans at once: the rows up to the middle rowid, and
-// the rest on another read connection (and core). Joined, the halves are
-// the lists one scan would have built: an item's labels in the second
-// half follow its labels in the first, and the items first seen in the
-// second half follow the first half's, in order. The bootstrap draws items
-// by their place in that order, so the same labels always give the same
-// intervals.
-func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan, b string) error {
+// labelHalves are the labels read as two halves by rowid at once.
+type labelHalves [2]labelGrouper
+
+// scanStatusLabels starts, with run, two scans of the labels at once: the
+// rows up to the middle rowid, and the rest, on another read connection
+// (and core). They read into sc.halves, which scanStatus joins once both
+// are done (neither waits for the other while holding its connection).
+// Each also counts the labels' seconds per reviewer.
+func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan, run func(int, func() error)) error {
 	var lo, hi int64
 	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT coalesce(min(rowid), 0) FROM labels), (SELECT coalesce(max(rowid), 0) FROM labels)`).Scan(&lo, &hi); err != nil {
 		return err
 	}
 	mid := lo + (hi-lo)/2
-	var halves [2]labelGrouper
-	for i := range halves {
+	sc.halves = &labelHalves{}
+	for i, where := range []string{`rowid <= ?`, `rowid > ?`} {
+		g := &sc.halves[i]
 		// Most items have two labels, which are mostly in the same half.
-		halves[i].expect(int(min(hi-lo+1, 1<<22) / 4))
+		g.expect(int(min(hi-lo+1, 1<<22) / 4))
+		run(3+i, func() error {
+			var row sql.RawBytes
+			dest := []any{&row} // built once: Scan(&row) would allocate it per row
+			return s.scanRows(ctx, func(r scanner) error {
+				if err := r.Scan(dest...); err != nil {
+					return err
+				}
+				return g.addTimedRow(row)
+			}, `SELECT `+timedLabelRow+` FROM labels WHERE `+where+` ORDER BY rowid`, mid)
+		})
 	}
-	scan := func(g *labelGrouper, where string) error {
-		var row sql.RawBytes
-		dest := []any{&row} // built once: Scan(&row) would allocate it per row
-		return s.scanRows(ctx, func(r scanner) error {
-			if err := r.Scan(dest...); err != nil {
-				return err
-			}
-			return g.addTimedRow(row)
-		}, `SELECT `+timedLabelRow+` FROM labels WHERE `+where+` ORDER BY rowid`, mid)
-	}
-	second := make(chan error, 1)
-	go func() {
-		second <- s.bulkScan(ctx, func() error { return scan(&halves[1], `rowid > ?`) })
-	}()
-	if err := errors.Join(scan(&halves[0], `rowid <= ?`), <-second); err != nil {
-		return err
-	}
-	sc.labels = halves[0].join(&halves[1])
-	for _, g := range halves {
-		for reviewer, h := range g.seconds {
+	return nil
+}
+
+// join sets sc.labels to the labels of both halves grouped per item as one
+// scan in rowid order would have grouped them: an item's labels in the
+// second half follow its labels in the first, and the items first seen in
+// the second half follow the first half's, in order. The bootstrap draws
+// items by their place in that order, so the same labels always give the
+// same intervals. The seconds go to the reviewers' histograms of batch b
+// (the only one).
+func (h *labelHalves) join(sc *statusScan, b string) {
+	sc.labels = h[0].join(&h[1])
+	for _, g := range h {
+		for reviewer, secs := range g.seconds {
 			into := sc.hist(statusKey{batch: b, reviewer: reviewer})
-			for secs, n := range h {
-				into[secs] += n
+			for n, c := range secs {
+				into[n] += c
 			}
 		}
 	}
-	return nil
 }
 
 // join appends h's items, read from later rows, to g's: an item g holds
