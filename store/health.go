@@ -28,8 +28,10 @@ const maxProblemsPerKind = 50
 // foreign_key_check, then goldtrace's own invariants (every submitted
 // assignment has its label, every gold item its source labels and an item
 // in a gold status, every exported version its records and content hash,
-// no draft left on a finished assignment, no half-written batch, every
-// item the metadata of its trace, every trace body decodes). It only
+// no draft left on a finished assignment, no half-written batch, an item
+// assigned exactly when it has left status 'new' and gold only for such
+// an item, every item the metadata of its trace, every trace body
+// decodes). It only
 // reads. An empty list means healthy. When the check passes on a writable
 // file, the time is recorded so write commands skip their quick check for
 // a day.
