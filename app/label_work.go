@@ -87,21 +87,17 @@ func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, i
 	} else if err := s.mayOpen(ctx, actor, itemID); err != nil {
 		return err
 	}
-	if w.Item, err = st.Item(ctx, itemID); err != nil {
+	iw, err := st.ItemWork(ctx, itemID, reviewer)
+	if err != nil {
 		return fmt.Errorf("load item %s: %w", itemID, err)
 	}
-	w.Draft, w.DraftSeconds, err = st.Draft(ctx, itemID, reviewer)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("load draft of %s: %w", itemID, err)
-	}
-	notes, err := st.Notes(ctx, itemID)
-	if err != nil {
-		return fmt.Errorf("load notes on %s: %w", itemID, err)
-	}
+	w.Item, w.Draft, w.DraftSeconds, w.Guide = iw.Item, iw.Draft, iw.DraftSeconds, iw.Guide
 	// A note to another reviewer may speak of that reviewer's answer.
-	w.Notes = sendBacksTo(notes, reviewer)
-	if w.Guide, err = st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace"); err != nil {
-		return fmt.Errorf("load guide: %w", err)
+	w.Notes = sendBacksTo(iw.Notes, reviewer)
+	if !iw.HasGuide {
+		if w.Guide, err = st.EnsureGuide(ctx, guide.ID(guide.Default()), guide.Default(), "goldtrace"); err != nil {
+			return fmt.Errorf("load guide: %w", err)
+		}
 	}
 	return nil
 }

@@ -35,6 +35,9 @@ type OpenOptions struct {
 	// Created, when not nil, is called once a missing database was
 	// created: a mistyped --db must not quietly start a new project.
 	Created func(dsn string)
+	// Upgrading, when not nil, is told (one line) before a long schema
+	// upgrade of the database begins.
+	Upgrading func(line string)
 }
 
 // Open opens the project's database for o and returns the App over it;
@@ -54,7 +57,7 @@ func Open(ctx context.Context, o OpenOptions) (a *App, closeStore func(), err er
 	if missing && !o.MayCreate {
 		return nil, nil, fmt.Errorf("no goldtrace database at %s (set --db or GOLDTRACE_DB, or run goldtrace init)", o.DSN)
 	}
-	st, err := store.OpenWith(ctx, o.DSN, store.Options{ReadOnly: o.ReadOnly, Password: o.Password})
+	st, err := store.OpenWith(ctx, o.DSN, store.Options{ReadOnly: o.ReadOnly, Password: o.Password, Upgrading: o.Upgrading})
 	if err != nil {
 		if strings.Contains(err.Error(), o.DSN) {
 			return nil, nil, err

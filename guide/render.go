@@ -3,10 +3,11 @@ package guide
 import (
 	"strings"
 
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
+	"github.com/yuin/goldmark"
+	emoji "github.com/yuin/goldmark-emoji"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
 )
 
 // Styles the renderer knows.
@@ -17,35 +18,25 @@ const (
 	StylePlain = "plain"
 )
 
-// Render formats body for a terminal width columns wide.
+// Render formats body, markdown (CommonMark with GitHub's tables,
+// strikethrough, task lists and bare links, and emoji shortcodes), for a terminal width
+// columns wide: styled lines, none wider than width. Text wraps two columns
+// short of the width, as the guide pane has always shown it. The error is
+// always nil; it stays in the signature for callers that check it.
 func Render(body string, width int, style string) (string, error) {
 	if width < 20 {
 		width = 20
 	}
-	cfg := styles.DarkStyleConfig
-	profile := termenv.TrueColor
-	switch style {
-	case StyleLight:
-		cfg = styles.LightStyleConfig
-	case StylePlain:
-		// The dark layout without any colour: bold and italics stay, so
-		// emphasis survives NO_COLOR without literal ** markers.
-		profile = termenv.Ascii
+	src := []byte(body)
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList, extension.Linkify, emoji.Emoji))
+	doc := md.Parser().Parse(text.NewReader(src))
+	r := &renderer{src: src, th: themeFor(style)}
+	lines := r.blocks(doc, width-2, false)
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	// The document margin is the pane's business, not the guide's.
-	zero := uint(0)
-	cfg.Document.Margin = &zero
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithColorProfile(profile), glamour.WithWordWrap(width-2), glamour.WithEmoji())
-	if err != nil {
-		return "", err
-	}
-	out, err := r.Render(body)
-	if err != nil {
-		return "", err
-	}
-	// Glamour's wrap can overshoot by the padding of inline code; never
-	// exceed the width the caller has.
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
+	// Layout keeps to the width; this is the guarantee, whatever a
+	// pathological nesting or a terminal's idea of a character's width does.
 	for i, l := range lines {
 		if ansi.StringWidth(l) > width {
 			lines[i] = ansi.Truncate(l, width, "")

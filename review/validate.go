@@ -5,20 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
-	"math/big"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"github.com/goldtrace/goldtrace/internal/suggest"
+	"github.com/goldtrace/goldtrace/internal/toolschema"
 	"github.com/goldtrace/goldtrace/trace"
 )
 
@@ -126,21 +122,22 @@ func ValidateArgs(tool trace.Tool, args json.RawMessage) []Problem {
 // ArgsValidator checks arguments against one tool's schema; build it once
 // per tool and call Validate on every edit.
 type ArgsValidator struct {
-	schema   *jsonschema.Schema // nil when the tool has no usable schema
+	schema   *toolschema.Schema // nil when the tool has no usable schema
 	raw      map[string]any     // the schema as JSON values, for unknown fields
-	printer  *message.Printer
 	compiled error
 }
 
 // NewArgsValidator compiles the tool's parameter schema. A schema that does
 // not compile is not enforced beyond "an object" and unknown fields; the
-// reviewer is not blocked by a broken tool definition.
+// reviewer is not blocked by a broken tool definition. Neither are they
+// by one that takes too long to check (toolschema's bounds): its
+// arguments are then checked as without a schema.
 func NewArgsValidator(tool trace.Tool) *ArgsValidator {
-	v := &ArgsValidator{printer: message.NewPrinter(language.English)}
+	v := &ArgsValidator{}
 	if len(bytes.TrimSpace(tool.Parameters)) == 0 {
 		return v
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.Parameters))
+	doc, err := decodeJSON(tool.Parameters)
 	if err != nil {
 		v.compiled = err
 		return v
@@ -148,19 +145,26 @@ func NewArgsValidator(tool trace.Tool) *ArgsValidator {
 	if m, ok := doc.(map[string]any); ok {
 		v.raw = m
 	}
-	c := jsonschema.NewCompiler()
-	// A tool schema comes from a trace: never let its $refs read files or
-	// the network.
-	c.UseLoader(noLoader{})
-	const loc = "goldtrace://tool-parameters.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		v.compiled = err
-		return v
-	}
-	if v.schema, err = c.Compile(loc); err != nil {
+	// A tool schema comes from a trace: its $refs are followed within it,
+	// never to files or the network.
+	if v.schema, err = toolschema.Compile(doc); err != nil {
 		v.compiled = err
 	}
 	return v
+}
+
+// decodeJSON decodes exactly one JSON value, numbers kept as written.
+func decodeJSON(text []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	return v, nil
 }
 
 // Validate returns the problems with args, sorted by field; none when valid.
@@ -168,13 +172,23 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return []Problem{{Call: -1, Message: "the arguments are empty: write {} for a call without arguments"}}
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	inst, err := decodeJSON(args)
 	if err != nil {
 		return []Problem{{Call: -1, Message: jsonSyntaxMessage(args)}}
 	}
 	if _, ok := inst.(map[string]any); !ok {
 		return []Problem{{Call: -1, Message: "the arguments must be an object: { \"name\": value, … }"}}
 	}
+	var errs []toolschema.Error
+	if v.schema != nil {
+		errs, _ = v.schema.Validate(inst) // too complex to check: as without a schema
+	}
+	return v.problems(inst, errs)
+}
+
+// problems are the unknown fields of inst and its schema errors in words,
+// without repeats, sorted by field.
+func (v *ArgsValidator) problems(inst any, errs []toolschema.Error) []Problem {
 	var out []Problem
 	seen := map[string]bool{}
 	add := func(p Problem) {
@@ -191,20 +205,17 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 			allowed = append(allowed, p.Field)
 		}
 	})
-	if v.schema != nil {
-		var ve *jsonschema.ValidationError
-		if err := v.schema.Validate(inst); errors.As(err, &ve) {
-			v.leaves(ve, func(p Problem) {
-				// "order_id is required" beside an undeclared "ordr_id":
-				// name the likely misspelling.
-				if strings.HasSuffix(p.Message, " is required") {
-					if near := closeSibling(p.Field, allowed); near != "" {
-						p.Message += fmt.Sprintf(" (found '%s': a misspelling?)", near)
-					}
+	for _, e := range errs {
+		schemaProblems(e, func(p Problem) {
+			// "order_id is required" beside an undeclared "ordr_id":
+			// name the likely misspelling.
+			if strings.HasSuffix(p.Message, " is required") {
+				if near := closeSibling(p.Field, allowed); near != "" {
+					p.Message += fmt.Sprintf(" (found '%s': a misspelling?)", near)
 				}
-				add(p)
-			})
-		}
+			}
+			add(p)
+		})
 	}
 	// A misspelt field explains its "is required" twin, so it comes first.
 	unknown := func(p Problem) bool { return strings.HasPrefix(p.Message, "unknown field") }
@@ -215,71 +226,6 @@ func (v *ArgsValidator) Validate(args json.RawMessage) []Problem {
 		return out[i].Field < out[j].Field
 	})
 	return out
-}
-
-// leaves turns the validator's error tree into plain-word problems.
-func (v *ArgsValidator) leaves(e *jsonschema.ValidationError, add func(Problem)) {
-	if len(e.Causes) > 0 {
-		for _, c := range e.Causes {
-			v.leaves(c, add)
-		}
-		return
-	}
-	field := fieldPath(e.InstanceLocation)
-	name := field
-	if name == "" {
-		name = "the arguments"
-	}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		for _, m := range k.Missing {
-			add(Problem{Call: -1, Field: joinField(field, m), Message: joinField(field, m) + " is required"})
-		}
-	case *kind.Type:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be %s, not %s", name, typeWords(k.Want), typeWord(k.Got))})
-	case *kind.Enum:
-		var want []string
-		for _, w := range k.Want {
-			want = append(want, display(w))
-		}
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be one of %s", name, strings.Join(want, ", "))})
-	case *kind.Pattern:
-		if k.Got == "" {
-			add(Problem{Call: -1, Field: field, Message: name + " is empty"})
-		} else {
-			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s %q does not have the expected form (%s)", name, k.Got, k.Want)})
-		}
-	case *kind.MinLength:
-		if k.Got == 0 {
-			add(Problem{Call: -1, Field: field, Message: name + " is empty"})
-		} else {
-			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s is too short (at least %d characters)", name, k.Want)})
-		}
-	case *kind.MaxLength:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s is too long (at most %d characters)", name, k.Want)})
-	case *kind.MinItems:
-		if k.Got == 0 {
-			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s needs at least %s", name, plural(k.Want, "entry", "entries"))})
-		} else {
-			add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s has %d, needs at least %s", name, k.Got, plural(k.Want, "entry", "entries"))})
-		}
-	case *kind.MaxItems:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s has %d, allows at most %s", name, k.Got, plural(k.Want, "entry", "entries"))})
-	case *kind.Minimum:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be at least %s", name, ratWord(k.Want))})
-	case *kind.Maximum:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be at most %s", name, ratWord(k.Want))})
-	case *kind.ExclusiveMinimum:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be more than %s", name, ratWord(k.Want))})
-	case *kind.ExclusiveMaximum:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be less than %s", name, ratWord(k.Want))})
-	case *kind.Const:
-		add(Problem{Call: -1, Field: field, Message: fmt.Sprintf("%s must be %s", name, display(k.Want))})
-	case *kind.AdditionalProperties:
-		// Reported by unknownFields with a suggestion.
-	default:
-		add(Problem{Call: -1, Field: field, Message: name + ": " + e.ErrorKind.LocalizedString(v.printer)})
-	}
 }
 
 // unknownFields walks inst beside its schema and reports every key the
@@ -528,25 +474,10 @@ func lineCol(text []byte, offset int) (int, int) {
 	return line, col
 }
 
-// noLoader refuses every external schema reference.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema %s is not loaded", url)
-}
-
 // plural is "1 entry" or "n entries".
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// ratWord writes a schema bound as a plain number.
-func ratWord(r *big.Rat) string {
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	return r.FloatString(6)
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -192,4 +193,29 @@ func FuzzValidateArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A hostile or absurd schema does not hang the label screen or flood it:
+// a long enum is named in part, and a schema too costly to check leaves
+// the arguments checked as without a schema.
+func TestValidateArgsBounds(t *testing.T) {
+	var enum []string
+	for i := range 1000 {
+		enum = append(enum, fmt.Sprintf(`"v%d"`, i))
+	}
+	long := trace.Tool{Name: "t", Parameters: json.RawMessage(`{"properties":{"c":{"enum":[` + strings.Join(enum, ",") + `]}}}`)}
+	got := messages(ValidateArgs(long, json.RawMessage(`{"c":"x"}`)))
+	if !strings.HasPrefix(got, "c must be one of v0, v1, ") || !strings.HasSuffix(got, ", v29, … (1000 values in all)") {
+		t.Errorf("long enum: %q", got)
+	}
+	branching := trace.Tool{Name: "t", Parameters: json.RawMessage(`{"$defs":{"n":{"anyOf":[
+		{"properties":{"a":{"$ref":"#/$defs/n"}},"required":["x"]},
+		{"properties":{"a":{"$ref":"#/$defs/n"}},"required":["y"]}]}},"$ref":"#/$defs/n"}`)}
+	args := strings.Repeat(`{"a":`, 40) + `{}` + strings.Repeat(`}`, 40)
+	if got := messages(ValidateArgs(branching, json.RawMessage(args))); got != "" {
+		t.Errorf("a schema too costly to check: %q", got)
+	}
+	if got := messages(ValidateArgs(trace.Tool{Name: "t", Parameters: json.RawMessage(`{"$ref":"#"}`)}, json.RawMessage(`{"a":1}`))); got != "" {
+		t.Errorf("a $ref cycle: %q", got)
+	}
 }

@@ -1,5 +1,10 @@
 package sampling
 
+import (
+	"encoding/binary"
+	hexpkg "encoding/hex"
+)
+
 // inputKey is an input hash's first 128 bits (hashKey): what exact-mode
 // deduplication compares.
 type inputKey struct{ hi, lo uint64 }
@@ -119,4 +124,27 @@ func (s *inputSet) touch(keys []inputKey) uint64 {
 		sum += s.hi[k.hi&mask]
 	}
 	return sum
+}
+
+// lowerHexKey is the key of an input hash of 64 lowercase hex digits (as
+// trace.InputHash writes them); ok is false for any other hash.
+func lowerHexKey(h string) (k inputKey, ok bool) {
+	if len(h) != 64 {
+		return k, false
+	}
+	for i := range len(h) {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return k, false
+		}
+	}
+	k, _ = hashKey(h)
+	return k, true
+}
+
+// hex is the first 32 hex digits (lowercase) of the hash k was read from.
+func (k inputKey) hex() []byte {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], k.hi)
+	binary.BigEndian.PutUint64(b[8:], k.lo)
+	return hexpkg.AppendEncode(make([]byte, 0, 32), b[:])
 }

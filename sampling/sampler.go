@@ -38,14 +38,19 @@ type Sampler struct {
 	seen     inputSet          // exact mode: the inputs met so far
 	excluded map[string]bool
 	// exclKeys holds the excluded inputs' keys: a store scan checks each
-	// row against them and the map only when one matches.
-	exclKeys inputSet
-	last     *reservoir // the stratum OfferRow found last
-	// keys and hex are OfferRows' scratch; touched keeps its reads.
+	// row against them and the map only when one matches. exclHex holds
+	// those of the excluded hashes that are 64 lowercase hex digits, for
+	// the rows that come with their key and without their hash (KeyedRows).
+	exclKeys, exclHex inputSet
+
+	last *reservoir // the stratum OfferRow found last
+	// keys, hex and keyed are OfferRows' scratch; touched keeps its reads.
 	keys     []inputKey
 	hex      []bool
+	keyed    []bool
 	touched  uint64
-	priority map[string]uint8 // input hash → priority (Prioritize); nil: plain seeded order
+	priority map[string]uint8   // input hash → priority (Prioritize); nil: plain seeded order
+	prioHex  map[inputKey]uint8 // priority's hashes of 64 lowercase hex digits, by key
 	dups     int
 	excl     int
 }
@@ -107,13 +112,23 @@ func (s *Sampler) Exclude(hashes []string) {
 		s.excluded[h] = true
 		k, _ := hashKey(h)
 		s.exclKeys.add(k)
+		if k, ok := lowerHexKey(h); ok {
+			s.exclHex.add(k)
+		}
 	}
 }
 
 // Prioritize makes the sampler draw inputs of higher priority first (by
 // input hash; missing ones have priority 0), in seeded order within one
 // priority: the "top of each stratum" of a ranking. Call it before offering.
-func (s *Sampler) Prioritize(p map[string]uint8) { s.priority = p }
+func (s *Sampler) Prioritize(p map[string]uint8) {
+	s.priority, s.prioHex = p, map[inputKey]uint8{}
+	for h, v := range p {
+		if k, ok := lowerHexKey(h); ok {
+			s.prioHex[k] = v
+		}
+	}
+}
 
 // keyFor is the sort key of an input: seeded, above it its priority.
 func (s *Sampler) keyFor(k uint64, inputHash string) uint64 {
@@ -133,7 +148,7 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 		return
 	}
 	k, hex := hashKey(inputHash)
-	s.offerKeyed(row, inputHash, stratum, k, hex)
+	s.offerKeyed(row, inputHash, stratum, k, hex, false)
 }
 
 // Rows is a run of scanned rows, as OfferRows takes them: row i's item
@@ -141,6 +156,19 @@ func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
 type Rows interface {
 	Len() int
 	Row(i int) (row int64, inputHash []byte, stratum string)
+}
+
+// KeyedRows are Rows of which some come with their input's key in place of
+// their input hash (a store reads the key from its index, 16 bytes instead
+// of 64): an exact-mode sampler draws from them what it would draw from
+// the same rows with their hashes (two inputs whose hashes share their
+// first 128 bits are one input to it either way).
+type KeyedRows interface {
+	Rows
+	// Key is row i's input key when its input hash is 64 lowercase hex
+	// digits: the hash's first and second 64 bits (ok is true, and Row's
+	// inputHash is not read).
+	Key(i int) (hi, lo uint64, ok bool)
 }
 
 // OfferRows is OfferRow for each of a run of rows in turn. It decodes the
@@ -155,23 +183,41 @@ func (s *Sampler) OfferRows(rows Rows) {
 		}
 		return
 	}
-	s.keys, s.hex = s.keys[:0], s.hex[:0]
+	keyed, _ := rows.(KeyedRows)
+	s.keys, s.hex, s.keyed = s.keys[:0], s.hex[:0], s.keyed[:0]
 	for i := range n {
+		if keyed != nil {
+			if hi, lo, ok := keyed.Key(i); ok {
+				s.keys, s.hex, s.keyed = append(s.keys, inputKey{hi, lo}), append(s.hex, true), append(s.keyed, true)
+				continue
+			}
+		}
 		_, h, _ := rows.Row(i)
 		k, hex := hashKey(h)
-		s.keys, s.hex = append(s.keys, k), append(s.hex, hex)
+		s.keys, s.hex, s.keyed = append(s.keys, k), append(s.hex, hex), append(s.keyed, false)
 	}
 	s.seen.grow(s.seen.n + n) // no growth between the reads and the probes
 	s.touched += s.seen.touch(s.keys)
 	for i := range n {
 		row, h, stratum := rows.Row(i)
-		s.offerKeyed(row, h, stratum, s.keys[i], s.hex[i])
+		if s.keyed[i] {
+			h = nil
+		}
+		s.offerKeyed(row, h, stratum, s.keys[i], s.hex[i], s.keyed[i])
 	}
 }
 
-// offerKeyed is OfferRow once the input's key is known.
-func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inputKey, hex bool) {
-	if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[string(inputHash)] {
+// offerKeyed is OfferRow once the input's key is known. A keyed row comes
+// without its hash (inputHash is nil): its input is told apart by the
+// key, the hash's first 128 bits, as the duplicate set tells all inputs
+// apart.
+func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inputKey, hex, keyed bool) {
+	if keyed {
+		if s.exclHex.n > 0 && s.exclHex.has(k) {
+			s.excl++
+			return
+		}
+	} else if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[string(inputHash)] {
 		s.excl++
 		return
 	}
@@ -195,16 +241,37 @@ func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inpu
 		key = Key(s.seed, string(inputHash))
 	}
 	if s.priority != nil {
-		key = prioritized(key, s.priority[string(inputHash)])
+		if keyed {
+			key = prioritized(key, s.prioHex[k])
+		} else {
+			key = prioritized(key, s.priority[string(inputHash)])
+		}
 	}
 	if r.Len() >= s.n {
 		// !keyLess, without a string made for the comparison.
 		top := r.items[0]
-		if key > top.key || key == top.key && string(inputHash) >= top.c.InputHash {
+		if key > top.key {
 			return
 		}
+		if key == top.key {
+			if keyed {
+				inputHash = k.hex()
+			}
+			if string(inputHash) >= top.c.InputHash {
+				return
+			}
+		}
 	}
-	s.admitTo(r, &entry{c: Candidate{Row: row, InputHash: string(inputHash), Stratum: r.name}, key: key})
+	c := Candidate{Row: row, Stratum: r.name}
+	if keyed {
+		// The hash's first 32 digits: they order inputs as their whole
+		// hashes do (distinct inputs differ in them), and the caller
+		// reads the hashes of the rows drawn.
+		c.InputHash = string(k.hex())
+	} else {
+		c.InputHash = string(inputHash)
+	}
+	s.admitTo(r, &entry{c: c, key: key})
 }
 
 // Offer considers one candidate.

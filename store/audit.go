@@ -79,6 +79,9 @@ func (s *Store) CommitAudit(ctx context.Context) error {
 	}
 	// An audit entry alone changes nothing a status reads.
 	ctx = appendWrite(context.WithValue(context.WithoutCancel(ctx), statusUnchangedKey{}, true))
+	if s.pg {
+		return s.commitAuditPiped(ctx)
+	}
 	// An entry undone with a transaction it shared is written again: a
 	// refusal's entry has no caller that would retry it.
 	return s.withTxAgainIfUndone(ctx, func(tx *Tx) error { return nil })
@@ -131,24 +134,44 @@ func (s *Store) pendingEntry(p *pendingAudit) AuditEntry {
 // otherwise. Run last in the transaction, it refuses the same writes as
 // keyStillTheirs run first: keys are removed by writes that run alone.
 func (s *Store) writeAuditOfKeyStillTheirs(ctx context.Context, tx *Tx) error {
-	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
-	if p == nil || p.isWritten() {
+	q, args, ok := s.auditOfKeyStillTheirs(ctx)
+	if !ok {
 		return nil
 	}
-	e := s.pendingEntry(p)
-	check := e.Source == "ssh" && e.KeyFingerprint != "" && e.Outcome == AuditOK
-	res, err := tx.ExecContext(context.WithoutCancel(ctx), `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT ? OR EXISTS (SELECT 1 FROM user_keys WHERE fingerprint = ? AND "user" = ?)`,
-		e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome, check, e.KeyFingerprint, e.Actor)
+	res, err := tx.ExecContext(context.WithoutCancel(ctx), q, args...)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
+	n, err := res.RowsAffected()
+	if err != nil {
 		return fmt.Errorf("audit: %w", err)
-	} else if n == 0 {
-		return fmt.Errorf("key %s of %s: %w", e.KeyFingerprint, e.Actor, ErrRevoked)
 	}
-	return nil
+	return s.auditWritten(ctx, n)
+}
+
+// auditOfKeyStillTheirs is the statement writeAuditOfKeyStillTheirs runs,
+// and its arguments; ok is false when ctx has no entry left to write.
+func (s *Store) auditOfKeyStillTheirs(ctx context.Context) (query string, args []any, ok bool) {
+	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
+	if p == nil || p.isWritten() {
+		return "", nil, false
+	}
+	e := s.pendingEntry(p)
+	check := e.Source == "ssh" && e.KeyFingerprint != "" && e.Outcome == AuditOK
+	return `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT ? OR EXISTS (SELECT 1 FROM user_keys WHERE fingerprint = ? AND "user" = ?)`,
+		[]any{e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome, check, e.KeyFingerprint, e.Actor}, true
+}
+
+// auditWritten is ErrRevoked when the statement of auditOfKeyStillTheirs
+// wrote no entry (n rows): the key was not the actor's.
+func (s *Store) auditWritten(ctx context.Context, n int64) error {
+	if n > 0 {
+		return nil
+	}
+	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
+	e := p.entry
+	return fmt.Errorf("key %s of %s: %w", e.KeyFingerprint, e.Actor, ErrRevoked)
 }
 
 // auditDetail adds what the transaction under way found out to the object

@@ -75,7 +75,7 @@ func (s *Store) CurrentGuide(ctx context.Context) (GuideVersion, error) {
 }
 
 func currentGuide(ctx context.Context, q Queryer) (GuideVersion, error) {
-	return guideBy(ctx, q, `seq = (SELECT max(seq) FROM guides)`)
+	return guideBy(ctx, q, currentGuideWhere)
 }
 
 // Guide loads one guide version by id.
@@ -85,12 +85,21 @@ func (s *Store) Guide(ctx context.Context, id string) (GuideVersion, error) {
 
 func guideBy(ctx context.Context, q Queryer, where string, args ...any) (GuideVersion, error) {
 	var v GuideVersion
-	err := q.QueryRowContext(ctx, `SELECT id, body, author, created_at, seq FROM guides WHERE `+where, args...).
-		Scan(&v.ID, &v.Body, &v.Author, &v.CreatedAt, &v.Seq)
+	err := v.scan(q.QueryRowContext(ctx, guideQuery+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, fmt.Errorf("guide: %w", ErrNotFound)
 	}
 	return v, err
+}
+
+// currentGuideWhere picks the guide in force.
+const currentGuideWhere = `seq = (SELECT max(seq) FROM guides)`
+
+// guideQuery selects guide versions (scan), given the WHERE clause.
+const guideQuery = `SELECT id, body, author, created_at, seq FROM guides WHERE `
+
+func (v *GuideVersion) scan(r scanner) error {
+	return r.Scan(&v.ID, &v.Body, &v.Author, &v.CreatedAt, &v.Seq)
 }
 
 // GuideLog lists guide versions, the one in force first, without bodies,

@@ -100,6 +100,9 @@ func assignmentStatus(ctx context.Context, q Queryer, itemID, reviewer string) (
 // TUI's own JSON). It refuses to touch a submitted or skipped assignment.
 func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error {
 	ctx = itemWrite(ctx, itemID)
+	if s.onPostgres() {
+		return s.saveDraftPiped(ctx, itemID, reviewer, body, seconds)
+	}
 	return s.WithTx(ctx, func(tx *Tx) error {
 		st, err := assignmentStatus(ctx, tx, itemID, reviewer)
 		if err != nil {
@@ -108,14 +111,7 @@ func (s *Store) SaveDraft(ctx context.Context, itemID, reviewer string, body []b
 		if st != AssignPending && st != AssignDraft {
 			return fmt.Errorf("item %s is already %s by %s: %w", itemID, st, reviewer, ErrConflict)
 		}
-		now := s.now()
-		if s.onPostgres() {
-			// One round trip instead of two, holding the item's lock.
-			_, err := tx.ExecContext(ctx, `WITH draft AS (`+upsertDraft+`) `+markDraft, itemID, reviewer, string(body), seconds, now,
-				now, itemID, reviewer)
-			return err
-		}
-		return putDraft(ctx, tx, itemID, reviewer, body, seconds, now)
+		return putDraft(ctx, tx, itemID, reviewer, body, seconds, s.now())
 	})
 }
 
@@ -139,12 +135,15 @@ const (
 // Draft loads a saved draft; ErrNotFound when there is none.
 func (s *Store) Draft(ctx context.Context, itemID, reviewer string) (body []byte, seconds int, err error) {
 	var b string
-	err = s.r.QueryRowContext(ctx, `SELECT body, seconds FROM drafts WHERE item_id = ? AND reviewer = ?`, itemID, reviewer).Scan(&b, &seconds)
+	err = s.r.QueryRowContext(ctx, draftQuery, itemID, reviewer).Scan(&b, &seconds)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, fmt.Errorf("draft of %s by %s: %w", itemID, reviewer, ErrNotFound)
 	}
 	return []byte(b), seconds, err
 }
+
+// draftQuery selects a reviewer's draft of an item: its body and seconds.
+const draftQuery = `SELECT body, seconds FROM drafts WHERE item_id = ? AND reviewer = ?`
 
 // Settlement says what a submission did to its item.
 type Settlement struct {
@@ -159,6 +158,9 @@ type Settlement struct {
 // disputed.
 func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, error) {
 	ctx = itemWrite(ctx, l.Item)
+	if s.onPostgres() {
+		return s.submitLabelPiped(ctx, l)
+	}
 	var out Settlement
 	err := s.WithTx(ctx, func(tx *Tx) error {
 		var err error
@@ -175,9 +177,6 @@ func (s *Store) SubmitLabel(ctx context.Context, l review.Label) (Settlement, er
 }
 
 func (s *Store) submitLabel(ctx context.Context, tx Queryer, l review.Label) (Settlement, error) {
-	if s.onPostgres() {
-		return s.submitLabelPostgres(ctx, tx, l)
-	}
 	st, err := assignmentStatus(ctx, tx, l.Item, l.Reviewer)
 	if err != nil {
 		return Settlement{}, err
@@ -258,16 +257,9 @@ func (s *Store) settle(ctx context.Context, tx Queryer, itemID string) (Settleme
 // is open, given its labels (by reviewer), and writes the outcome; held
 // reads whether agreed items wait for a lead (the review_agreed setting).
 func (s *Store) settleLabels(ctx context.Context, tx Queryer, itemID string, labels []review.Label, held func() (bool, error)) (Settlement, error) {
-	hold := false
-	if len(labels) >= 2 {
-		var err error
-		if hold, err = held(); err != nil {
-			return Settlement{}, err
-		}
-	}
-	out := review.Settle(0, labels, hold)
-	if !out.Settled {
-		return Settlement{}, nil
+	out, err := settleOutcome(labels, held)
+	if err != nil || !out.Settled {
+		return Settlement{}, err
 	}
 	now := s.now()
 	if s.onPostgres() {
@@ -283,6 +275,21 @@ func (s *Store) settleLabels(ctx context.Context, tx Queryer, itemID string, lab
 		return Settlement{}, err
 	}
 	return Settlement{Settled: true, Comparison: out.Comparison}, nil
+}
+
+// settleOutcome is review.Settle of an item none of whose assignments is
+// open, given its labels (by reviewer); held reads whether agreed items
+// wait for a lead (the review_agreed setting), asked only of two labels
+// or more.
+func settleOutcome(labels []review.Label, held func() (bool, error)) (review.Outcome, error) {
+	hold := false
+	if len(labels) >= 2 {
+		var err error
+		if hold, err = held(); err != nil {
+			return review.Outcome{}, err
+		}
+	}
+	return review.Settle(0, labels, hold), nil
 }
 
 // unsettle undoes an item's comparison (its gold answer and dispute go)
@@ -457,6 +464,9 @@ func (s *Store) SkipItem(ctx context.Context, itemID, reviewer, reason string) e
 	ctx = itemWrite(ctx, itemID)
 	if reason == "" {
 		return errors.New("a skip needs a reason")
+	}
+	if s.onPostgres() {
+		return s.skipItemPiped(ctx, itemID, reviewer, reason)
 	}
 	return s.WithTx(ctx, func(tx *Tx) error {
 		st, err := assignmentStatus(ctx, tx, itemID, reviewer)

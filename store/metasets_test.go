@@ -202,7 +202,7 @@ func newAnswers(t *testing.T, st *Store) metaAnswers {
 	a := metaAnswers{Strata: map[string]map[int64]string{}, Where: map[string][]int64{}, Gold: map[string][]string{}, Has: map[string]bool{}}
 	for _, key := range append(slices.Clone(oddKeys), "user_id", "missing key") {
 		a.Strata[key] = map[int64]string{}
-		err := st.ScanCandidates(ctx, CandidateFilter{By: "meta." + key}, func(row int64, _ []byte, stratum string) error {
+		err := st.ScanCandidates(ctx, CandidateFilter{By: "meta." + key}, func(row int64, stratum string) error {
 			a.Strata[key][row] = stratum
 			return nil
 		})
@@ -215,7 +215,7 @@ func newAnswers(t *testing.T, st *Store) metaAnswers {
 	}
 	for _, c := range whereCases() {
 		a.Where[c[0]+"="+c[1]] = []int64{}
-		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + c[0], Value: c[1]}}}, func(row int64, _ []byte, _ string) error {
+		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + c[0], Value: c[1]}}}, func(row int64, _ string) error {
 			a.Where[c[0]+"="+c[1]] = append(a.Where[c[0]+"="+c[1]], row)
 			return nil
 		})
@@ -369,7 +369,7 @@ func TestMetaKeysWithAnyCharacters(t *testing.T) {
 	for i, key := range oddKeys {
 		var rows []int64
 		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + key, Value: oddValue(key)}}, By: "meta." + key},
-			func(row int64, _ []byte, stratum string) error {
+			func(row int64, stratum string) error {
 				if stratum != oddValue(key) {
 					t.Errorf("key %q: stratum %q", key, stratum)
 				}

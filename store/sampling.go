@@ -127,17 +127,19 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	default:
 		return "", nil, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, sampling.TurnsCalls, sampling.TurnsNoCalls, sampling.TurnsAll)
 	}
-	if f.ExcludeSampled {
-		// Every item in a batch has left status 'new' for good.
-		where = append(where, `i.status = 'new'`)
-	}
+	// f.ExcludeSampled: the reader leaves out the items in a batch
+	// (inBatchRows); items_sampling does not hold the status, so that a
+	// batch or a label does not rewrite its entries.
 	order := `i.ts_unix, i.trace_id, i.turn`
 	if !withTS {
 		order = `i.trace_id, i.turn`
 	}
 	// INDEXED BY: the covering index yields the rows already in order; left
 	// to itself the planner may pick items_status and sort a million rows.
-	q := with + `SELECT i.rowid, i.input_hash, ` + stratum + ` FROM items i INDEXED BY items_sampling` + join +
+	// The input's key (input_hi, input_lo), not its hash: the reader
+	// looks up the hash of a row whose key is 0 (readCandidateRows).
+	q := with + `SELECT i.rowid, i.input_hi, i.input_lo, ` + stratum +
+		` FROM items i INDEXED BY items_sampling` + join +
 		` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order
 	return q, args, nil
 }
@@ -337,4 +339,30 @@ func (s *Store) InputHashes(ctx context.Context, ids []string) (map[string]strin
 		}
 	}
 	return out, nil
+}
+
+// inputKeys is what items.input_hi and input_lo hold for an input hash:
+// its first and second 64 bits as signed numbers when it is 64 lowercase
+// hex digits (as trace.InputHash writes it), else 0 and 0.
+func inputKeys(inputHash string) (hi, lo int64) {
+	if len(inputHash) != 64 {
+		return 0, 0
+	}
+	var k [2]uint64
+	for i := range 64 {
+		c := inputHash[i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		default:
+			return 0, 0
+		}
+		if i < 32 {
+			k[i/16] = k[i/16]<<4 | uint64(d)
+		}
+	}
+	return int64(k[0]), int64(k[1])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,12 +12,13 @@ import (
 	"time"
 )
 
-// ScanCandidates calls fn with the row, input hash and stratum of every
-// item matching f, in the order that decides duplicates (sampling.Earlier):
-// items with a timestamp by (timestamp, trace id, turn), then items without
-// one by (trace id, turn). It reads one covering index and nothing else; the
-// hash bytes are valid only during the call. CandidatesByRow fills in the
-// rest for the few rows kept.
+// ScanCandidates calls fn with the row and stratum of every item matching
+// f, in the order that decides duplicates (sampling.Earlier): items with a
+// timestamp by (timestamp, trace id, turn), then items without one by
+// (trace id, turn). It reads one covering index (and items_status for
+// f.ExcludeSampled; the item row of an item whose input hash has no key,
+// see the input_keys migration). CandidatesByRow fills in the rest for the
+// few rows kept.
 //
 // Reading the rows is most of a sample's time, so it runs beside fn: the
 // timestamped items are read in two parts (before and from two thirds of
@@ -24,10 +26,11 @@ import (
 // its own, while fn runs on the caller's goroutine over the rows read so
 // far, the first part's and then the second's, held until fn gets to them.
 // fn sees every row, in order, from one goroutine.
-func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, inputHash []byte, stratum string) error) error {
+func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, stratum string) error) error {
 	return s.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
 		for i := range c.Len() {
-			if err := fn(c.Row(i)); err != nil {
+			row, _, stratum := c.Row(i)
+			if err := fn(row, stratum); err != nil {
 				return err
 			}
 		}
@@ -36,8 +39,9 @@ func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(r
 }
 
 // ScanCandidateRuns is ScanCandidates handing fn the rows a run at a time
-// (up to a few thousand, valid during the call): a sampler can then look
-// ahead within a run (sampling.Sampler.OfferRows).
+// (up to a few thousand, valid during the call) with their inputs' keys
+// (sampling.KeyedRows): a sampler can then look ahead within a run
+// (sampling.Sampler.OfferRows).
 func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn func(*CandidateRun) error) error {
 	spans, err := s.candidateSpans(ctx, f)
 	if err != nil {
@@ -62,7 +66,78 @@ func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn fun
 	if len(parts) == 2 {
 		lanes = [][]candidatePart{parts}
 	}
-	return s.scanLanes(ctx, lanes, fn)
+	var skip *rowSet
+	if f.ExcludeSampled {
+		if skip, err = s.inBatchRows(ctx); err != nil {
+			return err
+		}
+	}
+	return s.scanLanes(ctx, lanes, skip, fn)
+}
+
+// inBatchRows reads the rows of the items in a batch: those that have left
+// status 'new' (which an item does when a batch draws it, and leaves only
+// when the last batch holding it is removed), from items_status.
+func (s *Store) inBatchRows(ctx context.Context) (*rowSet, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT rowid FROM items WHERE status != 'new'`)
+	if err != nil {
+		return nil, fmt.Errorf("scan candidates: %w", err)
+	}
+	defer rows.Close()
+	var list []int64
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			return nil, fmt.Errorf("scan candidates: %w", err)
+		}
+		list = append(list, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("scan candidates: %w", err)
+	}
+	return newRowSet(list), nil
+}
+
+// rowSet is a set of rows that a scan asks about once per row: a bitmap
+// when the rows are small numbers (they are, unless rowids were given), a
+// map otherwise.
+type rowSet struct {
+	bits []uint64
+	big  map[int64]struct{}
+}
+
+// rowSetBits bounds a rowSet's bitmap: rows up to 2^26, 8 MB.
+const rowSetBits = 1 << 26
+
+func newRowSet(rows []int64) *rowSet {
+	var low, top int64
+	for _, r := range rows {
+		low, top = min(low, r), max(top, r)
+	}
+	s := &rowSet{}
+	if low >= 0 && top < rowSetBits {
+		s.bits = make([]uint64, top/64+1)
+		for _, r := range rows {
+			s.bits[r/64] |= 1 << (r % 64)
+		}
+		return s
+	}
+	s.big = make(map[int64]struct{}, len(rows))
+	for _, r := range rows {
+		s.big[r] = struct{}{}
+	}
+	return s
+}
+
+func (s *rowSet) has(r int64) bool {
+	if s == nil {
+		return false
+	}
+	if s.big != nil {
+		_, ok := s.big[r]
+		return ok
+	}
+	return r >= 0 && r/64 < int64(len(s.bits)) && s.bits[r/64]&(1<<(r%64)) != 0
 }
 
 type candidatePart struct {
@@ -104,7 +179,7 @@ func (s *Store) candidateSpans(ctx context.Context, f CandidateFilter) ([]Candid
 // first lane's reader waits for fn when it is ahead; the others read on,
 // holding their rows (about 80 bytes each, up to candidateHeldRuns runs)
 // until fn gets to them.
-func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(*CandidateRun) error) error {
+func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, skip *rowSet, fn func(*CandidateRun) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var free candidateRuns
@@ -124,7 +199,7 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 			defer close(out)
 			errs[i] = s.bulkScan(ctx, func() error {
 				for _, p := range parts {
-					if err := s.readCandidates(ctx, p, out, &free); err != nil {
+					if err := s.readCandidates(ctx, p, skip, out, &free); err != nil {
 						return err
 					}
 				}
@@ -159,15 +234,18 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, fn func(
 }
 
 // candidateHeldRuns bounds the runs a lane other than the first holds:
-// 512k rows, about 40 MB (a reader that gets that far waits for fn).
+// 512k rows, about 20 MB (a reader that gets that far waits for fn).
 const candidateHeldRuns = 256
 
 // CandidateRun is up to candidateRunRows rows of a candidate scan, held
-// in about 80 bytes a row: the hashes end to end in one buffer, each
-// stratum as its place in the reader's list of names.
+// in about 40 bytes a row: each input's key, the hashes of the rows
+// without one end to end in one buffer, each stratum as its place in the
+// reader's list of names.
 type CandidateRun struct {
 	rows   []int64
-	ends   []int32 // hashes[ends[i-1]:ends[i]] is row i's input hash
+	keys   [][2]uint64 // row i's input_hi and input_lo
+	keyed  []bool      // whether row i has them
+	ends   []int32     // hashes[ends[i-1]:ends[i]] is row i's input hash when it has no key
 	hashes []byte
 	strata []uint16
 	names  []string // the reader's strata when the run was sent
@@ -178,7 +256,14 @@ const candidateRunRows = 2048
 // Len is how many rows the run holds.
 func (c *CandidateRun) Len() int { return len(c.rows) }
 
-// Row is the run's row i: the item's row, its input hash and its stratum.
+// Key is row i's input key: its hash's first and second 64 bits when the
+// hash is 64 lowercase hex digits (ok), as sampling.KeyedRows says.
+func (c *CandidateRun) Key(i int) (hi, lo uint64, ok bool) {
+	return c.keys[i][0], c.keys[i][1], c.keyed[i]
+}
+
+// Row is the run's row i: the item's row, its input hash (empty when Key
+// gives the row's key) and its stratum.
 func (c *CandidateRun) Row(i int) (row int64, inputHash []byte, stratum string) {
 	start := 0
 	if i > 0 {
@@ -201,11 +286,12 @@ func (p *candidateRuns) get() *CandidateRun {
 	if n := len(p.list); n > 0 {
 		c := p.list[n-1]
 		p.list = p.list[:n-1]
-		c.rows, c.ends, c.hashes, c.strata = c.rows[:0], c.ends[:0], c.hashes[:0], c.strata[:0]
+		c.rows, c.keys, c.keyed, c.ends, c.hashes, c.strata = c.rows[:0], c.keys[:0], c.keyed[:0], c.ends[:0], c.hashes[:0], c.strata[:0]
 		return c
 	}
 	const n = candidateRunRows
-	return &CandidateRun{rows: make([]int64, 0, n), ends: make([]int32, 0, n), hashes: make([]byte, 0, 64*n), strata: make([]uint16, 0, n)}
+	return &CandidateRun{rows: make([]int64, 0, n), keys: make([][2]uint64, 0, n), keyed: make([]bool, 0, n),
+		ends: make([]int32, 0, n), strata: make([]uint16, 0, n)}
 }
 
 func (p *candidateRuns) put(c *CandidateRun) {
@@ -218,7 +304,7 @@ func (p *candidateRuns) put(c *CandidateRun) {
 // to out. It reads through the driver's own rows, as database/sql would
 // but without its locking and conversion for every value: half the work
 // of a row besides SQLite's.
-func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- *CandidateRun, free *candidateRuns) error {
+func (s *Store) readCandidates(ctx context.Context, p candidatePart, skip *rowSet, out chan<- *CandidateRun, free *candidateRuns) error {
 	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("scan candidates: %w", err)
@@ -238,7 +324,14 @@ func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- 
 			return err
 		}
 		defer rows.Close()
-		return readCandidateRows(ctx, rows, out, free)
+		return readCandidateRows(ctx, rows, skip, out, free, func(row int64) (string, error) {
+			var h string
+			err := s.r.QueryRowContext(ctx, `SELECT input_hash FROM items WHERE rowid = ?`, row).Scan(&h)
+			if errors.Is(err, sql.ErrNoRows) {
+				err = fmt.Errorf("item row %d vanished while sampling", row)
+			}
+			return h, err
+		})
 	})
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("scan candidates: %w", err)
@@ -247,9 +340,12 @@ func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- 
 }
 
 // readCandidateRows is readCandidates' loop over the driver's rows of
-// (row, input hash, stratum).
-func readCandidateRows(ctx context.Context, rows driver.Rows, out chan<- *CandidateRun, free *candidateRuns) error {
-	dest := make([]driver.Value, 3)
+// (row, input_hi, input_lo, stratum), leaving out those in skip. A row
+// whose key is 0 and 0 gets its
+// input hash from hashOf: a hash that is not 64 lowercase hex digits has
+// no key (see the input_keys migration).
+func readCandidateRows(ctx context.Context, rows driver.Rows, skip *rowSet, out chan<- *CandidateRun, free *candidateRuns, hashOf func(row int64) (string, error)) error {
+	dest := make([]driver.Value, 4)
 	// Each stratum's name once, not once per row.
 	strata := map[string]uint16{}
 	var names []string
@@ -270,17 +366,29 @@ func readCandidateRows(ctx context.Context, rows driver.Rows, out chan<- *Candid
 		} else if err != nil {
 			return err
 		}
-		if c == nil {
-			c = free.get()
-		}
 		row, ok := dest[0].(int64)
 		if !ok {
 			return fmt.Errorf("row number %v (%T)", dest[0], dest[0])
 		}
-		hash, ok1 := text(dest[1])
-		stratum, ok2 := text(dest[2])
-		if !ok1 || !ok2 {
-			return fmt.Errorf("input hash %v (%T), stratum %v (%T): not text", dest[1], dest[1], dest[2], dest[2])
+		if skip.has(row) {
+			continue
+		}
+		if c == nil {
+			c = free.get()
+		}
+		stratum, ok := text(dest[3])
+		hi, okHi := dest[1].(int64)
+		lo, okLo := dest[2].(int64)
+		if !ok || !okHi || !okLo {
+			return fmt.Errorf("row %d: input key %v, %v (%T, %T), stratum %v (%T): not two numbers and text", row, dest[1], dest[2], dest[1], dest[2], dest[3], dest[3])
+		}
+		keyed := hi != 0 || lo != 0
+		if !keyed {
+			hash, err := hashOf(row)
+			if err != nil {
+				return err
+			}
+			c.hashes = append(c.hashes, hash...)
 		}
 		name, seen := strata[stratum]
 		if !seen {
@@ -291,8 +399,8 @@ func readCandidateRows(ctx context.Context, rows driver.Rows, out chan<- *Candid
 			names = append(names, stratum)
 			strata[stratum] = name
 		}
-		c.hashes = append(c.hashes, hash...)
 		c.rows = append(c.rows, row)
+		c.keys, c.keyed = append(c.keys, [2]uint64{uint64(hi), uint64(lo)}), append(c.keyed, keyed)
 		c.ends = append(c.ends, int32(len(c.hashes)))
 		c.strata = append(c.strata, name)
 		if len(c.rows) == candidateRunRows {

@@ -51,7 +51,7 @@ func smpScan(t *testing.T, st *Store, f CandidateFilter) []string {
 	t.Helper()
 	var rows []int64
 	var strata []string
-	err := st.ScanCandidates(context.Background(), f, func(row int64, hash []byte, stratum string) error {
+	err := st.ScanCandidates(context.Background(), f, func(row int64, stratum string) error {
 		rows = append(rows, row)
 		strata = append(strata, stratum)
 		return nil
@@ -99,10 +99,10 @@ func TestScanCandidatesOrderAndFilters(t *testing.T) {
 				t.Errorf("%+v: got %q, want %q", tc.f, got, tc.want)
 			}
 		}
-		if err := st.ScanCandidates(context.Background(), CandidateFilter{By: "color"}, func(int64, []byte, string) error { return nil }); err == nil {
+		if err := st.ScanCandidates(context.Background(), CandidateFilter{By: "color"}, func(int64, string) error { return nil }); err == nil {
 			t.Error("--by color: no error")
 		}
-		if err := st.ScanCandidates(context.Background(), CandidateFilter{Turns: "some"}, func(int64, []byte, string) error { return nil }); err == nil {
+		if err := st.ScanCandidates(context.Background(), CandidateFilter{Turns: "some"}, func(int64, string) error { return nil }); err == nil {
 			t.Error("turns some: no error")
 		}
 	})
@@ -224,7 +224,7 @@ func TestScanCandidatesInRunsAndParts(t *testing.T) {
 		ctx := context.Background()
 		stop := errors.New("stop")
 		n := 0
-		err := st.ScanCandidates(ctx, CandidateFilter{}, func(int64, []byte, string) error {
+		err := st.ScanCandidates(ctx, CandidateFilter{}, func(int64, string) error {
 			if n++; n == 3000 {
 				return stop
 			}
@@ -235,7 +235,7 @@ func TestScanCandidatesInRunsAndParts(t *testing.T) {
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		n = 0
-		err = st.ScanCandidates(cctx, CandidateFilter{}, func(int64, []byte, string) error {
+		err = st.ScanCandidates(cctx, CandidateFilter{}, func(int64, string) error {
 			if n++; n == 10 {
 				cancel()
 			}

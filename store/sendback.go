@@ -136,24 +136,35 @@ func (s *Store) addNote(ctx context.Context, tx *Tx, itemID, author, kind, body 
 // Notes lists an item's notes, oldest first. A reviewer's screen shows the
 // send_back notes whose To names them; guide proposals are for leads.
 func (s *Store) Notes(ctx context.Context, itemID string) ([]Note, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, item_id, author, kind, body, recipients, created_at FROM notes WHERE item_id = ? ORDER BY id`, itemID)
+	rows, err := s.r.QueryContext(ctx, notesQuery, itemID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []Note
 	for rows.Next() {
-		var n Note
-		var to string
-		if err := rows.Scan(&n.ID, &n.Item, &n.Author, &n.Kind, &n.Body, &to, &n.CreatedAt); err != nil {
+		n, err := scanNote(rows)
+		if err != nil {
 			return nil, err
-		}
-		if err := json.Unmarshal([]byte(to), &n.To); err != nil {
-			return nil, fmt.Errorf("note %d: recipients: %w", n.ID, err)
 		}
 		out = append(out, n)
 	}
 	return out, rows.Err()
+}
+
+// notesQuery selects an item's notes, oldest first (scanNote).
+const notesQuery = `SELECT id, item_id, author, kind, body, recipients, created_at FROM notes WHERE item_id = ? ORDER BY id`
+
+func scanNote(r scanner) (Note, error) {
+	var n Note
+	var to string
+	if err := r.Scan(&n.ID, &n.Item, &n.Author, &n.Kind, &n.Body, &to, &n.CreatedAt); err != nil {
+		return n, err
+	}
+	if err := json.Unmarshal([]byte(to), &n.To); err != nil {
+		return n, fmt.Errorf("note %d: recipients: %w", n.ID, err)
+	}
+	return n, nil
 }
 
 // keptBySendBack reports whether the item's last send-back left reviewer

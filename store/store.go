@@ -103,6 +103,9 @@ type Options struct {
 	// fills it, so a copy that fails leaves no table behind. A SQLite file
 	// gets its schema on open (a copy removes a new file when it fails).
 	DeferSchema bool
+	// Upgrading, when set, is told (one line) before a long schema upgrade
+	// of an existing database begins.
+	Upgrading func(line string)
 	// Password is a PostgreSQL database's password when the caller took it
 	// out of the DSN (so no message shows it); otherwise the server's
 	// password comes from PGPASSWORD or ~/.pgpass, as libpq's does.
@@ -162,7 +165,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		db, err := postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema, DeferSchema: opt.DeferSchema,
-			Password: opt.Password, Migrations: migrations, Committed: s.committed, BusyTimeout: opt.BusyTimeout,
+			Password: opt.Password, Migrations: migrations, Committed: s.committed, BusyTimeout: opt.BusyTimeout, Upgrading: opt.Upgrading,
 			Versioned: !opt.NoSchema, Unchanged: func(ctx context.Context) bool { return ctx.Value(statusUnchangedKey{}) != nil }})
 		if err != nil {
 			return nil, err
@@ -176,7 +179,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	db, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: opt.ReadOnly, NoSchema: opt.NoSchema,
-		BusyTimeout: opt.BusyTimeout, Migrations: migrations, Committed: s.committed})
+		BusyTimeout: opt.BusyTimeout, Migrations: migrations, Committed: s.committed, Upgrading: opt.Upgrading})
 	if err != nil {
 		return nil, err
 	}

@@ -60,8 +60,8 @@ const (
 			ON CONFLICT(hash) DO NOTHING`
 	sqlMetasetInsert = `INSERT INTO metasets(json) VALUES (?) ON CONFLICT(json) DO NOTHING RETURNING id`
 	sqlMetasetID     = `SELECT id FROM metasets WHERE json = ?`
-	sqlItemInsert    = `INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, ts_unix, metaset)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlItemInsert    = `INSERT INTO items(id, trace_id, turn, input_hash, input_hi, input_lo, observed, first_tool, n_calls, ts_unix, metaset)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // rowsPerInsert is how many trace or item rows one INSERT writes:
@@ -73,7 +73,7 @@ const rowsPerInsert = 32
 // The parameters of one row of sqlTraceInsert and sqlItemInsert.
 const (
 	traceCols = 9
-	itemCols  = 9
+	itemCols  = 11
 )
 
 // pgRowsPerInsert is rowsPerInsert on PostgreSQL, where every statement
@@ -311,7 +311,8 @@ func (w *traceWriter) insert(ctx context.Context, r traceRows, source string) (I
 	}
 	w.inserted[r.id], w.insertedHash[r.hash] = r.hash, true
 	for _, it := range r.items {
-		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
+		hi, lo := inputKeys(it.inputHash)
+		w.itemArgs = append(w.itemArgs, it.id, r.id, it.turn, it.inputHash, hi, lo, it.observed, it.firstTool, it.nCalls, r.tsUnix, metaset)
 	}
 	if per, _, _ := w.perInsert(); len(w.traceArgs) >= traceCols*per || len(w.itemArgs) >= itemCols*per {
 		if err := w.flush(ctx); err != nil {
@@ -451,85 +452,134 @@ const sqlTraceMetadata = `COALESCE((SELECT m.json FROM metasets m WHERE m.id = t
 
 // Trace loads one stored trace.
 func (s *Store) Trace(ctx context.Context, id string) (trace.Trace, error) {
-	var t trace.Trace
-	var ts, meta string
-	var msgs, body []byte
-	err := s.r.QueryRowContext(ctx, `SELECT t.id, t.ts, `+sqlTraceMetadata+`, t.messages, t.body
-		FROM traces t WHERE t.id = ?`, id).Scan(&t.ID, &ts, &meta, &msgs, &body)
+	var r traceRow
+	err := r.scan(s.r.QueryRowContext(ctx, traceRowQuery+`t.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return t, fmt.Errorf("trace %q: %w", id, ErrNotFound)
+		return trace.Trace{}, fmt.Errorf("trace %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return t, err
+		return trace.Trace{}, err
 	}
-	if ts != "" {
-		if t.Timestamp, err = time.Parse(time.RFC3339Nano, ts); err != nil {
+	t, err := s.traceOf(ctx, id, r)
+	if err != nil {
+		return t.Trace, err
+	}
+	rows, err := s.r.QueryContext(ctx, traceToolsQuery+`tt.trace_id = ? ORDER BY tt.position`, id)
+	if err != nil {
+		return t.Trace, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := t.scanTool(rows); err != nil {
+			return t.Trace, err
+		}
+	}
+	return t.Trace, rows.Err()
+}
+
+// traceRowQuery and traceToolsQuery select a trace's row (traceRow) and
+// its tools (scanTool), given the WHERE clause that picks the trace.
+const (
+	traceRowQuery   = `SELECT t.id, t.ts, ` + sqlTraceMetadata + `, t.messages, t.body FROM traces t WHERE `
+	traceToolsQuery = `SELECT t.name, t.description, t.parameters FROM trace_tools tt JOIN tools t ON t.hash = tt.tool_hash WHERE `
+)
+
+// traceRow is a trace's row as traceRowQuery selects it.
+type traceRow struct {
+	id, ts, meta string
+	msgs, body   []byte
+}
+
+func (r *traceRow) scan(row scanner) error { return row.Scan(&r.id, &r.ts, &r.meta, &r.msgs, &r.body) }
+
+// tracing is a trace being read: its row decoded, its tools to come.
+type tracing struct{ trace.Trace }
+
+// traceOf decodes the row of trace id (without its tools).
+func (s *Store) traceOf(ctx context.Context, id string, r traceRow) (tracing, error) {
+	t := tracing{trace.Trace{ID: r.id, Tools: []trace.Tool{}}}
+	var err error
+	if r.ts != "" {
+		if t.Timestamp, err = time.Parse(time.RFC3339Nano, r.ts); err != nil {
 			return t, fmt.Errorf("trace %q: bad stored timestamp: %w", id, err)
 		}
 	}
-	if err := json.Unmarshal([]byte(meta), &t.Metadata); err != nil {
+	if err := json.Unmarshal([]byte(r.meta), &t.Metadata); err != nil {
 		return t, fmt.Errorf("trace %q: metadata: %w", id, err)
 	}
 	if len(t.Metadata) == 0 {
 		t.Metadata = nil
 	}
-	if msgs, err = s.traceMessagesJSON(ctx, msgs, body); err != nil {
+	msgs, err := s.traceMessagesJSON(ctx, r.msgs, r.body)
+	if err != nil {
 		return t, fmt.Errorf("trace %q: %w", id, err)
 	}
 	if err := json.Unmarshal(msgs, &t.Messages); err != nil {
 		return t, fmt.Errorf("trace %q: messages: %w", id, err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT t.name, t.description, t.parameters FROM trace_tools tt
-		JOIN tools t ON t.hash = tt.tool_hash WHERE tt.trace_id = ? ORDER BY tt.position`, id)
-	if err != nil {
-		return t, err
+	return t, nil
+}
+
+// scanTool adds the tool of a row selected by traceToolsQuery.
+func (t *tracing) scanTool(r scanner) error {
+	var tool trace.Tool
+	var params string
+	if err := r.Scan(&tool.Name, &tool.Description, &params); err != nil {
+		return err
 	}
-	defer rows.Close()
-	t.Tools = []trace.Tool{}
-	for rows.Next() {
-		var tool trace.Tool
-		var params string
-		if err := rows.Scan(&tool.Name, &tool.Description, &params); err != nil {
-			return t, err
-		}
-		if params != "" {
-			tool.Parameters = json.RawMessage(params)
-		}
-		t.Tools = append(t.Tools, tool)
+	if params != "" {
+		tool.Parameters = json.RawMessage(params)
 	}
-	return t, rows.Err()
+	t.Tools = append(t.Tools, tool)
+	return nil
 }
 
 // Item loads one decision point with its context, tools and observed calls.
 // Its tools are its trace's, or the catalogue it was put back against
 // (ReviewAgain with StaleBatch.Tools).
 func (s *Store) Item(ctx context.Context, id string) (trace.Item, error) {
-	var traceID string
-	var turn int
-	var toolset int64
-	err := s.r.QueryRowContext(ctx, `SELECT trace_id, turn, coalesce(toolset, 0) FROM items WHERE id = ?`, id).Scan(&traceID, &turn, &toolset)
+	var r itemKey
+	err := r.scan(s.r.QueryRowContext(ctx, itemKeyQuery, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return trace.Item{}, fmt.Errorf("item %q: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return trace.Item{}, err
 	}
-	t, err := s.Trace(ctx, traceID)
+	t, err := s.Trace(ctx, r.traceID)
 	if err != nil {
 		return trace.Item{}, err
 	}
+	return s.itemOf(ctx, id, r, t)
+}
+
+// itemKeyQuery selects an item's trace and turn (itemKey).
+const itemKeyQuery = `SELECT trace_id, turn, coalesce(toolset, 0) FROM items WHERE id = ?`
+
+// itemKey is an item's row as itemKeyQuery selects it.
+type itemKey struct {
+	traceID string
+	turn    int
+	toolset int64
+}
+
+func (r *itemKey) scan(row scanner) error { return row.Scan(&r.traceID, &r.turn, &r.toolset) }
+
+// itemOf is item id of its trace t.
+func (s *Store) itemOf(ctx context.Context, id string, r itemKey, t trace.Trace) (trace.Item, error) {
+	var err error
 	for _, it := range trace.Items(t) {
-		if it.Turn == turn {
-			if toolset != 0 {
+		if it.Turn == r.turn {
+			if r.toolset != 0 {
 				// Put back against a newer catalogue (sample --stale --tools).
-				if it.Tools, err = toolsetTools(ctx, s.r, toolset); err != nil {
+				if it.Tools, err = toolsetTools(ctx, s.r, r.toolset); err != nil {
 					return trace.Item{}, fmt.Errorf("item %q: its catalogue: %w", id, err)
 				}
 			}
 			return it, nil
 		}
 	}
-	return trace.Item{}, fmt.Errorf("item %q: turn %d missing from trace %q: %w", id, turn, traceID, ErrNotFound)
+	return trace.Item{}, fmt.Errorf("item %q: turn %d missing from trace %q: %w", id, r.turn, r.traceID, ErrNotFound)
 }
 
 // lookAheadRows is how many traces lookAhead looks up at once.

@@ -60,7 +60,8 @@ func (a *CLI) open(ctx context.Context) (*app.App, error) {
 	if a.backend != nil {
 		return a.backend, nil
 	}
-	o := app.OpenOptions{DSN: a.DBPath, ReadOnly: a.ReadOnly, Password: a.dbPassword, MayCreate: a.mayCreate}
+	o := app.OpenOptions{DSN: a.DBPath, ReadOnly: a.ReadOnly, Password: a.dbPassword, MayCreate: a.mayCreate,
+		Upgrading: func(line string) { fmt.Fprintln(a.Err, line) }}
 	if !a.quietCreate {
 		o.Created = func(dsn string) { fmt.Fprintf(a.Err, "created %s\n", dsn) }
 	}

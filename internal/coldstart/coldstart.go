@@ -1,11 +1,11 @@
 // Package coldstart keeps the garbage collector off while the process
-// starts. Package initialisers (chroma's lexer and style registries, which
-// glamour brings in, and jsonschema's metaschemas) allocate about 9 MB
-// before main runs: enough for the collector to run two or three cycles,
-// stop the world for each, and take about a third of the CPU the label
-// screen spends before its first frame; on a loaded machine every stop
-// waits for threads to be scheduled. Nothing allocated that early is
-// garbage worth collecting.
+// starts. Package initialisers allocated about 9 MB before main ran while
+// glamour (chroma's lexer and style registries) and jsonschema (its
+// metaschemas) were linked: enough for the collector to run two or three
+// cycles, stop the world for each, and take about a third of the CPU the
+// label screen spent before its first frame; on a loaded machine every
+// stop waits for threads to be scheduled. Without them it is under 2 MB,
+// still nothing worth collecting that early.
 //
 // A command resumes the collector (Resume) once it knows what it does: at
 // once for work that allocates (import, export, serve…), after the first

@@ -17,7 +17,14 @@ type Migration struct {
 	Version int
 	Name    string
 	SQL     string
+	// Notice is what a user whose database this migration upgrades is
+	// told before it runs: one of its lines reads "-- migrate: notice:
+	// NOTICE" (a migration that rewrites every row of a large table).
+	Notice string
 }
+
+// noticeLine starts the line of a migration that holds its Notice.
+const noticeLine = "-- migrate: notice: "
 
 // Load reads the NNNN_what.sql files at the root of fsys in order of
 // number (none when fsys is nil). A file named otherwise, or two files of
@@ -42,7 +49,13 @@ func Load(fsys fs.FS) ([]Migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Migration{Version: v, Name: name, SQL: string(body)})
+		m := Migration{Version: v, Name: name, SQL: string(body)}
+		for _, line := range strings.Split(m.SQL, "\n") {
+			if notice, ok := strings.CutPrefix(line, noticeLine); ok {
+				m.Notice = strings.TrimSpace(notice)
+			}
+		}
+		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	for i := 1; i < len(out); i++ {

@@ -60,6 +60,10 @@ type Options struct {
 	Password string
 	// Migrations holds the schema's PostgreSQL migrations, NNNN_what.sql.
 	Migrations fs.FS
+	// Upgrading, when set, is told before a migration with a notice
+	// (migrations.Migration.Notice) upgrades an existing database, with
+	// a line that names both.
+	Upgrading func(line string)
 	// Committed, when set, is called after every write transaction under
 	// ctx ends.
 	Committed func(ctx context.Context)
@@ -192,7 +196,7 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 		if err == nil {
 			// One round trip: the busy timeout, the writers' lock and
 			// the data version's move (see begin).
-			_, err = tx.ExecContext(ctx, d.begin(ctx, d.opt.Versioned && !d.deferred && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx))))
+			_, err = tx.ExecContext(ctx, d.begin(ctx, d.bumps(ctx)))
 			if err != nil {
 				_ = tx.Rollback()
 			}
@@ -250,7 +254,7 @@ func (d *DB) ExecAlone(ctx context.Context, query string, args ...any) error {
 func (d *DB) begin(ctx context.Context, bump bool) string {
 	t := d.opt.BusyTimeout
 	if t <= 0 {
-		t = 15 * time.Second
+		t = defaultBusy
 	}
 	q := fmt.Sprintf("SELECT set_config('lock_timeout', '%dms', true); ", t.Milliseconds())
 	if sc, ok := ctx.Value(scopeKey{}).(scope); ok {
@@ -265,6 +269,15 @@ func (d *DB) begin(ctx context.Context, bump bool) string {
 		q += "; " + bumpVersion
 	}
 	return q
+}
+
+// defaultBusy is the busy timeout when Options.BusyTimeout is 0.
+const defaultBusy = 15 * time.Second
+
+// bumps reports whether a write transaction under ctx moves the data
+// version.
+func (d *DB) bumps(ctx context.Context) bool {
+	return d.opt.Versioned && !d.deferred && (d.opt.Unchanged == nil || !d.opt.Unchanged(ctx))
 }
 
 func (d *DB) committed(ctx context.Context) {

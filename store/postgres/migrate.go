@@ -81,6 +81,10 @@ func (d *DB) apply(ctx context.Context, tx *sql.Tx, ms []migration) error {
 		return err
 	}
 	for _, m := range pending {
+		// A new database's schema is made, not upgraded: no notice.
+		if m.Notice != "" && len(recorded) > 0 && d.opt.Upgrading != nil {
+			d.opt.Upgrading(fmt.Sprintf("upgrading %s (%s): %s", d.name, m.Name, m.Notice))
+		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			return fmt.Errorf("migrate %s: %s: %w", d.name, m.Name, d.wrap("", err))
 		}

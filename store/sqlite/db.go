@@ -57,6 +57,10 @@ type Options struct {
 	// (migrate.go). The engine keeps its own state (when the file last
 	// passed its quick check) in their table store_state(key, value).
 	Migrations fs.FS
+	// Upgrading, when set, is told before a migration with a notice
+	// (migrations.Migration.Notice) upgrades an existing database, with
+	// a line that names both.
+	Upgrading func(line string)
 	// Committed, when set, is called after every write transaction that
 	// ran fn under ctx ends (even after a failed commit: it may have
 	// landed), with that ctx.

@@ -78,6 +78,10 @@ func (d *DB) migrate(ctx context.Context, w *sql.DB) error {
 		if applied[m.Version] {
 			continue
 		}
+		// A new file's schema is made, not upgraded: no notice.
+		if m.Notice != "" && tables > 0 && d.opt.Upgrading != nil {
+			d.opt.Upgrading(fmt.Sprintf("upgrading %s (%s): %s", d.path, m.Name, m.Notice))
+		}
 		if err := d.applyMigration(ctx, w, m); err != nil {
 			return err
 		}

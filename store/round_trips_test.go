@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/internal/pgtest"
+)
+
+// The round trips a reviewer's writes make to PostgreSQL, counted by a
+// proxy in front of the server: each is a wake-up of a server backend,
+// which on a busy machine waits its turn for a core, so they bound a
+// submit's latency under load. A submit (with its audit entry and the
+// check that the SSH key is still the reviewer's) and a skip are two,
+// whether or not they settle the item; a draft's autosave (not audited)
+// is one, and so is an audit entry written on its own (a lead's read, such
+// as every status command over SSH). Loading the next item after a submit
+// is one for the assignment and one for the item, its draft, notes and
+// the guide.
+func TestReviewerRoundTrips(t *testing.T) {
+	st := openEngine(t, "postgres")
+	ctx := context.Background()
+	ids := concurrentBatch(t, st, 6)
+	if err := st.AddUserKey(ctx, "alice", ka); err != nil {
+		t.Fatal(err)
+	}
+	dsn, trips := pgtest.CountTrips(t, st.Path())
+	proxied, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxied.Close()
+	proxied.Now = st.Now
+	as := func(item string) context.Context {
+		return WithAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
+			Action: "label.submit", Object: item})
+	}
+	count := func(what string, want int64, fn func() error) {
+		t.Helper()
+		n := trips.N()
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		got := trips.N() - n
+		t.Logf("%s: %d round trips", what, got)
+		if want > 0 && got > want {
+			t.Errorf("%s: %d round trips, want at most %d", what, got, want)
+		}
+	}
+	// The first of each kind prepares its statements on the connection.
+	warm := func(i int) {
+		if err := proxied.SaveDraft(as(ids[i]), ids[i], "alice", []byte(`{"a":1}`), 3); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := proxied.SubmitLabel(as(ids[i]), callLabel(ids[i], "alice", `{"order_id":"ORD-1"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := proxied.SkipItem(as(ids[i]), ids[i], "bob", "unclear"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := proxied.SubmitLabel(as(ids[i]), callLabel(ids[i], "carol", `{"order_id":"ORD-1"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm(0)
+	warm(1)
+	if _, err := proxied.NextAssignment(ctx, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proxied.ItemWork(ctx, ids[4], "bob"); err != nil {
+		t.Fatal(err)
+	}
+	count("draft", 1, func() error { return proxied.SaveDraft(ctx, ids[2], "alice", []byte(`{"a":1}`), 3) })
+	count("audited draft", 2, func() error { return proxied.SaveDraft(as(ids[2]), ids[2], "alice", []byte(`{"a":2}`), 4) })
+	count("submit", 2, func() error {
+		_, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "alice", `{"order_id":"ORD-1"}`))
+		return err
+	})
+	count("audit entry", 1, func() error {
+		return proxied.AppendAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
+			Action: "queue.read", Object: "status"})
+	})
+	count("next assignment", 1, func() error { _, err := proxied.NextAssignment(ctx, "bob", ""); return err })
+	count("item work", 1, func() error { _, err := proxied.ItemWork(ctx, ids[3], "bob"); return err })
+	count("skip", 2, func() error { return proxied.SkipItem(as(ids[2]), ids[2], "bob", "unclear") })
+	count("settling submit", 2, func() error {
+		s, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "carol", `{"order_id":"ORD-1"}`))
+		if err == nil && !s.Settled {
+			t.Error("the last label did not settle the item")
+		}
+		return err
+	})
+}
