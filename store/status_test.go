@@ -443,6 +443,25 @@ func TestStatusLabelHalvesJoinInRowOrder(t *testing.T) {
 		if want := []string{"x:alice,bob", "y:alice", "z:bob,carol"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("joined %v, want %v", got, want)
 		}
+		// alice took x's label back and submitted it again between the
+		// halves' reads: the second half's row (no call, 9 s) replaces the
+		// first's (call, 30 s), in the labels and the seconds.
+		var c labelHalves
+		for i, rows := range [][]string{{"x\x1fcall\x1f30\x1falice\x1f[]", "x\x1fcall\x1f5\x1fbob\x1f[]"}, {"x\x1fno_call\x1f9\x1falice\x1f[]"}} {
+			for _, row := range rows {
+				if err := c[i].addTimedRow([]byte(row)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		sc := statusScan{seconds: map[statusKey]secondsHistogram{}}
+		c.join(&sc, "b1")
+		if ls := sc.labels; len(ls) != 1 || len(ls[0]) != 2 || ls[0][0].Reviewer != "alice" || ls[0][0].Decision != "no_call" || ls[0][1].Reviewer != "bob" {
+			t.Errorf("joined %+v, want alice's second label and bob's", ls)
+		}
+		if m := sc.seconds[statusKey{batch: "b1", reviewer: "alice"}].median(); m == nil || *m != 9 {
+			t.Errorf("alice's median %v, want 9 s", m)
+		}
 	})
 }
 

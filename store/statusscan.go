@@ -278,14 +278,30 @@ func (h *labelHalves) join(sc *statusScan, b string) {
 }
 
 // join appends h's items, read from later rows, to g's: an item g holds
-// gets h's labels after its own; the others follow in h's order.
+// gets h's labels after its own; the others follow in h's order. The
+// halves are two reads, so a label taken back and submitted again between
+// them (a new row, past the middle) can be in both: h's, the later, takes
+// the place of g's, whose seconds g no longer counts.
 func (g *labelGrouper) join(h *labelGrouper) [][]review.Label {
 	for _, ls := range h.items {
-		if i, ok := g.index[ls[0].Item]; ok {
-			g.items[i] = append(g.items[i], ls...)
+		i, ok := g.index[ls[0].Item]
+		if !ok {
+			g.items = append(g.items, ls)
 			continue
 		}
-		g.items = append(g.items, ls)
+	next:
+		for _, l := range ls {
+			for k, had := range g.items[i] {
+				if had.Reviewer == l.Reviewer {
+					if secs := g.seconds[had.Reviewer]; secs != nil {
+						secs[had.Seconds]--
+					}
+					g.items[i][k] = l
+					continue next
+				}
+			}
+			g.items[i] = append(g.items[i], l)
+		}
 	}
 	return g.items
 }
