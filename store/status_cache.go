@@ -23,13 +23,27 @@ import (
 // A status is cached under exactly the query it answers, and the view is a
 // function of StatusQuery.As: one user's status is never served to another.
 
-// statusCache holds the statuses computed at one stamp.
+// statusCache holds the statuses computed at one stamp, and the
+// computations under way.
 type statusCache struct {
 	mu      sync.Mutex
 	stamp   statusStamp
 	entries map[StatusQuery]*statusEntry
+	flights map[StatusQuery]*statusFlight
 	// computed counts the statuses read from the database (tests).
 	computed atomic.Int64
+}
+
+// statusFlight is the computation of one query's status under way, and the
+// one that follows it: everyone who asks while a computation runs waits for
+// the next one, which starts when it ends and serves them all. Each of
+// them gets a status read after they asked (their own writes are in it),
+// and while the data changes under a stream of writes (a team labelling:
+// every label changes it) a query's status is computed once at
+// a time, however many clients ask for it: the server no longer reads and
+// resamples every label once per client.
+type statusFlight struct {
+	next *statusEntry // asked for while one runs; nil when nobody waits
 }
 
 // statusStamp is the state of the data a status was computed at. conn is
@@ -66,7 +80,7 @@ const statusCacheSize = 256
 func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	stamp, ok := s.statusStamp(ctx)
 	if !ok {
-		return s.computeStatus(ctx, q)
+		return s.flyStatus(ctx, q)
 	}
 	c := &s.statuses
 	c.mu.Lock()
@@ -91,7 +105,10 @@ func (s *Store) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	e := &statusEntry{done: make(chan struct{})}
 	c.entries[q] = e
 	c.mu.Unlock()
-	e.status, e.err = s.computeStatus(ctx, q)
+	// The status may be read after the stamp moved on: it is kept under
+	// the stamp all the same, as one read there and then would have been
+	// (whoever finds the stamp unchanged asked before that move).
+	e.status, e.err = s.flyStatus(ctx, q)
 	close(e.done)
 	if e.err != nil {
 		c.mu.Lock()
@@ -122,3 +139,64 @@ func (s *Store) statusStamp(ctx context.Context) (statusStamp, bool) {
 // dataChanged records a commit of this store that may change what status
 // reads.
 func (s *Store) dataChanged() { s.dataGen.Add(1) }
+
+// beforeFlight runs as a flight's computation starts (tests hold it).
+var beforeFlight = func() {}
+
+// flyStatus computes q's status, or waits for the computation that starts
+// after the one under way, shared by everyone who asked meanwhile (see
+// statusFlight).
+func (s *Store) flyStatus(ctx context.Context, q StatusQuery) (Status, error) {
+	c := &s.statuses
+	c.mu.Lock()
+	f, busy := c.flights[q]
+	if !busy {
+		if c.flights == nil {
+			c.flights = map[StatusQuery]*statusFlight{}
+		}
+		f = &statusFlight{}
+		c.flights[q] = f
+		c.mu.Unlock()
+		beforeFlight()
+		st, err := s.computeStatus(ctx, q)
+		s.landStatus(context.WithoutCancel(ctx), q, f)
+		return st, err
+	}
+	e := f.next
+	if e == nil {
+		e = &statusEntry{done: make(chan struct{})}
+		f.next = e
+	}
+	c.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return Status{}, ctx.Err()
+	}
+	if e.err != nil {
+		// The shared computation failed: try on our own.
+		return s.computeStatus(ctx, q)
+	}
+	return e.status, nil
+}
+
+// landStatus ends f's computation under way: the one asked for meanwhile
+// starts (on a goroutine of its own, its askers waiting for it), else q's
+// flight is over.
+func (s *Store) landStatus(ctx context.Context, q StatusQuery, f *statusFlight) {
+	c := &s.statuses
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := f.next
+	if e == nil {
+		delete(c.flights, q)
+		return
+	}
+	f.next = nil
+	go func() {
+		beforeFlight()
+		e.status, e.err = s.computeStatus(ctx, q)
+		s.landStatus(ctx, q, f)
+		close(e.done)
+	}()
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -221,5 +224,82 @@ func TestStatusLeavesOutABatchBeingWritten(t *testing.T) {
 	}
 	if c, err := st.ItemStatusCounts(ctx, ""); err != nil || len(c) != 0 {
 		t.Errorf("item counts with only a batch being written: %v %v", c, err)
+	}
+}
+
+// TestStatusSharedWhileComputing: while a status is being computed, those
+// who ask for the same one wait for the next computation, one for all of
+// them, and it shows what was written before they asked.
+func TestStatusSharedWhileComputing(t *testing.T) {
+	patientStamp(t)
+	onEngines(t, testStatusSharedWhileComputing)
+}
+
+func testStatusSharedWhileComputing(t *testing.T, st *Store) {
+	ctx := context.Background()
+	item := assignTwo(t, st)
+	alice := StatusQuery{As: "alice"}
+	started, release := make(chan struct{}), make(chan struct{})
+	var flights atomic.Int32
+	old := beforeFlight
+	beforeFlight = func() {
+		if flights.Add(1) == 1 {
+			close(started)
+			<-release
+		}
+	}
+	t.Cleanup(func() { beforeFlight = old })
+	computed := st.statuses.computed.Load()
+
+	firstDone := make(chan error, 1)
+	go func() {
+		_, err := st.Status(ctx, alice)
+		firstDone <- err
+	}()
+	<-started
+	// Written after the first computation began: all who ask from now on
+	// must see it.
+	if err := st.SaveDraft(ctx, item, "alice", []byte(`{}`), 3); err != nil {
+		t.Fatal(err)
+	}
+	const askers = 5
+	var wg sync.WaitGroup
+	got := make([]Status, askers)
+	errs := make([]error, askers)
+	for i := range askers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = st.Status(ctx, alice)
+		}()
+	}
+	// Release the first computation once one of them waits for the next.
+	for {
+		st.statuses.mu.Lock()
+		f := st.statuses.flights[alice]
+		waiting := f != nil && f.next != nil
+		st.statuses.mu.Unlock()
+		if waiting {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+	for i := range askers {
+		if errs[i] != nil || got[i].Totals.Draft != 1 {
+			t.Fatalf("asker %d: %v, totals %+v (want the draft written before it asked)", i, errs[i], got[i].Totals)
+		}
+	}
+	if n := st.statuses.computed.Load() - computed; n != 2 {
+		t.Errorf("%d statuses computed for 1 + %d askers, want 2 (the first, then one for all who asked meanwhile)", n, askers)
+	}
+	st.statuses.mu.Lock()
+	defer st.statuses.mu.Unlock()
+	if len(st.statuses.flights) != 0 {
+		t.Errorf("flights left over: %v", st.statuses.flights)
 	}
 }

@@ -85,6 +85,11 @@ type LabelPage struct {
 	context contextPane
 	width   int
 	height  int
+
+	// headers, rules and fieldNames: the parts of the screen drawn lately.
+	headers    drawings[headerKey]
+	rules      drawings[ruleKey]
+	fieldNames drawings[fieldKey]
 }
 
 // NewLabelPage builds the label screen for opts.Reviewer over c.API.

@@ -125,10 +125,26 @@ func (p *LabelPage) View() string {
 	return strings.Join(rows, "\n")
 }
 
+// headerKey is what the header is drawn from.
+type headerKey struct {
+	reviewer, item, trace string
+	turn                  int
+	counted               bool
+	done, total, countW   int
+	secs, width           int
+}
+
 func (p *LabelPage) headerView() string {
+	secs := p.secondsAt(p.now)
+	k := headerKey{reviewer: p.opts.Reviewer, item: p.item.ID, trace: p.item.TraceID, turn: p.item.Turn,
+		counted: p.counted, done: p.done, total: p.total, countW: p.countWidth, secs: secs, width: p.width}
+	return p.headers.get(k, func() string { return p.drawHeader(secs) })
+}
+
+// drawHeader draws the header line with secs on the item's clock.
+func (p *LabelPage) drawHeader(secs int) string {
 	s := &p.c.Styles
 	left := s.Title.Render(p.opts.Reviewer) + "  " + p.countView() + " " + p.barView(12)
-	secs := p.secondsAt(p.now)
 	right := s.Muted.Render(fmt.Sprintf("⏱ %d:%02d", secs/60, secs%60))
 	meta := []string{fmt.Sprintf("%s turn %d", p.item.TraceID, p.item.Turn)}
 	keys := make([]string, 0, len(p.item.Metadata))
@@ -202,8 +218,19 @@ func (p *LabelPage) formTitle() string {
 	return title
 }
 
+// ruleKey is what a rule is drawn from.
+type ruleKey struct {
+	title  string
+	accent bool
+	width  int
+}
+
 // rule is a titled horizontal line across the page.
 func (p *LabelPage) rule(title string, accent bool) string {
+	return p.rules.get(ruleKey{title, accent, p.width}, func() string { return p.drawRule(title, accent) })
+}
+
+func (p *LabelPage) drawRule(title string, accent bool) string {
 	s := &p.c.Styles
 	style := s.Muted
 	if accent {
@@ -213,7 +240,17 @@ func (p *LabelPage) rule(title string, accent bool) string {
 	return style.Render(ansi.Truncate(head, p.width, "…")) + s.Muted.Render(strings.Repeat("─", max(p.width-ansi.StringWidth(head), 0)))
 }
 
+// fieldKey is what a field's name is drawn from.
+type fieldKey struct {
+	name    string
+	focused bool
+}
+
 func (p *LabelPage) fieldName(name string, focused bool) string {
+	return p.fieldNames.get(fieldKey{name, focused}, func() string { return p.drawFieldName(name, focused) })
+}
+
+func (p *LabelPage) drawFieldName(name string, focused bool) string {
 	s := &p.c.Styles
 	style := s.Form.Label
 	if focused {

@@ -31,7 +31,9 @@ import (
 // 0), frame and submit latency, each replica's peak RSS and CPU, and
 // PostgreSQL's CPU (its postmaster and backends). It needs
 // GOLDTRACE_TEST_PG; run it on a cluster of its own for PostgreSQL's CPU
-// to be goldtrace's alone.
+// to be goldtrace's alone. With GOLDTRACE_BENCH_BEFORE naming another
+// build, that build runs each engine's load first, on a project of its own
+// (before-… figures).
 //
 //	GOLDTRACE_TEST_PG=postgres://… go test ./cmd/goldtrace -run '^$' -bench BenchmarkServeReplicas -benchtime=1x
 func BenchmarkServeReplicas(b *testing.B) {
@@ -50,41 +52,65 @@ func BenchmarkServeReplicas(b *testing.B) {
 	for i := range names {
 		names[i] = fmt.Sprintf("r%02d", i+1)
 	}
+	// GOLDTRACE_BENCH_BEFORE: another build runs the same load first, on
+	// a project it makes itself (its own schema), reported as before-….
+	builds := []struct{ name, bin string }{{"", bin}}
+	if before := os.Getenv("GOLDTRACE_BENCH_BEFORE"); before != "" {
+		builds = append([]struct{ name, bin string }{{"before-", before}}, builds...)
+	}
 	b.ResetTimer()
 	for range b.N {
 		for _, run := range []struct {
 			engine   string
-			db       string
 			replicas int
-		}{{"postgres", pgtest.DSN(b), 2}, {"sqlite", "", 1}} {
-			before := loadAverage()
-			res := runReplicaLoad(b, bin, run.db, run.replicas, names, perReviewer, execClients)
-			p := run.engine + "_"
-			b.ReportMetric(float64(res.lost), p+"labels_lost")
-			b.ReportMetric(float64(res.errors), p+"errors")
-			b.ReportMetric(ms(percentile(res.frames, 50)), p+"frame_p50_ms")
-			b.ReportMetric(ms(percentile(res.frames, 99)), p+"frame_p99_ms")
-			b.ReportMetric(ms(percentile(res.submits, 50)), p+"submit_p50_ms")
-			b.ReportMetric(ms(percentile(res.submits, 99)), p+"submit_p99_ms")
-			b.ReportMetric(float64(len(res.submits))/res.took.Seconds(), p+"labels_per_s")
-			b.ReportMetric(float64(res.statusRuns)/res.took.Seconds(), p+"status_per_s")
-			var rss []string
-			for i, kb := range res.replicaRSSKB {
-				rss = append(rss, fmt.Sprintf("replica %d: peak RSS %.0f MB, CPU %.1f s", i+1, float64(kb)/1024, res.replicaCPU[i].Seconds()))
+		}{{"postgres", 2}, {"sqlite", 1}} {
+			for _, build := range builds {
+				reportReplicaLoad(b, build.name, build.bin, run.engine, run.replicas, names, perReviewer, execClients)
 			}
-			pgCPU := "-"
-			if run.engine == "postgres" {
-				pgCPU = fmt.Sprintf("%.1f s", res.pgCPU.Seconds())
-				b.ReportMetric(res.pgCPU.Seconds(), p+"server_cpu_s")
-			}
-			b.Logf("%s, %d replica(s): %d reviewers × %d labels in %s (%.0f labels/s): %d labels lost, %d errors (first: %v), %d status execs (%.0f/s); frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms (%d submits); %s; PostgreSQL CPU %s; load average %s before, %s after",
-				run.engine, run.replicas, len(names), perReviewer, res.took.Round(time.Millisecond), float64(len(res.submits))/res.took.Seconds(),
-				res.lost, res.errors, res.firstErr, res.statusRuns, float64(res.statusRuns)/res.took.Seconds(),
-				ms(percentile(res.frames, 50)), ms(percentile(res.frames, 99)), len(res.frames),
-				ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), len(res.submits),
-				strings.Join(rss, "; "), pgCPU, before, loadAverage())
 		}
 	}
+}
+
+// reportReplicaLoad runs the load on engine with bin's serve replicas and
+// reports it, each figure's name prefixed with name and the engine. A
+// build with a name (another build's) makes its project itself.
+func reportReplicaLoad(b *testing.B, name, bin, engine string, replicas int, names []string, perReviewer, execClients int) {
+	db, seedBin := "", ""
+	if engine == "postgres" {
+		db = pgtest.DSN(b)
+	}
+	if name != "" {
+		seedBin = bin
+	}
+	before := loadAverage()
+	res := runReplicaLoad(b, bin, seedBin, db, replicas, names, perReviewer, execClients)
+	p := name + engine + "_"
+	b.ReportMetric(float64(res.lost), p+"labels_lost")
+	b.ReportMetric(float64(res.errors), p+"errors")
+	b.ReportMetric(ms(percentile(res.frames, 50)), p+"frame_p50_ms")
+	b.ReportMetric(ms(percentile(res.frames, 99)), p+"frame_p99_ms")
+	b.ReportMetric(ms(percentile(res.submits, 50)), p+"submit_p50_ms")
+	b.ReportMetric(ms(percentile(res.submits, 99)), p+"submit_p99_ms")
+	b.ReportMetric(float64(len(res.submits))/res.took.Seconds(), p+"labels_per_s")
+	b.ReportMetric(float64(res.statusRuns)/res.took.Seconds(), p+"status_per_s")
+	var rss []string
+	var cpu time.Duration
+	for i, kb := range res.replicaRSSKB {
+		rss = append(rss, fmt.Sprintf("replica %d: peak RSS %.0f MB, CPU %.1f s", i+1, float64(kb)/1024, res.replicaCPU[i].Seconds()))
+		cpu += res.replicaCPU[i]
+	}
+	b.ReportMetric(cpu.Seconds(), p+"replicas_cpu_s")
+	pgCPU := "-"
+	if engine == "postgres" {
+		pgCPU = fmt.Sprintf("%.1f s", res.pgCPU.Seconds())
+		b.ReportMetric(res.pgCPU.Seconds(), p+"server_cpu_s")
+	}
+	b.Logf("%s%s, %d replica(s): %d reviewers × %d labels in %s (%.0f labels/s): %d labels lost, %d errors (first: %v), %d status execs (%.0f/s); frame p50 %.1f ms p99 %.1f ms (%d keys); submit p50 %.1f ms p99 %.1f ms (%d submits); %s; PostgreSQL CPU %s; load average %s before, %s after",
+		name, engine, replicas, len(names), perReviewer, res.took.Round(time.Millisecond), float64(len(res.submits))/res.took.Seconds(),
+		res.lost, res.errors, res.firstErr, res.statusRuns, float64(res.statusRuns)/res.took.Seconds(),
+		ms(percentile(res.frames, 50)), ms(percentile(res.frames, 99)), len(res.frames),
+		ms(percentile(res.submits, 50)), ms(percentile(res.submits, 99)), len(res.submits),
+		strings.Join(rss, "; "), pgCPU, before, loadAverage())
 }
 
 type replicaLoad struct {
@@ -95,24 +121,29 @@ type replicaLoad struct {
 }
 
 // runReplicaLoad seeds a project on db (a DSN; "" for a SQLite file),
-// serves it from replicas goldtrace serve processes, and runs the load.
-func runReplicaLoad(b *testing.B, bin, db string, replicas int, names []string, perReviewer, execClients int) replicaLoad {
+// with seedBin when set (else in this process), serves it from replicas
+// goldtrace serve processes, and runs the load.
+func runReplicaLoad(b *testing.B, bin, seedBin, db string, replicas int, names []string, perReviewer, execClients int) replicaLoad {
 	b.StopTimer()
 	defer b.StartTimer()
 	nItems := len(names) * perReviewer / 2
-	ts := &teamServer{t: b, dir: b.TempDir(), db: db}
+	ts := &teamServer{t: b, dir: b.TempDir(), db: db, seedBin: seedBin}
 	seedTeam(b, ts, nItems*2/5+50, nItems, names)
-	st, err := store.Open(context.Background(), ts.db)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, n := range names {
-		q, err := st.Queue(context.Background(), n, "")
-		if err != nil || len(q) != perReviewer {
-			b.Fatalf("%s's queue: %d items, %v; want %d", n, len(q), err, perReviewer)
+	if seedBin == "" {
+		// (Opening the project with this build would upgrade an older
+		// build's schema.)
+		st, err := store.Open(context.Background(), ts.db)
+		if err != nil {
+			b.Fatal(err)
 		}
+		for _, n := range names {
+			q, err := st.Queue(context.Background(), n, "")
+			if err != nil || len(q) != perReviewer {
+				b.Fatalf("%s's queue: %d items, %v; want %d", n, len(q), err, perReviewer)
+			}
+		}
+		st.Close()
 	}
-	st.Close()
 	rs := make([]*teamServer, replicas)
 	procs := make([]*exec.Cmd, replicas)
 	for i := range rs {
@@ -192,7 +223,7 @@ func runReplicaLoad(b *testing.B, bin, db string, replicas int, names []string, 
 		res.replicaCPU = append(res.replicaCPU, cpuTime(p.Process.Pid)-cpu0[i])
 	}
 
-	st, err = store.Open(context.Background(), ts.db)
+	st, err := store.Open(context.Background(), ts.db)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -47,6 +47,10 @@ type teamServer struct {
 	stopped bool
 	// limits are the server's (zero fields: the defaults).
 	limits server.Limits
+	// seedBin, when set, is the goldtrace binary seedTeam runs to make the
+	// project (an older build's, for its own schema); else it runs the
+	// command tree in this process.
+	seedBin string
 }
 
 // newKey is a fresh ed25519 client key.
@@ -138,7 +142,7 @@ func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []str
 	ts.traces = buf.Bytes()
 	must := func(stdin string, args ...string) string {
 		t.Helper()
-		out, errOut, code, _ := runCLI(ts.db, stdin, args...)
+		out, errOut, code := runSeed(ts, stdin, args...)
 		if code != 0 {
 			t.Fatalf("goldtrace %s: exit %d: %s", strings.Join(args, " "), code, errOut)
 		}
@@ -167,6 +171,29 @@ func seedTeam(t testing.TB, ts *teamServer, nTraces, nItems int, reviewers []str
 		ts.items = append(ts.items, it.ID)
 	}
 
+}
+
+// runSeed runs one command of seedTeam's: in this process, or as
+// ts.seedBin when set.
+func runSeed(ts *teamServer, stdin string, args ...string) (string, string, int) {
+	if ts.seedBin == "" {
+		out, errOut, code, _ := runCLI(ts.db, stdin, args...)
+		return out, errOut, code
+	}
+	cmd := exec.Command(ts.seedBin, append([]string{"--db", ts.db}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		code = -1
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+		errOut.WriteString(err.Error())
+	}
+	return out.String(), errOut.String(), code
 }
 
 // shutdown is what SIGTERM does: Shutdown, then Serve returns.

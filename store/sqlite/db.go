@@ -179,10 +179,11 @@ func writable(path string) bool {
 // is not a database, or cannot be opened, fails here with one line.
 func (d *DB) openReaders(ctx context.Context) error {
 	open := func(d string) (*sql.DB, error) {
-		r, err := sql.Open("sqlite", d)
+		c, err := newCachingConnector(d)
 		if err != nil {
 			return nil, err
 		}
+		r := sql.OpenDB(c)
 		// The store bounds how many of them whole-table scans may hold,
 		// so the rest stay free for the short reads a screen makes.
 		r.SetMaxOpenConns(ReadConns)
@@ -225,10 +226,11 @@ func (d *DB) writer(ctx context.Context) (*sql.DB, error) {
 	if d.readOnly {
 		return nil, &dberr.DBError{Path: d.path, Op: "write", Kind: dberr.ErrReadOnly, Err: errors.New(d.roReason), Why: d.roReason}
 	}
-	w, err := sql.Open("sqlite", dsn(d.path, true, d.busy))
+	c, err := newCachingConnector(dsn(d.path, true, d.busy))
 	if err != nil {
 		return nil, d.wrap("open", err)
 	}
+	w := sql.OpenDB(c)
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
