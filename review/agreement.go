@@ -2,6 +2,7 @@ package review
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/trace"
 )
@@ -116,6 +117,21 @@ func AgreeWithin(items [][]Label, boot Bootstrap) Agreement {
 		a, b  []string
 		exact int
 	}
+	// The reliability statistics (a bootstrap) and the argument paths read
+	// only items: they run beside the pair tallies, on another core when
+	// there is one.
+	var reliability Reliability
+	var argPaths []ArgPathAgreement
+	var side sync.WaitGroup
+	side.Add(2)
+	go func() {
+		defer side.Done()
+		reliability = Reliable(ToolRatings(items), boot)
+	}()
+	go func() {
+		defer side.Done()
+		argPaths = ArgPaths(items)
+	}()
 	pairs := map[pairKey]*pairTally{}
 	var lastKey pairKey // the pair of the previous item, usually the same
 	var last *pairTally
@@ -247,8 +263,8 @@ func AgreeWithin(items [][]Label, boot Bootstrap) Agreement {
 		}
 		return x.B < y.B
 	})
-	out.Reliability = Reliable(ToolRatings(items), boot)
-	out.ArgPaths = ArgPaths(items)
+	side.Wait()
+	out.Reliability, out.ArgPaths = reliability, argPaths
 	nonNilSlices(&out)
 	return out
 }

@@ -28,8 +28,10 @@ const maxProblemsPerKind = 50
 // foreign_key_check, then goldtrace's own invariants (every submitted
 // assignment has its label, every gold item its source labels and an item
 // in a gold status, every exported version its records and content hash,
-// no draft left on a finished assignment, no half-written batch, every
-// item the metadata of its trace, every trace body decodes). It only
+// no draft left on a finished assignment, no half-written batch, an item
+// assigned exactly when it has left status 'new' and gold only for such
+// an item, every item the metadata of its trace, every trace body
+// decodes). It only
 // reads. An empty list means healthy. When the check passes on a writable
 // file, the time is recorded so write commands skip their quick check for
 // a day.
@@ -203,6 +205,15 @@ var invariants = []struct{ kind, query string }{
 	{"draft", `SELECT 'draft of ' || d.item_id || ' by ' || d.reviewer || ' has no assignment'
 		FROM drafts d LEFT JOIN assignments a ON a.item_id = d.item_id AND a.reviewer = d.reviewer
 		WHERE a.item_id IS NULL`},
+	// An item leaves status 'new' exactly when a sample assigns it (status
+	// counts a batch's items from items_status, sampling skips them by
+	// it), and only one with labels can have gold.
+	{"batch", `SELECT 'item ' || i.id || ' is ' || i.status || ' but assigned to no one'
+		FROM items i WHERE i.status != 'new' AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id)`},
+	{"batch", `SELECT 'item ' || a.item_id || ' is new but assigned to ' || a.reviewer || ' in batch ' || a.batch
+		FROM assignments a JOIN items i ON i.id = a.item_id WHERE i.status = 'new'`},
+	{"gold", `SELECT 'gold answer of ' || g.item_id || ' is of an item no batch holds'
+		FROM gold g JOIN items i ON i.id = g.item_id WHERE i.status = 'new'`},
 	// Sampling and export filters read an item's metadata from its copy of
 	// the trace's metaset.
 	{"metadata", `SELECT 'item ' || i.id || ' has metaset ' || coalesce(CAST(i.metaset AS TEXT), 'none') || ', its trace ' || i.trace_id || ' has ' || coalesce(CAST(t.metaset AS TEXT), 'none')

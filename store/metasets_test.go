@@ -55,6 +55,9 @@ func storeAtMigration14(t *testing.T, path string, traces int) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// The gold items were in a batch, as only a sampled item gets labels.
+	exec(`INSERT INTO users(name, role, created_at) VALUES ('alice', 'reviewer', 'then')`)
+	exec(`INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b0', 1, 1, 'then')`)
 	for i := range traces {
 		id := fmt.Sprintf("tr_%03d", i)
 		meta, err := json.Marshal(oldMetadata(i))
@@ -85,6 +88,7 @@ func storeAtMigration14(t *testing.T, path string, traces int) {
 				VALUES (?, ?, ?, ?, '(none)', 0, ?, ?)`, item, id, turn, fmt.Sprintf("in%d", i*2+turn), ts, status)
 			if gold {
 				exec(`INSERT INTO gold(item_id, status, decision, adjudicator, updated_at) VALUES (?, 'adjudicated', 'no_call', 'carol', 'then')`, item)
+				exec(`INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at) VALUES (?, 'alice', 'b0', ?, 'skipped', 'then')`, item, i)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goldtrace/goldtrace/review"
 )
@@ -274,4 +275,222 @@ func TestStatusOneBatchItemCountsMatchTheGeneralPath(t *testing.T) {
 			t.Errorf("general path %+v, one-batch path %+v", g, want)
 		}
 	})
+}
+
+// With one batch and none being written, status counts the batch's items
+// by status from items_status (countOneBatchItems), trusting that the
+// items that left 'new' are the assigned ones; it gives the counts of
+// the item-by-item path, and when a store breaks that rule (written
+// behind goldtrace's back) status falls back to that path, and check
+// names the items that break it.
+func TestStatusOneBatchCountsByStatus(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 60)
+		w := st.testW(t)
+		exec := func(qs ...string) {
+			t.Helper()
+			for _, q := range qs {
+				if _, err := w.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		exec(`UPDATE items SET status = 'labeling' WHERE id IN ('it_2', 'it_3')`,
+			`UPDATE items SET status = 'sampled' WHERE id = 'it_4'`,
+			`UPDATE items SET status = 'adjudicated' WHERE id = 'it_6'`,
+			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, updated_at)
+				VALUES ('it_free', 'tr_bench', 900, 'hf', '', 0, 'new', 'now')`)
+		counts := func() (fast itemTally, ok bool, slow itemTally, scanned itemTally) {
+			t.Helper()
+			fast, ok, err := st.countOneBatchItems(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// whileWriting (no batch is being written) makes
+			// scanOneBatchItems match item by item.
+			item := statusScan{items: map[string]*itemTally{}, ready: whileWriting}
+			one := statusScan{items: map[string]*itemTally{}}
+			for _, sc := range []*statusScan{&item, &one} {
+				if err := st.scanOneBatchItems(ctx, sc, "b1"); err != nil {
+					t.Fatal(err)
+				}
+				if *sc.items[""] != *sc.items["b1"] {
+					t.Fatalf("all %+v, batch b1 %+v", *sc.items[""], *sc.items["b1"])
+				}
+			}
+			return fast, ok, *item.items[""], *one.items[""]
+		}
+		want := itemTally{agreed: 48 - 4, disputed: 12, adjudicated: 1, open: 3, gold: 48}
+		if fast, ok, slow, got := counts(); !ok || fast != want || slow != want || got != want {
+			t.Errorf("by status %+v (%v), item by item %+v, status %+v; want %+v", fast, ok, slow, got, want)
+		}
+		if p, err := st.Check(ctx); err != nil || len(p) != 0 {
+			t.Errorf("check: %v %v", p, err)
+		}
+		// it_5 (agreed, with gold) made new again behind the store's back.
+		exec(`UPDATE items SET status = 'new' WHERE id = 'it_5'`)
+		want = itemTally{agreed: 48 - 5, disputed: 12, adjudicated: 1, open: 4, gold: 48}
+		if _, ok, slow, got := counts(); ok || slow != want || got != want {
+			t.Errorf("with a new item assigned: by status trusted (%v), item by item %+v, status %+v; want %+v", ok, slow, got, want)
+		}
+		exec(`UPDATE items SET status = 'sampled' WHERE id = 'it_free'`)
+		p, err := st.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found []string
+		for _, x := range p {
+			found = append(found, x.Kind+": "+x.Detail)
+		}
+		sort.Strings(found)
+		wantFound := []string{
+			"batch: item it_5 is new but assigned to alice in batch b1",
+			"batch: item it_5 is new but assigned to bob in batch b1",
+			"batch: item it_free is sampled but assigned to no one",
+			"gold: gold answer of it_5 is of an item no batch holds",
+		}
+		if !reflect.DeepEqual(found, wantFound) {
+			t.Errorf("check found %q, want %q", found, wantFound)
+		}
+	})
+}
+
+// A lead's status reads the labels as two halves by rowid at once; joined,
+// they must give the items in the order of one scan, each item's labels
+// in order, when every item has a label in each half: bob's labels all
+// come after alice's. The bootstrap draws items by their place, so any
+// other order changes the intervals.
+func TestStatusLabelHalvesJoinInRowOrder(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 300)
+		w := st.testW(t)
+		for _, q := range []string{
+			`DELETE FROM labels WHERE reviewer = 'bob'`,
+			`INSERT INTO labels(item_id, reviewer, decision, calls, seconds, submitted_at)
+				SELECT id, 'bob', CASE WHEN turn % 4 = 0 THEN 'no_call' ELSE 'call' END,
+					CASE WHEN turn % 4 = 0 THEN '[]' ELSE '[{"tool":"tool_' || (turn % 7) || '","args":{"id":"A' || turn || '","n":' || (turn % 3) || '}}]' END,
+					20, '2026-05-01T12:00:00Z'
+				FROM items ORDER BY turn DESC`,
+		} {
+			if _, err := w.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := st.Status(ctx, StatusQuery{As: "carol"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plain [][]review.Label // in the order of alice's labels, one query per item
+		for i := range 300 {
+			ls, err := itemLabels(ctx, st.r, fmt.Sprintf("it_%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain = append(plain, ls)
+		}
+		if want := review.AgreeWithin(plain, review.LiveBootstrap); !reflect.DeepEqual(*s.Agreement, want) {
+			t.Fatalf("status agreement\n%+v\nreview.Agree over the labels in row order\n%+v", *s.Agreement, want)
+		}
+		// The lead's seconds come from the same scans; a reviewer's and
+		// the totals view's from SQLite's count per reviewer and seconds.
+		tot, err := st.Status(ctx, StatusQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(s.Totals, tot.Totals) || !reflect.DeepEqual(s.Batches[0].Totals, tot.Batches[0].Totals) {
+			t.Errorf("lead totals %+v / %+v, totals view %+v / %+v", s.Totals, s.Batches[0].Totals, tot.Totals, tot.Batches[0].Totals)
+		}
+		for i, r := range []string{"alice", "bob"} {
+			own, err := st.Status(ctx, StatusQuery{As: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.Batches[0].Reviewers[i], own.Batches[0].Reviewers[0]; !reflect.DeepEqual(got, want) || got.MedianSeconds == nil {
+				t.Errorf("%s: lead sees %+v, the reviewer %+v", r, got, want)
+			}
+		}
+		if m := *s.Batches[0].Reviewers[1].MedianSeconds; m != 20 {
+			t.Errorf("bob's median %v s, want 20", m)
+		}
+		var g labelGrouper
+		for _, row := range []string{"x\x1fcall\x1f\x1falice\x1f[]", "x\x1fcall\x1f1a\x1falice\x1f[]", "x\x1fcall\x1f7"} {
+			if err := g.addTimedRow([]byte(row)); err == nil {
+				t.Errorf("row %q: no error", row)
+			}
+		}
+		// Items first seen in the second half follow the first half's.
+		var a, b labelGrouper
+		for _, row := range []string{"x\x1fcall\x1falice\x1f[]", "y\x1fcall\x1falice\x1f[]"} {
+			if err := a.addRow([]byte(row)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, row := range []string{"z\x1fno_call\x1fbob\x1f[]", "x\x1fno_call\x1fbob\x1f[]", "z\x1fcall\x1fcarol\x1f[]"} {
+			if err := b.addRow([]byte(row)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for _, ls := range a.join(&b) {
+			var rs []string
+			for _, l := range ls {
+				rs = append(rs, l.Reviewer)
+			}
+			got = append(got, ls[0].Item+":"+strings.Join(rs, ","))
+		}
+		if want := []string{"x:alice,bob", "y:alice", "z:bob,carol"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("joined %v, want %v", got, want)
+		}
+		// alice took x's label back and submitted it again between the
+		// halves' reads: the second half's row (no call, 9 s) replaces the
+		// first's (call, 30 s), in the labels and the seconds.
+		var c labelHalves
+		for i, rows := range [][]string{{"x\x1fcall\x1f30\x1falice\x1f[]", "x\x1fcall\x1f5\x1fbob\x1f[]"}, {"x\x1fno_call\x1f9\x1falice\x1f[]"}} {
+			for _, row := range rows {
+				if err := c[i].addTimedRow([]byte(row)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		sc := statusScan{seconds: map[statusKey]secondsHistogram{}}
+		c.join(&sc, "b1")
+		if ls := sc.labels; len(ls) != 1 || len(ls[0]) != 2 || ls[0][0].Reviewer != "alice" || ls[0][0].Decision != "no_call" || ls[0][1].Reviewer != "bob" {
+			t.Errorf("joined %+v, want alice's second label and bob's", ls)
+		}
+		if m := sc.seconds[statusKey{batch: "b1", reviewer: "alice"}].median(); m == nil || *m != 9 {
+			t.Errorf("alice's median %v, want 9 s", m)
+		}
+	})
+}
+
+// Lead statuses computed at once (a server with several leads, or one
+// asking per batch) never wait on each other for the read connections
+// whole-table scans share: each scan holds one, and none waits for
+// another while holding it.
+func TestStatusLeadsAtOnce(t *testing.T) {
+	st := openTemp(t)
+	statusFixture(t, st, 200)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	want, err := st.computeStatus(ctx, StatusQuery{As: "carol"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 3*scanConns)
+	for range cap(errs) {
+		go func() {
+			got, err := st.computeStatus(ctx, StatusQuery{As: "carol"})
+			if err == nil && !reflect.DeepEqual(got, want) {
+				err = errors.New("a status computed at once with others differs")
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -87,6 +87,9 @@ type statusScan struct {
 	items       map[string]*itemTally          // batch ("" = all) → items
 	seconds     map[statusKey]secondsHistogram // (batch, reviewer) → seconds; zero key parts = all
 	labels      [][]review.Label               // per item, leads only
+	// halves are the labels read as two halves at once (scanStatusLabels),
+	// joined into labels once both are read.
+	halves *labelHalves
 	// ready is the condition that leaves out the assignments of batches
 	// still being written (" AND batch NOT IN …"), "" when there are none:
 	// the scans then need no check at all.
@@ -158,6 +161,9 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 	if err := errors.Join(errs...); err != nil {
 		return sc, err
 	}
+	if sc.halves != nil {
+		sc.halves.join(&sc, names[0])
+	}
 	// Roll the per-reviewer histograms up to per batch and overall.
 	var keys []statusKey
 	for k := range sc.seconds {
@@ -195,6 +201,16 @@ func (sc *statusScan) tally(b string) *itemTally {
 // assignment and label is in it, so SQLite aggregates and no (item,
 // reviewer) → batch map is needed. It starts its scans with run.
 func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, withLabels bool, run func(int, func() error)) {
+	if withLabels {
+		// First: the longest scan, which the others overlap. It counts
+		// the labels' seconds too.
+		if err := s.scanStatusLabels(ctx, sc, run); err != nil {
+			run(3, func() error { return err })
+			return
+		}
+		run(1, func() error { return s.scanOneBatchItems(ctx, sc, b) })
+		return
+	}
 	run(1, func() error { return s.scanOneBatchItems(ctx, sc, b) })
 	run(2, func() error {
 		return s.scanRows(ctx, func(r scanner) error {
@@ -207,25 +223,87 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 			return nil
 		}, `SELECT reviewer, seconds, count(*) FROM labels GROUP BY reviewer, seconds`)
 	})
-	if !withLabels {
-		return
-	}
-	run(3, func() error {
-		var g labelGrouper
-		if err := s.expectLabelItems(ctx, &g); err != nil {
-			return err
-		}
-		var row sql.RawBytes
-		dest := []any{&row} // built once: Scan(&row) would allocate it per row
-		err := s.scanRows(ctx, func(r scanner) error {
-			if err := r.Scan(dest...); err != nil {
-				return err
-			}
-			return g.addRow(row)
-		}, `SELECT `+labelRow+` FROM labels`)
-		sc.labels = g.items
+}
+
+// labelHalves are the labels read as two halves by rowid at once.
+type labelHalves [2]labelGrouper
+
+// scanStatusLabels starts, with run, two scans of the labels at once: the
+// rows up to the middle rowid, and the rest, on another read connection
+// (and core). They read into sc.halves, which scanStatus joins once both
+// are done (neither waits for the other while holding its connection).
+// Each also counts the labels' seconds per reviewer.
+func (s *Store) scanStatusLabels(ctx context.Context, sc *statusScan, run func(int, func() error)) error {
+	var lo, hi int64
+	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT coalesce(min(rowid), 0) FROM labels), (SELECT coalesce(max(rowid), 0) FROM labels)`).Scan(&lo, &hi); err != nil {
 		return err
-	})
+	}
+	mid := lo + (hi-lo)/2
+	sc.halves = &labelHalves{}
+	for i, where := range []string{`rowid <= ?`, `rowid > ?`} {
+		g := &sc.halves[i]
+		// Most items have two labels, which are mostly in the same half.
+		g.expect(int(min(hi-lo+1, 1<<22) / 4))
+		run(3+i, func() error {
+			var row sql.RawBytes
+			dest := []any{&row} // built once: Scan(&row) would allocate it per row
+			return s.scanRows(ctx, func(r scanner) error {
+				if err := r.Scan(dest...); err != nil {
+					return err
+				}
+				return g.addTimedRow(row)
+			}, `SELECT `+timedLabelRow+` FROM labels WHERE `+where+` ORDER BY rowid`, mid)
+		})
+	}
+	return nil
+}
+
+// join sets sc.labels to the labels of both halves grouped per item as one
+// scan in rowid order would have grouped them: an item's labels in the
+// second half follow its labels in the first, and the items first seen in
+// the second half follow the first half's, in order. The bootstrap draws
+// items by their place in that order, so the same labels always give the
+// same intervals. The seconds go to the reviewers' histograms of batch b
+// (the only one).
+func (h *labelHalves) join(sc *statusScan, b string) {
+	sc.labels = h[0].join(&h[1])
+	for _, g := range h {
+		for reviewer, secs := range g.seconds {
+			into := sc.hist(statusKey{batch: b, reviewer: reviewer})
+			for n, c := range secs {
+				into[n] += c
+			}
+		}
+	}
+}
+
+// join appends h's items, read from later rows, to g's: an item g holds
+// gets h's labels after its own; the others follow in h's order. The
+// halves are two reads, so a label taken back and submitted again between
+// them (a new row, past the middle) can be in both: h's, the later, takes
+// the place of g's, whose seconds g no longer counts.
+func (g *labelGrouper) join(h *labelGrouper) [][]review.Label {
+	for _, ls := range h.items {
+		i, ok := g.index[ls[0].Item]
+		if !ok {
+			g.items = append(g.items, ls)
+			continue
+		}
+	next:
+		for _, l := range ls {
+			for k, had := range g.items[i] {
+				if had.Reviewer == l.Reviewer {
+					if secs := g.seconds[had.Reviewer]; secs != nil {
+						secs[had.Seconds]--
+					}
+					g.items[i][k] = l
+					continue next
+				}
+			}
+			g.items[i] = append(g.items[i], l)
+		}
+	}
+	return g.items
 }
 
 // scanOneBatchItems counts the items of batch b by status, and those with
@@ -240,6 +318,18 @@ func (s *Store) scanOneBatch(ctx context.Context, sc *statusScan, b string, with
 // lead's status on 50k items, 12k now. Items no batch drew, most of a
 // large store, are new and never read.
 func (s *Store) scanOneBatchItems(ctx context.Context, sc *statusScan, b string) error {
+	if sc.ready == "" {
+		t, ok, err := s.countOneBatchItems(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			for _, name := range []string{"", b} {
+				*sc.tally(name) = t
+			}
+			return nil
+		}
+	}
 	inBatch := map[string]struct{}{}
 	var id sql.RawBytes
 	dest := []any{&id} // built once: Scan(&id) would allocate it per row
@@ -285,6 +375,39 @@ func (s *Store) scanOneBatchItems(ctx context.Context, sc *statusScan, b string)
 		*sc.tally(name) = t
 	}
 	return nil
+}
+
+// countOneBatchItems counts the items of a project's one batch, with no
+// batch being written, by status and those with gold, reading no item id:
+// an item has left status 'new' exactly when it is assigned (the sample
+// that assigns it moves it in the same transaction, and only removing a
+// batch still being written moves it back; check verifies both), so the
+// batch's items are the items_status index's, counted by status in
+// SQLite, and every gold item is one of them (gold needs labels). ok is
+// false when the number of assigned items (the assignments' key, read in
+// order and never looked up) is not the number of items that left 'new':
+// a store written behind goldtrace's back, which scanOneBatchItems then
+// counts item by item.
+func (s *Store) countOneBatchItems(ctx context.Context) (itemTally, bool, error) {
+	var t itemTally
+	err := s.scanRows(ctx, func(r scanner) error {
+		var st string
+		var n int
+		if err := r.Scan(&st, &n); err != nil {
+			return err
+		}
+		t.addN(st, n, 0)
+		return nil
+	}, `SELECT status, count(*) FROM items WHERE status != 'new' GROUP BY status`)
+	if err != nil {
+		return t, false, err
+	}
+	var assigned int
+	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM (SELECT DISTINCT item_id FROM assignments) a), (SELECT count(*) FROM gold)`).
+		Scan(&assigned, &t.gold); err != nil {
+		return t, false, err
+	}
+	return t, assigned == t.agreed+t.disputed+t.adjudicated+t.open, nil
 }
 
 // scanBatches handles several batches: one scan of the assignments maps
@@ -385,6 +508,57 @@ func (g *labelGrouper) addRow(row []byte) error {
 	return g.addRaw(item, rest[:last], decision, rest[last+1:], 0)
 }
 
+// timedLabelRow is labelRow with the label's seconds after its decision
+// (a lead's status counts them from the same scan).
+const timedLabelRow = `item_id || char(31) || decision || char(31) || seconds || char(31) || reviewer || char(31) || calls`
+
+// addTimedRow adds a label selected as timedLabelRow, and counts its
+// seconds in its reviewer's histogram.
+func (g *labelGrouper) addTimedRow(row []byte) error {
+	item, rest, ok1 := bytes.Cut(row, []byte{0x1f})
+	decision, rest, ok2 := bytes.Cut(rest, []byte{0x1f})
+	digits, rest, ok3 := bytes.Cut(rest, []byte{0x1f})
+	last := bytes.LastIndexByte(rest, 0x1f)
+	secs, ok4 := atoi(digits)
+	if !ok1 || !ok2 || !ok3 || !ok4 || last < 0 {
+		return fmt.Errorf("label row %q: malformed", row)
+	}
+	reviewer := g.intern(rest[:last])
+	h := g.seconds[reviewer]
+	if h == nil {
+		if g.seconds == nil {
+			g.seconds = map[string]secondsHistogram{}
+		}
+		h = secondsHistogram{}
+		g.seconds[reviewer] = h
+	}
+	h[secs]++
+	return g.addRaw(item, rest[:last], decision, rest[last+1:], secs)
+}
+
+// atoi parses a decimal integer (an optional minus, then digits) without
+// allocating.
+func atoi(b []byte) (int, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 // addRaw adds a label scanned into reusable buffers, allocating strings only
 // for what it has not seen: an item id once per item, reviewer and decision
 // names once per scan, calls text once per distinct calls of an item.
@@ -411,6 +585,8 @@ type labelGrouper struct {
 	labelBlock []review.Label
 	rawBlock   [][]byte
 	text       []byte // unused room for calls text (keep)
+	// seconds counts the labels per reviewer and seconds (addTimedRow).
+	seconds map[string]secondsHistogram
 }
 
 // intern returns b as a string, allocating it only the first time.

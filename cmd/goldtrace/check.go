@@ -18,7 +18,8 @@ func newCheckCmd(cli *CLI) *cobra.Command {
 integrity check, foreign keys, and goldtrace's invariants (every submitted
 assignment has its label, every gold item its source labels, every exported
 version its records and content hash, no draft left on a finished assignment,
-no half-written batch). Exit 0 when healthy, 1 with the list of problems.
+no half-written batch, an item assigned exactly when it has left status new).
+Exit 0 when healthy, 1 with the list of problems.
 Write commands refuse a database that fails the quick version of this check.
 On PostgreSQL the server checks its own pages and enforces foreign keys:
 check reports constraints left unvalidated, then goldtrace's invariants.`,
