@@ -87,7 +87,19 @@ func BenchmarkWaitCLI(b *testing.B) {
 	b.Run("labels_import_50k", func(b *testing.B) {
 		db := filepath.Join(dir, "li.db")
 		labels := filepath.Join(dir, "labels-a.jsonl")
-		compare(b, func(int) { copyDB(b, filepath.Join(dir, "sampled.db"), db) },
+		// This build's runs start from a copy of sampled.db it has brought
+		// to its own schema (untimed), so a schema upgrade is not counted
+		// as the import's time; the older build's from sampled.db itself.
+		src := filepath.Join(b.TempDir(), "sampled.db")
+		copyDB(b, filepath.Join(dir, "sampled.db"), src)
+		timed(b, bin, "--db", src, "status", "--as", "carol")
+		compare(b, func(i int) {
+			if before != "" && i%2 == 0 {
+				copyDB(b, filepath.Join(dir, "sampled.db"), db)
+				return
+			}
+			copyDB(b, src, db)
+		},
 			func(int) []string {
 				return []string{"--db", db, "labels", "import", labels, "--as", "carol", "--for-others"}
 			})
