@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,11 +22,12 @@ import (
 // few rows kept.
 //
 // Reading the rows is most of a sample's time, so it runs beside fn: the
-// timestamped items are read in two parts (before and from two thirds of
-// their time span) on two read connections at once, each on a goroutine of
-// its own, while fn runs on the caller's goroutine over the rows read so
-// far, the first part's and then the second's, held until fn gets to them.
-// fn sees every row, in order, from one goroutine.
+// timestamped items are read in parts (slices of their time span), the
+// items without a timestamp in a last part, by two readers on read
+// connections of their own, each taking the next part not yet taken, while
+// fn runs on the caller's goroutine over the rows read so far, part by
+// part, held until fn gets to them. fn sees every row, in order, from one
+// goroutine.
 func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, stratum string) error) error {
 	return s.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
 		for i := range c.Len() {
@@ -60,19 +62,13 @@ func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn fun
 		return err
 	}
 	parts = append(parts, candidatePart{q, args})
-	// Two lanes: the first part alone; the second, then the items without
-	// a timestamp.
-	lanes := [][]candidatePart{parts[:1], parts[1:]}
-	if len(parts) == 2 {
-		lanes = [][]candidatePart{parts}
-	}
 	var skip *rowSet
 	if f.ExcludeSampled {
 		if skip, err = s.inBatchRows(ctx); err != nil {
 			return err
 		}
 	}
-	return s.scanLanes(ctx, lanes, skip, fn)
+	return s.scanParts(ctx, parts, skip, fn)
 }
 
 // inBatchRows reads the rows of the items in a batch: those that have left
@@ -145,10 +141,12 @@ type candidatePart struct {
 	args  []any
 }
 
-// candidateSpans splits f's timestamped items at two thirds of their time
-// span (within f's --since/--until): f itself when the span is one second.
-// The later part is held until fn gets to it, so it is the smaller: on two
-// cores the sample takes no longer for it (fn keeps one of them busy).
+// candidateSpans splits f's timestamped items into candidateParts slices of
+// their time span (within f's --since/--until), fewer when the span has
+// fewer seconds: f itself when it is one second. Several parts, not one per
+// reader, so that the readers share the work whatever the items' spread in
+// time: each takes the next part when done with one, and fn, reading the
+// parts in order, is left with little of the last to go through alone.
 func (s *Store) candidateSpans(ctx context.Context, f CandidateFilter) ([]CandidateFilter, error) {
 	// Two queries: SQLite answers min() and max() from the index only
 	// when each is alone.
@@ -168,47 +166,85 @@ func (s *Store) candidateSpans(ctx context.Context, f CandidateFilter) ([]Candid
 	if !lo.Valid || !hi.Valid || hi.Int64 <= lo.Int64 {
 		return []CandidateFilter{f}, nil
 	}
-	mid := time.Unix(lo.Int64+(hi.Int64-lo.Int64)/3*2+1, 0)
-	early, late := f, f
-	early.Until, late.Since = mid, mid
-	return []CandidateFilter{early, late}, nil
+	var spans []CandidateFilter
+	from := f.Since
+	span := hi.Int64 - lo.Int64 + 1
+	for i := int64(1); i < candidateParts; i++ {
+		at := lo.Int64 + span*i/candidateParts
+		if at <= lo.Int64 || (!from.IsZero() && at <= from.Unix()) {
+			continue
+		}
+		part := f
+		part.Since, part.Until = from, time.Unix(at, 0)
+		spans = append(spans, part)
+		from = part.Until
+	}
+	last := f
+	last.Since = from
+	return append(spans, last), nil
 }
 
-// scanLanes reads each lane's parts in order on a goroutine of its own and
-// calls fn with the rows of every lane in turn, from this goroutine. The
-// first lane's reader waits for fn when it is ahead; the others read on,
-// holding their rows (about 80 bytes each, up to candidateHeldRuns runs)
-// until fn gets to them.
-func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, skip *rowSet, fn func(*CandidateRun) error) error {
+// candidateParts is how many slices of their time span the timestamped
+// items are read in.
+const candidateParts = 8
+
+// candidateReaders is how many parts are read at once.
+const candidateReaders = 2
+
+// scanParts reads the parts, candidateReaders at a time, each on a
+// goroutine that takes the next part not yet taken, and calls fn with
+// the rows of every part in turn, from this goroutine. A reader takes a
+// part only when fn has reached the part candidateAhead before it, so at
+// most that many parts' rows (about 40 bytes each) are held for fn, and a
+// part holds up to candidateHeldRuns runs before its reader waits for fn.
+func (s *Store) scanParts(ctx context.Context, parts []candidatePart, skip *rowSet, fn func(*CandidateRun) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var free candidateRuns
-	outs := make([]chan *CandidateRun, len(lanes))
-	errs := make([]error, len(lanes))
-	var wg sync.WaitGroup
-	for i, parts := range lanes {
-		held := 4 // runs ahead of fn
-		if i > 0 {
-			held = candidateHeldRuns
+	outs := make([]chan *CandidateRun, len(parts))
+	for i := range outs {
+		outs[i] = make(chan *CandidateRun, candidateHeldRuns)
+	}
+	errs := make([]error, len(parts))
+	// turns[i] lets a reader take part i: the first candidateAhead parts
+	// at once, each later one once fn is done with the part
+	// candidateAhead before it.
+	turns := make([]chan struct{}, len(parts))
+	for i := range turns {
+		turns[i] = make(chan struct{}, 1)
+		if i < candidateAhead {
+			turns[i] <- struct{}{}
 		}
-		out := make(chan *CandidateRun, held)
-		outs[i] = out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(candidateReaders, len(parts)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer close(out)
-			errs[i] = s.bulkScan(ctx, func() error {
-				for _, p := range parts {
-					if err := s.readCandidates(ctx, p, skip, out, &free); err != nil {
-						return err
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				select {
+				case <-turns[i]:
+				case <-ctx.Done():
+				}
+				if ctx.Err() == nil {
+					errs[i] = s.bulkScan(ctx, func() error {
+						return s.readCandidates(ctx, parts[i], skip, outs[i], &free)
+					})
+					if errs[i] != nil {
+						cancel() // fn gets no further than this part
 					}
 				}
-				return nil
-			})
+				close(outs[i])
+			}
 		}()
 	}
 	var err error
-	for _, out := range outs {
+	for i, out := range outs {
 		for c := range out {
 			if err == nil {
 				if err = ctx.Err(); err == nil {
@@ -220,10 +256,19 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, skip *ro
 			}
 			free.put(c)
 		}
+		if i+candidateAhead < len(parts) {
+			turns[i+candidateAhead] <- struct{}{}
+		}
 	}
 	wg.Wait()
 	if err != nil {
 		return err
+	}
+	// The reader's error, not the cancellation it made the others see.
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
 	}
 	for _, e := range errs {
 		if e != nil {
@@ -233,8 +278,11 @@ func (s *Store) scanLanes(ctx context.Context, lanes [][]candidatePart, skip *ro
 	return ctx.Err()
 }
 
-// candidateHeldRuns bounds the runs a lane other than the first holds:
-// 512k rows, about 20 MB (a reader that gets that far waits for fn).
+// candidateAhead bounds the parts read and not yet gone through by fn.
+const candidateAhead = 3
+
+// candidateHeldRuns bounds the runs a part holds for fn: 512k rows, about
+// 20 MB (a reader that gets that far waits for fn).
 const candidateHeldRuns = 256
 
 // CandidateRun is up to candidateRunRows rows of a candidate scan, held
