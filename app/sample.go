@@ -334,19 +334,15 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 		}
 		s.Prioritize(prio)
 	}
-	if q.opts.ExcludeSampled {
-		hashes, err := st.SampledInputHashes(ctx)
-		if err != nil {
-			return SamplePlan{}, err
-		}
-		s.Exclude(hashes)
-	}
 	by := q.opts.By
 	if by == sampling.ByDisagreement {
 		by = "" // one stratum: the ranking orders it
 	}
 	f := store.CandidateFilter{Where: q.filter.Where, Since: q.filter.Since, Until: q.filter.Until, Turns: q.filter.Turns,
 		ExcludeSampled: q.opts.ExcludeSampled, By: by}
+	if q.opts.ExcludeSampled {
+		f.Sampled = s.Exclude // before the first row
+	}
 	err = st.ScanCandidateRuns(ctx, f, func(rows *store.CandidateRun) error {
 		s.OfferRows(rows)
 		return nil

@@ -21,7 +21,12 @@ type CandidateFilter struct {
 	Since, Until   time.Time            // trace timestamp in [Since, Until); zero = open
 	Turns          string               // sampling.TurnsAll (or ""), sampling.TurnsCalls, sampling.TurnsNoCalls
 	ExcludeSampled bool                 // only items in no batch yet
-	By             string               // "", "tool" or "meta.NAME": the Stratum of each candidate
+	// Sampled, with ExcludeSampled, is called once, from the scan's
+	// caller's goroutine before any row reaches it, with the input hashes
+	// of the items in a batch (SampledInputHashes, as often as items hold
+	// each): read in one pass with those items' rows, beside the scan.
+	Sampled func(inputHashes []string)
+	By      string // "", "tool" or "meta.NAME": the Stratum of each candidate
 }
 
 // Candidate is one item sampling may draw: what it needs, not the trace.
@@ -127,8 +132,8 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	default:
 		return "", nil, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, sampling.TurnsCalls, sampling.TurnsNoCalls, sampling.TurnsAll)
 	}
-	// f.ExcludeSampled: the reader leaves out the items in a batch
-	// (inBatchRows); items_sampling does not hold the status, so that a
+	// f.ExcludeSampled: the scan leaves out the items in a batch
+	// (inBatch); items_sampling does not hold the status, so that a
 	// batch or a label does not rewrite its entries.
 	order := `i.ts_unix, i.trace_id, i.turn`
 	if !withTS {

@@ -62,36 +62,84 @@ func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn fun
 		return err
 	}
 	parts = append(parts, candidatePart{q, args})
+	if !f.ExcludeSampled {
+		return s.scanParts(ctx, parts, fn)
+	}
+	// The items in a batch are read beside the first parts' rows, and
+	// left out of the runs on fn's goroutine.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inBatch := make(chan inBatchItems, 1)
+	go func() {
+		var b inBatchItems
+		b.rows, b.hashes, b.err = s.inBatch(ctx)
+		inBatch <- b
+	}()
 	var skip *rowSet
-	if f.ExcludeSampled {
-		if skip, err = s.inBatchRows(ctx); err != nil {
-			return err
+	ready := false
+	wait := func() error {
+		ready = true
+		b := <-inBatch
+		if b.err != nil {
+			return b.err
+		}
+		skip = b.rows
+		if f.Sampled != nil {
+			f.Sampled(b.hashes)
+		}
+		return nil
+	}
+	err = s.scanParts(ctx, parts, func(c *CandidateRun) error {
+		if !ready {
+			if err := wait(); err != nil {
+				return err
+			}
+		}
+		if c.leaveOut(skip); c.Len() == 0 {
+			return nil
+		}
+		return fn(c)
+	})
+	if !ready {
+		cancel() // when the scan failed, the read's outcome does not matter
+		if werr := wait(); err == nil {
+			err = werr
 		}
 	}
-	return s.scanParts(ctx, parts, skip, fn)
+	return err
 }
 
-// inBatchRows reads the rows of the items in a batch: those that have left
-// status 'new' (which an item does when a batch draws it, and leaves only
-// when the last batch holding it is removed), from items_status.
-func (s *Store) inBatchRows(ctx context.Context) (*rowSet, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT rowid FROM items WHERE status != 'new'`)
+type inBatchItems struct {
+	rows   *rowSet
+	hashes []string
+	err    error
+}
+
+// inBatch reads the rows and input hashes of the items in a batch: those
+// that have left status 'new' (which an item does when a batch draws it,
+// and leaves only when the last batch holding it is removed), in one pass
+// over items_sampled_inputs, which holds both. A hash is listed once per
+// item holding it.
+func (s *Store) inBatch(ctx context.Context) (*rowSet, []string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT rowid, input_hash FROM items INDEXED BY items_sampled_inputs WHERE status != 'new'`)
 	if err != nil {
-		return nil, fmt.Errorf("scan candidates: %w", err)
+		return nil, nil, fmt.Errorf("scan candidates: %w", err)
 	}
 	defer rows.Close()
 	var list []int64
+	var hashes []string
 	for rows.Next() {
 		var r int64
-		if err := rows.Scan(&r); err != nil {
-			return nil, fmt.Errorf("scan candidates: %w", err)
+		var h string
+		if err := rows.Scan(&r, &h); err != nil {
+			return nil, nil, fmt.Errorf("scan candidates: %w", err)
 		}
-		list = append(list, r)
+		list, hashes = append(list, r), append(hashes, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("scan candidates: %w", err)
+		return nil, nil, fmt.Errorf("scan candidates: %w", err)
 	}
-	return newRowSet(list), nil
+	return newRowSet(list), hashes, nil
 }
 
 // rowSet is a set of rows that a scan asks about once per row: a bitmap
@@ -197,7 +245,7 @@ const candidateReaders = 2
 // part only when fn has reached the part candidateAhead before it, so at
 // most that many parts' rows (about 40 bytes each) are held for fn, and a
 // part holds up to candidateHeldRuns runs before its reader waits for fn.
-func (s *Store) scanParts(ctx context.Context, parts []candidatePart, skip *rowSet, fn func(*CandidateRun) error) error {
+func (s *Store) scanParts(ctx context.Context, parts []candidatePart, fn func(*CandidateRun) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var free candidateRuns
@@ -233,7 +281,7 @@ func (s *Store) scanParts(ctx context.Context, parts []candidatePart, skip *rowS
 				}
 				if ctx.Err() == nil {
 					errs[i] = s.bulkScan(ctx, func() error {
-						return s.readCandidates(ctx, parts[i], skip, outs[i], &free)
+						return s.readCandidates(ctx, parts[i], outs[i], &free)
 					})
 					if errs[i] != nil {
 						cancel() // fn gets no further than this part
@@ -321,6 +369,27 @@ func (c *CandidateRun) Row(i int) (row int64, inputHash []byte, stratum string) 
 	return c.rows[i], c.hashes[start:end:end], c.names[c.strata[i]]
 }
 
+// leaveOut removes the rows in skip from the run, keeping the others in
+// order.
+func (c *CandidateRun) leaveOut(skip *rowSet) {
+	if skip == nil {
+		return
+	}
+	n, start := 0, 0
+	hashes := c.hashes[:0] // written no further than read
+	for i, row := range c.rows {
+		end := int(c.ends[i])
+		if !skip.has(row) {
+			hashes = append(hashes, c.hashes[start:end]...)
+			c.rows[n], c.keys[n], c.keyed[n], c.strata[n] = row, c.keys[i], c.keyed[i], c.strata[i]
+			c.ends[n] = int32(len(hashes))
+			n++
+		}
+		start = end
+	}
+	c.rows, c.keys, c.keyed, c.ends, c.strata, c.hashes = c.rows[:n], c.keys[:n], c.keyed[:n], c.ends[:n], c.strata[:n], hashes
+}
+
 // candidateRuns are the runs fn is done with, for the readers to fill
 // again.
 type candidateRuns struct {
@@ -352,7 +421,7 @@ func (p *candidateRuns) put(c *CandidateRun) {
 // to out. It reads through the driver's own rows, as database/sql would
 // but without its locking and conversion for every value: half the work
 // of a row besides SQLite's.
-func (s *Store) readCandidates(ctx context.Context, p candidatePart, skip *rowSet, out chan<- *CandidateRun, free *candidateRuns) error {
+func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- *CandidateRun, free *candidateRuns) error {
 	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("scan candidates: %w", err)
@@ -372,7 +441,7 @@ func (s *Store) readCandidates(ctx context.Context, p candidatePart, skip *rowSe
 			return err
 		}
 		defer rows.Close()
-		return readCandidateRows(ctx, rows, skip, out, free, func(row int64) (string, error) {
+		return readCandidateRows(ctx, rows, out, free, func(row int64) (string, error) {
 			var h string
 			err := s.r.QueryRowContext(ctx, `SELECT input_hash FROM items WHERE rowid = ?`, row).Scan(&h)
 			if errors.Is(err, sql.ErrNoRows) {
@@ -388,11 +457,11 @@ func (s *Store) readCandidates(ctx context.Context, p candidatePart, skip *rowSe
 }
 
 // readCandidateRows is readCandidates' loop over the driver's rows of
-// (row, input_hi, input_lo, stratum), leaving out those in skip. A row
+// (row, input_hi, input_lo, stratum). A row
 // whose key is 0 and 0 gets its
 // input hash from hashOf: a hash that is not 64 lowercase hex digits has
 // no key (see the input_keys migration).
-func readCandidateRows(ctx context.Context, rows driver.Rows, skip *rowSet, out chan<- *CandidateRun, free *candidateRuns, hashOf func(row int64) (string, error)) error {
+func readCandidateRows(ctx context.Context, rows driver.Rows, out chan<- *CandidateRun, free *candidateRuns, hashOf func(row int64) (string, error)) error {
 	dest := make([]driver.Value, 4)
 	// Each stratum's name once, not once per row.
 	strata := map[string]uint16{}
@@ -417,9 +486,6 @@ func readCandidateRows(ctx context.Context, rows driver.Rows, skip *rowSet, out 
 		row, ok := dest[0].(int64)
 		if !ok {
 			return fmt.Errorf("row number %v (%T)", dest[0], dest[0])
-		}
-		if skip.has(row) {
-			continue
 		}
 		if c == nil {
 			c = free.get()
