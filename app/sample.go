@@ -253,9 +253,10 @@ func parseSampleTime(s string, upper bool) (time.Time, error) {
 
 // checkSampleStore rejects what would make the sample meaningless before it is
 // drawn: an empty store, a --by meta key no trace has, unknown reviewers.
+// items is a bound on the stored items (store.ItemRowsBound), 0 with --from.
 func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) (items int, err error) {
 	if q.opts.From == "" {
-		n, err := st.CountItems(ctx)
+		n, err := st.ItemRowsBound(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -315,7 +316,9 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 		return SamplePlan{}, err
 	}
 	s := sampling.NewSampler(q.seed, q.opts.N, true)
-	s.Expect(items)
+	// Sized for every item row, up to a few million (a store that lost
+	// most of its items has fewer: the set grows as needed past the cap).
+	s.Expect(min(items, 1<<22))
 	var ranking map[string]ranked
 	var judged *SampleJudge
 	unranked := 0

@@ -180,6 +180,17 @@ func (s *Store) HasMetaKey(ctx context.Context, name string) (bool, error) {
 	return found, err
 }
 
+// ItemRowsBound is the largest item row, 0 when there are no items: at
+// least the number of items (rows are numbered from 1 up; more once some
+// are removed), read in no time, where count(*) reads a whole index.
+func (s *Store) ItemRowsBound(ctx context.Context) (int, error) {
+	var n sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT max(rowid) FROM items`).Scan(&n); err != nil || !n.Valid {
+		return 0, err
+	}
+	return int(max(n.Int64, 1)), nil
+}
+
 // CountItems is the number of stored items.
 func (s *Store) CountItems(ctx context.Context) (int, error) {
 	var n int
