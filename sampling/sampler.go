@@ -106,8 +106,11 @@ func (s *Sampler) Expect(n int) {
 // are already in a batch).
 func (s *Sampler) Exclude(hashes []string) {
 	if s.excluded == nil {
-		s.excluded = map[string]bool{}
+		s.excluded = make(map[string]bool, len(hashes))
 	}
+	// Sized once: growing a set re-places every key it holds.
+	s.exclKeys.grow(s.exclKeys.n + len(hashes))
+	s.exclHex.grow(s.exclHex.n + len(hashes))
 	for _, h := range hashes {
 		s.excluded[h] = true
 		k, _ := hashKey(h)
