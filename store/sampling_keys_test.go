@@ -110,18 +110,47 @@ func TestInputKeysMigration(t *testing.T) {
 	}
 	fresh.Close()
 	checkKeys(t, st, len(hashes))
-	// A scan reads the key, and the hash of an item without one.
+	// A scan reads the key, and the hash of an item without one; it is
+	// handed the hashes of the items in a batch before any row.
+	stored := map[int64]string{}
+	all, err := st.r.QueryContext(ctx, `SELECT rowid, input_hash, status FROM items`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inBatch := map[int64]bool{}
+	for all.Next() {
+		var row int64
+		var h, status string
+		if err := all.Scan(&row, &h, &status); err != nil {
+			t.Fatal(err)
+		}
+		stored[row], inBatch[row] = h, status != "new"
+	}
+	all.Close()
 	var rows, keyed, odd int
-	err = st.ScanCandidateRuns(ctx, CandidateFilter{ExcludeSampled: true}, func(c *CandidateRun) error {
+	var sampled [][]string
+	f := CandidateFilter{ExcludeSampled: true, Sampled: func(hashes []string) {
+		if rows > 0 {
+			t.Error("the in-batch hashes came after the first rows")
+		}
+		sampled = append(sampled, hashes)
+	}}
+	err = st.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
 		for i := range c.Len() {
 			rows++
 			row, h, _ := c.Row(i)
+			if inBatch[row] {
+				t.Errorf("row %d is in a batch", row)
+			}
 			if _, _, ok := c.Key(i); ok {
 				keyed++
 			} else if hi, lo := inputKeys(string(h)); hi != 0 || lo != 0 {
 				t.Errorf("row %d: no key for hash %q", row, h)
 			} else {
 				odd++
+				if string(h) != stored[row] {
+					t.Errorf("row %d: hash %q, stored %q", row, h, stored[row])
+				}
 			}
 		}
 		return nil
@@ -135,6 +164,9 @@ func TestInputKeysMigration(t *testing.T) {
 	}
 	if keyed == 0 || odd == 0 {
 		t.Errorf("%d rows with a key, %d without: want both", keyed, odd)
+	}
+	if len(sampled) != 1 || len(sampled[0]) != len(hashes)/3 {
+		t.Errorf("in-batch hashes handed %d times (%v), want once, %d of them", len(sampled), sampled, len(hashes)/3)
 	}
 }
 
