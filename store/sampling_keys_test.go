@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/sampling"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
@@ -167,6 +168,15 @@ func TestInputKeysMigration(t *testing.T) {
 	}
 	if len(sampled) != 1 || len(sampled[0]) != len(hashes)/3 {
 		t.Errorf("in-batch hashes handed %d times (%v), want once, %d of them", len(sampled), sampled, len(hashes)/3)
+	}
+	// And when no item matches.
+	sampled, rows = nil, 0
+	f.Where = []sampling.Condition{{Key: "tool", Value: "no such tool"}}
+	if err := st.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error { rows += c.Len(); return nil }); err != nil {
+		t.Fatalf("a scan matching nothing: %v", err)
+	}
+	if rows != 0 || len(sampled) != 1 || len(sampled[0]) != len(hashes)/3 {
+		t.Errorf("a scan matching nothing: %d rows, in-batch hashes handed %d times, want 0 and once", rows, len(sampled))
 	}
 }
 

@@ -101,7 +101,12 @@ func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn fun
 		return fn(c)
 	})
 	if !ready {
-		cancel() // when the scan failed, the read's outcome does not matter
+		// No row reached fn: the hashes are still handed over (none of
+		// the items matched, but the caller may count on them), unless
+		// the scan failed, when the read's outcome does not matter.
+		if err != nil {
+			cancel()
+		}
 		if werr := wait(); err == nil {
 			err = werr
 		}
