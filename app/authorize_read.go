@@ -49,3 +49,49 @@ func authorizeRead[T any](a *App, ctx context.Context, actor Actor, action Actio
 	}
 	return actor, v, rerr
 }
+
+// ownWrite authorizes action on the actor's own data (ownAs) and runs do,
+// its store write, audited (actErr). On an engine that can
+// (store.ChecksUsersInReads) the actor's user and key are read in the
+// first round of do's transaction instead of a round trip of their own:
+// the decision is made here, from that read, before the round that
+// commits, and a refusal rolls the write back; then it is worded and
+// audited as ownAs's. do must be a write that carries the check (on
+// PostgreSQL SubmitLabel and SkipItem do, in their first round); one that
+// fails before its first round is answered as before: refused first.
+func (s *Session) ownWrite(ctx context.Context, action Action, reviewer, object string, do func(context.Context) error) error {
+	a := s.app
+	if reviewer != s.actor.Name || s.actor.Anonymous() || !a.st.ChecksUsersInReads() {
+		actor, err := s.ownAs(ctx, action, reviewer)
+		if err != nil {
+			return err
+		}
+		return a.actErr(ctx, actor, action, object, do)
+	}
+	var actor Actor
+	var gone, denied error // gone: no longer the actor's; denied: the role's
+	c := &store.UserCheck{Name: s.actor.Name, Fingerprint: s.actor.KeyFingerprint}
+	c.Then = func(c *store.UserCheck) error {
+		actor, gone = a.checked(s.actor, c.User, c.Err(), c.KeyIsTheirs)
+		if gone != nil {
+			return gone
+		}
+		denied = Authorize(actor, action)
+		return denied
+	}
+	err := a.actErr(store.WithUserCheck(ctx, c), s.actor, action, object, do)
+	switch {
+	case !c.Done():
+		// do failed (or, which it must not, wrote) before it read the
+		// user: decide as ownAs does, then say why do failed.
+		if _, aerr := s.ownAs(ctx, action, reviewer); aerr != nil {
+			return aerr
+		}
+		return err
+	case gone != nil:
+		return gone
+	case denied != nil:
+		return a.refused(ctx, actor, action, object, denied)
+	}
+	return err
+}

@@ -11,10 +11,11 @@ import (
 	"github.com/goldtrace/goldtrace/store"
 )
 
-// The label screen's reads decide on the actor's user and key as they are
-// at the moment of the read, on both engines: a role taken away, a key
-// removed or a user removed is refused at the very next read, which then
-// returns nothing it read, and a refusal is audited as before.
+// The label screen's reads and writes decide on the actor's user and key
+// as they are at the moment of the action, on both engines: a role taken
+// away, a key removed or a user removed is refused at the very next read,
+// which then returns nothing it read, or write, which writes nothing; a
+// refusal is audited as before.
 func TestQueueReadsRefuseAtOnce(t *testing.T) {
 	onEngines(t, func(t *testing.T, engine string) {
 		st, item := oneItemOn(t, engine)
@@ -45,6 +46,18 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			if !reflect.DeepEqual(w, LabelWork{}) || p != nil {
 				t.Errorf("%s: refused, yet got item %q, progress %v", what, w.Item.ID, p)
 			}
+			// A write is refused too, and writes nothing.
+			for _, err := range []error{
+				s.SubmitLabel(ctx, label(item, who, "ORD-1")),
+				s.SkipItem(ctx, item, who, "unclear"),
+			} {
+				if !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), words) {
+					t.Errorf("%s: a write: %v, want refused saying %q", what, err, words)
+				}
+			}
+			if as, err := st.Assignment(ctx, item, "alice"); err != nil || as.Status != store.AssignPending {
+				t.Errorf("%s: alice's assignment after refused writes: %+v %v", what, as, err)
+			}
 		}
 		denied := func() int {
 			log, err := st.AuditLog(ctx, store.AuditFilter{Actor: "alice"})
@@ -64,9 +77,9 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 		if err := st.AddUser(ctx, "alice", store.RoleCI); err != nil {
 			t.Fatal(err)
 		}
-		refused("demoted", alice, "alice", "only a reviewer or lead may")
-		if n := denied(); n != 2 {
-			t.Errorf("%d refusals of the demoted alice in the audit log, want 2", n)
+		refused("demoted", alice, "alice", "alice (ssh key SHA256:alice) is a ci")
+		if n := denied(); n != 4 {
+			t.Errorf("%d refusals of the demoted alice in the audit log, want 4", n)
 		}
 		if err := st.AddUser(ctx, "alice", store.RoleReviewer); err != nil {
 			t.Fatal(err)
@@ -90,6 +103,19 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			t.Fatalf("remove dave: kept %v, %v", kept, err)
 		}
 		refused("user removed", dave, "dave", "user dave no longer exists")
+
+		// A role changed since the session began is the one audited.
+		bob := a.As(Actor{Name: "bob", Role: RoleReviewer, Source: SourceLocal})
+		if err := st.AddUser(ctx, "bob", store.RoleLead); err != nil {
+			t.Fatal(err)
+		}
+		if err := bob.SubmitLabel(ctx, label(item, "bob", "ORD-1")); err != nil {
+			t.Fatal(err)
+		}
+		log, err := st.AuditLog(ctx, store.AuditFilter{Actor: "bob", Action: ActLabelSubmit.String()})
+		if err != nil || len(log) != 1 || log[0].Role != store.RoleLead || log[0].Outcome != store.AuditOK {
+			t.Errorf("bob's submit in the audit log: %+v %v", log, err)
+		}
 
 		// Another's queue is not found, as before, without reading it.
 		carol := a.As(Actor{Name: "carol", Role: RoleLead, Source: SourceLocal})

@@ -162,11 +162,7 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 // other reviewers', is kept from every screen (a lead sees it on the
 // adjudication screen).
 func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
-	actor, err := s.ownAs(ctx, ActLabelSubmit, l.Reviewer)
-	if err != nil {
-		return err
-	}
-	return s.app.actErr(ctx, actor, ActLabelSubmit, "submit "+l.Item, func(ctx context.Context) error {
+	return s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
 		_, err := s.app.st.SubmitLabel(ctx, l)
 		return err
 	})
@@ -174,11 +170,7 @@ func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
 
 // SkipItem skips an item of the actor's queue.
 func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
-	actor, err := s.ownAs(ctx, ActLabelSubmit, reviewer)
-	if err != nil {
-		return err
-	}
-	return s.app.actErr(ctx, actor, ActLabelSubmit, "skip "+itemID, func(ctx context.Context) error {
+	return s.ownWrite(ctx, ActLabelSubmit, reviewer, "skip "+itemID, func(ctx context.Context) error {
 		return s.app.st.SkipItem(ctx, itemID, reviewer, reason)
 	})
 }

@@ -21,7 +21,13 @@ type UserCheck struct {
 	User        User
 	Found       bool // the user exists
 	KeyIsTheirs bool
-	done        bool
+	// Then, when set, is called once the check is filled: by a write
+	// (SubmitLabel, SkipItem on PostgreSQL) in its transaction's first
+	// round, before the round that commits. Its error ends the write,
+	// rolled back, and comes back as is: the caller's decision, made while
+	// the write's locks hold the user and their keys as read.
+	Then func(*UserCheck) error
+	done bool
 }
 
 type userCheckKey struct{}
@@ -57,20 +63,48 @@ const userCheckQuery = `SELECT name, role, created_at,
 // ctx asks for one not yet done, the UserCheck's statement first: the
 // check sees the state at the moment of the read.
 func (s *Store) readChecked(ctx context.Context, stmts ...postgres.Stmt) error {
-	c, _ := ctx.Value(userCheckKey{}).(*UserCheck)
-	if c == nil || c.done {
+	c := pendingUserCheck(ctx)
+	if c == nil {
 		return s.db.(*postgres.DB).Read(ctx, stmts...)
 	}
-	var u User
-	var owner sql.NullString
-	found := false
-	check := postgres.Stmt{Query: userCheckQuery, Args: []any{c.Name, c.Fingerprint}, Rows: func(r postgres.Row) error {
-		found = true
-		return r.Scan(&u.Name, &u.Role, &u.CreatedAt, &owner)
-	}}
+	check, fill := c.stmt()
 	if err := s.db.(*postgres.DB).Read(ctx, append([]postgres.Stmt{check}, stmts...)...); err != nil {
 		return err
 	}
-	c.User, c.Found, c.KeyIsTheirs, c.done = u, found, found && owner.Valid && owner.String == c.Name, true
+	fill()
 	return nil
+}
+
+// pendingUserCheck is ctx's UserCheck when no read has carried it yet.
+func pendingUserCheck(ctx context.Context) *UserCheck {
+	c, _ := ctx.Value(userCheckKey{}).(*UserCheck)
+	if c == nil || c.done {
+		return nil
+	}
+	return c
+}
+
+// writeUserCheck is ctx's UserCheck when it has a Then: a write carries
+// it in its first round, done or not (a transaction begun again decides
+// again).
+func writeUserCheck(ctx context.Context) *UserCheck {
+	c, _ := ctx.Value(userCheckKey{}).(*UserCheck)
+	if c == nil || c.Then == nil {
+		return nil
+	}
+	return c
+}
+
+// stmt is the check's statement, and fill, to call once it ran, fills c
+// from what it read.
+func (c *UserCheck) stmt() (stmt postgres.Stmt, fill func()) {
+	var u User
+	var owner sql.NullString
+	found := false
+	return postgres.Stmt{Query: userCheckQuery, Args: []any{c.Name, c.Fingerprint}, Rows: func(r postgres.Row) error {
+			found = true
+			return r.Scan(&u.Name, &u.Role, &u.CreatedAt, &owner)
+		}}, func() {
+			c.User, c.Found, c.KeyIsTheirs, c.done = u, found, found && owner.Valid && owner.String == c.Name, true
+		}
 }
