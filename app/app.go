@@ -70,6 +70,12 @@ func (a *App) current(ctx context.Context, actor Actor) (Actor, error) {
 	}
 	// One read for both: this runs before every action.
 	u, keyIsTheirs, err := a.st.UserWithKey(ctx, actor.Name, actor.KeyFingerprint)
+	return a.checked(actor, u, err, keyIsTheirs)
+}
+
+// checked is current's decision from what UserWithKey read: the actor
+// with their role now, or why they may no longer act.
+func (a *App) checked(actor Actor, u store.User, err error, keyIsTheirs bool) (Actor, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return actor, fmt.Errorf("user %s no longer exists: %w", actor.Name, ErrForbidden)
 	} else if err != nil {

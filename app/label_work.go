@@ -45,7 +45,21 @@ type LabelWork struct {
 // not found.
 func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (LabelWork, error) {
 	var w LabelWork
-	actor, err := s.ownAs(ctx, ActQueueRead, reviewer)
+	var actor Actor
+	var err error
+	var next store.Assignment
+	var nextErr error
+	if itemID == "" {
+		// The read of the queue's next item carries the authorize read
+		// (ownRead); its error is labelItem's to report.
+		actor, next, err = ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (store.Assignment, error) {
+			a, err := s.app.st.NextAssignment(ctx, reviewer, batch)
+			nextErr = err
+			return a, nil
+		})
+	} else {
+		actor, err = s.ownAs(ctx, ActQueueRead, reviewer)
+	}
 	if err != nil {
 		return w, err
 	}
@@ -54,7 +68,7 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 			return w, s.app.refused(ctx, actor, act, "", err)
 		}
 	}
-	if err := s.labelItem(ctx, actor, reviewer, batch, itemID, skipped, &w); err != nil || !w.Empty {
+	if err := s.labelItem(ctx, actor, reviewer, batch, itemID, skipped, next, nextErr, &w); err != nil || !w.Empty {
 		return w, err
 	}
 	if w.Progress, err = s.app.st.Progress(ctx, reviewer, batch); err != nil {
@@ -63,12 +77,13 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 	return w, nil
 }
 
-// labelItem loads LabelWork's item part (all but Progress) into w.
-func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, itemID string, skipped []string, w *LabelWork) error {
+// labelItem loads LabelWork's item part (all but Progress) into w; when
+// itemID is "", next and nextErr are what NextAssignment answered.
+func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, itemID string, skipped []string, next store.Assignment, nextErr error, w *LabelWork) error {
 	st := s.app.st
 	var err error
 	if itemID == "" {
-		a, err := st.NextAssignment(ctx, reviewer, batch)
+		a, err := next, nextErr
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			itemID, w.Returned, err = st.ReturnSkipped(ctx, reviewer, batch, skipped)

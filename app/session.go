@@ -66,12 +66,25 @@ func (s *Session) lead(ctx context.Context, object string) (Actor, error) {
 	return s.app.authorize(ctx, s.actor, ActAdjudicate, object)
 }
 
+// ownRead is ownAs for an action whose first store call, read, only
+// reads: the actor's user and key are read in read's round trip where the
+// engine can (authorizeRead).
+func ownRead[T any](s *Session, ctx context.Context, action Action, reviewer string, read func(context.Context) (T, error)) (Actor, T, error) {
+	if reviewer != s.actor.Name {
+		// Refused or not found, as ownAs says, without reading.
+		actor, err := s.ownAs(ctx, action, reviewer)
+		var zero T
+		return actor, zero, err
+	}
+	return authorizeRead(s.app, ctx, s.actor, action, "", read)
+}
+
 // Progress counts the actor's assignments by status.
 func (s *Session) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
-	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
-		return nil, err
-	}
-	return s.app.st.Progress(ctx, reviewer, batch)
+	_, p, err := ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (map[string]int, error) {
+		return s.app.st.Progress(ctx, reviewer, batch)
+	})
+	return p, err
 }
 
 // Item loads an item: a reviewer only one assigned to them (otherwise not
@@ -149,11 +162,7 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 // other reviewers', is kept from every screen (a lead sees it on the
 // adjudication screen).
 func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
-	actor, err := s.ownAs(ctx, ActLabelSubmit, l.Reviewer)
-	if err != nil {
-		return err
-	}
-	return s.app.actErr(ctx, actor, ActLabelSubmit, "submit "+l.Item, func(ctx context.Context) error {
+	return s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
 		_, err := s.app.st.SubmitLabel(ctx, l)
 		return err
 	})
@@ -161,11 +170,7 @@ func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
 
 // SkipItem skips an item of the actor's queue.
 func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
-	actor, err := s.ownAs(ctx, ActLabelSubmit, reviewer)
-	if err != nil {
-		return err
-	}
-	return s.app.actErr(ctx, actor, ActLabelSubmit, "skip "+itemID, func(ctx context.Context) error {
+	return s.ownWrite(ctx, ActLabelSubmit, reviewer, "skip "+itemID, func(ctx context.Context) error {
 		return s.app.st.SkipItem(ctx, itemID, reviewer, reason)
 	})
 }

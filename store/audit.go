@@ -158,6 +158,13 @@ func (s *Store) auditOfKeyStillTheirs(ctx context.Context) (query string, args [
 	}
 	e := s.pendingEntry(p)
 	check := e.Source == "ssh" && e.KeyFingerprint != "" && e.Outcome == AuditOK
+	if c, _ := ctx.Value(userCheckKey{}).(*UserCheck); c != nil {
+		// The caller decides on the user as the transaction reads them
+		// (UserCheck), after the entry was made: the role is theirs now.
+		return `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
+		SELECT ?, ?, coalesce((SELECT role FROM users WHERE name = ?), ?), ?, ?, ?, ?, ? WHERE NOT ? OR EXISTS (SELECT 1 FROM user_keys WHERE fingerprint = ? AND "user" = ?)`,
+			[]any{e.At, e.Actor, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome, check, e.KeyFingerprint, e.Actor}, true
+	}
 	return `INSERT INTO audit(at, actor, role, source, key_fingerprint, action, object, outcome)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT ? OR EXISTS (SELECT 1 FROM user_keys WHERE fingerprint = ? AND "user" = ?)`,
 		[]any{e.At, e.Actor, e.Role, e.Source, e.KeyFingerprint, e.Action, e.Object, e.Outcome, check, e.KeyFingerprint, e.Actor}, true

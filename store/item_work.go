@@ -58,7 +58,7 @@ func (s *Store) itemWorkPiped(ctx context.Context, itemID, reviewer string) (Ite
 	var tools tracing
 	var draft *string
 	ofItem := `(SELECT trace_id FROM items WHERE id = ?)`
-	err := s.db.(*postgres.DB).Read(ctx,
+	err := s.readChecked(ctx,
 		postgres.Stmt{Query: itemKeyQuery, Args: []any{itemID}, Rows: func(r postgres.Row) error { item++; return key.scan(r) }},
 		postgres.Stmt{Query: traceRowQuery + `t.id = ` + ofItem, Args: []any{itemID}, Rows: func(r postgres.Row) error { traces++; return row.scan(r) }},
 		postgres.Stmt{Query: traceToolsQuery + `tt.trace_id = ` + ofItem + ` ORDER BY tt.position`, Args: []any{itemID},

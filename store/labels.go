@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store/postgres"
 )
 
 // Assignment statuses.
@@ -72,7 +73,26 @@ func (s *Store) Queue(ctx context.Context, reviewer, batch string) ([]Assignment
 // rows. One statement, so one snapshot: its third part counts the other
 // case, leaving out the batches being written.
 func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
-	return queryCounts(ctx, s.r, `SELECT status, count(*) FROM assignments
+	if s.pg {
+		// One round trip, with ctx's UserCheck.
+		out := map[string]int{}
+		err := s.readChecked(ctx, postgres.Stmt{Query: progressQuery, Args: []any{reviewer, batch}, Rows: func(r postgres.Row) error {
+			var k string
+			var n int
+			err := r.Scan(&k, &n)
+			out[k] = n
+			return err
+		}})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return queryCounts(ctx, s.r, progressQuery, reviewer, batch)
+}
+
+// progressQuery is Progress's query.
+const progressQuery = `SELECT status, count(*) FROM assignments
 		WHERE reviewer = ?1 AND ?2 = '' AND NOT EXISTS (SELECT 1 FROM batches WHERE state = 'writing') GROUP BY status
 		UNION ALL
 		SELECT status, count(*) FROM assignments
@@ -80,8 +100,7 @@ func (s *Store) Progress(ctx context.Context, reviewer, batch string) (map[strin
 		UNION ALL
 		SELECT status, count(*) FROM assignments
 		WHERE reviewer = ?1 AND (?2 = '' OR batch = ?2) AND EXISTS (SELECT 1 FROM batches WHERE state = 'writing')
-		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing') GROUP BY status`, reviewer, batch)
-}
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing') GROUP BY status`
 
 // assignmentStatus loads the status of (item, reviewer); ErrNotFound when the
 // reviewer is not assigned the item, or its batch is still being written (a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store/postgres"
 )
 
 // NextAssignment is the reviewer's next open assignment (drafts first, then
@@ -18,8 +19,16 @@ func (s *Store) NextAssignment(ctx context.Context, reviewer, batch string) (Ass
 	if s.pg {
 		// The same questions in one statement: a round trip each is
 		// what costs on PostgreSQL.
-		a, err := scanAssignment(s.r.QueryRowContext(ctx, pgNextAssignment, reviewer, batch))
-		if errors.Is(err, sql.ErrNoRows) {
+		// (It carries ctx's UserCheck, in the same round trip.)
+		var a Assignment
+		found := false
+		err := s.readChecked(ctx, postgres.Stmt{Query: pgNextAssignment, Args: []any{reviewer, batch}, Rows: func(r postgres.Row) error {
+			var err error
+			a, err = scanAssignment(r)
+			found = true
+			return err
+		}})
+		if err == nil && !found {
 			return Assignment{}, fmt.Errorf("%s has nothing left to label: %w", reviewer, ErrNotFound)
 		}
 		return a, err

@@ -36,21 +36,44 @@ func (s *Store) withPiped(ctx context.Context, fn func(p *pipedTx) error) error 
 func (t *pipedTx) Round(stmts ...postgres.Stmt) error {
 	first := t.first
 	t.first = false
-	q, args, ok := t.s.auditOfKeyStillTheirs(t.ctx)
-	if !first || !ok {
+	if !first {
 		return t.Piped.Round(stmts...)
 	}
+	// ctx's UserCheck goes first, its Then decides after the round (in
+	// every attempt of a transaction begun again).
+	var fill func()
+	c := writeUserCheck(t.ctx)
+	if c != nil {
+		var check postgres.Stmt
+		check, fill = c.stmt()
+		stmts = append([]postgres.Stmt{check}, stmts...)
+	}
+	q, args, ok := t.s.auditOfKeyStillTheirs(t.ctx)
 	var n int64
-	if err := t.Piped.Round(append(stmts, postgres.Stmt{Query: q, Args: args, Affected: &n})...); err != nil {
+	if ok {
+		stmts = append(stmts, postgres.Stmt{Query: q, Args: args, Affected: &n})
+	}
+	if err := t.Piped.Round(stmts...); err != nil {
 		return err
+	}
+	if c != nil {
+		fill()
+		if c.Then != nil {
+			if err := c.Then(c); err != nil {
+				return err
+			}
+		}
+	}
+	if !ok {
+		return nil
 	}
 	return t.s.auditWritten(t.ctx, n)
 }
 
 // Commit sends stmts and commits, in one round trip; but the first round
-// with an audit entry to check is sent on its own before the commit.
+// with an audit entry or a UserCheck is sent on its own before the commit.
 func (t *pipedTx) Commit(stmts ...postgres.Stmt) error {
-	if _, _, ok := t.s.auditOfKeyStillTheirs(t.ctx); t.first && ok {
+	if _, _, ok := t.s.auditOfKeyStillTheirs(t.ctx); t.first && (ok || writeUserCheck(t.ctx) != nil) {
 		if err := t.Round(stmts...); err != nil {
 			return err
 		}

@@ -35,6 +35,18 @@ func TestReviewerRoundTrips(t *testing.T) {
 		return WithAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
 			Action: "label.submit", Object: item})
 	}
+	// A submit that carries the app's check of the user and their key
+	// (UserCheck, decided by Then before the commit) is still two.
+	var checks int
+	checked := func(item string) context.Context {
+		return WithUserCheck(as(item), &UserCheck{Name: "alice", Fingerprint: ka.Fingerprint, Then: func(c *UserCheck) error {
+			if !c.Found || !c.KeyIsTheirs || c.User.Role != RoleReviewer {
+				t.Errorf("the check read %+v", c)
+			}
+			checks++
+			return nil
+		}})
+	}
 	count := func(what string, want int64, fn func() error) {
 		t.Helper()
 		n := trips.N()
@@ -58,7 +70,7 @@ func TestReviewerRoundTrips(t *testing.T) {
 		if err := proxied.SkipItem(as(ids[i]), ids[i], "bob", "unclear"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := proxied.SubmitLabel(as(ids[i]), callLabel(ids[i], "carol", `{"order_id":"ORD-1"}`)); err != nil {
+		if _, err := proxied.SubmitLabel(checked(ids[i]), callLabel(ids[i], "carol", `{"order_id":"ORD-1"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,6 +88,13 @@ func TestReviewerRoundTrips(t *testing.T) {
 		_, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "alice", `{"order_id":"ORD-1"}`))
 		return err
 	})
+	count("checked submit", 2, func() error {
+		_, err := proxied.SubmitLabel(checked(ids[5]), callLabel(ids[5], "alice", `{"order_id":"ORD-1"}`))
+		return err
+	})
+	if checks != 3 {
+		t.Errorf("the check decided %d times, want 3", checks)
+	}
 	count("audit entry", 1, func() error {
 		return proxied.AppendAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
 			Action: "queue.read", Object: "status"})

@@ -163,8 +163,7 @@ func (s *Store) KeyUser(ctx context.Context, fingerprint string) (User, error) {
 // session checks before it runs. ErrNotFound when there is no such user.
 func (s *Store) UserWithKey(ctx context.Context, name, fingerprint string) (u User, keyIsTheirs bool, err error) {
 	var owner sql.NullString
-	err = s.r.QueryRowContext(ctx, `SELECT name, role, created_at,
-		(SELECT "user" FROM user_keys WHERE fingerprint = ?2) FROM users WHERE name = ?1`, name, fingerprint).
+	err = s.r.QueryRowContext(ctx, userCheckQuery, name, fingerprint).
 		Scan(&u.Name, &u.Role, &u.CreatedAt, &owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, false, fmt.Errorf("user %q: %w", name, ErrNotFound)
