@@ -121,26 +121,8 @@ func checkCycles(root *node) error {
 		if n.refAlone && n.refPtr != nil {
 			return []*node{n.ref}
 		}
-		out := append([]*node{}, n.allOf...)
-		out = append(out, n.anyOf...)
-		out = append(out, n.oneOf...)
-		for _, x := range []*node{n.ref, n.not, n.ifS} {
-			if x != nil {
-				out = append(out, x)
-			}
-		}
-		if n.ifS != nil && n.thenS != nil {
-			out = append(out, n.thenS)
-		}
-		if n.ifS != nil && n.elseS != nil {
-			out = append(out, n.elseS)
-		}
-		for _, d := range slices.Concat(n.deps, n.depSchema) {
-			if d.n != nil {
-				out = append(out, d.n)
-			}
-		}
-		return out
+		out := withSet(slices.Concat(n.allOf, n.anyOf, n.oneOf), n.ref, n.not, n.ifS)
+		return withDeps(withBranches(out, n), n)
 	}
 	var all []*node
 	var collect func(n *node)
@@ -186,41 +168,39 @@ func checkCycles(root *node) error {
 // draft-07, so their $refs must resolve too.
 func children(n *node) []*node {
 	if n.refAlone && n.refPtr != nil {
-		out := []*node{n.ref}
-		for _, x := range []*node{n.contains, n.propNames, n.ifS} {
-			if x != nil {
-				out = append(out, x)
-			}
-		}
-		if n.ifS != nil && n.thenS != nil {
-			out = append(out, n.thenS)
-		}
-		if n.ifS != nil && n.elseS != nil {
-			out = append(out, n.elseS)
-		}
-		return out
+		return withBranches(withSet([]*node{n.ref}, n.contains, n.propNames, n.ifS), n)
 	}
-	out := append([]*node{}, n.allOf...)
-	out = append(out, n.anyOf...)
-	out = append(out, n.oneOf...)
-	out = append(out, n.prefix...)
-	for _, x := range []*node{n.ref, n.not, n.ifS, n.addProps, n.propNames, n.rest, n.contains} {
-		if x != nil {
-			out = append(out, x)
-		}
-	}
-	if n.ifS != nil && n.thenS != nil {
-		out = append(out, n.thenS)
-	}
-	if n.ifS != nil && n.elseS != nil {
-		out = append(out, n.elseS)
-	}
+	out := withSet(slices.Concat(n.allOf, n.anyOf, n.oneOf, n.prefix), n.ref, n.not, n.ifS, n.addProps, n.propNames, n.rest, n.contains)
+	out = withBranches(out, n)
 	for _, p := range n.patProps {
 		out = append(out, p.n)
 	}
 	for _, k := range sortedNodeKeys(n.props) {
 		out = append(out, n.props[k])
 	}
+	return withDeps(out, n)
+}
+
+// withSet appends those of xs that are set.
+func withSet(out []*node, xs ...*node) []*node {
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// withBranches appends n's then and else, which apply only beside an if.
+func withBranches(out []*node, n *node) []*node {
+	if n.ifS == nil {
+		return out
+	}
+	return withSet(out, n.thenS, n.elseS)
+}
+
+// withDeps appends the schemas of n's dependencies.
+func withDeps(out []*node, n *node) []*node {
 	for _, d := range slices.Concat(n.deps, n.depSchema) {
 		if d.n != nil {
 			out = append(out, d.n)
