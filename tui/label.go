@@ -65,7 +65,7 @@ type LabelPage struct {
 	baseSecs   int
 	now        time.Time
 	dirty      bool
-	saveQueued bool
+	saveQueued string // the item an autosave is scheduled for ("": none)
 	retrySeq   int    // the pending submit retry (submitRetryMsg.seq)
 	loading    string // the item the load under way asked for ("": the queue's next)
 
@@ -157,7 +157,9 @@ func (p *LabelPage) update(msg tea.Msg) tea.Cmd {
 		}
 		return p.load(p.loading)
 	case autosaveMsg:
-		p.saveQueued = false
+		if msg.ItemID == p.saveQueued {
+			p.saveQueued = ""
+		}
 		if msg.ItemID != p.item.ID && p.dirty && p.state == stateReady {
 			// Scheduled for the item before (submitted since): what was
 			// typed on this one since then has no save scheduled yet.
@@ -433,14 +435,17 @@ func (p *LabelPage) followLeaf() {
 	p.context.ShowLeaf(f.cur, name)
 }
 
-// edited marks the draft dirty and schedules an autosave if none is due.
+// edited marks the draft dirty and schedules an autosave if none is due
+// for this item. One still due for the item before (submitted a moment
+// ago) does not count: it would only schedule this item's when it fires,
+// and what was typed here would wait up to twice the delay.
 func (p *LabelPage) edited() tea.Cmd {
 	p.syncTree()
 	p.dirty = true
-	if p.saveQueued {
+	if p.saveQueued == p.item.ID {
 		return nil
 	}
-	p.saveQueued = true
+	p.saveQueued = p.item.ID
 	id := p.item.ID
 	return p.after(autosaveDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
 }

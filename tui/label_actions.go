@@ -148,8 +148,8 @@ func (p *LabelPage) onDraftSaved(msg draftSavedMsg) tea.Cmd {
 		return ReportErr(fmt.Errorf("draft not saved (it is kept on screen; quitting writes it to a recovery file): %w", msg.Err))
 	}
 	var retry tea.Cmd
-	if !p.saveQueued {
-		p.saveQueued = true
+	if p.saveQueued != p.item.ID {
+		p.saveQueued = p.item.ID
 		id := p.item.ID
 		retry = p.after(retryDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
 	}

@@ -238,7 +238,7 @@ func TestDraftAutosavesAndResumes(t *testing.T) {
 	k.typ("ship")
 	k.press(tea.KeyEnter)
 	k.typ("ORD-1")
-	if !page.dirty || !page.saveQueued {
+	if !page.dirty || page.saveQueued != f.items[0] {
 		t.Fatal("an edit did not schedule an autosave")
 	}
 	clk.now = t0.Add(7 * time.Second)
