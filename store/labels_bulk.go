@@ -123,7 +123,7 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 	err := s.inChunks(ctx, len(labels), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
@@ -292,7 +292,7 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 	err := s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkKept []string
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		for i := len(undo) - 1 - from; i >= 0 && (done == 0 || time.Now().Before(deadline)); i-- {
 			k, err := s.undoLabel(ctx, ptx, undo[i])
 			if err != nil {
