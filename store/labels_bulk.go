@@ -83,7 +83,9 @@ func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) 
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
 	out := make([]Settlement, len(labels))
-	var undo []labelUndo
+	// One entry a label written: sized once, not grown (and copied) by
+	// doubling as the chunks append.
+	undo := make([]labelUndo, 0, len(labels))
 	// The log is checkpointed between chunks once it has grown past
 	// checkpointLog, and once at the end, not every thousand pages: an
 	// item's pages, written again by every chunk, are copied back once.
