@@ -25,6 +25,11 @@ func BenchmarkSubmitLabelsFile(b *testing.B) {
 	if dir == "" {
 		b.Skip("GOLDTRACE_WAIT_BENCH_DIR (sampled.db, labels-a.jsonl) not set")
 	}
+	for _, f := range []string{"sampled.db", "labels-a.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			b.Skipf("%s: run BenchmarkWaitCLI (cmd/goldtrace) with GOLDTRACE_WAIT_BENCH_DIR first: it makes the data", err)
+		}
+	}
 	ctx := context.Background()
 	labels := readLabelsFile(b, filepath.Join(dir, "labels-a.jsonl"))
 	upgraded := filepath.Join(b.TempDir(), "upgraded.db")
