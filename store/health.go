@@ -212,6 +212,10 @@ var invariants = []struct{ kind, query string }{
 		FROM items i WHERE i.status != 'new' AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.item_id = i.id)`},
 	{"batch", `SELECT 'item ' || a.item_id || ' is new but assigned to ' || a.reviewer || ' in batch ' || a.batch
 		FROM assignments a JOIN items i ON i.id = a.item_id WHERE i.status = 'new'`},
+	// Sampling reads the items in a batch from in_batch (a column a label
+	// does not write, unlike status): set exactly when status is not 'new'.
+	{"batch", `SELECT 'item ' || i.id || ' is ' || i.status || ' but has in_batch ' || i.in_batch
+		FROM items i WHERE i.in_batch != CASE WHEN i.status = 'new' THEN 0 ELSE 1 END`},
 	{"gold", `SELECT 'gold answer of ' || g.item_id || ' is of an item no batch holds'
 		FROM gold g JOIN items i ON i.id = g.item_id WHERE i.status = 'new'`},
 	// Sampling and export filters read an item's metadata from its copy of

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,6 +175,31 @@ func TestCheckFindsBrokenInvariants(t *testing.T) {
 	if !kinds["label"] || !kinds["batch"] || !kinds["metadata"] {
 		t.Errorf("problems = %v, want a label, a batch and a metadata problem", problems)
 	}
+}
+
+// check reports an item whose in_batch (what sampling reads to leave out
+// the items in a batch) disagrees with its status, either way.
+func TestCheckFindsInBatchDisagreeingWithStatus(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 4)
+		w := st.testW(t)
+		for _, q := range []string{
+			`UPDATE items SET in_batch = 0 WHERE id = 'it_1'`,
+			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, in_batch, updated_at)
+				VALUES ('it_free', 'tr_bench', 900, 'hf', '', 0, 'new', 1, 'now')`,
+		} {
+			if _, err := w.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []Problem{{"batch", "item it_1 is disputed but has in_batch 0"}, {"batch", "item it_free is new but has in_batch 1"}}
+		p, err := st.Check(ctx)
+		slices.SortFunc(p, func(a, b Problem) int { return strings.Compare(a.Detail, b.Detail) })
+		if err != nil || !slices.Equal(p, want) {
+			t.Errorf("check found %v (%v), want %v", p, err, want)
+		}
+	})
 }
 
 // corrupt overwrites pages in the middle of the file, as a bad disk would.
