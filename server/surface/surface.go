@@ -99,6 +99,22 @@ var Commands = map[string]Command{
 	"check": {Actions: acts(app.ActMaintain), Flags: sshFlags("json")},
 }
 
+// Reports are the commands of the surface that read or write in bulk:
+// the server admits them through its report gate (a few at once, and a
+// bounded share of its time while reviewers type: server.Limits), so that
+// clients running them in a loop cannot starve the reviewers' screens. The
+// others answer from a few rows (whoami, settings, users, guide, resolve)
+// and run at once.
+var Reports = map[string]bool{
+	"status": true, "traces": true, "batches": true, "items": true,
+	"datasets get": true, "diff": true, "verify": true, "score": true, "drift": true,
+	"labels export": true, "labels import": true, "import": true, "sample": true, "export": true,
+	"audit": true, "check": true,
+}
+
+// IsReport reports whether a command line names one of Reports.
+func (s *Surface) IsReport(args []string) bool { return Reports[s.localPath(args)] }
+
 // Not over SSH, and why (what the refusal says). Commands absent from both
 // maps are "not available over SSH".
 var sshWhyNot = map[string]string{
