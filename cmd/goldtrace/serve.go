@@ -42,6 +42,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			server.TuneGC()
 			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
