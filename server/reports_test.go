@@ -140,3 +140,19 @@ func TestReportShare(t *testing.T) {
 		t.Fatalf("a share of 1 (no bound) makes a report wait %s", wait)
 	}
 }
+
+// TestKeyClock: screens count as in use for a second after a key.
+func TestKeyClock(t *testing.T) {
+	var k keyClock
+	if k.typing() {
+		t.Fatal("typing before any key")
+	}
+	k.key()
+	if !k.typing() {
+		t.Fatal("not typing right after a key")
+	}
+	k.last.Store(time.Now().Add(-typingWindow - time.Millisecond).UnixNano())
+	if k.typing() {
+		t.Fatal("still typing a second after the last key")
+	}
+}
