@@ -127,12 +127,12 @@ func (s *Server) exec(sess ssh.Session, ls *liveSession, actor app.Actor, args [
 	stop := context.AfterFunc(s.hardStop, cancel)
 	defer stop()
 	if s.cfg.Report != nil && s.cfg.Report(args) {
-		done, err := s.reports.admit(ctx)
+		release, err := s.reports.admit(ctx)
 		if err != nil {
 			fmt.Fprint(sess.Stderr(), "goldtrace: cancelled while waiting its turn: the session ended (the server is shutting down, the key was removed, or the client went away)\r\n")
 			return 2
 		}
-		defer done()
+		defer release()
 	}
 	out, errOut := &stallWatch{w: sess}, &stallWatch{w: sess.Stderr()}
 	errs := &lineCap{w: errOut, max: s.limits.MaxErrorLines}
