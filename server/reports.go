@@ -21,7 +21,9 @@ import (
 //     Limits.ReportShare of the server's time: each report's running time
 //     is paid for out of a credit that grows by ReportShare a second
 //     (up to reportBurst), and a report waits while the credit is
-//     overdrawn. When nobody types, reports run as they come.
+//     overdrawn. The debt is capped at reportDebt, so that after a long
+//     export no report waits more than reportDebt/ReportShare (5 s at the
+//     default share). When nobody types, reports run as they come.
 //
 // Running time is wall time from admission to the command's end: it counts
 // the waits for the CPU and the database that reviewers' work causes, so
@@ -40,6 +42,11 @@ type reportGate struct {
 // reportBurst is how much report time the credit holds at most: after a
 // quiet spell, a few reports run back to back before the share applies.
 const reportBurst = 500 * time.Millisecond
+
+// reportDebt is how far the credit may be overdrawn: a report that ran
+// longer (an export, an import) is not made up for by the reports after it
+// waiting for minutes.
+const reportDebt = time.Second
 
 func newReportGate(slots int, share float64, typing func() bool) *reportGate {
 	return &reportGate{slots: make(chan struct{}, slots), share: share, typing: typing, credit: reportBurst, at: time.Now()}
@@ -99,7 +106,7 @@ func (g *reportGate) pay(d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.accrueLocked()
-	g.credit -= d
+	g.credit = max(g.credit-d, -reportDebt)
 }
 
 func (g *reportGate) accrueLocked() {

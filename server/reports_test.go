@@ -114,6 +114,10 @@ func TestReportShare(t *testing.T) {
 	if wait < 3900*time.Millisecond || wait > 4*time.Second {
 		t.Fatalf("one second overdrawn at a share of 1/4: wait %s, want about 4 s", wait)
 	}
+	g.pay(time.Hour) // an export that ran long
+	if wait := g.overdrawn(); wait > 4*time.Second {
+		t.Fatalf("after a report of an hour the next waits %s; the debt is capped at %s (4 s at a share of 1/4)", wait, reportDebt)
+	}
 	typing.Store(false)
 	if wait := g.overdrawn(); wait != 0 {
 		t.Fatalf("nobody typing: a report waits %s", wait)
