@@ -87,6 +87,11 @@ const PoolConns = 16
 // writeLock is the advisory lock key writers take ("goldtrace" in ASCII).
 const writeLock = 0x676f6c6474726163
 
+// WritersLock is the advisory lock every write transaction takes first
+// (exclusively, or shared for a write scoped to a key): a session that
+// takes it shared waits exactly as long as a reviewer's write would.
+const WritersLock int64 = writeLock
+
 // minServer is the oldest PostgreSQL this engine supports (server_version_num).
 const minServer = 130000
 
