@@ -90,3 +90,37 @@ func testSubmitLabelsBesideSubmitsSettleExactlyOnce(t *testing.T, st *Store) {
 	}
 	t.Logf("%d items settled by the import, %d by bob's submits", byImport, len(ids)-byImport)
 }
+
+// parallelLabels has SubmitLabels on PostgreSQL write with its writers at
+// once (labelsWriters) whatever the number of labels, for the rest of the
+// test.
+func parallelLabels(t *testing.T) {
+	old := labelsParallelMin
+	labelsParallelMin = 2
+	t.Cleanup(func() { labelsParallelMin = old })
+}
+
+// SubmitLabels' writers at once on PostgreSQL keep its rules: a label
+// that fails undoes everything the call wrote, an item settles as if its
+// labels were submitted one by one, and exactly once beside another
+// handle's submits of its last labels.
+func TestSubmitLabelsInParallelOnPostgres(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		test func(t *testing.T, st *Store)
+	}{
+		{"failing midway undoes everything", testSubmitLabelsFailingMidwayUndoesEverything},
+		{"beside submits settles exactly once", testSubmitLabelsBesideSubmitsSettleExactlyOnce},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			parallelLabels(t)
+			tt.test(t, openEngine(t, "postgres"))
+		})
+	}
+	for _, held := range []bool{false, true} {
+		t.Run(fmt.Sprintf("settles as one by one, agreed held %v", held), func(t *testing.T) {
+			parallelLabels(t)
+			testSubmitLabelsInGroupsSettlesAsOneByOne(t, "postgres", held)
+		})
+	}
+}

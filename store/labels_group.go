@@ -35,6 +35,9 @@ func (s *Store) labelGroup() int {
 // over the whole group, in one place, so that each label's refusal and its
 // undo stay in step.
 func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
+	if err := s.lockGroup(ctx, tx, labels); err != nil {
+		return nil, err
+	}
 	n := len(labels)
 	var items []any // each item once, in the order of its first label
 	keys := make([]any, 0, 2*n)

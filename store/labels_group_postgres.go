@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/goldtrace/goldtrace/review"
+	"github.com/goldtrace/goldtrace/store/postgres"
 )
 
 // On PostgreSQL a group of labels (writeGroup) is written with two
@@ -172,3 +175,132 @@ func everyNthAny(vals []any, n, c int) []any {
 	}
 	return out
 }
+
+// On PostgreSQL a labels import of many labels is written by two writers
+// at once, on two connections (the server works on both cores): the
+// labels are split between them by their item, so that each item's labels
+// are written by one writer in their order. Neither takes the writers'
+// lock exclusively: each transaction takes it shared and the locks of the
+// items it writes (postgres.ScopedKeys), as a reviewer's submit takes its
+// item's. A reviewer's write to one of them waits for that transaction (a
+// chunk: 200 ms of work at most, never stretched), and one to any other
+// item does not wait at all; an item's last two labels, one imported and
+// one submitted, are still written one after the other, and it settles
+// once. The two writers' items are split by their lock's number, so that
+// neither ever waits for a lock the other holds. The labels of the last
+// item are written last, alone, in the transaction that writes the
+// import's audit entry (taking the writers' lock exclusively, as before).
+
+// labelsWriters is how many writers write a labels import on PostgreSQL,
+// and labelsParallelMin the fewest labels for which more than one does.
+const labelsWriters = 2
+
+var labelsParallelMin = 2048
+
+// lockGroup takes the locks of a group's items, in a transaction of one
+// of those writers (postgres.HasKeys), before it reads them.
+func (s *Store) lockGroup(ctx context.Context, tx *preparedTx, labels []review.Label) error {
+	if !s.onPostgres() || !postgres.HasKeys(ctx) {
+		return nil
+	}
+	keys := make([]string, len(labels))
+	for i, l := range labels {
+		keys[i] = itemLockKey(l.Item)
+	}
+	return postgres.LockKeys(ctx, tx.tx, keys)
+}
+
+// submitLabelsPostgres is submitLabels on PostgreSQL.
+func (s *Store) submitLabelsPostgres(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
+	if len(labels) < labelsParallelMin {
+		out, undo, err := s.writeLabels(ctx, labels, pace)
+		if err != nil {
+			return nil, s.takeBack(ctx, err, undo, pace)
+		}
+		return out, nil
+	}
+	// Each writer's labels (their numbers), and the last item's.
+	var parts [labelsWriters + 1][]int
+	lastItem := labels[len(labels)-1].Item
+	for i, l := range labels {
+		p := labelsWriters
+		if l.Item != lastItem {
+			p = int(uint32(postgres.KeyLock(itemLockKey(l.Item))) % labelsWriters)
+		}
+		parts[p] = append(parts[p], i)
+	}
+	out := make([]Settlement, len(labels))
+	undos := make([][]labelUndo, len(parts))
+	errs := make([]error, len(parts))
+	write := func(ctx context.Context, p int, pace bulkPace) {
+		part := make([]review.Label, len(parts[p]))
+		for k, i := range parts[p] {
+			part[k] = labels[i]
+		}
+		sets, undo, err := s.writeLabels(ctx, part, pace)
+		undos[p] = undo
+		// A label's number in the part is its number in the call.
+		if le := (*LabelError)(nil); errors.As(err, &le) && le.Index < len(parts[p]) {
+			le.Index = parts[p][le.Index]
+		}
+		errs[p] = err
+		for k, i := range parts[p] {
+			if k < len(sets) {
+				out[i] = sets[k]
+			}
+		}
+	}
+	// The writers' chunks are never stretched (a reviewer waiting for an
+	// item's lock is not a writer waiting for the writers' lock), and
+	// none writes the audit entry.
+	each := pace
+	each.stretch, each.auditLast = 0, false
+	wctx, cancel := context.WithCancel(postgres.ScopedKeys(ctx))
+	var wg sync.WaitGroup
+	for p := range labelsWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if write(wctx, p, each); errs[p] != nil {
+				cancel() // the other writer stops too
+			}
+		}()
+	}
+	wg.Wait()
+	cancel()
+	err := errors.Join(firstReal(errs[:labelsWriters])...)
+	if err == nil {
+		write(ctx, labelsWriters, pace)
+		err = errs[labelsWriters]
+	}
+	if err != nil {
+		var undo []labelUndo
+		for _, u := range undos {
+			undo = append(undo, u...)
+		}
+		return nil, s.takeBack(ctx, err, undo, pace)
+	}
+	return out, nil
+}
+
+// firstReal is the writers' errors but a writer's cancellation by another
+// writer that failed: the one that failed says why.
+func firstReal(errs []error) []error {
+	var out, cancelled []error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			cancelled = append(cancelled, err)
+		default:
+			out = append(out, err)
+		}
+	}
+	if len(out) == 0 {
+		return cancelled
+	}
+	return out
+}
+
+// itemLockKey is the key an item's writes are scoped to (itemWrite).
+func itemLockKey(itemID string) string { return "item " + itemID }

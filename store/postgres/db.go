@@ -201,7 +201,7 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 		if err == nil {
 			// One round trip: the busy timeout, the writers' lock and
 			// the data version's move (see begin).
-			_, err = tx.ExecContext(ctx, d.begin(ctx, d.bumps(ctx)))
+			_, err = tx.ExecContext(ctx, d.begin(ctx, d.bumps(ctx) && !HasKeys(ctx)))
 			if err != nil {
 				_ = tx.Rollback()
 			}
@@ -216,6 +216,15 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
 		return d.wrap("", err)
+	}
+	if HasKeys(ctx) && d.bumps(ctx) {
+		// Last, after every key's lock: a transaction scoped to one key
+		// takes its key's lock before its data version row, and one
+		// that holds that row while waiting for a key's lock could wait
+		// for it while it waits for the row.
+		if _, err := tx.ExecContext(ctx, bumpVersion); err != nil {
+			return d.wrap("", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return d.wrap("commit", err)
