@@ -154,7 +154,7 @@ func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bul
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
-		for i := from; i < len(labels) && (done == 0 || s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
+		for i := from; i < len(labels) && (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
 			switch {
 			case took > budget/4:
 				group = max(group/2, 1)

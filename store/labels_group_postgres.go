@@ -197,6 +197,11 @@ const labelsWriters = 2
 
 var labelsParallelMin = 2048
 
+// labelsPerKeyedTx bounds the labels of one of those writers'
+// transactions (a group more at most), and so the items' locks it holds:
+// PostgreSQL's table of locks has room for 64 a connection.
+const labelsPerKeyedTx = 1024
+
 // lockGroup takes the locks of a group's items, in a transaction of one
 // of those writers (postgres.HasKeys), before it reads them.
 func (s *Store) lockGroup(ctx context.Context, tx *preparedTx, labels []review.Label) error {
@@ -254,7 +259,7 @@ func (s *Store) submitLabelsPostgres(ctx context.Context, labels []review.Label,
 	// item's lock is not a writer waiting for the writers' lock), and
 	// none writes the audit entry.
 	each := pace
-	each.stretch, each.auditLast = 0, false
+	each.stretch, each.auditLast, each.maxUnits = 0, false, labelsPerKeyedTx
 	wctx, cancel := context.WithCancel(postgres.ScopedKeys(ctx))
 	var wg sync.WaitGroup
 	for p := range labelsWriters {
