@@ -17,8 +17,9 @@ import (
 // each engine: the import succeeds with every label stored, no reviewer
 // is shown a busy or locked error, every acknowledged label is stored,
 // and a writer that asks for the write lock as a reviewer's submit or
-// draft does (SQLite's file lock; PostgreSQL's writers' lock, shared)
-// is never kept waiting beyond maxLockWait while the import runs.
+// draft does (SQLite's file lock; PostgreSQL's writers' lock, shared,
+// and the lock of one of the items being imported) is never kept waiting
+// beyond maxLockWait while the import runs.
 func TestReviewersBesideLabelsImport(t *testing.T) {
 	onEngines(t, testReviewersBesideLabelsImport)
 }
@@ -44,7 +45,7 @@ func testReviewersBesideLabelsImport(t *testing.T, engine string) {
 	labelers := startLabelers(t, db, reviewers)
 	var probe interface{ finish() (time.Duration, int) }
 	if engine == "postgres" {
-		probe = startPGLockProbe(t, db)
+		probe = startPGLockProbe(t, db, big)
 	} else {
 		probe = startLockProbe(t, db)
 	}
@@ -88,8 +89,9 @@ func testReviewersBesideLabelsImport(t *testing.T, engine string) {
 }
 
 // pgLockProbe is startLockProbe on PostgreSQL: a session that, every
-// 5 ms, begins a transaction and takes the writers' lock shared, as a
-// reviewer's submit or draft does first, and records the longest wait.
+// 5 ms, begins a transaction and takes the writers' lock shared and then
+// the lock of one of items (in turn), as a reviewer's submit or draft of
+// that item does first, and records the longest wait.
 type pgLockProbe struct {
 	stop, done chan struct{}
 	longest    time.Duration
@@ -97,7 +99,7 @@ type pgLockProbe struct {
 	err        error
 }
 
-func startPGLockProbe(t *testing.T, dsn string) *pgLockProbe {
+func startPGLockProbe(t *testing.T, dsn string, items []string) *pgLockProbe {
 	t.Helper()
 	h, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -108,7 +110,7 @@ func startPGLockProbe(t *testing.T, dsn string) *pgLockProbe {
 		defer close(p.done)
 		defer h.Close()
 		ctx := context.Background()
-		for {
+		for i := 0; ; i++ {
 			select {
 			case <-p.stop:
 				return
@@ -122,6 +124,11 @@ func startPGLockProbe(t *testing.T, dsn string) *pgLockProbe {
 			start := time.Now()
 			if _, err = tx.ExecContext(ctx, `SET LOCAL lock_timeout = '15s'`); err == nil {
 				_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, postgres.WritersLock)
+			}
+			if err == nil {
+				// The key a reviewer's writes to the item are scoped to.
+				key := postgres.KeyLock("item " + items[i%len(items)])
+				_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, postgres.ScopeLocks, key)
 			}
 			if err != nil {
 				p.busy++

@@ -12,6 +12,11 @@ import (
 // locks such as the writers' lock (pg_locks.objsubid 2, not 1).
 const scopeLocks = 0x73636f70
 
+// ScopeLocks is the first half of every key's lock, KeyLock the second:
+// a session that takes pg_advisory_xact_lock(ScopeLocks, KeyLock(key))
+// waits exactly as long as a write scoped to key would.
+const ScopeLocks int32 = scopeLocks
+
 // scope is what Scoped puts in a context.
 type scope struct {
 	key  string
