@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -122,5 +123,32 @@ func TestSubmitLabelsInParallelOnPostgres(t *testing.T) {
 			parallelLabels(t)
 			testSubmitLabelsInGroupsSettlesAsOneByOne(t, "postgres", held)
 		})
+	}
+}
+
+// A label refused by one of the writers at once (not the last item's)
+// fails the call naming its number in the call, and what both writers
+// wrote is taken back.
+func TestSubmitLabelsInParallelRefusalUndoesBothWriters(t *testing.T) {
+	parallelLabels(t)
+	ctx := context.Background()
+	st := openEngine(t, "postgres")
+	ids := concurrentBatch(t, st, 30)
+	before := tableCounts(t, st)
+	var labels []review.Label
+	for _, id := range ids {
+		labels = append(labels, noCallLabel(id, "alice"), noCallLabel(id, "bob"))
+	}
+	// alice's label of the third item, twice, well before the end.
+	dup := len(labels) / 2
+	labels = append(labels[:dup], append([]review.Label{noCallLabel(ids[2], "alice")}, labels[dup:]...)...)
+	tiny := bulkPace{Pace: bulk.Pace{ChunkTime: time.Millisecond, Yield: time.Millisecond}}
+	_, err := st.submitLabels(ctx, labels, tiny)
+	var le *LabelError
+	if !errors.As(err, &le) || le.Index != dup || !errors.Is(err, ErrConflict) {
+		t.Fatalf("err = %v, want label %d refused as a conflict", err, dup)
+	}
+	if after := tableCounts(t, st); after != before {
+		t.Errorf("after the undo: labels, gold, disputes, submitted, settled = %v, before %v", after, before)
 	}
 }
