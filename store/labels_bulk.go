@@ -112,7 +112,9 @@ func (s *Store) takeBack(ctx context.Context, err error, undo []labelUndo, pace 
 // what was written (the chunks committed), and the error.
 func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, []labelUndo, error) {
 	out := make([]Settlement, len(labels))
-	var undo []labelUndo
+	// One entry a label written: sized once, not grown (and copied) by
+	// doubling as the chunks append.
+	undo := make([]labelUndo, 0, len(labels))
 	// The log is checkpointed between chunks once it has grown past
 	// checkpointLog, and once at the end, not every thousand pages: an
 	// item's pages, written again by every chunk, are copied back once.
@@ -150,7 +152,7 @@ func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bul
 	err := s.inChunks(ctx, len(labels), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
@@ -312,7 +314,7 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 	err := s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkKept []string
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		for i := len(undo) - 1 - from; i >= 0 && (done == 0 || time.Now().Before(deadline)); i-- {
 			k, err := s.undoLabel(ctx, ptx, undo[i])
 			if err != nil {
