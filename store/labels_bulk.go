@@ -82,6 +82,35 @@ func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) 
 }
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
+	// The import's audit entry commits with its last labels.
+	pace.auditLast = true
+	if s.onPostgres() {
+		return s.submitLabelsPostgres(ctx, labels, pace)
+	}
+	out, undo, err := s.writeLabels(ctx, labels, pace)
+	if err != nil {
+		return nil, s.takeBack(ctx, err, undo, pace)
+	}
+	return out, nil
+}
+
+// takeBack undoes what a failed SubmitLabels wrote (undo) and returns its
+// error err, with what could not be taken back.
+func (s *Store) takeBack(ctx context.Context, err error, undo []labelUndo, pace bulkPace) error {
+	kept, uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace)
+	if uerr != nil {
+		return fmt.Errorf("%w (and undoing the %d labels already written failed: %v)", err, len(undo), uerr)
+	}
+	if len(kept) > 0 {
+		return &KeptLabelsError{Err: err, Items: kept}
+	}
+	return err
+}
+
+// writeLabels is SubmitLabels' writes, without taking them back on
+// failure: the labels' settlements (none on failure), how to take back
+// what was written (the chunks committed), and the error.
+func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, []labelUndo, error) {
 	out := make([]Settlement, len(labels))
 	// One entry a label written: sized once, not grown (and copied) by
 	// doubling as the chunks append.
@@ -100,8 +129,6 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 			s.checkpoint(ctx)
 		}
 	}
-	// The import's audit entry commits with its last labels.
-	pace.auditLast = true
 	// A chunk's deadline includes its commit, predicted from the ones
 	// before (up fast, down slowly), as import's chunkPacer does; a group
 	// starts only when one more of the last group's length fits.
@@ -129,7 +156,7 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
-		for i := from; i < len(labels) && (done == 0 || s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
+		for i := from; i < len(labels) && (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
 			switch {
 			case took > budget/4:
 				group = max(group/2, 1)
@@ -154,16 +181,9 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 		return done, nil
 	})
 	if err != nil {
-		kept, uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace)
-		if uerr != nil {
-			return nil, fmt.Errorf("%w (and undoing the %d labels already written failed: %v)", err, len(undo), uerr)
-		}
-		if len(kept) > 0 {
-			return nil, &KeptLabelsError{Err: err, Items: kept}
-		}
-		return nil, err
+		return nil, undo, err
 	}
-	return out, nil
+	return out, undo, nil
 }
 
 // KeptLabelsError is a failed SubmitLabels that could not take back all of
