@@ -116,7 +116,7 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	}
 	defer r.Close()
 	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, rationaleOptional: o.RationaleOptional,
-		skipInvalid: o.SkipInvalid, file: o.File, seen: map[[2]string]bool{}, guides: map[string]bool{}}
+		skipInvalid: o.SkipInvalid, file: o.File, seen: map[[2]string]bool{}, guides: map[string]bool{}, tools: store.ToolsetTools{}}
 	// The labels are written while the file is read: each round of checks
 	// hands the labels it passed to the writer, and one that fails (when
 	// the import is all or nothing) has the writer take back what it
@@ -205,8 +205,9 @@ type labelsImporter struct {
 	refusedAt int
 
 	rationaleOptional bool
-	guides            map[string]bool // guide versions looked up: whether they exist
-	current           *string         // the guide in force ("" when none), once looked up
+	tools             store.ToolsetTools // the tool sets read so far
+	guides            map[string]bool    // guide versions looked up: whether they exist
+	current           *string            // the guide in force ("" when none), once looked up
 }
 
 // lineProblem is an invalid line: what is wrong with it.
@@ -312,7 +313,7 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 	for i, l := range im.pending {
 		ids[i] = l.Item
 	}
-	targets, err := im.app.st.LabelTargets(ctx, ids)
+	targets, err := im.app.st.LabelTargetsWith(ctx, ids, im.tools)
 	if err != nil {
 		return err
 	}

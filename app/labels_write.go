@@ -26,10 +26,15 @@ type labelsWriter struct {
 // check, and the import is all or nothing.
 var errLabelRefused = errors.New("a label failed its check")
 
-// labelsAhead is how many rounds of checked labels wait for the writer at
-// most: the check runs ahead of the writing (it is faster) without holding
-// the whole file.
-const labelsAhead = 2
+// labelsAhead is how many rounds of checked labels (labelsCheckedAtOnce
+// each: 64k labels, some 25 MB) wait for the writer at most. The check,
+// four times faster than the writing, runs that far ahead and is done
+// early, leaving the CPU to the writer: kept in step with it, it took CPU
+// from the writer all along, whose transactions (long while no one waits,
+// bounded in time) then committed more often and wrote more (measured:
+// 20% more CPU time, a checkpoint more). Beyond it, a large file is not
+// held whole.
+const labelsAhead = 32
 
 // writeLabels starts writing the labels handed to the returned writer,
 // under ctx (and its audit entry).
