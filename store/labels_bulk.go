@@ -88,8 +88,10 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 // submitFed is submitLabels for the labels feed receives, in the order
 // received; the Settlements are in that order.
 func (s *Store) submitFed(ctx context.Context, feed *labelFeed, pace bulkPace) ([]Settlement, error) {
-	var out []Settlement
-	var undo []labelUndo
+	// One entry a label written: sized once when the labels are given at
+	// once, not grown (and copied) by doubling as the chunks append.
+	out := make([]Settlement, 0, feed.known())
+	undo := make([]labelUndo, 0, feed.known())
 	// The log is checkpointed between chunks once it has grown past
 	// checkpointLog, and once at the end, not every thousand pages: an
 	// item's pages, written again by every chunk, are copied back once.
@@ -129,7 +131,7 @@ func (s *Store) submitFed(ctx context.Context, feed *labelFeed, pace bulkPace) (
 	err := s.inFedChunks(ctx, feed, pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
@@ -314,7 +316,7 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 	err := s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkKept []string
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		for i := len(undo) - 1 - from; i >= 0 && (done == 0 || time.Now().Before(deadline)); i-- {
 			k, err := s.undoLabel(ctx, ptx, undo[i])
 			if err != nil {

@@ -89,8 +89,8 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	for j := range undo {
 		undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
-		WHERE `+pk.where(""), append([]any{now}, pk.args()...)...); err != nil {
+	if _, err := tx.ExecContext(ctx, failFast(tx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
+		WHERE `+pk.where("")), append([]any{now}, pk.args()...)...); err != nil {
 		return nil, err
 	}
 	for _, u := range undo {

@@ -43,6 +43,15 @@ func allLabels(labels []review.Label) *labelFeed {
 	return &labelFeed{held: labels, ended: true}
 }
 
+// known is how many labels are known to come: all of them when they were
+// given at once, else none yet.
+func (f *labelFeed) known() int {
+	if f.in == nil {
+		return f.base + len(f.held)
+	}
+	return 0
+}
+
 // ready takes the labels waiting on in, without waiting for more, until it
 // has received labels up to need (exclusive); it returns how many have been
 // received.
