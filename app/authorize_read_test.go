@@ -50,6 +50,7 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			for _, err := range []error{
 				s.SubmitLabel(ctx, label(item, who, "ORD-1")),
 				s.SkipItem(ctx, item, who, "unclear"),
+				s.SaveDraft(ctx, item, who, []byte(`{"rationale":"x"}`), 3),
 			} {
 				if !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), words) {
 					t.Errorf("%s: a write: %v, want refused saying %q", what, err, words)
@@ -57,6 +58,9 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			}
 			if as, err := st.Assignment(ctx, item, "alice"); err != nil || as.Status != store.AssignPending {
 				t.Errorf("%s: alice's assignment after refused writes: %+v %v", what, as, err)
+			}
+			if _, _, err := st.Draft(ctx, item, "alice"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s: a refused draft was saved (%v)", what, err)
 			}
 		}
 		denied := func() int {
@@ -78,8 +82,8 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		refused("demoted", alice, "alice", "alice (ssh key SHA256:alice) is a ci")
-		if n := denied(); n != 4 {
-			t.Errorf("%d refusals of the demoted alice in the audit log, want 4", n)
+		if n := denied(); n != 5 {
+			t.Errorf("%d refusals of the demoted alice in the audit log, want 5", n)
 		}
 		if err := st.AddUser(ctx, "alice", store.RoleReviewer); err != nil {
 			t.Fatal(err)
@@ -129,7 +133,9 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 // read in their own round trips: the next item is two (the queue's next
 // assignment with the actor's user and key; the item, its draft, notes and
 // guide), the progress one, a submit two (the check with the label's
-// writes; the commit): a submit cycle is five, where it was eight.
+// writes; the commit): a submit cycle is five, where it was eight. A
+// draft's autosave is one: its check asserts the decision in the round
+// that commits.
 func TestQueueReadRoundTrips(t *testing.T) {
 	st, item := oneItemOn(t, "postgres")
 	ctx := context.Background()
@@ -170,10 +176,13 @@ func TestQueueReadRoundTrips(t *testing.T) {
 		})
 		count("progress", 1, func() error { _, err := alice.Progress(ctx, "alice", ""); return err })
 	}
-	// A submit is two, with the check: bob's prepares the statements.
+	// A draft's autosave is one, with the check, and a submit two: bob's
+	// prepare the statements.
 	bob := New(proxied).As(Actor{Name: "bob", Role: RoleReviewer, Source: SourceLocal})
 	warm = true
+	count("bob's draft", 1, func() error { return bob.SaveDraft(ctx, item, "bob", []byte(`{"rationale":"b"}`), 2) })
 	count("bob's submit", 2, func() error { return bob.SubmitLabel(ctx, label(item, "bob", "ORD-1")) })
 	warm = false
+	count("draft", 1, func() error { return alice.SaveDraft(ctx, item, "alice", []byte(`{"rationale":"a"}`), 2) })
 	count("submit", 2, func() error { return alice.SubmitLabel(ctx, label(item, "alice", "ORD-1")) })
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/internal/pgtest"
@@ -59,6 +61,17 @@ func TestReviewerRoundTrips(t *testing.T) {
 			t.Errorf("%s: %d round trips, want at most %d", what, got, want)
 		}
 	}
+	// A check that asserts the decision (UserCheck.Roles).
+	guarded := func(item string, roles ...string) context.Context {
+		return WithUserCheck(ctx, &UserCheck{Name: "alice", Fingerprint: ka.Fingerprint, Roles: roles, NeedKey: true,
+			Then: func(c *UserCheck) error {
+				checks++
+				if !c.Found || !c.KeyIsTheirs || !slices.Contains(roles, c.User.Role) {
+					return errors.New("refused by Then")
+				}
+				return nil
+			}})
+	}
 	// The first of each kind prepares its statements on the connection.
 	warm := func(i int) {
 		if err := proxied.SaveDraft(as(ids[i]), ids[i], "alice", []byte(`{"a":1}`), 3); err != nil {
@@ -76,6 +89,9 @@ func TestReviewerRoundTrips(t *testing.T) {
 	}
 	warm(0)
 	warm(1)
+	if err := proxied.SaveDraft(guarded(ids[3], RoleReviewer), ids[3], "alice", []byte(`{"a":0}`), 1); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := proxied.NextAssignment(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +108,6 @@ func TestReviewerRoundTrips(t *testing.T) {
 		_, err := proxied.SubmitLabel(checked(ids[5]), callLabel(ids[5], "alice", `{"order_id":"ORD-1"}`))
 		return err
 	})
-	if checks != 3 {
-		t.Errorf("the check decided %d times, want 3", checks)
-	}
 	count("audit entry", 1, func() error {
 		return proxied.AppendAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
 			Action: "queue.read", Object: "status"})
@@ -109,4 +122,18 @@ func TestReviewerRoundTrips(t *testing.T) {
 		}
 		return err
 	})
+	// A draft whose check asserts the decision (UserCheck.Roles) is one.
+	count("checked draft", 1, func() error {
+		return proxied.SaveDraft(guarded(ids[3], RoleReviewer, RoleLead), ids[3], "alice", []byte(`{"a":3}`), 5)
+	})
+	if checks != 5 {
+		t.Errorf("the check decided %d times, want 5", checks)
+	}
+	// One the assertion refuses writes nothing, and Then says why.
+	if err := proxied.SaveDraft(guarded(ids[4], RoleLead), ids[4], "alice", []byte(`{"a":4}`), 6); err == nil || err.Error() != "refused by Then" {
+		t.Errorf("a draft refused by its check: %v", err)
+	}
+	if _, _, err := st.Draft(ctx, ids[4], "alice"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a draft refused by its check was saved (%v)", err)
+	}
 }
