@@ -17,8 +17,8 @@ import (
 // whether or not they settle the item; a draft's autosave (not audited)
 // is one, and so is an audit entry written on its own (a lead's read, such
 // as every status command over SSH). Loading the next item after a submit
-// is one for the assignment and one for the item, its draft, notes and
-// the guide.
+// (NextWork: the assignment, the item, its draft, notes, the guide and the
+// progress of a short queue) is one.
 func TestReviewerRoundTrips(t *testing.T) {
 	st := openEngine(t, "postgres")
 	ctx := context.Background()
@@ -98,6 +98,9 @@ func TestReviewerRoundTrips(t *testing.T) {
 	if _, err := proxied.ItemWork(ctx, ids[4], "bob"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := proxied.NextWork(ctx, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
 	count("draft", 1, func() error { return proxied.SaveDraft(ctx, ids[2], "alice", []byte(`{"a":1}`), 3) })
 	count("audited draft", 2, func() error { return proxied.SaveDraft(as(ids[2]), ids[2], "alice", []byte(`{"a":2}`), 4) })
 	count("submit", 2, func() error {
@@ -114,6 +117,13 @@ func TestReviewerRoundTrips(t *testing.T) {
 	})
 	count("next assignment", 1, func() error { _, err := proxied.NextAssignment(ctx, "bob", ""); return err })
 	count("item work", 1, func() error { _, err := proxied.ItemWork(ctx, ids[3], "bob"); return err })
+	count("next work", 1, func() error {
+		nw, err := proxied.NextWork(ctx, "bob", "")
+		if err == nil && nw.Progress == nil {
+			t.Error("next work: bob's short queue was not counted")
+		}
+		return err
+	})
 	count("skip", 2, func() error { return proxied.SkipItem(as(ids[2]), ids[2], "bob", "unclear") })
 	count("settling submit", 2, func() error {
 		s, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "carol", `{"order_id":"ORD-1"}`))
