@@ -46,6 +46,10 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			if !reflect.DeepEqual(w, LabelWork{}) || p != nil {
 				t.Errorf("%s: refused, yet got item %q, progress %v", what, w.Item.ID, p)
 			}
+			// So is the item opened by its id.
+			if w, err := s.LabelWork(ctx, who, "", item, nil); !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), words) || !reflect.DeepEqual(w, LabelWork{}) {
+				t.Errorf("%s: the item by its id: %v, item %q; want refused saying %q", what, err, w.Item.ID, words)
+			}
 			// A write is refused too, and writes nothing.
 			for _, err := range []error{
 				s.SubmitLabel(ctx, label(item, who, "ORD-1")),
@@ -82,8 +86,8 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		refused("demoted", alice, "alice", "alice (ssh key SHA256:alice) is a ci")
-		if n := denied(); n != 5 {
-			t.Errorf("%d refusals of the demoted alice in the audit log, want 5", n)
+		if n := denied(); n != 6 {
+			t.Errorf("%d refusals of the demoted alice in the audit log, want 6", n)
 		}
 		if err := st.AddUser(ctx, "alice", store.RoleReviewer); err != nil {
 			t.Fatal(err)
@@ -135,7 +139,8 @@ func TestQueueReadsRefuseAtOnce(t *testing.T) {
 // guide, and the progress of a short queue), a submit two (the check with
 // the label's writes; the commit): a submit cycle is three, where it was
 // eight (five without the progress counted with the item). Progress
-// asked on its own is one. A
+// asked on its own is one, and so is an item opened by its id (the check,
+// whether it is the actor's, and the item). A
 // draft's autosave is one: its check asserts the decision in the round
 // that commits.
 func TestQueueReadRoundTrips(t *testing.T) {
@@ -177,6 +182,13 @@ func TestQueueReadRoundTrips(t *testing.T) {
 			return err
 		})
 		count("progress", 1, func() error { _, err := alice.Progress(ctx, "alice", ""); return err })
+		count("an item by its id", 1, func() error {
+			w, err := alice.LabelWork(ctx, "alice", "", item, nil)
+			if err == nil && w.Item.ID != item {
+				t.Errorf("item %q, want %q", w.Item.ID, item)
+			}
+			return err
+		})
 	}
 	// A draft's autosave is one, with the check, and a submit two: bob's
 	// prepare the statements.

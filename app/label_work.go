@@ -50,7 +50,15 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 	var err error
 	var next store.NextWork
 	var nextErr error
-	if itemID == "" {
+	if itemID != "" {
+		// The item's read carries the authorize read, and says whether
+		// the item is the actor's (mayOpen decides from it).
+		actor, next.Work, err = ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (store.ItemWork, error) {
+			iw, err := s.app.st.ItemWork(ctx, itemID, reviewer)
+			nextErr = err
+			return iw, nil
+		})
+	} else {
 		// The read of the queue's next item (with the item: one round
 		// trip on PostgreSQL) carries the authorize read (ownRead); its
 		// error is labelItem's to report.
@@ -59,8 +67,6 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 			nextErr = err
 			return nw, nil
 		})
-	} else {
-		actor, err = s.ownAs(ctx, ActQueueRead, reviewer)
 	}
 	if err != nil {
 		return w, err
@@ -80,8 +86,9 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 }
 
 // labelItem loads LabelWork's item part (and the progress counted with
-// it) into w; when itemID is "", next and nextErr are what NextWork
-// answered.
+// it) into w from what was read: when itemID is "", next and nextErr are
+// what NextWork answered, otherwise next.Work and nextErr are what
+// ItemWork answered.
 func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, itemID string, skipped []string, next store.NextWork, nextErr error, w *LabelWork) error {
 	st := s.app.st
 	var err error
@@ -105,8 +112,14 @@ func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, i
 		default:
 			itemID, iw, w.Progress = next.Assignment.ItemID, next.Work, next.Progress
 		}
-	} else if err := s.mayOpen(ctx, actor, itemID); err != nil {
-		return err
+	} else if Authorize(actor, ActAdjudicate) != nil && !next.Work.Assigned {
+		// As mayOpen: not the actor's, so not found, whatever the read
+		// found of it.
+		return fmt.Errorf("item %s: %w", itemID, ErrNotFound)
+	} else if nextErr != nil {
+		return fmt.Errorf("load item %s: %w", itemID, nextErr)
+	} else {
+		iw = next.Work
 	}
 	if iw.Item.ID == "" {
 		if iw, err = st.ItemWork(ctx, itemID, reviewer); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/store"
 )
 
 // TestLabelWorkIsTheActorsOwn: LabelWork loads the next item of the
@@ -40,6 +42,16 @@ func TestLabelWorkIsTheActorsOwn(t *testing.T) {
 		dave := a.As(actor(t, a, "dave"))
 		if _, err := dave.LabelWork(ctx, "dave", "", item, nil); !errors.Is(err, ErrNotFound) {
 			t.Errorf("an item not assigned to dave: %v", err)
+		}
+		// A lead may open any item (as the adjudication screen does).
+		if err := a.st.AddUser(ctx, "erin", store.RoleLead); err != nil {
+			t.Fatal(err)
+		}
+		if w, err := a.As(actor(t, a, "erin")).LabelWork(ctx, "erin", "", item, nil); err != nil || w.Item.ID != item || w.Draft != nil {
+			t.Errorf("a lead opening bob's item: %q, draft %q, %v", w.Item.ID, w.Draft, err)
+		}
+		if _, err := a.As(actor(t, a, "erin")).LabelWork(ctx, "erin", "", "it_0000000000000000", nil); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a lead opening an item that does not exist: %v", err)
 		}
 		if w, err := dave.LabelWork(ctx, "dave", "", "", nil); err != nil || !w.Empty || w.Progress == nil || len(w.Progress) != 0 {
 			t.Errorf("dave's empty queue: %+v %v", w, err)

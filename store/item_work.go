@@ -22,18 +22,25 @@ type ItemWork struct {
 	// set.
 	Guide    GuideVersion
 	HasGuide bool
+	// Assigned: the reviewer is assigned the item (in a batch not being
+	// written: Assignment finds it). Set even when the item is not found.
+	Assigned bool
 }
 
 // ItemWork loads the item itemID with reviewer's draft of it, its notes
 // and the guide in force: Item, Draft, Notes and CurrentGuide in one call,
 // which on PostgreSQL is one round trip (their statements pipelined)
-// instead of six; the label screen loads one after every submit.
+// instead of seven; the label screen loads one when it opens an item by
+// its id. It carries ctx's UserCheck.
 func (s *Store) ItemWork(ctx context.Context, itemID, reviewer string) (ItemWork, error) {
 	if s.pg {
 		return s.itemWorkPiped(ctx, itemID, reviewer)
 	}
 	var w ItemWork
-	var err error
+	_, err := s.Assignment(ctx, itemID, reviewer)
+	if w.Assigned = err == nil; err != nil && !errors.Is(err, ErrNotFound) {
+		return w, err
+	}
 	if w.Item, err = s.Item(ctx, itemID); err != nil {
 		return w, err
 	}
@@ -53,7 +60,10 @@ func (s *Store) ItemWork(ctx context.Context, itemID, reviewer string) (ItemWork
 
 func (s *Store) itemWorkPiped(ctx context.Context, itemID, reviewer string) (ItemWork, error) {
 	var r itemWorkRead
-	if err := s.readChecked(ctx, r.stmts("?", []any{itemID}, reviewer)...); err != nil {
+	assigned := postgres.Stmt{Query: `SELECT 1 FROM assignments WHERE item_id = ? AND reviewer = ?
+		AND batch NOT IN (SELECT name FROM batches WHERE state = 'writing')`, Args: []any{itemID, reviewer},
+		Rows: func(postgres.Row) error { r.w.Assigned = true; return nil }}
+	if err := s.readChecked(ctx, append(r.stmts("?", []any{itemID}, reviewer), assigned)...); err != nil {
 		return ItemWork{}, err
 	}
 	return s.itemWorkOf(ctx, itemID, &r)
@@ -174,6 +184,7 @@ func (s *Store) NextWork(ctx context.Context, reviewer, batch string) (NextWork,
 	if counted {
 		nw.Progress = progress
 	}
+	r.w.Assigned = true
 	nw.Work, err = s.itemWorkOf(ctx, nw.Assignment.ItemID, &r)
 	return nw, err
 }
