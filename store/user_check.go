@@ -35,7 +35,8 @@ type UserCheck struct {
 	// Roles and, when NeedKey, the key Fingerprint is theirs. That is the
 	// caller's decision written out (its action's roles, from its table),
 	// which Then makes again from what the check read: both see the same
-	// user and keys, as keys are removed by writes that run alone.
+	// user and keys, as users and keys change only in writes that run
+	// alone (never beside the write that carries the check).
 	Roles   []string
 	NeedKey bool
 	done    bool
