@@ -129,9 +129,9 @@ func (s *Store) itemWorkOf(ctx context.Context, itemID string, r *itemWorkRead) 
 // reviewer's next open assignment (NextAssignment), the ItemWork of its
 // item and, when it comes at no cost, the reviewer's progress. On
 // PostgreSQL it is one round trip where NextAssignment, ItemWork and
-// Progress were three: one read-only transaction whose first statement
-// picks the item and leaves its id for the others (set_config). It
-// carries ctx's UserCheck. ErrNotFound when the queue is empty.
+// Progress were three: its first statement picks the item and leaves its
+// id for the others (set_config, for the round trip: postgres.DB.Read).
+// It carries ctx's UserCheck. ErrNotFound when the queue is empty.
 type NextWork struct {
 	Assignment Assignment
 	Work       ItemWork
@@ -175,7 +175,7 @@ func (s *Store) NextWork(ctx context.Context, reviewer, batch string) (NextWork,
 		counted = counted && k != ""
 		return err
 	}})
-	if err := s.readCheckedTx(ctx, stmts...); err != nil {
+	if err := s.readChecked(ctx, stmts...); err != nil {
 		return NextWork{}, err
 	}
 	if !found {
@@ -190,7 +190,7 @@ func (s *Store) NextWork(ctx context.Context, reviewer, batch string) (NextWork,
 }
 
 // pgNextItem is pgNextAssignment leaving the item's id (nextItem) for the
-// statements after it in the transaction.
+// statements after it in the round trip.
 const pgNextItem = `SELECT n.*, set_config('goldtrace.next_item', n.item_id, true) FROM (` + pgNextAssignment + `) n`
 
 // nextItem is the item pgNextItem picked (NULL or ” when none: no item

@@ -90,22 +90,12 @@ const userCheckQuery = `SELECT name, role, created_at,
 // ctx asks for one not yet done, the UserCheck's statement first: the
 // check sees the state at the moment of the read.
 func (s *Store) readChecked(ctx context.Context, stmts ...postgres.Stmt) error {
-	return s.checkedRead(ctx, s.db.(*postgres.DB).Read, stmts)
-}
-
-// readCheckedTx is readChecked in one read-only transaction
-// (postgres.DB.ReadTx).
-func (s *Store) readCheckedTx(ctx context.Context, stmts ...postgres.Stmt) error {
-	return s.checkedRead(ctx, s.db.(*postgres.DB).ReadTx, stmts)
-}
-
-func (s *Store) checkedRead(ctx context.Context, read func(context.Context, ...postgres.Stmt) error, stmts []postgres.Stmt) error {
 	c := pendingUserCheck(ctx)
 	if c == nil {
-		return read(ctx, stmts...)
+		return s.db.(*postgres.DB).Read(ctx, stmts...)
 	}
 	check, fill := c.stmt()
-	if err := read(ctx, append([]postgres.Stmt{check}, stmts...)...); err != nil {
+	if err := s.db.(*postgres.DB).Read(ctx, append([]postgres.Stmt{check}, stmts...)...); err != nil {
 		return err
 	}
 	fill()

@@ -212,17 +212,12 @@ func (d *DB) beginStmts(ctx context.Context) []Stmt {
 
 // Read runs read statements in one round trip, on a connection of the
 // pool: a screen's reads that do not wait for each other's answers. Each
-// statement sees what was committed when it began.
-func (d *DB) Read(ctx context.Context, stmts ...Stmt) error { return d.read(ctx, false, stmts) }
-
-// ReadTx is Read in one read-only transaction, begun and committed in the
-// same round trip: a statement may then leave a value for those after it
-// (set_config(name, value, true), read back with current_setting), so
-// that reads which depend on an earlier one's answer still take one round
-// trip.
-func (d *DB) ReadTx(ctx context.Context, stmts ...Stmt) error { return d.read(ctx, true, stmts) }
-
-func (d *DB) read(ctx context.Context, tx bool, stmts []Stmt) error {
+// statement sees what was committed when it began. The statements run in
+// one implicit transaction (one Sync ends the pipeline), so a statement
+// may leave a value for those after it with set_config(name, value, true)
+// (read back with current_setting), gone when the round trip ends: reads
+// that depend on an earlier one's answer still take one round trip.
+func (d *DB) Read(ctx context.Context, stmts ...Stmt) error {
 	c, err := d.db.Conn(ctx)
 	if err != nil {
 		return d.wrap("", err)
@@ -231,28 +226,13 @@ func (d *DB) read(ctx context.Context, tx bool, stmts []Stmt) error {
 	err = c.Raw(func(dc any) error {
 		conn := dc.(*rebindConn).Conn.Conn()
 		var b pgx.Batch
-		head := 0
-		if tx {
-			b.Queue("begin read only")
-			head = 1
-		}
 		for _, s := range stmts {
 			b.Queue(translate(s.Query), s.Args...)
 		}
-		if tx {
-			b.Queue("commit")
-		}
 		br := conn.SendBatch(ctx, &b)
-		err := results(br, head, stmts, tx)
+		err := results(br, 0, stmts, false)
 		if cerr := br.Close(); err == nil {
 			err = cerr
-		}
-		if err != nil && tx && conn.PgConn().TxStatus() != 'I' && !conn.IsClosed() {
-			// Rolled back even when ctx is done: the connection goes
-			// back to the pool.
-			if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
-				conn.PgConn().Close(context.WithoutCancel(ctx))
-			}
 		}
 		if err != nil && conn.IsClosed() {
 			err = errors.Join(err, driver.ErrBadConn)
