@@ -44,6 +44,12 @@ type Limits struct {
 	// announced by another replica: Config.WatchKeys). It bounds how long
 	// a removed key's session lives when no announcement comes.
 	RevokeCheck time.Duration
+	// Reports: report commands (status, export, score …: Config.Report)
+	// running at once; more wait their turn.
+	Reports int
+	// ReportShare: the share of the server's time reports may take while
+	// reviewers type on its screens (1: no bound). See reportGate.
+	ReportShare float64
 }
 
 // DefaultLimits are the limits goldtrace serve starts with.
@@ -60,6 +66,8 @@ func DefaultLimits() Limits {
 		MaxLine:                   8 << 20,
 		MaxErrorLines:             100,
 		RevokeCheck:               time.Second,
+		Reports:                   2,
+		ReportShare:               0.2,
 	}
 }
 
@@ -87,6 +95,11 @@ func (l Limits) withDefaults() Limits {
 	pick(&l.MaxLine, d.MaxLine)
 	pick(&l.MaxErrorLines, d.MaxErrorLines)
 	pickD(&l.RevokeCheck, d.RevokeCheck)
+	pick(&l.Reports, d.Reports)
+	if l.ReportShare <= 0 {
+		l.ReportShare = d.ReportShare
+	}
+	l.ReportShare = min(l.ReportShare, 1)
 	return l
 }
 

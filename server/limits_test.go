@@ -49,6 +49,13 @@ func TestLineCap(t *testing.T) {
 // testServer serves Exec for any key on 127.0.0.1, with limits.
 func testServer(t *testing.T, limits Limits, exec ExecFunc) (addr string, key gossh.Signer) {
 	t.Helper()
+	return testServerWith(t, limits, exec, nil)
+}
+
+// testServerWith is testServer with report telling the report command
+// lines (Config.Report).
+func testServerWith(t *testing.T, limits Limits, exec ExecFunc, report func([]string) bool) (addr string, key gossh.Signer) {
+	t.Helper()
 	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
 	host, _ := gossh.NewSignerFromKey(hostPriv)
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
@@ -67,6 +74,7 @@ func testServer(t *testing.T, limits Limits, exec ExecFunc) (addr string, key go
 		},
 		Exec:   exec,
 		Limits: limits,
+		Report: report,
 	})
 	if err != nil {
 		t.Fatal(err)

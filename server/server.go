@@ -66,6 +66,10 @@ type Config struct {
 	// ctx ends, and says with up whether it hears them; it returns false
 	// when it cannot watch (the timer, Limits.RevokeCheck, still runs).
 	WatchKeys func(ctx context.Context, removed func(), up func(listening bool)) bool
+	// Report tells the command lines that are reports (status, export …),
+	// which the server admits through its report gate (Limits.Reports,
+	// Limits.ReportShare); nil: none is.
+	Report func(args []string) bool
 }
 
 // Server is goldtrace's SSH front door: public-key authentication against
@@ -77,6 +81,10 @@ type Server struct {
 	limiter *authLimiter
 	gate    *gate
 	limits  Limits
+	// reports admits report commands; keys tells when screens last had a
+	// key (reviewers typing).
+	reports *reportGate
+	keys    keyClock
 	// recheck asks the key watcher to check open sessions' keys now.
 	recheck  chan struct{}
 	quit     chan struct{}
@@ -119,6 +127,7 @@ func New(cfg Config) (*Server, error) {
 		sessions: map[*liveSession]struct{}{},
 	}
 	s.hardStop, s.stopAll = context.WithCancel(context.Background())
+	s.reports = newReportGate(cfg.Limits.Reports, cfg.Limits.ReportShare, s.keys.typing)
 	version := "goldtrace"
 	if cfg.Version != "" {
 		version += "-" + cfg.Version

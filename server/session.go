@@ -126,6 +126,14 @@ func (s *Server) exec(sess ssh.Session, ls *liveSession, actor app.Actor, args [
 	ls.setCancel(cancel)
 	stop := context.AfterFunc(s.hardStop, cancel)
 	defer stop()
+	if s.cfg.Report != nil && s.cfg.Report(args) {
+		release, err := s.reports.admit(ctx)
+		if err != nil {
+			fmt.Fprint(sess.Stderr(), "goldtrace: cancelled while waiting its turn: the session ended (the server is shutting down, the key was removed, or the client went away)\r\n")
+			return 2
+		}
+		defer release()
+	}
 	out, errOut := &stallWatch{w: sess}, &stallWatch{w: sess.Stderr()}
 	errs := &lineCap{w: errOut, max: s.limits.MaxErrorLines}
 	in := &lineLimit{r: sess, max: s.limits.MaxLine}
@@ -204,7 +212,14 @@ func (s *Server) screen(sess ssh.Session, ls *liveSession, actor app.Actor) int 
 		tea.WithEnvironment(sess.Environ()),
 		// A key's frame goes out on the renderer's next tick: at 120 a
 		// second it waits at most ~8 ms instead of ~17.
-		tea.WithFPS(120))
+		tea.WithFPS(120),
+		// Keys tell the report gate that reviewers are typing.
+		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+			if _, ok := msg.(tea.KeyMsg); ok {
+				s.keys.key()
+			}
+			return msg
+		}))
 	p := tea.NewProgram(model, opts...)
 	ls.mu.Lock()
 	ls.program = p

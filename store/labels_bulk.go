@@ -82,8 +82,39 @@ func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) 
 }
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
+	// The import's audit entry commits with its last labels.
+	pace.auditLast = true
+	if s.onPostgres() {
+		return s.submitLabelsPostgres(ctx, labels, pace)
+	}
+	out, undo, err := s.writeLabels(ctx, labels, pace)
+	if err != nil {
+		return nil, s.takeBack(ctx, err, undo, pace)
+	}
+	return out, nil
+}
+
+// takeBack undoes what a failed SubmitLabels wrote (undo) and returns its
+// error err, with what could not be taken back.
+func (s *Store) takeBack(ctx context.Context, err error, undo []labelUndo, pace bulkPace) error {
+	kept, uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace)
+	if uerr != nil {
+		return fmt.Errorf("%w (and undoing the %d labels already written failed: %v)", err, len(undo), uerr)
+	}
+	if len(kept) > 0 {
+		return &KeptLabelsError{Err: err, Items: kept}
+	}
+	return err
+}
+
+// writeLabels is SubmitLabels' writes, without taking them back on
+// failure: the labels' settlements (none on failure), how to take back
+// what was written (the chunks committed), and the error.
+func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, []labelUndo, error) {
 	out := make([]Settlement, len(labels))
-	var undo []labelUndo
+	// One entry a label written: sized once, not grown (and copied) by
+	// doubling as the chunks append.
+	undo := make([]labelUndo, 0, len(labels))
 	// The log is checkpointed between chunks once it has grown past
 	// checkpointLog, and once at the end, not every thousand pages: an
 	// item's pages, written again by every chunk, are copied back once.
@@ -98,8 +129,6 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 			s.checkpoint(ctx)
 		}
 	}
-	// The import's audit entry commits with its last labels.
-	pace.auditLast = true
 	// A chunk's deadline includes its commit, predicted from the ones
 	// before (up fast, down slowly), as import's chunkPacer does; a group
 	// starts only when one more of the last group's length fits.
@@ -123,11 +152,11 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 	err := s.inChunks(ctx, len(labels), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
-		for i := from; i < len(labels) && (done == 0 || s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
+		for i := from; i < len(labels) && (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
 			switch {
 			case took > budget/4:
 				group = max(group/2, 1)
@@ -152,16 +181,9 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 		return done, nil
 	})
 	if err != nil {
-		kept, uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace)
-		if uerr != nil {
-			return nil, fmt.Errorf("%w (and undoing the %d labels already written failed: %v)", err, len(undo), uerr)
-		}
-		if len(kept) > 0 {
-			return nil, &KeptLabelsError{Err: err, Items: kept}
-		}
-		return nil, err
+		return nil, undo, err
 	}
-	return out, nil
+	return out, undo, nil
 }
 
 // KeptLabelsError is a failed SubmitLabels that could not take back all of
@@ -292,7 +314,7 @@ func (s *Store) undoLabels(ctx context.Context, undo []labelUndo, pace bulkPace)
 	err := s.inChunks(ctx, len(undo), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkKept []string
 		done := 0
-		ptx := newPreparedTx(tx)
+		ptx := s.prepared(tx)
 		for i := len(undo) - 1 - from; i >= 0 && (done == 0 || time.Now().Before(deadline)); i-- {
 			k, err := s.undoLabel(ctx, ptx, undo[i])
 			if err != nil {

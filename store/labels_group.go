@@ -35,6 +35,9 @@ func (s *Store) labelGroup() int {
 // over the whole group, in one place, so that each label's refusal and its
 // undo stay in step.
 func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
+	if err := s.lockGroup(ctx, tx, labels); err != nil {
+		return nil, err
+	}
 	n := len(labels)
 	var items []any // each item once, in the order of its first label
 	keys := make([]any, 0, 2*n)
@@ -48,7 +51,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			items = append(items, l.Item)
 		}
 	}
-	pk := groupKeys{items: items, keys: keys}
+	pk := groupKeys{items: items, keys: keys, arrays: s.onPostgres()}
 	undo, assigned, err := groupBefore(ctx, tx, labels, pk)
 	if err != nil {
 		return nil, err
@@ -81,6 +84,9 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	if err := groupDrafts(ctx, tx, undo, pk); err != nil {
 		return nil, err
 	}
+	if s.onPostgres() {
+		return s.writeGroupPostgres(ctx, tx, labels, first, out, groupRead{keys: pk, undo: undo, assigned: assigned, itemFirst: itemFirst})
+	}
 	now := s.now()
 	rows, err := s.insertLabels(ctx, tx, labels, first)
 	if err != nil {
@@ -89,8 +95,8 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	for j := range undo {
 		undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
-		WHERE `+pk.where(""), append([]any{now}, pk.args()...)...); err != nil {
+	if _, err := tx.ExecContext(ctx, failFast(tx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
+		WHERE `+pk.where("")), append([]any{now}, pk.args()...)...); err != nil {
 		return nil, err
 	}
 	for _, u := range undo {
@@ -107,21 +113,29 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	// An item the group settles goes straight to agreed or disputed; the
 	// others are now being labeled (an item already being labeled is
 	// left as it is: no row is written again for nothing).
+	if labeling := labelingItems(items, undo, itemFirst, closed); len(labeling) > 0 {
+		if err := updateStatus(ctx, tx, "labeling", labeling, now); err != nil {
+			return nil, err
+		}
+	}
+	settled, err := s.settleGroup(ctx, tx, labels, undo, closed, out)
+	if err != nil {
+		return nil, err
+	}
+	return undo, settled.write(ctx, tx, s.now())
+}
+
+// labelingItems are the items (of items, each once) whose first label in
+// the group (itemFirst) found them new or sampled and that the group does
+// not settle (closed): they are now being labeled.
+func labelingItems(items []any, undo []labelUndo, itemFirst map[string]int, closed map[string][]review.Label) []any {
 	var labeling []any
 	for _, id := range items {
 		if st := undo[itemFirst[id.(string)]].itemStatus; len(closed[id.(string)]) < 2 && (st == "new" || st == "sampled") {
 			labeling = append(labeling, id)
 		}
 	}
-	if len(labeling) > 0 {
-		if err := updateStatus(ctx, tx, "labeling", labeling, now); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.settleGroup(ctx, tx, labels, undo, closed, out); err != nil {
-		return nil, err
-	}
-	return undo, nil
+	return labeling
 }
 
 // groupKeys are the (item, reviewer) keys of a group's labels, and its
@@ -129,6 +143,26 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 type groupKeys struct {
 	items []any
 	keys  []any // item, reviewer, item, reviewer, …
+	// arrays: the lists are given as arrays (PostgreSQL), so that a
+	// statement's text is the same whatever the group's size (each text
+	// is parsed and planned once, not once for every size).
+	arrays bool
+}
+
+// in is " IN (…)" of the items, or " = ANY(?)" with arrays.
+func (k groupKeys) in() string {
+	if k.arrays {
+		return ` = ANY(?::text[])`
+	}
+	return ` IN ` + placeholderList(len(k.items))
+}
+
+// inArgs are in's arguments.
+func (k groupKeys) inArgs() []any {
+	if k.arrays {
+		return []any{textArray(k.items)}
+	}
+	return k.items
 }
 
 // where selects the rows of the keys in a table with item_id and reviewer
@@ -136,12 +170,18 @@ type groupKeys struct {
 // PostgreSQL looks them up by the primary key rather than hashing a scan
 // of the table against the pairs.
 func (k groupKeys) where(alias string) string {
+	if k.arrays {
+		return alias + `item_id = ANY(?::text[]) AND (` + alias + `item_id, ` + alias + `reviewer) IN (SELECT * FROM unnest(?::text[], ?::text[]))`
+	}
 	return alias + `item_id IN ` + placeholderList(len(k.items)) + ` AND (` + alias + `item_id, ` + alias + `reviewer) IN (VALUES ` +
 		strings.TrimSuffix(strings.Repeat("(?, ?), ", len(k.keys)/2), ", ") + `)`
 }
 
 // args are where's arguments.
 func (k groupKeys) args() []any {
+	if k.arrays {
+		return []any{textArray(k.items), textArray(everyOther(k.keys, 0)), textArray(everyOther(k.keys, 1))}
+	}
 	return append(append(make([]any, 0, len(k.items)+len(k.keys)), k.items...), k.keys...)
 }
 
@@ -159,10 +199,10 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk 
 		k := [2]string{l.Item, l.Reviewer}
 		at[k] = append(at[k], j)
 	}
-	in := placeholderList(len(pk.items))
+	in := pk.in()
 	assigned := make(map[string]map[string]string, len(pk.items))
 	err := eachRow(ctx, tx, `SELECT item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
-		FROM assignments WHERE item_id IN `+in, pk.items, func(rows *sql.Rows) error {
+		FROM assignments WHERE item_id`+in, pk.inArgs(), func(rows *sql.Rows) error {
 		var u labelUndo
 		var writing bool
 		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &writing); err != nil {
@@ -190,7 +230,7 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk 
 		exports       int
 	}
 	before := make(map[string]itemBefore, len(pk.items))
-	err = eachRow(ctx, tx, `SELECT i.id, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, pk.items, func(rows *sql.Rows) error {
+	err = eachRow(ctx, tx, `SELECT i.id, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id`+in, pk.inArgs(), func(rows *sql.Rows) error {
 		var id string
 		var b itemBefore
 		if err := rows.Scan(&id, &b.status, &b.adjudications, &b.exports); err != nil {
@@ -367,12 +407,13 @@ func (r rowValues) Scan(dest ...any) error {
 }
 
 // settleGroup settles the closed items, in the order of their last label
-// in the group, their outcomes written together (settlements). Each label gets the Settlement that submitting the labels
+// in the group, and returns their outcomes, for the caller to write
+// together (settlements). Each label gets the Settlement that submitting the labels
 // one by one would have given it: an item settles after each of its labels
 // that leaves none of its assignments open (a label on a skipped
 // assignment after the others is compared again), and is written once,
 // as its last label here settles it.
-func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review.Label, undo []labelUndo, closed map[string][]review.Label, out []Settlement) error {
+func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review.Label, undo []labelUndo, closed map[string][]review.Label, out []Settlement) (settlements, error) {
 	var held *bool
 	heldOnce := func() (bool, error) {
 		if held == nil {
@@ -385,7 +426,6 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 		return *held, nil
 	}
 	var settled settlements
-	now := s.now()
 	last := make(map[string]int, len(closed))
 	opening := make(map[string]int, len(closed)) // labels still to come on an open assignment
 	for j, l := range labels {
@@ -431,15 +471,15 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 		if len(ls) >= 2 {
 			var err error
 			if hold, err = heldOnce(); err != nil {
-				return err
+				return settled, err
 			}
 		}
 		if o := review.Settle(0, ls, hold); o.Settled {
 			if err := settled.add(l.Item, o, s.now()); err != nil {
-				return err
+				return settled, err
 			}
 			out[j] = Settlement{Settled: true, Comparison: o.Comparison}
 		}
 	}
-	return settled.write(ctx, tx, now)
+	return settled, nil
 }

@@ -72,7 +72,7 @@ func (w *settlements) write(ctx context.Context, tx Queryer, now string) error {
 func updateStatus(ctx context.Context, tx Queryer, status string, ids []any, now string) error {
 	for start := 0; start < len(ids); start += settleRowsPerStatement {
 		part := ids[start:min(start+settleRowsPerStatement, len(ids))]
-		if _, err := tx.ExecContext(ctx, `UPDATE items SET status = ?, updated_at = ? WHERE id IN `+placeholderList(len(part)),
+		if _, err := tx.ExecContext(ctx, failFast(tx, `UPDATE items SET status = ?, updated_at = ? WHERE id IN `+placeholderList(len(part))),
 			append([]any{status, now}, part...)...); err != nil {
 			return err
 		}

@@ -23,6 +23,9 @@ type bulkPace struct {
 	// on the database writes them once a stretch, not once a ChunkTime. A
 	// writer that starts waiting waits for one step and the commit.
 	stretch time.Duration
+	// maxUnits, when set, ends a transaction once it has done that many
+	// units (or more: a step is not cut), whatever its time.
+	maxUnits int
 }
 
 // goOn reports whether a transaction that began at began, when the log's

@@ -16,7 +16,7 @@ import (
 // needs only its own item's writes ordered. On SQLite, with one writer,
 // it changes nothing.
 func itemWrite(ctx context.Context, itemID string) context.Context {
-	return postgres.Scoped(ctx, "item "+itemID)
+	return postgres.Scoped(ctx, itemLockKey(itemID))
 }
 
 // appendWrite marks ctx's write transactions as only adding rows that no

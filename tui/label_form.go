@@ -65,7 +65,7 @@ type labelForm struct {
 	cur       int
 	focus     formField
 	picker    toolPicker
-	rationale textarea.Model
+	rationale memoArea
 	width     int
 	argsH     int
 	// spareArgs are the argument editors of the item before, reused: a
@@ -77,10 +77,11 @@ type labelForm struct {
 func newLabelForm(styles *Styles, keys *LabelKeys) *labelForm {
 	ak := defaultArgKeys()
 	f := &labelForm{styles: styles, keys: keys, argKeys: &ak, picker: newToolPicker(styles)}
-	f.rationale = f.newTextarea("why this is the right next step (required)")
+	rationale := f.newTextarea("why this is the right next step (required)")
 	// What the store accepts, so a long paste stops where a submit would
 	// be refused rather than failing at the submit.
-	f.rationale.CharLimit = review.MaxRationale
+	rationale.CharLimit = review.MaxRationale
+	f.rationale = newMemoArea(rationale)
 	return f
 }
 
@@ -145,7 +146,7 @@ func (f *labelForm) Load(tools []trace.Tool, d draftBody) {
 	if len(f.calls) == 0 {
 		f.calls = []*callEditor{f.newCall()}
 	}
-	setText(&f.rationale, d.Rationale)
+	setText(f.rationale.edit(), d.Rationale)
 	f.cur = 0
 	f.resize()
 	f.setFocus(0, fieldTool)
@@ -599,7 +600,7 @@ func (f *labelForm) Update(msg tea.Msg) (changed bool, cmd tea.Cmd) {
 			return false, f.Move(1)
 		}
 		before := f.rationale.Value()
-		f.rationale, cmd = f.rationale.Update(msg)
+		cmd = f.rationale.Update(msg)
 		return f.rationale.Value() != before, cmd
 	}
 }

@@ -60,8 +60,8 @@ func TestRationaleStopsAtTheStoresLimit(t *testing.T) {
 	keys := DefaultKeyMap()
 	f := newLabelForm(&styles, &keys.Label)
 	f.rationale.Focus()
-	f.rationale.InsertString(strings.Repeat("é", review.MaxRationale+50))
-	f.rationale, _ = f.rationale.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
+	f.rationale.edit().InsertString(strings.Repeat("é", review.MaxRationale+50))
+	f.rationale.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")})
 	if n := utf8.RuneCountInString(f.rationale.Value()); n != review.MaxRationale {
 		t.Fatalf("rationale holds %d characters, want at most %d", n, review.MaxRationale)
 	}

@@ -42,6 +42,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			server.TuneGC()
 			be, err := cli.Backend(ctx)
 			if err != nil {
 				return err
@@ -117,6 +118,8 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 	f.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "tallest terminal a screen is drawn for (taller ones are clamped)")
 	f.IntVar(&limits.MaxLine, "max-line", limits.MaxLine, "longest line (bytes) a command reads from a client's stdin")
 	f.IntVar(&limits.MaxErrorLines, "max-error-lines", limits.MaxErrorLines, "error lines a command sends back before it counts the rest")
+	f.IntVar(&limits.Reports, "reports", limits.Reports, "report commands (status, export, score …) running at once over SSH; more wait their turn")
+	f.Float64Var(&limits.ReportShare, "report-share", limits.ReportShare, "share of the server's time reports may take while reviewers type (1: no bound)")
 	f.DurationVar(&limits.RevokeCheck, "revoke-check", limits.RevokeCheck, "how often open sessions' keys are checked against the users' keys (a removal over SSH, or on PostgreSQL by any process, acts at once)")
 	return cmd
 }
@@ -131,6 +134,7 @@ func serverConfig(be *app.App, site sshSite, signer gossh.Signer, limits server.
 		Exec:     remoteExec(be, site),
 		// Removals of keys by other processes (replicas on PostgreSQL).
 		WatchKeys: be.WatchKeyRemovals,
+		Report:    sshSurface.IsReport,
 		Limits:    limits,
 		AuthFailed: func(ctx context.Context, fp, what string) {
 			_ = be.RecordAuthFailure(ctx, fp, what)

@@ -47,7 +47,7 @@ func BenchmarkServeReplicas(b *testing.B) {
 		reviewers = n // a smaller smoke run
 	}
 	if n, err := strconv.Atoi(os.Getenv("GOLDTRACE_BENCH_READERS")); err == nil && n >= 0 {
-		execClients = n // 0: the reviewers' cost alone
+		execClients = n // status readers: 0 shows what they cost reviewers
 	}
 	if os.Getenv(pgtest.Env) == "" {
 		b.Skip(pgtest.Env + " is not set: this benchmark needs PostgreSQL")

@@ -298,6 +298,12 @@ func TestServeHelpOverSSH(t *testing.T) {
 	if code != 0 || strings.Contains(flags, "--out") || strings.Contains(flags, "--as") || !strings.Contains(flags, "--reviewer") {
 		t.Errorf("labels export --help: exit %d\n%s", code, out)
 	}
+	// help COMMAND prints another command's flags: cut down as well.
+	out, _, code = ts.run("alice", "", "help", "labels", "export")
+	_, flags, _ = strings.Cut(out, "Flags:")
+	if code != 0 || strings.Contains(flags, "--out") || strings.Contains(flags, "--as") || !strings.Contains(flags, "--reviewer") {
+		t.Errorf("help labels export: exit %d\n%s", code, out)
+	}
 	if _, errOut, code := ts.run("alice", "", "labels", "export", "--help=false"); code != 2 || !strings.Contains(errOut, "--help takes no value") {
 		t.Errorf("labels export --help=false: exit %d %q", code, errOut)
 	}

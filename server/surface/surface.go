@@ -99,6 +99,22 @@ var Commands = map[string]Command{
 	"check": {Actions: acts(app.ActMaintain), Flags: sshFlags("json")},
 }
 
+// Reports are the commands of the surface that read or write in bulk:
+// the server admits them through its report gate (a few at once, and a
+// bounded share of its time while reviewers type: server.Limits), so that
+// clients running them in a loop cannot starve the reviewers' screens. The
+// others answer from a few rows (whoami, settings, users, guide, resolve)
+// and run at once.
+var Reports = map[string]bool{
+	"status": true, "traces": true, "batches": true, "items": true,
+	"datasets get": true, "diff": true, "verify": true, "score": true, "drift": true,
+	"labels export": true, "labels import": true, "import": true, "sample": true, "export": true,
+	"audit": true, "check": true,
+}
+
+// IsReport reports whether a command line names one of Reports.
+func (s *Surface) IsReport(args []string) bool { return Reports[s.localPath(args)] }
+
 // Not over SSH, and why (what the refusal says). Commands absent from both
 // maps are "not available over SSH".
 var sshWhyNot = map[string]string{
@@ -191,12 +207,18 @@ func New(newLocal func() *cobra.Command) *Surface { return &Surface{newLocal: ne
 // database, down to what Commands lists for actor's role, with only the
 // listed flags; exportDir is where export writes its files ("": the server
 // keeps none, and export is refused).
-func (s *Surface) tree(root *cobra.Command, actor app.Actor, exportDir string) *cobra.Command {
+//
+// target is the path of the command the line runs: only the commands on
+// the way to it get their flags cut down (the others are never parsed, and
+// help lists them by name), which spares rebuilding every command's flags
+// for each command line. "" or "help" (a line that asks for help, which
+// may print any command's flags) cuts them all.
+func (s *Surface) tree(root *cobra.Command, actor app.Actor, exportDir, target string) *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{err: s.flagError(c, actor, err)}
 	})
-	keepFor(exportDir, actor, root, "")
+	keepFor(exportDir, actor, root, "", target)
 	root.InitDefaultHelpCmd()
 	return root
 }
@@ -207,9 +229,10 @@ func (s *Surface) tree(root *cobra.Command, actor app.Actor, exportDir string) *
 // command of that tree is refused before anything runs, with a
 // *UsageError.
 func (s *Surface) Run(ctx context.Context, root *cobra.Command, actor app.Actor, exportDir string, args []string) error {
-	root = s.tree(root, actor, exportDir)
+	target := s.localPath(args)
+	root = s.tree(root, actor, exportDir, target)
 	cmd, _, err := root.Find(args)
-	if err != nil || CommandPath(cmd) != s.localPath(args) {
+	if err != nil || CommandPath(cmd) != target {
 		// Not a command of this tree, or a shorter one than the local
 		// tree finds (settings set → settings): refused as such.
 		return s.refusal(actor, args)
@@ -221,11 +244,13 @@ func (s *Surface) Run(ctx context.Context, root *cobra.Command, actor app.Actor,
 	return root.ExecuteContext(ctx)
 }
 
-// keepFor prunes c's subtree for actor and reports whether c stays.
-func keepFor(exportDir string, actor app.Actor, c *cobra.Command, path string) bool {
+// keepFor prunes c's subtree for actor and reports whether c stays; of the
+// commands that stay, those on the way to target get their flags cut down
+// (all of them when target is "" or "help").
+func keepFor(exportDir string, actor app.Actor, c *cobra.Command, path, target string) bool {
 	for _, sub := range c.Commands() {
 		p := strings.TrimSpace(path + " " + sub.Name())
-		if !keepFor(exportDir, actor, sub, p) {
+		if !keepFor(exportDir, actor, sub, p, target) {
 			c.RemoveCommand(sub)
 		}
 	}
@@ -238,6 +263,9 @@ func keepFor(exportDir string, actor app.Actor, c *cobra.Command, path string) b
 			return false
 		}
 		c.Run, c.RunE = nil, nil // a group that is a command too: only its subcommands
+	}
+	if onPath := target == "" || target == "help" || path == "" || path == target || strings.HasPrefix(target, path+" "); !onPath {
+		return !listed || spec.openTo(actor) || c.HasSubCommands()
 	}
 	old := c.LocalFlags()
 	c.ResetFlags()

@@ -136,3 +136,23 @@ func TestExportWritesIntoTheServersDirectory(t *testing.T) {
 		t.Errorf("export on a server without an export directory: out %q, %v", out, err)
 	}
 }
+
+// TestReportsAreSurfaceCommands: every report is a command of the surface,
+// and a command line is told a report whatever its flags' place.
+func TestReportsAreSurfaceCommands(t *testing.T) {
+	for path := range Reports {
+		if _, ok := Commands[path]; !ok {
+			t.Errorf("report %q is not a command of the SSH surface", path)
+		}
+	}
+	var none []string
+	s := New(func() *cobra.Command { return tinyTree(&none) })
+	for args, want := range map[string]bool{
+		"status": true, "status --json": true, "status --batch b1": true,
+		"users add bob": false, "backup": false, "nonsense": false, "": false,
+	} {
+		if got := s.IsReport(strings.Fields(args)); got != want {
+			t.Errorf("IsReport(%q) = %v, want %v", args, got, want)
+		}
+	}
+}

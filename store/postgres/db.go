@@ -87,6 +87,11 @@ const PoolConns = 16
 // writeLock is the advisory lock key writers take ("goldtrace" in ASCII).
 const writeLock = 0x676f6c6474726163
 
+// WritersLock is the advisory lock every write transaction takes first
+// (exclusively, or shared for a write scoped to a key): a session that
+// takes it shared waits exactly as long as a reviewer's write would.
+const WritersLock int64 = writeLock
+
 // minServer is the oldest PostgreSQL this engine supports (server_version_num).
 const minServer = 130000
 
@@ -196,7 +201,7 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 		if err == nil {
 			// One round trip: the busy timeout, the writers' lock and
 			// the data version's move (see begin).
-			_, err = tx.ExecContext(ctx, d.begin(ctx, d.bumps(ctx)))
+			_, err = tx.ExecContext(ctx, d.begin(ctx, d.bumps(ctx) && !HasKeys(ctx)))
 			if err != nil {
 				_ = tx.Rollback()
 			}
@@ -211,6 +216,15 @@ func (d *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
 		return d.wrap("", err)
+	}
+	if HasKeys(ctx) && d.bumps(ctx) {
+		// Last, after every key's lock: a transaction scoped to one key
+		// takes its key's lock before its data version row, and one
+		// that holds that row while waiting for a key's lock could wait
+		// for it while it waits for the row.
+		if _, err := tx.ExecContext(ctx, bumpVersion); err != nil {
+			return d.wrap("", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return d.wrap("commit", err)

@@ -153,14 +153,53 @@ type rebindConn struct {
 	d *DB
 }
 
+// Prepare and PrepareContext return a statement run through the
+// connection's own cache of prepared statements (pgx prepares a text on
+// the server at its first run on a connection, and keeps it), not one
+// prepared on the server anew: a bulk write prepares its statements again
+// in every transaction, and each was a round trip, a parse and a plan.
 func (c *rebindConn) Prepare(query string) (driver.Stmt, error) {
-	st, err := c.Conn.Prepare(translate(query))
-	return st, c.d.explained(c.lost(err))
+	return cachedStmt{c: c, query: query}, nil
 }
 
-func (c *rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	st, err := c.Conn.PrepareContext(ctx, translate(query))
-	return st, c.d.explained(c.lost(err))
+func (c *rebindConn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
+	return cachedStmt{c: c, query: query}, nil
+}
+
+// cachedStmt is a statement of a connection run as its text
+// (rebindConn.Prepare).
+type cachedStmt struct {
+	c     *rebindConn
+	query string
+}
+
+func (s cachedStmt) Close() error  { return nil }
+func (s cachedStmt) NumInput() int { return -1 }
+
+func (s cachedStmt) CheckNamedValue(v *driver.NamedValue) error { return s.c.CheckNamedValue(v) }
+
+func (s cachedStmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.c.ExecContext(context.Background(), s.query, named(args))
+}
+
+func (s cachedStmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.c.QueryContext(context.Background(), s.query, named(args))
+}
+
+func (s cachedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.c.ExecContext(ctx, s.query, args)
+}
+
+func (s cachedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.c.QueryContext(ctx, s.query, args)
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return out
 }
 
 func (c *rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
