@@ -36,6 +36,11 @@ import (
 // (before-… figures).
 //
 //	GOLDTRACE_TEST_PG=postgres://… go test ./cmd/goldtrace -run '^$' -bench BenchmarkServeReplicas -benchtime=1x
+//
+// GOLDTRACE_BENCH_REVIEWERS and GOLDTRACE_BENCH_READERS change the
+// number of reviewers (a smoke run) and of status readers (0: what the
+// reviewers cost alone, which the readers' loop otherwise blurs, as they
+// run as often as the CPU lets them).
 func BenchmarkServeReplicas(b *testing.B) {
 	reviewers, perReviewer, execClients := 32, 50, 8
 	if n, err := strconv.Atoi(os.Getenv("GOLDTRACE_BENCH_REVIEWERS")); err == nil && n > 1 {
