@@ -60,17 +60,30 @@ func authorizeRead[T any](a *App, ctx context.Context, actor Actor, action Actio
 // PostgreSQL SubmitLabel and SkipItem do, in their first round); one that
 // fails before its first round is answered as before: refused first.
 func (s *Session) ownWrite(ctx context.Context, action Action, reviewer, object string, do func(context.Context) error) error {
+	return s.checkedWrite(ctx, action, reviewer, object, func(ctx context.Context, actor Actor) error {
+		return s.app.actErr(ctx, actor, action, object, do)
+	})
+}
+
+// checkedWrite is ownWrite for a write that is not audited (run audits
+// it, or not: a draft's autosave is not): run gets ctx carrying the check
+// and the actor as known so far; a refusal found by the check is audited
+// on object. Its check also asserts the action's roles
+// (store.UserCheck.Roles), so that a write whose first round commits (a
+// draft's) carries it in that one round trip.
+func (s *Session) checkedWrite(ctx context.Context, action Action, reviewer, object string, run func(context.Context, Actor) error) error {
 	a := s.app
 	if reviewer != s.actor.Name || s.actor.Anonymous() || !a.st.ChecksUsersInReads() {
 		actor, err := s.ownAs(ctx, action, reviewer)
 		if err != nil {
 			return err
 		}
-		return a.actErr(ctx, actor, action, object, do)
+		return run(ctx, actor)
 	}
 	var actor Actor
 	var gone, denied error // gone: no longer the actor's; denied: the role's
-	c := &store.UserCheck{Name: s.actor.Name, Fingerprint: s.actor.KeyFingerprint}
+	c := &store.UserCheck{Name: s.actor.Name, Fingerprint: s.actor.KeyFingerprint,
+		Roles: action.roles(), NeedKey: s.actor.Source == SourceSSH}
 	c.Then = func(c *store.UserCheck) error {
 		actor, gone = a.checked(s.actor, c.User, c.Err(), c.KeyIsTheirs)
 		if gone != nil {
@@ -79,11 +92,11 @@ func (s *Session) ownWrite(ctx context.Context, action Action, reviewer, object 
 		denied = Authorize(actor, action)
 		return denied
 	}
-	err := a.actErr(store.WithUserCheck(ctx, c), s.actor, action, object, do)
+	err := run(store.WithUserCheck(ctx, c), s.actor)
 	switch {
 	case !c.Done():
-		// do failed (or, which it must not, wrote) before it read the
-		// user: decide as ownAs does, then say why do failed.
+		// The write failed (or, which it must not, wrote) before it read
+		// the user: decide as ownAs does, then say why it failed.
 		if _, aerr := s.ownAs(ctx, action, reviewer); aerr != nil {
 			return aerr
 		}

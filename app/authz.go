@@ -207,6 +207,18 @@ func (a Action) allowedTo() string {
 	return strings.Join(roles, " or ")
 }
 
+// roles are the roles action is open to, as the store names them: what a
+// store write asserts for it (store.UserCheck.Roles).
+func (a Action) roles() []string {
+	var out []string
+	for _, r := range []Role{RoleReviewer, RoleLead, RoleCI} {
+		if Authorize(Actor{Name: "-", Role: r}, a) == nil {
+			out = append(out, string(r))
+		}
+	}
+	return out
+}
+
 // Authorize decides whether actor may perform action: nil, or a
 // *DeniedError. An unknown role or action is refused.
 func Authorize(actor Actor, action Action) error {

@@ -13,13 +13,14 @@ import (
 // LabelWork is what the label screen shows for one item of the actor's
 // queue: the item, their draft of it, the lead's send-back notes to them
 // and the guide in force (the shipped default stored when the project has
-// none). The actor's progress is counted only when the queue is empty (the
-// empty screen says whether anything was assigned); otherwise the screen
-// draws the item first and asks Progress after, as counting a long queue
-// costs more than loading the item.
+// none). The actor's progress is counted when the queue is empty (the
+// empty screen says whether anything was assigned), and when it comes with
+// the next item at no cost (a short queue, on PostgreSQL: store.NextWork);
+// otherwise the screen draws the item first and asks Progress after, as
+// counting a long queue costs more than loading the item.
 type LabelWork struct {
-	// Progress is the actor's assignments by status when Empty (nil
-	// otherwise).
+	// Progress is the actor's assignments by status when Empty or
+	// counted with the item; nil otherwise.
 	Progress map[string]int
 	// Empty: the queue has nothing left to label (the other fields but
 	// Progress are zero).
@@ -47,18 +48,25 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 	var w LabelWork
 	var actor Actor
 	var err error
-	var next store.Assignment
+	var next store.NextWork
 	var nextErr error
-	if itemID == "" {
-		// The read of the queue's next item carries the authorize read
-		// (ownRead); its error is labelItem's to report.
-		actor, next, err = ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (store.Assignment, error) {
-			a, err := s.app.st.NextAssignment(ctx, reviewer, batch)
+	if itemID != "" {
+		// The item's read carries the authorize read, and says whether
+		// the item is the actor's (mayOpen decides from it).
+		actor, next.Work, err = ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (store.ItemWork, error) {
+			iw, err := s.app.st.ItemWork(ctx, itemID, reviewer)
 			nextErr = err
-			return a, nil
+			return iw, nil
 		})
 	} else {
-		actor, err = s.ownAs(ctx, ActQueueRead, reviewer)
+		// The read of the queue's next item (with the item: one round
+		// trip on PostgreSQL) carries the authorize read (ownRead); its
+		// error is labelItem's to report.
+		actor, next, err = ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (store.NextWork, error) {
+			nw, err := s.app.st.NextWork(ctx, reviewer, batch)
+			nextErr = err
+			return nw, nil
+		})
 	}
 	if err != nil {
 		return w, err
@@ -77,14 +85,19 @@ func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string,
 	return w, nil
 }
 
-// labelItem loads LabelWork's item part (all but Progress) into w; when
-// itemID is "", next and nextErr are what NextAssignment answered.
-func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, itemID string, skipped []string, next store.Assignment, nextErr error, w *LabelWork) error {
+// labelItem loads LabelWork's item part (and the progress counted with
+// it) into w from what was read: when itemID is "", next and nextErr are
+// what NextWork answered, otherwise next.Work and nextErr are what
+// ItemWork answered.
+func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, itemID string, skipped []string, next store.NextWork, nextErr error, w *LabelWork) error {
 	st := s.app.st
 	var err error
+	var iw store.ItemWork
 	if itemID == "" {
-		a, err := next, nextErr
+		err := nextErr
 		switch {
+		case next.Assignment.ItemID != "" && err != nil:
+			return fmt.Errorf("load item %s: %w", next.Assignment.ItemID, err)
 		case errors.Is(err, store.ErrNotFound):
 			itemID, w.Returned, err = st.ReturnSkipped(ctx, reviewer, batch, skipped)
 			if errors.Is(err, store.ErrNotFound) {
@@ -97,14 +110,21 @@ func (s *Session) labelItem(ctx context.Context, actor Actor, reviewer, batch, i
 		case err != nil:
 			return fmt.Errorf("load queue: %w", err)
 		default:
-			itemID = a.ItemID
+			itemID, iw, w.Progress = next.Assignment.ItemID, next.Work, next.Progress
 		}
-	} else if err := s.mayOpen(ctx, actor, itemID); err != nil {
-		return err
+	} else if Authorize(actor, ActAdjudicate) != nil && !next.Work.Assigned {
+		// As mayOpen: not the actor's, so not found, whatever the read
+		// found of it.
+		return fmt.Errorf("item %s: %w", itemID, ErrNotFound)
+	} else if nextErr != nil {
+		return fmt.Errorf("load item %s: %w", itemID, nextErr)
+	} else {
+		iw = next.Work
 	}
-	iw, err := st.ItemWork(ctx, itemID, reviewer)
-	if err != nil {
-		return fmt.Errorf("load item %s: %w", itemID, err)
+	if iw.Item.ID == "" {
+		if iw, err = st.ItemWork(ctx, itemID, reviewer); err != nil {
+			return fmt.Errorf("load item %s: %w", itemID, err)
+		}
 	}
 	w.Item, w.Draft, w.DraftSeconds, w.Guide = iw.Item, iw.Draft, iw.DraftSeconds, iw.Guide
 	// A note to another reviewer may speak of that reviewer's answer.

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/store"
 )
 
 // TestLabelWorkIsTheActorsOwn: LabelWork loads the next item of the
-// actor's queue with their draft (their progress only once the queue is
-// empty), and anything of another reviewer's queue reads as not found.
+// actor's queue with their draft (their progress once the queue is empty,
+// or with the item on PostgreSQL), and anything of another reviewer's
+// queue reads as not found.
 func TestLabelWorkIsTheActorsOwn(t *testing.T) {
 	onEngines(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
@@ -19,8 +22,11 @@ func TestLabelWorkIsTheActorsOwn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Empty || w.Item.ID != item || w.Draft != nil || w.Progress != nil || w.Guide.ID == "" {
+		if w.Empty || w.Item.ID != item || w.Draft != nil || w.Guide.ID == "" {
 			t.Fatalf("bob's next item: %+v", w)
+		}
+		if counted := engine == "postgres"; counted && (len(w.Progress) != 1 || w.Progress["pending"] != 1) || !counted && w.Progress != nil {
+			t.Errorf("bob's progress with his next item: %v", w.Progress)
 		}
 		if err := bob.SaveDraft(ctx, item, "bob", []byte(`{"rationale":"x"}`), 7); err != nil {
 			t.Fatal(err)
@@ -36,6 +42,16 @@ func TestLabelWorkIsTheActorsOwn(t *testing.T) {
 		dave := a.As(actor(t, a, "dave"))
 		if _, err := dave.LabelWork(ctx, "dave", "", item, nil); !errors.Is(err, ErrNotFound) {
 			t.Errorf("an item not assigned to dave: %v", err)
+		}
+		// A lead may open any item (as the adjudication screen does).
+		if err := a.st.AddUser(ctx, "erin", store.RoleLead); err != nil {
+			t.Fatal(err)
+		}
+		if w, err := a.As(actor(t, a, "erin")).LabelWork(ctx, "erin", "", item, nil); err != nil || w.Item.ID != item || w.Draft != nil {
+			t.Errorf("a lead opening bob's item: %q, draft %q, %v", w.Item.ID, w.Draft, err)
+		}
+		if _, err := a.As(actor(t, a, "erin")).LabelWork(ctx, "erin", "", "it_0000000000000000", nil); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a lead opening an item that does not exist: %v", err)
 		}
 		if w, err := dave.LabelWork(ctx, "dave", "", "", nil); err != nil || !w.Empty || w.Progress == nil || len(w.Progress) != 0 {
 			t.Errorf("dave's empty queue: %+v %v", w, err)

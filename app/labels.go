@@ -94,10 +94,12 @@ type LabelsImportReport struct {
 
 // ImportLabels submits labels read as JSON Lines from what open opens (once
 // the actor is authorized: a refusal says nothing about which files exist),
-// each checked exactly as the label screen checks a label, all in one
-// transaction. Invalid lines are reported in the report's Invalid
-// ("FILE:LINE: what"); unless SkipInvalid, any invalid line means nothing is
-// imported (the report is returned with the error).
+// each checked exactly as the label screen checks a label and written as
+// soon as it is checked (store.SubmitCheckedLabelStream), all or nothing.
+// Invalid lines are reported in the report's Invalid ("FILE:LINE: what");
+// unless SkipInvalid, any invalid line means nothing is imported: what was
+// written before it was found is taken back (the report is returned with
+// the error).
 func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.ReadCloser, error), o LabelsImportOptions) (LabelsImportReport, error) {
 	rep := LabelsImportReport{File: o.File, Invalid: []string{}}
 	act := ActLabelsImport
@@ -114,49 +116,54 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 	}
 	defer r.Close()
 	im := labelsImporter{app: a, actor: actor, forOthers: o.ForOthers, rationaleOptional: o.RationaleOptional,
-		file: o.File, seen: map[[2]string]bool{}, guides: map[string]bool{}}
-	labels, lines, err := im.read(ctx, r)
+		skipInvalid: o.SkipInvalid, file: o.File, seen: map[[2]string]bool{}, guides: map[string]bool{}, tools: store.ToolsetTools{}}
+	// The labels are written while the file is read: each round of checks
+	// hands the labels it passed to the writer, and one that fails (when
+	// the import is all or nothing) has the writer take back what it
+	// wrote. The labels are written in several short transactions; the
+	// audit entry commits with the last of them (an import that cannot be
+	// audited is taken back).
+	wctx := a.auditing(ctx, actor, act, "labels from "+o.File)
+	im.w = a.writeLabels(wctx)
+	err = im.read(ctx, r)
 	if err != nil {
-		return rep, err
+		im.w.giveUp()
+		_, werr := im.w.finish()
+		return rep, fmt.Errorf("%w; %s", err, notImported(werr))
 	}
-	im.seen = nil // not needed while the labels are written
+	im.seen = nil
 	invalid := len(im.problems)
 	rep.Invalid = append(rep.Invalid, im.problemLines(MaxLabelProblems)...)
 	rep.Skipped = invalid
 	if invalid > MaxLabelProblems {
 		rep.Invalid = append(rep.Invalid, fmt.Sprintf("%s: … %s", o.File, countNoun(invalid-MaxLabelProblems, "more invalid line", "more invalid lines")))
 	}
-	if invalid > 0 && !o.SkipInvalid {
-		return rep, fmt.Errorf("%s in %s; nothing imported (fix them, or --skip-invalid to import the valid ones)",
-			countNoun(invalid, "invalid label", "invalid labels"), o.File)
-	}
-	if invalid == 0 && len(labels) == 0 {
-		return rep, fmt.Errorf("%s: no labels in it (an empty file): one label per line, as labels import --help shows", o.File)
-	}
-	object := fmt.Sprintf("%d labels from %s", len(labels), o.File)
+	object := fmt.Sprintf("%d labels from %s", len(im.lines), o.File)
 	if im.others > 0 {
 		object += fmt.Sprintf(" (%d in other reviewers' names)", im.others)
 	}
-	// The labels are written in several short transactions; the entry
-	// commits with the last of them (an import that cannot be audited
-	// is taken back).
-	ctx = a.auditing(ctx, actor, act, object)
-	if im.refused != nil {
-		return rep, fmt.Errorf("%s:%d: %w; nothing imported", o.File, im.refusedAt, im.refused)
+	store.SetAuditObject(wctx, object)
+	sets, err := im.w.finish()
+	lines := im.lines
+	if invalid > 0 && !o.SkipInvalid {
+		return rep, fmt.Errorf("%s in %s; %s (fix them, or --skip-invalid to import the valid ones)",
+			countNoun(invalid, "invalid label", "invalid labels"), o.File, notImported(err))
 	}
-	sets, err := a.st.SubmitCheckedLabels(ctx, labels)
+	if invalid == 0 && len(lines) == 0 {
+		return rep, fmt.Errorf("%s: no labels in it (an empty file): one label per line, as labels import --help shows", o.File)
+	}
+	if im.refused != nil {
+		return rep, fmt.Errorf("%s:%d: %w; %s", o.File, im.refusedAt, im.refused, notImported(err))
+	}
 	var le *store.LabelError
-	var kept *store.KeptLabelsError
 	switch {
-	case errors.As(err, &le) && errors.As(err, &kept):
-		return rep, fmt.Errorf("%s:%d: %w; the labels already written were taken back except %d whose items a lead adjudicated or exported meanwhile (%s)",
-			o.File, lines[le.Index], le.Err, len(kept.Items), strings.Join(kept.Items, ", "))
 	case errors.As(err, &le):
-		return rep, fmt.Errorf("%s:%d: %w; nothing imported", o.File, lines[le.Index], le.Err)
+		return rep, fmt.Errorf("%s:%d: %w; %s", o.File, lines[le.Index], le.Err, notImported(err))
 	case err != nil:
 		return rep, fmt.Errorf("labels import: %w", err)
 	}
-	rep.Imported = len(labels)
+	ctx = wctx
+	rep.Imported = len(lines)
 	if Authorize(actor, ActStatusDetails) == nil {
 		var agreed, disputed int
 		for _, s := range sets {
@@ -173,20 +180,22 @@ func (a *App) ImportLabels(ctx context.Context, actor Actor, open func() (io.Rea
 }
 
 // labelsImporter reads and checks labels line by line; the checks against
-// the store run for many lines at once (labelsCheckedAtOnce).
+// the store run for many lines at once (labelsCheckedAtOnce), and the
+// labels that pass them go to the writer (w) as they are checked.
 type labelsImporter struct {
-	app       *App
-	actor     Actor
-	forOthers bool
-	file      string
-	seen      map[[2]string]bool
-	problems  []lineProblem
-	others    int // labels in other reviewers' names
+	app         *App
+	actor       Actor
+	forOthers   bool
+	skipInvalid bool
+	file        string
+	seen        map[[2]string]bool
+	problems    []lineProblem
+	others      int // labels in other reviewers' names
 
 	pending []review.Label // parsed, waiting for the store's checks
 	pendAt  []int          // their line numbers
-	labels  []review.Label // checked
-	lines   []int
+	w       *labelsWriter
+	lines   []int // the line of every label handed to w, in order
 	valid   review.LabelValidator
 
 	// refused is why the store would refuse the first valid label it
@@ -196,8 +205,9 @@ type labelsImporter struct {
 	refusedAt int
 
 	rationaleOptional bool
-	guides            map[string]bool // guide versions looked up: whether they exist
-	current           *string         // the guide in force ("" when none), once looked up
+	tools             store.ToolsetTools // the tool sets read so far
+	guides            map[string]bool    // guide versions looked up: whether they exist
+	current           *string            // the guide in force ("" when none), once looked up
 }
 
 // lineProblem is an invalid line: what is wrong with it.
@@ -210,32 +220,32 @@ type lineProblem struct {
 // checks takes.
 const labelsCheckedAtOnce = 2000
 
-// read returns the valid labels with their line numbers, recording a
-// "FILE:LINE: what" problem for every invalid one.
-func (im *labelsImporter) read(ctx context.Context, r io.Reader) ([]review.Label, []int, error) {
+// read hands the valid labels to the writer, recording a "FILE:LINE: what"
+// problem for every invalid one.
+func (im *labelsImporter) read(ctx context.Context, r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(raw)) > 0 {
 			if l, problem := im.parse(raw); problem != "" {
-				im.problems = append(im.problems, lineProblem{line, problem})
+				im.problem(line, problem)
 			} else {
 				im.pending, im.pendAt = append(im.pending, l), append(im.pendAt, line)
 				if len(im.pending) == labelsCheckedAtOnce {
 					if err := im.checkPending(ctx); err != nil {
-						return nil, nil, err
+						return err
 					}
 				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
 			if err := im.checkPending(ctx); err != nil {
-				return nil, nil, err
+				return err
 			}
 			slices.SortStableFunc(im.problems, func(a, b lineProblem) int { return a.line - b.line })
-			return im.labels, im.lines, nil
+			return nil
 		} else if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", im.file, line, err)
+			return fmt.Errorf("%s:%d: %w", im.file, line, err)
 		}
 	}
 }
@@ -283,8 +293,18 @@ func (im *labelsImporter) parse(raw []byte) (review.Label, string) {
 	return l, ""
 }
 
+// problem records that line is invalid: an import that is all or nothing
+// then writes nothing more and takes back what it wrote.
+func (im *labelsImporter) problem(line int, what string) {
+	im.problems = append(im.problems, lineProblem{line, what})
+	if !im.skipInvalid {
+		im.w.giveUp()
+	}
+}
+
 // checkPending checks the parsed labels against the store, like the label
-// screen would, with one lookup for all of them.
+// screen would, with one lookup for all of them, and hands those that pass
+// to the writer.
 func (im *labelsImporter) checkPending(ctx context.Context) error {
 	if len(im.pending) == 0 {
 		return nil
@@ -293,25 +313,29 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 	for i, l := range im.pending {
 		ids[i] = l.Item
 	}
-	targets, err := im.app.st.LabelTargets(ctx, ids)
+	targets, err := im.app.st.LabelTargetsWith(ctx, ids, im.tools)
 	if err != nil {
 		return err
 	}
 	lead := Authorize(im.actor, ActLabelsReadAll) == nil
+	checked := make([]review.Label, 0, len(im.pending))
 	for i := range im.pending {
 		l := &im.pending[i]
 		if problem := im.check(ctx, l, targets[l.Item], lead); problem != "" {
-			im.problems = append(im.problems, lineProblem{im.pendAt[i], problem})
+			im.problem(im.pendAt[i], problem)
 			continue
 		}
 		if err := store.CheckSubmittable(targets[l.Item], *l); err != nil && im.refused == nil {
 			im.refused, im.refusedAt = err, im.pendAt[i]
+			im.w.giveUp()
 		}
-		im.labels, im.lines = append(im.labels, *l), append(im.lines, im.pendAt[i])
+		checked, im.lines = append(checked, *l), append(im.lines, im.pendAt[i])
 		if l.Reviewer != im.actor.Name {
 			im.others++
 		}
 	}
+	im.w.send(checked)
+	clear(im.pending)
 	im.pending, im.pendAt = im.pending[:0], im.pendAt[:0]
 	return nil
 }

@@ -113,9 +113,22 @@ func (s *Store) writePendingAudit(ctx context.Context, tx *Tx) error {
 	return nil
 }
 
+// SetAuditObject sets the object of ctx's audit entry, for an action that
+// learns it while it runs (SubmitCheckedLabelStream: how many labels came);
+// it must be set before the transaction that writes the entry.
+func SetAuditObject(ctx context.Context, object string) {
+	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil {
+		p.mu.Lock()
+		p.entry.Object = object
+		p.mu.Unlock()
+	}
+}
+
 // pendingEntry is p's entry as written: with its detail, time and outcome.
 func (s *Store) pendingEntry(p *pendingAudit) AuditEntry {
+	p.mu.Lock()
 	e := p.entry
+	p.mu.Unlock()
 	if p.detail != "" {
 		e.Object += " (" + p.detail + ")"
 	}

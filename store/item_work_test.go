@@ -9,7 +9,8 @@ import (
 
 // ItemWork loads what Item, Draft, Notes and CurrentGuide load, on both
 // engines (on PostgreSQL in one round trip): with and without a draft,
-// notes and a guide; an item that does not exist is not found.
+// notes and a guide, assigned to the reviewer or not; an item that does
+// not exist is not found.
 func TestItemWorkIsItsParts(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		ctx := context.Background()
@@ -32,6 +33,8 @@ func TestItemWorkIsItsParts(t *testing.T) {
 			}
 			want.Guide, err = st.CurrentGuide(ctx)
 			want.HasGuide = err == nil
+			_, err = st.Assignment(ctx, item, reviewer)
+			want.Assigned = err == nil
 			if !reflect.DeepEqual(w, want) {
 				t.Errorf("ItemWork(%s, %s) = %+v\nwant %+v", item, reviewer, w, want)
 			}
@@ -52,6 +55,7 @@ func TestItemWorkIsItsParts(t *testing.T) {
 		check(ids[0], "alice")
 		check(ids[0], "bob")
 		check(ids[1], "alice")
+		check(ids[1], "dave")
 		if _, err := st.ItemWork(ctx, "it_missing", "alice"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("a missing item: %v, want ErrNotFound", err)
 		}

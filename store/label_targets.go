@@ -20,20 +20,35 @@ type LabelTarget struct {
 	Assignments map[string]string
 }
 
-// labelTargetsPerQuery is how many items one lookup asks for.
-const labelTargetsPerQuery = 500
+// labelTargetsPerQuery is how many items one lookup asks for: a round of
+// labels import's checks (2,000 labels, of 1,000 items when each has two)
+// in one query of each kind, one round trip each on PostgreSQL.
+const labelTargetsPerQuery = 1000
 
-// LabelTargets looks up many items at once for checking labels (a few
-// queries per 500 items, and the tools of each distinct tool set once),
+// LabelTargets looks up many items at once for checking labels (two
+// queries per 1,000 items, and the tools of each distinct tool set once),
 // instead of ItemTools and Assignment per label. Every id asked for is in
 // the answer, with Found false when there is no such item.
 func (s *Store) LabelTargets(ctx context.Context, itemIDs []string) (map[string]LabelTarget, error) {
+	return s.LabelTargetsWith(ctx, itemIDs, ToolsetTools{})
+}
+
+// ToolsetTools are the tools of the tool sets LabelTargetsWith has read,
+// by tool set: a tool set never changes once stored, so a caller that
+// looks up many rounds of items (labels import) reads each one once.
+type ToolsetTools map[int64][]trace.Tool
+
+// LabelTargetsWith is LabelTargets reading only the tool sets tools does
+// not hold yet, and adding them to it.
+func (s *Store) LabelTargetsWith(ctx context.Context, itemIDs []string, tools ToolsetTools) (map[string]LabelTarget, error) {
 	s.analyzeOnce.Do(func() { s.db.Analyze(ctx, labelTables...) })
 	out, toolsets, err := labelTargets(ctx, s.r, itemIDs)
 	if err != nil {
 		return nil, err
 	}
-	tools := map[int64][]trace.Tool{0: {}}
+	if _, ok := tools[0]; !ok {
+		tools[0] = []trace.Tool{}
+	}
 	for id, set := range toolsets {
 		t, ok := tools[set]
 		if !ok {

@@ -162,7 +162,10 @@ func (s *Store) Draft(ctx context.Context, itemID, reviewer string) (body []byte
 }
 
 // draftQuery selects a reviewer's draft of an item: its body and seconds.
-const draftQuery = `SELECT body, seconds FROM drafts WHERE item_id = ? AND reviewer = ?`
+const draftQuery = draftSelect + `? AND reviewer = ?`
+
+// draftSelect is draftQuery up to the item it selects.
+const draftSelect = `SELECT body, seconds FROM drafts WHERE item_id = `
 
 // Settlement says what a submission did to its item.
 type Settlement struct {

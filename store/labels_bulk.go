@@ -82,12 +82,23 @@ func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) 
 }
 
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
+	return s.submitFed(ctx, allLabels(labels), pace)
+}
+
+// submitFed is submitLabels for the labels feed receives, in the order
+// received; the Settlements are in that order. On PostgreSQL the labels
+// are first all received (its writers split them by item), then written.
+func (s *Store) submitFed(ctx context.Context, feed *labelFeed, pace bulkPace) ([]Settlement, error) {
 	// The import's audit entry commits with its last labels.
 	pace.auditLast = true
 	if s.onPostgres() {
+		labels, err := feed.all(ctx)
+		if err != nil {
+			return nil, err
+		}
 		return s.submitLabelsPostgres(ctx, labels, pace)
 	}
-	out, undo, err := s.writeLabels(ctx, labels, pace)
+	out, undo, err := s.writeLabels(ctx, feed, pace)
 	if err != nil {
 		return nil, s.takeBack(ctx, err, undo, pace)
 	}
@@ -97,9 +108,10 @@ func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bu
 // takeBack undoes what a failed SubmitLabels wrote (undo) and returns its
 // error err, with what could not be taken back.
 func (s *Store) takeBack(ctx context.Context, err error, undo []labelUndo, pace bulkPace) error {
+	pace.auditLast = false // nothing was done: no entry
 	kept, uerr := s.undoLabels(context.WithoutCancel(ctx), undo, pace)
 	if uerr != nil {
-		return fmt.Errorf("%w (and undoing the %d labels already written failed: %v)", err, len(undo), uerr)
+		return &LabelsUndoError{Err: err, Written: len(undo), Undo: uerr}
 	}
 	if len(kept) > 0 {
 		return &KeptLabelsError{Err: err, Items: kept}
@@ -107,14 +119,14 @@ func (s *Store) takeBack(ctx context.Context, err error, undo []labelUndo, pace 
 	return err
 }
 
-// writeLabels is SubmitLabels' writes, without taking them back on
-// failure: the labels' settlements (none on failure), how to take back
-// what was written (the chunks committed), and the error.
-func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, []labelUndo, error) {
-	out := make([]Settlement, len(labels))
-	// One entry a label written: sized once, not grown (and copied) by
-	// doubling as the chunks append.
-	undo := make([]labelUndo, 0, len(labels))
+// writeLabels is SubmitLabels' writes of the labels feed receives, without
+// taking them back on failure: the labels' settlements (none on failure),
+// how to take back what was written (the chunks committed), and the error.
+func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace) ([]Settlement, []labelUndo, error) {
+	// One entry a label written: sized once when the labels are given at
+	// once, not grown (and copied) by doubling as the chunks append.
+	out := make([]Settlement, 0, feed.known())
+	undo := make([]labelUndo, 0, feed.known())
 	// The log is checkpointed between chunks once it has grown past
 	// checkpointLog, and once at the end, not every thousand pages: an
 	// item's pages, written again by every chunk, are copied back once.
@@ -149,23 +161,24 @@ func (s *Store) writeLabels(ctx context.Context, labels []review.Label, pace bul
 	// chunk's time: a short chunk time still bounds the lock's hold.
 	group := 1
 	var took time.Duration // the last group's time
-	err := s.inChunks(ctx, len(labels), pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
+	err := s.inFedChunks(ctx, feed, pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
 		ptx := s.prepared(tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
-		for i := from; i < len(labels) && (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i += group {
+		for i := from; i < feed.ready(i+1) && (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i = from + done {
 			switch {
 			case took > budget/4:
 				group = max(group/2, 1)
 			case done > 0:
 				group = min(2*group, s.labelGroup())
 			}
-			end := min(i+group, len(labels))
+			end := min(i+group, feed.ready(i+group))
+			out = growTo(out, end)
 			began := time.Now()
-			u, err := s.writeGroup(ctx, ptx, labels[i:end], i, out[i:end])
+			u, err := s.writeGroup(ctx, ptx, feed.labels(i, end), i, out[i:end])
 			took = time.Since(began)
 			var le *LabelError
 			if err != nil && !errors.As(err, &le) {
@@ -200,6 +213,20 @@ func (e *KeptLabelsError) Error() string {
 		e.Err, len(e.Items), strings.Join(e.Items, ", "))
 }
 func (e *KeptLabelsError) Unwrap() error { return e.Err }
+
+// LabelsUndoError is a failed SubmitLabels whose labels already written
+// could not all be taken back: Undo is why (the database went away), and
+// some of the Written labels may remain.
+type LabelsUndoError struct {
+	Err     error
+	Written int
+	Undo    error
+}
+
+func (e *LabelsUndoError) Error() string {
+	return fmt.Sprintf("%v (and undoing the %d labels already written failed: %v)", e.Err, e.Written, e.Undo)
+}
+func (e *LabelsUndoError) Unwrap() error { return e.Err }
 
 // checkSubmittable is submitLabel's refusals, read without a lock for all
 // the labels at once; the first label refused is a *LabelError.

@@ -218,7 +218,7 @@ func (s *Store) lockGroup(ctx context.Context, tx *preparedTx, labels []review.L
 // submitLabelsPostgres is submitLabels on PostgreSQL.
 func (s *Store) submitLabelsPostgres(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
 	if len(labels) < labelsParallelMin {
-		out, undo, err := s.writeLabels(ctx, labels, pace)
+		out, undo, err := s.writeLabels(ctx, allLabels(labels), pace)
 		if err != nil {
 			return nil, s.takeBack(ctx, err, undo, pace)
 		}
@@ -242,7 +242,7 @@ func (s *Store) submitLabelsPostgres(ctx context.Context, labels []review.Label,
 		for k, i := range parts[p] {
 			part[k] = labels[i]
 		}
-		sets, undo, err := s.writeLabels(ctx, part, pace)
+		sets, undo, err := s.writeLabels(ctx, allLabels(part), pace)
 		undos[p] = undo
 		// A label's number in the part is its number in the call.
 		if le := (*LabelError)(nil); errors.As(err, &le) && le.Index < len(parts[p]) {

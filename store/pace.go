@@ -52,9 +52,7 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 	err := s.db.Paced(withoutAudit(ctx), pace.Pace, func(tx *Tx, deadline time.Time) (bool, error) {
 		more, err := step(tx, deadline)
 		if err == nil && !more && pace.auditLast {
-			if err = keyStillTheirs(ctx, tx); err == nil {
-				err = s.writePendingAudit(ctx, tx)
-			}
+			err = s.auditInTx(ctx, tx)
 		}
 		return more, err
 	})
@@ -62,6 +60,15 @@ func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, dead
 		auditCommitted(ctx)
 	}
 	return err
+}
+
+// auditInTx writes ctx's audit entry in tx, the transaction that completes
+// a bulk write, if the SSH key the actor came with is still theirs.
+func (s *Store) auditInTx(ctx context.Context, tx *Tx) error {
+	if err := keyStillTheirs(ctx, tx); err != nil {
+		return err
+	}
+	return s.writePendingAudit(ctx, tx)
 }
 
 // inChunks runs a bulk write of n units in short transactions: chunk is

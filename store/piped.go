@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/goldtrace/goldtrace/store/postgres"
 )
@@ -34,53 +36,82 @@ func (s *Store) withPiped(ctx context.Context, fn func(p *pipedTx) error) error 
 // Round sends stmts in one round trip, the audit entry after them in the
 // first.
 func (t *pipedTx) Round(stmts ...postgres.Stmt) error {
-	first := t.first
-	t.first = false
-	if !first {
+	if !t.first {
 		return t.Piped.Round(stmts...)
 	}
-	// ctx's UserCheck goes first, its Then decides after the round (in
-	// every attempt of a transaction begun again).
+	return t.firstRound(false, stmts)
+}
+
+// Commit sends stmts and commits, in one round trip; but a first round
+// with an audit entry or a UserCheck is sent on its own before the commit
+// (its Then decides, and the audit entry's key is checked, before
+// anything commits), unless the check asserts the decision in the round
+// itself (UserCheck.Roles) and there is no audit entry.
+func (t *pipedTx) Commit(stmts ...postgres.Stmt) error {
+	if !t.first {
+		return t.Piped.Commit(stmts...)
+	}
+	c := writeUserCheck(t.ctx)
+	_, _, audited := t.s.auditOfKeyStillTheirs(t.ctx)
+	switch {
+	case c != nil && c.Roles != nil && !audited:
+		return t.firstRound(true, stmts)
+	case c != nil || audited:
+		if err := t.firstRound(false, stmts); err != nil {
+			return err
+		}
+		return t.Piped.Commit()
+	}
+	t.first = false
+	return t.Piped.Commit(stmts...)
+}
+
+// firstRound sends the transaction's first round: ctx's UserCheck first
+// (and its assertion when the round commits), then stmts, then the audit
+// entry; the check's Then decides after the round (in every attempt of a
+// transaction begun again).
+func (t *pipedTx) firstRound(commit bool, stmts []postgres.Stmt) error {
+	t.first = false
 	var fill func()
 	c := writeUserCheck(t.ctx)
 	if c != nil {
 		var check postgres.Stmt
 		check, fill = c.stmt()
-		stmts = append([]postgres.Stmt{check}, stmts...)
+		head := []postgres.Stmt{check}
+		if commit {
+			head = append(head, c.guard())
+		}
+		stmts = append(head, stmts...)
 	}
 	q, args, ok := t.s.auditOfKeyStillTheirs(t.ctx)
 	var n int64
 	if ok {
 		stmts = append(stmts, postgres.Stmt{Query: q, Args: args, Affected: &n})
 	}
-	if err := t.Piped.Round(stmts...); err != nil {
+	send := t.Piped.Round
+	if commit {
+		send = t.Piped.Commit
+	}
+	err := send(stmts...)
+	refused := errors.Is(err, errUserRefused)
+	if err != nil && !refused {
 		return err
 	}
 	if c != nil {
 		fill()
-		if c.Then != nil {
-			if err := c.Then(c); err != nil {
-				return err
-			}
+		if err := c.Then(c); err != nil {
+			return err
+		}
+		if refused {
+			// The assertion and Then decided differently: nothing was
+			// written, and the caller is told so.
+			return fmt.Errorf("user %s: %w", c.Name, errUserRefused)
 		}
 	}
 	if !ok {
 		return nil
 	}
 	return t.s.auditWritten(t.ctx, n)
-}
-
-// Commit sends stmts and commits, in one round trip; but the first round
-// with an audit entry or a UserCheck is sent on its own before the commit.
-func (t *pipedTx) Commit(stmts ...postgres.Stmt) error {
-	if _, _, ok := t.s.auditOfKeyStillTheirs(t.ctx); t.first && (ok || writeUserCheck(t.ctx) != nil) {
-		if err := t.Round(stmts...); err != nil {
-			return err
-		}
-		stmts = nil
-	}
-	t.first = false
-	return t.Piped.Commit(stmts...)
 }
 
 // commitAuditPiped is CommitAudit on PostgreSQL: the entry alone, in one

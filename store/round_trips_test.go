@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/internal/pgtest"
@@ -15,8 +17,8 @@ import (
 // whether or not they settle the item; a draft's autosave (not audited)
 // is one, and so is an audit entry written on its own (a lead's read, such
 // as every status command over SSH). Loading the next item after a submit
-// is one for the assignment and one for the item, its draft, notes and
-// the guide.
+// (NextWork: the assignment, the item, its draft, notes, the guide and the
+// progress of a short queue) is one.
 func TestReviewerRoundTrips(t *testing.T) {
 	st := openEngine(t, "postgres")
 	ctx := context.Background()
@@ -59,6 +61,17 @@ func TestReviewerRoundTrips(t *testing.T) {
 			t.Errorf("%s: %d round trips, want at most %d", what, got, want)
 		}
 	}
+	// A check that asserts the decision (UserCheck.Roles).
+	guarded := func(item string, roles ...string) context.Context {
+		return WithUserCheck(ctx, &UserCheck{Name: "alice", Fingerprint: ka.Fingerprint, Roles: roles, NeedKey: true,
+			Then: func(c *UserCheck) error {
+				checks++
+				if !c.Found || !c.KeyIsTheirs || !slices.Contains(roles, c.User.Role) {
+					return errors.New("refused by Then")
+				}
+				return nil
+			}})
+	}
 	// The first of each kind prepares its statements on the connection.
 	warm := func(i int) {
 		if err := proxied.SaveDraft(as(ids[i]), ids[i], "alice", []byte(`{"a":1}`), 3); err != nil {
@@ -76,10 +89,16 @@ func TestReviewerRoundTrips(t *testing.T) {
 	}
 	warm(0)
 	warm(1)
+	if err := proxied.SaveDraft(guarded(ids[3], RoleReviewer), ids[3], "alice", []byte(`{"a":0}`), 1); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := proxied.NextAssignment(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := proxied.ItemWork(ctx, ids[4], "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proxied.NextWork(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	count("draft", 1, func() error { return proxied.SaveDraft(ctx, ids[2], "alice", []byte(`{"a":1}`), 3) })
@@ -92,15 +111,19 @@ func TestReviewerRoundTrips(t *testing.T) {
 		_, err := proxied.SubmitLabel(checked(ids[5]), callLabel(ids[5], "alice", `{"order_id":"ORD-1"}`))
 		return err
 	})
-	if checks != 3 {
-		t.Errorf("the check decided %d times, want 3", checks)
-	}
 	count("audit entry", 1, func() error {
 		return proxied.AppendAudit(ctx, AuditEntry{Actor: "alice", Role: RoleReviewer, Source: "ssh", KeyFingerprint: ka.Fingerprint,
 			Action: "queue.read", Object: "status"})
 	})
 	count("next assignment", 1, func() error { _, err := proxied.NextAssignment(ctx, "bob", ""); return err })
 	count("item work", 1, func() error { _, err := proxied.ItemWork(ctx, ids[3], "bob"); return err })
+	count("next work", 1, func() error {
+		nw, err := proxied.NextWork(ctx, "bob", "")
+		if err == nil && nw.Progress == nil {
+			t.Error("next work: bob's short queue was not counted")
+		}
+		return err
+	})
 	count("skip", 2, func() error { return proxied.SkipItem(as(ids[2]), ids[2], "bob", "unclear") })
 	count("settling submit", 2, func() error {
 		s, err := proxied.SubmitLabel(as(ids[2]), callLabel(ids[2], "carol", `{"order_id":"ORD-1"}`))
@@ -109,4 +132,18 @@ func TestReviewerRoundTrips(t *testing.T) {
 		}
 		return err
 	})
+	// A draft whose check asserts the decision (UserCheck.Roles) is one.
+	count("checked draft", 1, func() error {
+		return proxied.SaveDraft(guarded(ids[3], RoleReviewer, RoleLead), ids[3], "alice", []byte(`{"a":3}`), 5)
+	})
+	if checks != 5 {
+		t.Errorf("the check decided %d times, want 5", checks)
+	}
+	// One the assertion refuses writes nothing, and Then says why.
+	if err := proxied.SaveDraft(guarded(ids[4], RoleLead), ids[4], "alice", []byte(`{"a":4}`), 6); err == nil || err.Error() != "refused by Then" {
+		t.Errorf("a draft refused by its check: %v", err)
+	}
+	if _, _, err := st.Draft(ctx, ids[4], "alice"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a draft refused by its check was saved (%v)", err)
+	}
 }

@@ -153,7 +153,10 @@ func (s *Store) Notes(ctx context.Context, itemID string) ([]Note, error) {
 }
 
 // notesQuery selects an item's notes, oldest first (scanNote).
-const notesQuery = `SELECT id, item_id, author, kind, body, recipients, created_at FROM notes WHERE item_id = ? ORDER BY id`
+const notesQuery = notesSelect + `? ORDER BY id`
+
+// notesSelect is notesQuery up to the item it selects.
+const notesSelect = `SELECT id, item_id, author, kind, body, recipients, created_at FROM notes WHERE item_id = `
 
 func scanNote(r scanner) (Note, error) {
 	var n Note

@@ -554,7 +554,10 @@ func (s *Store) Item(ctx context.Context, id string) (trace.Item, error) {
 }
 
 // itemKeyQuery selects an item's trace and turn (itemKey).
-const itemKeyQuery = `SELECT trace_id, turn, coalesce(toolset, 0) FROM items WHERE id = ?`
+const itemKeyQuery = itemKeySelect + `?`
+
+// itemKeySelect is itemKeyQuery up to the item it selects.
+const itemKeySelect = `SELECT trace_id, turn, coalesce(toolset, 0) FROM items WHERE id = `
 
 // itemKey is an item's row as itemKeyQuery selects it.
 type itemKey struct {

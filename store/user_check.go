@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/goldtrace/goldtrace/store/postgres"
@@ -27,7 +28,33 @@ type UserCheck struct {
 	// rolled back, and comes back as is: the caller's decision, made while
 	// the write's locks hold the user and their keys as read.
 	Then func(*UserCheck) error
-	done bool
+	// Roles, when not nil, lets a write whose first round commits (a
+	// draft's autosave, which is not audited) carry the check in that
+	// one round trip: after the check, an assertion ends the transaction
+	// before anything is written unless the user exists with one of
+	// Roles and, when NeedKey, the key Fingerprint is theirs. That is the
+	// caller's decision written out (its action's roles, from its table),
+	// which Then makes again from what the check read: both see the same
+	// user and keys, as users and keys change only in writes that run
+	// alone (never beside the write that carries the check).
+	Roles   []string
+	NeedKey bool
+	done    bool
+}
+
+// errUserRefused is a guarded write's round refused by the UserCheck's
+// assertion (Roles); Then says why.
+var errUserRefused = errors.New("the user check refused the write")
+
+// userGuardQuery is the assertion of a UserCheck with Roles ($1 the
+// name, $2 the fingerprint, $3 the roles, $4 NeedKey): a division by zero
+// unless the user may write.
+const userGuardQuery = `SELECT 1 / (EXISTS (SELECT 1 FROM users WHERE name = $1 AND role = ANY($3)
+	AND (NOT $4 OR EXISTS (SELECT 1 FROM user_keys WHERE fingerprint = $2 AND "user" = $1))))::int`
+
+// guard is c's assertion (userGuardQuery).
+func (c *UserCheck) guard() postgres.Stmt {
+	return postgres.Stmt{Query: userGuardQuery, Args: []any{c.Name, c.Fingerprint, c.Roles, c.NeedKey}, Assert: errUserRefused}
 }
 
 type userCheckKey struct{}

@@ -230,8 +230,14 @@ func (p *LabelPage) onLoaded(msg itemLoadedMsg) tea.Cmd {
 	p.syncTree()
 	p.layout()
 	// The count comes after the item is drawn (a long queue takes longer
-	// to count than its next item to load).
-	count := p.req.progressCmd(p.loadSeq)
+	// to count than its next item to load), unless it came with it.
+	var count tea.Cmd
+	if msg.Counted {
+		p.done, p.total, p.counted = msg.Done, msg.Total, true
+		p.countWidth = len(p.count())
+	} else {
+		count = p.req.progressCmd(p.loadSeq)
+	}
 	if msg.Returned != "" {
 		return tea.Batch(count, p.replayTypedAhead(), ReportStatus("back from your skips (\""+oneLine(msg.Returned)+"\"): label it, or ctrl+n to skip it again"))
 	}

@@ -19,14 +19,16 @@ import (
 // they need and answer with a message tagged so stale answers are dropped.
 
 // itemLoadedMsg answers a load: the item to label (or Empty), its draft
-// and, when the queue is empty, the reviewer's progress (otherwise
-// progressMsg brings it after the item is drawn).
+// and, when the queue is empty or the count came with the item (Counted),
+// the reviewer's progress (otherwise progressMsg brings it after the item
+// is drawn).
 type itemLoadedMsg struct {
 	seq          int
 	Item         trace.Item
 	Draft        draftBody
 	DraftSeconds int
-	Done, Total  int // only when Empty
+	Done, Total  int // only when Empty or Counted
+	Counted      bool
 	Guide        string
 	Notes        []app.Note // the lead's send-back notes to this reviewer
 	Empty        bool
@@ -96,6 +98,10 @@ func (r labelRequest) load(seq int, itemID string) (itemLoadedMsg, error) {
 		return msg, nil
 	}
 	msg.Item, msg.Returned, msg.Notes, msg.Guide = w.Item, w.Returned, w.Notes, w.Guide.ID
+	if w.Progress != nil {
+		msg.Done, msg.Total = doneOf(w.Progress)
+		msg.Counted = true
+	}
 	if w.Draft != nil {
 		if jerr := json.Unmarshal(w.Draft, &msg.Draft); jerr != nil {
 			return msg, fmt.Errorf("draft of %s is unreadable: %w", w.Item.ID, jerr)

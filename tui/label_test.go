@@ -684,3 +684,21 @@ func TestItemDrawnBeforeItsCount(t *testing.T) {
 		t.Errorf("after the submit: item %s counted %v %d/%d\n%s", page.item.ID, page.counted, page.done, page.total, view(r))
 	}
 }
+
+// A load that brings the queue's count with the item (a short queue on
+// PostgreSQL) shows it at once, and asks for no count of its own: a count
+// asked anyway would answer, stale, for the load before.
+func TestCountedLoadShowsItsCount(t *testing.T) {
+	f := newLabelFixture(t, 2, "alice")
+	r, page, _ := newTestLabelRoot(t, f, "alice", 80, 24)
+	it := page.item
+	page.load("")
+	_, cmd := r.Update(itemLoadedMsg{seq: page.loadSeq, Item: it, Counted: true, Done: 6, Total: 9})
+	if !page.counted || !strings.Contains(view(r), "7/9") {
+		t.Fatalf("the count that came with the item is not shown:\n%s", view(r))
+	}
+	drain(r, cmd)
+	if page.done != 6 || page.total != 9 || !strings.Contains(view(r), "7/9") {
+		t.Errorf("after the load's commands: %d/%d\n%s", page.done, page.total, view(r))
+	}
+}

@@ -36,6 +36,11 @@ import (
 // (before-… figures).
 //
 //	GOLDTRACE_TEST_PG=postgres://… go test ./cmd/goldtrace -run '^$' -bench BenchmarkServeReplicas -benchtime=1x
+//
+// GOLDTRACE_BENCH_REVIEWERS and GOLDTRACE_BENCH_READERS change the
+// number of reviewers (a smoke run) and of status readers (0: what the
+// reviewers cost alone, which the readers' loop otherwise blurs, as they
+// run as often as the CPU lets them).
 func BenchmarkServeReplicas(b *testing.B) {
 	reviewers, perReviewer, execClients := 32, 50, 8
 	if n, err := strconv.Atoi(os.Getenv("GOLDTRACE_BENCH_REVIEWERS")); err == nil && n > 1 {
@@ -96,6 +101,11 @@ func reportReplicaLoad(b *testing.B, name, bin, engine string, replicas int, nam
 	b.ReportMetric(ms(percentile(res.submits, 99)), p+"submit_p99_ms")
 	b.ReportMetric(float64(len(res.submits))/res.took.Seconds(), p+"labels_per_s")
 	b.ReportMetric(float64(res.statusRuns)/res.took.Seconds(), p+"status_per_s")
+	// What the readers wait (the report gate holds them back while
+	// reviewers type): each status exec, from its session's opening to its
+	// end.
+	b.ReportMetric(ms(percentile(res.statusTimes, 50)), p+"status_p50_ms")
+	b.ReportMetric(ms(percentile(res.statusTimes, 99)), p+"status_p99_ms")
 	var rss []string
 	var cpu time.Duration
 	for i, kb := range res.replicaRSSKB {
@@ -121,6 +131,7 @@ type replicaLoad struct {
 	replicaRSSKB []int
 	replicaCPU   []time.Duration
 	pgCPU        time.Duration
+	statusTimes  []time.Duration // each status exec's time
 }
 
 // runReplicaLoad seeds a project on db (a DSN; "" for a SQLite file),
@@ -185,10 +196,15 @@ func runReplicaLoad(b *testing.B, bin, seedBin, db string, replicas int, names [
 			}
 			defer c.Close()
 			for !stop.Load() {
+				t0 := time.Now()
 				if err := execStatus(c); err != nil {
 					fail(err)
 					return
 				}
+				took := time.Since(t0)
+				mu.Lock()
+				res.statusTimes = append(res.statusTimes, took)
+				mu.Unlock()
 				statusOK.Add(1)
 			}
 		}()

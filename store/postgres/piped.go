@@ -14,12 +14,17 @@ import (
 // Stmt is one statement of a round of a piped transaction: its query, in
 // the store's dialect (translated as every statement is), and its
 // arguments. Rows, when set, reads each row the statement returns;
-// Affected, when set, receives how many rows it changed.
+// Affected, when set, receives how many rows it changed. Assert, when
+// set, makes the statement an assertion: a query that divides by zero
+// when what it asserts is false, whose failure ends the round (and the
+// transaction, before any statement after it runs) with Assert as the
+// round's error.
 type Stmt struct {
 	Query    string
 	Args     []any
 	Rows     func(r Row) error
 	Affected *int64
+	Assert   error
 }
 
 // Row is one row of a statement's result.
@@ -142,7 +147,9 @@ func results(br pgx.BatchResults, head int, stmts []Stmt, commit bool) error {
 	for _, s := range stmts {
 		if s.Rows == nil {
 			tag, err := br.Exec()
-			if err != nil {
+			if err != nil && s.Assert != nil && codeOf(err) == "22012" {
+				return s.Assert
+			} else if err != nil {
 				return Classify(err)
 			}
 			if s.Affected != nil {
@@ -205,7 +212,11 @@ func (d *DB) beginStmts(ctx context.Context) []Stmt {
 
 // Read runs read statements in one round trip, on a connection of the
 // pool: a screen's reads that do not wait for each other's answers. Each
-// statement sees what was committed when it began.
+// statement sees what was committed when it began. The statements run in
+// one implicit transaction (one Sync ends the pipeline), so a statement
+// may leave a value for those after it with set_config(name, value, true)
+// (read back with current_setting), gone when the round trip ends: reads
+// that depend on an earlier one's answer still take one round trip.
 func (d *DB) Read(ctx context.Context, stmts ...Stmt) error {
 	c, err := d.db.Conn(ctx)
 	if err != nil {
