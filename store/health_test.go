@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -200,6 +201,26 @@ func TestCheckFindsInBatchDisagreeingWithStatus(t *testing.T) {
 			t.Errorf("check found %v (%v), want %v", p, err, want)
 		}
 	})
+}
+
+// check reads a store as it finds it (no upgrade): one from before in_batch
+// is checked without that invariant, not failed with the database's error.
+func TestCheckReadsAStoreFromBeforeInBatch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	w, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), func(v int) bool { return v < 21 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	st, err := OpenWith(ctx, path, Options{NoSchema: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if p, err := st.Check(ctx); err != nil || len(p) != 0 {
+		t.Errorf("check of a store before in_batch: %v %v", p, err)
+	}
 }
 
 // corrupt overwrites pages in the middle of the file, as a bad disk would.
