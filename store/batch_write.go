@@ -135,7 +135,7 @@ func (s *Store) writeBatchChunk(ctx context.Context, tx *Tx, b NewBatch, from in
 		return 0, err
 	}
 	defer assign.Close()
-	mark, err := tx.PrepareContext(ctx, `UPDATE items SET status = 'sampled', updated_at = ? WHERE id = ? AND status = 'new'`)
+	mark, err := tx.PrepareContext(ctx, `UPDATE items SET status = 'sampled', in_batch = 1, updated_at = ? WHERE id = ? AND status = 'new'`)
 	if err != nil {
 		return 0, err
 	}
@@ -220,7 +220,7 @@ func (s *Store) removeBatch(ctx context.Context, name string, pace bulkPace) err
 			if _, err := tx.ExecContext(ctx, `DELETE FROM batch_items WHERE batch = ? AND item_id = ?`, name, id); err != nil {
 				return 0, err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'new' WHERE id = ? AND status = 'sampled'
+			if _, err := tx.ExecContext(ctx, `UPDATE items SET status = 'new', in_batch = 0 WHERE id = ? AND status = 'sampled'
 				AND NOT EXISTS (SELECT 1 FROM batch_items WHERE item_id = ?)`, id, id); err != nil {
 				return 0, err
 			}

@@ -30,12 +30,23 @@ func newBatchOf(name string, ids []string, reviewers ...string) NewBatch {
 	return b
 }
 
+// counts also checks that in_batch (what sampling reads) is set exactly
+// on the items whose status is not 'new', however a batch came and went.
 func counts(t *testing.T, st *Store) (batches, assignments, sampled int) {
 	t.Helper()
+	var flagged int
 	err := st.r.QueryRow(`SELECT (SELECT count(*) FROM batches), (SELECT count(*) FROM assignments),
-		(SELECT count(*) FROM items WHERE status <> 'new')`).Scan(&batches, &assignments, &sampled)
+		(SELECT count(*) FROM items WHERE status <> 'new'),
+		(SELECT count(*) FROM items WHERE (status <> 'new') = (in_batch = 1))`).Scan(&batches, &assignments, &sampled, &flagged)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var items int
+	if err := st.r.QueryRow(`SELECT count(*) FROM items`).Scan(&items); err != nil {
+		t.Fatal(err)
+	}
+	if flagged != items {
+		t.Errorf("%d of %d items have in_batch set as their status says", flagged, items)
 	}
 	return
 }

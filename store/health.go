@@ -95,6 +95,18 @@ func (s *Store) checkInvariants(ctx context.Context, add func(kind string, detai
 		}
 		add(inv.kind, found)
 	}
+	for _, inv := range itemInvariants {
+		if has, err := s.hasItemsColumn(ctx, inv.column); err != nil {
+			return s.wrap("check", err)
+		} else if !has {
+			continue
+		}
+		found, err := queryStrings(ctx, s.r, inv.query)
+		if err != nil {
+			return fmt.Errorf("check %s: %w", inv.kind, s.wrap("", err))
+		}
+		add(inv.kind, found)
+	}
 	// A batch being written now is not a problem; one whose writer has
 	// not been heard of for a minute was left by a killed sample.
 	left, err := queryStrings(ctx, s.r, `SELECT 'batch ' || name || ' was left half-written by a sample that did not finish (the next sample removes it)'
@@ -182,6 +194,27 @@ func foreignKeyProblems(ctx context.Context, q Queryer) ([]string, error) {
 		out = append(out, fmt.Sprintf("%s row %d refers to a missing %s row", table, rowid.Int64, parent))
 	}
 	return out, rows.Err()
+}
+
+// itemInvariants are invariants that read a column of items added by a
+// later migration (column): check does not upgrade the schema, and a store
+// from before the column has nothing there to check.
+var itemInvariants = []struct{ kind, query, column string }{
+	// Sampling reads the items in a batch from in_batch (a column a label
+	// does not write, unlike status): set exactly when status is not 'new'.
+	{"batch", `SELECT 'item ' || i.id || ' is ' || i.status || ' but has in_batch ' || i.in_batch
+		FROM items i WHERE i.in_batch != CASE WHEN i.status = 'new' THEN 0 ELSE 1 END`, "in_batch"},
+}
+
+// hasItemsColumn reports whether the items table has the column.
+func (s *Store) hasItemsColumn(ctx context.Context, column string) (bool, error) {
+	q := `SELECT count(*) FROM pragma_table_info('items') WHERE name = ?`
+	if s.pg {
+		q = `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'items' AND column_name = ?`
+	}
+	var n int
+	err := s.r.QueryRowContext(ctx, q, column).Scan(&n)
+	return n > 0, err
 }
 
 // invariants are goldtrace's own rules, each a query returning one line per

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -173,6 +175,51 @@ func TestCheckFindsBrokenInvariants(t *testing.T) {
 	}
 	if !kinds["label"] || !kinds["batch"] || !kinds["metadata"] {
 		t.Errorf("problems = %v, want a label, a batch and a metadata problem", problems)
+	}
+}
+
+// check reports an item whose in_batch (what sampling reads to leave out
+// the items in a batch) disagrees with its status, either way.
+func TestCheckFindsInBatchDisagreeingWithStatus(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		statusFixture(t, st, 4)
+		w := st.testW(t)
+		for _, q := range []string{
+			`UPDATE items SET in_batch = 0 WHERE id = 'it_1'`,
+			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, in_batch, updated_at)
+				VALUES ('it_free', 'tr_bench', 900, 'hf', '', 0, 'new', 1, 'now')`,
+		} {
+			if _, err := w.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []Problem{{"batch", "item it_1 is disputed but has in_batch 0"}, {"batch", "item it_free is new but has in_batch 1"}}
+		p, err := st.Check(ctx)
+		slices.SortFunc(p, func(a, b Problem) int { return strings.Compare(a.Detail, b.Detail) })
+		if err != nil || !slices.Equal(p, want) {
+			t.Errorf("check found %v (%v), want %v", p, err, want)
+		}
+	})
+}
+
+// check reads a store as it finds it (no upgrade): one from before in_batch
+// is checked without that invariant, not failed with the database's error.
+func TestCheckReadsAStoreFromBeforeInBatch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	w, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), func(v int) bool { return v < 21 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	st, err := OpenWith(ctx, path, Options{NoSchema: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if p, err := st.Check(ctx); err != nil || len(p) != 0 {
+		t.Errorf("check of a store before in_batch: %v %v", p, err)
 	}
 }
 

@@ -153,9 +153,10 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 // batch: sampling never draws another copy of those inputs. An item is in
 // a batch exactly when its status is not 'new' (a batch's items leave it
 // in the transaction that adds them, and get it back only with the last
-// batch holding them), and items_sampled_inputs holds their hashes.
+// batch holding them), their in_batch is set with it, and
+// items_sampled_inputs holds their hashes.
 func (s *Store) SampledInputHashes(ctx context.Context) ([]string, error) {
-	return queryStrings(ctx, s.r, `SELECT DISTINCT input_hash FROM items WHERE status != 'new' ORDER BY 1`)
+	return queryStrings(ctx, s.r, `SELECT DISTINCT input_hash FROM items WHERE in_batch = 1 ORDER BY 1`)
 }
 
 // sqlMetasetsWith selects (metaset, value): the metasets that have the key

@@ -102,8 +102,14 @@ func TestInputKeysMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if len(told) != 1 || !strings.Contains(told[0], path) || !strings.Contains(told[0], "_input_keys.sql") || !strings.Contains(told[0], "sampling index") {
-		t.Errorf("told %q, want one line naming the database, the migration and what it does", told)
+	// The migration in_batch, which follows, says so too.
+	if len(told) != 2 || !strings.Contains(told[0], path) || !strings.Contains(told[0], "_input_keys.sql") || !strings.Contains(told[0], "sampling index") ||
+		!strings.Contains(told[1], "_in_batch.sql") {
+		t.Errorf("told %q, want one line for each migration, naming the database, the migration and what it does", told)
+	}
+	var flagged int
+	if err := st.r.QueryRowContext(ctx, `SELECT count(*) FROM items WHERE in_batch = CASE WHEN status = 'new' THEN 0 ELSE 1 END`).Scan(&flagged); err != nil || flagged != len(hashes) {
+		t.Errorf("%d of %d items have in_batch set as their status says (%v)", flagged, len(hashes), err)
 	}
 	fresh, err := OpenWith(ctx, filepath.Join(t.TempDir(), "new.db"), Options{Upgrading: func(line string) { t.Errorf("a new store told %q", line) }})
 	if err != nil {

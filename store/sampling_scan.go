@@ -121,12 +121,12 @@ type inBatchItems struct {
 }
 
 // inBatch reads the rows and input hashes of the items in a batch: those
-// that have left status 'new' (which an item does when a batch draws it,
-// and leaves only when the last batch holding it is removed), in one pass
-// over items_sampled_inputs, which holds both. A hash is listed once per
+// with in_batch set (whose status is not 'new', which an item leaves when
+// a batch draws it and gets back only when the last batch holding it is
+// removed), in one pass over items_sampled_inputs, which holds both. A hash is listed once per
 // item holding it.
 func (s *Store) inBatch(ctx context.Context) (*rowSet, []string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT rowid, input_hash FROM items INDEXED BY items_sampled_inputs WHERE status != 'new'`)
+	rows, err := s.r.QueryContext(ctx, `SELECT rowid, input_hash FROM items INDEXED BY items_sampled_inputs WHERE in_batch = 1`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan candidates: %w", err)
 	}

@@ -23,10 +23,10 @@ func statusFixture(tb testing.TB, st *Store, n int) {
 		for _, q := range []string{
 			`INSERT INTO traces(id, content_hash, messages, imported_at) VALUES ('tr_bench', 'h', '[]', 'now')`,
 			`INSERT INTO batches(name, seed, per_item, created_at) VALUES ('b1', 1, 2, 'now')`,
-			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, updated_at)
+			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, in_batch, updated_at)
 				WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 - 1)
 				SELECT 'it_' || i, 'tr_bench', i, 'h' || i, 'tool_' || (i % 7), 1,
-					CASE WHEN i % 10 IN (0, 1) THEN 'disputed' ELSE 'agreed' END, 'now' FROM n`,
+					CASE WHEN i % 10 IN (0, 1) THEN 'disputed' ELSE 'agreed' END, 1, 'now' FROM n`,
 			`INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at)
 				SELECT id, r.name, 'b1', turn, 'submitted', 'now' FROM items, (SELECT 'alice' AS name UNION ALL SELECT 'bob') r`,
 			`INSERT INTO labels(item_id, reviewer, decision, calls, seconds, submitted_at)

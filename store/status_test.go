@@ -239,10 +239,11 @@ func TestStatusOneBatchItemCountsMatchTheGeneralPath(t *testing.T) {
 		for _, q := range []string{
 			`UPDATE items SET status = 'labeling' WHERE id IN ('it_2', 'it_3')`,
 			`UPDATE items SET status = 'sampled' WHERE id = 'it_4'`,
-			`UPDATE items SET status = 'new' WHERE id = 'it_5'`, // in the batch, yet new
+			`UPDATE items SET status = 'new', in_batch = 0 WHERE id = 'it_5'`, // in the batch, yet new
 			`UPDATE items SET status = 'adjudicated' WHERE id = 'it_6'`,
 			`INSERT INTO items(id, trace_id, turn, input_hash, first_tool, n_calls, status, updated_at)
 				VALUES ('it_free', 'tr_bench', 900, 'hf', '', 0, 'new', 'now'), ('it_w', 'tr_bench', 901, 'hw', '', 0, 'sampled', 'now')`,
+			`UPDATE items SET in_batch = 1 WHERE id = 'it_w'`,
 			`INSERT INTO gold(item_id, status, decision, updated_at) VALUES ('it_w', 'agreed', 'call', 'now')`,
 			`INSERT INTO batches(name, seed, per_item, created_at, state) VALUES ('bw', 1, 2, 'now', 'writing')`,
 			`INSERT INTO assignments(item_id, reviewer, batch, position, status, updated_at) VALUES ('it_w', 'alice', 'bw', 0, 'pending', 'now')`,
@@ -329,12 +330,12 @@ func TestStatusOneBatchCountsByStatus(t *testing.T) {
 			t.Errorf("check: %v %v", p, err)
 		}
 		// it_5 (agreed, with gold) made new again behind the store's back.
-		exec(`UPDATE items SET status = 'new' WHERE id = 'it_5'`)
+		exec(`UPDATE items SET status = 'new', in_batch = 0 WHERE id = 'it_5'`)
 		want = itemTally{agreed: 48 - 5, disputed: 12, adjudicated: 1, open: 4, gold: 48}
 		if _, ok, slow, got := counts(); ok || slow != want || got != want {
 			t.Errorf("with a new item assigned: by status trusted (%v), item by item %+v, status %+v; want %+v", ok, slow, got, want)
 		}
-		exec(`UPDATE items SET status = 'sampled' WHERE id = 'it_free'`)
+		exec(`UPDATE items SET status = 'sampled', in_batch = 1 WHERE id = 'it_free'`)
 		p, err := st.Check(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -75,8 +75,8 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 		traceRows = append(traceRows, []any{id, "", nil, fmt.Sprintf("h%d", i), metaset, string(mb), 1, "bench", "now"})
 		obs, _ := trace.MarshalCanonical([]trace.Call{call})
 		it2, it4 := trace.ItemID(id, 2), trace.ItemID(id, 4)
-		itemRows = append(itemRows, []any{it2, id, 2, "x", string(obs), "get_order_status", 1, "agreed", metaset},
-			[]any{it4, id, 4, "y", "[]", trace.NoTool, 0, "adjudicated", metaset})
+		itemRows = append(itemRows, []any{it2, id, 2, "x", string(obs), "get_order_status", 1, "agreed", 1, metaset},
+			[]any{it4, id, 4, "y", "[]", trace.NoTool, 0, "adjudicated", 1, metaset})
 		goldRows = append(goldRows,
 			[]any{it2, "agreed", "call", `[{"tool":"get_order_status","args":{"order_id":"` + order + `"}}]`, "[]", "One open order: a status lookup answers it.", `["alice","bob"]`, "", "g_000000000001", "now"},
 			[]any{it4, "adjudicated", "no_call", "[]", "[]", "The tool result answers the question.", `["alice","bob"]`, "carol", "g_000000000001", "now"})
@@ -106,7 +106,7 @@ func benchSeed(b *testing.B, db string, nTraces int) {
 			{"INSERT INTO toolsets(id, hashes)", 2, [][]any{{1, string(toolset)}}},
 			{"INSERT INTO metasets(id, json)", 2, [][]any{{1, `{"cohort":"billing"}`}, {2, `{"cohort":"shipping"}`}, {3, `{"cohort":"refunds"}`}}},
 			{"INSERT INTO traces(id, ts, ts_unix, content_hash, metaset, messages, toolset, source, imported_at)", 9, traceRows},
-			{"INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, status, metaset)", 9, itemRows},
+			{"INSERT INTO items(id, trace_id, turn, input_hash, observed, first_tool, n_calls, status, in_batch, metaset)", 10, itemRows},
 			{"INSERT INTO gold(item_id, status, decision, calls, acceptable, rationale, reviewers, adjudicator, guide_version, updated_at)", 10, goldRows},
 			{"INSERT INTO users(name, role, created_at)", 3, [][]any{{"alice", "reviewer", "now"}, {"bob", "reviewer", "now"}, {"carol", "lead", "now"}}},
 			{"INSERT INTO batches(name, seed, per_item, created_at)", 4, [][]any{{"b1", 1, 2, "now"}}},
