@@ -72,15 +72,6 @@ var labelTables = []string{"items", "traces", "assignments", "labels", "gold", "
 // file).
 const labelsCacheMiB = 8
 
-// SubmitCheckedLabels is SubmitLabels for labels the caller has already
-// checked, each with CheckSubmittable against LabelTargets read for it
-// (labels import does, as it reads the file): the same writes, without
-// reading every label's item again first. The writes check each label
-// again as they go, as SubmitLabels' do.
-func (s *Store) SubmitCheckedLabels(ctx context.Context, labels []review.Label) ([]Settlement, error) {
-	return s.submitLabels(ctx, labels, labelsPace)
-}
-
 func (s *Store) submitLabels(ctx context.Context, labels []review.Label, pace bulkPace) ([]Settlement, error) {
 	return s.submitFed(ctx, allLabels(labels), pace)
 }

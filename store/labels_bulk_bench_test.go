@@ -13,7 +13,7 @@ import (
 	"github.com/goldtrace/goldtrace/review"
 )
 
-// BenchmarkSubmitLabelsFile times SubmitCheckedLabels alone (the write
+// BenchmarkSubmitLabelsFile times the writes of SubmitLabels alone (the write
 // path of `labels import`, without reading and checking the file) on a
 // copy of the WaitCLI bench store: the 50k labels of labels-a.jsonl (25k
 // items, two reviewers each) into sampled.db, on SQLite. The store is
@@ -53,7 +53,7 @@ func BenchmarkSubmitLabelsFile(b *testing.B) {
 		b.StartTimer()
 		began := time.Now()
 		cpuBegan, _ := processCPU()
-		if _, err := st.SubmitCheckedLabels(ctx, labels); err != nil {
+		if _, err := st.submitLabels(ctx, labels, labelsPace); err != nil {
 			b.Fatal(err)
 		}
 		took += time.Since(began)

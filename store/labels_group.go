@@ -180,7 +180,7 @@ func (k groupKeys) where(alias string) string {
 // args are where's arguments.
 func (k groupKeys) args() []any {
 	if k.arrays {
-		return []any{textArray(k.items), textArray(everyOther(k.keys, 0)), textArray(everyOther(k.keys, 1))}
+		return []any{textArray(k.items), everyNth(k.keys, 2, 0), everyNth(k.keys, 2, 1)}
 	}
 	return append(append(make([]any, 0, len(k.items)+len(k.keys)), k.items...), k.keys...)
 }

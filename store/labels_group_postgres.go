@@ -161,17 +161,11 @@ func textArray(vals []any) []string {
 	return out
 }
 
-// everyOther is every second value of vals, from the first (from 0) or
-// the second (from 1).
-func everyOther(vals []any, from int) []any { return everyNthAny(vals, 2, from) }
-
 // everyNth is column c of rows of n strings given one after the other.
-func everyNth(vals []any, n, c int) []string { return textArray(everyNthAny(vals, n, c)) }
-
-func everyNthAny(vals []any, n, c int) []any {
-	out := make([]any, 0, len(vals)/n)
+func everyNth(vals []any, n, c int) []string {
+	out := make([]string, 0, len(vals)/n)
 	for i := c; i < len(vals); i += n {
-		out = append(out, vals[i])
+		out = append(out, vals[i].(string))
 	}
 	return out
 }

@@ -7,9 +7,11 @@ import (
 	"github.com/goldtrace/goldtrace/review"
 )
 
-// SubmitCheckedLabelStream is SubmitCheckedLabels for labels that arrive
-// while the earlier ones are being written (labels import checks a file's
-// labels beside writing those it has checked): the labels received on in
+// SubmitCheckedLabelStream is SubmitLabels for labels already checked
+// (each with CheckSubmittable against LabelTargets read for it; the writes
+// check each again as they go) that arrive while the earlier ones are
+// being written (labels import checks a file's labels beside writing
+// those it has checked): the labels received on in
 // are written in the order sent, in SubmitLabels' short transactions, all
 // or nothing, and the Settlements returned are in that order. The caller
 // closes in once every label is sent; it gives up (a label further on
