@@ -14,7 +14,8 @@ import (
 // import checks the next ones (store.SubmitCheckedLabelStream), in the
 // order handed over: the file's.
 type labelsWriter struct {
-	checked chan []review.Label
+	stream  *store.LabelStream
+	checked chan store.CheckedLabels
 	stop    context.CancelCauseFunc
 	done    chan struct{} // closed once the store call has returned
 	stopped bool          // nothing more is handed over
@@ -37,25 +38,34 @@ var errLabelRefused = errors.New("a label failed its check")
 const labelsAhead = 32
 
 // writeLabels starts writing the labels handed to the returned writer,
-// under ctx (and its audit entry).
+// under ctx (and its audit entry); call it before the first check reads
+// its targets (targets).
 func (a *App) writeLabels(ctx context.Context) *labelsWriter {
 	ctx, stop := context.WithCancelCause(ctx)
-	w := &labelsWriter{checked: make(chan []review.Label, labelsAhead), stop: stop, done: make(chan struct{})}
+	w := &labelsWriter{stream: a.st.LabelStream(ctx), checked: make(chan store.CheckedLabels, labelsAhead), stop: stop, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		w.sets, w.err = a.st.SubmitCheckedLabelStream(ctx, w.checked)
+		w.sets, w.err = w.stream.Submit(ctx, w.checked)
 	}()
 	return w
 }
 
-// send hands labels over to be written, unless the writer has stopped
-// (given up, or failed: finish says why).
-func (w *labelsWriter) send(labels []review.Label) {
+// targets reads what checking labels for the items needs (tools: the tool
+// sets read so far), and what the writer needs of them.
+func (w *labelsWriter) targets(ctx context.Context, itemIDs []string, tools store.ToolsetTools) (map[string]store.LabelTarget, error) {
+	return w.stream.Targets(ctx, itemIDs, tools)
+}
+
+// send hands labels checked against targets over to be written, unless
+// the writer has stopped (given up, or failed: finish says why). What
+// writing them needs that the database does not decide is made here, on
+// the checks' goroutine.
+func (w *labelsWriter) send(labels []review.Label, targets map[string]store.LabelTarget) {
 	if w.stopped || len(labels) == 0 {
 		return
 	}
 	select {
-	case w.checked <- labels:
+	case w.checked <- w.stream.Checked(labels, targets):
 	case <-w.done:
 		w.stopped = true
 	}

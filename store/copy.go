@@ -57,6 +57,7 @@ func (s *Store) CopyTo(ctx context.Context, dst *Store, progress func(CopiedTabl
 	defer func() { _ = snap.Rollback() }()
 	var done []CopiedTable
 	err = dst.db.WithTx(ctx, func(tx *Tx) error {
+		defer dst.writes.ended()
 		done = nil
 		// A PostgreSQL target opened with DeferSchema gets its schema
 		// here, in this transaction: a copy that fails leaves none.

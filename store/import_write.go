@@ -240,6 +240,7 @@ func (s *Store) writeChunk(ctx context.Context, feed *recordFeed, opt ImportOpti
 	// submits (grouped by WithTx) never share its transaction, so they keep
 	// synchronous=FULL while an import runs beside them.
 	err := s.db.WithRelaxedTx(bulk.Write(ctx), func(tx *Tx) error {
+		defer s.writes.ended()
 		written, delta, ids, reports = 0, ImportResult{}, nil, nil
 		start, waited0 = time.Now(), feed.waited
 		defer func() { commitStart = time.Now() }()

@@ -30,10 +30,12 @@ func (s *Store) JudgeVerdict(ctx context.Context, k JudgeKey) (verdict []byte, o
 // PutJudgeVerdict caches a validated answer (one statement: the row is
 // written whole or not at all). An existing answer for k is kept.
 func (s *Store) PutJudgeVerdict(ctx context.Context, k JudgeKey, verdict []byte) error {
-	err := s.db.ExecAlone(appendWrite(context.WithValue(ctx, statusUnchangedKey{}, true)), `INSERT INTO judge_verdicts
+	err := s.writes.alone(func() error {
+		return s.db.ExecAlone(appendWrite(context.WithValue(ctx, statusUnchangedKey{}, true)), `INSERT INTO judge_verdicts
 		(endpoint, model, template_sha256, kind, input_sha256, verdict, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		k.Endpoint, k.Model, k.TemplateSHA256, k.Kind, k.InputSHA256, string(verdict), s.now())
+			k.Endpoint, k.Model, k.TemplateSHA256, k.Kind, k.InputSHA256, string(verdict), s.now())
+	})
 	if err != nil {
 		return s.wrap("write judge cache", err)
 	}

@@ -152,10 +152,12 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 	// chunk's time: a short chunk time still bounds the lock's hold.
 	group := 1
 	var took time.Duration // the last group's time
+	own := newImportWrites(feed.fresh)
 	err := s.inFedChunks(ctx, feed, pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
 		var chunkUndo []labelUndo
 		done := 0
 		ptx := s.prepared(tx)
+		feed.fresh.look(ctx, tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
@@ -169,7 +171,7 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			end := min(i+group, feed.ready(i+group))
 			out = growTo(out, end)
 			began := time.Now()
-			u, err := s.writeGroup(ctx, ptx, feed.labels(i, end), i, out[i:end])
+			u, err := s.writeGroup(ctx, ptx, feed.labels(i, end), i, out[i:end], groupIn{prep: feed.preps(i, end), own: own})
 			took = time.Since(began)
 			var le *LabelError
 			if err != nil && !errors.As(err, &le) {
@@ -226,7 +228,7 @@ func (s *Store) checkSubmittable(ctx context.Context, labels []review.Label) err
 	for i, l := range labels {
 		ids[i] = l.Item
 	}
-	targets, _, err := labelTargets(ctx, s.r, ids)
+	targets, _, err := labelTargets(ctx, s.r, ids, nil)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,12 @@ func (s *Store) labelGroup() int {
 // each label back. It is long because those steps run as a few statements
 // over the whole group, in one place, so that each label's refusal and its
 // undo stay in step.
-func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement) ([]labelUndo, error) {
+//
+// What it needs to know of before (groupBefore, groupDrafts) comes from the
+// labels' checks when in allows (groupIn.fromChecks), else it is read
+// under the lock; in's preps give the rows, their digests and the labels
+// as read back.
+func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.Label, first int, out []Settlement, in groupIn) ([]labelUndo, error) {
 	if err := s.lockGroup(ctx, tx, labels); err != nil {
 		return nil, err
 	}
@@ -52,9 +57,20 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		}
 	}
 	pk := groupKeys{items: items, keys: keys, arrays: s.onPostgres()}
-	undo, assigned, err := groupBefore(ctx, tx, labels, pk)
-	if err != nil {
-		return nil, err
+	var undo []labelUndo
+	var assigned map[string]map[string]string
+	fromChecks := in.fromChecks()
+	if fromChecks {
+		undo, assigned = in.own.before(labels, in.prep)
+		in.own.fresh.fromChecks.Add(1)
+	} else {
+		var err error
+		if undo, assigned, err = groupBefore(ctx, tx, labels, pk); err != nil {
+			return nil, err
+		}
+		if in.own != nil {
+			in.own.fresh.reread.Add(1)
+		}
 	}
 	seen := make(map[[2]string]bool, n)
 	for j, l := range labels {
@@ -81,19 +97,25 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			}
 		}
 	}
-	if err := groupDrafts(ctx, tx, undo, pk); err != nil {
-		return nil, err
+	if !fromChecks {
+		if err := groupDrafts(ctx, tx, undo, pk); err != nil {
+			return nil, err
+		}
 	}
 	if s.onPostgres() {
 		return s.writeGroupPostgres(ctx, tx, labels, first, out, groupRead{keys: pk, undo: undo, assigned: assigned, itemFirst: itemFirst})
 	}
 	now := s.now()
-	rows, err := s.insertLabels(ctx, tx, labels, first)
+	rows, err := s.insertLabels(ctx, tx, labels, in.rows(), first)
 	if err != nil {
 		return nil, err
 	}
 	for j := range undo {
-		undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
+		if in.prep != nil {
+			undo[j].written = in.prep[j].digest
+		} else {
+			undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
+		}
 	}
 	if _, err := tx.ExecContext(ctx, failFast(tx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
 		WHERE `+pk.where("")), append([]any{now}, pk.args()...)...); err != nil {
@@ -106,14 +128,15 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			}
 		}
 	}
-	closed, err := closedItems(ctx, tx, labels, rows, assigned)
+	closed, err := closedItems(ctx, tx, labels, in.stored(rows), assigned)
 	if err != nil {
 		return nil, err
 	}
 	// An item the group settles goes straight to agreed or disputed; the
 	// others are now being labeled (an item already being labeled is
 	// left as it is: no row is written again for nothing).
-	if labeling := labelingItems(items, undo, itemFirst, closed); len(labeling) > 0 {
+	labeling := labelingItems(items, undo, itemFirst, closed)
+	if len(labeling) > 0 {
 		if err := updateStatus(ctx, tx, "labeling", labeling, now); err != nil {
 			return nil, err
 		}
@@ -122,6 +145,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	if err != nil {
 		return nil, err
 	}
+	in.own.wrote(labels, undo, items, itemFirst, labeling, &settled)
 	return undo, settled.write(ctx, tx, s.now())
 }
 
@@ -266,7 +290,7 @@ func groupDrafts(ctx context.Context, tx *preparedTx, undo []labelUndo, pk group
 
 // eachSaved runs a SELECT * whose first two columns are item_id and
 // reviewer, and hands each row to fn as a savedRow.
-func eachSaved(ctx context.Context, tx *preparedTx, query string, args []any, fn func([2]string, savedRow)) error {
+func eachSaved(ctx context.Context, tx Queryer, query string, args []any, fn func([2]string, savedRow)) error {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
@@ -294,15 +318,19 @@ func eachSaved(ctx context.Context, tx *preparedTx, query string, args []any, fn
 
 // insertLabels inserts the labels' rows with one statement; when that
 // fails, row by row, so the error names the label that failed. It returns
-// the rows inserted (labelRow's, one after the other).
-func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, first int) ([]any, error) {
-	args := make([]any, 0, 9*len(labels))
-	for _, l := range labels {
-		row, err := s.labelRow(l)
-		if err != nil {
-			return nil, err
+// the rows inserted (labelRow's, one after the other). rows, when given,
+// are those rows made already.
+func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []review.Label, rows []any, first int) ([]any, error) {
+	args := rows
+	if args == nil {
+		args = make([]any, 0, 9*len(labels))
+		for _, l := range labels {
+			row, err := s.labelRow(l)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, row...)
 		}
-		args = append(args, row...)
 	}
 	// On PostgreSQL in a savepoint: after a failed statement it runs no
 	// other in the transaction, and the row-by-row inserts must run. On
@@ -333,15 +361,15 @@ func (s *Store) insertLabels(ctx context.Context, tx *preparedTx, labels []revie
 // of whose assignments is open once the group's labels are written
 // (assigned: every assignment of the items before). An item whose
 // assignments are all the group's is settled from the rows the group
-// inserted (rows: insertLabels'); one with another reviewer's label
-// possibly stored reads its labels back.
-func closedItems(ctx context.Context, tx *preparedTx, labels []review.Label, rows []any, assigned map[string]map[string]string) (map[string][]review.Label, error) {
+// inserted (stored: the group's j-th label as read back); one with another
+// reviewer's label possibly stored reads its labels back.
+func closedItems(ctx context.Context, tx *preparedTx, labels []review.Label, stored func(j int) (review.Label, error), assigned map[string]map[string]string) (map[string][]review.Label, error) {
 	inGroup := make(map[[2]string]int, len(labels))
 	for j, l := range labels {
 		inGroup[[2]string{l.Item, l.Reviewer}] = j
 	}
 	closed := map[string][]review.Label{}
-	var stored []any // closed items whose labels are read back
+	var reread []any // closed items whose labels are read back
 	for item, reviewers := range assigned {
 		open, others := false, false
 		for r, st := range reviewers {
@@ -358,13 +386,12 @@ func closedItems(ctx context.Context, tx *preparedTx, labels []review.Label, row
 		switch {
 		case open:
 		case others:
-			stored = append(stored, item)
+			reread = append(reread, item)
 		default:
 			names := slices.Sorted(maps.Keys(reviewers))
 			ls := make([]review.Label, 0, len(names))
 			for _, r := range names {
-				j := inGroup[[2]string{item, r}]
-				l, err := scanLabel(rowValues(rows[9*j : 9*j+9]))
+				l, err := stored(inGroup[[2]string{item, r}])
 				if err != nil {
 					return nil, err
 				}
@@ -373,10 +400,10 @@ func closedItems(ctx context.Context, tx *preparedTx, labels []review.Label, row
 			closed[item] = ls
 		}
 	}
-	if len(stored) == 0 {
+	if len(reread) == 0 {
 		return closed, nil
 	}
-	err := eachRow(ctx, tx, `SELECT `+labelColumns+` FROM labels l WHERE item_id IN `+placeholderList(len(stored))+` ORDER BY item_id, reviewer`, stored,
+	err := eachRow(ctx, tx, `SELECT `+labelColumns+` FROM labels l WHERE item_id IN `+placeholderList(len(reread))+` ORDER BY item_id, reviewer`, reread,
 		func(rows *sql.Rows) error {
 			l, err := scanLabel(rows)
 			if err == nil {

@@ -74,7 +74,7 @@ func (s *Store) writeGroupPostgres(ctx context.Context, tx *preparedTx, labels [
 	if _, err := tx.tx.ExecContext(ctx, pgWriteLabels, args...); err != nil {
 		return nil, classify(err)
 	}
-	closed, err := closedItems(ctx, tx, labels, rows, g.assigned)
+	closed, err := closedItems(ctx, tx, labels, groupIn{}.stored(rows), g.assigned)
 	if err != nil {
 		return nil, err
 	}

@@ -30,18 +30,22 @@ import (
 // the call's return too. ctx's audit entry commits with the last labels,
 // so an action that learns its object while sending sets it
 // (SetAuditObject) before closing in.
-func (s *Store) SubmitCheckedLabelStream(ctx context.Context, in <-chan []review.Label) ([]Settlement, error) {
+func (s *Store) SubmitCheckedLabelStream(ctx context.Context, in <-chan CheckedLabels) ([]Settlement, error) {
 	return s.submitFed(ctx, &labelFeed{in: in, owned: true}, labelsPace)
 }
 
 // labelFeed is the labels a submit writes: given at once (allLabels) or
 // received from a channel as they are checked.
 type labelFeed struct {
-	in    <-chan []review.Label
+	in    <-chan CheckedLabels
 	held  []review.Label // labels base… received and not yet written
+	prep  []labelPrep    // theirs (an empty one: none)
 	base  int
 	ended bool // in is closed (or there is none): held is all that is left
 	owned bool // held is the feed's own: the labels written are let go
+	// fresh, when set, says whether the preps' targets may be used
+	// (LabelStream).
+	fresh *labelFreshness
 }
 
 // allLabels feeds labels given at once.
@@ -90,12 +94,17 @@ func (f *labelFeed) wait(ctx context.Context, from int) (bool, error) {
 	return true, nil
 }
 
-func (f *labelFeed) take(b []review.Label, ok bool) {
+func (f *labelFeed) take(b CheckedLabels, ok bool) {
 	if !ok {
 		f.ended = true
 		return
 	}
-	f.held = append(f.held, b...)
+	f.held = append(f.held, b.Labels...)
+	if len(b.prep) == len(b.Labels) {
+		f.prep = append(f.prep, b.prep...)
+	} else {
+		f.prep = append(f.prep, make([]labelPrep, len(b.Labels))...)
+	}
 }
 
 // all waits for in to close and returns every label received (a feed
@@ -118,6 +127,20 @@ func (f *labelFeed) labels(i, end int) []review.Label {
 	return f.held[i-f.base : end-f.base]
 }
 
+// preps are those labels' preps, when all of them have one (else nil).
+func (f *labelFeed) preps(i, end int) []labelPrep {
+	if f.prep == nil {
+		return nil
+	}
+	p := f.prep[i-f.base : end-f.base]
+	for _, x := range p {
+		if x.row == nil {
+			return nil
+		}
+	}
+	return p
+}
+
 // written lets go of the labels before upTo, once written.
 func (f *labelFeed) written(upTo int) {
 	if !f.owned || upTo <= f.base {
@@ -126,6 +149,10 @@ func (f *labelFeed) written(upTo int) {
 	n := upTo - f.base
 	clear(f.held[:n])
 	f.held, f.base = f.held[n:], upTo
+	if f.prep != nil {
+		clear(f.prep[:n])
+		f.prep = f.prep[n:]
+	}
 }
 
 // growTo is out with room for n Settlements.

@@ -54,7 +54,7 @@ func TestSubmitCheckedLabelStreamWritesAsLabelsCome(t *testing.T) {
 		labels := streamProject(t, st)
 		ids := allItems(t, st)
 		ctx := WithAudit(context.Background(), AuditEntry{Actor: "carol", Role: RoleLead, Source: "local", Action: "labels.import-others", Object: "labels"})
-		in := make(chan []review.Label)
+		in := make(chan CheckedLabels)
 		type result struct {
 			sets []Settlement
 			err  error
@@ -64,7 +64,7 @@ func TestSubmitCheckedLabelStreamWritesAsLabelsCome(t *testing.T) {
 			sets, err := st.SubmitCheckedLabelStream(ctx, in)
 			done <- result{sets, err}
 		}()
-		in <- labels[:10]
+		in <- CheckedLabels{Labels: labels[:10]}
 		if !st.onPostgres() { // there the labels are written once all are received
 			waitForLabel(t, st, labels[9])
 		}
@@ -76,7 +76,7 @@ func TestSubmitCheckedLabelStreamWritesAsLabelsCome(t *testing.T) {
 		if took := time.Since(began); took > 2*time.Second {
 			t.Errorf("a submit beside a waiting stream took %v", took)
 		}
-		in <- labels[10:]
+		in <- CheckedLabels{Labels: labels[10:]}
 		SetAuditObject(ctx, "38 labels from l.jsonl")
 		close(in)
 		r := <-done
@@ -106,13 +106,13 @@ func TestSubmitCheckedLabelStreamGivenUpTakesBackItsLabels(t *testing.T) {
 		before := tableCounts(t, st)
 		ctx, stop := context.WithCancelCause(WithAudit(context.Background(),
 			AuditEntry{Actor: "carol", Role: RoleLead, Source: "local", Action: "labels.import-others", Object: "labels"}))
-		in := make(chan []review.Label, 1)
+		in := make(chan CheckedLabels, 1)
 		done := make(chan error, 1)
 		go func() {
 			_, err := st.SubmitCheckedLabelStream(ctx, in)
 			done <- err
 		}()
-		in <- labels[:20]
+		in <- CheckedLabels{Labels: labels[:20]}
 		if st.onPostgres() {
 			// There the labels are written once all are received: none yet.
 			time.Sleep(100 * time.Millisecond)

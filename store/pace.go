@@ -50,6 +50,7 @@ var defaultBulkPace = bulkPace{Pace: bulk.DefaultPace}
 // (pace.auditLast), or on its own after.
 func (s *Store) paced(ctx context.Context, pace bulkPace, step func(tx *Tx, deadline time.Time) (more bool, err error)) error {
 	err := s.db.Paced(withoutAudit(ctx), pace.Pace, func(tx *Tx, deadline time.Time) (bool, error) {
+		defer s.writes.ended()
 		more, err := step(tx, deadline)
 		if err == nil && !more && pace.auditLast {
 			err = s.auditInTx(ctx, tx)

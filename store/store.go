@@ -73,6 +73,8 @@ type Store struct {
 	r  *sql.DB // db.Reader()
 	// scans holds a token per read connection a status scan uses.
 	scans chan struct{}
+	// writes counts the write transactions (labels_fresh.go).
+	writes writeCount
 	// dataGen and statuses: the status cache (status_cache.go).
 	dataGen  atomic.Uint64
 	statuses statusCache
@@ -221,6 +223,7 @@ func (s *Store) Reader() Queryer { return s.r }
 // fails with ErrUndone (an ErrBusy: nothing of it was saved, try again).
 func (s *Store) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
 	err := s.db.WithTx(ctx, func(tx *Tx) error {
+		defer s.writes.ended()
 		if s.pg {
 			if err := fn(tx); err != nil {
 				return err

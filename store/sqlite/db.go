@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,7 +36,9 @@ type DB struct {
 	writes writeQueue
 	// waiters: who waits for the write lock (waiters.go).
 	waiters writeWaiters
-	opt     Options
+	// writeConns counts the write connections opened (write_version.go).
+	writeConns atomic.Uint64
+	opt        Options
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -179,7 +182,7 @@ func writable(path string) bool {
 // is not a database, or cannot be opened, fails here with one line.
 func (d *DB) openReaders(ctx context.Context) error {
 	open := func(d string) (*sql.DB, error) {
-		c, err := newCachingConnector(d)
+		c, err := newCachingConnector(d, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +229,7 @@ func (d *DB) writer(ctx context.Context) (*sql.DB, error) {
 	if d.readOnly {
 		return nil, &dberr.DBError{Path: d.path, Op: "write", Kind: dberr.ErrReadOnly, Err: errors.New(d.roReason), Why: d.roReason}
 	}
-	c, err := newCachingConnector(dsn(d.path, true, d.busy))
+	c, err := newCachingConnector(dsn(d.path, true, d.busy), &d.writeConns)
 	if err != nil {
 		return nil, d.wrap("open", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"strings"
+	"sync/atomic"
 
 	"modernc.org/sqlite"
 )
@@ -29,21 +30,27 @@ import (
 const cachedStmts = 128
 
 // cachingConnector opens the driver's connections for dsn, each with a
-// statement cache.
-type cachingConnector struct{ driver.Connector }
+// statement cache; opened, when set, counts the connections opened.
+type cachingConnector struct {
+	driver.Connector
+	opened *atomic.Uint64
+}
 
-func newCachingConnector(dsn string) (driver.Connector, error) {
+func newCachingConnector(dsn string, opened *atomic.Uint64) (driver.Connector, error) {
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return cachingConnector{c}, nil
+	return cachingConnector{Connector: c, opened: opened}, nil
 }
 
 func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	dc, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if c.opened != nil {
+		c.opened.Add(1)
 	}
 	conn, ok := dc.(sqliteConn)
 	if !ok {

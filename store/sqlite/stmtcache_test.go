@@ -12,7 +12,7 @@ import (
 // cache of the one before) with a table t of the numbers 1 to 5.
 func cachedDB(t *testing.T) *sql.DB {
 	t.Helper()
-	c, err := newCachingConnector("file:" + filepath.Join(t.TempDir(), "c.db"))
+	c, err := newCachingConnector("file:"+filepath.Join(t.TempDir(), "c.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
