@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goldtrace/goldtrace/review"
+)
+
+// freshProject is streamProject with alice's draft of the first item and
+// bob's skip (with a reason) of the second, and every third item disputed
+// (bob calls a tool there).
+func freshProject(t *testing.T, st *Store) ([]string, []review.Label) {
+	t.Helper()
+	ctx := context.Background()
+	labels := streamProject(t, st)
+	ids := allItems(t, st)
+	if err := st.SaveDraft(ctx, ids[0], "alice", []byte(`{"rationale":"half"}`), 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SkipItem(ctx, ids[1], "bob", "cannot tell"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range labels {
+		if l := &labels[i]; l.Reviewer == "bob" && (i/2)%3 == 0 {
+			l.Decision, l.Calls = review.DecisionCall, []review.LabelCall{{Tool: "get_order_status", Args: []byte(`{"order_id":"ORD-1"}`)}}
+		}
+	}
+	return ids, labels
+}
+
+// labelsState is what a labels import may change, row by row, without
+// times.
+func labelsState(t *testing.T, st *Store) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, status FROM items ORDER BY id`,
+		`SELECT item_id, reviewer, status, skip_reason FROM assignments ORDER BY item_id, reviewer`,
+		`SELECT item_id, reviewer, decision, calls, rationale FROM labels ORDER BY item_id, reviewer`,
+		`SELECT item_id, status, decision, calls FROM gold ORDER BY item_id`,
+		`SELECT item_id, kinds FROM disputes ORDER BY item_id`,
+		`SELECT item_id, reviewer, body, seconds FROM drafts ORDER BY item_id, reviewer`,
+	} {
+		rows, err := st.r.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if s, ok := v.([]byte); ok {
+					vals[i] = string(s)
+				}
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		rows.Close()
+		fmt.Fprintln(&b, "--")
+	}
+	return b.String()
+}
+
+// streamRounds writes rounds of labels through a LabelStream whose checks
+// read every round's targets before the first is written (so the writer
+// finds items it has written since they were read). On SQLite each round
+// is written before the next is sent, and between(r) runs after round r
+// is; then the stream is closed, or given up (giveUp). It returns the
+// stream's error.
+func streamRounds(t *testing.T, st *Store, rounds [][]review.Label, between func(r int), giveUp bool) (*LabelStream, error) {
+	t.Helper()
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	ls := st.LabelStream(ctx)
+	targets := make([]map[string]LabelTarget, len(rounds))
+	for r, labels := range rounds {
+		var ids []string
+		for _, l := range labels {
+			ids = append(ids, l.Item)
+		}
+		var err error
+		if targets[r], err = ls.Targets(ctx, ids, ToolsetTools{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := make(chan CheckedLabels)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ls.Submit(ctx, in)
+		done <- err
+	}()
+	for r, labels := range rounds {
+		select {
+		case in <- ls.Checked(labels, targets[r]):
+		case err := <-done:
+			return ls, err
+		}
+		if !st.onPostgres() {
+			last := labels[len(labels)-1]
+			for written := false; !written; time.Sleep(2 * time.Millisecond) {
+				select {
+				case err := <-done:
+					return ls, err
+				default:
+				}
+				_, err := st.Label(ctx, last.Item, last.Reviewer)
+				written = err == nil
+			}
+		}
+		if between != nil {
+			between(r)
+		}
+	}
+	if giveUp {
+		stop(errors.New("a later line is invalid"))
+	} else {
+		close(in)
+	}
+	return ls, <-done
+}
+
+// A labels import alone on the database writes from what its checks read,
+// reading nothing again under the write lock, and leaves the database as
+// submitting the same labels in one call does; given up, it takes back
+// everything (the draft and the skip its labels replaced come back).
+func TestLabelStreamWritesFromItsChecksWhenAlone(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		_, labels := freshProject(t, st)
+		control := openEngine(t, map[bool]string{false: "sqlite", true: "postgres"}[st.onPostgres()])
+		_, controlLabels := freshProject(t, control)
+		before := labelsState(t, st)
+		// Alice's label of an item in one round, bob's in the next.
+		rounds := [][]review.Label{labels[:11], labels[11:]}
+		ls, err := streamRounds(t, st, rounds, nil, true)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("a stream given up: %v", err)
+		}
+		if got := labelsState(t, st); got != before {
+			t.Errorf("after the take-back:\n%s\nbefore:\n%s", got, before)
+		}
+		if !st.onPostgres() && (ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0) {
+			t.Errorf("groups written from the checks %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
+		}
+		ls, err = streamRounds(t, st, rounds, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := control.SubmitLabels(context.Background(), controlLabels); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := labelsState(t, st), labelsState(t, control); got != want {
+			t.Errorf("after the stream:\n%s\nsubmitted at once:\n%s", got, want)
+		}
+		if !st.onPostgres() && (ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0) {
+			t.Errorf("groups written from the checks %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
+		}
+	})
+}
+
+// What another writer commits between the checks and the writes (a
+// reviewer of the same process, or of another connection) has the writer
+// read everything again under the lock: a label the reviewer submitted
+// meanwhile is refused and the import taken back, leaving the reviewer's
+// submit; a draft the reviewer saved meanwhile on an assignment the import
+// then submitted comes back when the import is given up.
+func TestLabelStreamReadsAgainWhenAnotherWrote(t *testing.T) {
+	for _, other := range []string{"same store", "another connection"} {
+		t.Run(other, func(t *testing.T) {
+			open := func(t *testing.T) (*Store, *Store, []string, []review.Label) {
+				st := openEngine(t, "sqlite")
+				ids, labels := freshProject(t, st)
+				o := st
+				if other == "another connection" {
+					var err error
+					if o, err = Open(context.Background(), st.Path()); err != nil {
+						t.Fatal(err)
+					}
+					o.Now = st.Now
+					t.Cleanup(func() { o.Close() })
+				}
+				return st, o, ids, labels
+			}
+			t.Run("refused", func(t *testing.T) {
+				st, o, ids, labels := open(t)
+				control := openEngine(t, "sqlite")
+				freshProject(t, control)
+				if _, err := control.SubmitLabel(context.Background(), labels[15]); err != nil {
+					t.Fatal(err)
+				}
+				ls, err := streamRounds(t, st, [][]review.Label{labels[:11], labels[11:]}, func(r int) {
+					if r == 0 {
+						if _, err := o.SubmitLabel(context.Background(), labels[15]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}, false)
+				var le *LabelError
+				if !errors.As(err, &le) || le.Index != 15 || !errors.Is(err, ErrConflict) {
+					t.Fatalf("the label %s/%s submitted meanwhile: %v", ids[7], "bob", err)
+				}
+				if got, want := labelsState(t, st), labelsState(t, control); got != want {
+					t.Errorf("after the take-back:\n%s\nwith the reviewer's submit alone:\n%s", got, want)
+				}
+				if ls.fresh.reread.Load() == 0 {
+					t.Error("no group was read again under the lock")
+				}
+			})
+			t.Run("draft", func(t *testing.T) {
+				st, o, ids, labels := open(t)
+				draft := func(s *Store) {
+					if err := s.SaveDraft(context.Background(), ids[8], "alice", []byte(`{"rationale":"meanwhile"}`), 3); err != nil {
+						t.Fatal(err)
+					}
+				}
+				control := openEngine(t, "sqlite")
+				freshProject(t, control)
+				draft(control)
+				ls, err := streamRounds(t, st, [][]review.Label{labels[:11], labels[11:]}, func(r int) {
+					if r == 0 {
+						draft(o)
+					}
+				}, true)
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("a stream given up: %v", err)
+				}
+				if got, want := labelsState(t, st), labelsState(t, control); got != want {
+					t.Errorf("after the take-back:\n%s\nwith the reviewer's draft alone:\n%s", got, want)
+				}
+				if ls.fresh.reread.Load() == 0 || ls.fresh.fromChecks.Load() == 0 {
+					t.Errorf("groups written from the checks %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
+				}
+			})
+		})
+	}
+}
