@@ -313,7 +313,7 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 	for i, l := range im.pending {
 		ids[i] = l.Item
 	}
-	targets, err := im.w.targets(ctx, ids, im.tools)
+	targets, err := im.app.st.LabelTargetsWith(ctx, ids, im.tools)
 	if err != nil {
 		return err
 	}
@@ -334,7 +334,7 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 			im.others++
 		}
 	}
-	im.w.send(checked, targets)
+	im.w.send(checked)
 	clear(im.pending)
 	im.pending, im.pendAt = im.pending[:0], im.pendAt[:0]
 	return nil

@@ -39,7 +39,7 @@ const labelsAhead = 32
 
 // writeLabels starts writing the labels handed to the returned writer,
 // under ctx (and its audit entry); call it before the first check reads
-// its targets (targets).
+// the store (store.LabelStream).
 func (a *App) writeLabels(ctx context.Context) *labelsWriter {
 	ctx, stop := context.WithCancelCause(ctx)
 	w := &labelsWriter{stream: a.st.LabelStream(ctx), checked: make(chan store.CheckedLabels, labelsAhead), stop: stop, done: make(chan struct{})}
@@ -50,22 +50,14 @@ func (a *App) writeLabels(ctx context.Context) *labelsWriter {
 	return w
 }
 
-// targets reads what checking labels for the items needs (tools: the tool
-// sets read so far), and what the writer needs of them.
-func (w *labelsWriter) targets(ctx context.Context, itemIDs []string, tools store.ToolsetTools) (map[string]store.LabelTarget, error) {
-	return w.stream.Targets(ctx, itemIDs, tools)
-}
-
-// send hands labels checked against targets over to be written, unless
-// the writer has stopped (given up, or failed: finish says why). What
-// writing them needs that the database does not decide is made here, on
-// the checks' goroutine.
-func (w *labelsWriter) send(labels []review.Label, targets map[string]store.LabelTarget) {
+// send hands labels over to be written, unless the writer has stopped
+// (given up, or failed: finish says why).
+func (w *labelsWriter) send(labels []review.Label) {
 	if w.stopped || len(labels) == 0 {
 		return
 	}
 	select {
-	case w.checked <- w.stream.Checked(labels, targets):
+	case w.checked <- store.CheckedLabels{Labels: labels}:
 	case <-w.done:
 		w.stopped = true
 	}

@@ -18,17 +18,11 @@ type LabelTarget struct {
 	Status      string
 	Tools       []trace.Tool
 	Assignments map[string]string
-	// before is what taking a label back needs to know of the item, read
-	// with the rest for a labels import's writer (LabelStream.Targets);
-	// nil otherwise.
-	before *targetBefore
 }
 
 // targetBefore is what groupBefore and groupDrafts read of an item under
-// the write lock, read instead by the check (with no lock), and the stamp
-// of that read (labelFreshness).
-// It is kept, one for each item, while its labels wait for the writer:
-// small, and apart from the rest of the target.
+// the write lock, read instead just ahead of the writer with no lock
+// (readBefores), and the stamp of that read (labelFreshness).
 type targetBefore struct {
 	stamp         *targetStamp
 	found         bool
@@ -95,14 +89,8 @@ type ToolsetTools map[int64][]trace.Tool
 // LabelTargetsWith is LabelTargets reading only the tool sets tools does
 // not hold yet, and adding them to it.
 func (s *Store) LabelTargetsWith(ctx context.Context, itemIDs []string, tools ToolsetTools) (map[string]LabelTarget, error) {
-	return s.labelTargetsWith(ctx, itemIDs, tools, nil)
-}
-
-// labelTargetsWith is LabelTargetsWith, also reading each target's before
-// when stamp is given.
-func (s *Store) labelTargetsWith(ctx context.Context, itemIDs []string, tools ToolsetTools, stamp *targetStamp) (map[string]LabelTarget, error) {
 	s.analyzeOnce.Do(func() { s.db.Analyze(ctx, labelTables...) })
-	out, toolsets, err := labelTargets(ctx, s.r, itemIDs, stamp)
+	out, toolsets, err := labelTargets(ctx, s.r, itemIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -126,24 +114,16 @@ func (s *Store) labelTargetsWith(ctx context.Context, itemIDs []string, tools To
 
 // labelTargets reads the items' status and assignments, and the tool set
 // of each item found (0: none): the item's own when it was put back
-// against a newer catalogue, else its trace's. With stamp, it reads each
-// target's before too (an item not found gets one, with nothing in it).
-func labelTargets(ctx context.Context, q Queryer, itemIDs []string, stamp *targetStamp) (map[string]LabelTarget, map[string]int64, error) {
+// against a newer catalogue, else its trace's.
+func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]LabelTarget, map[string]int64, error) {
 	out := make(map[string]LabelTarget, len(itemIDs))
 	toolsets := map[string]int64{}
 	var ids []any
 	for _, id := range itemIDs {
 		if _, ok := out[id]; !ok {
-			var t LabelTarget
-			if stamp != nil {
-				t.before = &targetBefore{stamp: stamp}
-			}
-			out[id] = t
+			out[id] = LabelTarget{}
 			ids = append(ids, id)
 		}
-	}
-	if stamp != nil {
-		return out, toolsets, targetsBefore(ctx, q, ids, out, toolsets)
 	}
 	for start := 0; start < len(ids); start += labelTargetsPerQuery {
 		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
@@ -202,31 +182,35 @@ func toolsetTools(ctx context.Context, q Queryer, set int64) ([]trace.Tool, erro
 	return out, err
 }
 
-// targetsBefore is labelTargets with each target's before (out holds one
-// for every id): the same two queries, reading also the item's lead acts
-// and every assignment's skip reason (those of batches being written too,
-// left out of Assignments), and a third for the items' drafts.
-func targetsBefore(ctx context.Context, q Queryer, ids []any, out map[string]LabelTarget, toolsets map[string]int64) error {
+// readBefores reads the items' befores (every id gets one; an item not
+// found, one with nothing in it) at stamp, loaded before: the items'
+// status and lead acts, all their assignments (those of batches being
+// written too) with their skip reasons, and their drafts, a few queries
+// for up to labelTargetsPerQuery items.
+func readBefores(ctx context.Context, q Queryer, itemIDs []string, stamp *targetStamp) (map[string]*targetBefore, error) {
+	out := make(map[string]*targetBefore, len(itemIDs))
+	var ids []any
+	for _, id := range itemIDs {
+		if _, ok := out[id]; !ok {
+			out[id] = &targetBefore{stamp: stamp}
+			ids = append(ids, id)
+		}
+	}
 	for start := 0; start < len(ids); start += labelTargetsPerQuery {
 		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
 		in := placeholderList(len(chunk))
-		err := eachRow(ctx, q, `SELECT i.id, i.status, coalesce(i.toolset, (SELECT t.toolset FROM traces t WHERE t.id = i.trace_id), 0), `+leadActs("i.id")+`
-			FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
-			var id string
-			lt := LabelTarget{Found: true, Assignments: map[string]string{}}
-			b := &targetBefore{found: true, assigns: make([]assignBefore, 0, 2)}
-			var set int64
-			if err := rows.Scan(&id, &lt.Status, &set, &b.adjudications, &b.exports); err != nil {
+		err := eachRow(ctx, q, `SELECT i.id, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
+			var id, status string
+			b := &targetBefore{stamp: stamp, found: true, assigns: make([]assignBefore, 0, 2)}
+			if err := rows.Scan(&id, &status, &b.adjudications, &b.exports); err != nil {
 				return err
 			}
-			b.stamp = out[id].before.stamp
-			b.status = b.stamp.name(lt.Status)
-			lt.before = b
-			out[id], toolsets[id] = lt, set
+			b.status = stamp.name(status)
+			out[id] = b
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		err = eachRow(ctx, q, `SELECT item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
 			FROM assignments WHERE item_id IN `+in, chunk, func(rows *sql.Rows) error {
@@ -235,30 +219,26 @@ func targetsBefore(ctx context.Context, q Queryer, ids []any, out map[string]Lab
 			if err := rows.Scan(&id, &a.reviewer, &a.status, &a.skipReason, &a.writing); err != nil {
 				return err
 			}
-			if lt := out[id]; lt.Found {
-				st := lt.before.stamp
-				a.reviewer, a.status, a.skipReason = st.name(a.reviewer), st.name(a.status), st.name(a.skipReason)
-				lt.before.assigns = append(lt.before.assigns, a)
-				if !a.writing {
-					lt.Assignments[a.reviewer] = a.status
-				}
+			if b := out[id]; b.found {
+				a.reviewer, a.status, a.skipReason = stamp.name(a.reviewer), stamp.name(a.status), stamp.name(a.skipReason)
+				b.assigns = append(b.assigns, a)
 			}
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		err = eachSaved(ctx, q, `SELECT * FROM drafts WHERE item_id IN `+in, chunk, func(k [2]string, r savedRow) {
-			if lt := out[k[0]]; lt.Found {
-				if lt.before.drafts == nil {
-					lt.before.drafts = map[string]*savedRow{}
+			if b := out[k[0]]; b.found {
+				if b.drafts == nil {
+					b.drafts = map[string]*savedRow{}
 				}
-				lt.before.drafts[k[1]] = &r
+				b.drafts[k[1]] = &r
 			}
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }

@@ -171,7 +171,9 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			end := min(i+group, feed.ready(i+group))
 			out = growTo(out, end)
 			began := time.Now()
-			u, err := s.writeGroup(ctx, ptx, feed.labels(i, end), i, out[i:end], groupIn{prep: feed.preps(i, end), own: own})
+			prep := feed.preps(i, end)
+			u, err := s.writeGroup(ctx, ptx, feed.labels(i, end), i, out[i:end], groupIn{prep: prep, own: own})
+			clear(prep) // the rows are written: not held while the transaction goes on
 			took = time.Since(began)
 			var le *LabelError
 			if err != nil && !errors.As(err, &le) {
@@ -228,7 +230,7 @@ func (s *Store) checkSubmittable(ctx context.Context, labels []review.Label) err
 	for i, l := range labels {
 		ids[i] = l.Item
 	}
-	targets, _, err := labelTargets(ctx, s.r, ids, nil)
+	targets, _, err := labelTargets(ctx, s.r, ids)
 	if err != nil {
 		return err
 	}

@@ -138,44 +138,29 @@ func (f *labelFreshness) fresh(stamp uint64) bool {
 	return f != nil && f.known && stamp == f.epoch.Load()
 }
 
-// LabelStream is one labels import on a store: the checks read the items
-// of the labels (Targets), the labels they pass are prepared for writing
-// (Checked) and written as they come (Submit).
+// LabelStream is one labels import on a store: labels checked (against
+// LabelTargetsWith) are handed to Submit as they are, and written as they
+// come.
 type LabelStream struct {
 	s     *Store
 	fresh *labelFreshness
-	names map[string]string // kept by the targets (targetStamp.name)
 }
 
 // LabelStream starts a labels import: call it before the first check.
 func (s *Store) LabelStream(ctx context.Context) *LabelStream {
-	return &LabelStream{s: s, fresh: newLabelFreshness(ctx, s), names: map[string]string{}}
+	return &LabelStream{s: s, fresh: newLabelFreshness(ctx, s)}
 }
 
-// Targets is LabelTargetsWith, also reading what the writer needs to take
-// each label back, stamped so the writer knows whether it may use it. It
-// is called by one goroutine at a time (the checks').
-func (ls *LabelStream) Targets(ctx context.Context, itemIDs []string, tools ToolsetTools) (map[string]LabelTarget, error) {
-	if ls.fresh == nil {
-		return ls.s.LabelTargetsWith(ctx, itemIDs, tools)
-	}
-	return ls.s.labelTargetsWith(ctx, itemIDs, tools, &targetStamp{epoch: ls.fresh.stamp(), names: ls.names})
-}
-
-// CheckedLabels are labels checked against targets (LabelStream.Checked),
-// ready to be written.
+// CheckedLabels are labels checked, in the order to write them.
 type CheckedLabels struct {
 	Labels []review.Label
-	// befores are the labels' targets' befores (one a label, nil: none),
-	// kept without the rest of the targets while the labels wait.
-	befores []*targetBefore
-	prep    []labelPrep // one a label, or none (made by Submit's preparer)
+	prep   []*labelPrep // one a label, or none (made by LabelStream.Submit)
 }
 
-// labelPrep is what writing a label needs that the database does not
-// decide, made beside the writer (on the other core) just before it needs
-// it: its row, the row's digest, the label as it will read back, and its
-// item's before as the check read it (nil: none).
+// labelPrep is what writing a label needs that is made with no lock held,
+// on the other core, just before the writer needs it: the label's row, the
+// row's digest, the label as it will read back, and its item's before
+// (nil: none could be read).
 type labelPrep struct {
 	row    []any
 	digest rowDigest
@@ -183,22 +168,12 @@ type labelPrep struct {
 	target *targetBefore
 }
 
-// Checked is labels checked against targets (Targets') for Submit.
-func (ls *LabelStream) Checked(labels []review.Label, targets map[string]LabelTarget) CheckedLabels {
-	if ls.s.pg {
-		return CheckedLabels{Labels: labels} // its writers take the labels alone
-	}
-	befores := make([]*targetBefore, len(labels))
-	for i, l := range labels {
-		befores[i] = targets[l.Item].before
-	}
-	return CheckedLabels{Labels: labels, befores: befores}
-}
-
-// prepare makes the labels' preps; a label whose row cannot be made
-// leaves them all without (the writer fails it).
-func (s *Store) prepare(b *CheckedLabels) {
-	prep := make([]labelPrep, len(b.Labels))
+// prepare makes the labels' preps, given their items' befores (nil:
+// none); a label whose row cannot be made leaves them all without (the
+// writer fails it).
+func (s *Store) prepare(b *CheckedLabels, befores map[string]*targetBefore) {
+	preps := make([]labelPrep, len(b.Labels))
+	prep := make([]*labelPrep, len(b.Labels))
 	for i, l := range b.Labels {
 		row, err := s.labelRow(l)
 		if err != nil {
@@ -208,29 +183,30 @@ func (s *Store) prepare(b *CheckedLabels) {
 		if err != nil {
 			return
 		}
-		p := &prep[i]
-		p.row, p.digest, p.stored = row, labelRowDigest(row), stored
-		if i < len(b.befores) {
-			p.target = b.befores[i]
-		}
+		p := &preps[i]
+		p.row, p.digest, p.stored, p.target = row, labelRowDigest(row), stored, befores[l.Item]
+		prep[i] = p
 	}
-	b.prep, b.befores = prep, nil
+	b.prep = prep
 }
 
 // preparedAhead is how many pieces of preparedPiece labels the preparer
-// makes ready ahead of the writer: enough to keep it busy, few enough that
-// the rows of the labels the checks ran far ahead with are not all held
-// at once.
+// makes ready ahead of the writer: enough to keep it busy, few enough to
+// hold little (the checks run far ahead of the writer with the labels
+// alone).
 const (
 	preparedAhead = 2
 	preparedPiece = 256
 )
 
 // Submit is SubmitCheckedLabelStream for the labels the stream's checks
-// passed. Their preps are made on a goroutine of their own, just ahead of
-// the writer.
+// passed. Beside the writer (on the other core), a preparer reads what
+// taking the labels back needs to know of their items, as each round of
+// labels comes up (readBefores, stamped for labelFreshness), and makes
+// their rows: the writer reads again under the lock only what others may
+// have changed since.
 func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]Settlement, error) {
-	if ls.s.pg {
+	if ls.fresh == nil {
 		return ls.s.SubmitCheckedLabelStream(ctx, in)
 	}
 	prepared := make(chan CheckedLabels, preparedAhead)
@@ -238,6 +214,7 @@ func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]S
 	defer close(quit)
 	go func() {
 		defer close(prepared)
+		names := map[string]string{}
 		for {
 			var b CheckedLabels
 			var ok bool
@@ -249,13 +226,18 @@ func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]S
 			if !ok {
 				return
 			}
+			ids := make([]string, len(b.Labels))
+			for i, l := range b.Labels {
+				ids[i] = l.Item
+			}
+			// Stamped before the read; on failure the writer reads them.
+			befores, err := readBefores(ctx, ls.s.r, ids, &targetStamp{epoch: ls.fresh.stamp(), names: names})
+			if err != nil {
+				befores = nil
+			}
 			for start := 0; start < len(b.Labels); start += preparedPiece {
-				end := min(start+preparedPiece, len(b.Labels))
-				piece := CheckedLabels{Labels: b.Labels[start:end]}
-				if b.befores != nil {
-					piece.befores = b.befores[start:end]
-				}
-				ls.s.prepare(&piece)
+				piece := CheckedLabels{Labels: b.Labels[start:min(start+preparedPiece, len(b.Labels))]}
+				ls.s.prepare(&piece, befores)
 				select {
 				case prepared <- piece:
 				case <-quit:

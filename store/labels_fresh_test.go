@@ -73,51 +73,52 @@ func labelsState(t *testing.T, st *Store) string {
 	return b.String()
 }
 
-// streamRounds writes rounds of labels through a LabelStream whose checks
-// read every round's targets before the first is written (so the writer
-// finds items it has written since they were read). On SQLite each round
-// is written before the next is sent, and between(r) runs after round r
-// is; then the stream is closed, or given up (giveUp). It returns the
-// stream's error.
+// streamRounds writes rounds of labels through a LabelStream's writer,
+// with every round's befores read (and its rows made) before the first is
+// written, so the writer finds items it has written since they were read.
+// On SQLite each round is written before the next is sent, and between(r)
+// runs after round r is; then the stream is closed, or given up (giveUp).
+// It returns the stream's error.
 func streamRounds(t *testing.T, st *Store, rounds [][]review.Label, between func(r int), giveUp bool) (*LabelStream, error) {
 	t.Helper()
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	ls := st.LabelStream(ctx)
-	targets := make([]map[string]LabelTarget, len(rounds))
+	prepared := make([]CheckedLabels, len(rounds))
+	names := map[string]string{}
 	for r, labels := range rounds {
 		var ids []string
 		for _, l := range labels {
 			ids = append(ids, l.Item)
 		}
-		var err error
-		if targets[r], err = ls.Targets(ctx, ids, ToolsetTools{}); err != nil {
+		befores, err := readBefores(ctx, st.r, ids, &targetStamp{epoch: ls.fresh.stamp(), names: names})
+		if err != nil {
 			t.Fatal(err)
 		}
+		prepared[r] = CheckedLabels{Labels: labels}
+		st.prepare(&prepared[r], befores)
 	}
 	in := make(chan CheckedLabels)
 	done := make(chan error, 1)
 	go func() {
-		_, err := ls.Submit(ctx, in)
+		_, err := st.submitFed(ctx, &labelFeed{in: in, owned: true, fresh: ls.fresh}, labelsPace)
 		done <- err
 	}()
 	for r, labels := range rounds {
 		select {
-		case in <- ls.Checked(labels, targets[r]):
+		case in <- prepared[r]:
 		case err := <-done:
 			return ls, err
 		}
-		if !st.onPostgres() {
-			last := labels[len(labels)-1]
-			for written := false; !written; time.Sleep(2 * time.Millisecond) {
-				select {
-				case err := <-done:
-					return ls, err
-				default:
-				}
-				_, err := st.Label(ctx, last.Item, last.Reviewer)
-				written = err == nil
+		last := labels[len(labels)-1]
+		for written := false; !written; time.Sleep(2 * time.Millisecond) {
+			select {
+			case err := <-done:
+				return ls, err
+			default:
 			}
+			_, err := st.Label(ctx, last.Item, last.Reviewer)
+			written = err == nil
 		}
 		if between != nil {
 			between(r)
@@ -131,42 +132,81 @@ func streamRounds(t *testing.T, st *Store, rounds [][]review.Label, between func
 	return ls, <-done
 }
 
-// A labels import alone on the database writes from what its checks read,
-// reading nothing again under the write lock, and leaves the database as
-// submitting the same labels in one call does; given up, it takes back
-// everything (the draft and the skip its labels replaced come back).
+// submitStream writes labels through LabelStream.Submit, in rounds of
+// ten, as labels import does.
+func submitStream(t *testing.T, st *Store, labels []review.Label) *LabelStream {
+	t.Helper()
+	ctx := context.Background()
+	ls := st.LabelStream(ctx)
+	in := make(chan CheckedLabels, len(labels))
+	for start := 0; start < len(labels); start += 10 {
+		in <- CheckedLabels{Labels: labels[start:min(start+10, len(labels))]}
+	}
+	close(in)
+	if _, err := ls.Submit(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
+// A labels import alone on the database writes from what was read
+// beside its writer, reading nothing again under the write lock, and
+// leaves the database as submitting the same labels in one call does;
+// given up, it takes back everything (the draft and the skip its labels
+// replaced come back).
 func TestLabelStreamWritesFromItsChecksWhenAlone(t *testing.T) {
-	onEngines(t, func(t *testing.T, st *Store) {
-		_, labels := freshProject(t, st)
-		control := openEngine(t, map[bool]string{false: "sqlite", true: "postgres"}[st.onPostgres()])
-		_, controlLabels := freshProject(t, control)
-		before := labelsState(t, st)
-		// Alice's label of an item in one round, bob's in the next.
-		rounds := [][]review.Label{labels[:11], labels[11:]}
-		ls, err := streamRounds(t, st, rounds, nil, true)
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("a stream given up: %v", err)
-		}
-		if got := labelsState(t, st); got != before {
-			t.Errorf("after the take-back:\n%s\nbefore:\n%s", got, before)
-		}
-		if !st.onPostgres() && (ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0) {
-			t.Errorf("groups written from the checks %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
-		}
-		ls, err = streamRounds(t, st, rounds, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := control.SubmitLabels(context.Background(), controlLabels); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := labelsState(t, st), labelsState(t, control); got != want {
-			t.Errorf("after the stream:\n%s\nsubmitted at once:\n%s", got, want)
-		}
-		if !st.onPostgres() && (ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0) {
-			t.Errorf("groups written from the checks %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
-		}
-	})
+	st := openEngine(t, "sqlite")
+	_, labels := freshProject(t, st)
+	control := openEngine(t, "sqlite")
+	_, controlLabels := freshProject(t, control)
+	if _, err := control.SubmitLabels(context.Background(), controlLabels); err != nil {
+		t.Fatal(err)
+	}
+	before := labelsState(t, st)
+	// Alice's label of an item in one round, bob's in the next.
+	rounds := [][]review.Label{labels[:11], labels[11:]}
+	ls, err := streamRounds(t, st, rounds, nil, true)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a stream given up: %v", err)
+	}
+	if got := labelsState(t, st); got != before {
+		t.Errorf("after the take-back:\n%s\nbefore:\n%s", got, before)
+	}
+	if ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0 {
+		t.Errorf("groups written from what was read beside %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
+	}
+	want := labelsState(t, control)
+	if _, err = streamRounds(t, st, rounds, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := labelsState(t, st); got != want {
+		t.Errorf("after the stream:\n%s\nsubmitted at once:\n%s", got, want)
+	}
+	// The same through Submit, as labels import writes.
+	st = openEngine(t, "sqlite")
+	freshProject(t, st)
+	ls = submitStream(t, st, labels)
+	if got := labelsState(t, st); got != want {
+		t.Errorf("after Submit:\n%s\nsubmitted at once:\n%s", got, want)
+	}
+	if ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0 {
+		t.Errorf("Submit: groups written from what was read beside %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
+	}
+}
+
+// On PostgreSQL a LabelStream writes as SubmitCheckedLabelStream does.
+func TestLabelStreamOnPostgres(t *testing.T) {
+	st := openEngine(t, "postgres")
+	_, labels := freshProject(t, st)
+	control := openEngine(t, "postgres")
+	_, controlLabels := freshProject(t, control)
+	if _, err := control.SubmitLabels(context.Background(), controlLabels); err != nil {
+		t.Fatal(err)
+	}
+	submitStream(t, st, labels)
+	if got, want := labelsState(t, st), labelsState(t, control); got != want {
+		t.Errorf("after Submit:\n%s\nsubmitted at once:\n%s", got, want)
+	}
 }
 
 // What another writer commits between the checks and the writes (a

@@ -10,7 +10,7 @@ import (
 // (LabelStream.Checked; nil when they have none) and what the labels
 // import has written so far (nil outside one).
 type groupIn struct {
-	prep []labelPrep
+	prep []*labelPrep
 	own  *importWrites
 }
 
@@ -87,7 +87,7 @@ func (w *importWrites) submitted(item, reviewer string) bool {
 // before is groupBefore and groupDrafts made from the labels' targets
 // (fromChecks), with the import's own writes laid over them: the same
 // labelUndo for each label and the same assignments of each item.
-func (w *importWrites) before(labels []review.Label, prep []labelPrep) ([]labelUndo, map[string]map[string]string) {
+func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]labelUndo, map[string]map[string]string) {
 	undo := make([]labelUndo, len(labels))
 	assigned := make(map[string]map[string]string, len(labels))
 	for j, l := range labels {

@@ -39,7 +39,7 @@ func (s *Store) SubmitCheckedLabelStream(ctx context.Context, in <-chan CheckedL
 type labelFeed struct {
 	in    <-chan CheckedLabels
 	held  []review.Label // labels base… received and not yet written
-	prep  []labelPrep    // theirs (an empty one: none)
+	prep  []*labelPrep   // theirs (nil: none)
 	base  int
 	ended bool // in is closed (or there is none): held is all that is left
 	owned bool // held is the feed's own: the labels written are let go
@@ -103,7 +103,7 @@ func (f *labelFeed) take(b CheckedLabels, ok bool) {
 	if len(b.prep) == len(b.Labels) {
 		f.prep = append(f.prep, b.prep...)
 	} else {
-		f.prep = append(f.prep, make([]labelPrep, len(b.Labels))...)
+		f.prep = append(f.prep, make([]*labelPrep, len(b.Labels))...)
 	}
 }
 
@@ -128,13 +128,13 @@ func (f *labelFeed) labels(i, end int) []review.Label {
 }
 
 // preps are those labels' preps, when all of them have one (else nil).
-func (f *labelFeed) preps(i, end int) []labelPrep {
+func (f *labelFeed) preps(i, end int) []*labelPrep {
 	if f.prep == nil {
 		return nil
 	}
 	p := f.prep[i-f.base : end-f.base]
 	for _, x := range p {
-		if x.row == nil {
+		if x == nil {
 			return nil
 		}
 	}
