@@ -9,13 +9,14 @@ import (
 	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
-// A labels import checks each label against what it reads of the label's
-// item (LabelStream.Targets) with no lock held, and writes the labels it
-// has checked under the write lock. What taking a label back needs to know
-// of before (groupBefore) is what the check has just read: the writer uses
-// that instead of reading it again under the lock, when it can prove that
-// nothing but the import itself has committed since the check read it
-// (labelFreshness); else it reads it again, as any bulk submit does.
+// A labels import checks each label with no lock held, and writes the
+// labels it has checked under the write lock. What taking a label back
+// needs to know of before (groupBefore, groupDrafts) is read beside the
+// writer, on the other core, just before it writes them (LabelStream's
+// preparer): the writer uses that instead of reading it again under the
+// lock when it can prove that nothing but the import itself has committed
+// since that read (labelFreshness), laying its own writes over it
+// (importWrites); else it reads it again, as any bulk submit does.
 
 // writeCount counts this store's write transactions, so that a labels
 // import's writer can tell whether anything of this process wrote besides
@@ -59,14 +60,14 @@ type versioned interface {
 	TxWriteVersion(ctx context.Context, tx *Tx) (sqlite.WriteVersion, error)
 }
 
-// labelFreshness tells a labels import's writer whether what its checks
-// read is still what the database holds, but for the import's own writes.
-// A check stamps what it reads with epoch, loaded before it reads. The
+// labelFreshness tells a labels import's writer whether what was read
+// beside it is still what the database holds, but for the import's own
+// writes. A read is stamped with epoch, loaded before it reads. The
 // writer looks at the start of each of its transactions (the write lock
 // held): when this store's write count or the write connection's
 // WriteVersion is not what the last look left (the writer's own
 // transaction counted), or than the first look found before anything was
-// checked, something else committed, and it bumps epoch. So a stamp equal
+// read, something else committed, and it bumps epoch. So a stamp equal
 // to epoch means that nothing else committed since before its read: a
 // commit is found at the first look after it landed, and bumps epoch
 // there; a stamp loaded before that look is stale, one loaded after it
@@ -81,8 +82,8 @@ type labelFreshness struct {
 	known bool   // seq and ver are what to expect at the next look
 	seq   uint64 // the write count expected (the writer's own transaction counted)
 	ver   sqlite.WriteVersion
-	// fromChecks and reread count the groups written from the checks'
-	// reads and those read again under the lock (tests).
+	// fromChecks and reread count the groups written from what was read
+	// beside the writer and those read again under the lock (tests).
 	fromChecks, reread atomic.Int64
 }
 
@@ -107,7 +108,8 @@ func newLabelFreshness(ctx context.Context, s *Store) *labelFreshness {
 	return f
 }
 
-// stamp is what a check's read is stamped with: loaded before it reads.
+// stamp is what a read beside the writer is stamped with: loaded before
+// it reads.
 func (f *labelFreshness) stamp() uint64 {
 	if f == nil {
 		return 0
@@ -193,7 +195,7 @@ func (s *Store) prepare(b *CheckedLabels, befores map[string]*targetBefore) {
 // preparedAhead is how many pieces of preparedPiece labels the preparer
 // makes ready ahead of the writer: enough to keep it busy, few enough to
 // hold little (the checks run far ahead of the writer with the labels
-// alone).
+// alone: reading this for every label waiting would hold it all).
 const (
 	preparedAhead = 2
 	preparedPiece = 256

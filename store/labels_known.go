@@ -39,10 +39,10 @@ func (in groupIn) stored(rows []any) func(j int) (review.Label, error) {
 }
 
 // fromChecks reports whether a group's labels can be written from what
-// their checks read, without reading it again under the lock: every one of
-// them has a target read with its before, and nothing but the import
-// itself has committed since (labelFreshness, looked at by this
-// transaction).
+// was read of their items beside the writer, without reading it again
+// under the lock: every one of them has its item's before, and nothing but
+// the import itself has committed since it was read (labelFreshness,
+// looked at by this transaction).
 func (in groupIn) fromChecks() bool {
 	if in.prep == nil || in.own == nil {
 		return false
