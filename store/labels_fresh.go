@@ -216,6 +216,13 @@ func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]S
 	defer close(quit)
 	go func() {
 		defer close(prepared)
+		// One read connection for all the rounds: read through several of
+		// the pool's, each would fill a page cache of its own.
+		var q Queryer = ls.s.r
+		if c, err := ls.s.r.Conn(ctx); err == nil {
+			defer c.Close()
+			q = c
+		}
 		names := map[string]string{}
 		for {
 			var b CheckedLabels
@@ -233,7 +240,7 @@ func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]S
 				ids[i] = l.Item
 			}
 			// Stamped before the read; on failure the writer reads them.
-			befores, err := readBefores(ctx, ls.s.r, ids, &targetStamp{epoch: ls.fresh.stamp(), names: names})
+			befores, err := readBefores(ctx, q, ids, &targetStamp{epoch: ls.fresh.stamp(), names: names})
 			if err != nil {
 				befores = nil
 			}
