@@ -3,19 +3,21 @@ package store
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // checkWorkers is how many steps of a check run at once: SQLite's
 // integrity_check, the invariant queries, each exported version's content
-// and the trace bodies share two cores, no more, as check also runs inside
-// serve beside the sessions it serves.
-const checkWorkers = 2
+// and the trace bodies share up to four cores (two on a machine of fewer),
+// no more, as check also runs inside serve beside the sessions it serves.
+var checkWorkers = max(2, min(4, runtime.GOMAXPROCS(0)))
 
 // checkInvariants reads what goldtrace's own rules find (on both engines),
-// one findings per step, in the order check lists them. Its steps run in
-// parallel, each holding one of slots while it works; the first error, in
-// that order, is the one returned.
+// one findings per step, in the order check lists them. Its steps run on
+// checkWorkers goroutines, each holding one of slots while it works; the
+// first error, in that order, is the one returned.
 func (s *Store) checkInvariants(ctx context.Context, slots chan struct{}) ([]*findings, error) {
 	versions, err := s.readyVersions(ctx)
 	if err != nil {
@@ -31,22 +33,33 @@ func (s *Store) checkInvariants(ctx context.Context, slots chan struct{}) ([]*fi
 	}
 	steps = append(steps, func() error { return s.wrap("check", s.bodyProblems(ctx, bodies)) })
 	errs := make([]error, len(steps))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, step := range steps {
+	for range checkWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = s.wrap("check", ctx.Err())
-				return
+			for {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i < len(steps) {
+					errs[i] = steps[i]()
+				}
+				<-slots
+				if i >= len(steps) {
+					return
+				}
 			}
-			defer func() { <-slots }()
-			errs[i] = step()
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil && int(next.Load()) < len(steps) {
+		return nil, s.wrap("check", err)
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

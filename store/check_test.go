@@ -282,3 +282,15 @@ func TestCheckJudgesDatasetContentAsDatasetFilesReadsIt(t *testing.T) {
 		}
 	})
 }
+
+// A check cut short is an error, never a shorter list of findings.
+func TestCancelledCheckIsAnError(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		statusFixture(t, st, 4)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if p, err := st.Check(ctx); err == nil {
+			t.Errorf("cancelled check: no error, found %v", p)
+		}
+	})
+}
