@@ -42,17 +42,17 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 			FROM pg_constraint WHERE NOT convalidated AND connamespace = current_schema()::regnamespace ORDER BY 1`); err != nil {
 			return nil, s.wrap("check", err)
 		}
-		found, err := s.checkInvariants(ctx, make(chan struct{}, checkWorkers))
+		found, err := s.checkInvariants(ctx, make(chan struct{}, checkWorkers), false)
 		if err != nil {
 			return nil, err
 		}
 		return problems(append([]*findings{unchecked}, found...)), nil
 	}
 	// integrity_check reads every page and looks up every index entry, on
-	// one core. goldtrace's invariants are read meanwhile on other
-	// connections of the read pool, and count only when the file's
-	// structure is sound (on a damaged file they would read the same
-	// damaged pages).
+	// one core. foreign_key_check and goldtrace's invariants are read
+	// meanwhile on other connections of the read pool, and count only when
+	// the file's structure is sound (on a damaged file they would read the
+	// same damaged pages).
 	slots := make(chan struct{}, checkWorkers)
 	slots <- struct{}{} // integrity_check's
 	invCtx, cancel := context.WithCancel(ctx)
@@ -63,7 +63,7 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 	}
 	invariants := make(chan result, 1)
 	go func() {
-		found, err := s.checkInvariants(invCtx, slots)
+		found, err := s.checkInvariants(invCtx, slots, true)
 		invariants <- result{found, err}
 	}()
 	stop := func() { cancel(); <-invariants }
@@ -79,17 +79,12 @@ func (s *Store) Check(ctx context.Context) ([]Problem, error) {
 		stop()
 		return problems([]*findings{integrity}), nil
 	}
-	fks := &findings{kind: "foreign_key"}
-	if err := foreignKeyProblems(ctx, s.r, fks); err != nil {
-		stop()
-		return nil, s.wrap("check", err)
-	}
 	<-slots
 	inv := <-invariants
 	if inv.err != nil {
 		return nil, inv.err
 	}
-	out := problems(append([]*findings{fks}, inv.found...))
+	out := problems(inv.found)
 	if len(out) == 0 {
 		s.db.CheckPassed(ctx)
 	}

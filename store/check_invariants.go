@@ -15,10 +15,11 @@ import (
 var checkWorkers = max(2, min(4, runtime.GOMAXPROCS(0)))
 
 // checkInvariants reads what goldtrace's own rules find (on both engines),
-// one findings per step, in the order check lists them. Its steps run on
+// and SQLite's foreign_key_check when foreignKeys, one findings per step,
+// in the order check lists them. Its steps run on
 // checkWorkers goroutines, each holding one of slots while it works; the
 // first error, in that order, is the one returned.
-func (s *Store) checkInvariants(ctx context.Context, slots chan struct{}) ([]*findings, error) {
+func (s *Store) checkInvariants(ctx context.Context, slots chan struct{}, foreignKeys bool) ([]*findings, error) {
 	versions, err := s.readyVersions(ctx)
 	if err != nil {
 		return nil, err
@@ -26,8 +27,18 @@ func (s *Store) checkInvariants(ctx context.Context, slots chan struct{}) ([]*fi
 	var queries []*findings
 	datasets := make([][]string, len(versions))
 	bodies := &findings{kind: "trace"}
-	steps := make([]func() error, 0, 2+len(versions))
-	steps = append(steps, func() (err error) { queries, err = s.invariantQueries(ctx); return err })
+	steps := make([]func() error, 0, 3+len(versions))
+	if foreignKeys {
+		// SQLite's foreign_key_check, listed first.
+		fks := &findings{kind: "foreign_key"}
+		queries = append(queries, fks)
+		steps = append(steps, func() error { return s.wrap("check", foreignKeyProblems(ctx, s.r, fks)) })
+	}
+	steps = append(steps, func() error {
+		found, err := s.invariantQueries(ctx)
+		queries = append(queries, found...)
+		return err
+	})
 	for i, v := range versions {
 		steps = append(steps, func() error { datasets[i] = s.versionProblems(ctx, v); return nil })
 	}
