@@ -189,6 +189,8 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		f = strings.TrimSpace(f)
 		if strings.Count(f, "\n") != 0 || !strings.HasPrefix(f, "goldtrace: ") {
 			t.Errorf("a status read failed with other than one goldtrace line: %q", f)
+		} else if strings.Count(f, "database postgres://") > 1 {
+			t.Errorf("a status read failed saying the database failed more than once: %q", f)
 		}
 	}
 	lost := tm.lost("alice", alice.acknowledged())
