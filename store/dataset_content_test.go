@@ -35,29 +35,82 @@ func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			blob := bytes.Join(members, nil)
-			got, err := decodeContent(contentGzip, blob)
+			got, err := decodeContent(contentZstd, blob)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, tc.content) {
 				t.Fatalf("round trip changed the bytes: %d in, %d out", len(tc.content), len(got))
 			}
-			// Any gzip reader (gzip -d too) reads the members as one stream.
-			zr, err := gzip.NewReader(bytes.NewReader(blob))
+			// The streaming reader (DatasetContent's) reads the frames as
+			// one stream too.
+			zr, err := newZstdReader(bytes.NewReader(blob))
 			if err != nil {
 				t.Fatal(err)
 			}
 			plain, err := io.ReadAll(zr)
+			zr.Close()
 			if err != nil || !bytes.Equal(plain, tc.content) {
-				t.Fatalf("standard gzip reader: %d bytes, %v", len(plain), err)
+				t.Fatalf("streaming zstd reader: %d bytes, %v", len(plain), err)
 			}
 		})
+	}
+	if _, err := decodeContent(contentZstd, []byte("not zstd")); err == nil {
+		t.Error("corrupt zstd content: no error")
 	}
 	if _, err := decodeContent(contentGzip, []byte("not gzip")); err == nil {
 		t.Error("corrupt gzip content: no error")
 	}
-	if _, err := decodeContent("zstd", []byte("x")); err == nil {
+	if _, err := decodeContent("brotli", []byte("x")); err == nil {
 		t.Error("unknown encoding: no error")
+	}
+}
+
+// A version an older goldtrace stored as gzip members (one per
+// dataset_parts row) reads back exactly, whole and streamed.
+func TestVersionsStoredAsGzipStillRead(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	var lines bytes.Buffer
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	content := lines.Bytes()
+	var members [][]byte
+	for _, part := range [][]byte{content[:len(content)/3], content[len(content)/3:]} {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		zw.Write(part)
+		zw.Close()
+		members = append(members, b.Bytes())
+	}
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state)
+			VALUES ('old', 1, '2026-05-01T12:00:00Z', 'aa', 3000, '{}', x'', 'gzip', 'staging')`); err != nil {
+			return err
+		}
+		for i, m := range members {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dataset_parts(name, version, seq, data) VALUES ('old', 1, ?, ?)`, i, m); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE datasets SET state = 'ready' WHERE name = 'old'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, _, err := st.DatasetFiles(ctx, "old", 1)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("gzip content, whole: %d bytes of %d, %v", len(got), len(content), err)
+	}
+	rc, err := st.DatasetContent(ctx, "old", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if got, err := io.ReadAll(rc); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("gzip content, streamed: %d bytes of %d, %v", len(got), len(content), err)
 	}
 }
 
@@ -92,8 +145,8 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	if err := st.r.QueryRowContext(ctx, `SELECT content_encoding, length(content) + (SELECT sum(length(data)) FROM dataset_parts) FROM datasets`).Scan(&encoding, &stored); err != nil {
 		t.Fatal(err)
 	}
-	if encoding != contentGzip || stored >= len(content)/10 {
-		t.Errorf("stored %d bytes as %q for %d bytes of content, want gzip and far smaller", stored, encoding, len(content))
+	if encoding != contentZstd || stored >= len(content)/10 {
+		t.Errorf("stored %d bytes as %q for %d bytes of content, want zstd and far smaller", stored, encoding, len(content))
 	}
 	for _, q := range []string{
 		`UPDATE datasets SET content_encoding = 'identity'`,
@@ -106,7 +159,7 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	}
 	err = st.WithTx(ctx, func(tx *Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content_encoding, content)
-			VALUES ('e', 1, 'now', 'aa', 1, '{}', 'zstd', x'00')`)
+			VALUES ('e', 1, 'now', 'aa', 1, '{}', 'brotli', x'00')`)
 		return err
 	})
 	if err == nil {

@@ -69,7 +69,7 @@ func (s *Store) stageDatasetVersion(ctx context.Context, name string, version in
 			return fmt.Errorf("%w: dataset %s is at v%d, cannot add v%d (another export ran meanwhile; retry)", ErrConflict, name, latest, version)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state, heartbeat_at, writer)
-			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?, ?)`, name, version, s.now(), contentGzip, s.heartbeat(s.Now()), thisWriter())
+			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?, ?)`, name, version, s.now(), contentZstd, s.heartbeat(s.Now()), thisWriter())
 		return err
 	})
 	if err != nil {
@@ -83,8 +83,8 @@ func (s *Store) stageDatasetVersion(ctx context.Context, name string, version in
 	return v, nil
 }
 
-// Complete writes the version's content (one dataset_parts row per gzip
-// member, in short transactions) and then, in one last statement, its row
+// Complete writes the version's content (one dataset_parts row per zstd
+// frame, in short transactions) and then, in one last statement, its row
 // with the manifest: it is 'ready' and immutable from then on (DatasetFiles
 // gives the bytes back exactly). A failure removes the version.
 func (v *StagedVersion) Complete(ctx context.Context, nv NewVersion) error {
