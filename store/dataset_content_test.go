@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"path/filepath"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
@@ -243,5 +246,68 @@ func TestCompressorGivesTheSameMembersInAnyOrder(t *testing.T) {
 	z.Add(0, content.AppendPart(0, nil), func() {})
 	if _, err := z.Close(); err == nil {
 		t.Fatal("content with parts missing: no error")
+	}
+}
+
+// TestZstdMigrationKeepsStoredVersions applies 0022 (the datasets rebuild
+// that adds 'zstd' to content_encoding) to a database holding a ready
+// gzip version with its items and parts: the version reads back exactly,
+// stays immutable, and its items and parts still reference it.
+func TestZstdMigrationKeepsStoredVersions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	w, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), func(v int) bool { return v < 22 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := []byte("{\"id\":\"it_1\"}\n{\"id\":\"it_2\"}\n")
+	var member bytes.Buffer
+	zw := gzip.NewWriter(&member)
+	zw.Write(content)
+	zw.Close()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state)
+			VALUES ('old', 1, 'x', 'aa', 2, '{"m":1}', x'', 'gzip', 'staging')`, nil},
+		{`INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ('old', 1, 'it_1', 'h1'), ('old', 1, 'it_2', 'h2')`, nil},
+		{`INSERT INTO dataset_parts(name, version, seq, data) VALUES ('old', 1, 0, ?)`, []any{member.Bytes()}},
+		{`UPDATE datasets SET state = 'ready' WHERE name = 'old'`, nil},
+	} {
+		if _, err := w.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	w.Close()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, got, manifest, err := st.DatasetFiles(ctx, "old", 1)
+	if err != nil || !bytes.Equal(got, content) || string(manifest) != `{"m":1}` || v.Count != 2 {
+		t.Fatalf("after the rebuild: %+v %q %q %v", v, got, manifest, err)
+	}
+	if hashes, err := st.DatasetRecordHashes(ctx, "old", 1); err != nil || len(hashes) != 2 || hashes["it_2"] != "h2" {
+		t.Fatalf("items after the rebuild: %v %v", hashes, err)
+	}
+	for _, q := range []string{
+		`UPDATE datasets SET message = 'x'`,
+		`DELETE FROM datasets`,
+		`INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ('old', 1, 'it_3', 'h3')`,
+		`DELETE FROM dataset_parts`,
+	} {
+		err := st.WithTx(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, q); return err })
+		if !errors.Is(err, ErrImmutable) {
+			t.Errorf("%s after the rebuild: got %v, want ErrImmutable", q, err)
+		}
+	}
+	err = st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ('none', 1, 'it_1', 'h')`)
+		return err
+	})
+	if err == nil {
+		t.Error("an item of no version accepted: foreign keys do not reach the rebuilt table")
 	}
 }
