@@ -174,16 +174,20 @@ func decodeContent(encoding string, blob []byte) ([]byte, error) {
 		}
 		return out.Bytes(), nil
 	case contentZstd:
-		zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		// Streamed into a buffer that doubles as it grows: DecodeAll
+		// grows its output to the exact size of each frame in turn, which
+		// copies everything decoded so far once per frame.
+		zr, err := newZstdReader(bytes.NewReader(blob))
 		if err != nil {
 			return nil, fmt.Errorf("decompress content: %w", err)
 		}
 		defer zr.Close()
-		out, err := zr.DecodeAll(blob, make([]byte, 0, 8*len(blob)))
-		if err != nil {
+		var out bytes.Buffer
+		out.Grow(8 * len(blob))
+		if _, err := io.Copy(&out, zr); err != nil {
 			return nil, fmt.Errorf("decompress content: %w", err)
 		}
-		return out, nil
+		return out.Bytes(), nil
 	default:
 		return nil, fmt.Errorf("content encoding %q is not known to this goldtrace", encoding)
 	}
