@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/goldtrace/goldtrace/store/sqlite"
@@ -309,5 +310,36 @@ func TestZstdMigrationKeepsStoredVersions(t *testing.T) {
 	})
 	if err == nil {
 		t.Error("an item of no version accepted: foreign keys do not reach the rebuilt table")
+	}
+}
+
+// Decoding a version of many frames allocates in proportion to its size:
+// growing the output to each frame's exact size would copy what was
+// decoded so far once per frame (here some 30 times the content).
+func TestZstdContentOfManyFramesDecodesInLinearMemory(t *testing.T) {
+	const frames, frameSize = 64, 64 << 10
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < frames*frameSize; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	content := lines.Bytes()[:frames*frameSize] // compresses well: far more than a guess from the blob's size
+	z := NewCompressor(frames)
+	for i := range frames {
+		z.Add(i, content[i*frameSize:(i+1)*frameSize], func() {})
+	}
+	c, err := z.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := bytes.Join(c.members, nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := decodeContent(contentZstd, blob)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("round trip: %d bytes of %d, %v", len(got), len(content), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(content)) {
+		t.Errorf("decoding %d bytes in %d frames allocated %d bytes", len(content), frames, alloc)
 	}
 }
