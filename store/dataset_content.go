@@ -174,21 +174,86 @@ func decodeContent(encoding string, blob []byte) ([]byte, error) {
 		}
 		return out.Bytes(), nil
 	case contentZstd:
-		// Streamed into a buffer that doubles as it grows: DecodeAll
-		// grows its output to the exact size of each frame in turn, which
-		// copies everything decoded so far once per frame.
-		zr, err := newZstdReader(bytes.NewReader(blob))
+		return decodeZstd(blob)
+	default:
+		return nil, fmt.Errorf("content encoding %q is not known to this goldtrace", encoding)
+	}
+}
+
+// decodeZstd decodes stored zstd content whole into one slice of the size
+// its frames' headers give (DecodeAll would otherwise grow its output to
+// each frame's size in turn, copying everything decoded so far once per
+// frame); when they cannot be read, it is streamed into a buffer that
+// doubles as it grows.
+func decodeZstd(blob []byte) ([]byte, error) {
+	if size, ok := zstdContentSize(blob); ok {
+		// A frame that records no size (under 256 bytes) grows the output
+		// once, at most.
+		zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("decompress content: %w", err)
 		}
 		defer zr.Close()
-		var out bytes.Buffer
-		out.Grow(8 * len(blob))
-		if _, err := io.Copy(&out, zr); err != nil {
+		out, err := zr.DecodeAll(blob, make([]byte, 0, size))
+		if err != nil {
 			return nil, fmt.Errorf("decompress content: %w", err)
 		}
-		return out.Bytes(), nil
-	default:
-		return nil, fmt.Errorf("content encoding %q is not known to this goldtrace", encoding)
+		return out, nil
 	}
+	zr, err := newZstdReader(bytes.NewReader(blob))
+	if err != nil {
+		return nil, fmt.Errorf("decompress content: %w", err)
+	}
+	defer zr.Close()
+	var out bytes.Buffer
+	out.Grow(8 * len(blob))
+	if _, err := io.Copy(&out, zr); err != nil {
+		return nil, fmt.Errorf("decompress content: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// zstdContentSize is the decompressed size of zstd frames joined, from
+// their headers (each frame's blocks are walked to find the next one); a
+// frame that records no size (an encoder leaves it out under 256 bytes)
+// counts as its window, at most 1 MiB. false when a frame is not whole.
+func zstdContentSize(blob []byte) (int, bool) {
+	total := 0
+	for len(blob) > 0 {
+		var h zstd.Header
+		rest, err := h.DecodeAndStrip(blob)
+		if err != nil || h.Skippable || h.FrameContentSize > 1<<40 {
+			return 0, false
+		}
+		if h.HasFCS {
+			total += int(h.FrameContentSize)
+		} else {
+			total += int(min(h.WindowSize, 1<<20))
+		}
+		i := 0
+		for last := false; !last; {
+			if i+3 > len(rest) {
+				return 0, false
+			}
+			bh := int(rest[i]) | int(rest[i+1])<<8 | int(rest[i+2])<<16
+			i += 3
+			last = bh&1 == 1
+			switch (bh >> 1) & 3 {
+			case 0, 2: // raw, compressed: their size
+				i += bh >> 3
+			case 1: // RLE: one byte
+				i++
+			default:
+				return 0, false
+			}
+		}
+		if h.HasCheckSum {
+			i += 4
+		}
+		if i > len(rest) {
+			return 0, false
+		}
+		blob = rest[i:]
+	}
+	return total, true
 }

@@ -343,3 +343,31 @@ func TestZstdContentOfManyFramesDecodesInLinearMemory(t *testing.T) {
 		t.Errorf("decoding %d bytes in %d frames allocated %d bytes", len(content), frames, alloc)
 	}
 }
+
+// The size of zstd content is read from its frames' headers (a frame under
+// 256 bytes records none: its window, 1 KiB here, counts); a truncated or
+// foreign blob has none (and is streamed instead).
+func TestZstdContentSizeFromFrameHeaders(t *testing.T) {
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < 3*contentChunkSize+11; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	for _, content := range [][]byte{{}, []byte("x\n"), bytes.Repeat([]byte{'a'}, contentChunkSize), lines.Bytes()} {
+		members, err := compressContent(bytesParts(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob := bytes.Join(members, nil)
+		if n, ok := zstdContentSize(blob); !ok || n < len(content) || n > len(content)+1<<10 {
+			t.Errorf("%d bytes in %d frames: size %d %v", len(content), len(members), n, ok)
+		}
+		if len(blob) > 8 {
+			if _, ok := zstdContentSize(blob[:len(blob)-1]); ok {
+				t.Errorf("%d bytes, truncated: a size", len(content))
+			}
+		}
+	}
+	if _, ok := zstdContentSize([]byte("not zstd at all")); ok {
+		t.Error("not zstd: a size")
+	}
+}
