@@ -121,15 +121,18 @@ func (d *contentDigest) version(ctx context.Context, s *Store, name string, vers
 // the content; when it fails, compress/gzip (decodeContent's) reads it
 // again, so that a damaged version is judged and worded as before.
 func (d *contentDigest) decode(encoding string, open func() error) error {
-	if encoding != contentIdentity && encoding != contentGzip {
+	if encoding != contentIdentity && encoding != contentGzip && encoding != contentZstd {
 		return fmt.Errorf("content encoding %q is not known to this goldtrace", encoding)
 	}
 	if err := open(); err != nil {
 		return err
 	}
-	if encoding == contentIdentity {
+	switch encoding {
+	case contentIdentity:
 		_, err := io.CopyBuffer(d.sum, &d.parts, d.copy)
 		return err
+	case contentZstd:
+		return d.unzstd(open)
 	}
 	d.buf.Reset(&d.parts)
 	err := d.gunzip(d.buf)
@@ -148,6 +151,40 @@ func (d *contentDigest) decode(encoding string, open func() error) error {
 		return fmt.Errorf("decompress content: %w", err)
 	}
 	return nil
+}
+
+// unzstd decompresses zstd content (frames joined) from the parts into
+// d.sum as they are read; when that fails, the content is read whole and
+// decoded as DatasetFiles decodes it (decodeZstd), so that a damaged
+// version is judged and worded as it is there.
+func (d *contentDigest) unzstd(open func() error) error {
+	d.buf.Reset(&d.parts)
+	zr, err := newZstdReader(d.buf)
+	if err == nil {
+		_, err = io.CopyBuffer(d.sum, zr, d.copy)
+		zr.Close()
+	}
+	if err == nil || d.parts.err != nil {
+		if d.parts.err != nil {
+			return d.parts.err
+		}
+		return nil
+	}
+	d.parts.close()
+	if err := open(); err != nil {
+		return err
+	}
+	blob, rerr := io.ReadAll(&d.parts)
+	if rerr != nil {
+		return rerr
+	}
+	content, err := decodeZstd(blob)
+	if err != nil {
+		return err
+	}
+	d.sum.Reset()
+	_, err = d.sum.Write(content)
+	return err
 }
 
 // gunzip decompresses r into d.sum with the reused klauspost reader.

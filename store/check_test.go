@@ -23,7 +23,19 @@ func writeTestVersion(t *testing.T, st *Store, v int, sum string, count int, has
 	if v > 1 {
 		dv.ParentVersion = v - 1
 	}
-	if err := st.writeDatasetVersion(context.Background(), "d", v, hashes, rowOf(dv, []byte(`{"name":"d"}`), Compressed{members}), defaultBulkPace); err != nil {
+	writeEncodedVersion(t, st, contentGzip, dv, hashes, members)
+}
+
+// writeEncodedVersion writes version dv of its dataset with stored parts
+// members in encoding (gzip: as a goldtrace before zstd stored them).
+func writeEncodedVersion(t *testing.T, st *Store, encoding string, dv DatasetVersion, hashes map[string]string, members [][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	rest := func() (NewVersion, error) {
+		_, err := st.testW(t).ExecContext(ctx, `UPDATE datasets SET content_encoding = ? WHERE name = ? AND version = ? AND state = 'staging'`, encoding, dv.Name, dv.Version)
+		return NewVersion{dv, []byte(`{"name":"d"}`), Compressed{members}}, err
+	}
+	if err := st.writeDatasetVersion(ctx, dv.Name, dv.Version, hashes, rest, defaultBulkPace); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -258,6 +270,69 @@ func TestCheckJudgesDatasetContentAsDatasetFilesReadsIt(t *testing.T) {
 		}
 		for i, tc := range cases {
 			writeTestVersion(t, st, i+1, hexSHA256(content), 0, nil, tc.members)
+		}
+		got, err := st.Check(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Problem
+		for i := range cases {
+			v := i + 1
+			_, whole, _, err := st.DatasetFiles(ctx, "d", v)
+			switch {
+			case err != nil:
+				want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: its content cannot be read (%v)", v, st.wrap("", err))})
+			case !bytes.Equal(whole, content):
+				want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: content hashes to %s, recorded %s", v, hexSHA256(whole)[:12], hexSHA256(content))})
+			}
+		}
+		if len(want) != len(cases)-3 { // all but the first three
+			t.Errorf("DatasetFiles read %d of the %d damaged versions", len(cases)-len(want), len(cases)-3)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("check found:\n%s\nwant (as DatasetFiles reads them):\n%s", problemLines(got), problemLines(want))
+		}
+	})
+}
+
+// Versions an export writes now are zstd frames: check streams them, and
+// judges and words a damaged one as DatasetFiles, which decodes it whole.
+func TestCheckJudgesZstdContentAsDatasetFilesReadsIt(t *testing.T) {
+	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
+		var lines bytes.Buffer
+		for i := 0; lines.Len() < 200<<10; i++ {
+			fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund","n":%d}`+"\n", i, i*i)
+		}
+		content := lines.Bytes()
+		half := len(content) / 2
+		a, b := compressed(t, content[:half]).members[0], compressed(t, content[half:]).members[0]
+		whole := append(append([]byte{}, a...), b...)
+		flip := func(m []byte, at int) []byte {
+			m = bytes.Clone(m)
+			m[at] ^= 0x55
+			return m
+		}
+		cases := []struct {
+			name    string
+			members [][]byte
+		}{
+			{"two frames", [][]byte{a, b}},
+			{"a frame cut across rows", [][]byte{whole[:len(a)/3], whole[len(a)/3 : len(a)+10], whole[len(a)+10:]}},
+			{"an empty row between frames", [][]byte{a, {}, b}},
+			{"not zstd", [][]byte{[]byte("not zstd")}},
+			{"second frame truncated", [][]byte{a, b[:len(b)/2]}},
+			{"first frame truncated", [][]byte{a[:len(a)-4], b}},
+			{"data damaged", [][]byte{flip(a, len(a)/2), b}},
+			{"garbage after the last frame", [][]byte{a, b, []byte("trailing")}},
+			{"magic damaged", [][]byte{flip(a, 0), b}},
+		}
+		for i, tc := range cases {
+			dv := DatasetVersion{Name: "d", Version: i + 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: hexSHA256(content), RecordFormat: 2}
+			if i > 0 {
+				dv.ParentVersion = i
+			}
+			writeEncodedVersion(t, st, contentZstd, dv, nil, tc.members)
 		}
 		got, err := st.Check(ctx)
 		if err != nil {
