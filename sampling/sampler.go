@@ -35,6 +35,7 @@ type Sampler struct {
 	ordered  bool
 	strata   map[string]*reservoir
 	held     map[string]*entry // input hash -> its entry in a reservoir
+	copies   copies            // a part's inputs (AddCopy)
 	seen     inputSet          // exact mode: the inputs met so far
 	excluded map[string]bool
 	// exclKeys holds the excluded inputs' keys: a store scan checks each
@@ -237,6 +238,13 @@ func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inpu
 	if s.n <= 0 {
 		return
 	}
+	s.draw(r, row, inputHash, k, hex, keyed)
+}
+
+// draw keeps a new input in its stratum's reservoir r when its key is among
+// the n smallest there (r has counted it): the input of row, known by its
+// hash or, when keyed, by its key k alone (inputHash is then nil).
+func (s *Sampler) draw(r *reservoir, row int64, inputHash []byte, k inputKey, hex, keyed bool) {
 	var key uint64
 	if hex {
 		key = keyOf(s.seed, k.hi)
