@@ -241,3 +241,11 @@ func (s *Sampler) Join(p *Sampler) {
 func errMissingOrder(row int64) error {
 	return fmt.Errorf("row %d: copies at the same time, and no trace id and turn to order them", row)
 }
+
+// KeyHi is the first 64 bits of the key an input is told apart by: AddCopy's
+// hi for a hash of 64 lowercase hex digits, what AddCopyHash makes of any
+// other. A scan in parts puts an input's copies in the part of this number.
+func KeyHi(inputHash string) uint64 {
+	k, _ := hashKey(inputHash)
+	return k.hi
+}
