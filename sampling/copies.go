@@ -1,6 +1,9 @@
 package sampling
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // A store scan that reads the items in parts, each part in no particular
 // order, draws what exact mode draws from the same items offered in
@@ -54,7 +57,7 @@ type tiedCopy struct {
 }
 
 // AddCopy gathers a copy of the input whose hash's first 128 bits are hi
-// and lo, the hash being 64 lowercase hex digits (a keyed row: KeyedRows). A
+// and lo, the hash being 64 lowercase hex digits (the store reads it as two numbers, input_hi and input_lo). A
 // copy of an input already in a batch (Exclude) is counted as such and not
 // gathered.
 func (s *Sampler) AddCopy(hi, lo uint64, c Copy) {
@@ -127,9 +130,25 @@ func (g *copies) setHash(at int32, keyed bool, hash string) {
 	g.hashes[at] = hash
 }
 
-// grow doubles the table (at least minSlots), placing what it holds again.
-func (g *copies) grow() {
-	g.slots = make([]int32, max(minSlots, 2*len(g.slots)))
+// expect sizes the table for about n inputs.
+func (g *copies) expect(n int) {
+	if 3*n > 2*len(g.slots) {
+		g.resize(n)
+	}
+	g.list = slices.Grow(g.list, max(0, n-len(g.list)))
+}
+
+// grow doubles the table (at least minSlots).
+func (g *copies) grow() { g.resize(len(g.slots)) }
+
+// resize makes the table the smallest power of two (at least minSlots)
+// over 3n/2 slots, placing what it holds again.
+func (g *copies) resize(n int) {
+	slots := minSlots
+	for 2*slots < 3*(n+1) {
+		slots *= 2
+	}
+	g.slots = make([]int32, slots)
 	mask := uint64(len(g.slots) - 1)
 	for at := range g.list {
 		i := g.list[at].k.hi & mask

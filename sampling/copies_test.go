@@ -72,7 +72,7 @@ func drawInOrder(s *Sampler, rows []copyRow, strata []string) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return Earlier(cand(order[a]), cand(order[b])) })
 	for _, i := range order {
-		s.OfferRow(int64(i), []byte(rows[i].hash), strata[rows[i].stratum])
+		s.Offer(Candidate{Row: int64(i), InputHash: rows[i].hash, Stratum: strata[rows[i].stratum]})
 	}
 }
 

@@ -104,6 +104,8 @@ type candidateScan struct {
 	// metaset's value (-1: not text), noMeta that of sampling.NoMetaValue.
 	metaStrata map[int64]int32
 	noMeta     int32
+	// perPart is what a slice's buffers are sized for (rowsPerPart).
+	perPart int
 }
 
 // stratumOf is the place in strata of the stratum of a row of tool t with

@@ -63,6 +63,9 @@ func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *samp
 		}
 	}
 	odd, err := s.unkeyedCandidates(ctx, scan)
+	if err == nil {
+		scan.perPart, err = s.rowsPerPart(ctx)
+	}
 	if err != nil {
 		cancel()
 		<-ready
@@ -77,22 +80,23 @@ func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *samp
 		go func() {
 			defer wg.Done()
 			var part *sampling.Sampler
-			var buf candidateRows
+			buf := newCandidateRows(scan.perPart)
 			for ctx.Err() == nil {
 				p := int(next.Add(1) - 1)
 				if p >= candidateParts {
 					break
 				}
 				buf.reset()
-				err := s.bulkScan(ctx, func() error { return s.readPart(ctx, scan, p, &buf) })
+				err := s.bulkScan(ctx, func() error { return s.readPart(ctx, scan, p, buf) })
 				if err == nil {
 					err = wait()
 				}
 				if err == nil {
 					if part == nil {
 						part = smp.Part()
+						part.Expect(scan.perPart)
 					}
-					err = s.gatherPart(ctx, scan, part, &buf, skip, odd[p])
+					err = s.gatherPart(ctx, scan, part, buf, skip, odd[p])
 				}
 				if err != nil {
 					errs[w] = err
@@ -153,6 +157,22 @@ type candidateRows struct {
 	ts      []int64
 	hasTS   []bool
 	stratum []int32
+}
+
+func newCandidateRows(n int) *candidateRows {
+	return &candidateRows{keys: make([][2]uint64, 0, n), rows: make([]int64, 0, n), ts: make([]int64, 0, n),
+		hasTS: make([]bool, 0, n), stratum: make([]int32, 0, n)}
+}
+
+// rowsPerPart is about how many rows a slice holds when every item matches
+// (the items' rows spread evenly over the key range), within bounds: what
+// a reader's buffers and table are sized for.
+func (s *Store) rowsPerPart(ctx context.Context) (int, error) {
+	n, err := s.ItemRowsBound(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("scan candidates: %w", err)
+	}
+	return min(n/candidateParts*9/8+1024, 1<<20), nil
 }
 
 func (b *candidateRows) reset() {

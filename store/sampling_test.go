@@ -58,8 +58,8 @@ func scanRows(t *testing.T, st *Store, f CandidateFilter) map[int64]string {
 	}
 	out := map[int64]string{}
 	for p := range candidateParts {
-		var buf candidateRows
-		if err := st.readPart(ctx, scan, p, &buf); err != nil {
+		buf := newCandidateRows(0)
+		if err := st.readPart(ctx, scan, p, buf); err != nil {
 			t.Fatal(err)
 		}
 		for i, row := range buf.rows {
@@ -328,7 +328,7 @@ func TestDrawCandidatesMatchesOrderedScan(t *testing.T) {
 				if tc.f.By == "tool" {
 					stratum = it.tool
 				}
-				want.OfferRow(it.row, []byte(it.hash), stratum)
+				want.Offer(sampling.Candidate{Row: it.row, InputHash: it.hash, Stratum: stratum})
 			}
 			got := sampling.NewSampler(tc.seed, tc.n, true)
 			if err := st.DrawCandidates(ctx, tc.f, got); err != nil {
