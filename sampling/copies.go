@@ -74,7 +74,7 @@ func (s *Sampler) AddCopy(hi, lo uint64, c Copy) {
 // digits).
 func (s *Sampler) AddCopyHash(inputHash string, c Copy) {
 	k, hex := hashKey(inputHash)
-	if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[inputHash] {
+	if s.isExcluded(inputHash) {
 		s.excl++
 		return
 	}
@@ -235,7 +235,7 @@ func (s *Sampler) OfferCopies(strata []string, order map[int64]Order) error {
 // for one part of a scan: Join adds what it drew to s.
 func (s *Sampler) Part() *Sampler {
 	p := NewSampler(s.seed, s.n, true)
-	p.excluded, p.exclKeys, p.exclHex = s.excluded, s.exclKeys, s.exclHex
+	p.excluded, p.exclHex = s.excluded, s.exclHex
 	p.priority, p.prioHex = s.priority, s.prioHex
 	return p
 }

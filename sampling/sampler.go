@@ -31,20 +31,17 @@ import (
 //     were never held. Both differ from exact mode only when the duplicates
 //     of one input fall in different strata, or for the counts shown.
 type Sampler struct {
-	seed     int64
-	n        int
-	ordered  bool
-	strata   map[string]*reservoir
-	held     map[string]*entry // input hash -> its entry in a reservoir
-	copies   copies            // a part's inputs (AddCopy)
-	seen     inputSet          // exact mode: the inputs met so far
+	seed    int64
+	n       int
+	ordered bool
+	strata  map[string]*reservoir
+	held    map[string]*entry // input hash -> its entry in a reservoir
+	copies  copies            // a part's inputs (AddCopy)
+	seen    inputSet          // exact mode: the inputs met so far
+	// exclHex holds the keys of the excluded hashes of 64 lowercase hex
+	// digits, excluded the others (Exclude).
 	excluded map[string]bool
-	// exclKeys holds the excluded inputs' keys: a store scan checks each
-	// copy with a hash against them and the map only when one matches.
-	// exclHex holds those of the excluded hashes that are 64 lowercase hex
-	// digits, for the copies that come with their key and without their
-	// hash (AddCopy).
-	exclKeys, exclHex inputSet
+	exclHex  inputSet
 
 	priority map[string]uint8   // input hash → priority (Prioritize); nil: plain seeded order
 	prioHex  map[inputKey]uint8 // priority's hashes of 64 lowercase hex digits, by key
@@ -102,22 +99,30 @@ func (s *Sampler) Expect(n int) {
 }
 
 // Exclude drops every candidate with one of these input hashes (inputs that
-// are already in a batch).
+// are already in a batch). A hash of 64 lowercase hex digits is kept as its
+// key, its first 128 bits, as the duplicate set tells inputs apart; any
+// other hash as it is.
 func (s *Sampler) Exclude(hashes []string) {
-	if s.excluded == nil {
-		s.excluded = make(map[string]bool, len(hashes))
-	}
 	// Sized once: growing a set re-places every key it holds.
-	s.exclKeys.grow(s.exclKeys.n + len(hashes))
 	s.exclHex.grow(s.exclHex.n + len(hashes))
 	for _, h := range hashes {
-		s.excluded[h] = true
-		k, _ := hashKey(h)
-		s.exclKeys.add(k)
 		if k, ok := lowerHexKey(h); ok {
 			s.exclHex.add(k)
+			continue
 		}
+		if s.excluded == nil {
+			s.excluded = map[string]bool{}
+		}
+		s.excluded[h] = true
 	}
+}
+
+// isExcluded reports whether an input hash is one Exclude was given.
+func (s *Sampler) isExcluded(inputHash string) bool {
+	if k, ok := lowerHexKey(inputHash); ok {
+		return s.exclHex.n > 0 && s.exclHex.has(k)
+	}
+	return s.excluded[inputHash]
 }
 
 // Prioritize makes the sampler draw inputs of higher priority first (by
@@ -186,7 +191,7 @@ func (s *Sampler) draw(r *reservoir, row int64, inputHash []byte, k inputKey, he
 
 // Offer considers one candidate.
 func (s *Sampler) Offer(c Candidate) {
-	if s.excluded[c.InputHash] {
+	if s.isExcluded(c.InputHash) {
 		s.excl++
 		return
 	}
