@@ -211,10 +211,16 @@ func (s *Sampler) OfferCopies(strata []string, order map[int64]Order) error {
 		}
 		g.setHash(at, t.keyed, t.hash)
 	}
+	// Each stratum's reservoir found once, not once per input.
+	rs := make([]*reservoir, len(strata))
 	for at := range g.list {
 		e := &g.list[at]
 		s.dups += int(e.copies) - 1
-		r := s.stratum(strata[e.best.Stratum])
+		r := rs[e.best.Stratum]
+		if r == nil {
+			r = s.stratum(strata[e.best.Stratum])
+			rs[e.best.Stratum] = r
+		}
 		r.available++
 		if s.n <= 0 {
 			continue

@@ -87,24 +87,25 @@ func queryIn[K any](ctx context.Context, db *sql.DB, query string, keys []K, row
 // whose rows it reads, one query per tool and slice, and how each row's
 // stratum is found.
 type candidateScan struct {
-	// query reads a tool's rows in a slice of the input key's range: its
-	// parameters are the tool, the least and greatest input_hi, then args.
-	// Its columns are input_hi, input_lo, rowid, ts_unix and, with --by
-	// meta.NAME, metaset.
+	// query reads a tool's rows in a slice of time: its parameters are
+	// the tool, the least and greatest ts_unix, then args. Its columns are
+	// input_hi, input_lo, rowid, ts_unix and, with --by meta.NAME, metaset.
 	query string
-	// unkeyed reads a tool's rows whose input hash has no key: the same
-	// columns and input_hash; its parameters are the tool, then args.
-	unkeyed string
-	args    []any
-	columns int
-	tools   []string
-	strata  []string
-	byTool  bool
+	// untimed reads a tool's rows without a timestamp: the same columns;
+	// its parameters are the tool, then args.
+	untimed      string
+	args         []any
+	since, until time.Time
+	columns      int
+	tools        []string
+	strata       []string
+	byTool       bool
 	// metaStrata is, with --by meta.NAME, the place in strata of each
 	// metaset's value (-1: not text), noMeta that of sampling.NoMetaValue.
 	metaStrata map[int64]int32
 	noMeta     int32
-	// perPart is what a slice's buffers are sized for (rowsPerPart).
+	// perPart is about how many rows a part of the key range holds
+	// (rowsPerPart).
 	perPart int
 }
 
@@ -151,14 +152,8 @@ func (s *Store) candidateScan(ctx context.Context, f CandidateFilter) (candidate
 		where = append(where, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) mv WHERE value = ?)`)
 		c.args = append(c.args, strings.TrimPrefix(w.Key, "meta."), w.Value)
 	}
-	if !f.Since.IsZero() {
-		where = append(where, `i.ts_unix >= ?`)
-		c.args = append(c.args, f.Since.Unix())
-	}
-	if !f.Until.IsZero() {
-		where = append(where, `i.ts_unix < ?`)
-		c.args = append(c.args, f.Until.Unix())
-	}
+	// --since and --until bound each tool's slices of time (candidateUnits).
+	c.since, c.until = f.Since, f.Until
 	switch f.Turns {
 	case "", sampling.TurnsAll:
 	case sampling.TurnsCalls:
@@ -189,11 +184,11 @@ func (s *Store) candidateScan(ctx context.Context, f CandidateFilter) (candidate
 	for _, w := range where {
 		filter += ` AND ` + w
 	}
-	// INDEXED BY: the covering index holds each tool's rows by input key;
-	// left to itself the planner may pick another index and read the table.
-	from := ` FROM items i INDEXED BY items_sampling WHERE i.first_tool = ?`
-	c.query = `SELECT ` + cols + from + ` AND i.input_hi >= ? AND i.input_hi <= ?` + filter
-	c.unkeyed = `SELECT ` + cols + `, i.input_hash` + from + ` AND i.input_hi = 0 AND i.input_lo = 0` + filter
+	// INDEXED BY: the covering index holds each tool's rows by time; left
+	// to itself the planner may pick another index and read the table.
+	from := `SELECT ` + cols + ` FROM items i INDEXED BY items_sampling WHERE i.first_tool = ?`
+	c.query = from + ` AND i.ts_unix >= ? AND i.ts_unix <= ?` + filter
+	c.untimed = from + ` AND i.ts_unix IS NULL` + filter
 	switch {
 	case len(only) > 0:
 		// Every --where tool= must hold: one tool, or none.

@@ -20,16 +20,17 @@ import (
 // from the items offered one by one in Earlier order.
 //
 // It reads the covering index items_sampling, which is ordered by first
-// tool, then input key: one query per tool, so that the tool is a
-// parameter rather than a column each row hands over (what a row costs is
-// mostly its columns), in candidateParts slices of the input key's range,
-// so that every copy of an input is in one slice. candidateReaders
-// readers take the next slice not yet taken, each on a read connection
-// and a part of smp of its own (sampling.Sampler.Part), which keeps the
-// earliest copy of each input; smp joins the parts at the end. The rows
-// whose hash has no key (input_hi and input_lo 0, see the input_keys
-// migration) are read first, with their hash, and go to the slice of
-// the key the sampler gives that hash.
+// tool, then time: one query per tool and slice of its time span, so that
+// the tool is a parameter rather than a column each row hands over (what
+// a row costs is mostly its columns), and the index is written in time
+// order as traces are imported. candidateReaders readers take the next
+// slice not yet taken, each on a read connection of its own, and put each
+// row with the others of its part of the input key's range. Then each
+// part, all the copies of its inputs together, is gathered by a part of
+// smp (sampling.Sampler.Part), two at a time, which keeps the earliest
+// copy of each input; smp joins the parts at the end. The hash of a row
+// without a key (input_hi and input_lo 0, see the input_keys migration)
+// is read, and the row goes to the part of the key the sampler gives it.
 func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *sampling.Sampler) error {
 	scan, err := s.candidateScan(ctx, f)
 	if err != nil {
@@ -37,8 +38,8 @@ func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *samp
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The items in a batch are read beside the rows of the first slices,
-	// which wait for them before they gather.
+	// The items in a batch are read beside the rows, which wait for them
+	// before they are gathered.
 	ready := make(chan struct{})
 	var skip *rowSet
 	var inBatchErr error
@@ -54,53 +55,46 @@ func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *samp
 	} else {
 		close(ready)
 	}
-	wait := func() error {
-		select {
-		case <-ready:
-			return inBatchErr
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	odd, err := s.unkeyedCandidates(ctx, scan)
+	units, err := s.candidateUnits(ctx, scan)
 	if err == nil {
 		scan.perPart, err = s.rowsPerPart(ctx)
 	}
+	var read [candidateReaders]*candidateRead
+	if err == nil {
+		read, err = s.readUnits(ctx, scan, units)
+	}
+	var odd [candidateParts][]unkeyedCopy
+	if err == nil {
+		odd, err = s.unkeyedCandidates(ctx, read)
+	}
+	<-ready
+	if err == nil {
+		err = inBatchErr
+	}
 	if err != nil {
-		cancel()
-		<-ready
 		return err
 	}
 	var next atomic.Int64
 	var mu sync.Mutex
-	var wg sync.WaitGroup
 	errs := make([]error, candidateReaders)
+	var wg sync.WaitGroup
 	for w := range candidateReaders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var part *sampling.Sampler
-			buf := newCandidateRows(scan.perPart)
 			for ctx.Err() == nil {
 				p := int(next.Add(1) - 1)
 				if p >= candidateParts {
 					break
 				}
-				buf.reset()
-				err := s.bulkScan(ctx, func() error { return s.readPart(ctx, scan, p, buf) })
-				if err == nil {
-					err = wait()
+				if part == nil {
+					part = smp.Part()
+					part.Expect(scan.perPart)
 				}
-				if err == nil {
-					if part == nil {
-						part = smp.Part()
-						part.Expect(scan.perPart)
-					}
-					err = s.gatherPart(ctx, scan, part, buf, skip, odd[p])
-				}
-				if err != nil {
+				if err := s.gatherPart(ctx, scan, part, read, p, skip, odd[p]); err != nil {
 					errs[w] = err
-					cancel() // the other reader stops at its next row
+					cancel()
 					return
 				}
 			}
@@ -112,8 +106,14 @@ func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *samp
 		}()
 	}
 	wg.Wait()
-	<-ready
-	// A reader's error, not the cancellation it made the other see.
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// firstError is the first error that is not a cancellation, else the first.
+func firstError(errs []error) error {
 	for _, e := range errs {
 		if e != nil && !errors.Is(e, context.Canceled) {
 			return e
@@ -124,33 +124,90 @@ func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *samp
 			return e
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return inBatchErr
+	return nil
 }
 
-// candidateParts is how many slices of the input key's range the index is
-// read in: several per reader, so that the readers share the work to the
-// end.
+// candidateParts is how many parts of the input key's range the rows are
+// gathered in: several per reader, so that the readers share the work to
+// the end, and each part's table stays small.
 const candidateParts = 8
 
-// candidateReaders is how many slices are read at once.
+// candidateReaders is how many slices are read, and parts gathered, at
+// once.
 const candidateReaders = 2
 
-// partOf is the slice of the input key's range that a key whose first 64
-// bits are hi falls in: slice p holds the keys whose input_hi (hi as a
-// signed number) lies in partBounds(p).
-func partOf(hi uint64) int { return int((hi ^ 1<<63) >> 61) }
+// candidateSlices is how many slices of its time span each tool's rows
+// are read in.
+const candidateSlices = 8
 
-// partBounds are the least and greatest input_hi of slice p.
-func partBounds(p int) (lo, hi int64) {
-	from := uint64(p)<<61 ^ 1<<63
-	return int64(from), int64(from + 1<<61 - 1)
+// partOf is the part of the input key's range that a key whose first 64
+// bits are hi falls in.
+func partOf(hi uint64) int { return int(hi >> 61) }
+
+// candidateUnit is one query of a scan: a tool's rows in a slice of time
+// (from to through, both included), or its rows without a timestamp
+// (untimed).
+type candidateUnit struct {
+	tool     int32
+	untimed  bool
+	from, to int64
 }
 
-// candidateRows are the rows of one slice as read, before any is gathered:
-// each row's input key, item row, timestamp and stratum.
+// candidateUnits splits each tool's rows into slices of its time span
+// (within --since and --until), found by a seek at each end of the tool's
+// rows in the index, and its rows without a timestamp (none with --since
+// or --until).
+func (s *Store) candidateUnits(ctx context.Context, scan candidateScan) ([]candidateUnit, error) {
+	var units []candidateUnit
+	for t, tool := range scan.tools {
+		var lo, hi sql.NullInt64
+		q := `SELECT ts_unix FROM items INDEXED BY items_sampling WHERE first_tool = ? AND ts_unix IS NOT NULL ORDER BY ts_unix`
+		if err := s.r.QueryRowContext(ctx, q+` LIMIT 1`, tool).Scan(&lo); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("scan candidates: %w", err)
+		}
+		if err := s.r.QueryRowContext(ctx, q+` DESC LIMIT 1`, tool).Scan(&hi); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("scan candidates: %w", err)
+		}
+		if scan.since.IsZero() && scan.until.IsZero() {
+			units = append(units, candidateUnit{tool: int32(t), untimed: true})
+		}
+		if !lo.Valid || !hi.Valid {
+			continue
+		}
+		from, to := lo.Int64, hi.Int64
+		if !scan.since.IsZero() {
+			from = max(from, scan.since.Unix())
+		}
+		if !scan.until.IsZero() {
+			to = min(to, scan.until.Unix()-1)
+		}
+		if from > to {
+			continue
+		}
+		span := uint64(to - from) // may not fit an int64
+		for i := uint64(0); i < candidateSlices; i++ {
+			a := from + int64(span/candidateSlices*i)
+			b := from + int64(span/candidateSlices*(i+1)) - 1
+			if i == candidateSlices-1 {
+				b = to
+			}
+			if a <= b {
+				units = append(units, candidateUnit{tool: int32(t), from: a, to: b})
+			}
+		}
+	}
+	return units, nil
+}
+
+// candidateRead is what one reader read: each part's rows, and the rows
+// without a key.
+type candidateRead struct {
+	parts [candidateParts]candidateRows
+	odd   candidateRows
+}
+
+// candidateRows are rows as read, before any is gathered: each row's
+// input key, item row, timestamp and stratum.
 type candidateRows struct {
 	keys    [][2]uint64
 	rows    []int64
@@ -159,14 +216,20 @@ type candidateRows struct {
 	stratum []int32
 }
 
-func newCandidateRows(n int) *candidateRows {
-	return &candidateRows{keys: make([][2]uint64, 0, n), rows: make([]int64, 0, n), ts: make([]int64, 0, n),
-		hasTS: make([]bool, 0, n), stratum: make([]int32, 0, n)}
+func (b *candidateRows) add(hi, lo uint64, row, ts int64, hasTS bool, stratum int32) {
+	b.keys = append(b.keys, [2]uint64{hi, lo})
+	b.rows, b.ts, b.hasTS = append(b.rows, row), append(b.ts, ts), append(b.hasTS, hasTS)
+	b.stratum = append(b.stratum, stratum)
 }
 
-// rowsPerPart is about how many rows a slice holds when every item matches
-// (the items' rows spread evenly over the key range), within bounds: what
-// a reader's buffers and table are sized for.
+func (b *candidateRows) grow(n int) {
+	b.keys, b.rows, b.ts = make([][2]uint64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
+	b.hasTS, b.stratum = make([]bool, 0, n), make([]int32, 0, n)
+}
+
+// rowsPerPart is about how many rows a part holds when every item matches
+// (the items spread evenly over the key range), within bounds: what the
+// buffers and tables are sized for.
 func (s *Store) rowsPerPart(ctx context.Context) (int, error) {
 	n, err := s.ItemRowsBound(ctx)
 	if err != nil {
@@ -175,48 +238,83 @@ func (s *Store) rowsPerPart(ctx context.Context) (int, error) {
 	return min(n/candidateParts*9/8+1024, 1<<20), nil
 }
 
-func (b *candidateRows) reset() {
-	b.keys, b.rows, b.ts, b.hasTS, b.stratum = b.keys[:0], b.rows[:0], b.ts[:0], b.hasTS[:0], b.stratum[:0]
+// readUnits reads the units, candidateReaders at a time, each reader
+// taking the next unit not yet taken.
+func (s *Store) readUnits(ctx context.Context, scan candidateScan, units []candidateUnit) ([candidateReaders]*candidateRead, error) {
+	var read [candidateReaders]*candidateRead
+	var next atomic.Int64
+	errs := make([]error, candidateReaders)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for w := range candidateReaders {
+		r := &candidateRead{}
+		for p := range r.parts {
+			r.parts[p].grow(scan.perPart / candidateReaders)
+		}
+		read[w] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = s.bulkScan(ctx, func() error { return s.readUnitsOn(ctx, scan, units, &next, r) })
+			if errs[w] != nil {
+				cancel() // the other reader stops at its next row
+			}
+		}()
+	}
+	wg.Wait()
+	return read, firstError(errs)
 }
 
-// readPart reads slice p of every tool's rows into buf. It reads through
-// the driver's own rows, as database/sql would but without its locking and
-// conversion for every value, with one statement for every tool.
-func (s *Store) readPart(ctx context.Context, scan candidateScan, p int, buf *candidateRows) error {
+// readUnitsOn reads the next unit not yet taken into r until none is left,
+// on one read connection. It reads through the driver's own rows, as
+// database/sql would but without its locking and conversion for every
+// value, with one statement for each kind of unit.
+func (s *Store) readUnitsOn(ctx context.Context, scan candidateScan, units []candidateUnit, next *atomic.Int64, r *candidateRead) error {
 	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("scan candidates: %w", err)
 	}
 	defer conn.Close()
-	lo, hi := partBounds(p)
 	err = conn.Raw(func(dc any) error {
 		pc, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
 			return fmt.Errorf("the %T driver cannot prepare", dc)
 		}
-		stmt, err := pc.PrepareContext(ctx, scan.query)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		q, ok := stmt.(driver.StmtQueryContext)
-		if !ok {
-			return fmt.Errorf("the %T driver cannot query", stmt)
-		}
-		args := make([]driver.NamedValue, 3+len(scan.args))
-		for i, a := range scan.args {
-			args[3+i] = driver.NamedValue{Ordinal: 4 + i, Value: a}
+		var timed, untimed driver.StmtQueryContext
+		for _, q := range []struct {
+			text string
+			stmt *driver.StmtQueryContext
+		}{{scan.query, &timed}, {scan.untimed, &untimed}} {
+			stmt, err := pc.PrepareContext(ctx, q.text)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			if *q.stmt, ok = stmt.(driver.StmtQueryContext); !ok {
+				return fmt.Errorf("the %T driver cannot query", stmt)
+			}
 		}
 		dest := make([]driver.Value, scan.columns)
-		for t, tool := range scan.tools {
-			args[0] = driver.NamedValue{Ordinal: 1, Value: tool}
-			args[1] = driver.NamedValue{Ordinal: 2, Value: lo}
-			args[2] = driver.NamedValue{Ordinal: 3, Value: hi}
-			if err := readToolRows(ctx, q, args, dest, scan, int32(t), buf); err != nil {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(units) || ctx.Err() != nil {
+				return ctx.Err()
+			}
+			u := units[i]
+			args := []driver.NamedValue{{Ordinal: 1, Value: scan.tools[u.tool]}}
+			q := untimed
+			if !u.untimed {
+				q = timed
+				args = append(args, driver.NamedValue{Ordinal: 2, Value: u.from}, driver.NamedValue{Ordinal: 3, Value: u.to})
+			}
+			for _, a := range scan.args {
+				args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: a})
+			}
+			if err := readUnitRows(ctx, q, args, dest, scan, u.tool, r); err != nil {
 				return err
 			}
 		}
-		return nil
 	})
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("scan candidates: %w", err)
@@ -224,9 +322,9 @@ func (s *Store) readPart(ctx context.Context, scan candidateScan, p int, buf *ca
 	return ctx.Err()
 }
 
-// readToolRows appends the rows of one tool's query to buf: (input_hi,
+// readUnitRows puts the rows of one unit's query into r: (input_hi,
 // input_lo, rowid, ts_unix) and, with --by meta.NAME, metaset.
-func readToolRows(ctx context.Context, q driver.StmtQueryContext, args []driver.NamedValue, dest []driver.Value, scan candidateScan, tool int32, buf *candidateRows) error {
+func readUnitRows(ctx context.Context, q driver.StmtQueryContext, args []driver.NamedValue, dest []driver.Value, scan candidateScan, tool int32, r *candidateRead) error {
 	rows, err := q.QueryContext(ctx, args)
 	if err != nil {
 		return err
@@ -247,9 +345,6 @@ func readToolRows(ctx context.Context, q driver.StmtQueryContext, args []driver.
 		if !okHi || !okLo || !okRow {
 			return fmt.Errorf("input key %v, %v, row %v (%T, %T, %T): not numbers", dest[0], dest[1], dest[2], dest[0], dest[1], dest[2])
 		}
-		if hi == 0 && lo == 0 {
-			continue // read with its hash (unkeyedCandidates)
-		}
 		ts, hasTS := dest[3].(int64)
 		if !hasTS && dest[3] != nil {
 			return fmt.Errorf("row %d: timestamp %v (%T): not a number", row, dest[3], dest[3])
@@ -258,21 +353,25 @@ func readToolRows(ctx context.Context, q driver.StmtQueryContext, args []driver.
 		if err != nil {
 			return fmt.Errorf("row %d: %w", row, err)
 		}
-		buf.keys = append(buf.keys, [2]uint64{uint64(hi), uint64(lo)})
-		buf.rows, buf.ts, buf.hasTS = append(buf.rows, row), append(buf.ts, ts), append(buf.hasTS, hasTS)
-		buf.stratum = append(buf.stratum, stratum)
+		if hi == 0 && lo == 0 {
+			r.odd.add(0, 0, row, ts, hasTS, stratum) // its hash is read later
+			continue
+		}
+		r.parts[partOf(uint64(hi))].add(uint64(hi), uint64(lo), row, ts, hasTS, stratum)
 	}
 }
 
-// gatherPart hands part the rows of one slice that are in no batch (skip),
-// with the rows of that slice without a key (odd), and offers what it
+// gatherPart hands part the rows of part p that are in no batch (skip),
+// with the rows of that part without a key (odd), and offers what it
 // gathered, reading the trace id and turn of copies at the same time.
-func (s *Store) gatherPart(ctx context.Context, scan candidateScan, part *sampling.Sampler, buf *candidateRows, skip *rowSet, odd []unkeyedCopy) error {
-	for i, row := range buf.rows {
-		if skip.has(row) {
-			continue
+func (s *Store) gatherPart(ctx context.Context, scan candidateScan, part *sampling.Sampler, read [candidateReaders]*candidateRead, p int, skip *rowSet, odd []unkeyedCopy) error {
+	for _, r := range read {
+		b := &r.parts[p]
+		for i, row := range b.rows {
+			if !skip.has(row) {
+				part.AddCopy(b.keys[i][0], b.keys[i][1], sampling.Copy{Row: row, TS: b.ts[i], HasTS: b.hasTS[i], Stratum: b.stratum[i]})
+			}
 		}
-		part.AddCopy(buf.keys[i][0], buf.keys[i][1], sampling.Copy{Row: row, TS: buf.ts[i], HasTS: buf.hasTS[i], Stratum: buf.stratum[i]})
 	}
 	for _, c := range odd {
 		if !skip.has(c.Row) {
@@ -318,48 +417,40 @@ type unkeyedCopy struct {
 	hash string
 }
 
-// unkeyedCandidates reads the matching items whose input hash has no key
-// (no goldtrace writes one; an index seek per tool finds there are none),
-// each in the slice of the key the sampler makes of its hash.
-func (s *Store) unkeyedCandidates(ctx context.Context, scan candidateScan) ([candidateParts][]unkeyedCopy, error) {
+// unkeyedCandidates reads the input hash of the rows read without a key
+// (no goldtrace writes such a hash), each put in the part of the key the
+// sampler makes of its hash.
+func (s *Store) unkeyedCandidates(ctx context.Context, read [candidateReaders]*candidateRead) ([candidateParts][]unkeyedCopy, error) {
 	var out [candidateParts][]unkeyedCopy
-	for t, tool := range scan.tools {
-		args := append([]any{tool}, scan.args...)
-		rows, err := s.r.QueryContext(ctx, scan.unkeyed, args...)
-		if err != nil {
-			return out, fmt.Errorf("scan candidates: %w", err)
+	var rows []int64
+	for _, r := range read {
+		rows = append(rows, r.odd.rows...)
+	}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	hashes := make(map[int64]string, len(rows))
+	err := queryIn(ctx, s.r, `SELECT rowid, input_hash FROM items WHERE rowid IN (`, rows, func(r *sql.Rows) error {
+		var row int64
+		var h string
+		if err := r.Scan(&row, &h); err != nil {
+			return err
 		}
-		dest := make([]any, scan.columns+1)
-		vals := make([]driver.Value, scan.columns)
-		for i := range dest {
-			dest[i] = new(any)
-		}
-		for rows.Next() {
-			if err := rows.Scan(dest...); err != nil {
-				rows.Close()
-				return out, fmt.Errorf("scan candidates: %w", err)
-			}
-			for i := range vals {
-				vals[i] = *dest[i].(*any)
-			}
-			row, _ := vals[2].(int64)
-			hash, ok := text(*dest[scan.columns].(*any))
+		hashes[row] = h
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("scan candidates: %w", err)
+	}
+	for _, r := range read {
+		b := &r.odd
+		for i, row := range b.rows {
+			h, ok := hashes[row]
 			if !ok {
-				rows.Close()
-				return out, fmt.Errorf("scan candidates: row %d: input hash is not text", row)
+				return out, fmt.Errorf("scan candidates: item row %d vanished while sampling", row)
 			}
-			ts, hasTS := vals[3].(int64)
-			stratum, err := scan.stratumOf(int32(t), vals)
-			if err != nil {
-				rows.Close()
-				return out, fmt.Errorf("scan candidates: row %d: %w", row, err)
-			}
-			p := partOf(sampling.KeyHi(hash))
-			out[p] = append(out[p], unkeyedCopy{sampling.Copy{Row: row, TS: ts, HasTS: hasTS, Stratum: stratum}, hash})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return out, fmt.Errorf("scan candidates: %w", err)
+			p := partOf(sampling.KeyHi(h))
+			out[p] = append(out[p], unkeyedCopy{sampling.Copy{Row: row, TS: b.ts[i], HasTS: b.hasTS[i], Stratum: b.stratum[i]}, h})
 		}
 	}
 	return out, nil
@@ -374,12 +465,6 @@ func text(v any) (string, bool) {
 		return string(v), true
 	}
 	return "", false
-}
-
-type inBatchItems struct {
-	rows   *rowSet
-	hashes []string
-	err    error
 }
 
 // inBatch reads the rows and input hashes of the items in a batch: those

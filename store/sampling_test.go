@@ -56,23 +56,23 @@ func scanRows(t *testing.T, st *Store, f CandidateFilter) map[int64]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[int64]string{}
-	for p := range candidateParts {
-		buf := newCandidateRows(0)
-		if err := st.readPart(ctx, scan, p, buf); err != nil {
-			t.Fatal(err)
-		}
-		for i, row := range buf.rows {
-			out[row] = scan.strata[buf.stratum[i]]
-		}
-	}
-	odd, err := st.unkeyedCandidates(ctx, scan)
+	units, err := st.candidateUnits(ctx, scan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, part := range odd {
-		for _, c := range part {
-			out[c.Row] = scan.strata[c.Stratum]
+	read, err := st.readUnits(ctx, scan, units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]string{}
+	for _, r := range read {
+		for _, b := range append(r.parts[:], r.odd) {
+			for i, row := range b.rows {
+				if _, ok := out[row]; ok {
+					t.Errorf("row %d read twice", row)
+				}
+				out[row] = scan.strata[b.stratum[i]]
+			}
 		}
 	}
 	return out
