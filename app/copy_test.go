@@ -185,6 +185,30 @@ func TestCopyRefusesATableItDoesNotKnow(t *testing.T) {
 	}
 }
 
+// TestCopyNamesTheUpgradeASourceNeeds: copy never writes its source, so a
+// source from an older goldtrace (a migration not yet recorded) is refused
+// with the command that upgrades it, and nothing is copied.
+func TestCopyNamesTheUpgradeASourceNeeds(t *testing.T) {
+	ctx := context.Background()
+	lite := copyDemo(t)
+	db, err := sql.Open("sqlite", lite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	target := filepath.Join(t.TempDir(), "copy.db")
+	_, err = CopyProject(ctx, Actor{}, lite, target, nil)
+	if err == nil || !strings.Contains(err.Error(), "needs a schema upgrade") || !strings.Contains(err.Error(), "goldtrace --db "+lite+" status") {
+		t.Fatalf("copy of a source that needs an upgrade: %v", err)
+	}
+	if _, serr := os.Stat(target); !errors.Is(serr, os.ErrNotExist) {
+		t.Fatalf("a refused copy left %s behind: %v", target, serr)
+	}
+}
+
 // TestConcurrentExportsOnPostgres: leads exporting at once through two
 // store handles (two pools, as two processes) get versions numbered 1, 2,
 // … without a gap or a duplicate; an export that lost the race fails with

@@ -44,7 +44,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	if d.readOnly {
-		return fmt.Errorf("database %s needs a schema upgrade (%s) but it was opened read-only: open it once where it can be written", d.name, pending[0].Name)
+		return fmt.Errorf("database %s needs a schema upgrade (%s) but it was opened read-only: upgrade it first by running any goldtrace command on it (goldtrace --db DSN status)", d.name, pending[0].Name)
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {

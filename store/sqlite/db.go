@@ -155,7 +155,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if len(pending) > 0 {
 		if d.readOnly {
 			d.Close()
-			return nil, fmt.Errorf("database %s needs a schema upgrade (%s) but %s: open it once where it can be written", path, pending[0].Name, d.roReason)
+			return nil, fmt.Errorf("database %s needs a schema upgrade (%s) but %s: upgrade it first by running any goldtrace command on it where it can be written (goldtrace --db %s status)", path, pending[0].Name, d.roReason, path)
 		}
 		if _, err := d.writer(ctx); err != nil {
 			d.Close()
