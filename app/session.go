@@ -1,7 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -162,11 +165,39 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 // was stored: whether it settled the item, and how it compared with the
 // other reviewers', is kept from every screen (a lead sees it on the
 // adjudication screen).
+//
+// A submit of the answer the reviewer's stored label already gives is
+// stored: the retry of a submit whose commit the database made but never
+// answered (the server or the connection went as it committed), which
+// the store refuses as already submitted.
 func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
-	return s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
+	err := s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
 		_, err := s.app.st.SubmitLabel(ctx, l)
 		return err
 	})
+	if errors.Is(err, ErrConflict) {
+		if stored, serr := s.app.st.Label(ctx, l.Item, l.Reviewer); serr == nil && sameAnswer(stored, l) {
+			return nil
+		}
+	}
+	return err
+}
+
+// sameAnswer reports whether two labels of an item by one reviewer give
+// the same answer (whenever, and however long, each took).
+func sameAnswer(a, b review.Label) bool {
+	if a.Decision != b.Decision || a.Rationale != b.Rationale || a.GuideVersion != b.GuideVersion || a.SawObserved != b.SawObserved {
+		return false
+	}
+	calls := func(l review.Label) ([]byte, error) {
+		if len(l.Calls) == 0 {
+			return []byte("[]"), nil
+		}
+		return json.Marshal(l.Calls) // arguments compacted: as stored
+	}
+	ca, errA := calls(a)
+	cb, errB := calls(b)
+	return errA == nil && errB == nil && bytes.Equal(ca, cb)
 }
 
 // SkipItem skips an item of the actor's queue.

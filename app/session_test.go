@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goldtrace/goldtrace/review"
 	"github.com/goldtrace/goldtrace/store"
@@ -170,6 +171,43 @@ func TestSessionReleaseLeadOnly(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("release not audited as carol: %+v", log)
+		}
+	})
+}
+
+// TestSubmitAgainOfTheStoredAnswer: a reviewer's screen that submits again
+// the answer already stored (its first submit was committed, but the
+// database's answer was lost, as when PostgreSQL restarts at that moment)
+// is told it is stored, and nothing changes; another answer is still
+// refused as already submitted.
+func TestSubmitAgainOfTheStoredAnswer(t *testing.T) {
+	onEngines(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		a, st, item := projectOn(t, engine)
+		alice := a.As(actor(t, a, "alice"))
+		before, err := st.Label(ctx, item, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := label(item, "alice", "ORD-1")
+		again.Seconds, again.SubmittedAt = before.Seconds+7, before.SubmittedAt.Add(3*time.Second)
+		again.Calls[0].Args = json.RawMessage(`{ "order_id" : "ORD-1" }`)
+		if err := alice.SubmitLabel(ctx, again); err != nil {
+			t.Errorf("alice submitting her stored answer again: %v", err)
+		}
+		if after, err := st.Label(ctx, item, "alice"); err != nil || after.Seconds != before.Seconds || !after.SubmittedAt.Equal(before.SubmittedAt) {
+			t.Errorf("alice's stored label changed: %+v, was %+v (%v)", after, before, err)
+		}
+		for name, other := range map[string]func(*review.Label){
+			"another order":     func(l *review.Label) { l.Calls[0].Args = json.RawMessage(`{"order_id":"ORD-2"}`) },
+			"another rationale": func(l *review.Label) { l.Rationale += "." },
+			"no tool":           func(l *review.Label) { l.Decision, l.Calls = review.DecisionNoCall, nil },
+		} {
+			l := label(item, "alice", "ORD-1")
+			other(&l)
+			if err := alice.SubmitLabel(ctx, l); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "already submitted") {
+				t.Errorf("alice submitting %s over her stored label: %v, want already submitted", name, err)
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -120,8 +121,18 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 				return
 			default:
 			}
-			out, err := exec.Command("ssh", append(append(tm.sshArgs(r, "carol"), "127.0.0.1", "--"), "status")...).CombinedOutput()
+			// A status during the restart answers or fails in one line:
+			// one that hangs fails here, not at the suite's timeout.
+			ctx, cancel := context.WithTimeout(context.Background(), statusLimit)
+			out, err := exec.CommandContext(ctx, "ssh", append(append(tm.sshArgs(r, "carol"), "127.0.0.1", "--"), "status")...).CombinedOutput()
+			hung := ctx.Err() != nil
+			cancel()
 			reads++
+			if hung {
+				failures = append(failures, fmt.Sprintf("status over ssh did not answer within %s: %q", statusLimit, out))
+				failed++
+				continue
+			}
 			if err != nil {
 				failed++
 				failures = append(failures, string(out))
@@ -138,7 +149,8 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		deadline := time.Now().Add(40 * time.Second)
 		for len(alice.acknowledged()) < n {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d labels acknowledged after 40 s, want %d; screen: %q", len(alice.acknowledged()), n, tail(alice.text(), 600))
+				t.Fatalf("%d labels acknowledged after 40 s, want %d; last error on screen: %q; screen: %q",
+					len(alice.acknowledged()), n, lastError(alice.text()), tail(alice.text(), 600))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -177,6 +189,8 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		f = strings.TrimSpace(f)
 		if strings.Count(f, "\n") != 0 || !strings.HasPrefix(f, "goldtrace: ") {
 			t.Errorf("a status read failed with other than one goldtrace line: %q", f)
+		} else if strings.Count(f, "database postgres://") > 1 {
+			t.Errorf("a status read failed saying the database failed more than once: %q", f)
 		}
 	}
 	lost := tm.lost("alice", alice.acknowledged())
@@ -186,6 +200,21 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	noRawDatabaseError(t, alice.text())
 	noRawDatabaseError(t, strings.Join(failures, "\n"))
 	noRawDatabaseError(t, r.log.String())
+}
+
+// statusLimit bounds one status over ssh in TestPostgresRestartUnderLoad:
+// far more than a loaded machine takes (a status waits at most the pool's
+// connect attempts), far less than the suite's timeout.
+const statusLimit = 60 * time.Second
+
+// lastError is the last error line a screen showed ("✗ …"), "" if none.
+func lastError(screen string) string {
+	i := strings.LastIndex(screen, "✗ ")
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(screen[i:], "\n")
+	return strings.TrimSpace(line)
 }
 
 func first(s []string) string {

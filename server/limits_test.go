@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -56,6 +57,14 @@ func testServer(t *testing.T, limits Limits, exec ExecFunc) (addr string, key go
 // lines (Config.Report).
 func testServerWith(t *testing.T, limits Limits, exec ExecFunc, report func([]string) bool) (addr string, key gossh.Signer) {
 	t.Helper()
+	addr, key, _ = testServerLog(t, limits, exec, report)
+	return addr, key
+}
+
+// testServerLog is testServerWith that also gives the server's log.
+func testServerLog(t *testing.T, limits Limits, exec ExecFunc, report func([]string) bool) (addr string, key gossh.Signer, log *logBuffer) {
+	t.Helper()
+	log = &logBuffer{}
 	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
 	host, _ := gossh.NewSignerFromKey(hostPriv)
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
@@ -75,6 +84,7 @@ func testServerWith(t *testing.T, limits Limits, exec ExecFunc, report func([]st
 		Exec:   exec,
 		Limits: limits,
 		Report: report,
+		Log:    log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +99,25 @@ func testServerWith(t *testing.T, limits Limits, exec ExecFunc, report func([]st
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	return l.Addr().String(), key
+	return l.Addr().String(), key, log
+}
+
+// logBuffer is a server's log, written and read at once.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func dialKey(t *testing.T, addr string, key gossh.Signer) *gossh.Client {
@@ -143,8 +171,9 @@ func TestStalledClientEndsCommand(t *testing.T) {
 // TestSessionsPerKeyAndIdleTimeout: a key's sessions past the limit are
 // refused; a connection with no traffic is closed after the idle timeout.
 func TestSessionsPerKeyAndIdleTimeout(t *testing.T) {
-	release := make(chan struct{})
+	release, running := make(chan struct{}), make(chan struct{}, 2)
 	addr, key := testServer(t, Limits{SessionsPerKey: 2, IdleTimeout: 700 * time.Millisecond}, func(ctx context.Context, _ []string, _ io.Reader, _, _ io.Writer) int {
+		running <- struct{}{}
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -153,16 +182,30 @@ func TestSessionsPerKeyAndIdleTimeout(t *testing.T) {
 	})
 	c := dialKey(t, addr, key)
 	for range 2 {
-		s, _ := c.NewSession()
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s.Start("status"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	s, _ := c.NewSession()
+	// Both run (so both are counted: a session is counted before its
+	// command runs); a fixed pause raced them on a loaded machine.
+	for range 2 {
+		select {
+		case <-running:
+		case <-time.After(10 * time.Second):
+			t.Fatal("two sessions' commands did not start within 10 s")
+		}
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var errb bytes.Buffer
 	s.Stderr = &errb
-	err := s.Run("status")
+	err = s.Run("status")
 	var exit *gossh.ExitError
 	if !errors.As(err, &exit) || exit.ExitStatus() != 2 || !strings.Contains(errb.String(), "--sessions-per-key") {
 		t.Fatalf("a third session: %v %q", err, errb.String())

@@ -8,7 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"path/filepath"
+	"runtime"
 	"testing"
+
+	"github.com/goldtrace/goldtrace/store/sqlite"
 )
 
 func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
@@ -35,29 +39,82 @@ func TestCompressedContentGivesBackTheExactBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			blob := bytes.Join(members, nil)
-			got, err := decodeContent(contentGzip, blob)
+			got, err := decodeContent(contentZstd, blob)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, tc.content) {
 				t.Fatalf("round trip changed the bytes: %d in, %d out", len(tc.content), len(got))
 			}
-			// Any gzip reader (gzip -d too) reads the members as one stream.
-			zr, err := gzip.NewReader(bytes.NewReader(blob))
+			// The streaming reader (DatasetContent's) reads the frames as
+			// one stream too.
+			zr, err := newZstdReader(bytes.NewReader(blob))
 			if err != nil {
 				t.Fatal(err)
 			}
 			plain, err := io.ReadAll(zr)
+			zr.Close()
 			if err != nil || !bytes.Equal(plain, tc.content) {
-				t.Fatalf("standard gzip reader: %d bytes, %v", len(plain), err)
+				t.Fatalf("streaming zstd reader: %d bytes, %v", len(plain), err)
 			}
 		})
+	}
+	if _, err := decodeContent(contentZstd, []byte("not zstd")); err == nil {
+		t.Error("corrupt zstd content: no error")
 	}
 	if _, err := decodeContent(contentGzip, []byte("not gzip")); err == nil {
 		t.Error("corrupt gzip content: no error")
 	}
-	if _, err := decodeContent("zstd", []byte("x")); err == nil {
+	if _, err := decodeContent("brotli", []byte("x")); err == nil {
 		t.Error("unknown encoding: no error")
+	}
+}
+
+// A version an older goldtrace stored as gzip members (one per
+// dataset_parts row) reads back exactly, whole and streamed.
+func TestVersionsStoredAsGzipStillRead(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	var lines bytes.Buffer
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	content := lines.Bytes()
+	var members [][]byte
+	for _, part := range [][]byte{content[:len(content)/3], content[len(content)/3:]} {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		zw.Write(part)
+		zw.Close()
+		members = append(members, b.Bytes())
+	}
+	err := st.WithTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state)
+			VALUES ('old', 1, '2026-05-01T12:00:00Z', 'aa', 3000, '{}', x'', 'gzip', 'staging')`); err != nil {
+			return err
+		}
+		for i, m := range members {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dataset_parts(name, version, seq, data) VALUES ('old', 1, ?, ?)`, i, m); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE datasets SET state = 'ready' WHERE name = 'old'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, _, err := st.DatasetFiles(ctx, "old", 1)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("gzip content, whole: %d bytes of %d, %v", len(got), len(content), err)
+	}
+	rc, err := st.DatasetContent(ctx, "old", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if got, err := io.ReadAll(rc); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("gzip content, streamed: %d bytes of %d, %v", len(got), len(content), err)
 	}
 }
 
@@ -92,8 +149,8 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	if err := st.r.QueryRowContext(ctx, `SELECT content_encoding, length(content) + (SELECT sum(length(data)) FROM dataset_parts) FROM datasets`).Scan(&encoding, &stored); err != nil {
 		t.Fatal(err)
 	}
-	if encoding != contentGzip || stored >= len(content)/10 {
-		t.Errorf("stored %d bytes as %q for %d bytes of content, want gzip and far smaller", stored, encoding, len(content))
+	if encoding != contentZstd || stored >= len(content)/10 {
+		t.Errorf("stored %d bytes as %q for %d bytes of content, want zstd and far smaller", stored, encoding, len(content))
 	}
 	for _, q := range []string{
 		`UPDATE datasets SET content_encoding = 'identity'`,
@@ -106,7 +163,7 @@ func TestStoredContentIsCompressedAndItsEncodingCannotChange(t *testing.T) {
 	}
 	err = st.WithTx(ctx, func(tx *Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content_encoding, content)
-			VALUES ('e', 1, 'now', 'aa', 1, '{}', 'zstd', x'00')`)
+			VALUES ('e', 1, 'now', 'aa', 1, '{}', 'brotli', x'00')`)
 		return err
 	})
 	if err == nil {
@@ -190,5 +247,127 @@ func TestCompressorGivesTheSameMembersInAnyOrder(t *testing.T) {
 	z.Add(0, content.AppendPart(0, nil), func() {})
 	if _, err := z.Close(); err == nil {
 		t.Fatal("content with parts missing: no error")
+	}
+}
+
+// TestZstdMigrationKeepsStoredVersions applies 0022 (the datasets rebuild
+// that adds 'zstd' to content_encoding) to a database holding a ready
+// gzip version with its items and parts: the version reads back exactly,
+// stays immutable, and its items and parts still reference it.
+func TestZstdMigrationKeepsStoredVersions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gt.db")
+	w, err := sqlite.ApplyMigrations(ctx, path, migrationsFS(t), func(v int) bool { return v < 22 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := []byte("{\"id\":\"it_1\"}\n{\"id\":\"it_2\"}\n")
+	var member bytes.Buffer
+	zw := gzip.NewWriter(&member)
+	zw.Write(content)
+	zw.Close()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state)
+			VALUES ('old', 1, 'x', 'aa', 2, '{"m":1}', x'', 'gzip', 'staging')`, nil},
+		{`INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ('old', 1, 'it_1', 'h1'), ('old', 1, 'it_2', 'h2')`, nil},
+		{`INSERT INTO dataset_parts(name, version, seq, data) VALUES ('old', 1, 0, ?)`, []any{member.Bytes()}},
+		{`UPDATE datasets SET state = 'ready' WHERE name = 'old'`, nil},
+	} {
+		if _, err := w.ExecContext(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	w.Close()
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, got, manifest, err := st.DatasetFiles(ctx, "old", 1)
+	if err != nil || !bytes.Equal(got, content) || string(manifest) != `{"m":1}` || v.Count != 2 {
+		t.Fatalf("after the rebuild: %+v %q %q %v", v, got, manifest, err)
+	}
+	if hashes, err := st.DatasetRecordHashes(ctx, "old", 1); err != nil || len(hashes) != 2 || hashes["it_2"] != "h2" {
+		t.Fatalf("items after the rebuild: %v %v", hashes, err)
+	}
+	for _, q := range []string{
+		`UPDATE datasets SET message = 'x'`,
+		`DELETE FROM datasets`,
+		`INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ('old', 1, 'it_3', 'h3')`,
+		`DELETE FROM dataset_parts`,
+	} {
+		err := st.WithTx(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, q); return err })
+		if !errors.Is(err, ErrImmutable) {
+			t.Errorf("%s after the rebuild: got %v, want ErrImmutable", q, err)
+		}
+	}
+	err = st.WithTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ('none', 1, 'it_1', 'h')`)
+		return err
+	})
+	if err == nil {
+		t.Error("an item of no version accepted: foreign keys do not reach the rebuilt table")
+	}
+}
+
+// Decoding a version of many frames allocates in proportion to its size:
+// growing the output to each frame's exact size would copy what was
+// decoded so far once per frame (here some 30 times the content).
+func TestZstdContentOfManyFramesDecodesInLinearMemory(t *testing.T) {
+	const frames, frameSize = 64, 64 << 10
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < frames*frameSize; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	content := lines.Bytes()[:frames*frameSize] // compresses well: far more than a guess from the blob's size
+	z := NewCompressor(frames)
+	for i := range frames {
+		z.Add(i, content[i*frameSize:(i+1)*frameSize], func() {})
+	}
+	c, err := z.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := bytes.Join(c.members, nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := decodeContent(contentZstd, blob)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("round trip: %d bytes of %d, %v", len(got), len(content), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(content)) {
+		t.Errorf("decoding %d bytes in %d frames allocated %d bytes", len(content), frames, alloc)
+	}
+}
+
+// The size of zstd content is read from its frames' headers (a frame under
+// 256 bytes records none: its window, 1 KiB here, counts); a truncated or
+// foreign blob has none (and is streamed instead).
+func TestZstdContentSizeFromFrameHeaders(t *testing.T) {
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < 3*contentChunkSize+11; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund"}`+"\n", i)
+	}
+	for _, content := range [][]byte{{}, []byte("x\n"), bytes.Repeat([]byte{'a'}, contentChunkSize), lines.Bytes()} {
+		members, err := compressContent(bytesParts(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob := bytes.Join(members, nil)
+		if n, ok := zstdContentSize(blob); !ok || n < len(content) || n > len(content)+1<<10 {
+			t.Errorf("%d bytes in %d frames: size %d %v", len(content), len(members), n, ok)
+		}
+		if len(blob) > 8 {
+			if _, ok := zstdContentSize(blob[:len(blob)-1]); ok {
+				t.Errorf("%d bytes, truncated: a size", len(content))
+			}
+		}
+	}
+	if _, ok := zstdContentSize([]byte("not zstd at all")); ok {
+		t.Error("not zstd: a size")
 	}
 }

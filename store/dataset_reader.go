@@ -38,6 +38,12 @@ func (s *Store) DatasetContent(ctx context.Context, name string, version int) (i
 			return nil, fmt.Errorf("dataset %s@v%d: decompress content: %w", name, version, err)
 		}
 		return zr, nil
+	case contentZstd:
+		zr, err := newZstdReader(bytes.NewReader(blob))
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s@v%d: decompress content: %w", name, version, err)
+		}
+		return zr, nil
 	}
 	return nil, fmt.Errorf("dataset %s@v%d: content encoding %q is not known to this goldtrace", name, version, encoding)
 }

@@ -69,7 +69,7 @@ func (s *Store) stageDatasetVersion(ctx context.Context, name string, version in
 			return fmt.Errorf("%w: dataset %s is at v%d, cannot add v%d (another export ran meanwhile; retry)", ErrConflict, name, latest, version)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO datasets(name, version, created_at, sha256, count, manifest, content, content_encoding, state, heartbeat_at, writer)
-			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?, ?)`, name, version, s.now(), contentGzip, s.heartbeat(s.Now()), thisWriter())
+			VALUES (?, ?, ?, '', 0, '', x'', ?, 'staging', ?, ?)`, name, version, s.now(), contentZstd, s.heartbeat(s.Now()), thisWriter())
 		return err
 	})
 	if err != nil {
@@ -83,8 +83,8 @@ func (s *Store) stageDatasetVersion(ctx context.Context, name string, version in
 	return v, nil
 }
 
-// Complete writes the version's content (one dataset_parts row per gzip
-// member, in short transactions) and then, in one last statement, its row
+// Complete writes the version's content (one dataset_parts row per zstd
+// frame, in short transactions) and then, in one last statement, its row
 // with the manifest: it is 'ready' and immutable from then on (DatasetFiles
 // gives the bytes back exactly). A failure removes the version.
 func (v *StagedVersion) Complete(ctx context.Context, nv NewVersion) error {
@@ -153,19 +153,30 @@ func (s *Store) writeVersionItems(ctx context.Context, name string, version int,
 		done := 0
 		for start := from; start < len(ids) && (done == 0 || time.Now().Before(deadline)); start += datasetItemsPerInsert {
 			end := min(start+datasetItemsPerInsert, len(ids))
-			args := make([]any, 0, 4*(end-start))
+			// The name and version are bound once (?1, ?2), each row's id
+			// and hash after them: half the binds of four per row.
+			args := make([]any, 0, 2+2*(end-start))
+			args = append(args, name, version)
 			for _, id := range ids[start:end] {
-				args = append(args, name, version, id, hashes[id])
+				args = append(args, id, hashes[id])
 			}
-			query := `INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ` +
-				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", end-start), ",")
-			if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+			if _, err := tx.ExecContext(ctx, datasetItemsInsert(end-start), args...); err != nil {
 				return 0, fmt.Errorf("dataset %s@v%d items: %w", name, version, classify(err))
 			}
 			done += end - start
 		}
 		return done, nil
 	})
+}
+
+// datasetItemsInsert is the INSERT of n dataset_items rows of one version:
+// name ?1, version ?2, then each row's item id and record hash as bare
+// placeholders, which SQLite numbers 3, 4, 5… (each takes the number after
+// the highest so far). Numbering them all would cost SQLite a search of
+// its list of parameter names for each one bound.
+func datasetItemsInsert(n int) string {
+	return `INSERT INTO dataset_items(name, version, item_id, record_hash) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?1, ?2, ?, ?),", n), ",")
 }
 
 // completeVersion writes a staging version's content in short

@@ -271,6 +271,12 @@ func TestCorruptFileFailsCheckAndRefusesWrites(t *testing.T) {
 	if err != nil || len(problems) == 0 || problems[0].Kind != "integrity" {
 		t.Fatalf("check of a corrupt file: %v %v", problems, err)
 	}
+	for _, p := range problems {
+		// The invariants, read meanwhile, would read the damaged pages.
+		if p.Kind != "integrity" {
+			t.Errorf("check of a corrupt file lists %v beside its integrity problems", p)
+		}
+	}
 
 	st, err = Open(ctx, path)
 	if err != nil {

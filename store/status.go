@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -135,7 +134,9 @@ func (s *Store) computeStatus(ctx context.Context, q StatusQuery) (Status, error
 	}
 	scan, err := s.scanStatus(ctx, q.Batch, lead)
 	if lead {
-		err = errors.Join(err, <-disputesErr)
+		if derr := <-disputesErr; err == nil {
+			err = derr // one failure, said once (as scanStatus's)
+		}
 		out.Disputes = openDisputes
 	}
 	if err != nil {

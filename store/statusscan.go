@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -158,8 +157,12 @@ func (s *Store) scanStatus(ctx context.Context, batch string, withLabels bool) (
 		run(1, func() error { return s.scanBatches(ctx, &sc, batch, withLabels) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return sc, err
+	// The first failure: scans that fail together (the server gone) fail
+	// alike, and the status says it once.
+	for _, err := range errs {
+		if err != nil {
+			return sc, err
+		}
 	}
 	if sc.halves != nil {
 		sc.halves.join(&sc, names[0])

@@ -26,8 +26,8 @@ import (
 // labels (25k items × 2 reviewers, one in ten disputed; on SQLite, and on
 // PostgreSQL when GOLDTRACE_TEST_PG is set), `export` of 50k
 // gold items (a new version; a stored version's files written again),
-// `status --as lead` on 100k labels, and `sample --n 500 --by
-// tool` on the store of ~180k traces (543k candidates). Reported: wall
+// `status --as lead` and `check` on 100k labels, and `sample --n 500 --by
+// tool` and `check` on the store of ~180k traces (543k candidates). Reported: wall
 // and CPU seconds (user + system: on a shared machine wall time measures
 // the queue for the CPU too) and peak RSS of both, and the wall ratio
 // (before ÷ now). The reference build works on copies of the stores of
@@ -164,6 +164,19 @@ func BenchmarkWaitCLI(b *testing.B) {
 	b.Run("status_lead", func(b *testing.B) {
 		db := each(labeled)
 		compare(b, func(int) {}, func(i int) []string { return []string{"--db", db(i), "status", "--as", "carol"} })
+	})
+	b.Run("check_100k", func(b *testing.B) {
+		// The store of 100k labels with the versions export_50k left in it
+		// (each ~296 MB of JSONL, hashed by check).
+		db := each(labeled)
+		compare(b, func(int) {}, func(i int) []string { return []string{"--db", db(i), "check"} })
+	})
+	b.Run("check_1gb", func(b *testing.B) {
+		if os.Getenv("GOLDTRACE_WAIT_BENCH_SAMPLE") == "" {
+			b.Skip("set GOLDTRACE_WAIT_BENCH_SAMPLE to build the 1 GB store")
+		}
+		big := each(waitBenchBig(b, dir, bin))
+		compare(b, func(int) {}, func(i int) []string { return []string{"--db", big(i), "check"} })
 	})
 	b.Run("sample_500_by_tool", func(b *testing.B) {
 		if os.Getenv("GOLDTRACE_WAIT_BENCH_SAMPLE") == "" {

@@ -88,10 +88,17 @@ func (p *Piped) run(fn func(p *Piped) error) error {
 	}
 	if err != nil && p.conn.IsClosed() {
 		// database/sql discards a closed connection (ResetSession).
-		return errors.Join(err, driver.ErrBadConn)
+		return brokenConn{err}
 	}
 	return err
 }
+
+// brokenConn is the failure of a round on a connection that is closed:
+// database/sql sees driver.ErrBadConn (and discards the connection), a
+// person the failure's own one line.
+type brokenConn struct{ error }
+
+func (b brokenConn) Unwrap() []error { return []error{b.error, driver.ErrBadConn} }
 
 // Round sends stmts in one round trip (the first round beginning the
 // transaction before them) and reads their results: the first error ends
@@ -124,7 +131,14 @@ func (p *Piped) send(commit bool, stmts []Stmt) error {
 	p.rounds++
 	br := p.conn.SendBatch(p.ctx, &b)
 	err := results(br, head, stmts, commit)
-	if cerr := br.Close(); err == nil {
+	if cerr := br.Close(); err == nil && cerr != nil && commit {
+		// The server answered the commit: the transaction is stored,
+		// whatever ends the round after it (a server shutting down sends
+		// its FATAL before the round's end, and a reviewer who was told
+		// "not submitted" would submit again into "already submitted").
+		// The connection is done for.
+		p.conn.PgConn().Close(context.WithoutCancel(p.ctx))
+	} else if err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -235,7 +249,7 @@ func (d *DB) Read(ctx context.Context, stmts ...Stmt) error {
 			err = cerr
 		}
 		if err != nil && conn.IsClosed() {
-			err = errors.Join(err, driver.ErrBadConn)
+			err = brokenConn{err}
 		}
 		return d.explained(err)
 	})

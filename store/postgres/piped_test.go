@@ -1,0 +1,156 @@
+package postgres
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/goldtrace/goldtrace/internal/dberr"
+	"github.com/goldtrace/goldtrace/internal/pgtest"
+)
+
+// A server that shuts down (pg_ctl restart -m fast) just as a piped
+// transaction commits sends its FATAL after the commit's answer, in the
+// same round: the transaction is stored, so WithPiped says so, and the
+// pool goes on with a connection that works. (Said "failed", a reviewer's
+// screen retried the submit into "already submitted" and never moved on.)
+func TestPipedCommitAnsweredThenServerGoneIsCommitted(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var armed, fired atomic.Bool
+	u.Host = fatalAtCommitProxy(t, u.Host, true, &armed, &fired)
+	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	armed.Store(true)
+	err = db.WithPiped(ctx, func(p *Piped) error {
+		if err := p.Round(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{1, "first round"}}); err != nil {
+			return err
+		}
+		return p.Commit(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{2, "committing round"}})
+	})
+	if !fired.Load() {
+		t.Fatal("the proxy never saw the commit's answer: the case is not tried")
+	}
+	if err != nil {
+		t.Errorf("WithPiped after the server answered COMMIT, then went: %v; want nil (it is stored)", err)
+	}
+	direct, err := Open(ctx, dsn, Options{NoSchema: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	var n int
+	if err := direct.Reader().QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Fatalf("%d rows stored, want the transaction's 2", n)
+	}
+	// The connection the FATAL ended is not handed out again.
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM a`).Scan(&n); err != nil {
+		t.Errorf("a read after it: %v", err)
+	}
+}
+
+// A connection lost as the commit is answered, the answer with it: the
+// transaction may be stored or not, and WithPiped fails in one line that
+// says the database was unavailable (the caller finds out which: a
+// reviewer's submit, retried, finds its own label there).
+func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
+	ctx := context.Background()
+	u, err := url.Parse(pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var armed, fired atomic.Bool
+	u.Host = fatalAtCommitProxy(t, u.Host, false, &armed, &fired)
+	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	armed.Store(true)
+	err = db.WithPiped(ctx, func(p *Piped) error {
+		return p.Commit(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{1, "unanswered"}})
+	})
+	if !fired.Load() {
+		t.Fatal("the proxy never saw the commit's answer: the case is not tried")
+	}
+	if msg := fmt.Sprint(err); !errors.Is(err, dberr.ErrUnavailable) || strings.Contains(msg, "\n") || strings.Contains(msg, "driver:") ||
+		!strings.Contains(msg, "not accepting connections") {
+		t.Errorf("WithPiped whose commit went unanswered: %q, want one line saying the server is not accepting connections", msg)
+	}
+}
+
+// fatalAtCommitProxy listens on 127.0.0.1 and forwards to server; once
+// armed, at the first CommandComplete "COMMIT" from the server it sends
+// what a backend terminated by a fast shutdown sends (an ErrorResponse,
+// FATAL 57P01) after the commit's answer (after) or instead of it, drops
+// the rest and closes both sides.
+func fatalAtCommitProxy(t *testing.T, server string, after bool, armed, fired *atomic.Bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", server)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() {
+				defer c.Close()
+				defer s.Close()
+				r := bufio.NewReader(s)
+				for {
+					// Every message from the server: a type byte, then a
+					// length that counts itself.
+					head := make([]byte, 5)
+					if _, err := io.ReadFull(r, head); err != nil {
+						return
+					}
+					body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
+					if _, err := io.ReadFull(r, body); err != nil {
+						return
+					}
+					commit := head[0] == 'C' && string(body) == "COMMIT\x00" && armed.Load() && fired.CompareAndSwap(false, true)
+					if !commit || after {
+						if _, err := c.Write(append(head, body...)); err != nil {
+							return
+						}
+					}
+					if commit {
+						fields := "SFATAL\x00VFATAL\x00C57P01\x00Mterminating connection due to administrator command\x00\x00"
+						msg := binary.BigEndian.AppendUint32([]byte{'E'}, uint32(4+len(fields)))
+						_, _ = c.Write(append(msg, fields...))
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
