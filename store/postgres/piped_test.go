@@ -25,19 +25,9 @@ import (
 func TestPipedCommitAnsweredThenServerGoneIsCommitted(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var armed, fired atomic.Bool
-	u.Host = fatalAtCommitProxy(t, u.Host, true, &armed, &fired)
-	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, armed, fired := openBehindFatalAtCommit(t, dsn, true)
 	armed.Store(true)
-	err = db.WithPiped(ctx, func(p *Piped) error {
+	err := db.WithPiped(ctx, func(p *Piped) error {
 		if err := p.Round(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{1, "first round"}}); err != nil {
 			return err
 		}
@@ -73,19 +63,9 @@ func TestPipedCommitAnsweredThenServerGoneIsCommitted(t *testing.T) {
 // reviewer's submit, retried, finds its own label there).
 func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
 	ctx := context.Background()
-	u, err := url.Parse(pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var armed, fired atomic.Bool
-	u.Host = fatalAtCommitProxy(t, u.Host, false, &armed, &fired)
-	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, armed, fired := openBehindFatalAtCommit(t, pgtest.DSN(t), false)
 	armed.Store(true)
-	err = db.WithPiped(ctx, func(p *Piped) error {
+	err := db.WithPiped(ctx, func(p *Piped) error {
 		return p.Commit(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{1, "unanswered"}})
 	})
 	if !fired.Load() {
@@ -95,6 +75,25 @@ func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
 		!strings.Contains(msg, "not accepting connections") {
 		t.Errorf("WithPiped whose commit went unanswered: %q, want one line saying the server is not accepting connections", msg)
 	}
+}
+
+// openBehindFatalAtCommit opens the database at dsn through a
+// fatalAtCommitProxy (after: the FATAL follows the commit's answer), and
+// returns the proxy's switches: armed to arm it, fired once it has acted.
+func openBehindFatalAtCommit(t *testing.T, dsn string, after bool) (db *DB, armed, fired *atomic.Bool) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed, fired = new(atomic.Bool), new(atomic.Bool)
+	u.Host = fatalAtCommitProxy(t, u.Host, after, armed, fired)
+	db, err = Open(context.Background(), u.String(), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, armed, fired
 }
 
 // fatalAtCommitProxy listens on 127.0.0.1 and forwards to server; once
