@@ -103,53 +103,35 @@ func openBehindFatalAtCommit(t *testing.T, dsn string, after bool) (db *DB, arme
 // the rest and closes both sides.
 func fatalAtCommitProxy(t *testing.T, server string, after bool, armed, fired *atomic.Bool) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	ln := pgtest.Forward(t, server, func(c, s net.Conn) {
+		go func() { _, _ = io.Copy(s, c); s.Close() }()
+		defer c.Close()
+		defer s.Close()
+		r := bufio.NewReader(s)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			// Every message from the server: a type byte, then a length
+			// that counts itself.
+			head := make([]byte, 5)
+			if _, err := io.ReadFull(r, head); err != nil {
 				return
 			}
-			s, err := net.Dial("tcp", server)
-			if err != nil {
-				c.Close()
-				continue
+			body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
+			if _, err := io.ReadFull(r, body); err != nil {
+				return
 			}
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() {
-				defer c.Close()
-				defer s.Close()
-				r := bufio.NewReader(s)
-				for {
-					// Every message from the server: a type byte, then a
-					// length that counts itself.
-					head := make([]byte, 5)
-					if _, err := io.ReadFull(r, head); err != nil {
-						return
-					}
-					body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
-					if _, err := io.ReadFull(r, body); err != nil {
-						return
-					}
-					commit := head[0] == 'C' && string(body) == "COMMIT\x00" && armed.Load() && fired.CompareAndSwap(false, true)
-					if !commit || after {
-						if _, err := c.Write(append(head, body...)); err != nil {
-							return
-						}
-					}
-					if commit {
-						fields := "SFATAL\x00VFATAL\x00C57P01\x00Mterminating connection due to administrator command\x00\x00"
-						msg := binary.BigEndian.AppendUint32([]byte{'E'}, uint32(4+len(fields)))
-						_, _ = c.Write(append(msg, fields...))
-						return
-					}
+			commit := head[0] == 'C' && string(body) == "COMMIT\x00" && armed.Load() && fired.CompareAndSwap(false, true)
+			if !commit || after {
+				if _, err := c.Write(append(head, body...)); err != nil {
+					return
 				}
-			}()
+			}
+			if commit {
+				fields := "SFATAL\x00VFATAL\x00C57P01\x00Mterminating connection due to administrator command\x00\x00"
+				msg := binary.BigEndian.AppendUint32([]byte{'E'}, uint32(4+len(fields)))
+				_, _ = c.Write(append(msg, fields...))
+				return
+			}
 		}
-	}()
+	})
 	return ln.Addr().String()
 }
