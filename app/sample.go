@@ -253,39 +253,37 @@ func parseSampleTime(s string, upper bool) (time.Time, error) {
 
 // checkSampleStore rejects what would make the sample meaningless before it is
 // drawn: an empty store, a --by meta key no trace has, unknown reviewers.
-// items is a bound on the stored items (store.ItemRowsBound), 0 with --from.
-func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) (items int, err error) {
+func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) error {
 	if q.opts.From == "" {
 		n, err := st.ItemRowsBound(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		items = n
 		if n == 0 {
-			return 0, errors.New("the store has no items to sample: import traces first (goldtrace import FILE) or use --from FILE")
+			return errors.New("the store has no items to sample: import traces first (goldtrace import FILE) or use --from FILE")
 		}
 		if name, ok := strings.CutPrefix(q.opts.By, "meta."); ok {
 			has, err := st.HasMetaKey(ctx, name)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if !has {
 				keys, err := st.MetaKeys(ctx)
 				if err != nil {
-					return 0, err
+					return err
 				}
-				return 0, fmt.Errorf("--by %s: no stored trace has metadata %q (keys: %s)", q.opts.By, name, orNone(keys))
+				return fmt.Errorf("--by %s: no stored trace has metadata %q (keys: %s)", q.opts.By, name, orNone(keys))
 			}
 		}
 	}
 	missing, err := st.MissingUsers(ctx, q.opts.Reviewers)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if len(missing) > 0 {
 		users, err := st.Users(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		names := make([]string, len(users))
 		for i, u := range users {
@@ -293,12 +291,12 @@ func checkSampleStore(ctx context.Context, st *store.Store, q sampleQuery) (item
 		}
 		for _, m := range missing {
 			if near := suggest.Closest(m, names); near != "" {
-				return 0, fmt.Errorf("--reviewers: no user %q: did you mean %s? (users are %s)", m, near, strings.Join(names, ", "))
+				return fmt.Errorf("--reviewers: no user %q: did you mean %s? (users are %s)", m, near, strings.Join(names, ", "))
 			}
 		}
-		return 0, fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
+		return fmt.Errorf("--reviewers: unknown users %s (add them with goldtrace users add NAME --role reviewer)", strings.Join(missing, ", "))
 	}
-	return items, nil
+	return nil
 }
 
 func orNone(s []string) string {
@@ -311,14 +309,11 @@ func orNone(s []string) string {
 // planStoreSample draws the sample from the store and assigns reviewers,
 // writing nothing.
 func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (SamplePlan, error) {
-	items, err := checkSampleStore(ctx, st, q)
+	err := checkSampleStore(ctx, st, q)
 	if err != nil {
 		return SamplePlan{}, err
 	}
 	s := sampling.NewSampler(q.seed, q.opts.N, true)
-	// Sized for every item row, up to a few million (a store that lost
-	// most of its items has fewer: the set grows as needed past the cap).
-	s.Expect(min(items, 1<<22))
 	var ranking map[string]ranked
 	var judged *SampleJudge
 	unranked := 0
@@ -343,14 +338,7 @@ func planStoreSample(ctx context.Context, st *store.Store, q sampleQuery) (Sampl
 	}
 	f := store.CandidateFilter{Where: q.filter.Where, Since: q.filter.Since, Until: q.filter.Until, Turns: q.filter.Turns,
 		ExcludeSampled: q.opts.ExcludeSampled, By: by}
-	if q.opts.ExcludeSampled {
-		f.Sampled = s.Exclude // before the first row
-	}
-	err = st.ScanCandidateRuns(ctx, f, func(rows *store.CandidateRun) error {
-		s.OfferRows(rows)
-		return nil
-	})
-	if err != nil {
+	if err := st.DrawCandidates(ctx, f, s); err != nil {
 		return SamplePlan{}, err
 	}
 	sample, err := s.Result(q.opts.Alloc, q.opts.MinPer)

@@ -38,7 +38,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // traces holding sampled items and writes the batch, all or nothing, in
 // short transactions (store.CreateBatch).
 func runStreamSample(ctx context.Context, st *store.Store, q sampleQuery, sio SampleIO) (SamplePlan, error) {
-	if _, err := checkSampleStore(ctx, st, q); err != nil {
+	if err := checkSampleStore(ctx, st, q); err != nil {
 		return SamplePlan{}, err
 	}
 	name := q.opts.From

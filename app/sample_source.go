@@ -38,7 +38,7 @@ func sourceLayout(spec, format string) (string, error) {
 // (source.Sample), then imports only the traces holding sampled items and
 // writes the batch, with where it came from, all or nothing.
 func runSourceSample(ctx context.Context, st *store.Store, q sampleQuery) (SamplePlan, error) {
-	if _, err := checkSampleStore(ctx, st, q); err != nil {
+	if err := checkSampleStore(ctx, st, q); err != nil {
 		return SamplePlan{}, err
 	}
 	layout, err := sourceLayout(q.opts.From, q.opts.Format)

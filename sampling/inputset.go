@@ -111,21 +111,6 @@ func (s *inputSet) put(h, l uint64) {
 	s.hi[i], s.lo[i] = h, l
 }
 
-// touch reads the first slot each key would probe, so that a run of adds
-// finds them in the cache; the sum only keeps the reads from being left
-// out.
-func (s *inputSet) touch(keys []inputKey) uint64 {
-	if len(s.hi) == 0 {
-		return 0
-	}
-	mask := uint64(len(s.hi) - 1)
-	var sum uint64
-	for _, k := range keys {
-		sum += s.hi[k.hi&mask]
-	}
-	return sum
-}
-
 // lowerHexKey is the key of an input hash of 64 lowercase hex digits (as
 // trace.InputHash writes them); ok is false for any other hash.
 func lowerHexKey(h string) (k inputKey, ok bool) {

@@ -17,9 +17,10 @@ import (
 //
 // Deduplication: candidates with the same input hash count once.
 //   - Exact (NewSampler with ordered=true): candidates must be offered in
-//     Earlier order (the store scans them that way); the first copy of an
-//     input wins and later copies are dropped. This remembers the hashes of
-//     every distinct input (16 bytes each).
+//     Earlier order; the first copy of an input wins and later copies are
+//     dropped. This remembers the hashes of every distinct input (16 bytes
+//     each). A store scan gathers the copies in parts instead, each in any
+//     order, and draws the same (Part, AddCopy, OfferCopies, Join).
 //   - Streaming (ordered=false, for trace files in arbitrary order): memory
 //     stays bounded by the reservoirs. A copy of an input that is held in a
 //     reservoir replaces it when it is Earlier (moving strata if needed), so
@@ -30,25 +31,18 @@ import (
 //     were never held. Both differ from exact mode only when the duplicates
 //     of one input fall in different strata, or for the counts shown.
 type Sampler struct {
-	seed     int64
-	n        int
-	ordered  bool
-	strata   map[string]*reservoir
-	held     map[string]*entry // input hash -> its entry in a reservoir
-	seen     inputSet          // exact mode: the inputs met so far
+	seed    int64
+	n       int
+	ordered bool
+	strata  map[string]*reservoir
+	held    map[string]*entry // input hash -> its entry in a reservoir
+	copies  copies            // a part's inputs (AddCopy)
+	seen    inputSet          // exact mode: the inputs met so far
+	// exclHex holds the keys of the excluded hashes of 64 lowercase hex
+	// digits, excluded the others (Exclude).
 	excluded map[string]bool
-	// exclKeys holds the excluded inputs' keys: a store scan checks each
-	// row against them and the map only when one matches. exclHex holds
-	// those of the excluded hashes that are 64 lowercase hex digits, for
-	// the rows that come with their key and without their hash (KeyedRows).
-	exclKeys, exclHex inputSet
+	exclHex  inputSet
 
-	last *reservoir // the stratum OfferRow found last
-	// keys, hex and keyed are OfferRows' scratch; touched keeps its reads.
-	keys     []inputKey
-	hex      []bool
-	keyed    []bool
-	touched  uint64
 	priority map[string]uint8   // input hash → priority (Prioritize); nil: plain seeded order
 	prioHex  map[inputKey]uint8 // priority's hashes of 64 lowercase hex digits, by key
 	dups     int
@@ -94,31 +88,41 @@ func NewSampler(seed int64, n int, ordered bool) *Sampler {
 		strata: map[string]*reservoir{}, held: map[string]*entry{}}
 }
 
-// Expect presizes the duplicate set of an exact-mode sampler for about n
-// candidates, sparing regrowth on large scans.
+// Expect presizes an exact-mode sampler for about n candidates, sparing
+// regrowth on large scans: the set of inputs met for Offer, the table a Part
+// gathers copies in for AddCopy.
 func (s *Sampler) Expect(n int) {
 	if s.ordered && n > 0 {
 		s.seen.grow(n)
+		s.copies.expect(n)
 	}
 }
 
 // Exclude drops every candidate with one of these input hashes (inputs that
-// are already in a batch).
+// are already in a batch). A hash of 64 lowercase hex digits is kept as its
+// key, its first 128 bits, as the duplicate set tells inputs apart; any
+// other hash as it is.
 func (s *Sampler) Exclude(hashes []string) {
-	if s.excluded == nil {
-		s.excluded = make(map[string]bool, len(hashes))
-	}
 	// Sized once: growing a set re-places every key it holds.
-	s.exclKeys.grow(s.exclKeys.n + len(hashes))
 	s.exclHex.grow(s.exclHex.n + len(hashes))
 	for _, h := range hashes {
-		s.excluded[h] = true
-		k, _ := hashKey(h)
-		s.exclKeys.add(k)
 		if k, ok := lowerHexKey(h); ok {
 			s.exclHex.add(k)
+			continue
 		}
+		if s.excluded == nil {
+			s.excluded = map[string]bool{}
+		}
+		s.excluded[h] = true
 	}
+}
+
+// isExcluded reports whether an input hash is one Exclude was given.
+func (s *Sampler) isExcluded(inputHash string) bool {
+	if k, ok := lowerHexKey(inputHash); ok {
+		return s.exclHex.n > 0 && s.exclHex.has(k)
+	}
+	return s.excluded[inputHash]
 }
 
 // Prioritize makes the sampler draw inputs of higher priority first (by
@@ -141,102 +145,10 @@ func (s *Sampler) keyFor(k uint64, inputHash string) uint64 {
 	return prioritized(k, s.priority[inputHash])
 }
 
-// OfferRow is Offer for a store scan in Earlier order (exact mode): it
-// takes only the item's row, input hash (read during the call only) and
-// stratum, and allocates nothing for candidates it does not keep. The kept
-// candidates carry Row, Stratum and InputHash; the caller fills in the rest.
-func (s *Sampler) OfferRow(row int64, inputHash []byte, stratum string) {
-	if !s.ordered {
-		s.Offer(Candidate{Row: row, InputHash: string(inputHash), Stratum: stratum})
-		return
-	}
-	k, hex := hashKey(inputHash)
-	s.offerKeyed(row, inputHash, stratum, k, hex, false)
-}
-
-// Rows is a run of scanned rows, as OfferRows takes them: row i's item
-// row, input hash (read during the call only) and stratum.
-type Rows interface {
-	Len() int
-	Row(i int) (row int64, inputHash []byte, stratum string)
-}
-
-// KeyedRows are Rows of which some come with their input's key in place of
-// their input hash (a store reads the key from its index, 16 bytes instead
-// of 64): an exact-mode sampler draws from them what it would draw from
-// the same rows with their hashes (two inputs whose hashes share their
-// first 128 bits are one input to it either way).
-type KeyedRows interface {
-	Rows
-	// Key is row i's input key when its input hash is 64 lowercase hex
-	// digits: the hash's first and second 64 bits (ok is true, and Row's
-	// inputHash is not read).
-	Key(i int) (hi, lo uint64, ok bool)
-}
-
-// OfferRows is OfferRow for each of a run of rows in turn. It decodes the
-// rows' keys first and reads the places of the duplicate set they will
-// probe, so the memory reads of a run overlap instead of waiting one after
-// another (the set of a large store is far larger than the CPU's caches).
-func (s *Sampler) OfferRows(rows Rows) {
-	n := rows.Len()
-	if !s.ordered {
-		for i := range n {
-			s.OfferRow(rows.Row(i))
-		}
-		return
-	}
-	keyed, _ := rows.(KeyedRows)
-	s.keys, s.hex, s.keyed = s.keys[:0], s.hex[:0], s.keyed[:0]
-	for i := range n {
-		if keyed != nil {
-			if hi, lo, ok := keyed.Key(i); ok {
-				s.keys, s.hex, s.keyed = append(s.keys, inputKey{hi, lo}), append(s.hex, true), append(s.keyed, true)
-				continue
-			}
-		}
-		_, h, _ := rows.Row(i)
-		k, hex := hashKey(h)
-		s.keys, s.hex, s.keyed = append(s.keys, k), append(s.hex, hex), append(s.keyed, false)
-	}
-	s.seen.grow(s.seen.n + n) // no growth between the reads and the probes
-	s.touched += s.seen.touch(s.keys)
-	for i := range n {
-		row, h, stratum := rows.Row(i)
-		if s.keyed[i] {
-			h = nil
-		}
-		s.offerKeyed(row, h, stratum, s.keys[i], s.hex[i], s.keyed[i])
-	}
-}
-
-// offerKeyed is OfferRow once the input's key is known. A keyed row comes
-// without its hash (inputHash is nil): its input is told apart by the
-// key, the hash's first 128 bits, as the duplicate set tells all inputs
-// apart.
-func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inputKey, hex, keyed bool) {
-	if keyed {
-		if s.exclHex.n > 0 && s.exclHex.has(k) {
-			s.excl++
-			return
-		}
-	} else if s.exclKeys.n > 0 && s.exclKeys.has(k) && s.excluded[string(inputHash)] {
-		s.excl++
-		return
-	}
-	if !s.seen.add(k) {
-		s.dups++
-		return
-	}
-	r := s.last
-	if r == nil || r.name != stratum {
-		r = s.stratum(stratum)
-		s.last = r
-	}
-	r.available++
-	if s.n <= 0 {
-		return
-	}
+// draw keeps a new input in its stratum's reservoir r when its key is among
+// the n smallest there (r has counted it): the input of row, known by its
+// hash or, when keyed, by its key k alone (inputHash is then nil).
+func (s *Sampler) draw(r *reservoir, row int64, inputHash []byte, k inputKey, hex, keyed bool) {
 	var key uint64
 	if hex {
 		key = keyOf(s.seed, k.hi)
@@ -279,7 +191,7 @@ func (s *Sampler) offerKeyed(row int64, inputHash []byte, stratum string, k inpu
 
 // Offer considers one candidate.
 func (s *Sampler) Offer(c Candidate) {
-	if s.excluded[c.InputHash] {
+	if s.isExcluded(c.InputHash) {
 		s.excl++
 		return
 	}

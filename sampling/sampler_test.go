@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -206,35 +205,13 @@ func sortedIDs(s Sample) []string {
 	return out
 }
 
-// TestOfferRowMatchesOffer: the store's allocation-free path draws exactly
-// what Offer draws.
-func TestOfferRowMatchesOffer(t *testing.T) {
-	cands := population(500, []string{"a", "b", "c"})
-	cands = append(cands, Candidate{ItemID: "odd", TraceID: "tr_odd", Stratum: "a", InputHash: "not-hex"})
-	byRow := NewSampler(11, 40, true)
-	for i, c := range cands {
-		byRow.OfferRow(int64(i), []byte(c.InputHash), c.Stratum)
-	}
-	got, err := byRow.Result(AllocProportional, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := draw(t, cands, 11, 40, true, AllocProportional)
-	for i := range want.Items {
-		if cands[got.Items[i].Row].ItemID != want.Items[i].ItemID {
-			t.Fatalf("item %d: OfferRow drew %s, Offer %s", i, cands[got.Items[i].Row].ItemID, want.Items[i].ItemID)
-		}
-	}
-}
-
-// TestOfferRowPinned pins what the store's path draws from 30,000 rows with
-// copies (one in 17 repeats an earlier input, in its stratum or another),
-// inputs whose hash is not hex, and excluded inputs: the same seed must draw
-// the same rows in the same order in every release. The sampler is told to
-// expect fewer rows than it gets, and more, and nothing. The rows are
-// offered one by one with their hashes, and in runs with the keys of the
-// hashes of 64 lowercase hex digits in place of the hashes (KeyedRows, as
-// the store reads them): both draw the same.
+// TestOfferRowPinned pins what exact mode draws from 30,000 rows offered in
+// order with copies (one in 17 repeats an earlier input, in its stratum or
+// another), inputs whose hash is not hex, and excluded inputs: the same seed
+// must draw the same rows in the same order in every release. The sampler
+// is told to expect fewer rows than it gets, and more, and nothing.
+// TestOfferCopiesPinned draws the same from the rows gathered in parts, as
+// the store does.
 func TestOfferRowPinned(t *testing.T) {
 	strata := []string{"(none)", "(none)", "get_order", "refund", "search", "rare"}
 	hashes := make([]string, 30_000)
@@ -271,18 +248,12 @@ func TestOfferRowPinned(t *testing.T) {
 		{-3, 40, 0, AllocProportional, "bd9b9fd65cdf9289"},
 		{4, 50_000, 100_000, AllocProportional, "5bc7bc88d327b2b2"},
 	} {
-		for _, keyed := range []bool{false, true} {
+		{
 			s := NewSampler(tc.seed, tc.n, true)
 			s.Expect(tc.expect)
 			s.Exclude(excluded)
-			if keyed {
-				for start := 0; start < len(hashes); start += 1000 {
-					s.OfferRows(&testKeyedRows{hashes: hashes, start: start, end: min(start+1000, len(hashes)), stratum: stratumOf})
-				}
-			} else {
-				for i, h := range hashes {
-					s.OfferRow(int64(i), []byte(h), stratumOf(i))
-				}
+			for i, h := range hashes {
+				s.Offer(Candidate{Row: int64(i), InputHash: h, Stratum: stratumOf(i)})
 			}
 			got, err := s.Result(tc.mode, 1)
 			if err != nil {
@@ -290,9 +261,7 @@ func TestOfferRowPinned(t *testing.T) {
 			}
 			d := sha256.New()
 			for _, c := range got.Items {
-				// A keyed row's candidate carries its hash's first 32
-				// digits; the store reads the whole hash of the rows drawn.
-				if h := hashes[c.Row]; !strings.HasPrefix(h, c.InputHash) {
+				if h := hashes[c.Row]; h != c.InputHash {
 					t.Fatalf("row %d: input hash %q, want (a prefix of) %q", c.Row, c.InputHash, h)
 				}
 				fmt.Fprintln(d, c.Row, c.Stratum, hashes[c.Row])
@@ -302,83 +271,8 @@ func TestOfferRowPinned(t *testing.T) {
 			}
 			fmt.Fprintln(d, s.Duplicates(), s.Excluded(), got.Note)
 			if sum := hex.EncodeToString(d.Sum(nil))[:16]; sum != tc.want {
-				t.Errorf("keyed %v, seed %d, n %d, expect %d: digest %s, want %s (%d dups, %d excluded)", keyed, tc.seed, tc.n, tc.expect, sum, tc.want, s.Duplicates(), s.Excluded())
+				t.Errorf("seed %d, n %d, expect %d: digest %s, want %s (%d dups, %d excluded)", tc.seed, tc.n, tc.expect, sum, tc.want, s.Duplicates(), s.Excluded())
 			}
 		}
-	}
-}
-
-// testKeyedRows are rows start to end of hashes as a store scan hands
-// them over: the key of each hash of 64 lowercase hex digits, the others'
-// hashes.
-type testKeyedRows struct {
-	hashes     []string
-	start, end int
-	stratum    func(i int) string
-}
-
-func (r *testKeyedRows) Len() int { return r.end - r.start }
-
-func (r *testKeyedRows) Row(i int) (int64, []byte, string) {
-	row := r.start + i
-	h := []byte(r.hashes[row])
-	if _, _, ok := r.Key(i); ok {
-		h = nil
-	}
-	return int64(row), h, r.stratum(row)
-}
-
-func (r *testKeyedRows) Key(i int) (hi, lo uint64, ok bool) {
-	k, ok := lowerHexKey(r.hashes[r.start+i])
-	return k.hi, k.lo, ok
-}
-
-// TestOfferRowsKeyedMatchesHashes: rows handed over with their keys draw
-// what the same rows with their hashes draw, with inputs whose hashes are
-// hex but not lowercase among them (those come with their hashes), copies
-// across the two kinds, priorities and exclusions.
-func TestOfferRowsKeyedMatchesHashes(t *testing.T) {
-	hashes := make([]string, 6000)
-	for i := range hashes {
-		h := hashOf(fmt.Sprint("q", i%4500)) // a quarter are copies
-		if i%9 == 4 {
-			h = strings.ToUpper(h)
-		}
-		hashes[i] = h
-	}
-	stratum := func(i int) string { return []string{"a", "b", "c", "(none)"}[i*i%4] }
-	prio := map[string]uint8{}
-	for i := 0; i < len(hashes); i += 13 {
-		prio[hashes[i]] = uint8(i % 3)
-	}
-	draw := func(keyed bool) []string {
-		s := NewSampler(77, 90, true)
-		s.Prioritize(prio)
-		s.Exclude([]string{hashes[10], hashes[22], strings.ToUpper(hashes[31])})
-		if keyed {
-			for start := 0; start < len(hashes); start += 700 {
-				s.OfferRows(&testKeyedRows{hashes: hashes, start: start, end: min(start+700, len(hashes)), stratum: stratum})
-			}
-		} else {
-			for i, h := range hashes {
-				s.OfferRow(int64(i), []byte(h), stratum(i))
-			}
-		}
-		got, err := s.Result(AllocEqual, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := []string{fmt.Sprint(s.Duplicates(), s.Excluded())}
-		for _, c := range got.Items {
-			out = append(out, fmt.Sprint(c.Row, c.Stratum))
-		}
-		for _, st := range got.Strata {
-			out = append(out, fmt.Sprint(st))
-		}
-		return out
-	}
-	plain, keyed := draw(false), draw(true)
-	if !slices.Equal(plain, keyed) {
-		t.Errorf("keyed rows drew\n%v\nrows with hashes\n%v", keyed, plain)
 	}
 }

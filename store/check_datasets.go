@@ -164,25 +164,21 @@ func (d *contentDigest) unzstd(open func() error) error {
 		_, err = io.CopyBuffer(d.sum, zr, d.copy)
 		zr.Close()
 	}
-	if err == nil || d.parts.err != nil {
-		if d.parts.err != nil {
-			return d.parts.err
-		}
-		return nil
+	if d.parts.err != nil || err == nil {
+		return d.parts.err
 	}
 	d.parts.close()
 	if err := open(); err != nil {
 		return err
 	}
-	blob, rerr := io.ReadAll(&d.parts)
-	if rerr != nil {
-		return rerr
+	blob, err := io.ReadAll(&d.parts)
+	if err != nil {
+		return err
 	}
 	content, err := decodeZstd(blob)
 	if err != nil {
 		return err
 	}
-	d.sum.Reset()
 	_, err = d.sum.Write(content)
 	return err
 }

@@ -238,12 +238,7 @@ func wordedApart(t *testing.T, m []byte) []byte {
 // words, however the stored gzip members are cut or damaged.
 func TestCheckJudgesDatasetContentAsDatasetFilesReadsIt(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
-		ctx := context.Background()
-		var lines bytes.Buffer
-		for i := 0; lines.Len() < 200<<10; i++ {
-			fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund","n":%d}`+"\n", i, i*i)
-		}
-		content := lines.Bytes()
+		content := checkedContent()
 		half := len(content) / 2
 		a, b := gzipMember(t, content[:half]), gzipMember(t, content[half:])
 		whole := append(append([]byte{}, a...), b...)
@@ -268,43 +263,65 @@ func TestCheckJudgesDatasetContentAsDatasetFilesReadsIt(t *testing.T) {
 			{"header damaged", [][]byte{flip(a, 0), b}},
 			{"damage the two gzip decoders word apart", [][]byte{a, wordedApart(t, b)}},
 		}
+		members := make([][][]byte, len(cases))
 		for i, tc := range cases {
-			writeTestVersion(t, st, i+1, hexSHA256(content), 0, nil, tc.members)
+			members[i] = tc.members
 		}
-		got, err := st.Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []Problem
-		for i := range cases {
-			v := i + 1
-			_, whole, _, err := st.DatasetFiles(ctx, "d", v)
-			switch {
-			case err != nil:
-				want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: its content cannot be read (%v)", v, st.wrap("", err))})
-			case !bytes.Equal(whole, content):
-				want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: content hashes to %s, recorded %s", v, hexSHA256(whole)[:12], hexSHA256(content))})
-			}
-		}
-		if len(want) != len(cases)-3 { // all but the first three
-			t.Errorf("DatasetFiles read %d of the %d damaged versions", len(cases)-len(want), len(cases)-3)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("check found:\n%s\nwant (as DatasetFiles reads them):\n%s", problemLines(got), problemLines(want))
-		}
+		checkJudgesAsDatasetFiles(t, st, contentGzip, content, members)
 	})
+}
+
+// checkedContent is some 200 KB of JSON Lines for a version's content.
+func checkedContent() []byte {
+	var lines bytes.Buffer
+	for i := 0; lines.Len() < 200<<10; i++ {
+		fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund","n":%d}`+"\n", i, i*i)
+	}
+	return lines.Bytes()
+}
+
+// checkJudgesAsDatasetFiles stores content as versions 1, 2, … of d, one
+// for each list of parts in encoding, of which all but the first three
+// are damaged, and has check find in them what DatasetFiles, which reads
+// each whole, finds, in its words.
+func checkJudgesAsDatasetFiles(t *testing.T, st *Store, encoding string, content []byte, members [][][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	for i, m := range members {
+		dv := DatasetVersion{Name: "d", Version: i + 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: hexSHA256(content), RecordFormat: 2}
+		if i > 0 {
+			dv.ParentVersion = i
+		}
+		writeEncodedVersion(t, st, encoding, dv, nil, m)
+	}
+	got, err := st.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Problem
+	for i := range members {
+		v := i + 1
+		_, whole, _, err := st.DatasetFiles(ctx, "d", v)
+		switch {
+		case err != nil:
+			want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: its content cannot be read (%v)", v, st.wrap("", err))})
+		case !bytes.Equal(whole, content):
+			want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: content hashes to %s, recorded %s", v, hexSHA256(whole)[:12], hexSHA256(content))})
+		}
+	}
+	if len(want) != len(members)-3 { // all but the first three
+		t.Errorf("DatasetFiles read %d of the %d damaged versions", len(members)-len(want), len(members)-3)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("check found:\n%s\nwant (as DatasetFiles reads them):\n%s", problemLines(got), problemLines(want))
+	}
 }
 
 // Versions an export writes now are zstd frames: check streams them, and
 // judges and words a damaged one as DatasetFiles, which decodes it whole.
 func TestCheckJudgesZstdContentAsDatasetFilesReadsIt(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
-		ctx := context.Background()
-		var lines bytes.Buffer
-		for i := 0; lines.Len() < 200<<10; i++ {
-			fmt.Fprintf(&lines, `{"id":"it_%016x","expected_tool":"refund","n":%d}`+"\n", i, i*i)
-		}
-		content := lines.Bytes()
+		content := checkedContent()
 		half := len(content) / 2
 		a, b := compressed(t, content[:half]).members[0], compressed(t, content[half:]).members[0]
 		whole := append(append([]byte{}, a...), b...)
@@ -327,34 +344,11 @@ func TestCheckJudgesZstdContentAsDatasetFilesReadsIt(t *testing.T) {
 			{"garbage after the last frame", [][]byte{a, b, []byte("trailing")}},
 			{"magic damaged", [][]byte{flip(a, 0), b}},
 		}
+		members := make([][][]byte, len(cases))
 		for i, tc := range cases {
-			dv := DatasetVersion{Name: "d", Version: i + 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: hexSHA256(content), RecordFormat: 2}
-			if i > 0 {
-				dv.ParentVersion = i
-			}
-			writeEncodedVersion(t, st, contentZstd, dv, nil, tc.members)
+			members[i] = tc.members
 		}
-		got, err := st.Check(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []Problem
-		for i := range cases {
-			v := i + 1
-			_, whole, _, err := st.DatasetFiles(ctx, "d", v)
-			switch {
-			case err != nil:
-				want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: its content cannot be read (%v)", v, st.wrap("", err))})
-			case !bytes.Equal(whole, content):
-				want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: content hashes to %s, recorded %s", v, hexSHA256(whole)[:12], hexSHA256(content))})
-			}
-		}
-		if len(want) != len(cases)-3 { // all but the first three
-			t.Errorf("DatasetFiles read %d of the %d damaged versions", len(cases)-len(want), len(cases)-3)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("check found:\n%s\nwant (as DatasetFiles reads them):\n%s", problemLines(got), problemLines(want))
-		}
+		checkJudgesAsDatasetFiles(t, st, contentZstd, content, members)
 	})
 }
 

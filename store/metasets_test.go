@@ -201,26 +201,16 @@ func newAnswers(t *testing.T, st *Store) metaAnswers {
 	ctx := context.Background()
 	a := metaAnswers{Strata: map[string]map[int64]string{}, Where: map[string][]int64{}, Gold: map[string][]string{}, Has: map[string]bool{}}
 	for _, key := range append(slices.Clone(oddKeys), "user_id", "missing key") {
-		a.Strata[key] = map[int64]string{}
-		err := st.ScanCandidates(ctx, CandidateFilter{By: "meta." + key}, func(row int64, stratum string) error {
-			a.Strata[key][row] = stratum
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a.Strata[key] = scanRows(t, st, CandidateFilter{By: "meta." + key})
+		var err error
 		if a.Has[key], err = st.HasMetaKey(ctx, key); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, c := range whereCases() {
 		a.Where[c[0]+"="+c[1]] = []int64{}
-		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + c[0], Value: c[1]}}}, func(row int64, _ string) error {
+		for row := range scanRows(t, st, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + c[0], Value: c[1]}}}) {
 			a.Where[c[0]+"="+c[1]] = append(a.Where[c[0]+"="+c[1]], row)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 		slices.Sort(a.Where[c[0]+"="+c[1]])
 		other := oldMetadata(3)[c[0]]
@@ -367,17 +357,14 @@ func TestMetaKeysWithAnyCharacters(t *testing.T) {
 		t.Errorf("keys %q, %v; want %q", keys, err, want)
 	}
 	for i, key := range oddKeys {
-		var rows []int64
-		err := st.ScanCandidates(ctx, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + key, Value: oddValue(key)}}, By: "meta." + key},
-			func(row int64, stratum string) error {
-				if stratum != oddValue(key) {
-					t.Errorf("key %q: stratum %q", key, stratum)
-				}
-				rows = append(rows, row)
-				return nil
-			})
-		if err != nil || len(rows) != 1 {
-			t.Errorf("key %q: --where matched %d items (%v), want 1", key, len(rows), err)
+		rows := scanRows(t, st, CandidateFilter{Where: []sampling.Condition{{Key: "meta." + key, Value: oddValue(key)}}, By: "meta." + key})
+		for _, stratum := range rows {
+			if stratum != oddValue(key) {
+				t.Errorf("key %q: stratum %q", key, stratum)
+			}
+		}
+		if len(rows) != 1 {
+			t.Errorf("key %q: --where matched %d items, want 1", key, len(rows))
 		}
 		tr, err := st.Trace(ctx, fmt.Sprintf("t%d", i))
 		if err != nil || tr.Metadata[key] != oddValue(key) {

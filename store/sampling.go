@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -21,12 +22,7 @@ type CandidateFilter struct {
 	Since, Until   time.Time            // trace timestamp in [Since, Until); zero = open
 	Turns          string               // sampling.TurnsAll (or ""), sampling.TurnsCalls, sampling.TurnsNoCalls
 	ExcludeSampled bool                 // only items in no batch yet
-	// Sampled, with ExcludeSampled, is called once, from the scan's
-	// caller's goroutine before any row reaches it, with the input hashes
-	// of the items in a batch (SampledInputHashes, as often as items hold
-	// each): read in one pass with those items' rows, beside the scan.
-	Sampled func(inputHashes []string)
-	By      string // "", "tool" or "meta.NAME": the Stratum of each candidate
+	By             string               // "", "tool" or "meta.NAME": the Stratum of each candidate
 }
 
 // Candidate is one item sampling may draw: what it needs, not the trace.
@@ -46,83 +42,118 @@ type Candidate struct {
 // empty: it depends on the scan's filter).
 func (s *Store) CandidatesByRow(ctx context.Context, rowids []int64) (map[int64]Candidate, error) {
 	out := make(map[int64]Candidate, len(rowids))
-	const chunk = 500
-	for start := 0; start < len(rowids); start += chunk {
-		part := rowids[start:min(start+chunk, len(rowids))]
-		args := make([]any, len(part))
-		for i, r := range part {
-			args[i] = r
+	err := queryIn(ctx, s.r, `SELECT rowid, id, trace_id, turn, input_hash, ts_unix FROM items WHERE rowid IN (`, rowids, func(rows *sql.Rows) error {
+		var c Candidate
+		var ts sql.NullInt64
+		if err := rows.Scan(&c.Row, &c.ItemID, &c.TraceID, &c.Turn, &c.InputHash, &ts); err != nil {
+			return err
 		}
-		rows, err := s.r.QueryContext(ctx, `SELECT rowid, id, trace_id, turn, input_hash, ts_unix FROM items WHERE rowid IN (?`+
-			strings.Repeat(",?", len(part)-1)+`)`, args...)
+		c.TS, c.HasTS = ts.Int64, ts.Valid
+		out[c.Row] = c
+		return nil
+	})
+	return out, err
+}
+
+// queryIn runs query, which ends in "IN (", over keys, 500 at a time,
+// calling row for each row it reads.
+func queryIn[K any](ctx context.Context, db *sql.DB, query string, keys []K, row func(*sql.Rows) error) error {
+	const chunk = 500
+	for start := 0; start < len(keys); start += chunk {
+		part := keys[start:min(start+chunk, len(keys))]
+		args := make([]any, len(part))
+		for i, k := range part {
+			args[i] = k
+		}
+		rows, err := db.QueryContext(ctx, query+`?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for rows.Next() {
-			var c Candidate
-			var ts sql.NullInt64
-			if err := rows.Scan(&c.Row, &c.ItemID, &c.TraceID, &c.Turn, &c.InputHash, &ts); err != nil {
+			if err := row(rows); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
-			c.TS, c.HasTS = ts.Int64, ts.Valid
-			out[c.Row] = c
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// candidateQuery builds the scan for the items with (withTS) or without a
-// timestamp; each half is ordered by an index.
-func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
-	var args []any
-	stratum := `''`
-	with, join := "", ""
+// candidateScan is the scan DrawCandidates makes for a filter: the tools
+// whose rows it reads, one query per tool and slice, and how each row's
+// stratum is found.
+type candidateScan struct {
+	// query reads a tool's rows in a slice of time: its parameters are
+	// the tool, the least and greatest ts_unix, then args. Its columns are
+	// input_hi, input_lo, rowid, ts_unix and, with --by meta.NAME, metaset.
+	query string
+	// untimed reads a tool's rows without a timestamp: the same columns;
+	// its parameters are the tool, then args.
+	untimed      string
+	args         []any
+	since, until time.Time
+	columns      int
+	tools        []string
+	strata       []string
+	byTool       bool
+	// metaStrata is, with --by meta.NAME, the place in strata of each
+	// metaset's value (-1: not text), noMeta that of sampling.NoMetaValue.
+	metaStrata map[int64]int32
+	noMeta     int32
+	// perPart is about how many rows a part of the key range holds
+	// (rowsPerPart).
+	perPart int
+}
+
+// stratumOf is the place in strata of the stratum of a row of tool t with
+// these columns.
+func (c candidateScan) stratumOf(t int32, cols []driver.Value) (int32, error) {
 	switch {
-	case f.By == "":
-	case f.By == "tool":
-		stratum = `i.first_tool`
-	default:
-		if err := sampling.ValidKey(f.By); err != nil {
-			return "", nil, err
-		}
-		// The key's value in each metaset, read once; each item finds its
-		// own by the metaset its index entry carries.
-		with = `WITH stratum(metaset, value) AS MATERIALIZED (` + sqlMetasetsWith + `) `
-		stratum = `COALESCE(s.value, '` + sampling.NoMetaValue + `')`
-		join = ` LEFT JOIN stratum s ON s.metaset = i.metaset`
-		args = append(args, strings.TrimPrefix(f.By, "meta."))
+	case c.byTool:
+		return t, nil
+	case c.metaStrata == nil:
+		return 0, nil
 	}
+	if cols[4] == nil {
+		return c.noMeta, nil
+	}
+	m, ok := cols[4].(int64)
+	if !ok {
+		return 0, fmt.Errorf("metaset %v (%T): not a number", cols[4], cols[4])
+	}
+	i, ok := c.metaStrata[m]
+	switch {
+	case !ok:
+		return c.noMeta, nil
+	case i < 0:
+		return 0, fmt.Errorf("metaset %d: its value is not text", m)
+	}
+	return i, nil
+}
+
+// candidateScan checks f and builds its scan, reading the tools (and with
+// --by meta.NAME, the key's values) it needs.
+func (s *Store) candidateScan(ctx context.Context, f CandidateFilter) (candidateScan, error) {
+	var c candidateScan
 	var where []string
-	if withTS {
-		where = append(where, `i.ts_unix IS NOT NULL`)
-	} else {
-		where = append(where, `i.ts_unix IS NULL`)
-	}
-	for _, c := range f.Where {
-		if err := sampling.ValidKey(c.Key); err != nil {
-			return "", nil, err
+	var only []string // --where tool=NAME
+	for _, w := range f.Where {
+		if err := sampling.ValidKey(w.Key); err != nil {
+			return c, err
 		}
-		if c.Key == "tool" {
-			where = append(where, `i.first_tool = ?`)
-			args = append(args, c.Value)
+		if w.Key == "tool" {
+			only = append(only, w.Value)
 			continue
 		}
 		where = append(where, `i.metaset IN (SELECT metaset FROM (`+sqlMetasetsWith+`) mv WHERE value = ?)`)
-		args = append(args, strings.TrimPrefix(c.Key, "meta."), c.Value)
+		c.args = append(c.args, strings.TrimPrefix(w.Key, "meta."), w.Value)
 	}
-	if !f.Since.IsZero() {
-		where = append(where, `i.ts_unix >= ?`)
-		args = append(args, f.Since.Unix())
-	}
-	if !f.Until.IsZero() {
-		where = append(where, `i.ts_unix < ?`)
-		args = append(args, f.Until.Unix())
-	}
+	// --since and --until bound each tool's slices of time (candidateUnits).
+	c.since, c.until = f.Since, f.Until
 	switch f.Turns {
 	case "", sampling.TurnsAll:
 	case sampling.TurnsCalls:
@@ -130,23 +161,98 @@ func candidateQuery(f CandidateFilter, withTS bool) (string, []any, error) {
 	case sampling.TurnsNoCalls:
 		where = append(where, `i.n_calls = 0`)
 	default:
-		return "", nil, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, sampling.TurnsCalls, sampling.TurnsNoCalls, sampling.TurnsAll)
+		return c, fmt.Errorf("turns %q: must be %s, %s or %s", f.Turns, sampling.TurnsCalls, sampling.TurnsNoCalls, sampling.TurnsAll)
 	}
-	// f.ExcludeSampled: the scan leaves out the items in a batch
-	// (inBatch); items_sampling does not hold the status, so that a
-	// batch or a label does not rewrite its entries.
-	order := `i.ts_unix, i.trace_id, i.turn`
-	if !withTS {
-		order = `i.trace_id, i.turn`
+	cols := `i.input_hi, i.input_lo, i.rowid, i.ts_unix`
+	c.columns = 4
+	switch {
+	case f.By == "":
+		c.strata = []string{""}
+	case f.By == "tool":
+		c.byTool = true
+	default:
+		if err := sampling.ValidKey(f.By); err != nil {
+			return c, err
+		}
+		cols += `, i.metaset`
+		c.columns = 5
+		if err := s.metaStrata(ctx, &c, strings.TrimPrefix(f.By, "meta.")); err != nil {
+			return c, err
+		}
 	}
-	// INDEXED BY: the covering index yields the rows already in order; left
-	// to itself the planner may pick items_status and sort a million rows.
-	// The input's key (input_hi, input_lo), not its hash: the reader
-	// looks up the hash of a row whose key is 0 (readCandidateRows).
-	q := with + `SELECT i.rowid, i.input_hi, i.input_lo, ` + stratum +
-		` FROM items i INDEXED BY items_sampling` + join +
-		` WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + order
-	return q, args, nil
+	filter := ""
+	for _, w := range where {
+		filter += ` AND ` + w
+	}
+	// INDEXED BY: the covering index holds each tool's rows by time; left
+	// to itself the planner may pick another index and read the table.
+	from := `SELECT ` + cols + ` FROM items i INDEXED BY items_sampling WHERE i.first_tool = ?`
+	c.query = from + ` AND i.ts_unix >= ? AND i.ts_unix <= ?` + filter
+	c.untimed = from + ` AND i.ts_unix IS NULL` + filter
+	switch {
+	case len(only) > 0:
+		// Every --where tool= must hold: one tool, or none.
+		c.tools = only[:1]
+		for _, t := range only[1:] {
+			if t != only[0] {
+				c.tools = nil
+			}
+		}
+	default:
+		// Each tool found by a seek in the index from the one before.
+		tools, err := queryStrings(ctx, s.r, `WITH RECURSIVE t(name) AS (SELECT min(first_tool) FROM items
+			UNION ALL SELECT (SELECT min(first_tool) FROM items WHERE first_tool > t.name) FROM t WHERE t.name IS NOT NULL)
+			SELECT name FROM t WHERE name IS NOT NULL`)
+		if err != nil {
+			return c, fmt.Errorf("scan candidates: %w", err)
+		}
+		c.tools = tools
+	}
+	if c.byTool {
+		c.strata = c.tools
+	}
+	return c, nil
+}
+
+// metaStrata reads the values metadata key name has in each metaset as
+// c's strata.
+func (s *Store) metaStrata(ctx context.Context, c *candidateScan, name string) error {
+	rows, err := s.r.QueryContext(ctx, sqlMetasetsWith, name)
+	if err != nil {
+		return fmt.Errorf("scan candidates: %w", err)
+	}
+	defer rows.Close()
+	c.metaStrata = map[int64]int32{}
+	place := map[string]int32{}
+	at := func(v string) int32 {
+		i, ok := place[v]
+		if !ok {
+			i = int32(len(c.strata))
+			c.strata = append(c.strata, v)
+			place[v] = i
+		}
+		return i
+	}
+	c.noMeta = at(sampling.NoMetaValue)
+	for rows.Next() {
+		var m int64
+		var v any
+		if err := rows.Scan(&m, &v); err != nil {
+			return fmt.Errorf("scan candidates: %w", err)
+		}
+		switch t, ok := text(v); {
+		case v == nil:
+			c.metaStrata[m] = c.noMeta
+		case ok:
+			c.metaStrata[m] = at(t)
+		default:
+			c.metaStrata[m] = -1
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan candidates: %w", err)
+	}
+	return nil
 }
 
 // SampledInputHashes lists the input hashes of every item already in a
@@ -331,31 +437,15 @@ func (s *Store) Batches(ctx context.Context) ([]BatchSummary, error) {
 // InputHashes maps each of these item ids that exists to its input hash.
 func (s *Store) InputHashes(ctx context.Context, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
-	const chunk = 500
-	for start := 0; start < len(ids); start += chunk {
-		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
+	err := queryIn(ctx, s.r, `SELECT id, input_hash FROM items WHERE id IN (`, ids, func(rows *sql.Rows) error {
+		var id, h string
+		if err := rows.Scan(&id, &h); err != nil {
+			return err
 		}
-		rows, err := s.r.QueryContext(ctx, `SELECT id, input_hash FROM items WHERE id IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id, h string
-			if err := rows.Scan(&id, &h); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = h
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		out[id] = h
+		return nil
+	})
+	return out, err
 }
 
 // inputKeys is what items.input_hi and input_lo hold for an input hash:

@@ -102,9 +102,9 @@ func TestInputKeysMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	// The migration in_batch, which follows, says so too.
-	if len(told) != 2 || !strings.Contains(told[0], path) || !strings.Contains(told[0], "_input_keys.sql") || !strings.Contains(told[0], "sampling index") ||
-		!strings.Contains(told[1], "_in_batch.sql") {
+	// The migrations in_batch and sampling_by_tool, which follow, say so too.
+	if len(told) != 3 || !strings.Contains(told[0], path) || !strings.Contains(told[0], "_input_keys.sql") || !strings.Contains(told[0], "sampling index") ||
+		!strings.Contains(told[1], "_in_batch.sql") || !strings.Contains(told[2], "_sampling_by_tool.sql") {
 		t.Errorf("told %q, want one line for each migration, naming the database, the migration and what it does", told)
 	}
 	var flagged int
@@ -117,8 +117,7 @@ func TestInputKeysMigration(t *testing.T) {
 	}
 	fresh.Close()
 	checkKeys(t, st, len(hashes))
-	// A scan reads the key, and the hash of an item without one; it is
-	// handed the hashes of the items in a batch before any row.
+	// A scan reads every item, the hash of those without a key.
 	stored := map[int64]string{}
 	all, err := st.r.QueryContext(ctx, `SELECT rowid, input_hash, status FROM items`)
 	if err != nil {
@@ -134,55 +133,45 @@ func TestInputKeysMigration(t *testing.T) {
 		stored[row], inBatch[row] = h, status != "new"
 	}
 	all.Close()
-	var rows, keyed, odd int
-	var sampled [][]string
-	f := CandidateFilter{ExcludeSampled: true, Sampled: func(hashes []string) {
-		if rows > 0 {
-			t.Error("the in-batch hashes came after the first rows")
-		}
-		sampled = append(sampled, hashes)
-	}}
-	err = st.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
-		for i := range c.Len() {
-			rows++
-			row, h, _ := c.Row(i)
-			if inBatch[row] {
-				t.Errorf("row %d is in a batch", row)
-			}
-			if _, _, ok := c.Key(i); ok {
-				keyed++
-			} else if hi, lo := inputKeys(string(h)); hi != 0 || lo != 0 {
-				t.Errorf("row %d: no key for hash %q", row, h)
-			} else {
-				odd++
-				if string(h) != stored[row] {
-					t.Errorf("row %d: hash %q, stored %q", row, h, stored[row])
-				}
-			}
-		}
-		return nil
-	})
+	if rows := scanRows(t, st, CandidateFilter{}); len(rows) != len(hashes) {
+		t.Errorf("scanned %d rows, want %d", len(rows), len(hashes))
+	}
+	// Drawing everything: every item not in a batch is drawn, a
+	// duplicate or excluded (every third item is in a batch, status
+	// 'sampled'); the hashes without a key are drawn with their hash.
+	s := sampling.NewSampler(1, 1000, true)
+	if err := st.DrawCandidates(ctx, CandidateFilter{ExcludeSampled: true}, s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Result(sampling.AllocProportional, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every third item is in a batch (status 'sampled'): left out.
-	if want := len(hashes) - len(hashes)/3; rows != want {
-		t.Errorf("scanned %d rows, want %d (the items not in a batch)", rows, want)
+	if want := len(hashes) - len(hashes)/3; len(got.Items)+s.Duplicates()+s.Excluded() != want {
+		t.Errorf("drew %d, %d duplicates, %d excluded: want %d in all (the items not in a batch)", len(got.Items), s.Duplicates(), s.Excluded(), want)
 	}
-	if keyed == 0 || odd == 0 {
-		t.Errorf("%d rows with a key, %d without: want both", keyed, odd)
+	odd := 0
+	for _, c := range got.Items {
+		if inBatch[c.Row] {
+			t.Errorf("row %d is in a batch", c.Row)
+		}
+		if hi, lo := inputKeys(stored[c.Row]); hi == 0 && lo == 0 {
+			odd++
+			if c.InputHash != stored[c.Row] {
+				t.Errorf("row %d: hash %q, stored %q", c.Row, c.InputHash, stored[c.Row])
+			}
+		}
 	}
-	if len(sampled) != 1 || len(sampled[0]) != len(hashes)/3 {
-		t.Errorf("in-batch hashes handed %d times (%v), want once, %d of them", len(sampled), sampled, len(hashes)/3)
+	if odd == 0 {
+		t.Error("no item without a key drawn")
 	}
 	// And when no item matches.
-	sampled, rows = nil, 0
-	f.Where = []sampling.Condition{{Key: "tool", Value: "no such tool"}}
-	if err := st.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error { rows += c.Len(); return nil }); err != nil {
+	s = sampling.NewSampler(1, 1000, true)
+	if err := st.DrawCandidates(ctx, CandidateFilter{ExcludeSampled: true, Where: []sampling.Condition{{Key: "tool", Value: "no such tool"}}}, s); err != nil {
 		t.Fatalf("a scan matching nothing: %v", err)
 	}
-	if rows != 0 || len(sampled) != 1 || len(sampled[0]) != len(hashes)/3 {
-		t.Errorf("a scan matching nothing: %d rows, in-batch hashes handed %d times, want 0 and once", rows, len(sampled))
+	if got, _ := s.Result(sampling.AllocProportional, 1); len(got.Items) != 0 {
+		t.Errorf("a scan matching nothing drew %d", len(got.Items))
 	}
 }
 

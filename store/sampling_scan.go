@@ -7,117 +7,464 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/goldtrace/goldtrace/sampling"
 )
 
-// ScanCandidates calls fn with the row and stratum of every item matching
-// f, in the order that decides duplicates (sampling.Earlier): items with a
-// timestamp by (timestamp, trace id, turn), then items without one by
-// (trace id, turn). It reads one covering index (and items_status for
-// f.ExcludeSampled; the item row of an item whose input hash has no key,
-// see the input_keys migration). CandidatesByRow fills in the rest for the
-// few rows kept.
+// DrawCandidates offers smp (an exact-mode sampler, sampling.NewSampler
+// with ordered true) every item matching f, grouped by f.By, and with
+// f.ExcludeSampled leaves out the items in a batch and has smp exclude
+// their inputs (sampling.Sampler.Exclude). smp then draws what it would
+// from the items offered one by one in Earlier order.
 //
-// Reading the rows is most of a sample's time, so it runs beside fn: the
-// timestamped items are read in parts (slices of their time span), the
-// items without a timestamp in a last part, by two readers on read
-// connections of their own, each taking the next part not yet taken, while
-// fn runs on the caller's goroutine over the rows read so far, part by
-// part, held until fn gets to them. fn sees every row, in order, from one
-// goroutine.
-func (s *Store) ScanCandidates(ctx context.Context, f CandidateFilter, fn func(row int64, stratum string) error) error {
-	return s.ScanCandidateRuns(ctx, f, func(c *CandidateRun) error {
-		for i := range c.Len() {
-			row, _, stratum := c.Row(i)
-			if err := fn(row, stratum); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// ScanCandidateRuns is ScanCandidates handing fn the rows a run at a time
-// (up to a few thousand, valid during the call) with their inputs' keys
-// (sampling.KeyedRows): a sampler can then look ahead within a run
-// (sampling.Sampler.OfferRows).
-func (s *Store) ScanCandidateRuns(ctx context.Context, f CandidateFilter, fn func(*CandidateRun) error) error {
-	spans, err := s.candidateSpans(ctx, f)
+// It reads the covering index items_sampling, which is ordered by first
+// tool, then time: one query per tool and slice of its time span, so that
+// the tool is a parameter rather than a column each row hands over (what
+// a row costs is mostly its columns), and the index is written in time
+// order as traces are imported. candidateReaders readers take the next
+// slice not yet taken, each on a read connection of its own, and put each
+// row with the others of its part of the input key's range. Then each
+// part, all the copies of its inputs together, is gathered by a part of
+// smp (sampling.Sampler.Part), two at a time, which keeps the earliest
+// copy of each input; smp joins the parts at the end. The hash of a row
+// without a key (input_hi and input_lo 0, see the input_keys migration)
+// is read, and the row goes to the part of the key the sampler gives it.
+func (s *Store) DrawCandidates(ctx context.Context, f CandidateFilter, smp *sampling.Sampler) error {
+	scan, err := s.candidateScan(ctx, f)
 	if err != nil {
 		return err
 	}
-	var parts []candidatePart
-	for _, h := range spans {
-		q, args, err := candidateQuery(h, true)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, candidatePart{q, args})
-	}
-	q, args, err := candidateQuery(f, false)
-	if err != nil {
-		return err
-	}
-	parts = append(parts, candidatePart{q, args})
-	if !f.ExcludeSampled {
-		return s.scanParts(ctx, parts, fn)
-	}
-	// The items in a batch are read beside the first parts' rows, and
-	// left out of the runs on fn's goroutine.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	inBatch := make(chan inBatchItems, 1)
-	go func() {
-		var b inBatchItems
-		b.rows, b.hashes, b.err = s.inBatch(ctx)
-		inBatch <- b
-	}()
+	// The items in a batch are read beside the rows, which wait for them
+	// before they are gathered.
+	ready := make(chan struct{})
 	var skip *rowSet
-	ready := false
-	wait := func() error {
-		ready = true
-		b := <-inBatch
-		if b.err != nil {
-			return b.err
-		}
-		skip = b.rows
-		if f.Sampled != nil {
-			f.Sampled(b.hashes)
-		}
-		return nil
+	var inBatchErr error
+	if f.ExcludeSampled {
+		go func() {
+			defer close(ready)
+			var hashes []string
+			skip, hashes, inBatchErr = s.inBatch(ctx)
+			if inBatchErr == nil {
+				smp.Exclude(hashes)
+			}
+		}()
+	} else {
+		close(ready)
 	}
-	err = s.scanParts(ctx, parts, func(c *CandidateRun) error {
-		if !ready {
-			if err := wait(); err != nil {
+	units, err := s.candidateUnits(ctx, scan)
+	if err == nil {
+		scan.perPart, err = s.rowsPerPart(ctx)
+	}
+	var read [candidateReaders]*candidateRead
+	if err == nil {
+		read, err = s.readUnits(ctx, scan, units)
+	}
+	var odd [candidateParts][]unkeyedCopy
+	if err == nil {
+		odd, err = s.unkeyedCandidates(ctx, read)
+	}
+	<-ready
+	if err == nil {
+		err = inBatchErr
+	}
+	if err != nil {
+		return err
+	}
+	var next atomic.Int64
+	var mu sync.Mutex
+	errs := make([]error, candidateReaders)
+	var wg sync.WaitGroup
+	for w := range candidateReaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var part *sampling.Sampler
+			for ctx.Err() == nil {
+				p := int(next.Add(1) - 1)
+				if p >= candidateParts {
+					break
+				}
+				if part == nil {
+					part = smp.Part()
+					part.Expect(scan.perPart)
+				}
+				if err := s.gatherPart(ctx, scan, part, read, p, skip, odd[p]); err != nil {
+					errs[w] = err
+					cancel()
+					return
+				}
+			}
+			if part != nil && ctx.Err() == nil {
+				mu.Lock()
+				smp.Join(part)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// firstError is the first error that is not a cancellation, else the first.
+func firstError(errs []error) error {
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// candidateParts is how many parts of the input key's range the rows are
+// gathered in: several per reader, so that the readers share the work to
+// the end, and each part's table stays small.
+const candidateParts = 8
+
+// candidateReaders is how many slices are read, and parts gathered, at
+// once.
+const candidateReaders = 2
+
+// candidateSlices is how many slices of its time span each tool's rows
+// are read in.
+const candidateSlices = 8
+
+// partOf is the part of the input key's range that a key whose first 64
+// bits are hi falls in.
+func partOf(hi uint64) int { return int(hi >> 61) }
+
+// candidateUnit is one query of a scan: a tool's rows in a slice of time
+// (from to through, both included), or its rows without a timestamp
+// (untimed).
+type candidateUnit struct {
+	tool     int32
+	untimed  bool
+	from, to int64
+}
+
+// candidateUnits splits each tool's rows into slices of its time span
+// (within --since and --until), found by a seek at each end of the tool's
+// rows in the index, and its rows without a timestamp (none with --since
+// or --until).
+func (s *Store) candidateUnits(ctx context.Context, scan candidateScan) ([]candidateUnit, error) {
+	var units []candidateUnit
+	for t, tool := range scan.tools {
+		var lo, hi sql.NullInt64
+		q := `SELECT ts_unix FROM items INDEXED BY items_sampling WHERE first_tool = ? AND ts_unix IS NOT NULL ORDER BY ts_unix`
+		if err := s.r.QueryRowContext(ctx, q+` LIMIT 1`, tool).Scan(&lo); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("scan candidates: %w", err)
+		}
+		if err := s.r.QueryRowContext(ctx, q+` DESC LIMIT 1`, tool).Scan(&hi); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("scan candidates: %w", err)
+		}
+		if scan.since.IsZero() && scan.until.IsZero() {
+			units = append(units, candidateUnit{tool: int32(t), untimed: true})
+		}
+		if !lo.Valid || !hi.Valid {
+			continue
+		}
+		from, to := lo.Int64, hi.Int64
+		if !scan.since.IsZero() {
+			from = max(from, scan.since.Unix())
+		}
+		if !scan.until.IsZero() {
+			to = min(to, scan.until.Unix()-1)
+		}
+		if from > to {
+			continue
+		}
+		span := uint64(to - from) // may not fit an int64
+		for i := uint64(0); i < candidateSlices; i++ {
+			a := from + int64(span/candidateSlices*i)
+			b := from + int64(span/candidateSlices*(i+1)) - 1
+			if i == candidateSlices-1 {
+				b = to
+			}
+			if a <= b {
+				units = append(units, candidateUnit{tool: int32(t), from: a, to: b})
+			}
+		}
+	}
+	return units, nil
+}
+
+// candidateRead is what one reader read: each part's rows, and the rows
+// without a key.
+type candidateRead struct {
+	parts [candidateParts]candidateRows
+	odd   candidateRows
+}
+
+// candidateRows are rows as read, before any is gathered: each row's
+// input key, item row, timestamp and stratum.
+type candidateRows struct {
+	keys    [][2]uint64
+	rows    []int64
+	ts      []int64
+	hasTS   []bool
+	stratum []int32
+}
+
+func (b *candidateRows) add(hi, lo uint64, row, ts int64, hasTS bool, stratum int32) {
+	b.keys = append(b.keys, [2]uint64{hi, lo})
+	b.rows, b.ts, b.hasTS = append(b.rows, row), append(b.ts, ts), append(b.hasTS, hasTS)
+	b.stratum = append(b.stratum, stratum)
+}
+
+func (b *candidateRows) grow(n int) {
+	b.keys, b.rows, b.ts = make([][2]uint64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
+	b.hasTS, b.stratum = make([]bool, 0, n), make([]int32, 0, n)
+}
+
+// rowsPerPart is about how many rows a part holds when every item matches
+// (the items spread evenly over the key range), within bounds: what the
+// buffers and tables are sized for.
+func (s *Store) rowsPerPart(ctx context.Context) (int, error) {
+	n, err := s.ItemRowsBound(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("scan candidates: %w", err)
+	}
+	return min(n/candidateParts*9/8+1024, 1<<20), nil
+}
+
+// readUnits reads the units, candidateReaders at a time, each reader
+// taking the next unit not yet taken.
+func (s *Store) readUnits(ctx context.Context, scan candidateScan, units []candidateUnit) ([candidateReaders]*candidateRead, error) {
+	var read [candidateReaders]*candidateRead
+	var next atomic.Int64
+	errs := make([]error, candidateReaders)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for w := range candidateReaders {
+		r := &candidateRead{}
+		for p := range r.parts {
+			r.parts[p].grow(scan.perPart / candidateReaders)
+		}
+		read[w] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = s.bulkScan(ctx, func() error { return s.readUnitsOn(ctx, scan, units, &next, r) })
+			if errs[w] != nil {
+				cancel() // the other reader stops at its next row
+			}
+		}()
+	}
+	wg.Wait()
+	return read, firstError(errs)
+}
+
+// readUnitsOn reads the next unit not yet taken into r until none is left,
+// on one read connection. It reads through the driver's own rows, as
+// database/sql would but without its locking and conversion for every
+// value, with one statement for each kind of unit.
+func (s *Store) readUnitsOn(ctx context.Context, scan candidateScan, units []candidateUnit, next *atomic.Int64, r *candidateRead) error {
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("scan candidates: %w", err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("the %T driver cannot prepare", dc)
+		}
+		var timed, untimed driver.StmtQueryContext
+		for _, q := range []struct {
+			text string
+			stmt *driver.StmtQueryContext
+		}{{scan.query, &timed}, {scan.untimed, &untimed}} {
+			stmt, err := pc.PrepareContext(ctx, q.text)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			if *q.stmt, ok = stmt.(driver.StmtQueryContext); !ok {
+				return fmt.Errorf("the %T driver cannot query", stmt)
+			}
+		}
+		dest := make([]driver.Value, scan.columns)
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(units) || ctx.Err() != nil {
+				return ctx.Err()
+			}
+			u := units[i]
+			args := []driver.NamedValue{{Ordinal: 1, Value: scan.tools[u.tool]}}
+			q := untimed
+			if !u.untimed {
+				q = timed
+				args = append(args, driver.NamedValue{Ordinal: 2, Value: u.from}, driver.NamedValue{Ordinal: 3, Value: u.to})
+			}
+			for _, a := range scan.args {
+				args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: a})
+			}
+			if err := readUnitRows(ctx, q, args, dest, scan, u.tool, r); err != nil {
 				return err
 			}
 		}
-		if c.leaveOut(skip); c.Len() == 0 {
-			return nil
-		}
-		return fn(c)
 	})
-	if !ready {
-		// No row reached fn: the hashes are still handed over (none of
-		// the items matched, but the caller may count on them), unless
-		// the scan failed, when the read's outcome does not matter.
-		if err != nil {
-			cancel()
-		}
-		if werr := wait(); err == nil {
-			err = werr
-		}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("scan candidates: %w", err)
 	}
-	return err
+	return ctx.Err()
 }
 
-type inBatchItems struct {
-	rows   *rowSet
-	hashes []string
-	err    error
+// readUnitRows puts the rows of one unit's query into r: (input_hi,
+// input_lo, rowid, ts_unix) and, with --by meta.NAME, metaset.
+func readUnitRows(ctx context.Context, q driver.StmtQueryContext, args []driver.NamedValue, dest []driver.Value, scan candidateScan, tool int32, r *candidateRead) error {
+	rows, err := q.QueryContext(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for n := 0; ; n++ {
+		if n%4096 == 4095 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := rows.Next(dest); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		hi, okHi := dest[0].(int64)
+		lo, okLo := dest[1].(int64)
+		row, okRow := dest[2].(int64)
+		if !okHi || !okLo || !okRow {
+			return fmt.Errorf("input key %v, %v, row %v (%T, %T, %T): not numbers", dest[0], dest[1], dest[2], dest[0], dest[1], dest[2])
+		}
+		ts, hasTS := dest[3].(int64)
+		if !hasTS && dest[3] != nil {
+			return fmt.Errorf("row %d: timestamp %v (%T): not a number", row, dest[3], dest[3])
+		}
+		stratum, err := scan.stratumOf(tool, dest)
+		if err != nil {
+			return fmt.Errorf("row %d: %w", row, err)
+		}
+		if hi == 0 && lo == 0 {
+			r.odd.add(0, 0, row, ts, hasTS, stratum) // its hash is read later
+			continue
+		}
+		r.parts[partOf(uint64(hi))].add(uint64(hi), uint64(lo), row, ts, hasTS, stratum)
+	}
+}
+
+// gatherPart hands part the rows of part p that are in no batch (skip),
+// with the rows of that part without a key (odd), and offers what it
+// gathered, reading the trace id and turn of copies at the same time.
+func (s *Store) gatherPart(ctx context.Context, scan candidateScan, part *sampling.Sampler, read [candidateReaders]*candidateRead, p int, skip *rowSet, odd []unkeyedCopy) error {
+	for _, r := range read {
+		b := &r.parts[p]
+		for i, row := range b.rows {
+			if !skip.has(row) {
+				part.AddCopy(b.keys[i][0], b.keys[i][1], sampling.Copy{Row: row, TS: b.ts[i], HasTS: b.hasTS[i], Stratum: b.stratum[i]})
+			}
+		}
+	}
+	for _, c := range odd {
+		if !skip.has(c.Row) {
+			part.AddCopyHash(c.hash, c.Copy)
+		}
+	}
+	var order map[int64]sampling.Order
+	if tied := part.Tied(); len(tied) > 0 {
+		var err error
+		if order, err = s.candidateOrder(ctx, tied); err != nil {
+			return fmt.Errorf("scan candidates: %w", err)
+		}
+	}
+	return part.OfferCopies(scan.strata, order)
+}
+
+// candidateOrder reads the trace id and turn of these item rows.
+func (s *Store) candidateOrder(ctx context.Context, rowids []int64) (map[int64]sampling.Order, error) {
+	out := make(map[int64]sampling.Order, len(rowids))
+	err := queryIn(ctx, s.r, `SELECT rowid, trace_id, turn FROM items WHERE rowid IN (`, rowids, func(rows *sql.Rows) error {
+		var row int64
+		var o sampling.Order
+		if err := rows.Scan(&row, &o.TraceID, &o.Turn); err != nil {
+			return err
+		}
+		out[row] = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rowids {
+		if _, ok := out[r]; !ok {
+			return nil, fmt.Errorf("item row %d vanished while sampling", r)
+		}
+	}
+	return out, nil
+}
+
+// unkeyedCopy is a matching item whose input hash has no key, with it.
+type unkeyedCopy struct {
+	sampling.Copy
+	hash string
+}
+
+// unkeyedCandidates reads the input hash of the rows read without a key
+// (no goldtrace writes such a hash), each put in the part of the key the
+// sampler makes of its hash.
+func (s *Store) unkeyedCandidates(ctx context.Context, read [candidateReaders]*candidateRead) ([candidateParts][]unkeyedCopy, error) {
+	var out [candidateParts][]unkeyedCopy
+	var rows []int64
+	for _, r := range read {
+		rows = append(rows, r.odd.rows...)
+	}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	hashes := make(map[int64]string, len(rows))
+	err := queryIn(ctx, s.r, `SELECT rowid, input_hash FROM items WHERE rowid IN (`, rows, func(r *sql.Rows) error {
+		var row int64
+		var h string
+		if err := r.Scan(&row, &h); err != nil {
+			return err
+		}
+		hashes[row] = h
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("scan candidates: %w", err)
+	}
+	for _, r := range read {
+		b := &r.odd
+		for i, row := range b.rows {
+			h, ok := hashes[row]
+			if !ok {
+				return out, fmt.Errorf("scan candidates: item row %d vanished while sampling", row)
+			}
+			p := partOf(sampling.KeyHi(h))
+			out[p] = append(out[p], unkeyedCopy{sampling.Copy{Row: row, TS: b.ts[i], HasTS: b.hasTS[i], Stratum: b.stratum[i]}, h})
+		}
+	}
+	return out, nil
+}
+
+// text is a driver's text value as a string.
+func text(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case []byte:
+		return string(v), true
+	}
+	return "", false
 }
 
 // inBatch reads the rows and input hashes of the items in a batch: those
@@ -187,360 +534,4 @@ func (s *rowSet) has(r int64) bool {
 		return ok
 	}
 	return r >= 0 && r/64 < int64(len(s.bits)) && s.bits[r/64]&(1<<(r%64)) != 0
-}
-
-type candidatePart struct {
-	query string
-	args  []any
-}
-
-// candidateSpans splits f's timestamped items into candidateParts slices of
-// their time span (within f's --since/--until), fewer when the span has
-// fewer seconds: f itself when it is one second. Several parts, not one per
-// reader, so that the readers share the work whatever the items' spread in
-// time: each takes the next part when done with one, and fn, reading the
-// parts in order, is left with little of the last to go through alone.
-func (s *Store) candidateSpans(ctx context.Context, f CandidateFilter) ([]CandidateFilter, error) {
-	// Two queries: SQLite answers min() and max() from the index only
-	// when each is alone.
-	var lo, hi sql.NullInt64
-	if err := s.r.QueryRowContext(ctx, `SELECT min(ts_unix) FROM items`).Scan(&lo); err != nil {
-		return nil, fmt.Errorf("scan candidates: %w", err)
-	}
-	if err := s.r.QueryRowContext(ctx, `SELECT max(ts_unix) FROM items`).Scan(&hi); err != nil {
-		return nil, fmt.Errorf("scan candidates: %w", err)
-	}
-	if !f.Since.IsZero() {
-		lo.Int64 = max(lo.Int64, f.Since.Unix())
-	}
-	if !f.Until.IsZero() {
-		hi.Int64 = min(hi.Int64, f.Until.Unix()-1)
-	}
-	if !lo.Valid || !hi.Valid || hi.Int64 <= lo.Int64 {
-		return []CandidateFilter{f}, nil
-	}
-	var spans []CandidateFilter
-	from := f.Since
-	span := hi.Int64 - lo.Int64 + 1
-	for i := int64(1); i < candidateParts; i++ {
-		at := lo.Int64 + span*i/candidateParts
-		if at <= lo.Int64 || (!from.IsZero() && at <= from.Unix()) {
-			continue
-		}
-		part := f
-		part.Since, part.Until = from, time.Unix(at, 0)
-		spans = append(spans, part)
-		from = part.Until
-	}
-	last := f
-	last.Since = from
-	return append(spans, last), nil
-}
-
-// candidateParts is how many slices of their time span the timestamped
-// items are read in.
-const candidateParts = 8
-
-// candidateReaders is how many parts are read at once.
-const candidateReaders = 2
-
-// scanParts reads the parts, candidateReaders at a time, each on a
-// goroutine that takes the next part not yet taken, and calls fn with
-// the rows of every part in turn, from this goroutine. A reader takes a
-// part only when fn has reached the part candidateAhead before it, so at
-// most that many parts' rows (about 40 bytes each) are held for fn, and a
-// part holds up to candidateHeldRuns runs before its reader waits for fn.
-func (s *Store) scanParts(ctx context.Context, parts []candidatePart, fn func(*CandidateRun) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var free candidateRuns
-	outs := make([]chan *CandidateRun, len(parts))
-	for i := range outs {
-		outs[i] = make(chan *CandidateRun, candidateHeldRuns)
-	}
-	errs := make([]error, len(parts))
-	// turns[i] lets a reader take part i: the first candidateAhead parts
-	// at once, each later one once fn is done with the part
-	// candidateAhead before it.
-	turns := make([]chan struct{}, len(parts))
-	for i := range turns {
-		turns[i] = make(chan struct{}, 1)
-		if i < candidateAhead {
-			turns[i] <- struct{}{}
-		}
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(candidateReaders, len(parts)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(parts) {
-					return
-				}
-				select {
-				case <-turns[i]:
-				case <-ctx.Done():
-				}
-				if ctx.Err() == nil {
-					errs[i] = s.bulkScan(ctx, func() error {
-						return s.readCandidates(ctx, parts[i], outs[i], &free)
-					})
-					if errs[i] != nil {
-						cancel() // fn gets no further than this part
-					}
-				}
-				close(outs[i])
-			}
-		}()
-	}
-	var err error
-	for i, out := range outs {
-		for c := range out {
-			if err == nil {
-				if err = ctx.Err(); err == nil {
-					err = fn(c)
-				}
-				if err != nil {
-					cancel() // the readers stop at their next run
-				}
-			}
-			free.put(c)
-		}
-		if i+candidateAhead < len(parts) {
-			turns[i+candidateAhead] <- struct{}{}
-		}
-	}
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	// The reader's error, not the cancellation it made the others see.
-	for _, e := range errs {
-		if e != nil && !errors.Is(e, context.Canceled) {
-			return e
-		}
-	}
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return ctx.Err()
-}
-
-// candidateAhead bounds the parts read and not yet gone through by fn.
-const candidateAhead = 3
-
-// candidateHeldRuns bounds the runs a part holds for fn: 512k rows, about
-// 20 MB (a reader that gets that far waits for fn).
-const candidateHeldRuns = 256
-
-// CandidateRun is up to candidateRunRows rows of a candidate scan, held
-// in about 40 bytes a row: each input's key, the hashes of the rows
-// without one end to end in one buffer, each stratum as its place in the
-// reader's list of names.
-type CandidateRun struct {
-	rows   []int64
-	keys   [][2]uint64 // row i's input_hi and input_lo
-	keyed  []bool      // whether row i has them
-	ends   []int32     // hashes[ends[i-1]:ends[i]] is row i's input hash when it has no key
-	hashes []byte
-	strata []uint16
-	names  []string // the reader's strata when the run was sent
-}
-
-const candidateRunRows = 2048
-
-// Len is how many rows the run holds.
-func (c *CandidateRun) Len() int { return len(c.rows) }
-
-// Key is row i's input key: its hash's first and second 64 bits when the
-// hash is 64 lowercase hex digits (ok), as sampling.KeyedRows says.
-func (c *CandidateRun) Key(i int) (hi, lo uint64, ok bool) {
-	return c.keys[i][0], c.keys[i][1], c.keyed[i]
-}
-
-// Row is the run's row i: the item's row, its input hash (empty when Key
-// gives the row's key) and its stratum.
-func (c *CandidateRun) Row(i int) (row int64, inputHash []byte, stratum string) {
-	start := 0
-	if i > 0 {
-		start = int(c.ends[i-1])
-	}
-	end := int(c.ends[i])
-	return c.rows[i], c.hashes[start:end:end], c.names[c.strata[i]]
-}
-
-// leaveOut removes the rows in skip from the run, keeping the others in
-// order.
-func (c *CandidateRun) leaveOut(skip *rowSet) {
-	if skip == nil {
-		return
-	}
-	n, start := 0, 0
-	hashes := c.hashes[:0] // written no further than read
-	for i, row := range c.rows {
-		end := int(c.ends[i])
-		if !skip.has(row) {
-			hashes = append(hashes, c.hashes[start:end]...)
-			c.rows[n], c.keys[n], c.keyed[n], c.strata[n] = row, c.keys[i], c.keyed[i], c.strata[i]
-			c.ends[n] = int32(len(hashes))
-			n++
-		}
-		start = end
-	}
-	c.rows, c.keys, c.keyed, c.ends, c.strata, c.hashes = c.rows[:n], c.keys[:n], c.keyed[:n], c.ends[:n], c.strata[:n], hashes
-}
-
-// candidateRuns are the runs fn is done with, for the readers to fill
-// again.
-type candidateRuns struct {
-	mu   sync.Mutex
-	list []*CandidateRun
-}
-
-func (p *candidateRuns) get() *CandidateRun {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.list); n > 0 {
-		c := p.list[n-1]
-		p.list = p.list[:n-1]
-		c.rows, c.keys, c.keyed, c.ends, c.hashes, c.strata = c.rows[:0], c.keys[:0], c.keyed[:0], c.ends[:0], c.hashes[:0], c.strata[:0]
-		return c
-	}
-	const n = candidateRunRows
-	return &CandidateRun{rows: make([]int64, 0, n), keys: make([][2]uint64, 0, n), keyed: make([]bool, 0, n),
-		ends: make([]int32, 0, n), strata: make([]uint16, 0, n)}
-}
-
-func (p *candidateRuns) put(c *CandidateRun) {
-	p.mu.Lock()
-	p.list = append(p.list, c)
-	p.mu.Unlock()
-}
-
-// readCandidates reads one query's rows into runs and sends each one full
-// to out. It reads through the driver's own rows, as database/sql would
-// but without its locking and conversion for every value: half the work
-// of a row besides SQLite's.
-func (s *Store) readCandidates(ctx context.Context, p candidatePart, out chan<- *CandidateRun, free *candidateRuns) error {
-	conn, err := s.r.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("scan candidates: %w", err)
-	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		q, ok := dc.(driver.QueryerContext)
-		if !ok {
-			return fmt.Errorf("the %T driver cannot query", dc)
-		}
-		args := make([]driver.NamedValue, len(p.args))
-		for i, a := range p.args {
-			args[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
-		}
-		rows, err := q.QueryContext(ctx, p.query, args)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		return readCandidateRows(ctx, rows, out, free, func(row int64) (string, error) {
-			var h string
-			err := s.r.QueryRowContext(ctx, `SELECT input_hash FROM items WHERE rowid = ?`, row).Scan(&h)
-			if errors.Is(err, sql.ErrNoRows) {
-				err = fmt.Errorf("item row %d vanished while sampling", row)
-			}
-			return h, err
-		})
-	})
-	if err != nil && ctx.Err() == nil {
-		return fmt.Errorf("scan candidates: %w", err)
-	}
-	return ctx.Err()
-}
-
-// readCandidateRows is readCandidates' loop over the driver's rows of
-// (row, input_hi, input_lo, stratum). A row
-// whose key is 0 and 0 gets its
-// input hash from hashOf: a hash that is not 64 lowercase hex digits has
-// no key (see the input_keys migration).
-func readCandidateRows(ctx context.Context, rows driver.Rows, out chan<- *CandidateRun, free *candidateRuns, hashOf func(row int64) (string, error)) error {
-	dest := make([]driver.Value, 4)
-	// Each stratum's name once, not once per row.
-	strata := map[string]uint16{}
-	var names []string
-	var c *CandidateRun
-	send := func() error {
-		c.names = names
-		select {
-		case out <- c:
-			c = nil
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	for {
-		if err := rows.Next(dest); err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-		row, ok := dest[0].(int64)
-		if !ok {
-			return fmt.Errorf("row number %v (%T)", dest[0], dest[0])
-		}
-		if c == nil {
-			c = free.get()
-		}
-		stratum, ok := text(dest[3])
-		hi, okHi := dest[1].(int64)
-		lo, okLo := dest[2].(int64)
-		if !ok || !okHi || !okLo {
-			return fmt.Errorf("row %d: input key %v, %v (%T, %T), stratum %v (%T): not two numbers and text", row, dest[1], dest[2], dest[1], dest[2], dest[3], dest[3])
-		}
-		keyed := hi != 0 || lo != 0
-		if !keyed {
-			hash, err := hashOf(row)
-			if err != nil {
-				return err
-			}
-			c.hashes = append(c.hashes, hash...)
-		}
-		name, seen := strata[stratum]
-		if !seen {
-			if len(names) > math.MaxUint16 {
-				return fmt.Errorf("more than %d strata", math.MaxUint16+1)
-			}
-			name = uint16(len(names))
-			names = append(names, stratum)
-			strata[stratum] = name
-		}
-		c.rows = append(c.rows, row)
-		c.keys, c.keyed = append(c.keys, [2]uint64{uint64(hi), uint64(lo)}), append(c.keyed, keyed)
-		c.ends = append(c.ends, int32(len(c.hashes)))
-		c.strata = append(c.strata, name)
-		if len(c.rows) == candidateRunRows {
-			if err := send(); err != nil {
-				return err
-			}
-		}
-	}
-	if c != nil {
-		return send()
-	}
-	return nil
-}
-
-// text is a driver's text value as a string.
-func text(v driver.Value) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case []byte:
-		return string(v), true
-	}
-	return "", false
 }

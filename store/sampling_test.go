@@ -1,8 +1,8 @@
 package store
 
 import (
-	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -47,30 +47,59 @@ func smpInsert(t *testing.T, st *Store, traces ...trace.Trace) {
 	}
 }
 
-func smpScan(t *testing.T, st *Store, f CandidateFilter) []string {
+// scanRows lists every item a scan reads for f (copies and items in a
+// batch included) with its stratum, through the scan's own queries.
+func scanRows(t *testing.T, st *Store, f CandidateFilter) map[int64]string {
 	t.Helper()
-	var rows []int64
-	var strata []string
-	err := st.ScanCandidates(context.Background(), f, func(row int64, stratum string) error {
-		rows = append(rows, row)
-		strata = append(strata, stratum)
-		return nil
-	})
+	ctx := context.Background()
+	scan, err := st.candidateScan(ctx, f)
 	if err != nil {
 		t.Fatal(err)
+	}
+	units, err := st.candidateUnits(ctx, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := st.readUnits(ctx, scan, units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]string{}
+	for _, r := range read {
+		for _, b := range append(r.parts[:], r.odd) {
+			for i, row := range b.rows {
+				if _, ok := out[row]; ok {
+					t.Errorf("row %d read twice", row)
+				}
+				out[row] = scan.strata[b.stratum[i]]
+			}
+		}
+	}
+	return out
+}
+
+// smpScan lists "trace id:stratum" of every item a scan reads for f, by
+// trace id.
+func smpScan(t *testing.T, st *Store, f CandidateFilter) []string {
+	t.Helper()
+	strata := scanRows(t, st, f)
+	var rows []int64
+	for r := range strata {
+		rows = append(rows, r)
 	}
 	details, err := st.CandidatesByRow(context.Background(), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for i, r := range rows {
-		out = append(out, details[r].TraceID+":"+strata[i])
+	for _, r := range rows {
+		out = append(out, details[r].TraceID+":"+strata[r])
 	}
+	slices.Sort(out)
 	return out
 }
 
-func TestScanCandidatesOrderAndFilters(t *testing.T) {
+func TestScanCandidatesFilters(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 		smpInsert(t, st,
@@ -84,13 +113,13 @@ func TestScanCandidatesOrderAndFilters(t *testing.T) {
 			f    CandidateFilter
 			want string
 		}{
-			// Timestamped first by (ts, trace id), then the one without.
-			{CandidateFilter{}, "tr_z: tr_b: tr_c: tr_a: tr_0:"},
-			{CandidateFilter{By: "tool"}, "tr_z:(none) tr_b:(none) tr_c:refund tr_a:lookup tr_0:refund"},
-			{CandidateFilter{By: "meta.cohort"}, "tr_z:billing tr_b:shipping tr_c:billing tr_a:billing tr_0:(unset)"},
+			{CandidateFilter{}, "tr_0: tr_a: tr_b: tr_c: tr_z:"},
+			{CandidateFilter{By: "tool"}, "tr_0:refund tr_a:lookup tr_b:(none) tr_c:refund tr_z:(none)"},
+			{CandidateFilter{By: "meta.cohort"}, "tr_0:(unset) tr_a:billing tr_b:shipping tr_c:billing tr_z:billing"},
 			{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "billing"}, {Key: "tool", Value: "refund"}}}, "tr_c:"},
-			{CandidateFilter{Turns: sampling.TurnsNoCalls}, "tr_z: tr_b:"},
-			{CandidateFilter{Turns: sampling.TurnsCalls}, "tr_c: tr_a: tr_0:"},
+			{CandidateFilter{Where: []sampling.Condition{{Key: "tool", Value: "refund"}, {Key: "tool", Value: "lookup"}}}, ""},
+			{CandidateFilter{Turns: sampling.TurnsNoCalls}, "tr_b: tr_z:"},
+			{CandidateFilter{Turns: sampling.TurnsCalls}, "tr_0: tr_a: tr_c:"},
 			{CandidateFilter{Since: day.Add(time.Hour), Until: day.Add(2 * time.Hour)}, "tr_b: tr_c:"},
 			{CandidateFilter{Where: []sampling.Condition{{Key: "meta.cohort", Value: "nope"}}}, ""},
 		}
@@ -99,10 +128,10 @@ func TestScanCandidatesOrderAndFilters(t *testing.T) {
 				t.Errorf("%+v: got %q, want %q", tc.f, got, tc.want)
 			}
 		}
-		if err := st.ScanCandidates(context.Background(), CandidateFilter{By: "color"}, func(int64, string) error { return nil }); err == nil {
+		if err := st.DrawCandidates(context.Background(), CandidateFilter{By: "color"}, sampling.NewSampler(1, 5, true)); err == nil {
 			t.Error("--by color: no error")
 		}
-		if err := st.ScanCandidates(context.Background(), CandidateFilter{Turns: "some"}, func(int64, string) error { return nil }); err == nil {
+		if err := st.DrawCandidates(context.Background(), CandidateFilter{Turns: "some"}, sampling.NewSampler(1, 5, true)); err == nil {
 			t.Error("turns some: no error")
 		}
 	})
@@ -184,92 +213,139 @@ func TestCreateBatchIsOneTransaction(t *testing.T) {
 	})
 }
 
-// The scan reads in runs, the timestamped items in two parts at once:
-// every item still comes once, in order, and an error from fn (or a
-// cancelled context) ends the scan with it.
-func TestScanCandidatesInRunsAndParts(t *testing.T) {
+// DrawCandidates draws what an exact-mode sampler draws from the same items
+// offered one by one in Earlier order (the scan it replaced): with copies
+// of inputs across tools, copies at the same time (told apart by trace
+// id), items without a time, items in a batch left out and their inputs
+// excluded, and filters. A cancelled scan ends with the cancellation.
+func TestDrawCandidatesMatchesOrderedScan(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
+		ctx := context.Background()
 		day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 		var traces []trace.Trace
-		var want []string
-		for i := range 4200 {
-			// Inserted out of order; every 7th shares a timestamp with
-			// another, every 100th has none.
-			n := (i * 7919) % 4200
-			ts := day.Add(time.Duration(n-n%7/6) * time.Minute)
+		for i := range 3000 {
+			n := (i * 7919) % 3000 // inserted out of order
+			ts := day.Add(time.Duration(n%2200%61) * time.Minute)
+			if n%3 == 0 {
+				ts = day.Add(time.Duration(n) * time.Second)
+			}
 			if n%100 == 99 {
 				ts = time.Time{}
 			}
-			tool := []string{"", "refund", "lookup"}[n%3]
-			traces = append(traces, smpStoreTrace(fmt.Sprintf("tr_%05d", n), ts, "", fmt.Sprint("q", n), tool))
+			// Copies of a question differ in cohort (an import keeps one
+			// of two traces with the same content), and often in tool.
+			tool := []string{"", "refund", "lookup", "zap"}[n/7%4]
+			traces = append(traces, smpStoreTrace(fmt.Sprintf("tr_%05d", n), ts, []string{"a", "b"}[n/2200], fmt.Sprint("q", n%2200), tool))
 		}
 		smpInsert(t, st, traces...)
-		for _, tr := range traces {
-			stratum := "(none)"
-			if c := tr.Messages[1].ToolCalls; len(c) > 0 {
-				stratum = c[0].Name
-			}
-			want = append(want, fmt.Sprintf("%d %s:%s", tr.Timestamp.Unix(), tr.ID, stratum))
+		if err := st.AddUser(ctx, "alice", RoleReviewer); err != nil {
+			t.Fatal(err)
 		}
-		sortByTimeThenID(want)
-		got := smpScan(t, st, CandidateFilter{By: "tool"})
-		if len(got) != len(want) {
-			t.Fatalf("scanned %d items, want %d", len(got), len(want))
+		type item struct {
+			row           int64
+			trace, hash   string
+			tool, cohort  string
+			ts            sql.NullInt64
+			turn, inBatch int
 		}
-		for i := range want {
-			if _, w, _ := strings.Cut(want[i], " "); got[i] != w {
-				t.Fatalf("item %d: %s, want %s", i, got[i], w)
+		read := func() []item {
+			rows, err := st.r.QueryContext(ctx, `SELECT i.rowid, i.trace_id, i.turn, i.input_hash, i.first_tool, i.ts_unix, i.in_batch FROM items i`)
+			if err != nil {
+				t.Fatal(err)
 			}
+			defer rows.Close()
+			var out []item
+			for rows.Next() {
+				var it item
+				if err := rows.Scan(&it.row, &it.trace, &it.turn, &it.hash, &it.tool, &it.ts, &it.inBatch); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, it)
+			}
+			slices.SortFunc(out, func(a, b item) int {
+				ca := sampling.Candidate{TraceID: a.trace, Turn: a.turn, TS: a.ts.Int64, HasTS: a.ts.Valid}
+				cb := sampling.Candidate{TraceID: b.trace, Turn: b.turn, TS: b.ts.Int64, HasTS: b.ts.Valid}
+				if sampling.Earlier(ca, cb) {
+					return -1
+				}
+				return 1
+			})
+			return out
 		}
-		ctx := context.Background()
-		stop := errors.New("stop")
-		n := 0
-		err := st.ScanCandidates(ctx, CandidateFilter{}, func(int64, string) error {
-			if n++; n == 3000 {
-				return stop
+		ids, err := queryStrings(ctx, st.r, `SELECT id FROM items WHERE rowid % 9 = 4`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch []BatchItem
+		for _, id := range ids {
+			batch = append(batch, BatchItem{ItemID: id, Reviewers: []string{"alice"}})
+		}
+		if err := st.CreateBatch(ctx, NewBatch{Name: "b1", Seed: 1, PerItem: 1, Items: batch}); err != nil {
+			t.Fatal(err)
+		}
+		items := read()
+		digest := func(s *sampling.Sampler) string {
+			got, err := s.Result(sampling.AllocProportional, 1)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		})
-		if !errors.Is(err, stop) || n != 3000 {
-			t.Errorf("fn failing at row 3000: %v after %d rows", err, n)
+			var b strings.Builder
+			for _, c := range got.Items {
+				fmt.Fprintln(&b, c.Row, c.Stratum)
+			}
+			fmt.Fprintln(&b, got.Strata, s.Duplicates(), s.Excluded())
+			return b.String()
+		}
+		dups, excl := 0, 0
+		for _, tc := range []struct {
+			f    CandidateFilter
+			n    int
+			seed int64
+		}{
+			{CandidateFilter{By: "tool", ExcludeSampled: true}, 60, 1},
+			{CandidateFilter{By: "tool"}, 60, 1},
+			{CandidateFilter{ExcludeSampled: true}, 5000, 2},
+			{CandidateFilter{By: "tool", ExcludeSampled: true, Turns: sampling.TurnsCalls, Since: day.Add(10 * time.Minute)}, 25, -3},
+			{CandidateFilter{By: "tool", ExcludeSampled: true, Where: []sampling.Condition{{Key: "tool", Value: "zap"}}}, 10, 4},
+		} {
+			want := sampling.NewSampler(tc.seed, tc.n, true)
+			var excluded []string
+			for _, it := range items {
+				if it.inBatch == 1 && tc.f.ExcludeSampled {
+					excluded = append(excluded, it.hash)
+				}
+			}
+			want.Exclude(excluded)
+			for _, it := range items {
+				switch {
+				case it.inBatch == 1 && tc.f.ExcludeSampled,
+					tc.f.Turns == sampling.TurnsCalls && it.tool == "(none)",
+					!tc.f.Since.IsZero() && (!it.ts.Valid || it.ts.Int64 < tc.f.Since.Unix()),
+					len(tc.f.Where) > 0 && it.tool != tc.f.Where[0].Value:
+					continue
+				}
+				stratum := ""
+				if tc.f.By == "tool" {
+					stratum = it.tool
+				}
+				want.Offer(sampling.Candidate{Row: it.row, InputHash: it.hash, Stratum: stratum})
+			}
+			got := sampling.NewSampler(tc.seed, tc.n, true)
+			if err := st.DrawCandidates(ctx, tc.f, got); err != nil {
+				t.Fatal(err)
+			}
+			if g, w := digest(got), digest(want); g != w {
+				t.Errorf("%+v, n %d: drew\n%s\nthe ordered scan drew\n%s", tc.f, tc.n, g, w)
+			}
+			dups, excl = dups+want.Duplicates(), excl+want.Excluded()
+		}
+		if dups == 0 || excl == 0 {
+			t.Errorf("%d duplicates, %d excluded in all: want some of each", dups, excl)
 		}
 		cctx, cancel := context.WithCancel(ctx)
-		n = 0
-		err = st.ScanCandidates(cctx, CandidateFilter{}, func(int64, string) error {
-			if n++; n == 10 {
-				cancel()
-			}
-			return nil
-		})
-		if !errors.Is(err, context.Canceled) || n >= len(want) {
-			t.Errorf("cancelled at row 10: %v after %d rows", err, n)
+		cancel()
+		if err := st.DrawCandidates(cctx, CandidateFilter{By: "tool", ExcludeSampled: true}, sampling.NewSampler(1, 5, true)); !errors.Is(err, context.Canceled) {
+			t.Errorf("a cancelled scan: %v", err)
 		}
-	})
-}
-
-// sortByTimeThenID sorts "unix id:stratum" lines as the scan orders items:
-// timestamped (by time, then id) before those without (unix time of the
-// zero time, by id).
-func sortByTimeThenID(lines []string) {
-	zero := fmt.Sprint(time.Time{}.Unix())
-	key := func(s string) (bool, int64, string) {
-		u, rest, _ := strings.Cut(s, " ")
-		var v int64
-		fmt.Sscan(u, &v)
-		return u == zero, v, rest
-	}
-	slices.SortFunc(lines, func(a, b string) int {
-		za, va, ra := key(a)
-		zb, vb, rb := key(b)
-		switch {
-		case za != zb:
-			if za {
-				return 1
-			}
-			return -1
-		case !za && va != vb:
-			return cmp.Compare(va, vb)
-		}
-		return strings.Compare(ra, rb)
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -18,9 +17,7 @@ import (
 // exchange pipelined). pgx's ping of an idle connection ("-- ping") is
 // not counted.
 type Trips struct {
-	n  atomic.Int64
-	ln net.Listener
-	wg sync.WaitGroup
+	n atomic.Int64
 }
 
 // CountTrips starts a counting proxy in front of the server dsn names
@@ -31,31 +28,12 @@ func CountTrips(t testing.TB, dsn string) (string, *Trips) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := u.Host
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &Trips{ln: ln}
-	tr.wg.Add(1)
-	go func() {
-		defer tr.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", server)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			tr.wg.Add(2)
-			go func() { defer tr.wg.Done(); io.Copy(c, s); c.Close() }()
-			go func() { defer tr.wg.Done(); tr.count(c, s); s.Close() }()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	tr := &Trips{}
+	ln := Forward(t, u.Host, func(c, s net.Conn) {
+		go func() { io.Copy(c, s); c.Close() }()
+		tr.count(c, s)
+		s.Close()
+	})
 	u.Host = ln.Addr().String()
 	return u.String(), tr
 }

@@ -168,31 +168,17 @@ func TestLostServerIsOneLine(t *testing.T) {
 	}
 	// The pool reaches the server through a proxy of the test's own, and
 	// loses it when the proxy stops.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	server := u.Host
 	var mu sync.Mutex
 	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", server)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, s)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
+	ln := pgtest.Forward(t, server, func(c, s net.Conn) {
+		mu.Lock()
+		conns = append(conns, c, s)
+		mu.Unlock()
+		go func() { _, _ = io.Copy(s, c); s.Close() }()
+		_, _ = io.Copy(c, s)
+		c.Close()
+	})
 	u.Host = ln.Addr().String()
 	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
 	if err != nil {

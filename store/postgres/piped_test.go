@@ -25,19 +25,9 @@ import (
 func TestPipedCommitAnsweredThenServerGoneIsCommitted(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var armed, fired atomic.Bool
-	u.Host = fatalAtCommitProxy(t, u.Host, true, &armed, &fired)
-	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, armed, fired := openBehindFatalAtCommit(t, dsn, true)
 	armed.Store(true)
-	err = db.WithPiped(ctx, func(p *Piped) error {
+	err := db.WithPiped(ctx, func(p *Piped) error {
 		if err := p.Round(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{1, "first round"}}); err != nil {
 			return err
 		}
@@ -73,19 +63,9 @@ func TestPipedCommitAnsweredThenServerGoneIsCommitted(t *testing.T) {
 // reviewer's submit, retried, finds its own label there).
 func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
 	ctx := context.Background()
-	u, err := url.Parse(pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var armed, fired atomic.Bool
-	u.Host = fatalAtCommitProxy(t, u.Host, false, &armed, &fired)
-	db, err := Open(ctx, u.String(), Options{Migrations: testMigrations})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, armed, fired := openBehindFatalAtCommit(t, pgtest.DSN(t), false)
 	armed.Store(true)
-	err = db.WithPiped(ctx, func(p *Piped) error {
+	err := db.WithPiped(ctx, func(p *Piped) error {
 		return p.Commit(Stmt{Query: `INSERT INTO a(id, v) VALUES (?, ?)`, Args: []any{1, "unanswered"}})
 	})
 	if !fired.Load() {
@@ -97,6 +77,25 @@ func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
 	}
 }
 
+// openBehindFatalAtCommit opens the database at dsn through a
+// fatalAtCommitProxy (after: the FATAL follows the commit's answer), and
+// returns the proxy's switches: armed to arm it, fired once it has acted.
+func openBehindFatalAtCommit(t *testing.T, dsn string, after bool) (db *DB, armed, fired *atomic.Bool) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed, fired = new(atomic.Bool), new(atomic.Bool)
+	u.Host = fatalAtCommitProxy(t, u.Host, after, armed, fired)
+	db, err = Open(context.Background(), u.String(), Options{Migrations: testMigrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, armed, fired
+}
+
 // fatalAtCommitProxy listens on 127.0.0.1 and forwards to server; once
 // armed, at the first CommandComplete "COMMIT" from the server it sends
 // what a backend terminated by a fast shutdown sends (an ErrorResponse,
@@ -104,53 +103,35 @@ func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
 // the rest and closes both sides.
 func fatalAtCommitProxy(t *testing.T, server string, after bool, armed, fired *atomic.Bool) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	ln := pgtest.Forward(t, server, func(c, s net.Conn) {
+		go func() { _, _ = io.Copy(s, c); s.Close() }()
+		defer c.Close()
+		defer s.Close()
+		r := bufio.NewReader(s)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			// Every message from the server: a type byte, then a length
+			// that counts itself.
+			head := make([]byte, 5)
+			if _, err := io.ReadFull(r, head); err != nil {
 				return
 			}
-			s, err := net.Dial("tcp", server)
-			if err != nil {
-				c.Close()
-				continue
+			body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
+			if _, err := io.ReadFull(r, body); err != nil {
+				return
 			}
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() {
-				defer c.Close()
-				defer s.Close()
-				r := bufio.NewReader(s)
-				for {
-					// Every message from the server: a type byte, then a
-					// length that counts itself.
-					head := make([]byte, 5)
-					if _, err := io.ReadFull(r, head); err != nil {
-						return
-					}
-					body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
-					if _, err := io.ReadFull(r, body); err != nil {
-						return
-					}
-					commit := head[0] == 'C' && string(body) == "COMMIT\x00" && armed.Load() && fired.CompareAndSwap(false, true)
-					if !commit || after {
-						if _, err := c.Write(append(head, body...)); err != nil {
-							return
-						}
-					}
-					if commit {
-						fields := "SFATAL\x00VFATAL\x00C57P01\x00Mterminating connection due to administrator command\x00\x00"
-						msg := binary.BigEndian.AppendUint32([]byte{'E'}, uint32(4+len(fields)))
-						_, _ = c.Write(append(msg, fields...))
-						return
-					}
+			commit := head[0] == 'C' && string(body) == "COMMIT\x00" && armed.Load() && fired.CompareAndSwap(false, true)
+			if !commit || after {
+				if _, err := c.Write(append(head, body...)); err != nil {
+					return
 				}
-			}()
+			}
+			if commit {
+				fields := "SFATAL\x00VFATAL\x00C57P01\x00Mterminating connection due to administrator command\x00\x00"
+				msg := binary.BigEndian.AppendUint32([]byte{'E'}, uint32(4+len(fields)))
+				_, _ = c.Write(append(msg, fields...))
+				return
+			}
 		}
-	}()
+	})
 	return ln.Addr().String()
 }
