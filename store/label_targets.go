@@ -37,6 +37,7 @@ type targetBefore struct {
 
 // assignBefore is one assignment as groupBefore reads it.
 type assignBefore struct {
+	row                          int64 // rowid
 	reviewer, status, skipReason string
 	writing                      bool // its batch is being written
 }
@@ -212,11 +213,11 @@ func readBefores(ctx context.Context, q Queryer, itemIDs []string, stamp *target
 		if err != nil {
 			return nil, err
 		}
-		err = eachRow(ctx, q, `SELECT item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
+		err = eachRow(ctx, q, `SELECT rowid, item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
 			FROM assignments WHERE item_id IN `+in, chunk, func(rows *sql.Rows) error {
 			var id string
 			var a assignBefore
-			if err := rows.Scan(&id, &a.reviewer, &a.status, &a.skipReason, &a.writing); err != nil {
+			if err := rows.Scan(&a.row, &id, &a.reviewer, &a.status, &a.skipReason, &a.writing); err != nil {
 				return err
 			}
 			if b := out[id]; b.found {

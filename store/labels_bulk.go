@@ -154,7 +154,7 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 	var took time.Duration // the last group's time
 	own := newImportWrites(feed.fresh)
 	err := s.inFedChunks(ctx, feed, pace, func(tx *Tx, from int, deadline time.Time) (int, error) {
-		var chunkUndo []labelUndo
+		kept := len(undo) // the chunk's undo is appended as it goes, dropped if it fails
 		done := 0
 		ptx := s.prepared(tx)
 		feed.fresh.look(ctx, tx)
@@ -180,12 +180,12 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 				err = &LabelError{Index: i, Err: err} // the group's first label
 			}
 			if err != nil {
+				undo = undo[:kept]
 				return 0, err
 			}
-			chunkUndo = append(chunkUndo, u...)
+			undo = append(undo, u...)
 			done += end - i
 		}
-		undo = append(undo, chunkUndo...) // only once the chunk is written
 		return done, nil
 	})
 	if err != nil {
@@ -267,6 +267,7 @@ func CheckSubmittable(t LabelTarget, l review.Label) error {
 type labelUndo struct {
 	item, reviewer string
 	written        rowDigest // the labels row as inserted (labelRowDigest)
+	assignRow      int64     // the assignment's rowid, for the writer (taking back goes by key)
 	assignStatus   string
 	skipReason     string
 	draft          *savedRow // nil: none

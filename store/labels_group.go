@@ -44,19 +44,16 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		return nil, err
 	}
 	n := len(labels)
-	var items []any // each item once, in the order of its first label
-	keys := make([]any, 0, 2*n)
-	for _, l := range labels {
-		keys = append(keys, l.Item, l.Reviewer)
-	}
-	itemFirst := make(map[string]int, n) // item → its first label here
+	// Each item once, in the order of its first label, and its first label.
+	var items []any
+	itemFirst := make(map[string]int, n)
 	for j, l := range labels {
 		if _, ok := itemFirst[l.Item]; !ok {
 			itemFirst[l.Item] = j
 			items = append(items, l.Item)
 		}
 	}
-	pk := groupKeys{items: items, keys: keys, arrays: s.onPostgres()}
+	pk := groupKeys{items: items, arrays: s.onPostgres()}
 	var undo []labelUndo
 	var assigned map[string]map[string]string
 	fromChecks := in.fromChecks()
@@ -64,6 +61,10 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 		undo, assigned = in.own.before(labels, in.prep)
 		in.own.fresh.fromChecks.Add(1)
 	} else {
+		pk.keys = make([]any, 0, 2*n)
+		for _, l := range labels {
+			pk.keys = append(pk.keys, l.Item, l.Reviewer)
+		}
 		var err error
 		if undo, assigned, err = groupBefore(ctx, tx, labels, pk); err != nil {
 			return nil, err
@@ -117,8 +118,15 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
 		}
 	}
+	// The assignments by rowid (read with them): no seek in their key's
+	// index.
+	assigns := make([]any, 1, n+1)
+	assigns[0] = now
+	for _, u := range undo {
+		assigns = append(assigns, u.assignRow)
+	}
 	if _, err := tx.ExecContext(ctx, failFast(tx, `UPDATE assignments SET status = 'submitted', skip_reason = '', updated_at = ?
-		WHERE `+pk.where("")), append([]any{now}, pk.args()...)...); err != nil {
+		WHERE rowid IN `+placeholderList(n)), assigns...); err != nil {
 		return nil, err
 	}
 	for _, u := range undo {
@@ -225,11 +233,11 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk 
 	}
 	in := pk.in()
 	assigned := make(map[string]map[string]string, len(pk.items))
-	err := eachRow(ctx, tx, `SELECT item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
+	err := eachRow(ctx, tx, `SELECT rowid, item_id, reviewer, status, skip_reason, batch IN (SELECT name FROM batches WHERE state = 'writing')
 		FROM assignments WHERE item_id`+in, pk.inArgs(), func(rows *sql.Rows) error {
 		var u labelUndo
 		var writing bool
-		if err := rows.Scan(&u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &writing); err != nil {
+		if err := rows.Scan(&u.assignRow, &u.item, &u.reviewer, &u.assignStatus, &u.skipReason, &writing); err != nil {
 			return err
 		}
 		if assigned[u.item] == nil {

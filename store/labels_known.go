@@ -109,7 +109,7 @@ func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]label
 		if !ok || a.writing {
 			continue
 		}
-		u := labelUndo{item: l.Item, reviewer: l.Reviewer, assignStatus: a.status, skipReason: a.skipReason,
+		u := labelUndo{item: l.Item, reviewer: l.Reviewer, assignRow: a.row, assignStatus: a.status, skipReason: a.skipReason,
 			itemStatus: t.status, adjudications: t.adjudications, exports: t.exports, draft: t.drafts[l.Reviewer]}
 		if w.submitted(l.Item, l.Reviewer) {
 			u.assignStatus, u.skipReason, u.draft = AssignSubmitted, "", nil
