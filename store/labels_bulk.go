@@ -168,7 +168,7 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			case done > 0:
 				group = min(2*group, s.labelGroup())
 			}
-			end := min(i+group, feed.ready(i+group))
+			end := feed.itemEnd(min(i+group, feed.ready(i+group)))
 			out = growTo(out, end)
 			began := time.Now()
 			prep := feed.preps(i, end)

@@ -127,6 +127,18 @@ func (f *labelFeed) labels(i, end int) []review.Label {
 	return f.held[i-f.base : end-f.base]
 }
 
+// itemEnd is end (exclusive) moved past the labels received next to it
+// that are of the same item as the one before it: an item's labels that
+// come one after the other are written in one group, which settles the
+// item at once (split, the first group sets it labeling and the next
+// reads their labels back).
+func (f *labelFeed) itemEnd(end int) int {
+	for end < f.ready(end+1) && f.held[end-f.base].Item == f.held[end-1-f.base].Item {
+		end++
+	}
+	return end
+}
+
 // preps are those labels' preps, when all of them have one (else nil).
 func (f *labelFeed) preps(i, end int) []*labelPrep {
 	if f.prep == nil {

@@ -132,3 +132,17 @@ func TestSubmitCheckedLabelStreamGivenUpTakesBackItsLabels(t *testing.T) {
 		}
 	})
 }
+
+// A group ends after the labels of its last item that come next to each
+// other, as far as they have been received.
+func TestLabelFeedItemEndKeepsAnItemsLabelsTogether(t *testing.T) {
+	in := make(chan CheckedLabels, 2)
+	in <- CheckedLabels{Labels: []review.Label{noCallLabel("a", "alice"), noCallLabel("a", "bob"), noCallLabel("b", "alice"), noCallLabel("b", "bob")}}
+	in <- CheckedLabels{Labels: []review.Label{noCallLabel("b", "carol"), noCallLabel("c", "alice")}}
+	f := &labelFeed{in: in}
+	for _, c := range []struct{ end, want int }{{1, 2}, {2, 2}, {3, 5}, {5, 5}, {6, 6}} {
+		if got := f.itemEnd(c.end); got != c.want {
+			t.Errorf("itemEnd(%d) = %d, want %d", c.end, got, c.want)
+		}
+	}
+}
