@@ -153,7 +153,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 	if err != nil {
 		return nil, err
 	}
-	in.own.wrote(labels, undo, items, itemFirst, labeling, &settled)
+	in.own.wrote(labels, undo, itemFirst, labeling, &settled)
 	return undo, settled.write(ctx, tx, s.now())
 }
 

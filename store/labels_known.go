@@ -78,12 +78,6 @@ func newImportWrites(fresh *labelFreshness) *importWrites {
 	return &importWrites{fresh: fresh, items: map[string]itemWritten{}}
 }
 
-// submitted reports whether the import submitted reviewer's assignment of
-// item.
-func (w *importWrites) submitted(item, reviewer string) bool {
-	return slices.Contains(w.items[item].submitted, reviewer)
-}
-
 // before is groupBefore and groupDrafts made from the labels' targets
 // (fromChecks), with the import's own writes laid over them: the same
 // labelUndo for each label and the same assignments of each item.
@@ -95,11 +89,12 @@ func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]label
 		if !t.found {
 			continue
 		}
+		it, wrote := w.items[l.Item]
 		if _, ok := assigned[l.Item]; !ok {
 			as := make(map[string]string, len(t.assigns))
 			for _, a := range t.assigns {
 				as[a.reviewer] = a.status
-				if w.submitted(l.Item, a.reviewer) {
+				if wrote && slices.Contains(it.submitted, a.reviewer) {
 					as[a.reviewer] = AssignSubmitted
 				}
 			}
@@ -111,11 +106,11 @@ func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]label
 		}
 		u := labelUndo{item: l.Item, reviewer: l.Reviewer, assignRow: a.row, assignStatus: a.status, skipReason: a.skipReason,
 			itemStatus: t.status, adjudications: t.adjudications, exports: t.exports, draft: t.drafts[l.Reviewer]}
-		if w.submitted(l.Item, l.Reviewer) {
-			u.assignStatus, u.skipReason, u.draft = AssignSubmitted, "", nil
-		}
-		if it, ok := w.items[l.Item]; ok {
+		if wrote {
 			u.itemStatus = it.status
+			if slices.Contains(it.submitted, l.Reviewer) {
+				u.assignStatus, u.skipReason, u.draft = AssignSubmitted, "", nil
+			}
 		}
 		undo[j] = u
 	}
@@ -123,31 +118,27 @@ func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]label
 }
 
 // wrote records a group written: its labels' assignments are submitted,
-// and each of its items (items, each once; itemFirst: its first label) is
-// agreed or disputed as settled, labeling if in labeling, else as its
-// first label found it.
-func (w *importWrites) wrote(labels []review.Label, undo []labelUndo, items []any, itemFirst map[string]int, labeling []any, settled *settlements) {
+// and each of its items is agreed or disputed as settled, labeling if in
+// labeling, else as its first label (itemFirst) found it.
+func (w *importWrites) wrote(labels []review.Label, undo []labelUndo, itemFirst map[string]int, labeling []any, settled *settlements) {
 	if w == nil {
 		return
 	}
-	for _, id := range items {
-		it := w.items[id.(string)]
-		it.status = undo[itemFirst[id.(string)]].itemStatus
-		w.items[id.(string)] = it
+	status := make(map[string]string, len(itemFirst))
+	for _, set := range []struct {
+		ids    []any
+		status string
+	}{{labeling, "labeling"}, {settled.agreed, review.GoldAgreed}, {settled.disputed, "disputed"}} {
+		for _, id := range set.ids {
+			status[id.(string)] = set.status
+		}
 	}
 	for _, l := range labels {
 		it := w.items[l.Item]
 		it.submitted = append(it.submitted, l.Reviewer)
+		if it.status = status[l.Item]; it.status == "" {
+			it.status = undo[itemFirst[l.Item]].itemStatus
+		}
 		w.items[l.Item] = it
 	}
-	set := func(ids []any, status string) {
-		for _, id := range ids {
-			it := w.items[id.(string)]
-			it.status = status
-			w.items[id.(string)] = it
-		}
-	}
-	set(labeling, "labeling")
-	set(settled.agreed, review.GoldAgreed)
-	set(settled.disputed, "disputed")
 }
