@@ -156,6 +156,9 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 		var chunkUndo []labelUndo
 		done := 0
 		ptx := s.prepared(tx)
+		if ptx.sqlite {
+			ptx.held = newHeldStatuses()
+		}
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
@@ -180,6 +183,11 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			}
 			chunkUndo = append(chunkUndo, u...)
 			done += end - i
+		}
+		if ptx.held != nil {
+			if err := ptx.held.write(ctx, ptx); err != nil {
+				return 0, err
+			}
 		}
 		undo = append(undo, chunkUndo...) // only once the chunk is written
 		return done, nil

@@ -230,11 +230,21 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk 
 		exports       int
 	}
 	before := make(map[string]itemBefore, len(pk.items))
-	err = eachRow(ctx, tx, `SELECT i.id, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id`+in, pk.inArgs(), func(rows *sql.Rows) error {
+	// With the statuses held (SQLite), each item's rowid too, and the
+	// status the transaction left it in.
+	rowid := "0"
+	if tx.held != nil {
+		rowid = "i.rowid"
+	}
+	err = eachRow(ctx, tx, `SELECT i.id, i.status, `+rowid+`, `+leadActs("i.id")+` FROM items i WHERE i.id`+in, pk.inArgs(), func(rows *sql.Rows) error {
 		var id string
 		var b itemBefore
-		if err := rows.Scan(&id, &b.status, &b.adjudications, &b.exports); err != nil {
+		var r int64
+		if err := rows.Scan(&id, &b.status, &r, &b.adjudications, &b.exports); err != nil {
 			return err
+		}
+		if tx.held != nil {
+			b.status = tx.held.read(id, r, b.status)
 		}
 		before[id] = b
 		return nil
