@@ -21,7 +21,7 @@ import (
 // checked, written and taken back exactly as when every change was
 // written at once.
 type heldStatuses struct {
-	rowids map[string]int64 // the items groupBefore read, by id
+	rowids map[string]int64 // the items of the group groupBefore read last, by id
 	held   map[string]heldStatus
 }
 
@@ -46,8 +46,8 @@ func (h *heldStatuses) read(id string, rowid int64, stored string) string {
 	return stored
 }
 
-// set holds status for the items ids, set at at. Each must have been
-// read.
+// set holds status for the items ids, set at at. Each must be an item
+// of the group read last.
 func (h *heldStatuses) set(status string, ids []any, at string) error {
 	for _, id := range ids {
 		id := id.(string)

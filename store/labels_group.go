@@ -235,6 +235,7 @@ func groupBefore(ctx context.Context, tx *preparedTx, labels []review.Label, pk 
 	rowid := "0"
 	if tx.held != nil {
 		rowid = "i.rowid"
+		clear(tx.held.rowids) // the group's items only
 	}
 	err = eachRow(ctx, tx, `SELECT i.id, i.status, `+rowid+`, `+leadActs("i.id")+` FROM items i WHERE i.id`+in, pk.inArgs(), func(rows *sql.Rows) error {
 		var id string
