@@ -273,6 +273,7 @@ type labelUndo struct {
 	written        rowDigest // the labels row as inserted (labelRowDigest)
 	assignStatus   string
 	skipReason     string
+	assignment     int64     // the assignment's rowid (SQLite; 0 elsewhere)
 	draft          *savedRow // nil: none
 	itemStatus     string
 	adjudications  int64 // max adjudications.id of the item, 0: none
