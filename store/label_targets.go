@@ -26,6 +26,7 @@ type LabelTarget struct {
 type targetBefore struct {
 	stamp         *targetStamp
 	found         bool
+	rowid         int64 // the item's
 	status        string
 	adjudications int64
 	exports       int
@@ -185,7 +186,7 @@ func toolsetTools(ctx context.Context, q Queryer, set int64) ([]trace.Tool, erro
 
 // readBefores reads the items' befores (every id gets one; an item not
 // found, one with nothing in it) at stamp, loaded before: the items'
-// status and lead acts, all their assignments (those of batches being
+// rowid, status and lead acts, all their assignments (those of batches being
 // written too) with their skip reasons, and their drafts, a few queries
 // for up to labelTargetsPerQuery items.
 func readBefores(ctx context.Context, q Queryer, itemIDs []string, stamp *targetStamp) (map[string]*targetBefore, error) {
@@ -200,10 +201,10 @@ func readBefores(ctx context.Context, q Queryer, itemIDs []string, stamp *target
 	for start := 0; start < len(ids); start += labelTargetsPerQuery {
 		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
 		in := placeholderList(len(chunk))
-		err := eachRow(ctx, q, `SELECT i.id, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
+		err := eachRow(ctx, q, `SELECT i.id, i.rowid, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
 			var id, status string
 			b := &targetBefore{stamp: stamp, found: true, assigns: make([]assignBefore, 0, 2)}
-			if err := rows.Scan(&id, &status, &b.adjudications, &b.exports); err != nil {
+			if err := rows.Scan(&id, &b.rowid, &status, &b.adjudications, &b.exports); err != nil {
 				return err
 			}
 			b.status = stamp.name(status)

@@ -157,6 +157,9 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 		kept := len(undo) // the chunk's undo is appended as it goes, dropped if it fails
 		done := 0
 		ptx := s.prepared(tx)
+		if ptx.sqlite {
+			ptx.held = newHeldStatuses()
+		}
 		feed.fresh.look(ctx, tx)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
@@ -185,6 +188,12 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			}
 			undo = append(undo, u...)
 			done += end - i
+		}
+		if ptx.held != nil {
+			if err := ptx.held.write(ctx, ptx); err != nil {
+				undo = undo[:kept]
+				return 0, err
+			}
 		}
 		return done, nil
 	})
@@ -267,9 +276,9 @@ func CheckSubmittable(t LabelTarget, l review.Label) error {
 type labelUndo struct {
 	item, reviewer string
 	written        rowDigest // the labels row as inserted (labelRowDigest)
-	assignRow      int64     // the assignment's rowid, for the writer (taking back goes by key)
 	assignStatus   string
 	skipReason     string
+	assignment     int64     // the assignment's rowid (SQLite; 0 elsewhere)
 	draft          *savedRow // nil: none
 	itemStatus     string
 	adjudications  int64 // max adjudications.id of the item, 0: none

@@ -80,8 +80,12 @@ func newImportWrites(fresh *labelFreshness) *importWrites {
 
 // before is groupBefore and groupDrafts made from the labels' targets
 // (fromChecks), with the import's own writes laid over them: the same
-// labelUndo for each label and the same assignments of each item.
-func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]labelUndo, map[string]map[string]string) {
+// labelUndo for each label and the same assignments of each item. As
+// groupBefore, it tells held (when set) the group's items.
+func (w *importWrites) before(labels []review.Label, prep []*labelPrep, held *heldStatuses) ([]labelUndo, map[string]map[string]string) {
+	if held != nil {
+		clear(held.rowids)
+	}
 	undo := make([]labelUndo, len(labels))
 	assigned := make(map[string]map[string]string, len(labels))
 	for j, l := range labels {
@@ -104,13 +108,16 @@ func (w *importWrites) before(labels []review.Label, prep []*labelPrep) ([]label
 		if !ok || a.writing {
 			continue
 		}
-		u := labelUndo{item: l.Item, reviewer: l.Reviewer, assignRow: a.row, assignStatus: a.status, skipReason: a.skipReason,
+		u := labelUndo{item: l.Item, reviewer: l.Reviewer, assignment: a.row, assignStatus: a.status, skipReason: a.skipReason,
 			itemStatus: t.status, adjudications: t.adjudications, exports: t.exports, draft: t.drafts[l.Reviewer]}
 		if wrote {
 			u.itemStatus = it.status
 			if slices.Contains(it.submitted, l.Reviewer) {
 				u.assignStatus, u.skipReason, u.draft = AssignSubmitted, "", nil
 			}
+		}
+		if held != nil {
+			u.itemStatus = held.read(l.Item, t.rowid, u.itemStatus)
 		}
 		undo[j] = u
 	}
