@@ -25,18 +25,19 @@ func TestHeldStatusesReadAsLeftAndWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Groups start at one label: alice's label of the first item is a
-	// group of its own, bob's is in the next one.
-	labels := []review.Label{noCallLabel(ids[0], "alice"), noCallLabel(ids[0], "bob"), noCallLabel(ids[1], "alice")}
+	// group of its own (the next label is another item's), bob's is in
+	// the next one.
+	labels := []review.Label{noCallLabel(ids[0], "alice"), noCallLabel(ids[1], "alice"), noCallLabel(ids[0], "bob")}
 	out, undo, err := st.writeLabels(ctx, allLabels(labels), labelsPace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for j, want := range []string{"sampled", "labeling", "sampled"} {
+	for j, want := range []string{"sampled", "sampled", "labeling"} {
 		if undo[j].itemStatus != want {
 			t.Errorf("label %d: taken back from item status %q, want %q", j, undo[j].itemStatus, want)
 		}
 	}
-	if !out[1].Settled {
+	if !out[2].Settled {
 		t.Errorf("bob's label did not settle %s", ids[0])
 	}
 	for id, want := range map[string]string{ids[0]: "agreed", ids[1]: "labeling", ids[2]: "sampled"} {
