@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,6 +192,27 @@ func TestLabelStreamWritesFromItsChecksWhenAlone(t *testing.T) {
 	}
 	if ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0 {
 		t.Errorf("Submit: groups written from what was read beside %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
+	}
+	// Two items' labels crossed ([a0 a1 b0 b1 …]): an item's second label
+	// is in a later group of the same transaction, which finds the status
+	// the earlier one left it in (held until the transaction's end).
+	crossed := slices.Clone(labels)
+	for i := 1; i+1 < len(crossed); i += 4 {
+		crossed[i], crossed[i+1] = crossed[i+1], crossed[i]
+	}
+	control = openEngine(t, "sqlite")
+	freshProject(t, control)
+	if _, err := control.SubmitLabels(context.Background(), crossed); err != nil {
+		t.Fatal(err)
+	}
+	st = openEngine(t, "sqlite")
+	freshProject(t, st)
+	ls = submitStream(t, st, crossed)
+	if got, want := labelsState(t, st), labelsState(t, control); got != want {
+		t.Errorf("crossed, after Submit:\n%s\nsubmitted at once:\n%s", got, want)
+	}
+	if ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0 {
+		t.Errorf("crossed: groups written from what was read beside %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
 	}
 }
 
