@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -161,13 +163,15 @@ type CheckedLabels struct {
 
 // labelPrep is what writing a label needs that is made with no lock held,
 // on the other core, just before the writer needs it: the label's row, the
-// row's digest, the label as it will read back, and its item's before
-// (nil: none could be read).
+// row's digest, the label as it will read back, its item's before (nil:
+// none could be read), and what its item's labels here settle (nil: it
+// has no other here).
 type labelPrep struct {
 	row    []any
 	digest rowDigest
 	stored review.Label
 	target *targetBefore
+	settle *settlePrep
 }
 
 // prepare makes the labels' preps, given their items' befores (nil:
@@ -176,6 +180,7 @@ type labelPrep struct {
 func (s *Store) prepare(b *CheckedLabels, befores map[string]*targetBefore) {
 	preps := make([]labelPrep, len(b.Labels))
 	prep := make([]*labelPrep, len(b.Labels))
+	byItem := make(map[string][]*labelPrep, len(b.Labels))
 	for i, l := range b.Labels {
 		row, err := s.labelRow(l)
 		if err != nil {
@@ -188,8 +193,60 @@ func (s *Store) prepare(b *CheckedLabels, befores map[string]*targetBefore) {
 		p := &preps[i]
 		p.row, p.digest, p.stored, p.target = row, labelRowDigest(row), stored, befores[l.Item]
 		prep[i] = p
+		byItem[l.Item] = append(byItem[l.Item], p)
+	}
+	for item, ps := range byItem {
+		if len(ps) > 1 {
+			prepareSettle(item, ps)
+		}
 	}
 	b.prep = prep
+}
+
+// settlePrep is what an item's labels settle when they are all of its
+// labels (compared in reviewer order, as settleGroup compares them): made
+// beside the writer, for settleGroup to take when its group settles the
+// item from exactly these labels.
+type settlePrep struct {
+	n   int // labels
+	cmp review.Comparison
+	// row is the gold answer's row (goldArgs') when they agree, else the
+	// dispute's (disputeArgs'), its time left to set.
+	row []any
+}
+
+// prepareSettle gives an item's labels ps (two or more) what they settle.
+func prepareSettle(item string, ps []*labelPrep) {
+	ls := make([]review.Label, len(ps))
+	for i, p := range ps {
+		ls[i] = p.stored
+	}
+	slices.SortFunc(ls, func(a, b review.Label) int { return strings.Compare(a.Reviewer, b.Reviewer) })
+	m := &settlePrep{n: len(ls), cmp: review.Compare(ls)}
+	var err error
+	if m.cmp.Agreed {
+		m.row, err = goldArgs(review.AgreedGold(ls), "")
+	} else {
+		m.row, err = disputeArgs(item, m.cmp, "")
+	}
+	if err != nil {
+		return // settled by the writer
+	}
+	for _, p := range ps {
+		p.settle = m
+	}
+}
+
+// add adds what m settles to settled at now, as settled.add adds what
+// review.Settle(0, labels, false) returns (held: agreed items are not
+// held for review).
+func (m *settlePrep) add(settled *settlements, item, now string) {
+	m.row[len(m.row)-1] = now
+	if m.cmp.Agreed {
+		settled.golds, settled.agreed = append(settled.golds, m.row...), append(settled.agreed, item)
+	} else {
+		settled.disputes, settled.disputed = append(settled.disputes, m.row...), append(settled.disputed, item)
+	}
 }
 
 // preparedAhead is how many pieces of preparedPiece labels the preparer

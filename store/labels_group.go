@@ -149,7 +149,7 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			return nil, err
 		}
 	}
-	settled, err := s.settleGroup(ctx, tx, labels, undo, closed, out)
+	settled, err := s.settleGroup(ctx, tx, labels, in.prep, undo, closed, out)
 	if err != nil {
 		return nil, err
 	}
@@ -462,8 +462,9 @@ func (r rowValues) Scan(dest ...any) error {
 // one by one would have given it: an item settles after each of its labels
 // that leaves none of its assignments open (a label on a skipped
 // assignment after the others is compared again), and is written once,
-// as its last label here settles it.
-func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review.Label, undo []labelUndo, closed map[string][]review.Label, out []Settlement) (settlements, error) {
+// as its last label here settles it. An item settled from exactly the
+// labels its preps (prep, when given) compared takes their outcome.
+func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review.Label, prep []*labelPrep, undo []labelUndo, closed map[string][]review.Label, out []Settlement) (settlements, error) {
 	var held *bool
 	heldOnce := func() (bool, error) {
 		if held == nil {
@@ -478,10 +479,14 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 	var settled settlements
 	last := make(map[string]int, len(closed))
 	opening := make(map[string]int, len(closed)) // labels still to come on an open assignment
+	here := map[*settlePrep]int{}                // the preps' labels in the group
 	for j, l := range labels {
 		last[l.Item] = j
 		if st := undo[j].assignStatus; st == AssignPending || st == AssignDraft {
 			opening[l.Item]++
+		}
+		if prep != nil && prep[j].settle != nil {
+			here[prep[j].settle]++
 		}
 	}
 	arrived := map[string]map[string]bool{} // item → reviewers whose label came later in the group
@@ -523,6 +528,15 @@ func (s *Store) settleGroup(ctx context.Context, tx *preparedTx, labels []review
 			if hold, err = heldOnce(); err != nil {
 				return settled, err
 			}
+		}
+		var m *settlePrep
+		if prep != nil {
+			m = prep[j].settle
+		}
+		if m != nil && !hold && len(ls) == m.n && here[m] == m.n {
+			m.add(&settled, l.Item, s.now())
+			out[j] = Settlement{Settled: true, Comparison: m.cmp}
+			continue
 		}
 		if o := review.Settle(0, ls, hold); o.Settled {
 			if err := settled.add(l.Item, o, s.now()); err != nil {

@@ -78,7 +78,7 @@ func (s *Store) writeGroupPostgres(ctx context.Context, tx *preparedTx, labels [
 	if err != nil {
 		return nil, err
 	}
-	settled, err := s.settleGroup(ctx, tx, labels, g.undo, closed, out)
+	settled, err := s.settleGroup(ctx, tx, labels, nil, g.undo, closed, out)
 	if err != nil {
 		return nil, err
 	}
