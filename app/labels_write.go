@@ -14,7 +14,6 @@ import (
 // import checks the next ones (store.SubmitCheckedLabelStream), in the
 // order handed over: the file's.
 type labelsWriter struct {
-	stream  *store.LabelStream
 	checked chan store.CheckedLabels
 	stop    context.CancelCauseFunc
 	done    chan struct{} // closed once the store call has returned
@@ -42,10 +41,11 @@ const labelsAhead = 32
 // the store (store.LabelStream).
 func (a *App) writeLabels(ctx context.Context) *labelsWriter {
 	ctx, stop := context.WithCancelCause(ctx)
-	w := &labelsWriter{stream: a.st.LabelStream(ctx), checked: make(chan store.CheckedLabels, labelsAhead), stop: stop, done: make(chan struct{})}
+	w := &labelsWriter{checked: make(chan store.CheckedLabels, labelsAhead), stop: stop, done: make(chan struct{})}
+	stream := a.st.LabelStream(ctx)
 	go func() {
 		defer close(w.done)
-		w.sets, w.err = w.stream.Submit(ctx, w.checked)
+		w.sets, w.err = stream.Submit(ctx, w.checked)
 	}()
 	return w
 }
