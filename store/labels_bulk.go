@@ -62,6 +62,13 @@ var labelsPace = bulkPace{Pace: bulk.Pace{ChunkTime: defaultPace().chunkTime, Yi
 // waits) to get in well within its busy timeout.
 const labelsStretch = 3 * time.Second
 
+// labelsGrace is how long a stretched transaction of SubmitCheckedLabelStream
+// waits for the next labels before it commits (and waits for them with no
+// transaction open): a labels import's writer, now faster than the checks
+// beside it at first, found none ready at most rounds' ends, and committed
+// (writing the held statuses, and pages again) a dozen times.
+const labelsGrace = 50 * time.Millisecond
+
 // labelTables are the tables checking and writing labels reads by lists
 // of keys (Analyze).
 var labelTables = []string{"items", "traces", "assignments", "labels", "gold", "disputes", "drafts"}
@@ -164,7 +171,10 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
-		for i := from; i < feed.ready(i+1) && (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))); i = from + done {
+		// Once a group is written, the transaction goes on while it may
+		// (goOn) and labels come within labelsGrace.
+		for i := from; (done == 0 || (pace.maxUnits == 0 || done < pace.maxUnits) && s.goOn(ctx, pace, began, log, time.Now().Add(took+reserve))) &&
+			i < feed.soon(i+1, done > 0 && pace.stretch > 0); i = from + done {
 			switch {
 			case took > budget/4:
 				group = max(group/2, 1)
@@ -176,7 +186,6 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			began := time.Now()
 			prep := feed.preps(i, end)
 			u, err := s.writeGroup(ctx, ptx, feed.labels(i, end), i, out[i:end], groupIn{prep: prep, own: own})
-			clear(prep) // the rows are written: not held while the transaction goes on
 			took = time.Since(began)
 			var le *LabelError
 			if err != nil && !errors.As(err, &le) {
@@ -188,6 +197,7 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			}
 			undo = append(undo, u...)
 			done += end - i
+			feed.written(end) // not held while the transaction goes on
 		}
 		if ptx.held != nil {
 			if err := ptx.held.write(ctx, ptx); err != nil {

@@ -24,8 +24,8 @@ import (
 // leaves nothing to take back.
 //
 // While no label is waiting the write lock is free: a transaction takes
-// the labels already received, and the call waits for more with none
-// open. It holds only the labels not yet written (the sender is held back
+// the labels already received (and, stretched, those received within
+// labelsGrace), and the call waits for more with none open. It holds only the labels not yet written (the sender is held back
 // by in's buffer). On an error it stops receiving: a sender selects on
 // the call's return too. ctx's audit entry commits with the last labels,
 // so an action that learns its object while sending sets it
@@ -75,6 +75,22 @@ func (f *labelFeed) ready(need int) int {
 		}
 	}
 	return f.base + len(f.held)
+}
+
+// soon is ready(need), waiting up to labelsGrace for labels to come
+// when none is ready and grace is set.
+func (f *labelFeed) soon(need int, grace bool) int {
+	if n := f.ready(need); n >= need || f.ended || !grace {
+		return n
+	}
+	t := time.NewTimer(labelsGrace)
+	defer t.Stop()
+	select {
+	case b, ok := <-f.in:
+		f.take(b, ok)
+	case <-t.C:
+	}
+	return f.ready(need)
 }
 
 // wait waits until a label after the first from has been received (true)
@@ -153,7 +169,8 @@ func (f *labelFeed) preps(i, end int) []*labelPrep {
 	return p
 }
 
-// written lets go of the labels before upTo, once written.
+// written lets go of the labels before upTo (and their preps), once
+// written.
 func (f *labelFeed) written(upTo int) {
 	if !f.owned || upTo <= f.base {
 		return
