@@ -181,6 +181,13 @@ func Listen(addr string) (net.Listener, error) {
 // connections (a recovery file restored) to the server's log.
 func (s *Server) Note(msg string) { s.log.Info(msg) }
 
+// Withheld logs err as it is, which actor was told without where the
+// database lives (app.App.Shown): the operator reads here what they were
+// not told (App.OnWithheld).
+func (s *Server) Withheld(actor app.Actor, err error) {
+	s.log.Warn("error told without the database's place", "user", actor.Name, "role", string(actor.Role), "key", actor.KeyFingerprint, "error", err.Error())
+}
+
 // Serve accepts connections on l until Shutdown; it returns nil then.
 func (s *Server) Serve(l net.Listener) error {
 	s.watchKeyRemovals()
