@@ -177,7 +177,10 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 // A submit of the answer the reviewer's stored label already gives is
 // stored: the retry of a submit whose commit the database made but never
 // answered (the server or the connection went as it committed), which
-// the store refuses as already submitted.
+// the store refuses as already submitted. Such a retry adds nothing to the
+// audit log: the entry of the submit that stored the label committed with
+// it (act), and a write refused by the store is not audited, as a guide
+// set to the text in force is not.
 func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (err error) {
 	defer s.shown(&err)
 	err = s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
