@@ -435,18 +435,12 @@ type ptyClient struct {
 
 func (ts *teamServer) openScreen(user string) *ptyClient {
 	ts.t.Helper()
-	return ts.openScreenSized(user, 80, 24)
-}
-
-// openScreenSized is openScreen on a terminal of width × height.
-func (ts *teamServer) openScreenSized(user string, width, height int) *ptyClient {
-	ts.t.Helper()
 	c := ts.client(user)
 	sess, err := c.NewSession()
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	if err := sess.RequestPty("xterm-256color", height, width, gossh.TerminalModes{}); err != nil {
+	if err := sess.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
 		ts.t.Fatal(err)
 	}
 	p := &ptyClient{t: ts.t, sess: sess, done: make(chan error, 1)}

@@ -83,7 +83,7 @@ func TestServeWithholdsTheDatabaseFile(t *testing.T) {
 	ts := &teamServer{t: t, dir: t.TempDir(), busy: 300 * time.Millisecond, log: log}
 	seedTeam(t, ts, 20, 3, []string{"alice", "bob"})
 	ts.serve(newKey(t))
-	screen := ts.openScreenSized("alice", 220, 24) // wide: the whole status line shows
+	screen := ts.openScreen("alice") // 80×24: the status line is cut there
 	screen.waitFor("Your label")
 
 	release := holdWriteLock(t, ts.db)
@@ -182,7 +182,7 @@ func TestServeWithholdsThePostgresServer(t *testing.T) {
 	_, port, _ := net.SplitHostPort(proxy)
 	places := []string{"postgres://", proxy, "port " + port, strings.TrimPrefix(u.Path, "/")}
 
-	screen := ts.openScreenSized("alice", 220, 24)
+	screen := ts.openScreen("alice")
 	screen.waitFor("Your label")
 	alice, carol := ts.client("alice"), ts.client("carol") // connected while it answers
 	cut()
