@@ -156,6 +156,9 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 		var chunkUndo []labelUndo
 		done := 0
 		ptx := s.prepared(tx)
+		if ptx.sqlite {
+			ptx.held = newHeldStatuses()
+		}
 		began, log := deadline.Add(-pace.ChunkTime), s.logSize()
 		reserve := min(commit, pace.ChunkTime*3/4)
 		budget := time.Until(deadline.Add(-reserve))
@@ -180,6 +183,11 @@ func (s *Store) writeLabels(ctx context.Context, feed *labelFeed, pace bulkPace)
 			}
 			chunkUndo = append(chunkUndo, u...)
 			done += end - i
+		}
+		if ptx.held != nil {
+			if err := ptx.held.write(ctx, ptx); err != nil {
+				return 0, err
+			}
 		}
 		undo = append(undo, chunkUndo...) // only once the chunk is written
 		return done, nil
@@ -265,6 +273,7 @@ type labelUndo struct {
 	written        rowDigest // the labels row as inserted (labelRowDigest)
 	assignStatus   string
 	skipReason     string
+	assignment     int64     // the assignment's rowid (SQLite; 0 elsewhere)
 	draft          *savedRow // nil: none
 	itemStatus     string
 	adjudications  int64 // max adjudications.id of the item, 0: none

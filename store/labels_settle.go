@@ -68,8 +68,12 @@ func (w *settlements) write(ctx context.Context, tx Queryer, now string) error {
 	return updateStatus(ctx, tx, "disputed", w.disputed, now)
 }
 
-// updateStatus sets the status of the items ids.
+// updateStatus sets the status of the items ids (held until the
+// transaction's end on a preparedTx that holds them).
 func updateStatus(ctx context.Context, tx Queryer, status string, ids []any, now string) error {
+	if p, ok := tx.(*preparedTx); ok && p.held != nil {
+		return p.held.set(status, ids, now)
+	}
 	for start := 0; start < len(ids); start += settleRowsPerStatement {
 		part := ids[start:min(start+settleRowsPerStatement, len(ids))]
 		if _, err := tx.ExecContext(ctx, failFast(tx, `UPDATE items SET status = ?, updated_at = ? WHERE id IN `+placeholderList(len(part))),

@@ -16,6 +16,9 @@ type preparedTx struct {
 	stmts map[string]*sql.Stmt
 	// sqlite: the transaction is SQLite's (failFast applies).
 	sqlite bool
+	// held, when set, holds the items' status changes (updateStatus)
+	// until written with held.write.
+	held *heldStatuses
 }
 
 func newPreparedTx(tx *Tx) *preparedTx { return &preparedTx{tx: tx, stmts: map[string]*sql.Stmt{}} }
