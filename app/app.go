@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/goldtrace/goldtrace/internal/suggest"
 	"github.com/goldtrace/goldtrace/store"
@@ -15,6 +16,9 @@ import (
 // SSH server hold an *App, never the store's write methods directly.
 type App struct {
 	st *store.Store
+	// withheld is told every error Shown worded without the database's
+	// place (OnWithheld).
+	withheld atomic.Pointer[func(Actor, error)]
 }
 
 // New returns the App over an open store. The caller still owns (closes)

@@ -143,6 +143,17 @@ var table = map[Action]who{
 	ActMaintain: leads | nobody,
 }
 
+// SeesDatabase reports whether the errors actor is shown may say where
+// the project's database lives (its file path, or its host, port and
+// name). Locally they may: they named it (--db) and hold the file. Over
+// SSH only those who may maintain the database (ActMaintain: a lead, who
+// runs check and backup there, whose check names it, and whom a reviewer
+// is told to tell); a reviewer or ci key is told what happened and what to
+// do without it (Shown).
+func (a Actor) SeesDatabase() bool {
+	return a.Source != SourceSSH || Authorize(a, ActMaintain) == nil
+}
+
 func (a Actor) kind() who {
 	switch {
 	case a.Anonymous():

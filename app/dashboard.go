@@ -150,7 +150,8 @@ const cohortKey = "cohort"
 // first, so a change made while the rest is read shows up as a new
 // fingerprint at the next poll. cache keeps the gold records between
 // polls.
-func (s *Session) Dashboard(ctx context.Context, batch, profileName string, now time.Time, cache *GoldCache) (*Dashboard, error) {
+func (s *Session) Dashboard(ctx context.Context, batch, profileName string, now time.Time, cache *GoldCache) (_ *Dashboard, err error) {
+	defer s.shown(&err)
 	profile, ok := score.ProfileByName(profileName)
 	if !ok {
 		return nil, fmt.Errorf("no scoring profile %q", profileName)

@@ -11,7 +11,8 @@ import (
 
 // JudgeCalibrations is the newest LLM judge calibration run of each (gold,
 // judge, model), newest first, at most limit: part of the lead's dashboard.
-func (s *Session) JudgeCalibrations(ctx context.Context, limit int) ([]store.JudgeCalibration, error) {
+func (s *Session) JudgeCalibrations(ctx context.Context, limit int) (_ []store.JudgeCalibration, err error) {
+	defer s.shown(&err)
 	if _, err := s.app.authorize(ctx, s.actor, ActDashboard, ""); err != nil {
 		return nil, err
 	}

@@ -44,10 +44,10 @@ type LabelWork struct {
 // the actor's role six times: the label screen loads an item after every
 // submit. reviewer must be the actor, and an item not assigned to them is
 // not found.
-func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (LabelWork, error) {
+func (s *Session) LabelWork(ctx context.Context, reviewer, batch, itemID string, skipped []string) (_ LabelWork, err error) {
+	defer s.shown(&err)
 	var w LabelWork
 	var actor Actor
-	var err error
 	var next store.NextWork
 	var nextErr error
 	if itemID != "" {

@@ -29,7 +29,8 @@ import (
 // Scoring never reads the conversation, so only its skeleton goes through
 // the builder (roles and tool calls: the observed calls come from them); every
 // scored field takes the export's own path.
-func (s *Session) GoldRecords(ctx context.Context, f store.GoldFilter, cache *GoldCache) ([]gold.Record, error) {
+func (s *Session) GoldRecords(ctx context.Context, f store.GoldFilter, cache *GoldCache) (_ []gold.Record, err error) {
+	defer s.shown(&err)
 	tgs, err := s.GoldTraces(ctx, f)
 	if err != nil {
 		return nil, err
@@ -169,7 +170,8 @@ func decodeGoldLines(b *dataset.Builder, in *gold.Interner, tg dataset.TraceGold
 // gold without --pred: the records (sorted by id) and the report. cache,
 // when not nil, keeps the records between calls (the lead's dashboard
 // polls).
-func (s *Session) ScoreObserved(ctx context.Context, f store.GoldFilter, profile score.Profile, cache *GoldCache) ([]gold.Record, *score.Report, error) {
+func (s *Session) ScoreObserved(ctx context.Context, f store.GoldFilter, profile score.Profile, cache *GoldCache) (_ []gold.Record, _ *score.Report, err error) {
+	defer s.shown(&err)
 	recs, err := s.GoldRecords(ctx, f, cache)
 	if err != nil {
 		return nil, nil, err

@@ -140,7 +140,8 @@ type RecoveryRestore struct {
 // RestoreRecovery puts the actor's own recovery file at path back into
 // the database (a label screen's start). A file that holds another
 // reviewer's drafts is left as it is, and an error.
-func (s *Session) RestoreRecovery(ctx context.Context, path string) (RecoveryRestore, error) {
+func (s *Session) RestoreRecovery(ctx context.Context, path string) (_ RecoveryRestore, err error) {
+	defer s.shown(&err)
 	actor, err := s.app.authorize(ctx, s.actor, ActLabelSubmit, "")
 	if err != nil {
 		return RecoveryRestore{File: path}, err

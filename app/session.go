@@ -18,7 +18,9 @@ import (
 // arguments are the store's, so the screens' I/O reads as before, but every
 // call is authorized for the session's actor. A reviewer argument other than
 // the actor reads as "not found" (a reviewer cannot open another reviewer's
-// queue, drafts or labels); a lead argument is replaced by the actor.
+// queue, drafts or labels); a lead argument is replaced by the actor. Its
+// errors say where the database lives only to those who may see it
+// (App.Shown).
 type Session struct {
 	app   *App
 	actor Actor
@@ -33,7 +35,8 @@ func (s *Session) Actor() Actor { return s.actor }
 // Open authorizes opening a screen that needs action and records it (a
 // lead's adjudication or dashboard session is a lead read). It returns the
 // actor with its current role.
-func (s *Session) Open(ctx context.Context, action Action, object string) (Actor, error) {
+func (s *Session) Open(ctx context.Context, action Action, object string) (_ Actor, err error) {
+	defer s.shown(&err)
 	actor, err := s.app.authorize(ctx, s.actor, action, object)
 	if err != nil {
 		return actor, err
@@ -83,7 +86,8 @@ func ownRead[T any](s *Session, ctx context.Context, action Action, reviewer str
 }
 
 // Progress counts the actor's assignments by status.
-func (s *Session) Progress(ctx context.Context, reviewer, batch string) (map[string]int, error) {
+func (s *Session) Progress(ctx context.Context, reviewer, batch string) (_ map[string]int, err error) {
+	defer s.shown(&err)
 	_, p, err := ownRead(s, ctx, ActQueueRead, reviewer, func(ctx context.Context) (map[string]int, error) {
 		return s.app.st.Progress(ctx, reviewer, batch)
 	})
@@ -92,7 +96,8 @@ func (s *Session) Progress(ctx context.Context, reviewer, batch string) (map[str
 
 // Item loads an item: a reviewer only one assigned to them (otherwise not
 // found); a lead any.
-func (s *Session) Item(ctx context.Context, id string) (trace.Item, error) {
+func (s *Session) Item(ctx context.Context, id string) (_ trace.Item, err error) {
+	defer s.shown(&err)
 	actor, err := s.app.authorize(ctx, s.actor, ActQueueRead, "")
 	if err != nil {
 		return trace.Item{}, err
@@ -118,7 +123,8 @@ func (s *Session) mayOpen(ctx context.Context, actor Actor, itemID string) error
 // Notes are an item's notes: a lead sees all; a reviewer only the
 // send-backs addressed to them, on an item assigned to them (a note to
 // another reviewer may speak of that reviewer's answer).
-func (s *Session) Notes(ctx context.Context, itemID string) ([]store.Note, error) {
+func (s *Session) Notes(ctx context.Context, itemID string) (_ []store.Note, err error) {
+	defer s.shown(&err)
 	actor, err := s.app.authorize(ctx, s.actor, ActQueueRead, "")
 	if err != nil {
 		return nil, err
@@ -147,7 +153,8 @@ func sendBacksTo(notes []store.Note, reviewer string) []store.Note {
 
 // EnsureGuide is the guide in force (the shipped default stored when the
 // project has none).
-func (s *Session) EnsureGuide(ctx context.Context, id, body, author string) (store.GuideVersion, error) {
+func (s *Session) EnsureGuide(ctx context.Context, id, body, author string) (_ store.GuideVersion, err error) {
+	defer s.shown(&err)
 	return s.app.EnsureGuide(ctx, s.actor, id, body, author)
 }
 
@@ -155,7 +162,8 @@ func (s *Session) EnsureGuide(ctx context.Context, id, body, author string) (sto
 // few keystrokes and changes nothing anyone else sees).
 // On PostgreSQL the check of the actor's user and key is asserted in the
 // draft's own round trip (checkedWrite).
-func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) error {
+func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body []byte, seconds int) (err error) {
+	defer s.shown(&err)
 	return s.checkedWrite(ctx, ActLabelSubmit, reviewer, "", func(ctx context.Context, _ Actor) error {
 		return s.app.st.SaveDraft(ctx, itemID, reviewer, body, seconds)
 	})
@@ -169,9 +177,13 @@ func (s *Session) SaveDraft(ctx context.Context, itemID, reviewer string, body [
 // A submit of the answer the reviewer's stored label already gives is
 // stored: the retry of a submit whose commit the database made but never
 // answered (the server or the connection went as it committed), which
-// the store refuses as already submitted.
-func (s *Session) SubmitLabel(ctx context.Context, l review.Label) error {
-	err := s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
+// the store refuses as already submitted. Such a retry adds nothing to the
+// audit log: the entry of the submit that stored the label committed with
+// it (act), and a write refused by the store is not audited, as a guide
+// set to the text in force is not.
+func (s *Session) SubmitLabel(ctx context.Context, l review.Label) (err error) {
+	defer s.shown(&err)
+	err = s.ownWrite(ctx, ActLabelSubmit, l.Reviewer, "submit "+l.Item, func(ctx context.Context) error {
 		_, err := s.app.st.SubmitLabel(ctx, l)
 		return err
 	})
@@ -201,14 +213,16 @@ func sameAnswer(a, b review.Label) bool {
 }
 
 // SkipItem skips an item of the actor's queue.
-func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string) error {
+func (s *Session) SkipItem(ctx context.Context, itemID, reviewer, reason string) (err error) {
+	defer s.shown(&err)
 	return s.ownWrite(ctx, ActLabelSubmit, reviewer, "skip "+itemID, func(ctx context.Context) error {
 		return s.app.st.SkipItem(ctx, itemID, reviewer, reason)
 	})
 }
 
 // LastSubmitted is the item the actor submitted last.
-func (s *Session) LastSubmitted(ctx context.Context, reviewer, batch string) (string, error) {
+func (s *Session) LastSubmitted(ctx context.Context, reviewer, batch string) (_ string, err error) {
+	defer s.shown(&err)
 	if err := s.own(ctx, ActQueueRead, reviewer); err != nil {
 		return "", err
 	}
@@ -217,7 +231,8 @@ func (s *Session) LastSubmitted(ctx context.Context, reviewer, batch string) (st
 
 // Reopen takes back the actor's submitted label; the store refuses it once
 // the item has been compared.
-func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (review.Label, error) {
+func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft func(review.Label) ([]byte, error)) (_ review.Label, err error) {
+	defer s.shown(&err)
 	actor, err := s.ownAs(ctx, ActLabelReopen, reviewer)
 	if err != nil {
 		return review.Label{}, err
@@ -228,7 +243,8 @@ func (s *Session) Reopen(ctx context.Context, itemID, reviewer string, toDraft f
 }
 
 // DisputedQueue is the lead's queue of disputes.
-func (s *Session) DisputedQueue(ctx context.Context, f store.DisputeFilter) ([]store.Dispute, error) {
+func (s *Session) DisputedQueue(ctx context.Context, f store.DisputeFilter) (_ []store.Dispute, err error) {
+	defer s.shown(&err)
 	if _, err := s.lead(ctx, ""); err != nil {
 		return nil, err
 	}
@@ -237,7 +253,8 @@ func (s *Session) DisputedQueue(ctx context.Context, f store.DisputeFilter) ([]s
 
 // ItemStatusCounts counts items by status (leads: it has the
 // agreed/disputed split).
-func (s *Session) ItemStatusCounts(ctx context.Context, batch string) (map[string]int, error) {
+func (s *Session) ItemStatusCounts(ctx context.Context, batch string) (_ map[string]int, err error) {
+	defer s.shown(&err)
 	if _, err := s.lead(ctx, ""); err != nil {
 		return nil, err
 	}
@@ -246,7 +263,8 @@ func (s *Session) ItemStatusCounts(ctx context.Context, batch string) (map[strin
 
 // ItemLabels are every reviewer's labels of an item: a lead read, audited.
 // To anyone else they do not exist.
-func (s *Session) ItemLabels(ctx context.Context, itemID string) ([]review.Label, error) {
+func (s *Session) ItemLabels(ctx context.Context, itemID string) (_ []review.Label, err error) {
+	defer s.shown(&err)
 	actor, err := s.app.current(ctx, s.actor)
 	if err != nil {
 		return nil, err
@@ -262,23 +280,27 @@ func (s *Session) ItemLabels(ctx context.Context, itemID string) ([]review.Label
 }
 
 // Resolve records the lead's decision (the resolution's Lead is the actor).
-func (s *Session) Resolve(ctx context.Context, r store.Resolution) (review.Gold, error) {
+func (s *Session) Resolve(ctx context.Context, r store.Resolution) (_ review.Gold, err error) {
+	defer s.shown(&err)
 	return s.app.Resolve(ctx, s.actor, r)
 }
 
 // SendBack returns an item to its reviewers; lead is the actor whatever
 // the argument says.
-func (s *Session) SendBack(ctx context.Context, itemID, _, note string, to []string, force bool) error {
+func (s *Session) SendBack(ctx context.Context, itemID, _, note string, to []string, force bool) (err error) {
+	defer s.shown(&err)
 	return s.app.SendBack(ctx, s.actor, itemID, note, to, force)
 }
 
 // ProposeGuideChange notes a guide proposal; lead is the actor.
-func (s *Session) ProposeGuideChange(ctx context.Context, itemID, _, body string) error {
+func (s *Session) ProposeGuideChange(ctx context.Context, itemID, _, body string) (err error) {
+	defer s.shown(&err)
 	return s.app.ProposeGuideChange(ctx, s.actor, itemID, body)
 }
 
 // GoldFingerprint changes whenever the gold does (the dashboard polls it).
-func (s *Session) GoldFingerprint(ctx context.Context) (string, error) {
+func (s *Session) GoldFingerprint(ctx context.Context) (_ string, err error) {
+	defer s.shown(&err)
 	if _, err := s.app.authorize(ctx, s.actor, ActDashboard, ""); err != nil {
 		return "", err
 	}
@@ -286,7 +308,8 @@ func (s *Session) GoldFingerprint(ctx context.Context) (string, error) {
 }
 
 // GoldTraces reads the current gold (unexported: leads only).
-func (s *Session) GoldTraces(ctx context.Context, f store.GoldFilter) ([]dataset.TraceGold, error) {
+func (s *Session) GoldTraces(ctx context.Context, f store.GoldFilter) (_ []dataset.TraceGold, err error) {
+	defer s.shown(&err)
 	if _, err := s.app.authorize(ctx, s.actor, ActScoreStore, ""); err != nil {
 		return nil, err
 	}
@@ -295,7 +318,8 @@ func (s *Session) GoldTraces(ctx context.Context, f store.GoldFilter) ([]dataset
 
 // Status is the status as the actor may see it (a lead's is not audited
 // per poll here: opening the dashboard was).
-func (s *Session) Status(ctx context.Context, q store.StatusQuery) (store.Status, error) {
+func (s *Session) Status(ctx context.Context, q store.StatusQuery) (_ store.Status, err error) {
+	defer s.shown(&err)
 	actor, err := s.app.authorize(ctx, s.actor, ActStatusTotals, "")
 	if err != nil {
 		return store.Status{}, err
@@ -306,7 +330,8 @@ func (s *Session) Status(ctx context.Context, q store.StatusQuery) (store.Status
 
 // BatchSamples lists how each batch was drawn and its items (leads: the
 // dashboard compares the model's accuracy per batch).
-func (s *Session) BatchSamples(ctx context.Context) ([]store.BatchSample, error) {
+func (s *Session) BatchSamples(ctx context.Context) (_ []store.BatchSample, err error) {
+	defer s.shown(&err)
 	if _, err := s.app.authorize(ctx, s.actor, ActStatusDetails, ""); err != nil {
 		return nil, err
 	}
@@ -315,6 +340,7 @@ func (s *Session) BatchSamples(ctx context.Context) ([]store.BatchSample, error)
 
 // OpenItemCounts counts the items still sampled or being labeled.
 func (s *Session) OpenItemCounts(ctx context.Context, batch string) (sampled, labeling int, err error) {
+	defer s.shown(&err)
 	if _, err := s.app.authorize(ctx, s.actor, ActStatusTotals, ""); err != nil {
 		return 0, 0, err
 	}
@@ -325,10 +351,12 @@ func (s *Session) OpenItemCounts(ctx context.Context, batch string) (sampled, la
 // another reviewer, as goldtrace assign --release does: a lead's decision,
 // authorized and audited the same way (the request's Lead is the actor).
 func (s *Session) ReleaseAssignments(ctx context.Context, req store.ReleaseRequest) (released, kept []store.Release, err error) {
+	defer s.shown(&err)
 	return s.app.ReleaseAssignments(ctx, s.actor, req)
 }
 
 // Users lists the project's users (who may receive released items).
-func (s *Session) Users(ctx context.Context) ([]store.User, error) {
+func (s *Session) Users(ctx context.Context) (_ []store.User, err error) {
+	defer s.shown(&err)
 	return s.app.Users(ctx, s.actor)
 }

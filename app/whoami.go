@@ -5,7 +5,7 @@ import "context"
 // Whoami is the database and the identity in effect, and where each
 // comes from (goldtrace whoami; --json).
 type Whoami struct {
-	Database     string   `json:"database"`
+	Database     string   `json:"database"`      // "": the server's, not shown to this SSH user
 	DatabaseFrom string   `json:"database_from"` // --db, GOLDTRACE_DB, a config file, default, the server
 	Exists       bool     `json:"exists"`
 	As           string   `json:"as"`      // "" when no identity is in effect
@@ -38,6 +38,9 @@ func WhoamiOf(ctx context.Context, req WhoamiRequest) (Whoami, error) {
 	}
 	if who, ok := ActorFrom(ctx); ok {
 		res.Exists, res.As, res.AsFrom, res.Role, res.Mode = true, who.Name, string(who.Source), string(who.Role), "ssh"
+		if !who.SeesDatabase() {
+			res.Database = "" // where it lives is a lead's to know (SeesDatabase)
+		}
 		return res, nil
 	}
 	exists, err := ProjectExists(ctx, req.DB, req.Password)

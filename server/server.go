@@ -92,7 +92,10 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*liveSession]struct{}
-	closing  atomic.Bool
+	// withheldLast is, per key, the last error Withheld logged.
+	withheldMu   sync.Mutex
+	withheldLast map[string]withheldLine
+	closing      atomic.Bool
 	// hardStop ends exec commands that outlive the shutdown grace period.
 	hardStop context.Context
 	stopAll  context.CancelFunc
@@ -180,6 +183,38 @@ func Listen(addr string) (net.Listener, error) {
 // Note writes one line of what the server's process does beside its
 // connections (a recovery file restored) to the server's log.
 func (s *Server) Note(msg string) { s.log.Info(msg) }
+
+// Withheld logs err as it is, which actor was told without where the
+// database lives (app.App.Shown): the operator reads here what they were
+// not told (App.OnWithheld). The same error told the same key again
+// within withheldQuiet (a screen retrying every two seconds while the
+// database is away) is logged once.
+func (s *Server) Withheld(actor app.Actor, err error) {
+	msg, now := err.Error(), time.Now()
+	s.withheldMu.Lock()
+	if s.withheldLast == nil {
+		s.withheldLast = map[string]withheldLine{}
+	}
+	who := actor.Name + " " + actor.KeyFingerprint
+	last, seen := s.withheldLast[who]
+	again := seen && last.msg == msg && now.Sub(last.at) < withheldQuiet
+	if !again {
+		s.withheldLast[who] = withheldLine{msg: msg, at: now}
+	}
+	s.withheldMu.Unlock()
+	if !again {
+		s.log.Warn("error told without the database's place", "user", actor.Name, "role", string(actor.Role), "key", actor.KeyFingerprint, "error", msg)
+	}
+}
+
+// withheldLine is the last error Withheld logged for a key, and when.
+type withheldLine struct {
+	msg string
+	at  time.Time
+}
+
+// withheldQuiet is how long Withheld keeps from logging an error again.
+const withheldQuiet = time.Minute
 
 // Serve accepts connections on l until Shutdown; it returns nil then.
 func (s *Server) Serve(l net.Listener) error {

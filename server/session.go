@@ -86,7 +86,9 @@ func (s *Server) handle(ssh.Handler) ssh.Handler {
 		actor, err := s.sessionActor(sess)
 		if err != nil {
 			s.log.Warn("session refused", "from", remoteHost(sess.RemoteAddr()), "reason", err.Error())
-			fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", err)
+			// Who this is is not known: where the database lives is
+			// withheld (the log above has it).
+			fmt.Fprintf(sess.Stderr(), "goldtrace: %s\r\n", app.Withheld(err))
 			_ = sess.Exit(2)
 			return
 		}

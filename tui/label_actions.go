@@ -49,12 +49,12 @@ func (p *LabelPage) onSubmitted(msg submittedMsg) tea.Cmd {
 			verb = "skipped"
 		}
 		if !retryable(msg.Err) || msg.Skipped {
-			return tea.Batch(ReportErr(fmt.Errorf("not %s, your label is kept: %w", verb, msg.Err)), p.replayTypedAhead(), p.recount())
+			return tea.Batch(ReportErr(fmt.Errorf("not %s, your label is kept: %w", verb, whyOf(msg.Err))), p.replayTypedAhead(), p.recount())
 		}
 		p.retrySeq++
 		seq, id := p.retrySeq, p.item.ID
 		retry := p.after(retryDelay, func(time.Time) tea.Msg { return submitRetryMsg{ItemID: id, seq: seq} })
-		return tea.Batch(ReportErr(fmt.Errorf("not submitted yet, retrying in %s (your label is kept): %w", retryDelay, msg.Err)), retry, p.replayTypedAhead(), p.recount())
+		return tea.Batch(ReportErr(fmt.Errorf("not submitted yet, retrying in %s: %w (your label is kept)", retryDelay, whyOf(msg.Err))), retry, p.replayTypedAhead(), p.recount())
 	}
 	p.dirty = false
 	verb := "submitted"
@@ -145,7 +145,7 @@ func (p *LabelPage) onDraftSaved(msg draftSavedMsg) tea.Cmd {
 	}
 	p.dirty = true
 	if !retryable(msg.Err) {
-		return ReportErr(fmt.Errorf("draft not saved (it is kept on screen; quitting writes it to a recovery file): %w", msg.Err))
+		return ReportErr(fmt.Errorf("draft not saved (it is kept on screen; quitting writes it to a recovery file): %w", whyOf(msg.Err)))
 	}
 	var retry tea.Cmd
 	if p.saveQueued != p.item.ID {
@@ -153,5 +153,5 @@ func (p *LabelPage) onDraftSaved(msg draftSavedMsg) tea.Cmd {
 		id := p.item.ID
 		retry = p.after(retryDelay, func(time.Time) tea.Msg { return autosaveMsg{ItemID: id} })
 	}
-	return tea.Batch(ReportErr(fmt.Errorf("draft not saved yet, retrying in %s: %w", retryDelay, msg.Err)), retry)
+	return tea.Batch(ReportErr(fmt.Errorf("draft not saved yet, retrying in %s: %w", retryDelay, whyOf(msg.Err))), retry)
 }

@@ -150,13 +150,32 @@ func (r labelRequest) saveDraft(itemID string, d draftBody, seconds int) error {
 		return err
 	}
 	if err := r.st.SaveDraft(context.Background(), itemID, r.reviewer, body, seconds); err != nil {
-		return fmt.Errorf("save draft of %s: %w", itemID, err)
+		return itemError{"save draft of", itemID, err}
 	}
 	return nil
 }
 
 func (r labelRequest) saveDraftCmd(itemID string, d draftBody, seconds int) tea.Cmd {
 	return r.write(func() tea.Msg { return draftSavedMsg{ItemID: itemID, Err: r.saveDraft(itemID, d, seconds)} })
+}
+
+// itemError is a write of an item that failed: "submit it_…: why".
+type itemError struct {
+	what, item string
+	err        error
+}
+
+func (e itemError) Error() string { return e.what + " " + e.item + ": " + e.err.Error() }
+func (e itemError) Unwrap() error { return e.err }
+
+// whyOf is why a write of the item on screen failed, without the item's
+// id before it: the status line is one line, cut at the screen's width,
+// and the reason is what the reviewer needs to read there.
+func whyOf(err error) error {
+	if e, ok := err.(itemError); ok {
+		return e.err
+	}
+	return err
 }
 
 // submittedMsg answers a submit or a skip.
@@ -170,7 +189,7 @@ func (r labelRequest) submitCmd(l review.Label) tea.Cmd {
 	return r.write(func() tea.Msg {
 		err := r.st.SubmitLabel(context.Background(), l)
 		if err != nil {
-			err = fmt.Errorf("submit %s: %w", l.Item, err)
+			err = itemError{"submit", l.Item, err}
 		}
 		return submittedMsg{ItemID: l.Item, Err: err}
 	})
@@ -180,7 +199,7 @@ func (r labelRequest) skipCmd(itemID, reason string) tea.Cmd {
 	return r.write(func() tea.Msg {
 		err := r.st.SkipItem(context.Background(), itemID, r.reviewer, reason)
 		if err != nil {
-			err = fmt.Errorf("skip %s: %w", itemID, err)
+			err = itemError{"skip", itemID, err}
 		}
 		return submittedMsg{ItemID: itemID, Skipped: true, Err: err}
 	})

@@ -39,7 +39,11 @@ func (r labelRequest) restoreCmd() tea.Cmd {
 
 func (p *LabelPage) onRestored(msg recoveryRestoredMsg) tea.Cmd {
 	if msg.Err != nil {
-		return ReportErr(fmt.Errorf("unsaved drafts in %s not restored yet (%w): they stay there and are tried again", p.req.recovery, msg.Err))
+		where := "in " + p.req.recovery
+		if p.req.served {
+			where = "the server keeps for you" // its files are not the reviewer's to see
+		}
+		return ReportErr(fmt.Errorf("unsaved drafts %s not restored yet (%w): they stay there and are tried again", where, msg.Err))
 	}
 	if msg.Restored == 0 {
 		return nil
@@ -105,7 +109,9 @@ func (r labelRequest) flushDraft(itemID string, d draftBody, seconds int) tea.Ms
 		return FlushReportMsg{Err: fmt.Errorf("unsaved draft of %s lost: %w", itemID, merr)}
 	}
 	rd := app.RecoveryDraft{Item: itemID, Body: body, Seconds: seconds, SavedAt: time.Now().UTC()}
-	if rerr := app.KeepRecoveryDraft(r.recovery, r.reviewer, rd); rerr != nil {
+	if rerr := app.KeepRecoveryDraft(r.recovery, r.reviewer, rd); rerr != nil && r.served {
+		return FlushReportMsg{Err: fmt.Errorf("draft of %s not saved (%v) nor kept on the server; here it is: %s", itemID, err, body)}
+	} else if rerr != nil {
 		return FlushReportMsg{Err: fmt.Errorf("draft of %s not saved (%v) nor written to %s (%v); here it is: %s", itemID, err, r.recovery, rerr, body)}
 	}
 	if r.served {

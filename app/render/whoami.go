@@ -14,6 +14,9 @@ func WriteWhoami(w io.Writer, r app.Whoami, asJSON bool) error {
 		return JSON(w, r)
 	}
 	db := r.Database + " (from " + r.DatabaseFrom + ")"
+	if r.Database == "" {
+		db = "the server's (where it lives is shown to leads)"
+	}
 	if !r.Exists {
 		db += ": does not exist yet (goldtrace init creates it)"
 	}

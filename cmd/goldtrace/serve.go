@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,7 +15,6 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/app"
-	"github.com/goldtrace/goldtrace/app/render"
 	"github.com/goldtrace/goldtrace/server"
 	"github.com/goldtrace/goldtrace/server/surface"
 	"github.com/goldtrace/goldtrace/tui"
@@ -74,6 +72,7 @@ drafts, lets running commands finish (up to --grace) and exits 0.`,
 				l.Close()
 				return err
 			}
+			be.OnWithheld(srv.Withheld) // the log says what a reviewer is not told
 			keyNote := "host key " + hostKey
 			if created {
 				keyNote = "host key created: " + hostKey
@@ -213,7 +212,8 @@ func runSSH(ctx context.Context, a *CLI, actor app.Actor, site sshSite, args []s
 // tree built for the actor the context carries (server/surface), on the
 // server's open store. export writes its files beside the database, never
 // where a client says; datasets get fetches them. Every command line the
-// surface refuses is recorded in the audit log.
+// surface refuses is recorded in the audit log; an error says where the
+// database lives only to a lead (surface.Failure).
 func remoteExec(be *app.App, site sshSite) server.ExecFunc {
 	return func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
 		// Commands print line by line; unbuffered, each line would be an
@@ -231,21 +231,9 @@ func remoteExec(be *app.App, site sshSite) server.ExecFunc {
 			return 0
 		}
 		bout.Flush() // what the command printed comes before its error
-		var refused *surface.UsageError
-		if errors.As(err, &refused) {
-			action := app.Action(0)
-			var denied *app.DeniedError
-			if errors.As(err, &denied) {
-				action = denied.Action
-			}
-			if aerr := be.RecordSSHRefusal(context.WithoutCancel(ctx), actor, action, args, err.Error()); aerr != nil {
-				fmt.Fprintln(errw, "goldtrace: "+render.OneLine(aerr.Error()))
-			}
+		for _, line := range surface.Failure(ctx, be, actor, site.db, args, err) {
+			fmt.Fprintln(errw, "goldtrace: "+line)
 		}
-		if errors.Is(err, context.Canceled) {
-			err = errors.New("cancelled: the session ended (the server is shutting down, the key was removed, or the client went away)")
-		}
-		fmt.Fprintln(errw, "goldtrace: "+render.OneLine(err.Error()))
 		return exitCode(err)
 	}
 }

@@ -51,6 +51,10 @@ type teamServer struct {
 	// project (an older build's, for its own schema); else it runs the
 	// command tree in this process.
 	seedBin string
+	// busy is the served store's busy timeout (0: the default); log, when
+	// set, receives the server's log (what serve prints on stderr).
+	busy time.Duration
+	log  io.Writer
 }
 
 // newKey is a fresh ed25519 client key.
@@ -101,17 +105,20 @@ func startTeamServerWith(t testing.TB, limits server.Limits, nTraces, nItems int
 func (ts *teamServer) serve(host gossh.Signer) {
 	t := ts.t
 	t.Helper()
-	st, err := store.Open(context.Background(), ts.db)
+	st, err := store.OpenWith(context.Background(), ts.db, store.Options{BusyTimeout: ts.busy})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.st = st
 	be := app.New(st)
 	ts.hostKey = host.PublicKey()
-	ts.srv, err = server.New(serverConfig(be, siteOf(ts.db), host, ts.limits))
+	cfg := serverConfig(be, siteOf(ts.db), host, ts.limits)
+	cfg.Log = ts.log
+	ts.srv, err = server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	be.OnWithheld(ts.srv.Withheld) // as serve does
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

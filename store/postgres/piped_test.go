@@ -1,13 +1,9 @@
 package postgres
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -77,61 +73,21 @@ func TestPipedCommitUnansweredIsOneLine(t *testing.T) {
 	}
 }
 
-// openBehindFatalAtCommit opens the database at dsn through a
-// fatalAtCommitProxy (after: the FATAL follows the commit's answer), and
-// returns the proxy's switches: armed to arm it, fired once it has acted.
+// openBehindFatalAtCommit opens the database at dsn through
+// pgtest.FatalAtCommit's proxy (after: the FATAL follows the commit's
+// answer), and returns the proxy's switches: armed to arm it, fired once
+// it has acted.
 func openBehindFatalAtCommit(t *testing.T, dsn string, after bool) (db *DB, armed, fired *atomic.Bool) {
 	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	armed, fired = new(atomic.Bool), new(atomic.Bool)
-	u.Host = fatalAtCommitProxy(t, u.Host, after, armed, fired)
+	u.Host, armed, fired = pgtest.FatalAtCommit(t, u.Host, after)
 	db, err = Open(context.Background(), u.String(), Options{Migrations: testMigrations})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db, armed, fired
-}
-
-// fatalAtCommitProxy listens on 127.0.0.1 and forwards to server; once
-// armed, at the first CommandComplete "COMMIT" from the server it sends
-// what a backend terminated by a fast shutdown sends (an ErrorResponse,
-// FATAL 57P01) after the commit's answer (after) or instead of it, drops
-// the rest and closes both sides.
-func fatalAtCommitProxy(t *testing.T, server string, after bool, armed, fired *atomic.Bool) string {
-	t.Helper()
-	ln := pgtest.Forward(t, server, func(c, s net.Conn) {
-		go func() { _, _ = io.Copy(s, c); s.Close() }()
-		defer c.Close()
-		defer s.Close()
-		r := bufio.NewReader(s)
-		for {
-			// Every message from the server: a type byte, then a length
-			// that counts itself.
-			head := make([]byte, 5)
-			if _, err := io.ReadFull(r, head); err != nil {
-				return
-			}
-			body := make([]byte, binary.BigEndian.Uint32(head[1:])-4)
-			if _, err := io.ReadFull(r, body); err != nil {
-				return
-			}
-			commit := head[0] == 'C' && string(body) == "COMMIT\x00" && armed.Load() && fired.CompareAndSwap(false, true)
-			if !commit || after {
-				if _, err := c.Write(append(head, body...)); err != nil {
-					return
-				}
-			}
-			if commit {
-				fields := "SFATAL\x00VFATAL\x00C57P01\x00Mterminating connection due to administrator command\x00\x00"
-				msg := binary.BigEndian.AppendUint32([]byte{'E'}, uint32(4+len(fields)))
-				_, _ = c.Write(append(msg, fields...))
-				return
-			}
-		}
-	})
-	return ln.Addr().String()
 }
