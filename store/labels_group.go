@@ -118,8 +118,8 @@ func (s *Store) writeGroup(ctx context.Context, tx *preparedTx, labels []review.
 			undo[j].written = labelRowDigest(rows[9*j : 9*j+9])
 		}
 	}
-	// By the rowids read with the assignments: no lookup of each key (a third of
-	// the statement's time).
+	// By the rowids read with the assignments: no lookup of each key (a
+	// third of the statement's time).
 	assignments := make([]any, 1, 1+n)
 	assignments[0] = now
 	for _, u := range undo {

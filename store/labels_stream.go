@@ -25,9 +25,9 @@ import (
 //
 // While no label is waiting the write lock is free: a transaction takes
 // the labels already received (and, stretched, those received within
-// labelsGrace), and the call waits for more with none open. It holds only the labels not yet written (the sender is held back
-// by in's buffer). On an error it stops receiving: a sender selects on
-// the call's return too. ctx's audit entry commits with the last labels,
+// labelsGrace), and the call waits for more with none open. It holds only
+// the labels not yet written (the sender is held back by in's buffer). On
+// an error it stops receiving: a sender selects on the call's return too. ctx's audit entry commits with the last labels,
 // so an action that learns its object while sending sets it
 // (SetAuditObject) before closing in.
 func (s *Store) SubmitCheckedLabelStream(ctx context.Context, in <-chan CheckedLabels) ([]Settlement, error) {
