@@ -27,9 +27,9 @@ import (
 // the labels already received (and, stretched, those received within
 // labelsGrace), and the call waits for more with none open. It holds only
 // the labels not yet written (the sender is held back by in's buffer). On
-// an error it stops receiving: a sender selects on the call's return too. ctx's audit entry commits with the last labels,
-// so an action that learns its object while sending sets it
-// (SetAuditObject) before closing in.
+// an error it stops receiving: a sender selects on the call's return too.
+// ctx's audit entry commits with the last labels, so an action that learns
+// its object while sending sets it (SetAuditObject) before closing in.
 func (s *Store) SubmitCheckedLabelStream(ctx context.Context, in <-chan CheckedLabels) ([]Settlement, error) {
 	return s.submitFed(ctx, &labelFeed{in: in, owned: true}, labelsPace)
 }
