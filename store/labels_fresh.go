@@ -237,9 +237,9 @@ func prepareSettle(item string, ps []*labelPrep) {
 	}
 }
 
-// add adds what m settles to settled at now, as settled.add adds what
-// review.Settle(0, labels, false) returns (held: agreed items are not
-// held for review).
+// add adds what m settles to settled at now, as settled.add adds the
+// outcome of review.Settle(0, labels, false) (agreed items not held for
+// review).
 func (m *settlePrep) add(settled *settlements, item, now string) {
 	m.row[len(m.row)-1] = now
 	if m.cmp.Agreed {
