@@ -194,6 +194,7 @@ type labelsImporter struct {
 
 	pending []review.Label // parsed, waiting for the store's checks
 	pendAt  []int          // their line numbers
+	rounds  int            // rounds of checks so far
 	w       *labelsWriter
 	lines   []int // the line of every label handed to w, in order
 	valid   review.LabelValidator
@@ -217,8 +218,14 @@ type lineProblem struct {
 }
 
 // labelsCheckedAtOnce is how many parsed labels one round of the store's
-// checks takes.
-const labelsCheckedAtOnce = 2000
+// checks takes; the first takes labelsFirstChecked, and each round after
+// twice as many as the one before, up to labelsCheckedAtOnce, so that the
+// writer starts soon (after 2,000 labels parsed and checked, it started
+// 70-90 ms into a 2.3 s import).
+const (
+	labelsCheckedAtOnce = 2000
+	labelsFirstChecked  = 250
+)
 
 // read hands the valid labels to the writer, recording a "FILE:LINE: what"
 // problem for every invalid one.
@@ -231,7 +238,7 @@ func (im *labelsImporter) read(ctx context.Context, r io.Reader) error {
 				im.problem(line, problem)
 			} else {
 				im.pending, im.pendAt = append(im.pending, l), append(im.pendAt, line)
-				if len(im.pending) == labelsCheckedAtOnce {
+				if len(im.pending) >= min(labelsFirstChecked<<im.rounds, labelsCheckedAtOnce) {
 					if err := im.checkPending(ctx); err != nil {
 						return err
 					}
@@ -335,6 +342,7 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 		}
 	}
 	im.w.send(checked)
+	im.rounds++
 	clear(im.pending)
 	im.pending, im.pendAt = im.pending[:0], im.pendAt[:0]
 	return nil
