@@ -320,7 +320,7 @@ func (im *labelsImporter) checkPending(ctx context.Context) error {
 	for i, l := range im.pending {
 		ids[i] = l.Item
 	}
-	targets, err := im.app.st.LabelTargetsWith(ctx, ids, im.tools)
+	targets, err := im.w.stream.Targets(ctx, ids, im.tools)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 // import checks the next ones (store.SubmitCheckedLabelStream), in the
 // order handed over: the file's.
 type labelsWriter struct {
+	// stream checks the labels (Targets) and writes them.
+	stream  *store.LabelStream
 	checked chan store.CheckedLabels
 	stop    context.CancelCauseFunc
 	done    chan struct{} // closed once the store call has returned
@@ -41,11 +43,10 @@ const labelsAhead = 32
 // the store (store.LabelStream).
 func (a *App) writeLabels(ctx context.Context) *labelsWriter {
 	ctx, stop := context.WithCancelCause(ctx)
-	w := &labelsWriter{checked: make(chan store.CheckedLabels, labelsAhead), stop: stop, done: make(chan struct{})}
-	stream := a.st.LabelStream(ctx)
+	w := &labelsWriter{stream: a.st.LabelStream(ctx), checked: make(chan store.CheckedLabels, labelsAhead), stop: stop, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
-		w.sets, w.err = stream.Submit(ctx, w.checked)
+		w.sets, w.err = w.stream.Submit(ctx, w.checked)
 	}()
 	return w
 }

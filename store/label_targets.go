@@ -27,6 +27,7 @@ type targetBefore struct {
 	stamp         *targetStamp
 	found         bool
 	rowid         int64 // the item's
+	toolset       int64 // the item's tool set (LabelTarget's tools; 0: none)
 	status        string
 	adjudications int64
 	exports       int
@@ -96,22 +97,7 @@ func (s *Store) LabelTargetsWith(ctx context.Context, itemIDs []string, tools To
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := tools[0]; !ok {
-		tools[0] = []trace.Tool{}
-	}
-	for id, set := range toolsets {
-		t, ok := tools[set]
-		if !ok {
-			if t, err = toolsetTools(ctx, s.r, set); err != nil {
-				return nil, err
-			}
-			tools[set] = t
-		}
-		lt := out[id]
-		lt.Tools = t
-		out[id] = lt
-	}
-	return out, nil
+	return out, withTools(ctx, s.r, out, toolsets, tools)
 }
 
 // labelTargets reads the items' status and assignments, and the tool set
@@ -130,11 +116,7 @@ func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]
 	for start := 0; start < len(ids); start += labelTargetsPerQuery {
 		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
 		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
-		// The trace's tool set is looked up by its key, for the items
-		// that have none of their own: a join had PostgreSQL hash the
-		// whole traces table for every 500 items (200 ms each).
-		err := eachRow(ctx, q, `SELECT i.id, i.status, coalesce(i.toolset, (SELECT t.toolset FROM traces t WHERE t.id = i.trace_id), 0) FROM items i
-			WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
+		err := eachRow(ctx, q, `SELECT i.id, i.status, `+itemToolset+` FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
 			var id string
 			lt := LabelTarget{Found: true, Assignments: map[string]string{}}
 			var set int64
@@ -163,6 +145,34 @@ func labelTargets(ctx context.Context, q Queryer, itemIDs []string) (map[string]
 		}
 	}
 	return out, toolsets, nil
+}
+
+// itemToolset is the tool set of the item i (0: none): its own when it
+// was put back against a newer catalogue, else its trace's, looked up by
+// its key (a join had PostgreSQL hash the whole traces table for every 500
+// items, 200 ms each).
+const itemToolset = `coalesce(i.toolset, (SELECT t.toolset FROM traces t WHERE t.id = i.trace_id), 0)`
+
+// withTools gives each target of out the tools of its tool set (toolsets,
+// by item), reading those tools does not hold yet and adding them to it.
+func withTools(ctx context.Context, q Queryer, out map[string]LabelTarget, toolsets map[string]int64, tools ToolsetTools) error {
+	if _, ok := tools[0]; !ok {
+		tools[0] = []trace.Tool{}
+	}
+	for id, set := range toolsets {
+		t, ok := tools[set]
+		if !ok {
+			var err error
+			if t, err = toolsetTools(ctx, q, set); err != nil {
+				return err
+			}
+			tools[set] = t
+		}
+		lt := out[id]
+		lt.Tools = t
+		out[id] = lt
+	}
+	return nil
 }
 
 // toolsetTools loads the tools of one tool set, in order.
@@ -201,10 +211,10 @@ func readBefores(ctx context.Context, q Queryer, itemIDs []string, stamp *target
 	for start := 0; start < len(ids); start += labelTargetsPerQuery {
 		chunk := ids[start:min(start+labelTargetsPerQuery, len(ids))]
 		in := placeholderList(len(chunk))
-		err := eachRow(ctx, q, `SELECT i.id, i.rowid, i.status, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
+		err := eachRow(ctx, q, `SELECT i.id, i.rowid, i.status, `+itemToolset+`, `+leadActs("i.id")+` FROM items i WHERE i.id IN `+in, chunk, func(rows *sql.Rows) error {
 			var id, status string
 			b := &targetBefore{stamp: stamp, found: true, assigns: make([]assignBefore, 0, 2)}
-			if err := rows.Scan(&id, &b.rowid, &status, &b.adjudications, &b.exports); err != nil {
+			if err := rows.Scan(&id, &b.rowid, &status, &b.toolset, &b.adjudications, &b.exports); err != nil {
 				return err
 			}
 			b.status = stamp.name(status)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -305,5 +306,58 @@ func TestLabelStreamReadsAgainWhenAnotherWrote(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A stream's checks (Targets) see what LabelTargetsWith sees, and read for
+// the writer at the same time: the preparer reads nothing again, and the
+// database ends as submitting the labels at once leaves it.
+func TestLabelStreamTargetsReadOnceForChecksAndWriter(t *testing.T) {
+	ctx := context.Background()
+	st := openEngine(t, "sqlite")
+	ids, labels := freshProject(t, st)
+	control := openEngine(t, "sqlite")
+	_, controlLabels := freshProject(t, control)
+	if _, err := control.SubmitLabels(ctx, controlLabels); err != nil {
+		t.Fatal(err)
+	}
+	ls := st.LabelStream(ctx)
+	asked := append(slices.Clone(ids), "it_missing", ids[0])
+	got, err := ls.Targets(ctx, asked, ToolsetTools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := st.LabelTargetsWith(ctx, asked, ToolsetTools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Targets:\n%v\nLabelTargetsWith:\n%v", got, want)
+	}
+	ls = st.LabelStream(ctx)
+	in := make(chan CheckedLabels, len(labels))
+	for start := 0; start < len(labels); start += 10 {
+		round := labels[start:min(start+10, len(labels))]
+		var ids []string
+		for _, l := range round {
+			ids = append(ids, l.Item)
+		}
+		if _, err := ls.Targets(ctx, ids, ToolsetTools{}); err != nil {
+			t.Fatal(err)
+		}
+		in <- CheckedLabels{Labels: round}
+	}
+	close(in)
+	if _, err := ls.Submit(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := labelsState(t, st), labelsState(t, control); got != want {
+		t.Errorf("after Submit:\n%s\nsubmitted at once:\n%s", got, want)
+	}
+	if n := ls.read.Load(); n != 0 {
+		t.Errorf("the preparer read %d items again", n)
+	}
+	if ls.fresh.fromChecks.Load() == 0 || ls.fresh.reread.Load() != 0 {
+		t.Errorf("groups written from what was read beside %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
 	}
 }
