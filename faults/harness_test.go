@@ -338,33 +338,6 @@ func (l *labeler) wait(limit time.Duration) int {
 // noLabelForm is a label with no tool and a rationale, then submit.
 func noToolLabel(rationale string) string { return "(no\r" + rationale + "\x13" }
 
-// holdWriteLock takes the database's write lock from this process, as a
-// long writer elsewhere would, until release.
-func holdWriteLock(t *testing.T, db string) (release func()) {
-	t.Helper()
-	h, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(20000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := h.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			conn.ExecContext(context.Background(), "ROLLBACK")
-			conn.Close()
-			h.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
-
 // lockProbe measures, from outside, how long a writer has to wait for the
 // write lock: it takes and drops the lock every few milliseconds and keeps
 // the longest wait, which is the longest any process held it meanwhile.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goldtrace/goldtrace/internal/sqlitetest"
 )
 
 // TestHeldWriteLockDuringSubmitDraftAndQuit holds the write lock from
@@ -20,7 +22,7 @@ func TestHeldWriteLockDuringSubmitDraftAndQuit(t *testing.T) {
 	item := sqlStrings(t, db, `SELECT item_id FROM assignments WHERE reviewer = 'alice' ORDER BY position LIMIT 1`)[0]
 	l := startLabeler(t, db, "alice")
 	l.waitFor(regexpMust(`\d+/\d+`), 10*time.Second)
-	release := holdWriteLock(t, db)
+	release := sqlitetest.HoldWriteLock(t, db, 20*time.Second)
 	l.keys(noToolLabel("typed while the lock was held"))
 	// The submit waits out the busy timeout, fails, and is retried.
 	l.waitFor(regexpMust(`not submitted yet, retrying`), 40*time.Second)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goldtrace/goldtrace/internal/sqlitetest"
 	"github.com/goldtrace/goldtrace/store/sqlite"
 	"github.com/klauspost/compress/zstd"
 )
@@ -35,28 +36,6 @@ func fillTraces(t testing.TB, st *Store, n int) {
 	}
 }
 
-// holdWriteLock takes the write lock from another connection, as another
-// process would, until the returned function is called.
-func holdWriteLock(t *testing.T, path string) func() {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(1000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
-	}
-}
-
 func TestOpenAndReadWhileAnotherProcessHoldsTheWriteLock(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gt.db")
@@ -68,7 +47,7 @@ func TestOpenAndReadWhileAnotherProcessHoldsTheWriteLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	release := holdWriteLock(t, path)
+	release := sqlitetest.HoldWriteLock(t, path, time.Second)
 	defer release()
 	start := time.Now()
 	st, err = Open(ctx, path)

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,37 +13,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/goldtrace/goldtrace/app"
+	"github.com/goldtrace/goldtrace/internal/sqlitetest"
 	"github.com/goldtrace/goldtrace/store"
 )
-
-// holdLock takes the database's write lock from another connection, as
-// another process running a long write would, until release is called.
-func holdLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var done bool
-	release = func() {
-		if done {
-			return
-		}
-		done = true
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
-	}
-	t.Cleanup(release)
-	return release
-}
 
 // timers records the page's timed messages so the test fires them.
 type timers struct{ msgs []tea.Msg }
@@ -109,7 +80,7 @@ func TestHeldLockKeepsTypedWorkThroughQuitAndRestart(t *testing.T) {
 	r, page, tm, _ := newImpatientRoot(t, path, recovery)
 	k := &keys{r: r}
 	typeLabel(k, "User names one order.")
-	release := holdLock(t, path)
+	release := sqlitetest.HoldWriteLock(t, path, 5*time.Second)
 
 	k.press(tea.KeyCtrlS)
 	if page.item.ID != f.items[0] || page.state != stateReady || !page.dirty {
@@ -175,7 +146,7 @@ func TestFailedSubmitRetriesUntilStored(t *testing.T) {
 	r, page, tm, st := newImpatientRoot(t, path, "")
 	k := &keys{r: r}
 	typeLabel(k, "Status first")
-	release := holdLock(t, path)
+	release := sqlitetest.HoldWriteLock(t, path, 5*time.Second)
 	k.press(tea.KeyCtrlS)
 	retries := take[submitRetryMsg](tm)
 	if len(retries) != 1 {

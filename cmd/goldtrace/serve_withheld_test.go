@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"database/sql"
 	"io"
 	"net"
 	"net/url"
@@ -15,6 +13,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/goldtrace/goldtrace/internal/pgtest"
+	"github.com/goldtrace/goldtrace/internal/sqlitetest"
 )
 
 // syncBuffer is a server log the test reads while the server writes it.
@@ -33,33 +32,6 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// holdWriteLock takes a SQLite database's write lock from a connection of
-// its own, as another process's long write would, until release.
-func holdWriteLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			conn.ExecContext(context.Background(), "ROLLBACK")
-			conn.Close()
-			db.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
 }
 
 // noPlace fails the test when what a user was told names any of places.
@@ -86,7 +58,7 @@ func TestServeWithholdsTheDatabaseFile(t *testing.T) {
 	screen := ts.openScreen("alice") // 80×24: the status line is cut there
 	screen.waitFor("Your label")
 
-	release := holdWriteLock(t, ts.db)
+	release := sqlitetest.HoldWriteLock(t, ts.db, 0)
 	line := `{"item":"` + ts.items[0] + `","reviewer":"alice","decision":"no_call","calls":[],"rationale":"no tool needed"}` + "\n"
 	_, errOut, code := ts.run("alice", line, "labels", "import", "-")
 	if code == 0 || !strings.Contains(errOut, "the database is busy") || !strings.Contains(errOut, "try again") {
