@@ -196,10 +196,22 @@ func (ls *LabelStream) Targets(ctx context.Context, itemIDs []string, tools Tool
 		return nil, err
 	}
 	ls.mu.Lock()
-	maps.Copy(ls.ahead, befores)
+	for id, b := range befores {
+		// Beyond aheadMax (the checks far ahead of the writer, or items
+		// whose labels failed their checks and are never written), the
+		// preparer reads an item itself.
+		if len(ls.ahead) >= aheadMax {
+			break
+		}
+		ls.ahead[id] = b
+	}
 	ls.mu.Unlock()
 	return out, nil
 }
+
+// aheadMax bounds the befores a stream keeps for its preparer: 50k items
+// (the items of a 100k-label file, two labels each), some 15 MB.
+var aheadMax = 50_000
 
 // take takes the befores Targets read of ids' items, and lists the ids
 // of the items it did not find (each once).

@@ -361,3 +361,41 @@ func TestLabelStreamTargetsReadOnceForChecksAndWriter(t *testing.T) {
 		t.Errorf("groups written from what was read beside %d, read again %d", ls.fresh.fromChecks.Load(), ls.fresh.reread.Load())
 	}
 }
+
+// Past aheadMax items kept for the preparer, the checks keep no more: the
+// preparer reads the rest itself, and the labels are written all the same.
+func TestLabelStreamKeepsAtMostAheadMax(t *testing.T) {
+	defer func(was int) { aheadMax = was }(aheadMax)
+	aheadMax = 3
+	ctx := context.Background()
+	st := openEngine(t, "sqlite")
+	_, labels := freshProject(t, st)
+	control := openEngine(t, "sqlite")
+	_, controlLabels := freshProject(t, control)
+	if _, err := control.SubmitLabels(ctx, controlLabels); err != nil {
+		t.Fatal(err)
+	}
+	ls := st.LabelStream(ctx)
+	var ids []string
+	for _, l := range labels {
+		ids = append(ids, l.Item)
+	}
+	if _, err := ls.Targets(ctx, ids, ToolsetTools{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ls.ahead); n != aheadMax {
+		t.Fatalf("%d befores kept, want %d", n, aheadMax)
+	}
+	in := make(chan CheckedLabels, 1)
+	in <- CheckedLabels{Labels: labels}
+	close(in)
+	if _, err := ls.Submit(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := labelsState(t, st), labelsState(t, control); got != want {
+		t.Errorf("after Submit:\n%s\nsubmitted at once:\n%s", got, want)
+	}
+	if n := ls.read.Load(); n == 0 {
+		t.Error("the preparer read no item itself")
+	}
+}
