@@ -93,7 +93,7 @@ func (s *Server) sessionActor(sess ssh.Session) (app.Actor, error) {
 
 // keyLookupPatience is how long a key lookup rides out a database that is
 // away (a restart, a failover) before the key is refused.
-const keyLookupPatience = 5 * time.Second
+var keyLookupPatience = 5 * time.Second
 
 // lookupKey is Config.KeyActor, tried again while it fails for another
 // reason than an unknown key (app.ErrNotFound, final), for up to
@@ -102,7 +102,12 @@ func (s *Server) lookupKey(ctx context.Context, fp string) (app.Actor, error) {
 	deadline := time.Now().Add(keyLookupPatience)
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		actor, err := s.cfg.KeyActor(ctx, fp)
-		if err == nil || errors.Is(err, app.ErrNotFound) || time.Now().Add(wait).After(deadline) {
+		if err == nil || errors.Is(err, app.ErrNotFound) {
+			s.keysAway.Store(0)
+			return actor, err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			s.keysAway.Store(time.Now().UnixNano())
 			return actor, err
 		}
 		select {
@@ -111,6 +116,24 @@ func (s *Server) lookupKey(ctx context.Context, fp string) (app.Actor, error) {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// keysAwayBanner is how long after a key lookup failed because the
+// database was away connecting clients are told so (banner).
+const keysAwayBanner = time.Minute
+
+// bannerKeysAway is the banner then: a key refused meanwhile is not
+// unknown, and "Permission denied (publickey)" alone said it was.
+const bannerKeysAway = "goldtrace: keys cannot be checked at the moment (the project's database is unavailable), so yours may be refused; try again in a minute, and tell your lead if it goes on\n"
+
+// banner is what a client is shown before it authenticates: nothing,
+// unless a key lookup failed within keysAwayBanner because the database
+// was away. It says nothing of where the database lives.
+func (s *Server) banner(ssh.Context) string {
+	if t := s.keysAway.Load(); t != 0 && time.Since(time.Unix(0, t)) < keysAwayBanner {
+		return bannerKeysAway
+	}
+	return ""
 }
 
 func remoteHost(addr net.Addr) string {

@@ -96,6 +96,9 @@ type Server struct {
 	withheldMu   sync.Mutex
 	withheldLast map[string]withheldLine
 	closing      atomic.Bool
+	// keysAway is when a key lookup last failed because the database was
+	// away (unix nanoseconds; 0: the last lookup got an answer).
+	keysAway atomic.Int64
 	// hardStop ends exec commands that outlive the shutdown grace period.
 	hardStop context.Context
 	stopAll  context.CancelFunc
@@ -143,6 +146,7 @@ func New(cfg Config) (*Server, error) {
 		// Public keys only: no password or keyboard-interactive handler,
 		// so clients are not offered those methods at all.
 		wish.WithPublicKeyAuth(s.authenticate),
+		wish.WithBannerHandler(s.banner),
 		wish.WithMiddleware(s.handle),
 	)
 	if err != nil {
