@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
-	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,18 +47,9 @@ func TestBannerSaysKeysCannotBeChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
+	addr := serveForTest(t, srv)
 	dial := func() (banner string, err error) {
-		c, err := gossh.Dial("tcp", l.Addr().String(), &gossh.ClientConfig{User: "x", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "x", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
 			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
 			BannerCallback: func(m string) error { banner += m; return nil }})
 		if err == nil {

@@ -89,6 +89,13 @@ func testServerLog(t *testing.T, limits Limits, exec ExecFunc, report func([]str
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveForTest(t, srv), key, log
+}
+
+// serveForTest serves srv on a port of 127.0.0.1 until the test ends, and
+// returns its address.
+func serveForTest(t *testing.T, srv *Server) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +106,7 @@ func testServerLog(t *testing.T, limits Limits, exec ExecFunc, report func([]str
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	return l.Addr().String(), key, log
+	return l.Addr().String()
 }
 
 // logBuffer is a server's log, written and read at once.
