@@ -242,32 +242,20 @@ func TestCheckJudgesDatasetContentAsDatasetFilesReadsIt(t *testing.T) {
 		half := len(content) / 2
 		a, b := gzipMember(t, content[:half]), gzipMember(t, content[half:])
 		whole := append(append([]byte{}, a...), b...)
-		flip := func(m []byte, at int) []byte {
-			m = bytes.Clone(m)
-			m[at] ^= 0x55
-			return m
-		}
-		cases := []struct {
-			name    string
-			members [][]byte
-		}{
+		cases := []contentCase{
 			{"two members", [][]byte{a, b}},
 			{"a member cut across rows", [][]byte{whole[:len(a)/3], whole[len(a)/3 : len(a)+10], whole[len(a)+10:]}},
 			{"an empty row between members", [][]byte{a, {}, b}},
 			{"not gzip", [][]byte{[]byte("not gzip")}},
 			{"second member truncated", [][]byte{a, b[:len(b)/2]}},
 			{"first member truncated", [][]byte{a[:len(a)-4], b}},
-			{"deflate data damaged", [][]byte{flip(a, len(a)/2), b}},
-			{"checksum damaged", [][]byte{a, flip(b, len(b)-6)}},
+			{"deflate data damaged", [][]byte{flipped(a, len(a)/2), b}},
+			{"checksum damaged", [][]byte{a, flipped(b, len(b)-6)}},
 			{"garbage after the last member", [][]byte{a, b, []byte("trailing")}},
-			{"header damaged", [][]byte{flip(a, 0), b}},
+			{"header damaged", [][]byte{flipped(a, 0), b}},
 			{"damage the two gzip decoders word apart", [][]byte{a, wordedApart(t, b)}},
 		}
-		members := make([][][]byte, len(cases))
-		for i, tc := range cases {
-			members[i] = tc.members
-		}
-		checkJudgesAsDatasetFiles(t, st, contentGzip, content, members)
+		checkJudgesAsDatasetFiles(t, st, contentGzip, content, cases)
 	})
 }
 
@@ -280,26 +268,40 @@ func checkedContent() []byte {
 	return lines.Bytes()
 }
 
+// contentCase is a version's content stored as members (parts, in an
+// encoding), and what it shows (name).
+type contentCase struct {
+	name    string
+	members [][]byte
+}
+
+// flipped is m with the byte at at damaged.
+func flipped(m []byte, at int) []byte {
+	m = bytes.Clone(m)
+	m[at] ^= 0x55
+	return m
+}
+
 // checkJudgesAsDatasetFiles stores content as versions 1, 2, … of d, one
-// for each list of parts in encoding, of which all but the first three
-// are damaged, and has check find in them what DatasetFiles, which reads
-// each whole, finds, in its words.
-func checkJudgesAsDatasetFiles(t *testing.T, st *Store, encoding string, content []byte, members [][][]byte) {
+// for each case's parts in encoding, of which all but the first three are
+// damaged, and has check find in them what DatasetFiles, which reads each
+// whole, finds, in its words.
+func checkJudgesAsDatasetFiles(t *testing.T, st *Store, encoding string, content []byte, cases []contentCase) {
 	t.Helper()
 	ctx := context.Background()
-	for i, m := range members {
+	for i, tc := range cases {
 		dv := DatasetVersion{Name: "d", Version: i + 1, CreatedAt: "2026-05-01T12:00:00Z", SHA256: hexSHA256(content), RecordFormat: 2}
 		if i > 0 {
 			dv.ParentVersion = i
 		}
-		writeEncodedVersion(t, st, encoding, dv, nil, m)
+		writeEncodedVersion(t, st, encoding, dv, nil, tc.members)
 	}
 	got, err := st.Check(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []Problem
-	for i := range members {
+	for i := range cases {
 		v := i + 1
 		_, whole, _, err := st.DatasetFiles(ctx, "d", v)
 		switch {
@@ -309,8 +311,8 @@ func checkJudgesAsDatasetFiles(t *testing.T, st *Store, encoding string, content
 			want = append(want, Problem{"dataset", fmt.Sprintf("dataset d@v%d: content hashes to %s, recorded %s", v, hexSHA256(whole)[:12], hexSHA256(content))})
 		}
 	}
-	if len(want) != len(members)-3 { // all but the first three
-		t.Errorf("DatasetFiles read %d of the %d damaged versions", len(members)-len(want), len(members)-3)
+	if len(want) != len(cases)-3 { // all but the first three
+		t.Errorf("DatasetFiles read %d of the %d damaged versions", len(cases)-len(want), len(cases)-3)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("check found:\n%s\nwant (as DatasetFiles reads them):\n%s", problemLines(got), problemLines(want))
@@ -325,30 +327,18 @@ func TestCheckJudgesZstdContentAsDatasetFilesReadsIt(t *testing.T) {
 		half := len(content) / 2
 		a, b := compressed(t, content[:half]).members[0], compressed(t, content[half:]).members[0]
 		whole := append(append([]byte{}, a...), b...)
-		flip := func(m []byte, at int) []byte {
-			m = bytes.Clone(m)
-			m[at] ^= 0x55
-			return m
-		}
-		cases := []struct {
-			name    string
-			members [][]byte
-		}{
+		cases := []contentCase{
 			{"two frames", [][]byte{a, b}},
 			{"a frame cut across rows", [][]byte{whole[:len(a)/3], whole[len(a)/3 : len(a)+10], whole[len(a)+10:]}},
 			{"an empty row between frames", [][]byte{a, {}, b}},
 			{"not zstd", [][]byte{[]byte("not zstd")}},
 			{"second frame truncated", [][]byte{a, b[:len(b)/2]}},
 			{"first frame truncated", [][]byte{a[:len(a)-4], b}},
-			{"data damaged", [][]byte{flip(a, len(a)/2), b}},
+			{"data damaged", [][]byte{flipped(a, len(a)/2), b}},
 			{"garbage after the last frame", [][]byte{a, b, []byte("trailing")}},
-			{"magic damaged", [][]byte{flip(a, 0), b}},
+			{"magic damaged", [][]byte{flipped(a, 0), b}},
 		}
-		members := make([][][]byte, len(cases))
-		for i, tc := range cases {
-			members[i] = tc.members
-		}
-		checkJudgesAsDatasetFiles(t, st, contentZstd, content, members)
+		checkJudgesAsDatasetFiles(t, st, contentZstd, content, cases)
 	})
 }
 
