@@ -21,8 +21,9 @@ type LabelTarget struct {
 }
 
 // targetBefore is what groupBefore and groupDrafts read of an item under
-// the write lock, read instead just ahead of the writer with no lock
-// (readBefores), and the stamp of that read (labelFreshness).
+// the write lock, read instead with no lock by a labels import's checks or
+// just ahead of its writer (readBefores), and the stamp of that read
+// (labelFreshness).
 type targetBefore struct {
 	stamp         *targetStamp
 	found         bool

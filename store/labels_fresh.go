@@ -145,8 +145,7 @@ func (f *labelFreshness) fresh(stamp uint64) bool {
 }
 
 // LabelStream is one labels import on a store: labels checked (against
-// LabelTargetsWith) are handed to Submit as they are, and written as they
-// come.
+// Targets) are handed to Submit as they are, and written as they come.
 type LabelStream struct {
 	s     *Store
 	fresh *labelFreshness
@@ -213,27 +212,23 @@ func (ls *LabelStream) Targets(ctx context.Context, itemIDs []string, tools Tool
 // (the items of a 100k-label file, two labels each), some 15 MB.
 var aheadMax = 50_000
 
-// take takes the befores Targets read of ids' items, and lists the ids
-// of the items it did not find (each once).
-func (ls *LabelStream) take(ids []string) (map[string]*targetBefore, []string) {
-	befores := make(map[string]*targetBefore, len(ids))
-	var missing []string
+// take takes the befores Targets read of ids' items; an item it did not
+// find is nil in them and listed (once) in missing.
+func (ls *LabelStream) take(ids []string) (befores map[string]*targetBefore, missing []string) {
+	befores = make(map[string]*targetBefore, len(ids))
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	for _, id := range ids {
 		if _, ok := befores[id]; ok {
 			continue
 		}
-		if b, ok := ls.ahead[id]; ok {
-			befores[id] = b
+		b, ok := ls.ahead[id]
+		if ok {
 			delete(ls.ahead, id)
-			continue
+		} else {
+			missing = append(missing, id)
 		}
-		befores[id] = nil
-		missing = append(missing, id)
-	}
-	for _, id := range missing {
-		delete(befores, id)
+		befores[id] = b
 	}
 	return befores, missing
 }
@@ -334,19 +329,19 @@ func (m *settlePrep) add(settled *settlements, item, now string) {
 
 // preparedAhead is how many pieces of preparedPiece labels the preparer
 // makes ready ahead of the writer: enough to keep it busy, few enough to
-// hold little (the checks run far ahead of the writer with the labels
-// alone: reading this for every label waiting would hold it all).
+// hold little (the checks run far ahead of the writer: rows made for every
+// label waiting would hold them all).
 const (
 	preparedAhead = 2
 	preparedPiece = 256
 )
 
 // Submit is SubmitCheckedLabelStream for the labels the stream's checks
-// passed. Beside the writer (on the other core), a preparer reads what
-// taking the labels back needs to know of their items, as each round of
-// labels comes up (readBefores, stamped for labelFreshness), and makes
-// their rows: the writer reads again under the lock only what others may
-// have changed since.
+// passed. Beside the writer (on the other core), a preparer takes what
+// the checks read of each item for taking its labels back (Targets; an
+// item they did not keep it reads itself, stamped for labelFreshness), and
+// makes the labels' rows: the writer reads again under the lock only what
+// others may have changed since.
 func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]Settlement, error) {
 	if ls.fresh == nil {
 		return ls.s.SubmitCheckedLabelStream(ctx, in)
@@ -379,16 +374,14 @@ func (ls *LabelStream) Submit(ctx context.Context, in <-chan CheckedLabels) ([]S
 			for i, l := range b.Labels {
 				ids[i] = l.Item
 			}
-			// What Targets read, and the rest read now: stamped before
-			// the read; on failure the writer reads them.
+			// What Targets read, and the rest read now (stamped before
+			// the read); an item still nil, the writer reads.
 			befores, missing := ls.take(ids)
 			if len(missing) > 0 {
 				ls.read.Add(int64(len(missing)))
-				more, err := readBefores(ctx, q, missing, &targetStamp{epoch: ls.fresh.stamp(), names: names})
-				if err != nil {
-					more = nil
+				if more, err := readBefores(ctx, q, missing, &targetStamp{epoch: ls.fresh.stamp(), names: names}); err == nil {
+					maps.Copy(befores, more)
 				}
-				maps.Copy(befores, more)
 			}
 			for start := 0; start < len(b.Labels); start += preparedPiece {
 				piece := CheckedLabels{Labels: b.Labels[start:min(start+preparedPiece, len(b.Labels))]}
