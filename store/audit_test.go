@@ -108,7 +108,7 @@ func TestAuditLog(t *testing.T) {
 func TestWriteWithRemovedKeyIsRefused(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		ctx := context.Background()
-		ids := concurrentBatch(t, st, 3)
+		ids := reviewersBatch(t, st, 3, "alice", "bob", "carol")
 		if err := st.AddUserKey(ctx, "alice", ka); err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,25 @@ func newBatchOf(name string, ids []string, reviewers ...string) NewBatch {
 	return b
 }
 
+// reviewersBatch makes n traces' items (fillTraces) and batch b1 of all of
+// them, assigned to reviewers (each added as a reviewer), and returns the
+// items.
+func reviewersBatch(t testing.TB, st *Store, n int, reviewers ...string) []string {
+	t.Helper()
+	ctx := context.Background()
+	fillTraces(t, st, n)
+	for _, r := range reviewers {
+		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := allItems(t, st)
+	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, reviewers...)); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
 // counts also checks that in_batch (what sampling reads) is set exactly
 // on the items whose status is not 'new', however a batch came and went.
 func counts(t *testing.T, st *Store) (batches, assignments, sampled int) {

@@ -14,7 +14,7 @@ import (
 func TestItemWorkIsItsParts(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		ctx := context.Background()
-		ids := concurrentBatch(t, st, 2)
+		ids := reviewersBatch(t, st, 2, "alice", "bob", "carol")
 		check := func(item, reviewer string) {
 			t.Helper()
 			w, err := st.ItemWork(ctx, item, reviewer)

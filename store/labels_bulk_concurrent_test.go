@@ -24,7 +24,7 @@ func TestSubmitLabelsBesideSubmitsSettleExactlyOnce(t *testing.T) {
 
 func testSubmitLabelsBesideSubmitsSettleExactlyOnce(t *testing.T, st *Store) {
 	ctx := context.Background()
-	ids := concurrentBatch(t, st, 60)
+	ids := reviewersBatch(t, st, 60, "alice", "bob", "carol")
 	other := twoHandles(t, st)
 	var alice []review.Label
 	for _, id := range ids {
@@ -133,7 +133,7 @@ func TestSubmitLabelsInParallelRefusalUndoesBothWriters(t *testing.T) {
 	parallelLabels(t)
 	ctx := context.Background()
 	st := openEngine(t, "postgres")
-	ids := concurrentBatch(t, st, 30)
+	ids := reviewersBatch(t, st, 30, "alice", "bob", "carol")
 	before := tableCounts(t, st)
 	var labels []review.Label
 	for _, id := range ids {

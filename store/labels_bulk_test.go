@@ -39,16 +39,7 @@ func TestSubmitLabelsFailingMidwayUndoesEverything(t *testing.T) {
 
 func testSubmitLabelsFailingMidwayUndoesEverything(t *testing.T, st *Store) {
 	ctx := context.Background()
-	fillTraces(t, st, 20)
-	for _, r := range []string{"alice", "bob"} {
-		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
-		t.Fatal(err)
-	}
+	ids := reviewersBatch(t, st, 20, "alice", "bob")
 	if err := st.SaveDraft(ctx, ids[0], "alice", []byte(`{"rationale":"half"}`), 7); err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,7 @@ import (
 func TestHeldStatusesReadAsLeftAndWritten(t *testing.T) {
 	ctx := context.Background()
 	st := openEngine(t, "sqlite")
-	fillTraces(t, st, 4)
-	for _, r := range []string{"alice", "bob"} {
-		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
-		t.Fatal(err)
-	}
+	ids := reviewersBatch(t, st, 4, "alice", "bob")
 	// Groups start at one label: alice's label of the first item is a
 	// group of its own (the next label is another item's), bob's is in
 	// the next one.
@@ -57,16 +48,7 @@ func TestHeldStatusesReadAsLeftAndWritten(t *testing.T) {
 func TestGoldAnswerOfAnItemDisputedLaterIsRemoved(t *testing.T) {
 	ctx := context.Background()
 	st := openEngine(t, "sqlite")
-	fillTraces(t, st, 4)
-	for _, r := range []string{"alice", "bob", "carol"} {
-		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob", "carol")); err != nil {
-		t.Fatal(err)
-	}
+	ids := reviewersBatch(t, st, 4, "alice", "bob", "carol")
 	for _, id := range ids[:2] {
 		if err := st.SkipItem(ctx, id, "carol", "unsure"); err != nil {
 			t.Fatal(err)

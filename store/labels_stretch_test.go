@@ -17,17 +17,7 @@ import (
 // and both labels of every item.
 func stretchLabels(t *testing.T, st *Store) []review.Label {
 	t.Helper()
-	ctx := context.Background()
-	fillTraces(t, st, 20)
-	for _, r := range []string{"alice", "bob"} {
-		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob")); err != nil {
-		t.Fatal(err)
-	}
+	ids := reviewersBatch(t, st, 20, "alice", "bob")
 	var labels []review.Label
 	for _, id := range ids {
 		labels = append(labels, noCallLabel(id, "alice"), noCallLabel(id, "bob"))

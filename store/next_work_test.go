@@ -14,7 +14,7 @@ import (
 func TestNextWork(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		ctx := context.Background()
-		ids := concurrentBatch(t, st, 4)
+		ids := reviewersBatch(t, st, 4, "alice", "bob", "carol")
 		same := func(what string) NextWork {
 			t.Helper()
 			nw, err := st.NextWork(ctx, "alice", "")

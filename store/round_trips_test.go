@@ -22,7 +22,7 @@ import (
 func TestReviewerRoundTrips(t *testing.T) {
 	st := openEngine(t, "postgres")
 	ctx := context.Background()
-	ids := concurrentBatch(t, st, 6)
+	ids := reviewersBatch(t, st, 6, "alice", "bob", "carol")
 	if err := st.AddUserKey(ctx, "alice", ka); err != nil {
 		t.Fatal(err)
 	}

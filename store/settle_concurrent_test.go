@@ -21,23 +21,6 @@ func twoHandles(t *testing.T, st *Store) *Store {
 	return other
 }
 
-// concurrentBatch makes n items assigned to alice, bob and carol.
-func concurrentBatch(t testing.TB, st *Store, n int) []string {
-	t.Helper()
-	ctx := context.Background()
-	fillTraces(t, st, n)
-	for _, r := range []string{"alice", "bob", "carol"} {
-		if err := st.AddUser(ctx, r, RoleReviewer); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := allItems(t, st)
-	if err := st.CreateBatch(ctx, newBatchOf("b1", ids, "alice", "bob", "carol")); err != nil {
-		t.Fatal(err)
-	}
-	return ids
-}
-
 // The last two labels of an item submitted at the same moment through two
 // store handles (two pools, as two processes or replicas): every item
 // settles exactly once, as agreed gold or as one dispute, never both and
@@ -50,7 +33,7 @@ func TestLastTwoLabelsSettleExactlyOnce(t *testing.T) {
 
 func testLastTwoLabelsSettleExactlyOnce(t *testing.T, st *Store) {
 	ctx := context.Background()
-	ids := concurrentBatch(t, st, 24)
+	ids := reviewersBatch(t, st, 24, "alice", "bob", "carol")
 	other := twoHandles(t, st)
 	for _, id := range ids {
 		if _, err := st.SubmitLabel(ctx, callLabel(id, "carol", `{"order_id":"ORD-1"}`)); err != nil {
@@ -114,7 +97,7 @@ func TestDraftBesideSubmitOnTwoHandles(t *testing.T) { onEngines(t, testDraftBes
 
 func testDraftBesideSubmitOnTwoHandles(t *testing.T, st *Store) {
 	ctx := context.Background()
-	ids := concurrentBatch(t, st, 16)
+	ids := reviewersBatch(t, st, 16, "alice", "bob", "carol")
 	other := twoHandles(t, st)
 	draftErrs := make([]error, len(ids))
 	submitErrs := make([]error, len(ids))
@@ -168,7 +151,7 @@ func testDraftBesideSubmitOnTwoHandles(t *testing.T, st *Store) {
 func TestItemWritesBesideWholeLockWrites(t *testing.T) {
 	onEngines(t, func(t *testing.T, st *Store) {
 		ctx := context.Background()
-		ids := concurrentBatch(t, st, 12)
+		ids := reviewersBatch(t, st, 12, "alice", "bob", "carol")
 		if err := st.AddUser(ctx, "lee", RoleLead); err != nil {
 			t.Fatal(err)
 		}
